@@ -1,0 +1,37 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { ConfigModule } from '@nestjs/config';
+import { ScheduleModule } from '@nestjs/schedule';
+import { LoggerModule } from 'nestjs-pino';
+
+import { AuthModule } from './auth/auth.module';
+import { GlobalExceptionFilter } from './common/global-exception.filter';
+import { loggerParams } from './common/logging';
+import { APP_CONFIG, AppConfig } from './config/config';
+import { DatabaseModule } from './database/database.module';
+import { FEATURE_MODULES } from './feature-modules';
+import { HealthModule } from './health/health.module';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig, databaseUrl: string): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, load: [() => ({ app: config })] }),
+        LoggerModule.forRoot(loggerParams(config.logLevel)),
+        ScheduleModule.forRoot(),
+        DatabaseModule.forRoot(databaseUrl, config.dbPoolSize),
+        AuthModule,
+        HealthModule,
+        ...FEATURE_MODULES,
+      ],
+      providers: [
+        { provide: APP_CONFIG, useValue: config },
+        { provide: APP_FILTER, useClass: GlobalExceptionFilter },
+      ],
+      exports: [APP_CONFIG],
+      global: true,
+    };
+  }
+}

@@ -1,0 +1,105 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+
+import { AuthenticatedActor } from './actor';
+
+interface CredentialRow {
+  id: number;
+  name: string;
+  is_admin: boolean;
+  status: 'active' | 'disabled';
+  via: 'api_token' | 'machine_credential';
+  credential_id: number;
+  machine_id: string | null;
+  organization_id: number | null;
+}
+
+export interface ProjectAccessRow {
+  id: string;
+  name: string;
+  public_item_prefix: string;
+}
+
+@Injectable()
+export class AuthRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  // One statement over both credential kinds; revoked credentials and disabled actors never authenticate.
+  async findActorByCredentialHash(hash: Buffer): Promise<AuthenticatedActor | null> {
+    const rows: CredentialRow[] = await this.dataSource.query(
+      `SELECT a.id, a.name, a.is_admin, a.status, c.via, c.credential_id, c.machine_id, c.organization_id
+         FROM (
+               SELECT 'api_token' AS via, t.id AS credential_id, t.actor_id, NULL::text AS machine_id,
+                      NULL::integer AS organization_id
+                 FROM api_tokens t WHERE t.token_hash = $1 AND t.revoked_at IS NULL
+               UNION ALL
+               SELECT 'machine_credential', m.id, m.actor_id, m.machine_id, m.organization_id
+                 FROM machine_credentials m WHERE m.token_hash = $1 AND m.revoked_at IS NULL
+              ) c
+         JOIN actors a ON a.id = c.actor_id
+        LIMIT 1`,
+      [hash],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      id: row.id,
+      name: row.name,
+      isAdmin: row.is_admin,
+      status: row.status,
+      via: row.via,
+      credentialId: row.credential_id,
+      machineId: row.machine_id,
+      organizationId: row.organization_id,
+    };
+  }
+
+  async countActors(manager: EntityManager = this.dataSource.manager): Promise<number> {
+    const rows: { count: string }[] = await manager.query('SELECT count(*) AS count FROM actors');
+    return Number(rows[0].count);
+  }
+
+  async createBootstrapAdmin(manager: EntityManager, tokenHash: Buffer, tokenPrefix: string, orgSlug: string) {
+    const [org]: { id: number }[] = await manager.query(
+      `INSERT INTO organizations (slug, name) VALUES ($1, $1)
+       ON CONFLICT (slug) DO UPDATE SET slug = EXCLUDED.slug RETURNING id`,
+      [orgSlug],
+    );
+    const [actor]: { id: number }[] = await manager.query(
+      `INSERT INTO actors (name, kind, status, is_admin) VALUES ('admin', 'person', 'active', true) RETURNING id`,
+    );
+    await manager.query(
+      `INSERT INTO memberships (organization_id, actor_id, role, status) VALUES ($1, $2, 'admin', 'active')`,
+      [org.id, actor.id],
+    );
+    await manager.query(
+      `INSERT INTO api_tokens (actor_id, name, token_hash, token_prefix) VALUES ($1, 'first-boot admin', $2, $3)`,
+      [actor.id, tokenHash, tokenPrefix],
+    );
+    return { actorId: actor.id, organizationId: org.id };
+  }
+
+  // Admins see every project; others see the projects of organizations they are active members of.
+  async accessibleProjects(actor: AuthenticatedActor): Promise<ProjectAccessRow[]> {
+    return this.dataSource.query(
+      `SELECT p.id, p.name, p.public_item_prefix
+         FROM projects p
+        WHERE $2::boolean
+           OR p.organization_id IS NULL
+           OR EXISTS (SELECT 1 FROM memberships m
+                       WHERE m.organization_id = p.organization_id AND m.actor_id = $1 AND m.status = 'active')
+        ORDER BY p.id`,
+      [actor.id, actor.isAdmin],
+    );
+  }
+
+  touchCredential(actor: AuthenticatedActor): Promise<unknown> {
+    const table = actor.via === 'api_token' ? 'api_tokens' : 'machine_credentials';
+    return this.dataSource.query(
+      `UPDATE ${table} SET last_used_at = now()
+        WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+      [actor.credentialId],
+    );
+  }
+}

@@ -1,0 +1,85 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+
+import { credentialsPath, writeCredentials } from '@app/client';
+
+import { APP_CONFIG, AppConfig } from '../config/config';
+import { AuthRepository } from './auth.repository';
+import { API_TOKEN_PREFIX, generateToken, hashToken, tokenDisplayPrefix } from './tokens';
+
+const BOOTSTRAP_LOCK_KEY = 7_301_002;
+export const DEFAULT_ORGANIZATION_SLUG = 'default';
+
+export interface BootstrapResult {
+  token: string;
+  credentialsFile: string | null;
+}
+
+// First boot: the first admin actor, its organization and an API token. The token is printed once on the
+// terminal (never through the logger) and stored in the CLI's credential file so `svc` works at once.
+@Injectable()
+export class BootstrapService implements OnApplicationBootstrap {
+  private readonly logger = new Logger(BootstrapService.name);
+  result: BootstrapResult | null = null;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly repository: AuthRepository,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.config.bootstrapAdmin) return;
+    this.result = await this.bootstrap();
+  }
+
+  async bootstrap(): Promise<BootstrapResult | null> {
+    const token = this.config.bootstrapToken ?? generateToken(API_TOKEN_PREFIX);
+    const created = await this.dataSource.transaction(async (manager) => {
+      await manager.query('SELECT pg_advisory_xact_lock($1)', [BOOTSTRAP_LOCK_KEY]);
+      if ((await this.repository.countActors(manager)) > 0) return false;
+      await this.repository.createBootstrapAdmin(
+        manager,
+        hashToken(token),
+        tokenDisplayPrefix(token),
+        DEFAULT_ORGANIZATION_SLUG,
+      );
+      return true;
+    });
+    if (!created) return null;
+    this.logger.log('first boot: created the admin actor and its API token');
+    return { token, credentialsFile: null };
+  }
+
+  // Called once the daemon listens, so the stored address is the real one (port 0 picks a free port).
+  announce(listeningUrl: string): void {
+    if (!this.result) return;
+    const url = this.config.publicUrl ?? listeningUrl;
+    try {
+      this.result.credentialsFile = writeCredentials(this.config.configDir, {
+        url,
+        token: this.result.token,
+        kind: 'api_token',
+      });
+    } catch (err) {
+      this.logger.warn(
+        `could not write the CLI credential file in ${this.config.configDir}: ${(err as Error).message}`,
+      );
+    }
+    process.stdout.write(
+      [
+        '',
+        'svc: first boot — the admin API token (shown once, keep it safe):',
+        '',
+        `    ${this.result.token}`,
+        '',
+        this.result.credentialsFile
+          ? `svc: stored for the svc command line in ${credentialsPath(this.config.configDir)} (mode 0600)`
+          : '',
+        '',
+      ].join('\n'),
+    );
+    this.result = null;
+  }
+}

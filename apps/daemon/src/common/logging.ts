@@ -1,0 +1,48 @@
+import type { Params } from 'nestjs-pino';
+
+// Paths in a log line that may carry a secret; pino replaces their values.
+export const LOG_REDACT_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-csrf-token"]',
+  'res.headers["set-cookie"]',
+  'token',
+  'device_code',
+  'user_code',
+  'password',
+  '*.token',
+  '*.device_code',
+  '*.user_code',
+  '*.password',
+  '*.secret',
+];
+
+// Codes travel in some paths (/machine-approval/<CODE>, /v1/machine-authorizations/<CODE>): log the route shape.
+const CODE_IN_PATH = /(\/(?:machine-approval|machine-authorizations|machines)\/)[^/?#]+/gi;
+
+export function redactUrl(url: string): string {
+  const [path, query] = url.split('?', 2);
+  const safePath = path.replace(CODE_IN_PATH, (_m, prefix: string) => `${prefix}[redacted]`);
+  return query === undefined ? safePath : `${safePath}?[query]`;
+}
+
+export function loggerParams(level: string): Params {
+  return {
+    pinoHttp: {
+      level,
+      redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' },
+      autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
+      serializers: {
+        req: (req: { id?: unknown; method?: string; url?: string; remoteAddress?: string }) => ({
+          id: req.id,
+          method: req.method,
+          url: redactUrl(req.url ?? ''),
+          remoteAddress: req.remoteAddress,
+        }),
+        res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
+      },
+      customLogLevel: (_req, res, err) =>
+        err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
+    },
+  };
+}

@@ -1,0 +1,40 @@
+import { ConfigError, parseConfig } from './config';
+
+describe(parseConfig.name, () => {
+  it('should apply defaults when nothing is set', () => {
+    const config = parseConfig({ HOME: '/home/someone' });
+    expect(config.port).toBe(7700);
+    expect(config.host).toBe('127.0.0.1');
+    expect(config.databaseUrl).toBeNull();
+    expect(config.mode).toBe('self-host');
+  });
+
+  it('should parse typed values when they are valid', () => {
+    const config = parseConfig({
+      SVC_PORT: '8080',
+      SVC_DATABASE_URL: 'postgres://u:p@db:5432/svc',
+      SVC_API_TRUSTED_PROXIES: '10.0.0.1, 192.168.0.0/16 ,',
+    });
+    expect(config.port).toBe(8080);
+    expect(config.databaseUrl).toBe('postgres://u:p@db:5432/svc');
+    expect(config.trustedProxies).toEqual(['10.0.0.1', '192.168.0.0/16']);
+  });
+
+  it('should name every bad variable when several are invalid', () => {
+    let error: unknown;
+    try {
+      parseConfig({ SVC_PORT: 'eighty', SVC_DATABASE_URL: 'mysql://x', SVC_MODE: 'cloudy' });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as ConfigError).message;
+    expect(message).toContain('SVC_PORT');
+    expect(message).toContain('SVC_DATABASE_URL');
+    expect(message).toContain('SVC_MODE');
+  });
+
+  it('should refuse a short server secret when one is set', () => {
+    expect(() => parseConfig({ SVC_SERVER_SECRET: 'short' })).toThrow(/SVC_SERVER_SECRET/);
+  });
+});

@@ -1,0 +1,78 @@
+import { plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
+import { homedir, userInfo } from 'node:os';
+import { join } from 'node:path';
+
+import { defaultConfigDir } from '@app/client';
+
+import { EnvDto } from './env.dto';
+
+export type ServerMode = 'self-host' | 'hosted';
+
+export interface AppConfig {
+  home: string;
+  databaseUrl: string | null;
+  host: string;
+  port: number;
+  publicUrl: string | null;
+  logLevel: string;
+  configDir: string;
+  trustedProxies: string[];
+  serverSecret: string | null;
+  mode: ServerMode;
+  oidc: { issuer?: string; clientId?: string; clientSecret?: string };
+  eventRetentionDays: number;
+  bodyLimit: number;
+  claimTtlSeconds: number;
+  bootstrapAdmin: boolean;
+  bootstrapToken: string | null;
+  dbPoolSize: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+// PostgreSQL refuses to run as root, and root's home is not reachable by the postgres user.
+export function defaultHome(env: NodeJS.ProcessEnv = process.env): string {
+  if (userInfo().uid === 0) return '/var/lib/svc';
+  const xdg = env.XDG_DATA_HOME;
+  return join(xdg && xdg.length > 0 ? xdg : join(homedir(), '.local', 'share'), 'svc');
+}
+
+export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const svcOnly = Object.fromEntries(Object.entries(env).filter(([key]) => key.startsWith('SVC_')));
+  const dto = plainToInstance(EnvDto, svcOnly);
+  const errors = validateSync(dto, { whitelist: false });
+  if (errors.length > 0) {
+    throw new ConfigError(
+      errors.map((e) => `${e.property}: ${Object.values(e.constraints ?? {}).join('; ') || 'invalid value'}`),
+    );
+  }
+  return {
+    home: dto.SVC_HOME ?? defaultHome(env),
+    databaseUrl: dto.SVC_DATABASE_URL ?? null,
+    host: dto.SVC_HOST ?? '127.0.0.1',
+    port: dto.SVC_PORT ?? 7700,
+    publicUrl: dto.SVC_PUBLIC_URL ?? null,
+    logLevel: dto.SVC_LOG_LEVEL ?? 'info',
+    configDir: dto.SVC_CONFIG_DIR ?? defaultConfigDir(env),
+    trustedProxies: (dto.SVC_API_TRUSTED_PROXIES ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0),
+    serverSecret: dto.SVC_SERVER_SECRET ?? null,
+    mode: (dto.SVC_MODE as ServerMode | undefined) ?? 'self-host',
+    oidc: { issuer: dto.SVC_OIDC_ISSUER, clientId: dto.SVC_OIDC_CLIENT_ID, clientSecret: dto.SVC_OIDC_CLIENT_SECRET },
+    eventRetentionDays: dto.SVC_EVENT_RETENTION_DAYS ?? 30,
+    bodyLimit: dto.SVC_BODY_LIMIT ?? 1024 * 1024,
+    claimTtlSeconds: dto.SVC_CLAIM_TTL_SECONDS ?? 1800,
+    bootstrapAdmin: dto.SVC_BOOTSTRAP_ADMIN ?? true,
+    bootstrapToken: dto.SVC_BOOTSTRAP_TOKEN ?? null,
+    dbPoolSize: dto.SVC_DB_POOL_SIZE ?? 10,
+  };
+}
+
+export const APP_CONFIG = Symbol('APP_CONFIG');

@@ -1,0 +1,52 @@
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
+
+const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
+const toBool = ({ value }: { value: unknown }) =>
+  value === undefined || value === '' ? undefined : value === true || value === 'true' || value === '1';
+
+// Every variable the daemon reads; defaults live in config.ts. Nothing outside config/ reads process.env.
+export class EnvDto {
+  @IsOptional() @IsString() @MinLength(1) SVC_HOME?: string;
+
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/.+/, { message: 'SVC_DATABASE_URL must be a postgres:// URL' })
+  SVC_DATABASE_URL?: string;
+
+  @IsOptional() @IsString() SVC_HOST?: string;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(65535) SVC_PORT?: number;
+
+  @IsOptional() @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) SVC_LOG_LEVEL?: string;
+
+  @IsOptional()
+  @Matches(/^https?:\/\/[^/]+$/, { message: 'SVC_PUBLIC_URL must be an origin such as https://svc.example.com' })
+  SVC_PUBLIC_URL?: string;
+
+  @IsOptional() @IsString() SVC_CONFIG_DIR?: string;
+
+  @IsOptional() @IsString() SVC_API_TRUSTED_PROXIES?: string;
+
+  @IsOptional()
+  @IsString()
+  @MinLength(32, { message: 'SVC_SERVER_SECRET must be at least 32 characters' })
+  SVC_SERVER_SECRET?: string;
+
+  @IsOptional() @IsIn(['self-host', 'hosted']) SVC_MODE?: string;
+
+  @IsOptional() @IsString() SVC_OIDC_ISSUER?: string;
+  @IsOptional() @IsString() SVC_OIDC_CLIENT_ID?: string;
+  @IsOptional() @IsString() SVC_OIDC_CLIENT_SECRET?: string;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) SVC_EVENT_RETENTION_DAYS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1024) @Max(64 * 1024 * 1024) SVC_BODY_LIMIT?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) SVC_CLAIM_TTL_SECONDS?: number;
+
+  @IsOptional() @Transform(toBool) @IsBoolean() SVC_BOOTSTRAP_ADMIN?: boolean;
+
+  @IsOptional() @IsString() SVC_BOOTSTRAP_TOKEN?: string;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(200) SVC_DB_POOL_SIZE?: number;
+}

@@ -1,0 +1,32 @@
+import 'reflect-metadata';
+import { join } from 'node:path';
+import { parse } from 'pg-connection-string';
+import { DataSourceOptions } from 'typeorm';
+
+// TypeORM's own URL parser drops query parameters such as ?host=/socket/dir, so the URL is parsed here.
+export function connectionParts(url: string) {
+  const parts = parse(url);
+  return {
+    host: parts.host ?? undefined,
+    port: parts.port ? Number(parts.port) : undefined,
+    username: parts.user ?? undefined,
+    password: parts.password ?? undefined,
+    database: parts.database ?? undefined,
+    ssl: parts.ssl ? (parts.ssl as boolean) : undefined,
+  };
+}
+
+// One definition serves the daemon and the TypeORM CLI: migrations are explicit, never synchronize.
+export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions {
+  return {
+    type: 'postgres',
+    ...connectionParts(url),
+    synchronize: false,
+    migrationsRun: false,
+    migrationsTableName: 'migrations',
+    migrations: [join(__dirname, 'migrations', '*.{ts,js}')],
+    entities: [],
+    logging: false,
+    extra: { max: poolSize, application_name: 'svc-daemon' },
+  };
+}

@@ -1,0 +1,97 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Logger } from 'nestjs-pino';
+
+import { EmbeddedServer } from '@app/database';
+
+import { AppModule } from './app.module';
+import { BootstrapService } from './auth/bootstrap.service';
+import { createValidationPipe } from './common/validation';
+import { AppConfig, ConfigError, parseConfig } from './config/config';
+import { runMigrations } from './database/migrate';
+
+export interface RunningDaemon {
+  app: NestFastifyApplication;
+  url: string;
+  stop: () => Promise<void>;
+}
+
+function note(message: string): void {
+  process.stderr.write(`svc daemon: ${message}\n`);
+}
+
+async function resolveDatabase(config: AppConfig): Promise<{ url: string; embedded: EmbeddedServer | null }> {
+  if (config.databaseUrl) return { url: config.databaseUrl, embedded: null };
+  const embedded = new EmbeddedServer({ home: config.home, log: note });
+  const connection = await embedded.start();
+  await embedded.ensureDatabase('svc');
+  return { url: connection.url('svc'), embedded };
+}
+
+export async function startDaemon(config: AppConfig): Promise<RunningDaemon> {
+  const { url: databaseUrl, embedded } = await resolveDatabase(config);
+  try {
+    const applied = await runMigrations(databaseUrl);
+    if (applied.length > 0) note(`applied migrations: ${applied.join(', ')}`);
+    const adapter = new FastifyAdapter({
+      bodyLimit: config.bodyLimit,
+      trustProxy: false,
+      onProtoPoisoning: 'error',
+      onConstructorPoisoning: 'error',
+      return503OnClosing: true,
+    });
+    const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, databaseUrl), adapter, {
+      bufferLogs: true,
+    });
+    app.useLogger(app.get(Logger));
+    app.useGlobalPipes(createValidationPipe());
+    await app.listen({ port: config.port, host: config.host });
+    const address = app.getHttpServer().address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    const url = `http://${config.host}:${port}`;
+    app.get(BootstrapService).announce(url);
+    let stopping: Promise<void> | null = null;
+    const stop = () => {
+      // Drain: Nest closes the HTTP server (in-flight requests finish), then the pool, then the embedded server.
+      stopping ??= app
+        .close()
+        .catch((err: unknown) => note(`shutdown: ${(err as Error).message}`))
+        .then(() => embedded?.stop());
+      return stopping;
+    };
+    return { app, url, stop };
+  } catch (err) {
+    await embedded?.stop();
+    throw err;
+  }
+}
+
+async function main(): Promise<void> {
+  let config: AppConfig;
+  try {
+    config = parseConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      note(err.message);
+      process.exit(78);
+    }
+    throw err;
+  }
+  const started = Date.now();
+  const daemon = await startDaemon(config);
+  note(`listening on ${daemon.url} (ready in ${Date.now() - started} ms)`);
+  const onSignal = (signal: NodeJS.Signals) => {
+    note(`${signal} received, shutting down`);
+    void daemon.stop().then(() => process.exit(0));
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+}
+
+if (require.main === module) {
+  main().catch((err: unknown) => {
+    note(`failed to start: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  });
+}

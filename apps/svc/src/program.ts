@@ -1,0 +1,17 @@
+import { Command } from 'commander';
+
+import { version } from '../../../package.json';
+import { COMMAND_GROUPS } from './commands';
+
+export function buildProgram(): Command {
+  const program = new Command('svc')
+    .description('svc: the backlog, its charge frontier and machine connections, from the command line')
+    .version(version, '-V, --version')
+    .option('--url <url>', 'daemon address (env SVC_URL, else the credential file, else http://127.0.0.1:7700)')
+    .option('--token <token>', 'API token or machine credential (env SVC_TOKEN, else the credential file)')
+    .option('--json', 'print the JSON body exactly as the HTTP API returns it')
+    .showHelpAfterError()
+    .enablePositionalOptions(false);
+  for (const register of COMMAND_GROUPS) register(program);
+  return program;
+}

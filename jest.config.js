@@ -1,0 +1,33 @@
+/* Jest: swc transpiles (type checking is the build's job), three tiers share one run. */
+const swc = ['@swc/jest', { swcrc: true }];
+const moduleNameMapper = {
+  '^@app/(core|contracts|client|database|testing)$': '<rootDir>/libs/$1/src',
+  '^@app/(core|contracts|client|database|testing)/(.*)$': '<rootDir>/libs/$1/src/$2',
+};
+const common = {
+  rootDir: __dirname,
+  transform: { '^.+\\.ts$': swc },
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  moduleNameMapper,
+  testEnvironment: 'node',
+  modulePathIgnorePatterns: ['<rootDir>/dist/'],
+};
+
+module.exports = {
+  testTimeout: 60000,
+  globalSetup: '<rootDir>/libs/testing/src/global-setup.ts',
+  globalTeardown: '<rootDir>/libs/testing/src/global-teardown.ts',
+  projects: [
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/apps/**/*.spec.ts', '<rootDir>/libs/**/*.spec.ts', '<rootDir>/bench/**/*.spec.ts'],
+    },
+    {
+      ...common,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      testTimeout: 60000,
+    },
+  ],
+};

@@ -1,0 +1,53 @@
+import { execFile } from 'node:child_process';
+
+import { SVC_BIN } from './daemon-process';
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunSvcOptions {
+  env?: Record<string, string | undefined>;
+  input?: string;
+  cwd?: string;
+  timeoutMs?: number;
+}
+
+// The real `svc` binary as a subprocess; never throws on a non-zero exit, the test asserts on it.
+export function runSvc(args: string[], options: RunSvcOptions = {}): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      process.execPath,
+      [SVC_BIN, ...args],
+      {
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, ...options.env } as NodeJS.ProcessEnv,
+        cwd: options.cwd,
+        timeout: options.timeoutMs ?? 30000,
+        maxBuffer: 64 * 1024 * 1024,
+      },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+    if (options.input !== undefined) child.stdin!.end(options.input);
+    else child.stdin!.end();
+  });
+}
+
+// For a daemon started by startDaemonProcess: the env that points svc at it with its token.
+export function svcEnv(daemon: { url: string; token: string | null; configDir: string }): Record<string, string> {
+  return { SVC_URL: daemon.url, SVC_TOKEN: daemon.token ?? '', SVC_CONFIG_DIR: daemon.configDir };
+}
+
+export function parseJson<T = unknown>(result: CliResult): T {
+  try {
+    return JSON.parse(result.stdout) as T;
+  } catch {
+    throw new Error(
+      `svc did not print JSON (exit ${result.code}).\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`,
+    );
+  }
+}

@@ -1,0 +1,90 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const REPO_ROOT = resolve(__dirname, '..', '..', '..');
+export const DAEMON_ENTRY = join(REPO_ROOT, 'dist', 'apps', 'daemon', 'src', 'main.js');
+export const SVC_BIN = join(REPO_ROOT, 'bin', 'svc.js');
+
+export interface DaemonProcess {
+  url: string;
+  port: number;
+  token: string | null;
+  configDir: string;
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  stop: (signal?: NodeJS.Signals) => Promise<number | null>;
+  kill: () => Promise<void>;
+}
+
+export interface StartDaemonOptions {
+  env?: Record<string, string | undefined>;
+  configDir?: string;
+  timeoutMs?: number;
+  port?: number;
+}
+
+// Runs the built daemon as a user would, on port 0 unless told otherwise, and waits for its "listening" line.
+export function startDaemonProcess(options: StartDaemonOptions = {}): Promise<DaemonProcess> {
+  const configDir = options.configDir ?? mkdtempSync(join(tmpdir(), 'svc-test-config-'));
+  const env: Record<string, string | undefined> = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    SVC_PORT: String(options.port ?? 0),
+    SVC_HOST: '127.0.0.1',
+    SVC_CONFIG_DIR: configDir,
+    SVC_LOG_LEVEL: 'warn',
+    ...options.env,
+  };
+  const child = spawn(process.execPath, [DAEMON_ENTRY], {
+    env: env as NodeJS.ProcessEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
+  return new Promise((resolvePromise, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`daemon did not start in time.\nstdout:\n${out}\nstderr:\n${err}`));
+    }, options.timeoutMs ?? 30000);
+    const check = () => {
+      const match = /listening on (http:\/\/[^\s]+)/.exec(err);
+      if (!match) return;
+      clearTimeout(timer);
+      const url = match[1];
+      const tokenMatch = /^\s+(svc_[A-Za-z0-9_-]+)\s*$/m.exec(out);
+      resolvePromise({
+        url,
+        port: Number(new URL(url).port),
+        token: tokenMatch ? tokenMatch[1] : null,
+        configDir,
+        child,
+        stdout: () => out,
+        stderr: () => err,
+        stop: async (signal: NodeJS.Signals = 'SIGTERM') => {
+          if (child.exitCode === null) child.kill(signal);
+          return exited;
+        },
+        kill: async () => {
+          if (child.exitCode === null) child.kill('SIGKILL');
+          await exited;
+        },
+      });
+    };
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      check();
+    });
+    child.stderr!.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+      check();
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`daemon exited with code ${code} before listening.\nstdout:\n${out}\nstderr:\n${err}`));
+    });
+  });
+}

@@ -1,0 +1,35 @@
+import { mkdtempSync, chmodSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+// Global setup runs outside jest's module mapper, so the lib is imported by path.
+import { EmbeddedServer } from '../../database/src';
+
+import { canConnect, DEFAULT_SERVER_URL, ENV_EMBEDDED_HOME, ENV_EMBEDDED_URL, ENV_SERVER_URL } from './environment';
+
+declare global {
+  var __SVC_EMBEDDED__: EmbeddedServer | undefined;
+}
+
+// One run, two servers: the PostgreSQL server (SVC_TEST_DATABASE_URL, else 127.0.0.1:5432) and one embedded
+// server shared by every test file. Without a server the embedded one serves all tests, except under CI=true.
+export default async function globalSetup(): Promise<void> {
+  const home = mkdtempSync(join(tmpdir(), 'svc-test-embedded-'));
+  chmodSync(home, 0o755);
+  const embedded = new EmbeddedServer({ home });
+  const connection = await embedded.start();
+  globalThis.__SVC_EMBEDDED__ = embedded;
+  process.env[ENV_EMBEDDED_URL] = connection.url('postgres');
+  process.env[ENV_EMBEDDED_HOME] = home;
+
+  const serverUrl = process.env.SVC_TEST_DATABASE_URL ?? DEFAULT_SERVER_URL;
+  if (await canConnect(serverUrl)) {
+    process.env[ENV_SERVER_URL] = serverUrl;
+  } else if (process.env.CI === 'true') {
+    await embedded.stop();
+    throw new Error(`CI=true and no PostgreSQL server answers at ${serverUrl.replace(/:[^:@/]*@/, ':***@')}`);
+  } else {
+    process.stderr.write(`\nno PostgreSQL at ${serverUrl}; every test runs on the embedded server\n`);
+    process.env[ENV_SERVER_URL] = connection.url('postgres');
+  }
+}

@@ -1,0 +1,4 @@
+export * from './cli';
+export * from './daemon-process';
+export * from './environment';
+export * from './test-database';
