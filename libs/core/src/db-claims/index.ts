@@ -1,0 +1,2 @@
+export * from './db-claim';
+export * from './prose-detector';
