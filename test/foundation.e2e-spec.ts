@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -157,6 +157,20 @@ describe('svc daemon', () => {
       } finally {
         await daemon.stop();
       }
+    });
+  });
+
+  describe('when the embedded database cannot start', () => {
+    it('should exit and report the server log that says why', async () => {
+      const broken = mkdtempSync(join(tmpdir(), 'svc-e2e-broken-'));
+      mkdirSync(join(broken, 'pg'));
+      writeFileSync(join(broken, 'pg', 'PG_VERSION'), '17\n');
+      const error = await startDaemonProcess({ env: { SVC_HOME: broken } }).then(
+        () => null,
+        (err: Error) => err,
+      );
+      expect(error?.message).toMatch(/failed to start: the embedded database server exited/);
+      expect(error?.message).toMatch(/could not access the server configuration file/);
     });
   });
 

@@ -26,12 +26,16 @@ export function redactUrl(url: string): string {
   return query === undefined ? safePath : `${safePath}?[query]`;
 }
 
+const HEALTH_PATHS = new Set(['/healthz', '/readyz']);
+
 export function loggerParams(level: string): Params {
   return {
     pinoHttp: {
       level,
       redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' },
-      autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
+      autoLogging: {
+        ignore: (req) => HEALTH_PATHS.has((req as { originalUrl?: string }).originalUrl ?? req.url ?? ''),
+      },
       serializers: {
         req: (req: { id?: unknown; method?: string; url?: string; remoteAddress?: string }) => ({
           id: req.id,
