@@ -1,0 +1,3 @@
+export * from './dependencies';
+export * from './items';
+export * from './workflow';
