@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+
+import { DependenciesController } from './dependencies.controller';
+import { DependenciesRepository } from './dependencies.repository';
+import { DependenciesService } from './dependencies.service';
+import { DependencyFactsService } from './dependency-facts.service';
+
+@Module({
+  controllers: [DependenciesController],
+  providers: [DependenciesRepository, DependenciesService, DependencyFactsService],
+  exports: [DependenciesService, DependencyFactsService, DependenciesRepository],
+})
+export class DependenciesModule {}

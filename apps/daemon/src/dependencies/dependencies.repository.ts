@@ -1,0 +1,173 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+
+import { DependencyEdge, DependencyPair } from '@app/core';
+
+import { affected, isoUtc } from '../projects/backlog-sql';
+import { EdgeRow } from './dto/dependencies.dto';
+
+export const EDGE_SELECT = `
+  SELECT d.dependent_item_id, d.blocking_item_id,
+         dp.public_item_prefix || '-' || di.project_sequence AS dependent_ref,
+         bp.public_item_prefix || '-' || bi.project_sequence AS blocker_ref,
+         d.gate_point, d.satisfaction, d.source, d.session_id, d.rationale, d.evidence_json,
+         ${isoUtc('d.created_at')} AS created_at
+    FROM item_dependencies d
+    JOIN items di ON di.id = d.dependent_item_id
+    JOIN projects dp ON dp.id = di.project
+    LEFT JOIN items bi ON bi.id = d.blocking_item_id
+    LEFT JOIN projects bp ON bp.id = bi.project`;
+
+export interface NewEdge {
+  dependent: number;
+  blocker: number;
+  gatePoint: string;
+  satisfaction: string;
+  source: string;
+  sessionId: number | null;
+  rationale: string;
+  evidenceJson: string;
+  createdAt?: string | null;
+}
+
+export interface BlockerItemRow {
+  id: number;
+  ref: string;
+  project: string;
+  status: string;
+  title: string;
+  merged_at: string | null;
+  workflow_version_id: number;
+  stages: string[];
+}
+
+// Serialises activation-edge additions across replicas so two racing adds cannot both close a cycle.
+const ACTIVATION_GRAPH_LOCK = 7_301_101;
+
+@Injectable()
+export class DependenciesRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work);
+  }
+
+  async lockActivationGraph(manager: EntityManager): Promise<void> {
+    await manager.query('SELECT pg_advisory_xact_lock($1)', [ACTIVATION_GRAPH_LOCK]);
+  }
+
+  activationPairs(manager: EntityManager): Promise<DependencyPair[]> {
+    return manager.query(
+      `SELECT blocking_item_id AS blocker, dependent_item_id AS dependent
+         FROM item_dependencies WHERE gate_point = 'activation'`,
+    );
+  }
+
+  // true when inserted, false when the same edge already existed (left as it was)
+  async insert(edge: NewEdge, manager: EntityManager): Promise<boolean> {
+    const rows: unknown[] = await manager.query(
+      `INSERT INTO item_dependencies (dependent_item_id, blocking_item_id, gate_point, satisfaction, source,
+                                      session_id, rationale, evidence_json, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, COALESCE($9::timestamptz, now()))
+       ON CONFLICT (dependent_item_id, blocking_item_id, gate_point) DO NOTHING RETURNING id`,
+      [
+        edge.dependent,
+        edge.blocker,
+        edge.gatePoint,
+        edge.satisfaction,
+        edge.source,
+        edge.sessionId,
+        edge.rationale,
+        edge.evidenceJson,
+        edge.createdAt ?? null,
+      ],
+    );
+    return rows.length === 1;
+  }
+
+  async find(dependent: number, blocker: number, gatePoint: string, manager = this.dataSource.manager) {
+    const rows: EdgeRow[] = await manager.query(
+      `${EDGE_SELECT} WHERE d.dependent_item_id = $1 AND d.blocking_item_id = $2 AND d.gate_point = $3`,
+      [dependent, blocker, gatePoint],
+    );
+    return rows[0] ?? null;
+  }
+
+  // Both directions of one item, with the counterpart's title and status.
+  edgesOf(id: number, gatePoint: string | null): Promise<(EdgeRow & { direction: 'depends_on' | 'blocks' })[]> {
+    return this.dataSource.query(
+      `SELECT e.*, CASE WHEN e.dependent_item_id = $1 THEN 'depends_on' ELSE 'blocks' END AS direction,
+              o.title AS other_title, o.status AS other_status
+         FROM (${EDGE_SELECT} WHERE (d.dependent_item_id = $1 OR d.blocking_item_id = $1)
+                                AND ($2::text IS NULL OR d.gate_point = $2)) e
+         LEFT JOIN items o ON o.id = CASE WHEN e.dependent_item_id = $1 THEN e.blocking_item_id ELSE e.dependent_item_id END
+        ORDER BY direction DESC, e.gate_point, e.created_at, e.blocking_item_id, e.dependent_item_id`,
+      [id, gatePoint],
+    );
+  }
+
+  edgesForDependents(ids: readonly number[], gatePoint: string | null, manager = this.dataSource.manager) {
+    if (ids.length === 0) return Promise.resolve([] as DependencyEdge[]);
+    return manager.query(
+      `SELECT blocking_item_id AS blocker, dependent_item_id AS dependent, gate_point AS "gatePoint", satisfaction,
+              rationale
+         FROM item_dependencies
+        WHERE dependent_item_id = ANY($1::int[]) AND ($2::text IS NULL OR gate_point = $2)
+        ORDER BY dependent_item_id, id`,
+      [ids, gatePoint],
+    ) as Promise<DependencyEdge[]>;
+  }
+
+  edgesOfProject(project: string, manager = this.dataSource.manager): Promise<EdgeRow[]> {
+    return manager.query(
+      `${EDGE_SELECT} WHERE di.project = $1
+        ORDER BY di.project_sequence, bp.public_item_prefix, bi.project_sequence, d.gate_point`,
+      [project],
+    );
+  }
+
+  async remove(dependent: number, blocker: number, gatePoint: string): Promise<boolean> {
+    const { count } = affected(
+      await this.dataSource.query(
+        `DELETE FROM item_dependencies WHERE dependent_item_id = $1 AND blocking_item_id = $2 AND gate_point = $3`,
+        [dependent, blocker, gatePoint],
+      ),
+    );
+    return count > 0;
+  }
+
+  // The facts every satisfaction form needs, for a whole set of blockers in three queries.
+  blockerItems(ids: readonly number[], manager = this.dataSource.manager): Promise<BlockerItemRow[]> {
+    return manager.query(
+      `SELECT i.id, p.public_item_prefix || '-' || i.project_sequence AS ref, i.project, i.status, i.title,
+              ${isoUtc('i.merged_at')} AS merged_at, i.workflow_version_id,
+              ARRAY(SELECT s.value ->> 'id' FROM jsonb_array_elements(v.definition -> 'stages') WITH ORDINALITY s
+                     ORDER BY s.ordinality) AS stages
+         FROM items i
+         JOIN projects p ON p.id = i.project
+         JOIN workflow_versions v ON v.id = i.workflow_version_id
+        WHERE i.id = ANY($1::int[])`,
+      [ids],
+    );
+  }
+
+  // Strict fact:deployed: succeeded runs owned by the blocker's own project.
+  deployedEnvironments(ids: readonly number[], manager = this.dataSource.manager) {
+    return manager.query(
+      `SELECT DISTINCT b.id AS item_id, dr.environment
+         FROM unnest($1::int[]) AS b(id)
+         JOIN items i ON i.id = b.id
+         JOIN deployment_runs dr ON dr.project = i.project AND dr.status = 'succeeded'
+                                AND dr.carried_work -> 'items' @> to_jsonb(b.id)`,
+      [ids],
+    ) as Promise<{ item_id: number; environment: string }[]>;
+  }
+
+  registeredEnvironments(projects: readonly string[], manager = this.dataSource.manager) {
+    return manager.query(
+      `SELECT project, name FROM environments WHERE project = ANY($1::text[]) AND retired_at IS NULL`,
+      [projects],
+    ) as Promise<{ project: string; name: string }[]>;
+  }
+}

@@ -1,0 +1,193 @@
+import { Injectable } from '@nestjs/common';
+
+import {
+  DEFAULT_SATISFACTION,
+  DependencyPair,
+  evaluateSatisfaction,
+  findCycleIfAdded,
+  parseSatisfaction,
+} from '@app/core';
+import { DependencyAddWire, DependencyListEntryWire } from '@app/contracts/backlog';
+
+import { EntityManager } from 'typeorm';
+
+import { AuthenticatedActor } from '../auth/actor';
+import { DomainError } from '../common/domain-error';
+import { ProjectAccessService } from '../projects/project-access.service';
+import { RefsService } from '../refs/refs.service';
+import { DependenciesRepository, NewEdge } from './dependencies.repository';
+import { DependencyFactsService } from './dependency-facts.service';
+import { AddDependencyDto, toDependencyResponse } from './dto/dependencies.dto';
+
+// The column's CHECK constraint, so a form the kernel parses but the table refuses is a 400, not a 500.
+const STORABLE_SATISFACTION = /^(status:[a-z][a-z0-9-]*|fact:merged|fact:deployed:[A-Za-z0-9._-]+)$/;
+export const EVIDENCE_LIMIT = 64 * 1024;
+
+export function invalidSatisfaction(raw: string, detail: string): DomainError {
+  return new DomainError('invalid_satisfaction', `satisfaction "${raw.slice(0, 80)}": ${detail}`, 400, {
+    satisfaction: raw,
+    forms: ['status:<stage-id>', 'fact:merged', 'fact:deployed:<environment-name>'],
+  });
+}
+
+export interface EdgeInput {
+  dependent: { id: number; ref: string };
+  blocker: { id: number; ref: string };
+  gatePoint: string;
+  satisfaction: string;
+  source: string;
+  sessionId: number | null;
+  rationale: string;
+  evidence: Record<string, unknown>;
+  // stored text as given (import keeps it byte for byte); default: evidence serialised
+  evidenceJson?: string;
+  createdAt?: string | null;
+}
+
+@Injectable()
+export class DependenciesService {
+  constructor(
+    private readonly repository: DependenciesRepository,
+    private readonly facts: DependencyFactsService,
+    private readonly access: ProjectAccessService,
+    private readonly refs: RefsService,
+  ) {}
+
+  async add(actor: AuthenticatedActor, dependentRef: string, dto: AddDependencyDto): Promise<DependencyAddWire> {
+    const resolved = await this.access.resolveItems(actor, [dependentRef, dto.blocker]);
+    const dependent = resolved.get(dependentRef)!;
+    const blocker = resolved.get(dto.blocker)!;
+    const input: EdgeInput = {
+      dependent,
+      blocker,
+      gatePoint: dto.gate_point ?? 'activation',
+      satisfaction: dto.satisfaction ?? DEFAULT_SATISFACTION,
+      source: dto.source ?? 'operator',
+      sessionId: dto.session_id ?? null,
+      rationale: dto.rationale ?? '',
+      evidence: dto.evidence ?? {},
+    };
+    const created = await this.repository.transaction((manager) => this.addIn(input, manager));
+    const row = await this.repository.find(dependent.id, blocker.id, input.gatePoint);
+    return { created, dependency: toDependencyResponse(row!) };
+  }
+
+  // Shared with import: validates the form against the blocker's pinned stages and refuses cycles.
+  // `pairs` (import) is the activation graph loaded once under the lock; each accepted edge is appended.
+  async addIn(input: EdgeInput, manager: EntityManager, pairs?: DependencyPair[]): Promise<boolean> {
+    if (input.dependent.id === input.blocker.id) {
+      throw new DomainError('self_dependency', `${input.dependent.ref} cannot depend on itself`, 400);
+    }
+    const form = parseSatisfaction(input.satisfaction);
+    if (form.kind === 'invalid') throw invalidSatisfaction(input.satisfaction, form.error);
+    if (!STORABLE_SATISFACTION.test(input.satisfaction)) {
+      throw invalidSatisfaction(input.satisfaction, 'stage ids are lowercase; environment names use A-Z a-z 0-9 . _ -');
+    }
+    if (form.kind === 'status') {
+      const [facts] = [await this.facts.facts([input.blocker.id], manager)];
+      const order = facts.get(input.blocker.id)?.stageOrder ?? [];
+      if (!order.includes(form.stage)) {
+        throw invalidSatisfaction(
+          input.satisfaction,
+          `${form.stage} is not a stage of ${input.blocker.ref}'s workflow`,
+        );
+      }
+    }
+    const evidenceJson = input.evidenceJson ?? JSON.stringify(input.evidence);
+    if (evidenceJson.length > EVIDENCE_LIMIT) {
+      throw new DomainError('invalid_value', `evidence is larger than ${EVIDENCE_LIMIT} bytes`, 400, {
+        field: 'evidence',
+      });
+    }
+    if (input.gatePoint === 'activation') {
+      let graph = pairs;
+      if (!graph) {
+        await this.repository.lockActivationGraph(manager);
+        graph = await this.repository.activationPairs(manager);
+      }
+      const cycle = findCycleIfAdded(graph, { blocker: input.blocker.id, dependent: input.dependent.id });
+      if (cycle) {
+        const refs = await this.refs.refsOf(cycle, manager);
+        const named = cycle.map((id) => refs.get(id) ?? `#${id}`);
+        throw new DomainError(
+          'dependency_cycle',
+          `${input.dependent.ref} waiting on ${input.blocker.ref} would close an activation cycle: ${named.join(' → ')}`,
+          409,
+          { cycle: named },
+        );
+      }
+    }
+    const edge: NewEdge = {
+      dependent: input.dependent.id,
+      blocker: input.blocker.id,
+      gatePoint: input.gatePoint,
+      satisfaction: input.satisfaction,
+      source: input.source,
+      sessionId: input.sessionId,
+      rationale: input.rationale,
+      evidenceJson,
+      createdAt: input.createdAt,
+    };
+    const created = await this.repository.insert(edge, manager);
+    if (created && pairs && input.gatePoint === 'activation') {
+      pairs.push({ blocker: input.blocker.id, dependent: input.dependent.id });
+    }
+    return created;
+  }
+
+  async lockGraph(manager: EntityManager): Promise<DependencyPair[]> {
+    await this.repository.lockActivationGraph(manager);
+    return this.repository.activationPairs(manager);
+  }
+
+  async list(
+    actor: AuthenticatedActor,
+    ref: string,
+    direction: string | undefined,
+    gatePoint: string | undefined,
+  ): Promise<{ item_id: string; dependencies: DependencyListEntryWire[] }> {
+    const item = await this.access.resolveItem(actor, ref);
+    const rows = (await this.repository.edgesOf(item.id, gatePoint ?? null)).filter(
+      (r) => !direction || direction === 'both' || r.direction === direction,
+    );
+    const facts = await this.facts.facts(rows.map((r) => r.blocking_item_id));
+    return {
+      item_id: item.ref,
+      dependencies: rows.map((row) => {
+        const result = evaluateSatisfaction(row.satisfaction, facts.get(row.blocking_item_id), {
+          blockerRef: row.blocker_ref ?? undefined,
+        });
+        return {
+          direction: row.direction,
+          other_item: row.direction === 'depends_on' ? row.blocker_ref : row.dependent_ref,
+          other_title: row.other_title ?? null,
+          other_status: row.other_status ?? null,
+          ...toDependencyResponse(row),
+          satisfied: result.satisfied,
+          reason: result.reason,
+        };
+      }),
+    };
+  }
+
+  // Any actor who can see both items may remove an edge (the operator's call, recorded by who ran it).
+  async remove(
+    actor: AuthenticatedActor,
+    dependentRef: string,
+    blockerRef: string,
+    gatePoint: string | undefined,
+  ): Promise<{ removed: boolean; dependent: string; blocker: string; gate_point: string }> {
+    const resolved = await this.access.resolveItems(actor, [dependentRef, blockerRef]);
+    const dependent = resolved.get(dependentRef)!;
+    const blocker = resolved.get(blockerRef)!;
+    const gate = gatePoint ?? 'activation';
+    if (!(await this.repository.remove(dependent.id, blocker.id, gate))) {
+      throw new DomainError(
+        'dependency_not_found',
+        `${dependent.ref} has no ${gate} dependency on ${blocker.ref}`,
+        404,
+      );
+    }
+    return { removed: true, dependent: dependent.ref, blocker: blocker.ref, gate_point: gate };
+  }
+}

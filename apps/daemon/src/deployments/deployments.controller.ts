@@ -1,0 +1,57 @@
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+
+import { AuthenticatedActor, CurrentActor } from '../auth/actor';
+import { DeploymentsService } from './deployments.service';
+import {
+  CreateEnvironmentDto,
+  CreateFlowDto,
+  CreateRunDto,
+  ProjectQueryDto,
+  UpdateRunDto,
+} from './dto/deployments.dto';
+
+@Controller('v1/deployments')
+export class DeploymentsController {
+  constructor(private readonly service: DeploymentsService) {}
+
+  @Post('flows')
+  createFlow(@CurrentActor() actor: AuthenticatedActor, @Body() dto: CreateFlowDto) {
+    return this.service.createFlow(actor, dto);
+  }
+
+  @Get('flows')
+  flows(@CurrentActor() actor: AuthenticatedActor, @Query() query: ProjectQueryDto) {
+    return this.service.flows(actor, query.project);
+  }
+
+  @Post('environments')
+  createEnvironment(@CurrentActor() actor: AuthenticatedActor, @Body() dto: CreateEnvironmentDto) {
+    return this.service.createEnvironment(actor, dto);
+  }
+
+  @Get('environments')
+  environments(@CurrentActor() actor: AuthenticatedActor, @Query() query: ProjectQueryDto) {
+    return this.service.environments(actor, query.project);
+  }
+
+  @Post('environments/:project/:name/retire')
+  @HttpCode(200)
+  retire(@CurrentActor() actor: AuthenticatedActor, @Param('project') project: string, @Param('name') name: string) {
+    return this.service.retireEnvironment(actor, project, name);
+  }
+
+  @Post('runs')
+  createRun(@CurrentActor() actor: AuthenticatedActor, @Body() dto: CreateRunDto) {
+    return this.service.createRun(actor, dto);
+  }
+
+  @Patch('runs/:id')
+  updateRun(@CurrentActor() actor: AuthenticatedActor, @Param('id') id: string, @Body() dto: UpdateRunDto) {
+    return this.service.updateRun(actor, id, dto);
+  }
+
+  @Get('runs')
+  runs(@CurrentActor() actor: AuthenticatedActor, @Query() query: ProjectQueryDto) {
+    return this.service.runs(actor, query.project);
+  }
+}

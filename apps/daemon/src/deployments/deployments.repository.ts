@@ -1,0 +1,152 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+
+import { affected, isoUtc } from '../projects/backlog-sql';
+import { EnvironmentWire, FlowWire, RunRow } from './dto/deployments.dto';
+
+export const FLOW_SELECT = `SELECT id, project, name, stages, target_tier, done_description, active, closing,
+       ${isoUtc('created_at')} AS created_at FROM deployment_flows`;
+export const ENVIRONMENT_SELECT = `SELECT project, name, tier, flow_id, ${isoUtc('created_at')} AS created_at,
+       ${isoUtc('retired_at')} AS retired_at FROM environments`;
+export const RUN_SELECT = `SELECT id, project, flow_id, environment, status, current_stage, stage_index, stage_count,
+       ARRAY(SELECT jsonb_array_elements_text(carried_work -> 'items')::int) AS carried_items, qa_summary,
+       blocked_reason, ${isoUtc('started_at')} AS started_at, ${isoUtc('finished_at')} AS finished_at
+  FROM deployment_runs`;
+
+@Injectable()
+export class DeploymentsRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work);
+  }
+
+  async insertFlow(f: Omit<FlowWire, 'created_at'>): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(
+      `INSERT INTO deployment_flows (id, project, name, stages, target_tier, done_description, active, closing)
+       VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING RETURNING id`,
+      [f.id, f.project, f.name, JSON.stringify(f.stages), f.target_tier, f.done_description, f.active, f.closing],
+    );
+    return rows.length === 1;
+  }
+
+  async flow(id: string, manager = this.dataSource.manager): Promise<FlowWire | null> {
+    const rows: FlowWire[] = await manager.query(`${FLOW_SELECT} WHERE id = $1`, [id]);
+    return rows[0] ?? null;
+  }
+
+  flows(project: string, manager = this.dataSource.manager): Promise<FlowWire[]> {
+    return manager.query(`${FLOW_SELECT} WHERE project = $1 ORDER BY id`, [project]);
+  }
+
+  async insertEnvironment(e: Omit<EnvironmentWire, 'created_at' | 'retired_at'>): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(
+      `INSERT INTO environments (project, name, tier, flow_id) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (project, name) DO NOTHING RETURNING id`,
+      [e.project, e.name, e.tier, e.flow_id],
+    );
+    return rows.length === 1;
+  }
+
+  async environment(project: string, name: string): Promise<EnvironmentWire | null> {
+    const rows: EnvironmentWire[] = await this.dataSource.query(
+      `${ENVIRONMENT_SELECT} WHERE project = $1 AND name = $2`,
+      [project, name],
+    );
+    return rows[0] ?? null;
+  }
+
+  environments(project: string, manager = this.dataSource.manager): Promise<EnvironmentWire[]> {
+    return manager.query(`${ENVIRONMENT_SELECT} WHERE project = $1 ORDER BY name`, [project]);
+  }
+
+  async retireEnvironment(project: string, name: string): Promise<boolean> {
+    const { count } = affected(
+      await this.dataSource.query(
+        `UPDATE environments SET retired_at = COALESCE(retired_at, now()) WHERE project = $1 AND name = $2`,
+        [project, name],
+      ),
+    );
+    return count > 0;
+  }
+
+  async insertRun(
+    r: {
+      project: string;
+      flow_id: string | null;
+      environment: string;
+      status: string;
+      current_stage: string | null;
+      stage_index: number;
+      stage_count: number;
+      items: number[];
+      qa_summary: string | null;
+      blocked_reason: string | null;
+    },
+    manager: EntityManager,
+  ): Promise<string> {
+    const rows: { id: string }[] = await manager.query(
+      `INSERT INTO deployment_runs (project, flow_id, environment, status, current_stage, stage_index, stage_count,
+                                    carried_work, qa_summary, blocked_reason, finished_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, jsonb_build_object('items', to_jsonb($8::int[])), $9, $10,
+               CASE WHEN $4 IN ('succeeded', 'failed', 'cancelled') THEN now() END)
+       RETURNING id`,
+      [
+        r.project,
+        r.flow_id,
+        r.environment,
+        r.status,
+        r.current_stage,
+        r.stage_index,
+        r.stage_count,
+        r.items,
+        r.qa_summary,
+        r.blocked_reason,
+      ],
+    );
+    return rows[0].id;
+  }
+
+  async run(id: string, manager = this.dataSource.manager): Promise<RunRow | null> {
+    const rows: RunRow[] = await manager.query(`${RUN_SELECT} WHERE id = $1`, [id]);
+    return rows[0] ?? null;
+  }
+
+  runs(project: string, manager = this.dataSource.manager): Promise<RunRow[]> {
+    return manager.query(`${RUN_SELECT} WHERE project = $1 ORDER BY started_at, id`, [project]);
+  }
+
+  async updateRun(id: string, values: Record<string, unknown>, manager: EntityManager): Promise<void> {
+    await manager.query(
+      `UPDATE deployment_runs SET
+         status = COALESCE($2, status), current_stage = COALESCE($3, current_stage),
+         stage_index = COALESCE($4, stage_index), stage_count = COALESCE($5, stage_count),
+         qa_summary = COALESCE($6, qa_summary), blocked_reason = COALESCE($7, blocked_reason),
+         finished_at = CASE WHEN COALESCE($2, status) IN ('succeeded', 'failed', 'cancelled')
+                            THEN COALESCE(finished_at, now()) ELSE NULL END
+       WHERE id = $1`,
+      [
+        id,
+        values.status ?? null,
+        values.current_stage ?? null,
+        values.stage_index ?? null,
+        values.stage_count ?? null,
+        values.qa_summary ?? null,
+        values.blocked_reason ?? null,
+      ],
+    );
+  }
+
+  // deploy_stage is a cache of the run's position; the run stays the authority.
+  async cacheDeployStage(run: RunRow, manager: EntityManager): Promise<void> {
+    const stage = run.status === 'succeeded' ? 'complete' : run.current_stage;
+    if (stage === null) return;
+    await manager.query(
+      `UPDATE items SET deploy_stage = $3,
+              deployed_to = CASE WHEN $4 THEN $5 ELSE deployed_to END, updated_at = now()
+        WHERE id = ANY($1::int[]) AND project = $2`,
+      [run.carried_items, run.project, stage, run.status === 'succeeded', run.environment],
+    );
+  }
+}

@@ -1,0 +1,123 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+
+import { ItemDetailWire, ItemFieldWire, ItemListWire, ItemProgressWire, ItemSectionWire } from '@app/contracts/backlog';
+
+import { AuthenticatedActor, CurrentActor } from '../auth/actor';
+import {
+  BlockDto,
+  CreateItemDto,
+  ListItemsQueryDto,
+  ResolveDto,
+  SetStatusDto,
+  UpdateFieldDto,
+  UpsertSectionDto,
+} from './dto/items.dto';
+import { ItemsService, ItemWorkflowWire } from './items.service';
+
+@Controller('v1/items')
+export class ItemsController {
+  constructor(private readonly service: ItemsService) {}
+
+  @Post()
+  create(@CurrentActor() actor: AuthenticatedActor, @Body() dto: CreateItemDto): Promise<ItemDetailWire> {
+    return this.service.create(actor, dto);
+  }
+
+  @Get()
+  list(@CurrentActor() actor: AuthenticatedActor, @Query() query: ListItemsQueryDto): Promise<ItemListWire> {
+    return this.service.list(actor, query);
+  }
+
+  @Get(':ref')
+  get(@CurrentActor() actor: AuthenticatedActor, @Param('ref') ref: string): Promise<ItemDetailWire> {
+    return this.service.get(actor, ref);
+  }
+
+  @Get(':ref/fields/:field')
+  getField(
+    @CurrentActor() actor: AuthenticatedActor,
+    @Param('ref') ref: string,
+    @Param('field') field: string,
+  ): Promise<ItemFieldWire> {
+    return this.service.getField(actor, ref, field);
+  }
+
+  @Put(':ref/fields/:field')
+  updateField(
+    @CurrentActor() actor: AuthenticatedActor,
+    @Param('ref') ref: string,
+    @Param('field') field: string,
+    @Body() dto: UpdateFieldDto,
+  ): Promise<ItemDetailWire> {
+    return this.service.updateField(actor, ref, field, dto.value);
+  }
+
+  @Post(':ref/status')
+  @HttpCode(200)
+  setStatus(
+    @CurrentActor() actor: AuthenticatedActor,
+    @Param('ref') ref: string,
+    @Body() dto: SetStatusDto,
+  ): Promise<ItemDetailWire> {
+    return this.service.setStatus(actor, ref, dto.status);
+  }
+
+  @Post(':ref/block')
+  @HttpCode(200)
+  block(@CurrentActor() actor: AuthenticatedActor, @Param('ref') ref: string, @Body() dto: BlockDto) {
+    return this.service.block(actor, ref, dto.reason);
+  }
+
+  @Post(':ref/unblock')
+  @HttpCode(200)
+  unblock(@CurrentActor() actor: AuthenticatedActor, @Param('ref') ref: string): Promise<ItemDetailWire> {
+    return this.service.unblock(actor, ref);
+  }
+
+  @Post(':ref/freeze')
+  @HttpCode(200)
+  freeze(@CurrentActor() actor: AuthenticatedActor, @Param('ref') ref: string): Promise<ItemDetailWire> {
+    return this.service.setFrozen(actor, ref, true);
+  }
+
+  @Post(':ref/unfreeze')
+  @HttpCode(200)
+  unfreeze(@CurrentActor() actor: AuthenticatedActor, @Param('ref') ref: string): Promise<ItemDetailWire> {
+    return this.service.setFrozen(actor, ref, false);
+  }
+
+  @Post(':ref/resolve')
+  @HttpCode(200)
+  resolve(
+    @CurrentActor() actor: AuthenticatedActor,
+    @Param('ref') ref: string,
+    @Body() dto: ResolveDto,
+  ): Promise<ItemDetailWire> {
+    return this.service.resolve(actor, ref, dto);
+  }
+
+  @Put(':ref/sections/:name')
+  upsertSection(
+    @CurrentActor() actor: AuthenticatedActor,
+    @Param('ref') ref: string,
+    @Param('name') name: string,
+    @Body() dto: UpsertSectionDto,
+  ): Promise<{ item_id: string; section: ItemSectionWire }> {
+    return this.service.upsertSection(actor, ref, name, dto);
+  }
+
+  @Delete(':ref/sections/:name')
+  deleteSection(@CurrentActor() actor: AuthenticatedActor, @Param('ref') ref: string, @Param('name') name: string) {
+    return this.service.deleteSection(actor, ref, name);
+  }
+
+  @Get(':ref/workflow')
+  workflow(@CurrentActor() actor: AuthenticatedActor, @Param('ref') ref: string): Promise<ItemWorkflowWire> {
+    return this.service.workflow(actor, ref);
+  }
+
+  @Get(':ref/progress')
+  progress(@CurrentActor() actor: AuthenticatedActor, @Param('ref') ref: string): Promise<ItemProgressWire> {
+    return this.service.progress(actor, ref);
+  }
+}

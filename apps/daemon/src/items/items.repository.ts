@@ -1,0 +1,268 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+
+import { STRUCTURED_FIELDS } from '@app/contracts/backlog';
+
+import { affected, isoUtc } from '../projects/backlog-sql';
+import { ItemRow, ProgressRow, SectionRow } from './dto/items.dto';
+
+export const ITEM_SELECT = `
+  SELECT i.id, p.public_item_prefix || '-' || i.project_sequence AS ref, i.project, i.project_sequence, i.title,
+         i.workflow_id, i.workflow_version_id, v.version AS workflow_version, i.workflow_posture, i.status,
+         i.priority, i.frozen, i.blocked, i.blocked_reason, i.github_issue, i.deployed_to, i.body,
+         ${isoUtc('i.merged_at')} AS merged_at, ${isoUtc('i.created_at')} AS created_at,
+         ${isoUtc('i.updated_at')} AS updated_at, i.source, i.owner, i.deployment_flow, i.deploy_stage,
+         ${STRUCTURED_FIELDS.map((f) => `i.${f}`).join(', ')},
+         i.db_mutation_profile, i.db_compatibility_attestation, ${isoUtc('i.spec_updated_at')} AS spec_updated_at,
+         i.spec_updated_by, i.resolution, i.resolution_ref, i.resolution_comment, i.depends_on
+    FROM items i
+    JOIN projects p ON p.id = i.project
+    JOIN workflow_versions v ON v.id = i.workflow_version_id`;
+
+export interface ItemFilters {
+  projects: readonly string[] | null;
+  project?: string;
+  statuses?: string[];
+  priority?: string;
+  blocked?: number;
+  frozen?: number;
+  workflow?: string;
+  limit: number;
+  offset: number;
+}
+
+export interface NewItem {
+  project: string;
+  sequence: number;
+  title: string;
+  workflowId: string;
+  workflowVersionId: number;
+  status: string;
+  source: string;
+  values: Record<string, string | number | null>;
+}
+
+// Columns a create may set beyond the required ones; names are fixed here, never taken from input.
+export const INSERTABLE_COLUMNS = [
+  'workflow_posture',
+  'priority',
+  'frozen',
+  'blocked',
+  'blocked_reason',
+  'github_issue',
+  'deployed_to',
+  'body',
+  'merged_at',
+  'owner',
+  'deployment_flow',
+  'deploy_stage',
+  ...STRUCTURED_FIELDS,
+  'db_mutation_profile',
+  'db_compatibility_attestation',
+  'spec_updated_at',
+  'spec_updated_by',
+  'resolution',
+  'resolution_ref',
+  'resolution_comment',
+  'depends_on',
+  'created_at',
+  'updated_at',
+] as const;
+
+const TIMESTAMP_COLUMNS = new Set(['merged_at', 'spec_updated_at', 'created_at', 'updated_at']);
+
+@Injectable()
+export class ItemsRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work);
+  }
+
+  get manager(): EntityManager {
+    return this.dataSource.manager;
+  }
+
+  async findById(id: number, manager = this.dataSource.manager): Promise<ItemRow | null> {
+    const rows: ItemRow[] = await manager.query(`${ITEM_SELECT} WHERE i.id = $1`, [id]);
+    return rows[0] ?? null;
+  }
+
+  async lock(id: number, manager: EntityManager): Promise<ItemRow | null> {
+    const rows: ItemRow[] = await manager.query(`${ITEM_SELECT} WHERE i.id = $1 FOR UPDATE OF i`, [id]);
+    return rows[0] ?? null;
+  }
+
+  findByIds(ids: readonly number[], manager = this.dataSource.manager): Promise<ItemRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return manager.query(`${ITEM_SELECT} WHERE i.id = ANY($1::int[]) ORDER BY i.project, i.project_sequence`, [ids]);
+  }
+
+  findByProject(project: string, manager = this.dataSource.manager): Promise<ItemRow[]> {
+    return manager.query(`${ITEM_SELECT} WHERE i.project = $1 ORDER BY i.project_sequence`, [project]);
+  }
+
+  // One statement: page and total together.
+  list(f: ItemFilters): Promise<ItemRow[]> {
+    return this.dataSource.query(
+      `${ITEM_SELECT.replace('SELECT i.id,', 'SELECT count(*) OVER () AS total, i.id,')}
+        WHERE ($1::text[] IS NULL OR i.project = ANY($1))
+          AND ($2::text IS NULL OR i.project = $2)
+          AND ($3::text[] IS NULL OR i.status = ANY($3))
+          AND ($4::text IS NULL OR i.priority = $4)
+          AND ($5::int IS NULL OR i.blocked = $5)
+          AND ($6::int IS NULL OR i.frozen = $6)
+          AND ($7::text IS NULL OR i.workflow_id = $7)
+        ORDER BY i.project, i.project_sequence
+        LIMIT $8 OFFSET $9`,
+      [
+        f.projects,
+        f.project ?? null,
+        f.statuses ?? null,
+        f.priority ?? null,
+        f.blocked ?? null,
+        f.frozen ?? null,
+        f.workflow ?? null,
+        f.limit,
+        f.offset,
+      ],
+    );
+  }
+
+  sectionsFor(ids: readonly number[], manager = this.dataSource.manager): Promise<SectionRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return manager.query(
+      `SELECT item_id, section_name, content, ordering, ${isoUtc('created_at')} AS created_at,
+              ${isoUtc('updated_at')} AS updated_at
+         FROM item_sections WHERE item_id = ANY($1::int[])
+        ORDER BY item_id, ordering, section_name`,
+      [ids],
+    );
+  }
+
+  // Gap-free: the row lock on the project serialises concurrent creates, and a rolled-back create
+  // rolls its sequence back with it.
+  async takeSequence(
+    project: string,
+    manager: EntityManager,
+  ): Promise<{ sequence: number; policy: Record<string, unknown> } | null> {
+    const { rows } = affected(
+      await manager.query(
+        `UPDATE projects SET next_sequence = next_sequence + 1 WHERE id = $1
+         RETURNING next_sequence - 1 AS sequence, policy`,
+        [project],
+      ),
+    );
+    return (rows[0] as { sequence: number; policy: Record<string, unknown> } | undefined) ?? null;
+  }
+
+  async insert(item: NewItem, manager: EntityManager): Promise<number> {
+    const columns = ['project', 'project_sequence', 'title', 'workflow_id', 'workflow_version_id', 'status', 'source'];
+    const params: unknown[] = [
+      item.project,
+      item.sequence,
+      item.title,
+      item.workflowId,
+      item.workflowVersionId,
+      item.status,
+      item.source,
+    ];
+    for (const column of INSERTABLE_COLUMNS) {
+      if (item.values[column] === undefined) continue;
+      columns.push(column);
+      params.push(item.values[column]);
+    }
+    const placeholders = columns.map((c, i) => (TIMESTAMP_COLUMNS.has(c) ? `$${i + 1}::timestamptz` : `$${i + 1}`));
+    const rows: { id: number }[] = await manager.query(
+      `INSERT INTO items (${columns.join(', ')}) VALUES (${placeholders.join(', ')}) RETURNING id`,
+      params,
+    );
+    return rows[0].id;
+  }
+
+  async updateStatus(id: number, status: string, manager: EntityManager): Promise<void> {
+    await manager.query(`UPDATE items SET status = $2, updated_at = now() WHERE id = $1`, [id, status]);
+  }
+
+  async resolve(
+    id: number,
+    values: { status: string; resolution: string; ref: string | null; comment: string | null },
+    manager: EntityManager,
+  ): Promise<void> {
+    await manager.query(
+      `UPDATE items SET status = $2, resolution = $3, resolution_ref = $4, resolution_comment = $5, updated_at = now()
+        WHERE id = $1`,
+      [id, values.status, values.resolution, values.ref, values.comment],
+    );
+  }
+
+  async setBlocked(id: number, reason: string | null): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE items SET blocked = $2, blocked_reason = $3, updated_at = now() WHERE id = $1`,
+      [id, reason === null ? 0 : 1, reason],
+    );
+  }
+
+  async setFrozen(id: number, frozen: boolean): Promise<void> {
+    await this.dataSource.query(`UPDATE items SET frozen = $2, updated_at = now() WHERE id = $1`, [id, frozen ? 1 : 0]);
+  }
+
+  // `column` comes from the fixed field catalog, never from input.
+  async updateField(
+    id: number,
+    column: string,
+    value: string | null,
+    specStampBy: string | null,
+    manager = this.dataSource.manager,
+  ): Promise<void> {
+    const cast = TIMESTAMP_COLUMNS.has(column) ? '::timestamptz' : '';
+    const stamp = specStampBy === null ? '' : ', spec_updated_at = now(), spec_updated_by = $3';
+    await manager.query(
+      `UPDATE items SET ${column} = $2${cast}, updated_at = now()${stamp} WHERE id = $1`,
+      specStampBy === null ? [id, value] : [id, value, specStampBy],
+    );
+  }
+
+  async upsertSection(
+    id: number,
+    name: string,
+    content: string | null,
+    ordering: number | undefined,
+    manager: EntityManager,
+  ): Promise<void> {
+    await manager.query(
+      `INSERT INTO item_sections (item_id, section_name, content, ordering) VALUES ($1, $2, $3, COALESCE($4, 0))
+       ON CONFLICT (item_id, section_name)
+       DO UPDATE SET content = EXCLUDED.content, ordering = COALESCE($4, item_sections.ordering), updated_at = now()`,
+      [id, name, content, ordering ?? null],
+    );
+    await manager.query(`UPDATE items SET updated_at = now() WHERE id = $1`, [id]);
+  }
+
+  async deleteSection(id: number, name: string, manager: EntityManager): Promise<boolean> {
+    const { count } = affected(
+      await manager.query(`DELETE FROM item_sections WHERE item_id = $1 AND section_name = $2`, [id, name]),
+    );
+    if (count > 0) await manager.query(`UPDATE items SET updated_at = now() WHERE id = $1`, [id]);
+    return count > 0;
+  }
+
+  async progress(id: number): Promise<ProgressRow | null> {
+    const rows: ProgressRow[] = await this.dataSource.query(
+      `SELECT status, flow_name, run_id, current_stage, target_environment, stage_progress, done_description,
+              qa_summary, blocked_reason
+         FROM item_progress_view WHERE item_id = $1`,
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+
+  async flowExists(project: string, flow: string, manager = this.dataSource.manager): Promise<boolean> {
+    const rows: unknown[] = await manager.query(`SELECT 1 FROM deployment_flows WHERE id = $1 AND project = $2`, [
+      flow,
+      project,
+    ]);
+    return rows.length > 0;
+  }
+}

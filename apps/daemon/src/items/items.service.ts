@@ -1,0 +1,435 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+
+import {
+  ItemDetailWire,
+  ItemFieldWire,
+  ItemListWire,
+  ItemProgressWire,
+  ItemSectionWire,
+  ItemWire,
+  renderEntrypoint,
+  STRUCTURED_FIELDS,
+  WorkflowDefinition,
+  WorkflowStage,
+} from '@app/contracts/backlog';
+
+import { AuthenticatedActor } from '../auth/actor';
+import { DomainError } from '../common/domain-error';
+import { ISO_TIMESTAMP } from '../projects/backlog-sql';
+import { ProjectAccessService, projectNotFound } from '../projects/project-access.service';
+import { titleMaxLength } from '../projects/project-policy';
+import { StageGateRegistry } from '../workflows/stage-gates';
+import { stageIds, stageOf } from '../workflows/workflow-definition';
+import { WorkflowsService } from '../workflows/workflows.service';
+import {
+  CreateItemDto,
+  ItemRow,
+  ListItemsQueryDto,
+  renderItemBody,
+  ResolveDto,
+  SECTION_NAME_PATTERN,
+  SectionRow,
+  toItemResponse,
+  toProgressResponse,
+  toSectionResponse,
+  UpsertSectionDto,
+} from './dto/items.dto';
+import { FIELD_OPERATIONS, NOT_NULL_FIELDS, PLAIN_WRITABLE_FIELDS, READABLE_FIELDS } from './item-fields';
+import { ItemsRepository } from './items.repository';
+
+export const DEFAULT_WORKFLOW = 'issue';
+export const DEFAULT_LIST_LIMIT = 100;
+const RESOLUTION_STATUS: Readonly<Record<string, string>> = {
+  completed: 'done',
+  duplicate: 'cancelled',
+  wontfix: 'cancelled',
+};
+
+export function titleTooLong(length: number, max: number): DomainError {
+  return new DomainError(
+    'title_too_long',
+    `title is ${length} characters; this project's policy allows at most ${max}`,
+    400,
+    { max_length: max, length },
+  );
+}
+
+export function assertTitle(title: string, policy: Record<string, unknown>): void {
+  const max = titleMaxLength(policy);
+  if (title.length > max) throw titleTooLong(title.length, max);
+}
+
+export function stageNotInWorkflow(status: string, definition: WorkflowDefinition, version: number): DomainError {
+  return new DomainError(
+    'stage_not_in_workflow',
+    `${status} is not a stage of workflow ${definition.id} v${version}`,
+    409,
+    { status, workflow_id: definition.id, workflow_version: version, stages: stageIds(definition) },
+  );
+}
+
+function unknownField(field: string, fields: readonly string[]): DomainError {
+  return new DomainError('unknown_field', `${field.slice(0, 60)} is not an item field`, 400, { fields });
+}
+
+export interface ItemWorkflowWire {
+  item_id: string;
+  workflow_id: string;
+  workflow_version: number;
+  workflow_version_id: number;
+  status: string;
+  stage: (WorkflowStage & { entrypoint_rendered: string | null }) | null;
+  definition: WorkflowDefinition;
+}
+
+@Injectable()
+export class ItemsService {
+  constructor(
+    private readonly repository: ItemsRepository,
+    private readonly access: ProjectAccessService,
+    private readonly workflows: WorkflowsService,
+    private readonly gates: StageGateRegistry,
+  ) {}
+
+  async create(actor: AuthenticatedActor, dto: CreateItemDto): Promise<ItemDetailWire> {
+    await this.access.assertProject(actor, dto.project);
+    const id = await this.repository.transaction(async (manager) => {
+      const taken = await this.repository.takeSequence(dto.project, manager);
+      if (!taken) throw projectNotFound(dto.project);
+      assertTitle(dto.title, taken.policy);
+      const version = await this.workflows.current(dto.workflow ?? DEFAULT_WORKFLOW, manager);
+      const definition = version.definition;
+      const status = dto.status ?? definition.initial_stage;
+      if (!stageOf(definition, status)) throw stageNotInWorkflow(status, definition, version.version);
+      if (
+        dto.deployment_flow !== undefined &&
+        !(await this.repository.flowExists(dto.project, dto.deployment_flow, manager))
+      ) {
+        throw new DomainError(
+          'deployment_flow_not_found',
+          `project ${dto.project} has no deployment flow ${dto.deployment_flow}`,
+          400,
+        );
+      }
+      const values: Record<string, string | number | null> = {};
+      for (const key of [
+        'priority',
+        'frozen',
+        'blocked',
+        'blocked_reason',
+        'github_issue',
+        'deployed_to',
+        'body',
+        'merged_at',
+        'owner',
+        'deployment_flow',
+        'deploy_stage',
+        ...STRUCTURED_FIELDS,
+      ] as const) {
+        if (dto[key] !== undefined) values[key] = dto[key] as string | number;
+      }
+      if (dto.workflow_posture !== undefined) values.workflow_posture = JSON.stringify(dto.workflow_posture);
+      if (STRUCTURED_FIELDS.some((f) => dto[f] !== undefined)) values.spec_updated_by = String(actor.id);
+      if (values.blocked === 1 && values.blocked_reason === undefined) values.blocked_reason = 'blocked at creation';
+      const itemId = await this.repository.insert(
+        {
+          project: dto.project,
+          sequence: taken.sequence,
+          title: dto.title,
+          workflowId: definition.id,
+          workflowVersionId: version.id,
+          status: definition.initial_stage,
+          source: String(actor.id),
+          values,
+        },
+        manager,
+      );
+      if (values.spec_updated_by !== undefined) {
+        await manager.query(`UPDATE items SET spec_updated_at = now() WHERE id = $1`, [itemId]);
+      }
+      // A create straight into a later stage passes that stage's gates like any status write.
+      if (status !== definition.initial_stage) {
+        const row = (await this.repository.lock(itemId, manager))!;
+        await this.moveStatus(row, status, definition, version.version, manager);
+      }
+      return itemId;
+    });
+    return this.detail(id);
+  }
+
+  async list(actor: AuthenticatedActor, query: ListItemsQueryDto): Promise<ItemListWire> {
+    const projects = await this.access.visibleProjects(actor);
+    const limit = query.limit ?? DEFAULT_LIST_LIMIT;
+    const offset = query.offset ?? 0;
+    const rows = await this.repository.list({
+      projects,
+      project: query.project,
+      statuses: query.status?.split(','),
+      priority: query.priority,
+      blocked: query.blocked === undefined ? undefined : Number(query.blocked),
+      frozen: query.frozen === undefined ? undefined : Number(query.frozen),
+      workflow: query.workflow,
+      limit,
+      offset,
+    });
+    const items = await this.toWires(rows);
+    return { items, total: rows.length > 0 ? Number(rows[0].total) : 0, limit, offset };
+  }
+
+  async get(actor: AuthenticatedActor, ref: string): Promise<ItemDetailWire> {
+    const { id } = await this.access.resolveItem(actor, ref);
+    return this.detail(id);
+  }
+
+  async getField(actor: AuthenticatedActor, ref: string, field: string): Promise<ItemFieldWire> {
+    if (!READABLE_FIELDS.includes(field)) throw unknownField(field, READABLE_FIELDS);
+    const item = await this.get(actor, ref);
+    return { item_id: item.item_id, field, value: item[field as keyof ItemDetailWire] };
+  }
+
+  async updateField(
+    actor: AuthenticatedActor,
+    ref: string,
+    field: string,
+    value: string | null,
+  ): Promise<ItemDetailWire> {
+    const structured = (STRUCTURED_FIELDS as readonly string[]).includes(field);
+    if (!structured && !(PLAIN_WRITABLE_FIELDS as readonly string[]).includes(field)) {
+      if (READABLE_FIELDS.includes(field)) {
+        const how = FIELD_OPERATIONS[field];
+        throw new DomainError(
+          'field_not_writable',
+          `${field} is not written with items update${how ? `; use ${how}` : ' (it is maintained by the service)'}`,
+          400,
+          { field },
+        );
+      }
+      throw unknownField(field, [...STRUCTURED_FIELDS, ...PLAIN_WRITABLE_FIELDS]);
+    }
+    if (value === null && NOT_NULL_FIELDS.includes(field)) {
+      throw new DomainError('invalid_value', `${field} cannot be cleared`, 400, { field });
+    }
+    const resolved = await this.access.resolveItem(actor, ref);
+    await this.repository.transaction(async (manager) => {
+      const row = await this.repository.lock(resolved.id, manager);
+      if (!row) throw new DomainError('item_not_found', `no item ${ref}`, 404);
+      const checked = await this.checkFieldValue(row, field, value, manager);
+      await this.repository.updateField(row.id, field, checked, structured ? String(actor.id) : null, manager);
+    });
+    return this.detail(resolved.id);
+  }
+
+  private async checkFieldValue(row: ItemRow, field: string, value: string | null, manager: EntityManager) {
+    if (value === null) return null;
+    switch (field) {
+      case 'title': {
+        const [project] = await manager.query(`SELECT policy FROM projects WHERE id = $1`, [row.project]);
+        assertTitle(value, (project as { policy: Record<string, unknown> }).policy);
+        if (value.length === 0) throw new DomainError('invalid_value', 'title cannot be empty', 400, { field });
+        return value;
+      }
+      case 'priority':
+        if (!['high', 'medium', 'low'].includes(value)) {
+          throw new DomainError('invalid_value', 'priority must be one of high, medium, low', 400, { field });
+        }
+        return value;
+      case 'merged_at':
+        if (!ISO_TIMESTAMP.test(value) || Number.isNaN(Date.parse(value))) {
+          throw new DomainError('invalid_value', 'merged_at must be an ISO 8601 timestamp with a zone', 400, { field });
+        }
+        return value;
+      case 'owner':
+        if (!/^[0-9]{1,12}$/.test(value))
+          throw new DomainError('invalid_value', 'owner must be an actor id', 400, { field });
+        return value;
+      case 'workflow_posture': {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(value);
+        } catch {
+          parsed = undefined;
+        }
+        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+          throw new DomainError('invalid_value', 'workflow_posture must be a JSON object', 400, { field });
+        }
+        return JSON.stringify(parsed);
+      }
+      case 'deployment_flow':
+        if (!(await this.repository.flowExists(row.project, value, manager))) {
+          throw new DomainError(
+            'deployment_flow_not_found',
+            `project ${row.project} has no deployment flow ${value}`,
+            400,
+          );
+        }
+        return value;
+      default:
+        return value;
+    }
+  }
+
+  async setStatus(actor: AuthenticatedActor, ref: string, status: string): Promise<ItemDetailWire> {
+    const resolved = await this.access.resolveItem(actor, ref);
+    await this.repository.transaction(async (manager) => {
+      const row = await this.repository.lock(resolved.id, manager);
+      if (!row) throw new DomainError('item_not_found', `no item ${ref}`, 404);
+      const version = await this.workflows.versionById(row.workflow_version_id, manager);
+      await this.moveStatus(row, status, version.definition, version.version, manager);
+    });
+    return this.detail(resolved.id);
+  }
+
+  // Status writes go through the pinned definition: the stage must exist and its gates must pass.
+  async moveStatus(
+    row: ItemRow,
+    status: string,
+    definition: WorkflowDefinition,
+    version: number,
+    manager: EntityManager,
+  ): Promise<void> {
+    if (!stageOf(definition, status)) throw stageNotInWorkflow(status, definition, version);
+    if (row.status === status) return;
+    const [sections] = [await this.repository.sectionsFor([row.id], manager)];
+    await this.gates.check({
+      item: {
+        id: row.id,
+        ref: row.ref,
+        project: row.project,
+        status: row.status,
+        workflowId: row.workflow_id,
+        workflowVersionId: row.workflow_version_id,
+        title: row.title,
+        spec: row.spec,
+        body: row.body,
+        renderedBody: renderItemBody(row, sections),
+        dbMutationProfile: row.db_mutation_profile,
+        dbCompatibilityAttestation: row.db_compatibility_attestation,
+        frozen: row.frozen === 1,
+        blocked: row.blocked === 1,
+      },
+      fromStage: row.status,
+      toStage: status,
+      definition,
+      manager,
+    });
+    await this.repository.updateStatus(row.id, status, manager);
+  }
+
+  async block(actor: AuthenticatedActor, ref: string, reason: string): Promise<ItemDetailWire> {
+    const { id } = await this.access.resolveItem(actor, ref);
+    await this.repository.setBlocked(id, reason);
+    return this.detail(id);
+  }
+
+  async unblock(actor: AuthenticatedActor, ref: string): Promise<ItemDetailWire> {
+    const { id } = await this.access.resolveItem(actor, ref);
+    await this.repository.setBlocked(id, null);
+    return this.detail(id);
+  }
+
+  async setFrozen(actor: AuthenticatedActor, ref: string, frozen: boolean): Promise<ItemDetailWire> {
+    const { id } = await this.access.resolveItem(actor, ref);
+    await this.repository.setFrozen(id, frozen);
+    return this.detail(id);
+  }
+
+  async resolve(actor: AuthenticatedActor, ref: string, dto: ResolveDto): Promise<ItemDetailWire> {
+    const resolved = await this.access.resolveItem(actor, ref);
+    if (dto.resolution === 'duplicate' && !dto.resolution_ref) {
+      throw new DomainError('resolution_ref_required', 'a duplicate resolution names the item it duplicates', 400);
+    }
+    let resolutionRef: string | null = null;
+    if (dto.resolution_ref) {
+      const other = await this.access.resolveItem(actor, dto.resolution_ref);
+      if (other.id === resolved.id) {
+        throw new DomainError('invalid_value', 'an item cannot resolve as a duplicate of itself', 400, {
+          field: 'resolution_ref',
+        });
+      }
+      resolutionRef = other.ref;
+    }
+    await this.repository.transaction(async (manager) => {
+      const row = (await this.repository.lock(resolved.id, manager))!;
+      const version = await this.workflows.versionById(row.workflow_version_id, manager);
+      const status = dto.status ?? RESOLUTION_STATUS[dto.resolution];
+      await this.moveStatus(row, status, version.definition, version.version, manager);
+      await this.repository.resolve(
+        row.id,
+        { status, resolution: dto.resolution, ref: resolutionRef, comment: dto.resolution_comment ?? null },
+        manager,
+      );
+    });
+    return this.detail(resolved.id);
+  }
+
+  async upsertSection(
+    actor: AuthenticatedActor,
+    ref: string,
+    name: string,
+    dto: UpsertSectionDto,
+  ): Promise<{ item_id: string; section: ItemSectionWire }> {
+    if (!SECTION_NAME_PATTERN.test(name)) {
+      throw new DomainError('invalid_section_name', 'a section name is 1..100 letters, digits, spaces, _ . ( ) -', 400);
+    }
+    const resolved = await this.access.resolveItem(actor, ref);
+    await this.repository.transaction((manager) =>
+      this.repository.upsertSection(resolved.id, name, dto.content, dto.ordering, manager),
+    );
+    const sections = await this.repository.sectionsFor([resolved.id]);
+    return { item_id: resolved.ref, section: toSectionResponse(sections.find((s) => s.section_name === name)!) };
+  }
+
+  async deleteSection(
+    actor: AuthenticatedActor,
+    ref: string,
+    name: string,
+  ): Promise<{ item_id: string; removed: boolean }> {
+    const resolved = await this.access.resolveItem(actor, ref);
+    const removed = await this.repository.transaction((manager) =>
+      this.repository.deleteSection(resolved.id, name, manager),
+    );
+    if (!removed) throw new DomainError('section_not_found', `${resolved.ref} has no section ${name}`, 404);
+    return { item_id: resolved.ref, removed };
+  }
+
+  async progress(actor: AuthenticatedActor, ref: string): Promise<ItemProgressWire> {
+    const resolved = await this.access.resolveItem(actor, ref);
+    const row = await this.repository.progress(resolved.id);
+    return toProgressResponse(resolved.ref, row!);
+  }
+
+  async workflow(actor: AuthenticatedActor, ref: string): Promise<ItemWorkflowWire> {
+    const resolved = await this.access.resolveItem(actor, ref);
+    const row = (await this.repository.findById(resolved.id))!;
+    const version = await this.workflows.versionById(row.workflow_version_id);
+    const stage = stageOf(version.definition, row.status);
+    return {
+      item_id: row.ref,
+      workflow_id: row.workflow_id,
+      workflow_version: version.version,
+      workflow_version_id: version.id,
+      status: row.status,
+      stage: stage ? { ...stage, entrypoint_rendered: renderEntrypoint(stage.entrypoint, row.ref) } : null,
+      definition: version.definition,
+    };
+  }
+
+  async detail(id: number, manager?: EntityManager): Promise<ItemDetailWire> {
+    const row = await this.repository.findById(id, manager);
+    if (!row) throw new DomainError('item_not_found', `no item #${id}`, 404);
+    const sections = (await this.repository.sectionsFor([id], manager)).map(toSectionResponse);
+    return { ...toItemResponse(row, sections), sections };
+  }
+
+  // Sections of the whole set in one query.
+  async toWires(rows: readonly ItemRow[], manager?: EntityManager): Promise<ItemWire[]> {
+    const sections = await this.repository.sectionsFor(
+      rows.map((r) => r.id),
+      manager,
+    );
+    const byItem = new Map<number, SectionRow[]>();
+    for (const s of sections) byItem.set(s.item_id, [...(byItem.get(s.item_id) ?? []), s]);
+    return rows.map((r) => toItemResponse(r, byItem.get(r.id) ?? []));
+  }
+}

@@ -1,0 +1,57 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+
+import { AccessService } from '../auth/access.service';
+import { AuthenticatedActor } from '../auth/actor';
+import { DomainError } from '../common/domain-error';
+import { ResolvedRef } from '../refs/refs.repository';
+import { itemNotFound, RefsService } from '../refs/refs.service';
+
+export const projectNotFound = (id: string) =>
+  new DomainError('project_not_found', `no project ${id}`, 404, { project: id });
+
+// A project the caller cannot see answers exactly like one that does not exist.
+@Injectable()
+export class ProjectAccessService {
+  constructor(
+    private readonly access: AccessService,
+    private readonly refs: RefsService,
+  ) {}
+
+  // null = every project (admins)
+  async visibleProjects(actor: AuthenticatedActor): Promise<string[] | null> {
+    if (actor.isAdmin) return null;
+    return (await this.access.accessibleProjects(actor)).map((p) => p.id);
+  }
+
+  async canSee(actor: AuthenticatedActor, projects: readonly string[]): Promise<boolean> {
+    const visible = await this.visibleProjects(actor);
+    return visible === null || projects.every((p) => visible.includes(p));
+  }
+
+  async assertProject(actor: AuthenticatedActor, project: string): Promise<void> {
+    if (!(await this.canSee(actor, [project]))) throw projectNotFound(project);
+  }
+
+  async resolveItem(actor: AuthenticatedActor, ref: string, manager?: EntityManager): Promise<ResolvedRef> {
+    const item = await this.refs.resolve(ref, manager);
+    if (!(await this.canSee(actor, [item.project]))) throw itemNotFound(ref);
+    return item;
+  }
+
+  async resolveItems(
+    actor: AuthenticatedActor,
+    refs: readonly string[],
+    manager?: EntityManager,
+  ): Promise<Map<string, ResolvedRef>> {
+    const resolved = await this.refs.resolveAll(refs, manager);
+    const visible = await this.visibleProjects(actor);
+    if (visible !== null) {
+      const hidden = [...resolved.entries()].filter(([, r]) => !visible.includes(r.project)).map(([ref]) => ref);
+      if (hidden.length > 0) {
+        throw new DomainError('item_not_found', `no items ${hidden.join(', ')}`, 404, { missing: hidden });
+      }
+    }
+    return resolved;
+  }
+}

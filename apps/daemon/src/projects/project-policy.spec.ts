@@ -1,0 +1,42 @@
+import { mergePolicy, titleMaxLength, validatePolicyPatch } from './project-policy';
+
+describe('project policy', () => {
+  describe(validatePolicyPatch.name, () => {
+    it('should accept every documented key', () => {
+      expect(
+        validatePolicyPatch({
+          wip_cap: 5,
+          title_max_length: 80,
+          lane_rules: [{ harness: 'claude-code', model: 'opus*', lane: 'deep' }],
+          executor_default_lane_codex: 'fast',
+          'executor_default_lane_claude*': 'primary',
+          executor_default_lane_unknown: 'slow',
+        }),
+      ).toEqual([]);
+    });
+
+    it('should refuse unknown keys and bad values, naming each field', () => {
+      const problems = validatePolicyPatch({ wip: 1, wip_cap: 0, lane_rules: [{ lane: 'x', colour: 'red' }] });
+      expect(problems.map((p) => p.field).sort()).toEqual([
+        'policy.lane_rules[0].colour',
+        'policy.wip',
+        'policy.wip_cap',
+      ]);
+    });
+
+    it('should accept null to remove a key', () => {
+      expect(validatePolicyPatch({ wip_cap: null })).toEqual([]);
+    });
+  });
+
+  it('should merge a patch and drop null keys', () => {
+    expect(mergePolicy({ wip_cap: 3, title_max_length: 9 }, { wip_cap: null, title_max_length: 10 })).toEqual({
+      title_max_length: 10,
+    });
+  });
+
+  it('should default the title cap to 200', () => {
+    expect(titleMaxLength({})).toBe(200);
+    expect(titleMaxLength({ title_max_length: 12 })).toBe(12);
+  });
+});

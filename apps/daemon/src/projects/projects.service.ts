@@ -1,0 +1,72 @@
+import { Injectable } from '@nestjs/common';
+
+import { ProjectWire } from '@app/contracts/backlog';
+
+import { AuthenticatedActor } from '../auth/actor';
+import { DomainError, GENERIC_ERROR_CODES } from '../common/domain-error';
+import { CreateProjectDto, toProjectResponse, UpdateProjectDto } from './dto/projects.dto';
+import { ProjectAccessService, projectNotFound } from './project-access.service';
+import { mergePolicy, PolicyProblem, validatePolicyPatch } from './project-policy';
+import { ProjectsRepository } from './projects.repository';
+
+export const policyInvalid = (problems: PolicyProblem[]) =>
+  new DomainError(
+    GENERIC_ERROR_CODES.validationFailed,
+    problems.map((p) => `${p.field}: ${p.problems.join(', ')}`).join('; '),
+    400,
+    { fields: problems },
+  );
+
+@Injectable()
+export class ProjectsService {
+  constructor(
+    private readonly repository: ProjectsRepository,
+    private readonly access: ProjectAccessService,
+  ) {}
+
+  async create(actor: AuthenticatedActor, dto: CreateProjectDto): Promise<ProjectWire> {
+    const policy = dto.policy ?? {};
+    const problems = validatePolicyPatch(policy);
+    if (problems.length > 0) throw policyInvalid(problems);
+    const organizationId = await this.repository.organizationFor(actor.id, actor.organizationId);
+    const inserted = await this.repository.insert({
+      id: dto.id,
+      name: dto.name,
+      prefix: dto.public_item_prefix,
+      policy: mergePolicy({}, policy),
+      organizationId,
+    });
+    if (!inserted) {
+      const conflict = await this.repository.conflictOf(dto.id, dto.public_item_prefix);
+      throw conflict === 'prefix'
+        ? new DomainError('prefix_taken', `public_item_prefix ${dto.public_item_prefix} is already used`, 409)
+        : new DomainError('project_exists', `project ${dto.id} already exists`, 409);
+    }
+    return toProjectResponse((await this.repository.find(dto.id))!);
+  }
+
+  async list(actor: AuthenticatedActor): Promise<{ projects: ProjectWire[] }> {
+    const rows = await this.repository.list(await this.access.visibleProjects(actor));
+    return { projects: rows.map(toProjectResponse) };
+  }
+
+  async get(actor: AuthenticatedActor, id: string): Promise<ProjectWire> {
+    await this.access.assertProject(actor, id);
+    const row = await this.repository.find(id);
+    if (!row) throw projectNotFound(id);
+    return toProjectResponse(row);
+  }
+
+  async update(actor: AuthenticatedActor, id: string, dto: UpdateProjectDto): Promise<ProjectWire> {
+    await this.access.assertProject(actor, id);
+    const patch = dto.policy ?? {};
+    const problems = validatePolicyPatch(patch);
+    if (problems.length > 0) throw policyInvalid(problems);
+    return this.repository.transaction(async (manager) => {
+      const row = await this.repository.findForUpdate(id, manager);
+      if (!row) throw projectNotFound(id);
+      await this.repository.update(id, dto.name, mergePolicy(row.policy, patch), manager);
+      return toProjectResponse((await this.repository.find(id, manager))!);
+    });
+  }
+}

@@ -1,0 +1,148 @@
+import { IsIn, IsOptional, Matches } from 'class-validator';
+
+import { WorkflowDefinition } from '@app/contracts/backlog';
+
+export class ExportQueryDto {
+  @Matches(/^[a-z0-9][a-z0-9_-]{0,62}$/)
+  project!: string;
+}
+
+export class ImportQueryDto {
+  // replace the contents of an existing project instead of refusing (project_not_empty)
+  @IsOptional()
+  @IsIn(['0', '1', 'true', 'false'])
+  replace?: string;
+}
+
+export interface DocSection {
+  section_name: string;
+  content?: string | null;
+  ordering?: number;
+  created_at?: string;
+  updated_at?: string;
+}
+
+export type DocItem = {
+  ref: string;
+  title: string;
+  workflow_id?: string;
+  workflow_version?: number;
+  status?: string;
+  sections?: DocSection[];
+} & Record<string, unknown>;
+
+export interface DocDependency {
+  dependent: string;
+  blocker: string;
+  gate_point?: string;
+  satisfaction?: string;
+  source?: string;
+  session_id?: number | null;
+  rationale?: string;
+  evidence?: Record<string, unknown>;
+  evidence_json?: string;
+  created_at?: string;
+}
+
+export interface DocTask {
+  task_num: number;
+  dependencies?: number[];
+  [column: string]: unknown;
+}
+
+export interface DocEpic {
+  epic: string;
+  tasks?: DocTask[];
+  files?: { task_num: number; file_path: string; action?: string | null }[];
+  chains?: ({ worktree: string; queue?: number[] } & Record<string, unknown>)[];
+  notes?: { task_num: number; note_num: number; body: string; author?: string | null; created_at?: string }[];
+}
+
+export interface DocVerdict {
+  key?: number;
+  item: string;
+  transition: string;
+  worker: string;
+  verdict: string;
+  caveats?: string | null;
+  attempt?: number;
+  created_at?: string;
+}
+
+export interface DocDisposition {
+  item: string;
+  transition: string;
+  attempt?: number;
+  caveat_num: number;
+  caveat_text: string;
+  disposition: string;
+  resolution_details?: string | null;
+  verdict_key?: number | null;
+  created_at?: string;
+}
+
+export interface DocFlow {
+  id: string;
+  name: string;
+  stages?: string[];
+  target_tier?: string | null;
+  done_description?: string | null;
+  active?: boolean;
+  closing?: boolean;
+  created_at?: string;
+}
+
+export interface DocEnvironment {
+  name: string;
+  tier?: string | null;
+  flow_id?: string | null;
+  created_at?: string;
+  retired_at?: string | null;
+}
+
+export interface DocRun {
+  id?: string;
+  flow_id?: string | null;
+  environment: string;
+  status?: string;
+  current_stage?: string | null;
+  stage_index?: number;
+  stage_count?: number;
+  items: string[];
+  qa_summary?: string | null;
+  blocked_reason?: string | null;
+  started_at?: string;
+  finished_at?: string | null;
+}
+
+export interface BacklogDocument {
+  format: string;
+  project: {
+    id: string;
+    name?: string;
+    public_item_prefix: string;
+    next_sequence?: number;
+    policy?: Record<string, unknown>;
+  };
+  workflows?: { id: string; name?: string; versions: { version: number; definition: WorkflowDefinition }[] }[];
+  items?: DocItem[];
+  dependencies?: DocDependency[];
+  epics?: DocEpic[];
+  records?: { shepherd_verdicts?: DocVerdict[]; caveat_dispositions?: DocDisposition[] };
+  deployments?: { flows?: DocFlow[]; environments?: DocEnvironment[]; runs?: DocRun[] };
+}
+
+export interface ImportSummary {
+  project: string;
+  replaced: boolean;
+  items: number;
+  sections: number;
+  dependencies: number;
+  epic_tasks: number;
+  shepherd_verdicts: number;
+  caveat_dispositions: number;
+  deployment_flows: number;
+  environments: number;
+  deployment_runs: number;
+  workflow_versions_created: number;
+}

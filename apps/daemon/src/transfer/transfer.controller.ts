@@ -1,0 +1,25 @@
+import { Body, Controller, Get, Post, Query } from '@nestjs/common';
+
+import { AuthenticatedActor, CurrentActor } from '../auth/actor';
+import { BacklogDocument, ExportQueryDto, ImportQueryDto, ImportSummary } from './dto/transfer.dto';
+import { TransferService } from './transfer.service';
+
+@Controller('v1')
+export class TransferController {
+  constructor(private readonly service: TransferService) {}
+
+  // The body is the backlog document, validated strictly (JSON schema, unknown keys refused) by the service.
+  @Post('import')
+  import(
+    @CurrentActor() actor: AuthenticatedActor,
+    @Body() body: unknown,
+    @Query() query: ImportQueryDto,
+  ): Promise<ImportSummary> {
+    return this.service.import(actor, body, query.replace === '1' || query.replace === 'true');
+  }
+
+  @Get('export')
+  export(@CurrentActor() actor: AuthenticatedActor, @Query() query: ExportQueryDto): Promise<BacklogDocument> {
+    return this.service.export(actor, query.project);
+  }
+}

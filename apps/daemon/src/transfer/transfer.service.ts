@@ -1,0 +1,512 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+
+import { STRUCTURED_FIELDS, WorkflowDefinition } from '@app/contracts/backlog';
+
+import { AuthenticatedActor } from '../auth/actor';
+import { DomainError, GENERIC_ERROR_CODES } from '../common/domain-error';
+import { DependenciesRepository } from '../dependencies/dependencies.repository';
+import { DependenciesService } from '../dependencies/dependencies.service';
+import { parseEvidence } from '../dependencies/dto/dependencies.dto';
+import { DeploymentsRepository } from '../deployments/deployments.repository';
+import { parseQueue, parseTaskNumbers } from '../epics/dto/epics.dto';
+import { checkTaskDependencies, EPIC_WORKFLOW } from '../epics/epics.service';
+import { ItemRow } from '../items/dto/items.dto';
+import { ItemsRepository } from '../items/items.repository';
+import { assertTitle, stageNotInWorkflow } from '../items/items.service';
+import { ProjectAccessService, projectNotFound } from '../projects/project-access.service';
+import { mergePolicy, validatePolicyPatch } from '../projects/project-policy';
+import { ProjectsRepository } from '../projects/projects.repository';
+import { policyInvalid } from '../projects/projects.service';
+import { stageOf } from '../workflows/workflow-definition';
+import { WorkflowsService } from '../workflows/workflows.service';
+import { BACKLOG_FORMAT, validateBacklogDocument } from './backlog-format';
+import { BacklogDocument, DocItem, ImportSummary } from './dto/transfer.dto';
+import { TransferRepository } from './transfer.repository';
+
+// Item columns carried by the document, in export order; `body` is the stored text, not the rendering.
+const ITEM_DOC_COLUMNS = [
+  'workflow_posture',
+  'status',
+  'priority',
+  'frozen',
+  'blocked',
+  'blocked_reason',
+  'github_issue',
+  'deployed_to',
+  'body',
+  'merged_at',
+  'created_at',
+  'updated_at',
+  'source',
+  'owner',
+  'deployment_flow',
+  'deploy_stage',
+  ...STRUCTURED_FIELDS,
+  'db_mutation_profile',
+  'db_compatibility_attestation',
+  'spec_updated_at',
+  'spec_updated_by',
+  'resolution',
+  'resolution_ref',
+  'resolution_comment',
+  'depends_on',
+] as const;
+
+const invalidBacklog = (problems: string[]) =>
+  new DomainError('invalid_backlog', problems.slice(0, 20).join('; '), 400, { problems: problems.slice(0, 50) });
+
+function sequenceOf(ref: string): number {
+  return Number(ref.slice(ref.lastIndexOf('-') + 1));
+}
+
+@Injectable()
+export class TransferService {
+  constructor(
+    private readonly repository: TransferRepository,
+    private readonly projects: ProjectsRepository,
+    private readonly access: ProjectAccessService,
+    private readonly items: ItemsRepository,
+    private readonly workflows: WorkflowsService,
+    private readonly dependencies: DependenciesService,
+    private readonly edges: DependenciesRepository,
+    private readonly deployments: DeploymentsRepository,
+  ) {}
+
+  async export(actor: AuthenticatedActor, projectId: string): Promise<BacklogDocument> {
+    await this.access.assertProject(actor, projectId);
+    const project = await this.projects.find(projectId);
+    if (!project) throw projectNotFound(projectId);
+    const prefix = project.public_item_prefix;
+    const rows = await this.items.findByProject(projectId);
+    const refOf = (sequence: number) => `${prefix}-${sequence}`;
+    const [sections, edges, versions, tasks, files, chains, notes, verdicts, dispositions, flows, envs, runs] =
+      await Promise.all([
+        this.items.sectionsFor(rows.map((r) => r.id)),
+        this.edges.edgesOfProject(projectId),
+        this.workflows.versionsByIds([...new Set(rows.map((r) => r.workflow_version_id))]),
+        this.repository.epicTasks(projectId),
+        this.repository.epicFiles(projectId),
+        this.repository.epicChains(projectId),
+        this.repository.epicNotes(projectId),
+        this.repository.verdicts(prefix),
+        this.repository.dispositions(prefix),
+        this.deployments.flows(projectId),
+        this.deployments.environments(projectId),
+        this.deployments.runs(projectId),
+      ]);
+    const carried = [...new Set(runs.flatMap((r) => r.carried_items))];
+    const carriedRefs = new Map((await this.items.findByIds(carried)).map((r) => [r.id, r.ref] as [number, string]));
+
+    const workflowIds = [...new Set(versions.map((v) => v.workflow_id))].sort();
+    const epicSequences = [...new Set([...tasks, ...files, ...chains, ...notes].map((r) => r.epic_sequence))].sort(
+      (a, b) => a - b,
+    );
+    const verdictKeys = new Map(verdicts.map((v, i) => [v.id, i + 1]));
+
+    return {
+      format: BACKLOG_FORMAT,
+      project: {
+        id: project.id,
+        name: project.name,
+        public_item_prefix: prefix,
+        next_sequence: project.next_sequence,
+        policy: project.policy,
+      },
+      workflows: workflowIds.map((id) => {
+        const own = versions.filter((v) => v.workflow_id === id).sort((a, b) => a.version - b.version);
+        return {
+          id,
+          name: own[own.length - 1].definition.name,
+          versions: own.map((v) => ({ version: v.version, definition: v.definition })),
+        };
+      }),
+      items: rows.map((row) =>
+        this.itemDoc(
+          row,
+          sections.filter((s) => s.item_id === row.id),
+        ),
+      ),
+      dependencies: edges
+        .filter((e) => e.blocker_ref !== null)
+        .map((e) => {
+          const evidence = parseEvidence(e.evidence_json);
+          const exact = JSON.stringify(evidence) === e.evidence_json;
+          return {
+            dependent: e.dependent_ref,
+            blocker: e.blocker_ref!,
+            gate_point: e.gate_point,
+            satisfaction: e.satisfaction,
+            source: e.source,
+            session_id: e.session_id,
+            rationale: e.rationale,
+            ...(exact ? { evidence } : { evidence_json: e.evidence_json }),
+            created_at: e.created_at,
+          };
+        }),
+      epics: epicSequences.map((sequence) => ({
+        epic: refOf(sequence),
+        tasks: tasks
+          .filter((t) => t.epic_sequence === sequence)
+          .map(({ epic_sequence: _e, ...t }) => ({
+            ...t,
+            task_num: t.task_num as number,
+            dependencies: parseTaskNumbers(t.dependencies as string | null),
+          })),
+        files: files.filter((f) => f.epic_sequence === sequence).map(({ epic_sequence: _e, ...f }) => f),
+        chains: chains
+          .filter((c) => c.epic_sequence === sequence)
+          .map(({ epic_sequence: _e, ...c }) => ({
+            ...c,
+            worktree: c.worktree as string,
+            queue: parseQueue(c.queue as string | null),
+          })),
+        notes: notes
+          .filter((n) => n.epic_sequence === sequence)
+          .map(({ epic_sequence: _e, ...n }) => n as { task_num: number; note_num: number; body: string }),
+      })),
+      records: {
+        shepherd_verdicts: verdicts.map(({ id, ...v }) => ({ key: verdictKeys.get(id)!, ...v })),
+        caveat_dispositions: dispositions.map(({ verdict_id, ...d }) => ({
+          ...d,
+          verdict_key: verdict_id === null ? null : (verdictKeys.get(verdict_id) ?? null),
+        })),
+      },
+      deployments: {
+        flows: flows.map(({ project: _p, ...f }) => f),
+        environments: envs.map(({ project: _p, ...e }) => e),
+        runs: runs.map(({ project: _p, carried_items, ...r }) => {
+          const { started_at, finished_at, ...rest } = r;
+          return {
+            ...rest,
+            items: carried_items.map((id) => carriedRefs.get(id) ?? `#${id}`),
+            started_at,
+            finished_at,
+          };
+        }),
+      },
+    };
+  }
+
+  private itemDoc(
+    row: ItemRow,
+    sections: {
+      section_name: string;
+      content: string | null;
+      ordering: number;
+      created_at: string;
+      updated_at: string;
+    }[],
+  ): DocItem {
+    const doc: DocItem = {
+      ref: row.ref,
+      title: row.title,
+      workflow_id: row.workflow_id,
+      workflow_version: row.workflow_version,
+    };
+    for (const column of ITEM_DOC_COLUMNS) (doc as Record<string, unknown>)[column] = row[column];
+    doc.sections = sections.map((s) => ({
+      section_name: s.section_name,
+      content: s.content,
+      ordering: s.ordering,
+      created_at: s.created_at,
+      updated_at: s.updated_at,
+    }));
+    return doc;
+  }
+
+  async import(actor: AuthenticatedActor, raw: unknown, replace: boolean): Promise<ImportSummary> {
+    const problems = validateBacklogDocument(raw);
+    if (problems.length > 0) {
+      throw new DomainError(
+        GENERIC_ERROR_CODES.validationFailed,
+        problems.map((p) => `${p.field}: ${p.problems.join(', ')}`).join('; '),
+        400,
+        { fields: problems },
+      );
+    }
+    const doc = raw as BacklogDocument;
+    const policyProblems = validatePolicyPatch(doc.project.policy ?? {});
+    if (policyProblems.length > 0)
+      throw policyInvalid(policyProblems.map((p) => ({ ...p, field: `project.${p.field}` })));
+    this.checkReferences(doc);
+    return this.repository.transaction((manager) => this.importIn(actor, doc, replace, manager));
+  }
+
+  // Checks that need no database: refs carry the project's prefix and point at items of the document.
+  private checkReferences(doc: BacklogDocument): void {
+    const prefix = doc.project.public_item_prefix;
+    const problems: string[] = [];
+    const refs = new Set<string>();
+    for (const item of doc.items ?? []) {
+      if (!item.ref.startsWith(`${prefix}-`)) problems.push(`item ${item.ref} does not carry the prefix ${prefix}`);
+      if (refs.has(item.ref)) problems.push(`item ${item.ref} appears twice`);
+      refs.add(item.ref);
+    }
+    for (const d of doc.dependencies ?? []) {
+      if (!refs.has(d.dependent)) problems.push(`dependency dependent ${d.dependent} is not an item of the file`);
+    }
+    for (const e of doc.epics ?? []) if (!refs.has(e.epic)) problems.push(`epic ${e.epic} is not an item of the file`);
+    for (const v of [...(doc.records?.shepherd_verdicts ?? []), ...(doc.records?.caveat_dispositions ?? [])]) {
+      if (!refs.has(v.item)) problems.push(`record for ${v.item}, which is not an item of the file`);
+    }
+    const keys = new Set((doc.records?.shepherd_verdicts ?? []).map((v) => v.key));
+    for (const d of doc.records?.caveat_dispositions ?? []) {
+      if (d.verdict_key != null && !keys.has(d.verdict_key))
+        problems.push(`verdict_key ${d.verdict_key} names no verdict`);
+    }
+    if (problems.length > 0) throw invalidBacklog(problems);
+  }
+
+  private async importIn(
+    actor: AuthenticatedActor,
+    doc: BacklogDocument,
+    replace: boolean,
+    manager: EntityManager,
+  ): Promise<ImportSummary> {
+    const projectId = doc.project.id;
+    const prefix = doc.project.public_item_prefix;
+    const existing = await this.repository.projectForUpdate(projectId, manager);
+    let external: { id: number; sequence: number }[] = [];
+    if (existing) {
+      if (!(await this.access.canSee(actor, [projectId]))) throw projectNotFound(projectId);
+      if (existing.public_item_prefix !== prefix) {
+        throw new DomainError(
+          'prefix_mismatch',
+          `project ${projectId} uses prefix ${existing.public_item_prefix}, the file ${prefix}`,
+          409,
+        );
+      }
+      if (Number(existing.items) > 0 && !replace) {
+        throw new DomainError(
+          'project_not_empty',
+          `project ${projectId} already has ${existing.items} items; import with --replace to overwrite it`,
+          409,
+          { items: Number(existing.items) },
+        );
+      }
+      external = await this.repository.externalEdges(projectId, manager);
+      await this.repository.clearProject(projectId, prefix, manager);
+      await this.repository.updateProject(projectId, doc.project.name, doc.project.policy, manager);
+    } else {
+      if ((await this.projects.conflictOf(projectId, prefix, manager)) === 'prefix') {
+        throw new DomainError('prefix_taken', `public_item_prefix ${prefix} is already used`, 409);
+      }
+      await this.projects.insert(
+        {
+          id: projectId,
+          name: doc.project.name ?? projectId,
+          prefix,
+          policy: mergePolicy({}, doc.project.policy ?? {}),
+          organizationId: await this.projects.organizationFor(actor.id, actor.organizationId, manager),
+        },
+        manager,
+      );
+    }
+    const policy = doc.project.policy ?? {};
+    const summary: ImportSummary = {
+      project: projectId,
+      replaced: existing !== null && Number(existing.items) > 0,
+      items: 0,
+      sections: 0,
+      dependencies: 0,
+      epic_tasks: 0,
+      shepherd_verdicts: 0,
+      caveat_dispositions: 0,
+      deployment_flows: 0,
+      environments: 0,
+      deployment_runs: 0,
+      workflow_versions_created: 0,
+    };
+
+    // Workflow versions are matched by definition checksum; a missing one is registered (never changed).
+    const pins = new Map<string, { id: number; version: number; definition: WorkflowDefinition }>();
+    for (const workflow of doc.workflows ?? []) {
+      for (const version of workflow.versions) {
+        const definition = this.workflows.parseDefinition(
+          version.definition,
+          `workflows.${workflow.id}.v${version.version}.`,
+        );
+        if (definition.id !== workflow.id) {
+          throw invalidBacklog([`workflow ${workflow.id} version ${version.version} defines ${definition.id}`]);
+        }
+        const { row, created } = await this.workflows.registerIn(definition, String(actor.id), manager, false);
+        if (created) summary.workflow_versions_created += 1;
+        pins.set(`${workflow.id}@${version.version}`, { id: row.id, version: row.version, definition: row.definition });
+      }
+    }
+
+    for (const flow of doc.deployments?.flows ?? []) {
+      if (!(await this.repository.insertFlow(projectId, flow, manager))) {
+        throw new DomainError(
+          'deployment_flow_exists',
+          `deployment flow ${flow.id} already exists in another project`,
+          409,
+        );
+      }
+      summary.deployment_flows += 1;
+    }
+
+    const idOf = new Map<string, number>();
+    const epicItems = new Set<string>();
+    const items = [...(doc.items ?? [])].sort((a, b) => sequenceOf(a.ref) - sequenceOf(b.ref));
+    for (const item of items) {
+      const pin = await this.pinFor(item, pins, manager);
+      const status = item.status ?? pin.definition.initial_stage;
+      if (!stageOf(pin.definition, status)) {
+        const error = stageNotInWorkflow(status, pin.definition, pin.version);
+        throw new DomainError(error.code, `${item.ref}: ${error.message}`, 400, error.extra);
+      }
+      try {
+        assertTitle(item.title, policy);
+      } catch (err) {
+        if (err instanceof DomainError) throw new DomainError(err.code, `${item.ref}: ${err.message}`, 400, err.extra);
+        throw err;
+      }
+      const values: Record<string, string | number | null> = {};
+      for (const column of ITEM_DOC_COLUMNS) {
+        if (column === 'status' || column === 'source') continue;
+        if (item[column] !== undefined) values[column] = item[column] as string | number | null;
+      }
+      const id = await this.items.insert(
+        {
+          project: projectId,
+          sequence: sequenceOf(item.ref),
+          title: item.title,
+          workflowId: pin.definition.id,
+          workflowVersionId: pin.id,
+          status,
+          source: typeof item.source === 'string' ? item.source : String(actor.id),
+          values,
+        },
+        manager,
+      );
+      idOf.set(item.ref, id);
+      if (pin.definition.id === EPIC_WORKFLOW) epicItems.add(item.ref);
+      for (const section of item.sections ?? []) {
+        await this.repository.insertSection(id, section, manager);
+        summary.sections += 1;
+      }
+      summary.items += 1;
+    }
+
+    const outside = new Set<string>();
+    for (const d of doc.dependencies ?? []) if (!idOf.has(d.blocker)) outside.add(d.blocker);
+    for (const r of doc.deployments?.runs ?? []) for (const ref of r.items) if (!idOf.has(ref)) outside.add(ref);
+    for (const found of await this.repository.resolveExisting([...outside], manager)) idOf.set(found.ref, found.id);
+    const unresolved = [...outside].filter((r) => !idOf.has(r));
+    if (unresolved.length > 0) {
+      throw new DomainError(
+        'unresolved_refs',
+        `these refs are neither items of the file nor existing items: ${unresolved.join(', ')}`,
+        400,
+        { refs: unresolved },
+      );
+    }
+
+    const pairs = await this.dependencies.lockGraph(manager);
+    for (const d of doc.dependencies ?? []) {
+      const edge = {
+        dependent: { id: idOf.get(d.dependent)!, ref: d.dependent },
+        blocker: { id: idOf.get(d.blocker)!, ref: d.blocker },
+        gatePoint: d.gate_point ?? 'activation',
+        satisfaction: d.satisfaction ?? 'status:done',
+        source: d.source ?? 'migration',
+        sessionId: d.session_id ?? null,
+        rationale: d.rationale ?? '',
+        evidence: d.evidence ?? {},
+        evidenceJson: d.evidence_json,
+        createdAt: d.created_at ?? null,
+      };
+      if (await this.dependencies.addIn(edge, manager, pairs)) summary.dependencies += 1;
+    }
+
+    for (const epic of doc.epics ?? []) {
+      if (!epicItems.has(epic.epic)) throw new DomainError('not_an_epic', `${epic.epic} is not an epic item`, 400);
+      const epicId = idOf.get(epic.epic)!;
+      const tasks = epic.tasks ?? [];
+      const taskRows = tasks.map((t) => ({ task_num: t.task_num, dependencies: (t.dependencies ?? []).join(',') }));
+      for (const task of tasks) {
+        if (typeof task.title === 'string') assertTitle(task.title, policy);
+        checkTaskDependencies(epic.epic, taskRows as never, task.task_num, task.dependencies ?? []);
+        const dependencies = task.dependencies && task.dependencies.length > 0 ? task.dependencies.join(',') : null;
+        await this.repository.insertTask(epicId, { ...task, dependencies }, manager);
+        summary.epic_tasks += 1;
+      }
+      const known = new Set(tasks.map((t) => t.task_num));
+      const strays = [
+        ...(epic.files ?? []).map((f) => f.task_num),
+        ...(epic.notes ?? []).map((n) => n.task_num),
+        ...(epic.chains ?? []).flatMap((c) => c.queue ?? []),
+      ].filter((n) => !known.has(n));
+      if (strays.length > 0) {
+        throw new DomainError('unknown_task', `${epic.epic}: no tasks ${[...new Set(strays)].join(', ')}`, 400);
+      }
+      for (const file of epic.files ?? []) await this.repository.insertFile(epicId, file, manager);
+      for (const chain of epic.chains ?? []) await this.repository.insertChain(epicId, chain, manager);
+      for (const note of epic.notes ?? []) await this.repository.insertNote(epicId, note, manager);
+    }
+
+    const verdictIds = new Map<number, number>();
+    for (const [i, verdict] of (doc.records?.shepherd_verdicts ?? []).entries()) {
+      const id = await this.repository.insertVerdict(verdict, verdict.item, manager);
+      verdictIds.set(verdict.key ?? i + 1, id);
+      summary.shepherd_verdicts += 1;
+    }
+    for (const d of doc.records?.caveat_dispositions ?? []) {
+      const verdictId = d.verdict_key == null ? null : (verdictIds.get(d.verdict_key) ?? null);
+      if (!(await this.repository.insertDisposition(d, d.item, verdictId, manager))) {
+        throw invalidBacklog([`caveat ${d.caveat_num} of ${d.item} ${d.transition} appears twice`]);
+      }
+      summary.caveat_dispositions += 1;
+    }
+
+    for (const env of doc.deployments?.environments ?? []) {
+      await this.repository.insertEnvironment(projectId, env, manager);
+      summary.environments += 1;
+    }
+    for (const run of doc.deployments?.runs ?? []) {
+      const carried = [...new Set(run.items.map((r) => idOf.get(r)!))];
+      if (!(await this.repository.insertRun(projectId, run, carried, manager))) {
+        throw new DomainError('deployment_run_exists', `deployment run ${run.id} already exists`, 409);
+      }
+      summary.deployment_runs += 1;
+    }
+
+    const maxSequence = items.reduce((max, i) => Math.max(max, sequenceOf(i.ref)), 0);
+    await this.repository.setNextSequence(
+      projectId,
+      Math.max(doc.project.next_sequence ?? 1, maxSequence + 1),
+      manager,
+    );
+    const bySequence = new Map(items.map((i) => [sequenceOf(i.ref), idOf.get(i.ref)!]));
+    for (const edge of external) {
+      const blocker = bySequence.get(edge.sequence);
+      if (blocker !== undefined) await this.repository.repointEdge(edge.id, blocker, manager);
+    }
+    return summary;
+  }
+
+  private async pinFor(
+    item: DocItem,
+    pins: Map<string, { id: number; version: number; definition: WorkflowDefinition }>,
+    manager: EntityManager,
+  ): Promise<{ id: number; version: number; definition: WorkflowDefinition }> {
+    const workflowId = item.workflow_id ?? 'issue';
+    if (item.workflow_version !== undefined) {
+      const pinned = pins.get(`${workflowId}@${item.workflow_version}`);
+      if (pinned) return pinned;
+      const row = await this.workflows.findVersionRow(workflowId, item.workflow_version, manager);
+      if (!row) {
+        throw new DomainError(
+          'workflow_not_found',
+          `${item.ref}: workflow ${workflowId} v${item.workflow_version} is neither in the file nor registered`,
+          404,
+        );
+      }
+      return { id: row.id, version: row.version, definition: row.definition };
+    }
+    const current = await this.workflows.current(workflowId, manager);
+    return { id: current.id, version: current.version, definition: current.definition };
+  }
+}

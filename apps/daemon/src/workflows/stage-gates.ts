@@ -1,0 +1,97 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+
+import { WorkflowDefinition, WorkflowGateSpec } from '@app/contracts/backlog';
+
+import { DomainError } from '../common/domain-error';
+import { stageOf } from './workflow-definition';
+
+// What a checker sees of the item, read under the status write's row lock.
+export interface StageGateItem {
+  id: number;
+  ref: string;
+  project: string;
+  status: string;
+  workflowId: string;
+  workflowVersionId: number;
+  title: string;
+  spec: string | null;
+  // the stored body column; renderedBody adds the sections and structured fields
+  body: string | null;
+  renderedBody: string;
+  dbMutationProfile: string;
+  dbCompatibilityAttestation: string;
+  frozen: boolean;
+  blocked: boolean;
+}
+
+export interface StageGateContext {
+  item: StageGateItem;
+  fromStage: string;
+  toStage: string;
+  definition: WorkflowDefinition;
+  // the gate as listed on the target stage; null for a definition-level gate
+  gate: WorkflowGateSpec | null;
+  manager: EntityManager;
+}
+
+export type StageGateChecker = (ctx: StageGateContext) => Promise<DomainError | null>;
+
+// Definition keys that name a gate applying to every transition of the workflow; its checker decides
+// from the key's value (e.g. db_claim_prose_gate.enter/exit) whether this transition is concerned.
+export const DEFINITION_LEVEL_GATES: Readonly<Record<string, string>> = {
+  db_claim_prose_gate: 'check_db_claim_prose',
+};
+
+// Gates are pluggable: a feature module registers its checker on init; the status write calls check()
+// inside its transaction, after locking the item row.
+@Injectable()
+export class StageGateRegistry {
+  private readonly logger = new Logger(StageGateRegistry.name);
+  private readonly checkers = new Map<string, StageGateChecker>();
+  private readonly warned = new Set<string>();
+
+  register(type: string, checker: StageGateChecker): void {
+    if (this.checkers.has(type)) throw new Error(`stage gate ${type} is already registered`);
+    this.checkers.set(type, checker);
+  }
+
+  has(type: string): boolean {
+    return this.checkers.has(type);
+  }
+
+  types(): string[] {
+    return [...this.checkers.keys()].sort();
+  }
+
+  // Throws the first refusal. A gate listed on the stage without a checker fails closed.
+  async check(ctx: Omit<StageGateContext, 'gate'>): Promise<void> {
+    const target = stageOf(ctx.definition, ctx.toStage);
+    for (const gate of target?.gates ?? []) {
+      const checker = this.checkers.get(gate.type);
+      if (!checker) {
+        throw new DomainError(
+          'gate_unavailable',
+          `stage ${ctx.toStage} requires gate ${gate.type}, which this daemon does not provide`,
+          409,
+          { gate: gate.type },
+        );
+      }
+      const refusal = await checker({ ...ctx, gate });
+      if (refusal) throw refusal;
+    }
+    for (const [key, type] of Object.entries(DEFINITION_LEVEL_GATES)) {
+      if ((ctx.definition as unknown as Record<string, unknown>)[key] === undefined) continue;
+      const checker = this.checkers.get(type);
+      if (!checker) {
+        if (!this.warned.has(type)) {
+          this.warned.add(type);
+          this.logger.warn(`workflow key ${key} is set but no ${type} checker is registered; not enforced`);
+        }
+        continue;
+      }
+      const refusal = await checker({ ...ctx, gate: null });
+      if (refusal) throw refusal;
+    }
+  }
+}

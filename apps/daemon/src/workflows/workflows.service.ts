@@ -1,0 +1,125 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+
+import {
+  WorkflowDefinition,
+  WorkflowRegisterWire,
+  WorkflowSummaryWire,
+  WorkflowVersionWire,
+} from '@app/contracts/backlog';
+
+import { AuthenticatedActor } from '../auth/actor';
+import { DomainError, GENERIC_ERROR_CODES } from '../common/domain-error';
+import { toWorkflowSummary, toWorkflowVersionResponse, WorkflowVersionRow } from './dto/workflows.dto';
+import { StageGateRegistry } from './stage-gates';
+import { gateTypes, validateWorkflowDefinition } from './workflow-definition';
+import { WorkflowsRepository } from './workflows.repository';
+
+export const workflowNotFound = (id: string, version?: number) =>
+  new DomainError(
+    'workflow_not_found',
+    version === undefined ? `no workflow ${id}` : `workflow ${id} has no version ${version}`,
+    404,
+    { workflow_id: id, ...(version === undefined ? {} : { version }) },
+  );
+
+export function definitionInvalid(problems: { field: string; problems: string[] }[], prefix = ''): DomainError {
+  const fields = problems.map((p) => ({ field: prefix + p.field, problems: p.problems }));
+  return new DomainError(
+    'invalid_workflow_definition',
+    fields.map((f) => `${f.field}: ${f.problems.join(', ')}`).join('; '),
+    400,
+    { fields },
+  );
+}
+
+@Injectable()
+export class WorkflowsService {
+  constructor(
+    private readonly repository: WorkflowsRepository,
+    private readonly gates: StageGateRegistry,
+  ) {}
+
+  // Validates, refuses gate types nobody implements, and returns the canonical definition.
+  parseDefinition(raw: unknown, fieldPrefix = ''): WorkflowDefinition {
+    const result = validateWorkflowDefinition(raw);
+    if (!result.ok) throw definitionInvalid(result.problems, fieldPrefix);
+    const unknown = gateTypes(result.definition).filter((t) => !this.gates.has(t));
+    if (unknown.length > 0) {
+      throw new DomainError('unknown_gate_type', `no checker for gate type ${unknown.join(', ')}`, 400, {
+        gate_types: unknown,
+        known: this.gates.types(),
+      });
+    }
+    return result.definition;
+  }
+
+  // A new version every time the definition changes; an identical definition is a no-op.
+  async register(actor: AuthenticatedActor, raw: unknown): Promise<WorkflowRegisterWire> {
+    if (!actor.isAdmin) {
+      throw new DomainError(GENERIC_ERROR_CODES.forbidden, 'registering a workflow needs an admin', 403);
+    }
+    const definition = this.parseDefinition(raw);
+    return this.repository.transaction(async (manager) => {
+      const { row, created } = await this.registerIn(definition, String(actor.id), manager, true);
+      return { ...toWorkflowVersionResponse(row), created };
+    });
+  }
+
+  // makeCurrent=false (import): an existing version with the same checksum is reused and the workflow's
+  // current version is only set when it has none.
+  async registerIn(
+    definition: WorkflowDefinition,
+    createdBy: string,
+    manager: EntityManager,
+    makeCurrent: boolean,
+  ): Promise<{ row: WorkflowVersionRow; created: boolean }> {
+    await this.repository.lockWorkflow(definition.id, definition.name, manager);
+    if (makeCurrent) {
+      const current = await this.repository.findCurrent(definition.id, manager);
+      const same = current && (await this.repository.findByChecksum(definition.id, definition, manager));
+      if (current && same && same.id === current.id) return { row: current, created: false };
+    } else {
+      const same = await this.repository.findByChecksum(definition.id, definition, manager);
+      if (same) return { row: same, created: false };
+    }
+    const id = await this.repository.insertVersion(definition, createdBy, manager);
+    if (makeCurrent) await this.repository.makeCurrent(definition.id, id, definition.name, manager);
+    else await this.repository.setCurrentIfUnset(definition.id, id, manager);
+    return { row: (await this.repository.findVersionById(id, manager))!, created: true };
+  }
+
+  async list(): Promise<{ workflows: WorkflowSummaryWire[] }> {
+    return { workflows: (await this.repository.list()).map(toWorkflowSummary) };
+  }
+
+  async current(workflowId: string, manager?: EntityManager): Promise<WorkflowVersionRow> {
+    const row = await this.repository.findCurrent(workflowId, manager);
+    if (!row) throw workflowNotFound(workflowId);
+    return row;
+  }
+
+  async currentDefinition(workflowId: string): Promise<WorkflowVersionWire> {
+    return toWorkflowVersionResponse(await this.current(workflowId));
+  }
+
+  async version(workflowId: string, version: number): Promise<WorkflowVersionWire> {
+    const row = await this.repository.findVersion(workflowId, version);
+    if (!row) throw workflowNotFound(workflowId, version);
+    return toWorkflowVersionResponse(row);
+  }
+
+  async versionById(id: number, manager?: EntityManager): Promise<WorkflowVersionRow> {
+    const row = await this.repository.findVersionById(id, manager);
+    if (!row) throw new DomainError(GENERIC_ERROR_CODES.internalError, `workflow version ${id} is missing`, 500);
+    return row;
+  }
+
+  versionsByIds(ids: readonly number[], manager?: EntityManager): Promise<WorkflowVersionRow[]> {
+    return this.repository.findVersionsByIds(ids, manager);
+  }
+
+  findVersionRow(workflowId: string, version: number, manager?: EntityManager) {
+    return this.repository.findVersion(workflowId, version, manager);
+  }
+}

@@ -1,0 +1,199 @@
+import { Command, Option } from 'commander';
+
+import { clientFor } from '../context';
+import { action, output, printKeyValues, printTable } from '../output';
+import { parseIntOption } from './backlog-cli';
+
+type Row = Record<string, unknown>;
+const RUN_STATUSES = ['pending', 'running', 'halted', 'succeeded', 'failed', 'cancelled'];
+
+export function registerDeploymentsCommand(program: Command): void {
+  const deployments = program.command('deployments').description('deployment flows, environments and runs');
+
+  const flows = deployments.command('flows').description('deployment flows');
+  flows
+    .command('create <id>')
+    .description('create a deployment flow of a project')
+    .requiredOption('--project <project>', 'project')
+    .requiredOption('--stages <stages>', 'stage names in order, comma-separated')
+    .option('--name <name>', 'display name (default: the id)')
+    .option('--target-tier <tier>', 'target tier')
+    .option('--done <text>', 'what done means for this flow')
+    .action(
+      action(
+        async (
+          id: string,
+          o: { project: string; stages: string; name?: string; targetTier?: string; done?: string },
+          command: Command,
+        ) => {
+          const body = await clientFor(command).post<Row>('v1/deployments/flows', {
+            id,
+            project: o.project,
+            name: o.name ?? id,
+            stages: o.stages.split(',').filter(Boolean),
+            ...(o.targetTier ? { target_tier: o.targetTier } : {}),
+            ...(o.done ? { done_description: o.done } : {}),
+          });
+          output(command, body, (b) => printKeyValues(Object.entries(b)));
+        },
+      ),
+    );
+  flows
+    .command('list')
+    .requiredOption('--project <project>', 'project')
+    .description("a project's deployment flows")
+    .action(
+      action(async (o: { project: string }, command: Command) => {
+        const body = await clientFor(command).get<{ flows: Row[] }>('v1/deployments/flows', { project: o.project });
+        output(command, body, (b) =>
+          printTable(
+            ['flow', 'name', 'stages', 'tier'],
+            b.flows.map((f) => [f.id, f.name, (f.stages as string[]).join(' → '), f.target_tier] as string[]),
+          ),
+        );
+      }),
+    );
+
+  const environments = deployments.command('environments').description('registered environments');
+  environments
+    .command('register <name>')
+    .description('register an environment for a project (fact:deployed:<name> needs it)')
+    .requiredOption('--project <project>', 'project')
+    .option('--tier <tier>', 'tier')
+    .option('--flow <flow>', 'deployment flow')
+    .action(
+      action(async (name: string, o: { project: string; tier?: string; flow?: string }, command: Command) => {
+        const body = await clientFor(command).post<Row>('v1/deployments/environments', {
+          project: o.project,
+          name,
+          ...(o.tier ? { tier: o.tier } : {}),
+          ...(o.flow ? { flow_id: o.flow } : {}),
+        });
+        output(command, body, (b) => printKeyValues(Object.entries(b)));
+      }),
+    );
+  environments
+    .command('list')
+    .requiredOption('--project <project>', 'project')
+    .description("a project's environments")
+    .action(
+      action(async (o: { project: string }, command: Command) => {
+        const body = await clientFor(command).get<{ environments: Row[] }>('v1/deployments/environments', {
+          project: o.project,
+        });
+        output(command, body, (b) =>
+          printTable(
+            ['environment', 'tier', 'flow', 'retired'],
+            b.environments.map((e) => [e.name, e.tier, e.flow_id, e.retired_at] as string[]),
+          ),
+        );
+      }),
+    );
+  environments
+    .command('retire <name>')
+    .requiredOption('--project <project>', 'project')
+    .description('retire an environment (it stops satisfying fact:deployed)')
+    .action(
+      action(async (name: string, o: { project: string }, command: Command) => {
+        const body = await clientFor(command).post<Row>(
+          `v1/deployments/environments/${encodeURIComponent(o.project)}/${encodeURIComponent(name)}/retire`,
+        );
+        output(command, body, (b) => printKeyValues(Object.entries(b)));
+      }),
+    );
+
+  const runs = deployments.command('runs').description('deployment runs');
+  runs
+    .command('create')
+    .description('record a deployment run carrying items')
+    .requiredOption('--project <project>', 'project')
+    .requiredOption('--environment <name>', 'target environment')
+    .requiredOption('--items <refs>', 'carried item refs, comma-separated')
+    .option('--flow <flow>', 'deployment flow')
+    .addOption(new Option('--status <status>', 'status (default running)').choices(RUN_STATUSES))
+    .option('--stage <stage>', 'current stage')
+    .option('--stage-index <n>', 'stage index', parseIntOption)
+    .option('--stage-count <n>', 'stage count (default: the flow length)', parseIntOption)
+    .option('--qa <summary>', 'QA summary')
+    .action(
+      action(
+        async (
+          o: {
+            project: string;
+            environment: string;
+            items: string;
+            flow?: string;
+            status?: string;
+            stage?: string;
+            stageIndex?: number;
+            stageCount?: number;
+            qa?: string;
+          },
+          command: Command,
+        ) => {
+          const body = await clientFor(command).post<Row>('v1/deployments/runs', {
+            project: o.project,
+            environment: o.environment,
+            items: o.items.split(',').filter(Boolean),
+            ...(o.flow ? { flow_id: o.flow } : {}),
+            ...(o.status ? { status: o.status } : {}),
+            ...(o.stage ? { current_stage: o.stage } : {}),
+            ...(o.stageIndex !== undefined ? { stage_index: o.stageIndex } : {}),
+            ...(o.stageCount !== undefined ? { stage_count: o.stageCount } : {}),
+            ...(o.qa ? { qa_summary: o.qa } : {}),
+          });
+          output(command, body, (b) => printKeyValues(Object.entries(b)));
+        },
+      ),
+    );
+  runs
+    .command('update <id>')
+    .description('advance or finish a run')
+    .addOption(new Option('--status <status>', 'status').choices(RUN_STATUSES))
+    .option('--stage <stage>', 'current stage')
+    .option('--stage-index <n>', 'stage index', parseIntOption)
+    .option('--qa <summary>', 'QA summary')
+    .option('--blocked-reason <text>', 'pipeline block reason')
+    .action(
+      action(
+        async (
+          id: string,
+          o: { status?: string; stage?: string; stageIndex?: number; qa?: string; blockedReason?: string },
+          command: Command,
+        ) => {
+          const body = await clientFor(command).patch<Row>(`v1/deployments/runs/${encodeURIComponent(id)}`, {
+            ...(o.status ? { status: o.status } : {}),
+            ...(o.stage ? { current_stage: o.stage } : {}),
+            ...(o.stageIndex !== undefined ? { stage_index: o.stageIndex } : {}),
+            ...(o.qa ? { qa_summary: o.qa } : {}),
+            ...(o.blockedReason ? { blocked_reason: o.blockedReason } : {}),
+          });
+          output(command, body, (b) => printKeyValues(Object.entries(b)));
+        },
+      ),
+    );
+  runs
+    .command('list')
+    .requiredOption('--project <project>', 'project')
+    .description("a project's deployment runs")
+    .action(
+      action(async (o: { project: string }, command: Command) => {
+        const body = await clientFor(command).get<{ runs: Row[] }>('v1/deployments/runs', { project: o.project });
+        output(command, body, (b) =>
+          printTable(
+            ['run', 'environment', 'status', 'stage', 'items'],
+            b.runs.map(
+              (r) =>
+                [
+                  r.id,
+                  r.environment,
+                  r.status,
+                  r.current_stage,
+                  (r.carried_work as { items: string[] }).items.join(','),
+                ] as string[],
+            ),
+          ),
+        );
+      }),
+    );
+}

@@ -1,0 +1,308 @@
+import { Command, Option } from 'commander';
+
+import { clientFor } from '../context';
+import { action, output, printKeyValues, printTable } from '../output';
+import { parseIntOption, printText, readText, ref } from './backlog-cli';
+
+const TASK_STATUSES = [
+  'planning',
+  'plan-drafted',
+  'refining-plan',
+  'planned',
+  'implementing',
+  'reviewing-implementation',
+  'reviewed-implementation',
+  'polishing-implementation',
+  'implemented',
+  'release',
+  'done',
+  'failed',
+  'blocked',
+  'stopped',
+];
+
+interface TaskWire {
+  epic: string;
+  task_num: number;
+  title: string | null;
+  status: string;
+  dependencies: number[];
+  context_estimate: string | null;
+  dispatch_attempts: number;
+  max_attempts: number;
+  worktree: string | null;
+}
+
+interface TaskOptions {
+  num?: number;
+  title?: string;
+  worktree?: string;
+  estimate?: string;
+  dependsOn?: string;
+  status?: string;
+  bodyFile?: string;
+  branch?: string;
+  worktreePath?: string;
+  githubIssue?: string;
+  maxAttempts?: number;
+  agent?: string;
+  dispatchAttempts?: number;
+  heartbeat?: boolean;
+}
+
+function taskBody(o: TaskOptions): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  if (o.num !== undefined) body.task_num = o.num;
+  if (o.title !== undefined) body.title = o.title;
+  if (o.worktree !== undefined) body.worktree = o.worktree;
+  if (o.estimate !== undefined) body.context_estimate = o.estimate;
+  if (o.dependsOn !== undefined) body.dependencies = o.dependsOn.split(',').filter(Boolean).map(Number);
+  if (o.status !== undefined) body.status = o.status;
+  if (o.bodyFile !== undefined) body.body = readText(o.bodyFile);
+  if (o.branch !== undefined) body.branch = o.branch;
+  if (o.worktreePath !== undefined) body.worktree_path = o.worktreePath;
+  if (o.githubIssue !== undefined) body.github_issue = o.githubIssue;
+  if (o.maxAttempts !== undefined) body.max_attempts = o.maxAttempts;
+  if (o.agent !== undefined) body.agent_id = o.agent;
+  if (o.dispatchAttempts !== undefined) body.dispatch_attempts = o.dispatchAttempts;
+  if (o.heartbeat) body.heartbeat = true;
+  return body;
+}
+
+function taskOptions(command: Command): Command {
+  return command
+    .option('--title <title>', 'title (capped by the project policy)')
+    .option('--worktree <name>', 'worktree')
+    .addOption(new Option('--estimate <size>', 'context estimate').choices(['S', 'M', 'L', 'XL']))
+    .option('--depends-on <nums>', 'task numbers this task waits on, comma-separated')
+    .addOption(new Option('--status <status>', 'task status').choices(TASK_STATUSES))
+    .option('--body-file <path>', 'task body from a file')
+    .option('--branch <branch>', 'branch')
+    .option('--worktree-path <path>', 'worktree path')
+    .option('--github-issue <issue>', 'external issue')
+    .option('--max-attempts <n>', 'dispatch attempts allowed (default 5)', parseIntOption)
+    .option('--agent <id>', 'agent id');
+}
+
+function renderTasks(b: { epic: string; tasks: TaskWire[] }): void {
+  printTable(
+    ['task', 'title', 'status', 'depends on', 'size', 'attempts'],
+    b.tasks.map((t) => [
+      t.task_num,
+      t.title,
+      t.status,
+      t.dependencies.join(','),
+      t.context_estimate,
+      `${t.dispatch_attempts}/${t.max_attempts}`,
+    ]),
+  );
+}
+
+function renderTask(t: TaskWire): void {
+  printKeyValues(Object.entries(t));
+}
+
+export function registerEpicsCommand(program: Command): void {
+  const epics = program.command('epics').description('epic tasks, their files, dispatch chains and progress notes');
+
+  epics
+    .command('show <ref>')
+    .description('everything recorded for an epic')
+    .action(
+      action(async (epic: string, _o: unknown, command: Command) => {
+        const body = await clientFor(command).get<{ epic: string; tasks: TaskWire[] }>(`v1/epics/${ref(epic)}`);
+        output(command, body, renderTasks);
+      }),
+    );
+
+  const tasks = epics.command('tasks').description('epic tasks');
+  tasks
+    .command('list <ref>')
+    .description("list an epic's tasks")
+    .action(
+      action(async (epic: string, _o: unknown, command: Command) => {
+        output(
+          command,
+          await clientFor(command).get<{ epic: string; tasks: TaskWire[] }>(`v1/epics/${ref(epic)}/tasks`),
+          renderTasks,
+        );
+      }),
+    );
+  tasks
+    .command('get <ref> <num>')
+    .description('show one task')
+    .action(
+      action(async (epic: string, num: string, _o: unknown, command: Command) => {
+        output(command, await clientFor(command).get<TaskWire>(`v1/epics/${ref(epic)}/tasks/${ref(num)}`), renderTask);
+      }),
+    );
+  taskOptions(
+    tasks
+      .command('add <ref>')
+      .description('add a task (number: next free unless --num)')
+      .option('--num <n>', 'task number', parseIntOption),
+  ).action(
+    action(async (epic: string, options: TaskOptions, command: Command) => {
+      output(
+        command,
+        await clientFor(command).post<TaskWire>(`v1/epics/${ref(epic)}/tasks`, taskBody(options)),
+        renderTask,
+      );
+    }),
+  );
+  taskOptions(
+    tasks
+      .command('update <ref> <num>')
+      .description('change a task')
+      .option('--dispatch-attempts <n>', 'set the attempt counter', parseIntOption)
+      .option('--heartbeat', 'stamp last_heartbeat now'),
+  ).action(
+    action(async (epic: string, num: string, options: TaskOptions, command: Command) => {
+      const body = await clientFor(command).patch<TaskWire>(
+        `v1/epics/${ref(epic)}/tasks/${ref(num)}`,
+        taskBody(options),
+      );
+      output(command, body, renderTask);
+    }),
+  );
+  tasks
+    .command('dispatch <ref> <num>')
+    .description('count one dispatch attempt (refused once max_attempts is reached)')
+    .action(
+      action(async (epic: string, num: string, _o: unknown, command: Command) => {
+        const body = await clientFor(command).post<TaskWire>(`v1/epics/${ref(epic)}/tasks/${ref(num)}/dispatch`);
+        output(command, body, renderTask);
+      }),
+    );
+
+  const files = epics.command('files').description('files a task touches');
+  files
+    .command('add <ref> <num> <path>')
+    .description('record a file of a task')
+    .addOption(new Option('--action <action>', 'what the task does to it').choices(['create', 'modify', 'delete']))
+    .action(
+      action(async (epic: string, num: string, path: string, options: { action?: string }, command: Command) => {
+        const body = await clientFor(command).post<{
+          files: { task_num: number; file_path: string; action: string | null }[];
+        }>(`v1/epics/${ref(epic)}/tasks/${ref(num)}/files`, {
+          file_path: path,
+          ...(options.action ? { action: options.action } : {}),
+        });
+        output(command, body, (b) =>
+          printTable(
+            ['task', 'file', 'action'],
+            b.files.map((f) => [f.task_num, f.file_path, f.action]),
+          ),
+        );
+      }),
+    );
+  files
+    .command('list <ref>')
+    .description("list an epic's task files")
+    .action(
+      action(async (epic: string, _o: unknown, command: Command) => {
+        const body = await clientFor(command).get<{
+          files: { task_num: number; file_path: string; action: string | null }[];
+        }>(`v1/epics/${ref(epic)}/files`);
+        output(command, body, (b) =>
+          printTable(
+            ['task', 'file', 'action'],
+            b.files.map((f) => [f.task_num, f.file_path, f.action]),
+          ),
+        );
+      }),
+    );
+
+  const chains = epics.command('chains').description('dispatch chains, one per worktree');
+  chains
+    .command('set <ref> <worktree>')
+    .description('create or update the dispatch chain of a worktree')
+    .option('--queue <nums>', 'task numbers in order, comma-separated')
+    .option('--worktree-path <path>', 'worktree path')
+    .option('--current-index <n>', 'position in the queue', parseIntOption)
+    .option('--current-task <task>', 'current task')
+    .option('--current-attempt <n>', 'current attempt', parseIntOption)
+    .option('--max-attempts <n>', 'attempts allowed', parseIntOption)
+    .option('--no-chain', 'do not chain to the next task')
+    .action(
+      action(
+        async (
+          epic: string,
+          worktree: string,
+          o: {
+            queue?: string;
+            worktreePath?: string;
+            currentIndex?: number;
+            currentTask?: string;
+            currentAttempt?: number;
+            maxAttempts?: number;
+            chain?: boolean;
+          },
+          command: Command,
+        ) => {
+          const body = await clientFor(command).put<Record<string, unknown>>(
+            `v1/epics/${ref(epic)}/chains/${ref(worktree)}`,
+            {
+              ...(o.queue !== undefined ? { queue: o.queue.split(',').filter(Boolean).map(Number) } : {}),
+              ...(o.worktreePath !== undefined ? { worktree_path: o.worktreePath } : {}),
+              ...(o.currentIndex !== undefined ? { current_index: o.currentIndex } : {}),
+              ...(o.currentTask !== undefined ? { current_task: o.currentTask } : {}),
+              ...(o.currentAttempt !== undefined ? { current_attempt: o.currentAttempt } : {}),
+              ...(o.maxAttempts !== undefined ? { max_attempts: o.maxAttempts } : {}),
+              ...(o.chain === false ? { no_chain: 1 } : {}),
+            },
+          );
+          output(command, body, (b) => printKeyValues(Object.entries(b)));
+        },
+      ),
+    );
+  chains
+    .command('list <ref>')
+    .description("list an epic's dispatch chains")
+    .action(
+      action(async (epic: string, _o: unknown, command: Command) => {
+        const body = await clientFor(command).get<{
+          chains: { worktree: string; queue: number[]; current_index: number }[];
+        }>(`v1/epics/${ref(epic)}/chains`);
+        output(command, body, (b) =>
+          printTable(
+            ['worktree', 'queue', 'index'],
+            b.chains.map((c) => [c.worktree, c.queue.join(','), c.current_index]),
+          ),
+        );
+      }),
+    );
+
+  const notes = epics.command('notes').description('progress notes per task');
+  notes
+    .command('add <ref> <num>')
+    .description('append a progress note to a task')
+    .requiredOption('--body <text>', 'the note')
+    .option('--author <name>', 'author (default: you)')
+    .action(
+      action(async (epic: string, num: string, o: { body: string; author?: string }, command: Command) => {
+        const body = await clientFor(command).post<{ task_num: number; note_num: number }>(
+          `v1/epics/${ref(epic)}/tasks/${ref(num)}/notes`,
+          { body: o.body, ...(o.author ? { author: o.author } : {}) },
+        );
+        output(command, body, (b) => printText(`note ${b.task_num}.${b.note_num} added`));
+      }),
+    );
+  notes
+    .command('list <ref>')
+    .description("list an epic's progress notes")
+    .option('--task <n>', 'one task only', parseIntOption)
+    .action(
+      action(async (epic: string, o: { task?: number }, command: Command) => {
+        const body = await clientFor(command).get<{
+          notes: { task_num: number; note_num: number; author: string | null; body: string }[];
+        }>(`v1/epics/${ref(epic)}/notes`, { task: o.task });
+        output(command, body, (b) =>
+          printTable(
+            ['task', 'note', 'author', 'body'],
+            b.notes.map((n) => [n.task_num, n.note_num, n.author, n.body]),
+          ),
+        );
+      }),
+    );
+}

@@ -1,0 +1,296 @@
+import { Command, Option } from 'commander';
+
+import {
+  ItemDetailWire,
+  ItemFieldWire,
+  ItemListWire,
+  ItemProgressWire,
+  ItemSectionWire,
+  ItemWire,
+  PRIORITIES,
+  RESOLUTIONS,
+} from '@app/contracts/backlog';
+
+import { clientFor } from '../context';
+import { action, CliError, output, printKeyValues, printTable } from '../output';
+import { addDependencyCommands } from './dependencies.command';
+import { collect, jsonObjectOption, parseIntOption, printText, readStdin, readText, ref, text } from './backlog-cli';
+
+interface CreateOptions {
+  project: string;
+  title: string;
+  workflow?: string;
+  status?: string;
+  priority?: string;
+  owner?: string;
+  bodyFile?: string;
+  specFile?: string;
+  set?: string[];
+  posture?: Record<string, unknown>;
+  frozen?: boolean;
+}
+
+export function renderItem(item: ItemWire | ItemDetailWire): void {
+  printKeyValues([
+    ['item', item.item_id],
+    ['title', item.title],
+    ['project', item.project],
+    ['workflow', `${item.workflow_id} v${item.workflow_version}`],
+    ['status', item.status],
+    ['priority', item.priority],
+    ['blocked', item.blocked ? `yes: ${item.blocked_reason ?? ''}` : 'no'],
+    ['frozen', item.frozen ? 'yes' : 'no'],
+    ['owner', item.owner],
+    ['resolution', item.resolution ? `${item.resolution} ${item.resolution_ref ?? ''}`.trim() : null],
+    ['updated', item.updated_at],
+  ]);
+  if (item.body) process.stdout.write(`\n${item.body}\n`);
+}
+
+function renderItems(list: ItemListWire): void {
+  printTable(
+    ['item', 'title', 'status', 'priority', 'blocked', 'frozen'],
+    list.items.map((i) => [i.item_id, i.title, i.status, i.priority, i.blocked ? 'yes' : '', i.frozen ? 'yes' : '']),
+  );
+  process.stdout.write(`${list.items.length} of ${list.total}\n`);
+}
+
+function simple(items: Command, name: string, description: string, path: string): void {
+  items
+    .command(`${name} <ref>`)
+    .description(description)
+    .action(
+      action(async (item: string, _options: unknown, command: Command) => {
+        output(command, await clientFor(command).post<ItemDetailWire>(`v1/items/${ref(item)}/${path}`), renderItem);
+      }),
+    );
+}
+
+export function registerItemsCommand(program: Command): void {
+  const items = program.command('items').description('backlog items: create, list, read, update, move, block');
+
+  items
+    .command('create')
+    .description('create an item, pinned to the current version of its workflow')
+    .requiredOption('--project <project>', 'project id')
+    .requiredOption('--title <title>', 'title (capped by the project policy)')
+    .option('--workflow <workflow>', 'workflow id (default issue)')
+    .option('--status <stage>', 'start at this stage (default: the initial stage)')
+    .addOption(new Option('--priority <priority>', 'priority').choices(PRIORITIES))
+    .option('--owner <actor-id>', 'owner actor id')
+    .option('--body-file <path>', 'body text from a file')
+    .option('--spec-file <path>', 'spec from a file')
+    .option('--posture <json>', 'workflow_posture JSON object', jsonObjectOption)
+    .option('--frozen', 'create frozen')
+    .option('--set <field=value>', 'any other text column, e.g. github_issue=#12 (repeatable)', collect)
+    .action(
+      action(async (options: CreateOptions, command: Command) => {
+        const body: Record<string, unknown> = { project: options.project, title: options.title };
+        for (const pair of options.set ?? []) {
+          const at = pair.indexOf('=');
+          if (at <= 0) throw new CliError('invalid_argument', `--set expects field=value, got ${pair}`);
+          body[pair.slice(0, at)] = pair.slice(at + 1);
+        }
+        if (options.workflow) body.workflow = options.workflow;
+        if (options.status) body.status = options.status;
+        if (options.priority) body.priority = options.priority;
+        if (options.owner) body.owner = options.owner;
+        if (options.bodyFile) body.body = readText(options.bodyFile);
+        if (options.specFile) body.spec = readText(options.specFile);
+        if (options.posture) body.workflow_posture = options.posture;
+        if (options.frozen) body.frozen = 1;
+        output(command, await clientFor(command).post<ItemDetailWire>('v1/items', body), renderItem);
+      }),
+    );
+
+  items
+    .command('list')
+    .description('list items (filters combine)')
+    .option('--project <project>', 'project id')
+    .option('--status <stages>', 'stage id, or several comma-separated')
+    .addOption(new Option('--priority <priority>', 'priority').choices(PRIORITIES))
+    .addOption(new Option('--blocked <0|1>', 'operator block flag').choices(['0', '1']))
+    .addOption(new Option('--frozen <0|1>', 'frozen flag').choices(['0', '1']))
+    .option('--workflow <workflow>', 'workflow id')
+    .option('--limit <n>', 'page size (default 100, at most 1000)', parseIntOption)
+    .option('--offset <n>', 'skip this many', parseIntOption)
+    .action(
+      action(async (options: Record<string, string | number | undefined>, command: Command) => {
+        const query = Object.fromEntries(Object.entries(options).filter(([k]) => k !== 'json'));
+        output(command, await clientFor(command).get<ItemListWire>('v1/items', query), renderItems);
+      }),
+    );
+
+  items
+    .command('get <ref> [field]')
+    .description('show an item, or one field of it (any column, body, sections, or db-claim)')
+    .action(
+      action(async (item: string, field: string | undefined, _options: unknown, command: Command) => {
+        const client = clientFor(command);
+        if (field === undefined) {
+          output(command, await client.get<ItemDetailWire>(`v1/items/${ref(item)}`), renderItem);
+        } else if (field === 'db-claim') {
+          output(command, await client.get<Record<string, unknown>>(`v1/items/${ref(item)}/db-claim`), (b) =>
+            printKeyValues(Object.entries(b)),
+          );
+        } else {
+          const body = await client.get<ItemFieldWire>(`v1/items/${ref(item)}/fields/${ref(field)}`);
+          output(command, body, (b) => printText(text(b.value)));
+        }
+      }),
+    );
+
+  items
+    .command('update <ref> <field>')
+    .description('write one field: structured fields (spec, design_spec, ...) and plain columns')
+    .option('--stdin', 'read the value from standard input')
+    .option('--value <text>', 'the value')
+    .option('--clear', 'set the field to null')
+    .action(
+      action(
+        async (
+          item: string,
+          field: string,
+          options: { stdin?: boolean; value?: string; clear?: boolean },
+          command: Command,
+        ) => {
+          const given = [options.stdin, options.value !== undefined, options.clear].filter(Boolean).length;
+          if (given !== 1) throw new CliError('invalid_argument', 'give exactly one of --stdin, --value or --clear');
+          const value = options.clear ? null : options.stdin ? await readStdin() : options.value!;
+          const body = await clientFor(command).put<ItemDetailWire>(`v1/items/${ref(item)}/fields/${ref(field)}`, {
+            value,
+          });
+          output(command, body, renderItem);
+        },
+      ),
+    );
+
+  items
+    .command('status <ref> <stage>')
+    .description("move an item to a stage of its pinned workflow (the stage's gates must pass)")
+    .action(
+      action(async (item: string, stage: string, _options: unknown, command: Command) => {
+        const body = await clientFor(command).post<ItemDetailWire>(`v1/items/${ref(item)}/status`, { status: stage });
+        output(command, body, renderItem);
+      }),
+    );
+
+  items
+    .command('block <ref>')
+    .description('set the operator block flag (status is preserved)')
+    .requiredOption('--reason <text>', 'why it is blocked')
+    .action(
+      action(async (item: string, options: { reason: string }, command: Command) => {
+        const body = await clientFor(command).post<ItemDetailWire>(`v1/items/${ref(item)}/block`, {
+          reason: options.reason,
+        });
+        output(command, body, renderItem);
+      }),
+    );
+  simple(items, 'unblock', 'clear the operator block flag (status is preserved)', 'unblock');
+  simple(items, 'freeze', 'freeze an item (it leaves the active frontier)', 'freeze');
+  simple(items, 'unfreeze', 'unfreeze an item', 'unfreeze');
+
+  items
+    .command('resolve <ref>')
+    .description('resolve an item: completed (→ done), duplicate or wontfix (→ cancelled)')
+    .addOption(new Option('--resolution <resolution>', 'resolution').choices(RESOLUTIONS).makeOptionMandatory())
+    .option('--duplicate-of <ref>', 'the item this duplicates (resolution_ref)')
+    .option('--comment <text>', 'resolution comment')
+    .option('--status <stage>', 'terminal stage to move to instead of the default')
+    .action(
+      action(
+        async (
+          item: string,
+          options: { resolution: string; duplicateOf?: string; comment?: string; status?: string },
+          command: Command,
+        ) => {
+          const body = await clientFor(command).post<ItemDetailWire>(`v1/items/${ref(item)}/resolve`, {
+            resolution: options.resolution,
+            ...(options.duplicateOf ? { resolution_ref: options.duplicateOf } : {}),
+            ...(options.comment ? { resolution_comment: options.comment } : {}),
+            ...(options.status ? { status: options.status } : {}),
+          });
+          output(command, body, renderItem);
+        },
+      ),
+    );
+
+  items
+    .command('progress <ref>')
+    .description('deployment progress of an item (item_progress_view)')
+    .action(
+      action(async (item: string, _options: unknown, command: Command) => {
+        const body = await clientFor(command).get<ItemProgressWire>(`v1/items/${ref(item)}/progress`);
+        output(command, body, (b) => printKeyValues(Object.entries(b)));
+      }),
+    );
+
+  addDependencyCommands(items);
+}
+
+export function registerSectionsCommand(program: Command): void {
+  const sections = program.command('sections').description('named Markdown sections of an item body');
+
+  sections
+    .command('upsert <ref> <section_name>')
+    .description('create or replace a section; the body renders from sections on the next read')
+    .option('--content-file <path>', 'Markdown content from a file')
+    .option('--stdin', 'content from standard input')
+    .option('--ordering <int>', 'render order, lower first', parseIntOption)
+    .action(
+      action(
+        async (
+          item: string,
+          name: string,
+          options: { contentFile?: string; stdin?: boolean; ordering?: number },
+          command: Command,
+        ) => {
+          if (Boolean(options.contentFile) === Boolean(options.stdin)) {
+            throw new CliError('invalid_argument', 'give one of --content-file or --stdin');
+          }
+          const content = options.contentFile ? readText(options.contentFile) : await readStdin();
+          const body = await clientFor(command).put<{ item_id: string; section: ItemSectionWire }>(
+            `v1/items/${ref(item)}/sections/${ref(name)}`,
+            { content, ...(options.ordering === undefined ? {} : { ordering: options.ordering }) },
+          );
+          output(command, body, (b) =>
+            printKeyValues([
+              ['item', b.item_id],
+              ['section', b.section.section_name],
+              ['ordering', b.section.ordering],
+              ['updated', b.section.updated_at],
+            ]),
+          );
+        },
+      ),
+    );
+
+  sections
+    .command('list <ref>')
+    .description("list an item's sections")
+    .action(
+      action(async (item: string, _options: unknown, command: Command) => {
+        const detail = await clientFor(command).get<ItemDetailWire>(`v1/items/${ref(item)}`);
+        const body = { item_id: detail.item_id, sections: detail.sections };
+        output(command, body, (b) =>
+          printTable(
+            ['section', 'ordering', 'updated', 'characters'],
+            b.sections.map((s) => [s.section_name, s.ordering, s.updated_at, s.content?.length ?? 0]),
+          ),
+        );
+      }),
+    );
+
+  sections
+    .command('delete <ref> <section_name>')
+    .description('remove a section')
+    .action(
+      action(async (item: string, name: string, _options: unknown, command: Command) => {
+        const body = await clientFor(command).delete<{ item_id: string; removed: boolean }>(
+          `v1/items/${ref(item)}/sections/${ref(name)}`,
+        );
+        output(command, body, (b) => printText(`${b.item_id}: section ${name} removed`));
+      }),
+    );
+}

@@ -1,0 +1,49 @@
+import { writeFileSync } from 'node:fs';
+
+import { Command } from 'commander';
+
+import { clientFor, wantsJson } from '../context';
+import { action, CliError, output, printJson, printKeyValues } from '../output';
+import { readJsonFile } from './backlog-cli';
+
+export function registerTransferCommands(program: Command): void {
+  program
+    .command('import <file>')
+    .description('import a whole project (svc-backlog/v1 JSON): items, sections, edges, epics, records, deployments')
+    .option('--replace', 'replace the contents of an existing, non-empty project')
+    .action(
+      action(async (file: string, options: { replace?: boolean }, command: Command) => {
+        const body = await clientFor(command).post<Record<string, unknown>>('v1/import', readJsonFile(file), {
+          replace: options.replace ? '1' : undefined,
+        });
+        output(command, body, (b) => printKeyValues(Object.entries(b)));
+      }),
+    );
+
+  program
+    .command('export')
+    .description('export a whole project as svc-backlog/v1 JSON (stdout, or --output)')
+    .requiredOption('--project <project>', 'project id')
+    .option('--output <file>', 'write the document to a file')
+    .action(
+      action(async (options: { project: string; output?: string }, command: Command) => {
+        const body = await clientFor(command).get<{ items?: unknown[] }>('v1/export', { project: options.project });
+        if (options.output) {
+          try {
+            writeFileSync(options.output, `${JSON.stringify(body, null, 2)}\n`);
+          } catch (err) {
+            throw new CliError('file_unwritable', `cannot write ${options.output}: ${(err as Error).message}`);
+          }
+          if (wantsJson(command))
+            printJson({ project: options.project, output: options.output, items: body.items?.length ?? 0 });
+          else
+            process.stdout.write(
+              `exported ${body.items?.length ?? 0} items of ${options.project} to ${options.output}\n`,
+            );
+          return;
+        }
+        // The document is JSON either way; --json changes nothing here.
+        output(command, body, printJson);
+      }),
+    );
+}
