@@ -1,8 +1,25 @@
 import { Global, Module } from '@nestjs/common';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 
+import { EventsController } from './events.controller';
+import { EventsStreamService, LISTEN_CLIENT_FACTORY } from './events-stream.service';
 import { EventsRepository } from './events.repository';
 import { EventsService } from './events.service';
 
 @Global()
-@Module({ providers: [EventsRepository, EventsService], exports: [EventsService] })
+@Module({
+  controllers: [EventsController],
+  providers: [
+    EventsRepository,
+    EventsService,
+    EventsStreamService,
+    {
+      provide: LISTEN_CLIENT_FACTORY,
+      inject: [getDataSourceToken()],
+      useFactory: (dataSource: DataSource) => EventsStreamService.clientFactory(dataSource),
+    },
+  ],
+  exports: [EventsService, EventsStreamService],
+})
 export class EventsModule {}

@@ -15,6 +15,32 @@ export interface NewEvent {
 }
 
 export const EVENTS_CHANNEL = 'svc_events';
+// Item and dependency changes, announced by the database's own triggers.
+export const ITEMS_CHANNEL = 'svc_items';
+const RETENTION_LOCK_KEY = 7_301_040;
+
+export interface EventRow {
+  id: string;
+  name: string;
+  kind: EventKind;
+  project: string | null;
+  item_ref: string | null;
+  actor_id: number | null;
+  session_id: number | null;
+  payload: Record<string, unknown>;
+  created_at: Date;
+}
+
+export interface EventFilter {
+  name?: string;
+  project?: string;
+  itemRef?: string;
+  since?: Date;
+  afterId?: string;
+  limit: number;
+  // null = every project (admin); project-less events are always visible
+  projects: string[] | null;
+}
 
 @Injectable()
 export class EventsRepository {
@@ -47,5 +73,45 @@ export class EventsRepository {
       ],
     );
     return rows[0];
+  }
+
+  query(filter: EventFilter): Promise<EventRow[]> {
+    return this.dataSource.query(
+      `SELECT id::text AS id, name, kind, project, item_ref, actor_id, session_id, payload, created_at
+         FROM events
+        WHERE ($1::text IS NULL OR name = $1)
+          AND ($2::text IS NULL OR project = $2)
+          AND ($3::text IS NULL OR upper(item_ref) = upper($3))
+          AND ($4::timestamptz IS NULL OR created_at >= $4)
+          AND ($5::bigint IS NULL OR id > $5)
+          AND ($6::text[] IS NULL OR project IS NULL OR project = ANY ($6::text[]))
+        ORDER BY events.id DESC
+        LIMIT $7`,
+      [
+        filter.name ?? null,
+        filter.project ?? null,
+        filter.itemRef ?? null,
+        filter.since ?? null,
+        filter.afterId ?? null,
+        filter.projects,
+        filter.limit,
+      ],
+    );
+  }
+
+  // One replica sweeps at a time; the others skip this round.
+  async deleteOlderThan(days: number): Promise<number | null> {
+    return this.dataSource.transaction(async (manager) => {
+      const [lock]: { locked: boolean }[] = await manager.query('SELECT pg_try_advisory_xact_lock($1) AS locked', [
+        RETENTION_LOCK_KEY,
+      ]);
+      if (!lock.locked) return null;
+      const rows: { count: string }[] = await manager.query(
+        `WITH gone AS (DELETE FROM events WHERE created_at < now() - make_interval(days => $1) RETURNING 1)
+         SELECT count(*) AS count FROM gone`,
+        [days],
+      );
+      return Number(rows[0].count);
+    });
   }
 }

@@ -1,0 +1,34 @@
+import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
+
+import { AuthenticatedActor, CurrentActor } from '../auth/actor';
+import { ChargeService } from './charge.service';
+import {
+  ChargeDecisionDto,
+  ChargeDecisionResponse,
+  DispatchDto,
+  DispatchResponse,
+  ScheduleQueryDto,
+  ScheduleResponse,
+} from './dto/charge.dto';
+
+@Controller('v1/charge')
+export class ChargeController {
+  constructor(private readonly service: ChargeService) {}
+
+  @Get('schedule')
+  schedule(@CurrentActor() actor: AuthenticatedActor, @Query() dto: ScheduleQueryDto): Promise<ScheduleResponse> {
+    return this.service.schedule(actor, dto);
+  }
+
+  @Post('dispatch')
+  @HttpCode(200)
+  dispatch(@CurrentActor() actor: AuthenticatedActor, @Body() dto: DispatchDto): Promise<DispatchResponse> {
+    return this.service.dispatch(actor, dto);
+  }
+
+  @Post('decisions')
+  @HttpCode(201)
+  decision(@CurrentActor() actor: AuthenticatedActor, @Body() dto: ChargeDecisionDto): Promise<ChargeDecisionResponse> {
+    return this.service.decision(actor, dto);
+  }
+}

@@ -1,0 +1,103 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+
+import { WIP_STATUSES } from '@app/core';
+
+export interface LiveClaimRow {
+  item_id: number;
+  session_id: number;
+  project: string;
+  wip_slot: boolean;
+  // the claimed item already counts in wip_active (it reached implementing or review)
+  in_wip: boolean;
+}
+
+export interface NewClaim {
+  itemId: number;
+  sessionId: number;
+  project: string;
+  entrypoint: string;
+  adapter: string;
+  wipSlot: boolean;
+  ttlSeconds: number;
+  // start slots left after wip_active: live slot-holding claims must stay below it
+  wipRemaining: number;
+}
+
+export interface ClaimResult {
+  item_id: number;
+  claimed_at: Date;
+  expires_at: Date;
+}
+
+const WIP = [...WIP_STATUSES];
+
+@Injectable()
+export class ChargeRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  liveClaims(projects: readonly string[]): Promise<LiveClaimRow[]> {
+    if (projects.length === 0) return Promise.resolve([]);
+    return this.dataSource.query(
+      `SELECT c.item_id, c.session_id, c.project, c.wip_slot, (i.status = ANY ($2::text[])) AS in_wip
+         FROM item_claims c JOIN items i ON i.id = c.item_id
+        WHERE c.project = ANY ($1::text[]) AND c.expires_at > now()`,
+      [projects, WIP],
+    );
+  }
+
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work);
+  }
+
+  // The dispatch claim: under the project's charge lock, one conditional upsert. It inserts only when no other
+  // session holds a live claim on the item and, for work that takes a WIP slot, while the live slot-holding
+  // claims stay below the remaining capacity. An expired claim is taken over; the holder may re-claim.
+  async claim(manager: EntityManager, claim: NewClaim): Promise<ClaimResult | null> {
+    await manager.query(`SELECT pg_advisory_xact_lock(hashtext('svc:charge:' || $1))`, [claim.project]);
+    const rows: ClaimResult[] = await manager.query(
+      `WITH slots AS (
+         SELECT count(*) AS used
+           FROM item_claims c JOIN items i ON i.id = c.item_id
+          WHERE c.project = $3 AND c.wip_slot AND c.expires_at > now() AND c.item_id <> $1
+            AND i.status <> ALL ($9::text[])
+       )
+       INSERT INTO item_claims AS ic (item_id, session_id, project, entrypoint, adapter, wip_slot,
+                                      claimed_at, renewed_at, expires_at)
+       SELECT $1, $2, $3, $4, $5, $6, now(), now(), now() + make_interval(secs => $7)
+         FROM slots
+        WHERE NOT $6 OR slots.used < $8
+       ON CONFLICT (item_id) DO UPDATE
+          SET session_id = EXCLUDED.session_id, project = EXCLUDED.project, entrypoint = EXCLUDED.entrypoint,
+              adapter = EXCLUDED.adapter, wip_slot = EXCLUDED.wip_slot, claimed_at = EXCLUDED.claimed_at,
+              renewed_at = EXCLUDED.renewed_at, expires_at = EXCLUDED.expires_at
+        WHERE ic.expires_at <= now() OR ic.session_id = EXCLUDED.session_id
+       RETURNING ic.item_id, ic.claimed_at, ic.expires_at`,
+      [
+        claim.itemId,
+        claim.sessionId,
+        claim.project,
+        claim.entrypoint,
+        claim.adapter,
+        claim.wipSlot,
+        claim.ttlSeconds,
+        claim.wipRemaining,
+        WIP,
+      ],
+    );
+    return rows[0] ?? null;
+  }
+
+  async claimHolder(manager: EntityManager, itemId: number): Promise<number | null> {
+    const rows: { session_id: number }[] = await manager.query(
+      'SELECT session_id FROM item_claims WHERE item_id = $1 AND expires_at > now()',
+      [itemId],
+    );
+    return rows[0]?.session_id ?? null;
+  }
+
+  touchSession(manager: EntityManager, sessionId: number): Promise<unknown> {
+    return manager.query('UPDATE executor_sessions SET last_seen_at = now() WHERE id = $1', [sessionId]);
+  }
+}

@@ -1,0 +1,380 @@
+import { Inject, Injectable } from '@nestjs/common';
+
+import { compareRank, CONDUCT_ADAPTERS, FrontierItem, WIP_STATUSES } from '@app/core';
+
+import { AuthenticatedActor } from '../auth/actor';
+import { DomainError } from '../common/domain-error';
+import { APP_CONFIG, AppConfig } from '../config/config';
+import { EventsService } from '../events/events.service';
+import { ComputedFrontier, FrontierService, wipCapOf } from '../frontier/frontier.service';
+import { ENTRYPOINT_RECOVERY, FRONTIER_ERROR_CODES, projectNotFound } from '../frontier/frontier.errors';
+import { ProjectRow } from '../frontier/frontier.repository';
+import { renderEntrypoint } from '../frontier/workflow-stages';
+import { RefsService } from '../refs/refs.service';
+import { SessionRow } from '../sessions/dto/sessions.dto';
+import { SessionsService } from '../sessions/sessions.service';
+import { ChargeRepository, LiveClaimRow } from './charge.repository';
+import {
+  ChargeDecisionDetail,
+  ChargeDecisionDto,
+  ChargeDecisionResponse,
+  DispatchDto,
+  DispatchResponse,
+  ScheduleProjectSummary,
+  ScheduleQueryDto,
+  ScheduleResponse,
+  ScheduleStep,
+} from './dto/charge.dto';
+
+export const DEFAULT_LANE = 'primary';
+const WIP = new Set<string>(WIP_STATUSES);
+
+// Mirrors the core's step-9 rule: conduct work takes a start slot unless it is issue re-entry (already counted
+// in wip_active). Needed here because live claims also hold slots until the item reaches implementing.
+export function takesWipSlot(item: FrontierItem): boolean {
+  return CONDUCT_ADAPTERS.includes(item.adapter) && (item.is_epic || !WIP.has(item.status));
+}
+
+// An item's lane: its stage's declared lane, else the project's session_routing.adapter_lanes, else primary.
+export function laneOf(computed: ComputedFrontier, item: FrontierItem): string {
+  const stage = computed.graph.workflows.get(item.workflow_version_id)?.stages.get(item.status);
+  if (stage?.lane) return stage.lane;
+  const routing = computed.graph.project.policy?.session_routing as Record<string, unknown> | undefined;
+  const adapterLanes = routing?.adapter_lanes as Record<string, unknown> | undefined;
+  const lane = adapterLanes?.[item.adapter];
+  return typeof lane === 'string' && lane.length > 0 ? lane : DEFAULT_LANE;
+}
+
+interface RankedStep {
+  step: ScheduleStep;
+  item: FrontierItem;
+}
+
+const chargeError = (code: string, message: string, extra: Record<string, unknown> = {}) =>
+  new DomainError(code, message, 409, extra);
+
+@Injectable()
+export class ChargeService {
+  constructor(
+    private readonly repository: ChargeRepository,
+    private readonly frontier: FrontierService,
+    private readonly sessions: SessionsService,
+    private readonly events: EventsService,
+    private readonly refs: RefsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  step(computed: ComputedFrontier, item: FrontierItem, sessionId: number | null, claim?: LiveClaimRow): ScheduleStep {
+    const stage = computed.graph.workflows.get(item.workflow_version_id)?.stages.get(item.status);
+    const wait = item.adapter === 'wait';
+    const entrypoint = wait
+      ? null
+      : renderEntrypoint(stage?.entrypoint ?? null, { ref: item.ref, project: computed.graph.project.id });
+    const step: ScheduleStep = {
+      position: 0,
+      item_id: item.ref,
+      title: item.title,
+      project: item.project,
+      status: item.status,
+      priority: item.priority,
+      adapter: item.adapter,
+      lane: laneOf(computed, item),
+      next_step: wait ? null : { stage: item.status, adapter: stage?.adapter ?? item.adapter, entrypoint },
+      entrypoint,
+      wait,
+      wip_slot: takesWipSlot(item),
+      claimed_by_session: claim !== undefined && claim.session_id === sessionId,
+      unblocks_count: item.unblocks_count,
+      downstream_depth: item.downstream_depth,
+    };
+    if (!wait && entrypoint === null) {
+      step.error = {
+        code: FRONTIER_ERROR_CODES.entrypointUnavailable,
+        message: `workflow ${item.workflow_id} version ${item.workflow_version_id} binds no entrypoint at stage ${item.status}`,
+        recovery: ENTRYPOINT_RECOVERY,
+      };
+    }
+    return step;
+  }
+
+  // The claim-aware offer of one project: runnable items in rank order, minus other sessions' live claims,
+  // other lanes, and slot-taking work past the remaining WIP capacity (live slot claims count against it).
+  private projectSteps(
+    computed: ComputedFrontier,
+    claims: LiveClaimRow[],
+    session: SessionRow | null,
+  ): { steps: RankedStep[]; summary: ScheduleProjectSummary } {
+    const { computation } = computed;
+    const claimOf = new Map(claims.map((c) => [c.item_id, c]));
+    const sessionId = session?.id ?? null;
+    let slotsHeld = 0;
+    for (const c of claims) if (c.wip_slot && !c.in_wip && c.session_id !== sessionId) slotsHeld++;
+    const ownSlots = claims.filter((c) => c.wip_slot && !c.in_wip && c.session_id === sessionId).length;
+    let free = Math.max(0, computation.wip_remaining - slotsHeld - ownSlots);
+    const steps: RankedStep[] = [];
+    let claimedElsewhere = 0;
+    let suppressed = 0;
+    let otherLanes = 0;
+    for (const item of computation.runnable) {
+      const claim = claimOf.get(item.item_id);
+      if (claim && claim.session_id !== sessionId) {
+        claimedElsewhere++;
+        continue;
+      }
+      if (session && laneOf(computed, item) !== session.lane) {
+        otherLanes++;
+        continue;
+      }
+      if (takesWipSlot(item) && !claim) {
+        if (free === 0) {
+          suppressed++;
+          continue;
+        }
+        free--;
+      }
+      steps.push({ step: this.step(computed, item, sessionId, claim), item });
+    }
+    return {
+      steps,
+      summary: {
+        project: computed.graph.project.id,
+        wip_cap: computation.wip_cap,
+        wip_active: computation.wip_active,
+        wip_claimed: slotsHeld + ownSlots,
+        wip_remaining: Math.max(0, computation.wip_remaining - slotsHeld - ownSlots),
+        runnable: computation.runnable.length,
+        blocked: computation.blocked.length,
+        frozen: computation.frozen.length,
+        claimed_elsewhere: claimedElsewhere,
+        wip_suppressed: suppressed,
+        other_lanes: otherLanes,
+      },
+    };
+  }
+
+  async schedule(actor: AuthenticatedActor, dto: ScheduleQueryDto): Promise<ScheduleResponse> {
+    const session = dto.session_id ? await this.sessions.owned(actor, dto.session_id) : null;
+    const accessible = await this.frontier.accessibleProjects(actor);
+    let scope: ProjectRow[];
+    if (dto.project) {
+      scope = [await this.frontier.resolveProject(actor, dto.project)];
+    } else {
+      scope = accessible;
+    }
+    const claims = await this.repository.liveClaims(scope.map((p) => p.id));
+    const ranked: RankedStep[] = [];
+    const summaries: ScheduleProjectSummary[] = [];
+    for (const project of scope) {
+      const computed = await this.frontier.compute(
+        project,
+        wipCapOf(project, scope.length === 1 ? dto.wip_cap : undefined),
+        actor.id,
+        session?.id ?? null,
+      );
+      const { steps, summary } = this.projectSteps(
+        computed,
+        claims.filter((c) => c.project === project.id),
+        session,
+      );
+      ranked.push(...steps);
+      summaries.push(summary);
+    }
+    ranked.sort((a, b) => compareRank(a.item, b.item));
+    const steps = ranked.map((r, i) => ({ ...r.step, position: i + 1 }));
+    let elsewhere: ScheduleResponse['runnable_elsewhere'] = null;
+    if (steps.length === 0 && dto.project) {
+      elsewhere = [];
+      for (const project of accessible.filter((p) => p.id !== dto.project)) {
+        const computed = await this.frontier.compute(
+          project,
+          wipCapOf(project, undefined),
+          actor.id,
+          session?.id ?? null,
+        );
+        const others = await this.repository.liveClaims([project.id]);
+        const { steps: offered } = this.projectSteps(computed, others, session);
+        if (offered.length > 0) elsewhere.push({ project: project.id, runnable: offered.length });
+      }
+    }
+    return {
+      session_id: session?.id ?? null,
+      lane: session?.lane ?? null,
+      scope: scope.map((p) => p.id),
+      steps,
+      projects: summaries,
+      runnable_elsewhere: elsewhere && elsewhere.length > 0 ? elsewhere : null,
+    };
+  }
+
+  async dispatch(actor: AuthenticatedActor, dto: DispatchDto): Promise<DispatchResponse> {
+    const session = await this.sessions.owned(actor, dto.session_id);
+    const resolved = await this.refs.resolve(dto.item_id);
+    if (dto.project && dto.project !== resolved.project) {
+      throw chargeError('project_mismatch', `${resolved.ref} belongs to project ${resolved.project}`);
+    }
+    const project = await this.frontier.resolveProject(actor, resolved.project).catch(() => {
+      throw projectNotFound(resolved.project);
+    });
+    const computed = await this.frontier.compute(project, wipCapOf(project, dto.wip_cap), actor.id, session.id);
+    const { computation } = computed;
+    const decide = (detail: Omit<ChargeDecisionDetail, 'dispatched' | 'project'>) =>
+      this.recordDecision(actor, session.id, { ...detail, dispatched: false, project: project.id });
+    const runnable = computation.runnable.find((i) => i.item_id === resolved.id);
+    if (!runnable) {
+      const blocked = computation.blocked.find((i) => i.item_id === resolved.id);
+      if (blocked) {
+        // The item was offered as runnable but a blocker appeared: the wait adapter stops the dispatch.
+        const event = await decide({ item_id: resolved.ref, adapter: 'wait', reason: 'wait_adapter_encountered' });
+        throw chargeError(
+          'wait_adapter_encountered',
+          `${resolved.ref} is blocked: ${blocked.blocked_reasons.join('; ')}`,
+          {
+            item_id: resolved.ref,
+            blocked_reasons: blocked.blocked_reasons,
+            decision_recorded: true,
+            event_id: event.event_id,
+          },
+        );
+      }
+      const frozen = computation.frozen.some((i) => i.item_id === resolved.id);
+      const event = await decide({
+        item_id: resolved.ref,
+        adapter: null,
+        reason: 'requested_item_unavailable',
+        target_bucket: frozen ? 'frozen' : 'not_found',
+      });
+      throw chargeError('item_not_runnable', `${resolved.ref} is ${frozen ? 'frozen' : 'not a frontier candidate'}`, {
+        item_id: resolved.ref,
+        target_bucket: frozen ? 'frozen' : 'not_found',
+        decision_recorded: true,
+        event_id: event.event_id,
+      });
+    }
+    const step = this.step(computed, runnable, session.id);
+    if (step.wait) {
+      const event = await decide({ item_id: runnable.ref, adapter: 'wait', reason: 'wait_adapter_encountered' });
+      throw chargeError(
+        'wait_adapter_encountered',
+        `${runnable.ref} has the wait adapter at stage ${runnable.status}`,
+        {
+          item_id: runnable.ref,
+          decision_recorded: true,
+          event_id: event.event_id,
+        },
+      );
+    }
+    if (step.error || !step.entrypoint) {
+      const event = await decide({
+        item_id: runnable.ref,
+        adapter: runnable.adapter,
+        reason: 'entrypoint_unavailable',
+      });
+      throw new DomainError(FRONTIER_ERROR_CODES.entrypointUnavailable, step.error?.message ?? 'no entrypoint', 409, {
+        item_id: runnable.ref,
+        recovery: ENTRYPOINT_RECOVERY,
+        decision_recorded: true,
+        event_id: event.event_id,
+      });
+    }
+    if (step.lane !== session.lane) {
+      throw chargeError(
+        'lane_mismatch',
+        `${runnable.ref} is offered in lane ${step.lane}, the session is in ${session.lane}`,
+        {
+          item_id: runnable.ref,
+          lane: step.lane,
+        },
+      );
+    }
+    const entrypoint = step.entrypoint;
+    const detail: ChargeDecisionDetail = {
+      item_id: runnable.ref,
+      adapter: runnable.adapter,
+      dispatched: true,
+      reason: 'dispatched',
+      project: project.id,
+    };
+    return this.repository.transaction(async (manager) => {
+      const claimed = await this.repository.claim(manager, {
+        itemId: resolved.id,
+        sessionId: session.id,
+        project: project.id,
+        entrypoint,
+        adapter: runnable.adapter,
+        wipSlot: step.wip_slot,
+        ttlSeconds: this.config.claimTtlSeconds,
+        wipRemaining: computation.wip_remaining,
+      });
+      if (!claimed) {
+        const holder = await this.repository.claimHolder(manager, resolved.id);
+        if (holder !== null && holder !== session.id) {
+          throw chargeError('item_already_claimed', `${runnable.ref} is already claimed by another session`, {
+            item_id: runnable.ref,
+          });
+        }
+        throw chargeError('wip_cap_reached', `the WIP cap of ${project.id} (${computation.wip_cap}) is reached`, {
+          item_id: runnable.ref,
+          wip_cap: computation.wip_cap,
+          wip_active: computation.wip_active,
+        });
+      }
+      await this.repository.touchSession(manager, session.id);
+      const event = await this.events.record(
+        {
+          name: 'ChargeDecisionMade',
+          kind: 'lifecycle',
+          project: project.id,
+          itemRef: runnable.ref,
+          actorId: actor.id,
+          sessionId: session.id,
+          payload: { detail },
+        },
+        manager,
+      );
+      return {
+        dispatched: true as const,
+        item_id: runnable.ref,
+        project: project.id,
+        adapter: runnable.adapter,
+        entrypoint,
+        session_id: session.id,
+        wip_slot: step.wip_slot,
+        claim: { claimed_at: claimed.claimed_at.toISOString(), expires_at: claimed.expires_at.toISOString() },
+        decision: detail,
+        event_id: event.id,
+      };
+    });
+  }
+
+  // Terminal exits decided by the command line (dry run, cancel, nothing runnable, ...).
+  async decision(actor: AuthenticatedActor, dto: ChargeDecisionDto): Promise<ChargeDecisionResponse> {
+    if (dto.session_id) await this.sessions.owned(actor, dto.session_id, { live: false });
+    if (dto.project) await this.frontier.resolveProject(actor, dto.project);
+    const detail: ChargeDecisionDetail = {
+      item_id: dto.item_id ?? null,
+      adapter: dto.adapter ?? null,
+      dispatched: false,
+      reason: dto.reason,
+      project: dto.project ?? null,
+    };
+    if (dto.reason === 'requested_item_unavailable') detail.target_bucket = dto.target_bucket;
+    return this.recordDecision(actor, dto.session_id ?? null, detail);
+  }
+
+  private async recordDecision(
+    actor: AuthenticatedActor,
+    sessionId: number | null,
+    detail: ChargeDecisionDetail,
+  ): Promise<ChargeDecisionResponse> {
+    const event = await this.events.record({
+      name: 'ChargeDecisionMade',
+      kind: 'lifecycle',
+      project: detail.project,
+      itemRef: detail.item_id,
+      actorId: actor.id,
+      sessionId,
+      payload: { detail },
+    });
+    return { event_id: event.id, detail };
+  }
+}

@@ -1,0 +1,187 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+
+import { TERMINAL_STATUSES } from '@app/core';
+
+export interface ProjectRow {
+  id: string;
+  name: string;
+  public_item_prefix: string;
+  policy: Record<string, unknown>;
+}
+
+export interface CandidateRow {
+  id: number;
+  seq: number;
+  title: string;
+  status: string;
+  priority: string;
+  workflow_id: string;
+  workflow_version_id: number;
+  frozen: number;
+  blocked: number;
+  blocked_reason: string | null;
+  created_at: string;
+  merged_at: string | null;
+}
+
+export interface EdgeRow {
+  b: number;
+  d: number;
+  s: string;
+  g: string;
+  r: string;
+}
+
+export interface BlockerRow {
+  id: number;
+  prefix: string;
+  seq: number;
+  title: string;
+  status: string;
+  merged_at: string | null;
+  project: string;
+  workflow_id: string;
+  workflow_version_id: number;
+}
+
+export interface RunRow {
+  item_id: number;
+  environment: string;
+  status: string;
+}
+
+export interface EnvironmentRow {
+  project: string;
+  name: string;
+  in_flow: boolean;
+}
+
+export interface WorkflowVersionRow {
+  id: number;
+  workflow_id: string;
+  definition: unknown;
+}
+
+export interface ItemLocationRow {
+  id: number;
+  ref: string;
+  project: string;
+  status: string;
+}
+
+const TERMINAL = [...TERMINAL_STATUSES];
+// Zoneless UTC ISO 8601 straight from the database: no Date objects on the hot path.
+const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS'`;
+
+// Every read of a frontier is a fixed number of set-based queries, whatever the size of the backlog.
+@Injectable()
+export class FrontierRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async findProject(id: string, manager: EntityManager = this.dataSource.manager): Promise<ProjectRow | null> {
+    const rows: ProjectRow[] = await manager.query(
+      'SELECT id, name, public_item_prefix, policy FROM projects WHERE id = $1',
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+
+  findProjects(ids: readonly string[]): Promise<ProjectRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.dataSource.query(
+      'SELECT id, name, public_item_prefix, policy FROM projects WHERE id = ANY ($1::text[]) ORDER BY id',
+      [ids],
+    );
+  }
+
+  // Non-terminal items of the project: the candidates, and the population wip_active counts.
+  findCandidates(project: string): Promise<CandidateRow[]> {
+    return this.dataSource.query(
+      `SELECT id, project_sequence AS seq, title, status, priority, workflow_id, workflow_version_id, frozen, blocked,
+              blocked_reason, to_char(created_at AT TIME ZONE 'UTC', ${ISO}) AS created_at,
+              to_char(merged_at AT TIME ZONE 'UTC', ${ISO}) AS merged_at
+         FROM items
+        WHERE project = $1 AND status <> ALL ($2::text[])`,
+      [project, TERMINAL],
+    );
+  }
+
+  // Edges at the given gates whose dependent is a non-terminal item of the project.
+  findEdges(project: string, gates: readonly string[], withRationale: boolean): Promise<EdgeRow[]> {
+    return this.dataSource.query(
+      `SELECT d.blocking_item_id AS b, d.dependent_item_id AS d, d.satisfaction AS s, d.gate_point AS g,
+              ${withRationale ? 'd.rationale' : "''"} AS r
+         FROM item_dependencies d
+         JOIN items i ON i.id = d.dependent_item_id
+        WHERE i.project = $1 AND i.status <> ALL ($2::text[]) AND d.gate_point = ANY ($3::text[])`,
+      [project, TERMINAL, gates],
+    );
+  }
+
+  // Blockers of those edges that are not themselves candidates: terminal items and other projects' items.
+  findOutsideBlockers(project: string, gates: readonly string[]): Promise<BlockerRow[]> {
+    return this.dataSource.query(
+      `SELECT b.id, p.public_item_prefix AS prefix, b.project_sequence AS seq, b.title, b.status,
+              to_char(b.merged_at AT TIME ZONE 'UTC', ${ISO}) AS merged_at, b.project, b.workflow_id,
+              b.workflow_version_id
+         FROM items b
+         JOIN projects p ON p.id = b.project
+        WHERE b.id IN (SELECT d.blocking_item_id
+                         FROM item_dependencies d
+                         JOIN items i ON i.id = d.dependent_item_id
+                        WHERE i.project = $1 AND i.status <> ALL ($2::text[]) AND d.gate_point = ANY ($3::text[]))
+          AND NOT (b.project = $1 AND b.status <> ALL ($2::text[]))`,
+      [project, TERMINAL, gates],
+    );
+  }
+
+  findWorkflowVersions(ids: readonly number[]): Promise<WorkflowVersionRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.dataSource.query(
+      'SELECT id, workflow_id, definition FROM workflow_versions WHERE id = ANY ($1::int[])',
+      [ids],
+    );
+  }
+
+  // Deployment runs carrying any of the items (succeeded, and optionally those still in flight).
+  findRunsCarrying(itemIds: readonly number[], statuses: readonly string[]): Promise<RunRow[]> {
+    if (itemIds.length === 0) return Promise.resolve([]);
+    return this.dataSource.query(
+      `SELECT DISTINCT (x.value)::int AS item_id, r.environment, r.status
+         FROM deployment_runs r
+         CROSS JOIN LATERAL jsonb_array_elements_text(r.carried_work -> 'items') AS x(value)
+        WHERE r.status = ANY ($2::text[]) AND x.value ~ '^[0-9]{1,9}$' AND (x.value)::int = ANY ($1::int[])`,
+      [itemIds, statuses],
+    );
+  }
+
+  // Registered (not retired) environments of the projects, and whether an active or closing flow reaches each.
+  findEnvironments(projects: readonly string[]): Promise<EnvironmentRow[]> {
+    if (projects.length === 0) return Promise.resolve([]);
+    return this.dataSource.query(
+      `SELECT e.project, e.name,
+              (f.id IS NOT NULL AND (f.active OR f.closing)) OR EXISTS (
+                SELECT 1 FROM deployment_flows g
+                 WHERE g.project = e.project AND (g.active OR g.closing)
+                   AND (g.target_tier = e.name OR g.target_tier = e.tier
+                        OR g.stages @> jsonb_build_array(e.name)
+                        OR g.stages @> jsonb_build_array(jsonb_build_object('environment', e.name)))
+              ) AS in_flow
+         FROM environments e
+         LEFT JOIN deployment_flows f ON f.id = e.flow_id
+        WHERE e.project = ANY ($1::text[]) AND e.retired_at IS NULL`,
+      [projects],
+    );
+  }
+
+  async locateItem(id: number): Promise<ItemLocationRow | null> {
+    const rows: ItemLocationRow[] = await this.dataSource.query(
+      `SELECT i.id, p.public_item_prefix || '-' || i.project_sequence AS ref, i.project, i.status
+         FROM items i JOIN projects p ON p.id = i.project WHERE i.id = $1`,
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+}

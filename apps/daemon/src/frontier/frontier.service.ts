@@ -1,0 +1,270 @@
+import { Injectable } from '@nestjs/common';
+
+import {
+  computeFrontier,
+  DEFAULT_WIP_CAP,
+  DependencyEdge,
+  evaluateGateBatch,
+  explainItem,
+  FrontierComputation,
+  FrontierItem,
+  toFrontierResultWire,
+} from '@app/core';
+
+import { AccessService } from '../auth/access.service';
+import { AuthenticatedActor } from '../auth/actor';
+import { EventsService } from '../events/events.service';
+import { RefsService } from '../refs/refs.service';
+import {
+  DependencyEdgeWire,
+  ExplainResponse,
+  FrontierListQueryDto,
+  FrontierListResponse,
+  FrontierQueryDto,
+  LIST_GATE_POINTS,
+  MAX_WIP_CAP,
+  toExplainResponse,
+  toWireList,
+} from './dto/frontier.dto';
+import { buildProjectGraph, deliveryState, ProjectGraph, usesDeployedForm } from './frontier-graph';
+import { projectNotFound, projectRequired } from './frontier.errors';
+import { FrontierRepository, ProjectRow } from './frontier.repository';
+import { parseWorkflowStages, WorkflowStages } from './workflow-stages';
+
+export interface ComputedFrontier {
+  graph: ProjectGraph;
+  computation: FrontierComputation;
+}
+
+interface LoadOptions {
+  gates: readonly string[];
+  rationale: boolean;
+  inFlightRuns: boolean;
+}
+
+const ACTIVATION_ONLY: LoadOptions = { gates: ['activation'], rationale: false, inFlightRuns: false };
+const SUCCEEDED = ['succeeded'];
+const SUCCEEDED_OR_IN_FLIGHT = ['succeeded', 'pending', 'running', 'halted'];
+
+export function wipCapOf(project: ProjectRow, override: number | undefined): number {
+  if (override !== undefined) return override;
+  const stored = project.policy?.wip_cap;
+  return typeof stored === 'number' && Number.isInteger(stored) && stored >= 0 && stored <= MAX_WIP_CAP
+    ? stored
+    : DEFAULT_WIP_CAP;
+}
+
+@Injectable()
+export class FrontierService {
+  // Workflow versions are immutable, so a parsed version never goes stale on any replica.
+  private readonly workflowCache = new Map<number, WorkflowStages>();
+
+  constructor(
+    private readonly repository: FrontierRepository,
+    private readonly access: AccessService,
+    private readonly events: EventsService,
+    private readonly refs: RefsService,
+  ) {}
+
+  async resolveProject(actor: AuthenticatedActor, projectId: string | undefined): Promise<ProjectRow> {
+    const accessible = await this.access.accessibleProjects(actor);
+    if (!projectId) throw projectRequired(accessible);
+    if (!accessible.some((p) => p.id === projectId)) throw projectNotFound(projectId);
+    const project = await this.repository.findProject(projectId);
+    if (!project) throw projectNotFound(projectId);
+    return project;
+  }
+
+  // Projects the caller can access, with their policies (the schedule's cross-project scope).
+  async accessibleProjects(actor: AuthenticatedActor): Promise<ProjectRow[]> {
+    const accessible = await this.access.accessibleProjects(actor);
+    return this.repository.findProjects(accessible.map((p) => p.id));
+  }
+
+  // GET /v1/charge/frontier: pre-serialized, so a 100k-item answer is stringified once.
+  async frontierJson(actor: AuthenticatedActor, dto: FrontierQueryDto): Promise<string> {
+    const project = await this.resolveProject(actor, dto.project);
+    const { graph, computation } = await this.compute(project, wipCapOf(project, dto.wip_cap), actor.id);
+    return JSON.stringify(toFrontierResultWire(computation, graph.refOf));
+  }
+
+  // compute_frontier for one project; every call records FrontierComputed.
+  async compute(
+    project: ProjectRow,
+    wipCap: number,
+    actorId: number | null,
+    sessionId: number | null = null,
+    options: LoadOptions = ACTIVATION_ONLY,
+  ): Promise<ComputedFrontier> {
+    const started = process.hrtime.bigint();
+    const graph = await this.loadGraph(project, options);
+    const computation = computeFrontier({
+      items: graph.items,
+      edges: graph.activation,
+      blockerFacts: graph.facts,
+      wipCap,
+    });
+    const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+    await this.events.recordBestEffort({
+      name: 'FrontierComputed',
+      kind: 'workflow',
+      project: project.id,
+      actorId,
+      sessionId,
+      payload: {
+        project: project.id,
+        counts: {
+          runnable: computation.runnable.length,
+          blocked: computation.blocked.length,
+          frozen: computation.frozen.length,
+          conduct_eligible: computation.conduct_eligible.length,
+        },
+        wip_cap: computation.wip_cap,
+        wip_active: computation.wip_active,
+        wip_remaining: computation.wip_remaining,
+        items: graph.items.length,
+        edges: graph.activation.length,
+        cycles: computation.cycles.length,
+        duration_ms: Math.round(durationMs * 10) / 10,
+      },
+    });
+    return { graph, computation };
+  }
+
+  async loadGraph(project: ProjectRow, options: LoadOptions = ACTIVATION_ONLY): Promise<ProjectGraph> {
+    const [candidates, edges, outside] = await Promise.all([
+      this.repository.findCandidates(project.id),
+      this.repository.findEdges(project.id, options.gates, options.rationale),
+      this.repository.findOutsideBlockers(project.id, options.gates),
+    ]);
+    const versionIds = new Set<number>();
+    for (const row of candidates) versionIds.add(row.workflow_version_id);
+    for (const row of outside) versionIds.add(row.workflow_version_id);
+    const workflows = await this.workflowStages([...versionIds]);
+    let runs: Awaited<ReturnType<FrontierRepository['findRunsCarrying']>> = [];
+    let environments: Awaited<ReturnType<FrontierRepository['findEnvironments']>> = [];
+    if (usesDeployedForm(edges)) {
+      const blockers = [...new Set(edges.filter((e) => e.s.startsWith('fact:deployed:')).map((e) => e.b))];
+      const projects = [project.id, ...new Set(outside.map((o) => o.project))];
+      [runs, environments] = await Promise.all([
+        this.repository.findRunsCarrying(blockers, options.inFlightRuns ? SUCCEEDED_OR_IN_FLIGHT : SUCCEEDED),
+        this.repository.findEnvironments(projects),
+      ]);
+    }
+    return buildProjectGraph({ project, candidates, edges, outside, workflows, runs, environments });
+  }
+
+  async workflowStages(ids: readonly number[]): Promise<Map<number, WorkflowStages>> {
+    const missing = ids.filter((id) => !this.workflowCache.has(id));
+    if (missing.length > 0) {
+      for (const row of await this.repository.findWorkflowVersions(missing)) {
+        this.workflowCache.set(row.id, parseWorkflowStages(row.id, row.workflow_id, row.definition));
+      }
+    }
+    const result = new Map<number, WorkflowStages>();
+    for (const id of ids) {
+      const stages = this.workflowCache.get(id);
+      if (stages) result.set(id, stages);
+    }
+    return result;
+  }
+
+  // frontier.list: the buckets plus every unsatisfied edge at activation, integration and closure.
+  async list(actor: AuthenticatedActor, dto: FrontierListQueryDto): Promise<FrontierListResponse> {
+    const project = await this.resolveProject(actor, dto.project);
+    const { graph, computation } = await this.compute(project, wipCapOf(project, dto.wip_cap), actor.id, null, {
+      gates: LIST_GATE_POINTS,
+      rationale: true,
+      inFlightRuns: true,
+    });
+    const keepRow = (item: FrontierItem) =>
+      (!dto.adapter || item.adapter === dto.adapter) && (!dto.priority || item.priority === dto.priority);
+    const rows = (list: FrontierItem[]) => toWireList(list.filter(keepRow), graph.refOf);
+    const only = dto.only;
+    return {
+      project: project.id,
+      wip_cap: computation.wip_cap,
+      wip_active: computation.wip_active,
+      ready_rows: !only || only === 'ready' ? rows(computation.runnable) : [],
+      blocked_rows: !only || only === 'blocked' ? rows(computation.blocked) : [],
+      frozen_rows: !only || only === 'frozen' ? rows(computation.frozen) : [],
+      dependency_edges: !only || only === 'edges' ? this.dependencyEdges(graph, dto) : [],
+    };
+  }
+
+  private dependencyEdges(graph: ProjectGraph, dto: FrontierListQueryDto): DependencyEdgeWire[] {
+    const rationale = new Map<string, string>();
+    const edges: DependencyEdge[] = graph.edges.map((e) => {
+      rationale.set(`${e.d}:${e.b}:${e.g}`, e.r);
+      return { blocker: e.b, dependent: e.d, gatePoint: e.g, satisfaction: e.s, rationale: e.r };
+    });
+    const dependents = graph.items.map((i) => i.id);
+    const wanted = (ref: string | undefined) => ref?.toUpperCase();
+    const blockerFilter = wanted(dto.blocker);
+    const dependentFilter = wanted(dto.dependent);
+    const result: DependencyEdgeWire[] = [];
+    for (const gate of dto.gate_point ? [dto.gate_point] : LIST_GATE_POINTS) {
+      const evaluations = evaluateGateBatch(dependents, gate, edges, graph.facts, { refOf: graph.refOf });
+      for (const evaluation of evaluations.values()) {
+        const dependent = graph.refOf(evaluation.item_id) as string;
+        if (dependentFilter && dependent !== dependentFilter) continue;
+        for (const b of evaluation.blockers) {
+          const blocker = b.blocker_status === null ? null : (graph.refOf(b.blocker) ?? null);
+          if (blockerFilter && blocker !== blockerFilter) continue;
+          if (dto.abandoned !== undefined && b.blocking_abandoned !== dto.abandoned) continue;
+          const form = b.form;
+          result.push({
+            blocker,
+            dependent,
+            gate_point: gate,
+            satisfaction: b.satisfaction,
+            rationale: rationale.get(`${evaluation.item_id}:${b.blocker}:${gate}`) ?? '',
+            blocker_resolves: b.blocker_status !== null,
+            blocker_stage: b.blocker_status,
+            blocker_title: b.blocker_title,
+            blocking_terminal: b.blocking_terminal,
+            blocking_abandoned: b.blocking_abandoned,
+            reason: b.reason,
+            need: b.need,
+            environment:
+              form.kind === 'deployed'
+                ? { name: form.environment, ...deliveryState(graph, b.blocker, form.environment) }
+                : null,
+          });
+        }
+      }
+    }
+    return result;
+  }
+
+  // Why an item is (not) runnable, down to each unsatisfied fact, and its critical path.
+  async explain(actor: AuthenticatedActor, ref: string, wipCap?: number): Promise<ExplainResponse> {
+    const resolved = await this.refs.resolve(ref);
+    const accessible = await this.access.accessibleProjects(actor);
+    if (!accessible.some((p) => p.id === resolved.project)) throw projectNotFound(resolved.project);
+    const project = await this.repository.findProject(resolved.project);
+    if (!project) throw projectNotFound(resolved.project);
+    const { graph, computation } = await this.compute(project, wipCapOf(project, wipCap), actor.id);
+    const explanation = explainItem(resolved.id, computation, graph.activation, graph.facts);
+    const item = graph.items.find((i) => i.id === resolved.id);
+    const status = item?.status ?? (await this.repository.locateItem(resolved.id))?.status ?? 'unknown';
+    const placed =
+      computation.runnable.find((i) => i.item_id === resolved.id) ??
+      computation.blocked.find((i) => i.item_id === resolved.id) ??
+      computation.frozen.find((i) => i.item_id === resolved.id);
+    const response = toExplainResponse(explanation, {
+      ref: resolved.ref,
+      project: project.id,
+      status,
+      item: placed,
+      computation,
+      refOf: graph.refOf,
+    });
+    if (explanation.bucket === 'not_candidate') {
+      response.summary = [
+        item ? `not a frontier candidate: status ${status}` : `not a frontier candidate: ${status} is terminal`,
+      ];
+    }
+    return response;
+  }
+}

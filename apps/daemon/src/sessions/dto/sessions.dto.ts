@@ -1,0 +1,97 @@
+import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+
+const TOKEN = /^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,99}$/;
+
+export class RegisterSessionDto {
+  @IsString() @Matches(TOKEN, { message: 'harness must be a short token such as claude-code' }) harness!: string;
+  @IsString() @Matches(TOKEN, { message: 'model must be a short token such as opus-4' }) model!: string;
+  @IsOptional() @IsString() @MaxLength(63) project?: string;
+  @IsOptional() @IsString() @MaxLength(200) label?: string;
+}
+
+export interface SessionRow {
+  id: number;
+  actor_id: number | null;
+  project: string | null;
+  harness: string;
+  model: string;
+  lane: string;
+  label: string | null;
+  created_at: Date;
+  last_seen_at: Date;
+  ended_at: Date | null;
+}
+
+export interface ClaimRow {
+  item_ref: string;
+  project: string;
+  entrypoint: string | null;
+  adapter: string | null;
+  wip_slot: boolean;
+  claimed_at: Date;
+  renewed_at: Date;
+  expires_at: Date;
+}
+
+export interface ClaimResponse {
+  item_id: string;
+  project: string;
+  entrypoint: string | null;
+  adapter: string | null;
+  wip_slot: boolean;
+  claimed_at: string;
+  renewed_at: string;
+  expires_at: string;
+}
+
+export interface SessionResponse {
+  session_id: number;
+  harness: string;
+  model: string;
+  project: string | null;
+  lane: string;
+  label: string | null;
+  created_at: string;
+  last_seen_at: string;
+  ended_at: string | null;
+  claims: ClaimResponse[];
+}
+
+export interface RegisterSessionResponse extends SessionResponse {
+  lane_source: string;
+  lane_scope: string;
+  lane_key: string | null;
+}
+
+export interface HeartbeatResponse {
+  session_id: number;
+  renewed: ClaimResponse[];
+}
+
+export function toClaimResponse(row: ClaimRow): ClaimResponse {
+  return {
+    item_id: row.item_ref,
+    project: row.project,
+    entrypoint: row.entrypoint,
+    adapter: row.adapter,
+    wip_slot: row.wip_slot,
+    claimed_at: row.claimed_at.toISOString(),
+    renewed_at: row.renewed_at.toISOString(),
+    expires_at: row.expires_at.toISOString(),
+  };
+}
+
+export function toSessionResponse(row: SessionRow, claims: ClaimRow[]): SessionResponse {
+  return {
+    session_id: row.id,
+    harness: row.harness,
+    model: row.model,
+    project: row.project,
+    lane: row.lane,
+    label: row.label,
+    created_at: row.created_at.toISOString(),
+    last_seen_at: row.last_seen_at.toISOString(),
+    ended_at: row.ended_at ? row.ended_at.toISOString() : null,
+    claims: claims.map(toClaimResponse),
+  };
+}

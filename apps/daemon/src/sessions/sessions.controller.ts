@@ -1,0 +1,38 @@
+import { Body, Controller, Get, HttpCode, Param, ParseIntPipe, Post } from '@nestjs/common';
+
+import { AuthenticatedActor, CurrentActor } from '../auth/actor';
+import { HeartbeatResponse, RegisterSessionDto, RegisterSessionResponse, SessionResponse } from './dto/sessions.dto';
+import { SessionsService } from './sessions.service';
+
+@Controller('v1/sessions')
+export class SessionsController {
+  constructor(private readonly service: SessionsService) {}
+
+  @Post()
+  register(
+    @CurrentActor() actor: AuthenticatedActor,
+    @Body() dto: RegisterSessionDto,
+  ): Promise<RegisterSessionResponse> {
+    return this.service.register(actor, dto);
+  }
+
+  @Get(':id')
+  get(@CurrentActor() actor: AuthenticatedActor, @Param('id', ParseIntPipe) id: number): Promise<SessionResponse> {
+    return this.service.get(actor, id);
+  }
+
+  @Post(':id/heartbeat')
+  @HttpCode(200)
+  heartbeat(
+    @CurrentActor() actor: AuthenticatedActor,
+    @Param('id', ParseIntPipe) id: number,
+  ): Promise<HeartbeatResponse> {
+    return this.service.heartbeat(actor, id);
+  }
+
+  @Post(':id/end')
+  @HttpCode(200)
+  end(@CurrentActor() actor: AuthenticatedActor, @Param('id', ParseIntPipe) id: number): Promise<SessionResponse> {
+    return this.service.end(actor, id);
+  }
+}

@@ -1,0 +1,85 @@
+import { Inject, Injectable } from '@nestjs/common';
+
+import { LanePolicy, resolveLane } from '@app/core';
+
+import { AuthenticatedActor } from '../auth/actor';
+import { DomainError } from '../common/domain-error';
+import { APP_CONFIG, AppConfig } from '../config/config';
+import { FrontierService } from '../frontier/frontier.service';
+import { ProjectRow } from '../frontier/frontier.repository';
+import {
+  HeartbeatResponse,
+  RegisterSessionDto,
+  RegisterSessionResponse,
+  SessionResponse,
+  SessionRow,
+  toClaimResponse,
+  toSessionResponse,
+} from './dto/sessions.dto';
+import { SessionsRepository } from './sessions.repository';
+
+export const sessionNotFound = (id: number | string) =>
+  new DomainError('session_not_found', `no executor session ${id}`, 404, { session_id: id });
+
+// The project's session-routing capability: policy.session_routing (lane_rules, executor_default_lane_*).
+export function sessionRoutingOf(project: ProjectRow): LanePolicy {
+  const routing = project.policy?.session_routing;
+  return typeof routing === 'object' && routing !== null && !Array.isArray(routing) ? (routing as LanePolicy) : {};
+}
+
+@Injectable()
+export class SessionsService {
+  constructor(
+    private readonly repository: SessionsRepository,
+    private readonly frontier: FrontierService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async register(actor: AuthenticatedActor, dto: RegisterSessionDto): Promise<RegisterSessionResponse> {
+    const project = dto.project ? await this.frontier.resolveProject(actor, dto.project) : null;
+    // With a project only its routing counts (then primary); the machine configuration is the no-project fallback.
+    const resolution = resolveLane(
+      { harness: dto.harness, model: dto.model },
+      project ? sessionRoutingOf(project) : null,
+      this.config.sessionRouting,
+    );
+    const row = await this.repository.create({
+      actorId: actor.id,
+      project: project?.id ?? null,
+      harness: dto.harness,
+      model: dto.model,
+      lane: resolution.lane,
+      label: dto.label ?? null,
+    });
+    return {
+      ...toSessionResponse(row, []),
+      lane_source: resolution.source,
+      lane_scope: resolution.scope,
+      lane_key: resolution.key,
+    };
+  }
+
+  // Sessions belong to the actor that registered them (admins may act on any).
+  async owned(actor: AuthenticatedActor, id: number, { live = true } = {}): Promise<SessionRow> {
+    const row = await this.repository.find(id);
+    if (!row || (row.actor_id !== actor.id && !actor.isAdmin)) throw sessionNotFound(id);
+    if (live && row.ended_at) throw new DomainError('session_ended', `executor session ${id} has ended`, 409);
+    return row;
+  }
+
+  async get(actor: AuthenticatedActor, id: number): Promise<SessionResponse> {
+    const row = await this.owned(actor, id, { live: false });
+    return toSessionResponse(row, await this.repository.liveClaims(id));
+  }
+
+  async heartbeat(actor: AuthenticatedActor, id: number): Promise<HeartbeatResponse> {
+    await this.owned(actor, id);
+    const renewed = await this.repository.heartbeat(id, this.config.claimTtlSeconds);
+    return { session_id: id, renewed: renewed.map(toClaimResponse) };
+  }
+
+  async end(actor: AuthenticatedActor, id: number): Promise<SessionResponse> {
+    await this.owned(actor, id, { live: false });
+    return toSessionResponse(await this.repository.end(id), []);
+  }
+}

@@ -1,0 +1,93 @@
+import { Command, Option } from 'commander';
+
+import { clientFor } from '../context';
+import { action, output, printKeyValues, printTable } from '../output';
+
+export interface SessionWire {
+  session_id: number;
+  harness: string;
+  model: string;
+  project: string | null;
+  lane: string;
+  label: string | null;
+  lane_source?: string;
+  claims: { item_id: string; project: string; adapter: string | null; expires_at: string; entrypoint: string | null }[];
+}
+
+function render(s: SessionWire): void {
+  printKeyValues([
+    ['session', s.session_id],
+    ['executor', `${s.harness} / ${s.model}`],
+    ['project', s.project],
+    ['lane', s.lane_source ? `${s.lane} (${s.lane_source})` : s.lane],
+    ['label', s.label],
+  ]);
+  if (s.claims.length > 0) {
+    printTable(
+      ['claimed item', 'project', 'adapter', 'expires at'],
+      s.claims.map((c) => [c.item_id, c.project, c.adapter, c.expires_at]),
+    );
+  }
+}
+
+export function registerSessionsCommand(program: Command): void {
+  const sessions = program.command('sessions').description('executor sessions: register, heartbeat, show, end');
+
+  sessions
+    .command('register')
+    .description("register an executor session; its lane comes from the project's session routing")
+    .addOption(
+      new Option('--harness <harness>', 'executor harness, e.g. claude-code').env('SVC_HARNESS').default('cli'),
+    )
+    .addOption(new Option('--model <model>', 'executor model').env('SVC_MODEL').default('unknown'))
+    .addOption(new Option('--project <project>', 'project whose session routing decides the lane').env('SVC_PROJECT'))
+    .option('--label <label>', 'free text shown in listings')
+    .action(
+      action(
+        async (options: { harness: string; model: string; project?: string; label?: string }, command: Command) => {
+          const body = await clientFor(command).post<SessionWire>('v1/sessions', options);
+          output(command, body, render);
+        },
+      ),
+    );
+
+  sessions
+    .command('show <id>')
+    .description('a session and its live claims')
+    .action(
+      action(async (id: string, _options: unknown, command: Command) => {
+        output(command, await clientFor(command).get<SessionWire>(`v1/sessions/${encodeURIComponent(id)}`), render);
+      }),
+    );
+
+  sessions
+    .command('heartbeat <id>')
+    .description("renew the session's live claims (they expire when not renewed)")
+    .action(
+      action(async (id: string, _options: unknown, command: Command) => {
+        const body = await clientFor(command).post<{
+          session_id: number;
+          renewed: { item_id: string; expires_at: string }[];
+        }>(`v1/sessions/${encodeURIComponent(id)}/heartbeat`);
+        output(command, body, (b) =>
+          printTable(
+            ['renewed claim', 'expires at'],
+            b.renewed.map((c) => [c.item_id, c.expires_at]),
+          ),
+        );
+      }),
+    );
+
+  sessions
+    .command('end <id>')
+    .description('end a session and release its claims')
+    .action(
+      action(async (id: string, _options: unknown, command: Command) => {
+        output(
+          command,
+          await clientFor(command).post<SessionWire>(`v1/sessions/${encodeURIComponent(id)}/end`),
+          render,
+        );
+      }),
+    );
+}

@@ -1,0 +1,30 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+
+export const WORKSPACE_FILE = '.svc.json';
+
+export interface Workspace {
+  project: string;
+  source: string;
+}
+
+// The checkout's home project: env SVC_PROJECT, else the nearest .svc.json ({ "project": "..." }) upward from cwd.
+export function findWorkspace(cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): Workspace | null {
+  if (env.SVC_PROJECT) return { project: env.SVC_PROJECT, source: 'SVC_PROJECT' };
+  let dir = resolve(cwd);
+  for (;;) {
+    const file = join(dir, WORKSPACE_FILE);
+    if (existsSync(file)) {
+      try {
+        const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
+        const project = (parsed as { project?: unknown } | null)?.project;
+        if (typeof project === 'string' && project.length > 0) return { project, source: file };
+      } catch {
+        // an unreadable file names no project; keep looking upward
+      }
+    }
+    const parent = dirname(dir);
+    if (parent === dir) return null;
+    dir = parent;
+  }
+}

@@ -1,0 +1,262 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { resourceUsage } from 'node:process';
+
+import { DataSource } from 'typeorm';
+
+import { computeFrontier } from '../../libs/core/src';
+import { EmbeddedServer } from '../../libs/database/src';
+import { createProject, insertEdges, insertItems, ItemSpec, withClient } from '../../libs/testing/src/backlog-factory';
+import { startDaemonProcess } from '../../libs/testing/src/daemon-process';
+import { dataSourceOptions } from '../../apps/daemon/src/database/data-source';
+import { FrontierRepository } from '../../apps/daemon/src/frontier/frontier.repository';
+import { FrontierService } from '../../apps/daemon/src/frontier/frontier.service';
+import { generateBacklog } from './generate';
+
+interface NeutralGraph {
+  format: string;
+  items: { id: string; title: string; priority: 'H' | 'M' | 'L'; status: 'open' | 'done'; created_at: string }[];
+  edges: { blocker: string; dependent: string }[];
+  expected?: { ready?: string[] };
+}
+
+interface Dataset {
+  name: string;
+  items: ItemSpec[];
+  edges: { blocker: number; dependent: number; satisfaction: string }[];
+  // neutral ids by item index, and the expected ready set (graph files only)
+  neutralIds?: string[];
+  expectedReady?: string[];
+}
+
+export interface DatasetResult {
+  name: string;
+  items: number;
+  edges: number;
+  http_ms: number;
+  http_ms_runs: number[];
+  core_ms: number;
+  core_ms_runs: number[];
+  graph_load_ms: number;
+  runnable: number;
+  blocked: number;
+  frozen: number;
+  response_bytes: number;
+  daemon_peak_rss_mb: number;
+  expected_ready_match?: boolean;
+}
+
+const PROJECT = 'bench';
+const PRIORITY = { H: 'high', M: 'medium', L: 'low' } as const;
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+const round = (value: number) => Math.round(value * 10) / 10;
+const note = (message: string) => process.stderr.write(`bench:frontier: ${message}\n`);
+
+export function neutralDataset(path: string): Dataset {
+  const graph = JSON.parse(readFileSync(path, 'utf8')) as NeutralGraph;
+  if (graph.format !== 'synthetic-backlog/v1')
+    throw new Error(`${path}: format ${graph.format} is not synthetic-backlog/v1`);
+  const index = new Map(graph.items.map((item, i) => [item.id, i]));
+  return {
+    name: path.split('/').pop() ?? path,
+    items: graph.items.map((item) => ({
+      title: item.title,
+      status: item.status === 'done' ? 'done' : 'planned',
+      priority: PRIORITY[item.priority] ?? 'medium',
+      createdAt: item.created_at,
+    })),
+    edges: graph.edges.map((e) => {
+      const blocker = index.get(e.blocker);
+      const dependent = index.get(e.dependent);
+      if (blocker === undefined || dependent === undefined)
+        throw new Error(`edge ${e.blocker}→${e.dependent}: unknown item`);
+      return { blocker, dependent, satisfaction: 'status:done' };
+    }),
+    neutralIds: graph.items.map((item) => item.id),
+    expectedReady: graph.expected?.ready,
+  };
+}
+
+function peakRssMb(pid: number): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const match = /VmHWM:\s+(\d+) kB/.exec(status);
+    return match ? round(Number(match[1]) / 1024) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+async function runDataset(server: EmbeddedServer, dataset: Dataset, runs: number): Promise<DatasetResult> {
+  const database = `bench_${dataset.name.replace(/[^a-z0-9]/gi, '_').toLowerCase()}_${Date.now().toString(36)}`;
+  await server.createDatabase(database);
+  const url = server.connection.url(database);
+  const daemon = await startDaemonProcess({
+    env: { SVC_DATABASE_URL: url, SVC_LOG_LEVEL: 'warn' },
+    timeoutMs: 120_000,
+  });
+  try {
+    const started = Date.now();
+    const ids = await withClient(url, async (client) => {
+      await createProject(client, { id: PROJECT, prefix: 'BN', policy: { wip_cap: 30 } });
+      const created = await insertItems(client, PROJECT, dataset.items);
+      await insertEdges(
+        client,
+        dataset.edges.map((e) => ({
+          blocker: created[e.blocker].id,
+          dependent: created[e.dependent].id,
+          satisfaction: e.satisfaction,
+        })),
+      );
+      await client.query('VACUUM ANALYZE items');
+      await client.query('VACUUM ANALYZE item_dependencies');
+      return created;
+    });
+    note(
+      `${dataset.name}: loaded ${dataset.items.length} items and ${dataset.edges.length} edges in ${Date.now() - started} ms`,
+    );
+
+    const headers = { authorization: `Bearer ${daemon.token}` };
+    const target = `${daemon.url}/v1/charge/frontier?project=${PROJECT}`;
+    let text = '';
+    const httpRuns: number[] = [];
+    for (let i = 0; i < runs + 3; i++) {
+      const t0 = performance.now();
+      const res = await fetch(target, { headers });
+      text = await res.text();
+      const elapsed = performance.now() - t0;
+      if (res.status !== 200) throw new Error(`frontier read failed: HTTP ${res.status} ${text.slice(0, 200)}`);
+      if (i >= 3) httpRuns.push(round(elapsed));
+    }
+    const body = JSON.parse(text) as { runnable: { item_id: string }[]; blocked: unknown[]; frozen: unknown[] };
+
+    // The pure core computation, on the same inputs the daemon builds (same repository and graph builder).
+    const dataSource = new DataSource(dataSourceOptions(url, 4));
+    await dataSource.initialize();
+    let coreRuns: number[] = [];
+    let graphLoadMs = 0;
+    try {
+      const repository = new FrontierRepository(dataSource);
+      const service = new FrontierService(repository, null as never, null as never, null as never);
+      const project = (await repository.findProject(PROJECT))!;
+      const t0 = performance.now();
+      const graph = await service.loadGraph(project);
+      graphLoadMs = round(performance.now() - t0);
+      coreRuns = [];
+      for (let i = 0; i < runs + 3; i++) {
+        const c0 = performance.now();
+        computeFrontier({ items: graph.items, edges: graph.activation, blockerFacts: graph.facts, wipCap: 30 });
+        if (i >= 3) coreRuns.push(round(performance.now() - c0));
+      }
+    } finally {
+      await dataSource.destroy();
+    }
+
+    const result: DatasetResult = {
+      name: dataset.name,
+      items: dataset.items.length,
+      edges: dataset.edges.length,
+      http_ms: round(median(httpRuns)),
+      http_ms_runs: httpRuns,
+      core_ms: round(median(coreRuns)),
+      core_ms_runs: coreRuns,
+      graph_load_ms: graphLoadMs,
+      runnable: body.runnable.length,
+      blocked: body.blocked.length,
+      frozen: body.frozen.length,
+      response_bytes: Buffer.byteLength(text),
+      daemon_peak_rss_mb: peakRssMb(daemon.child.pid!),
+    };
+    if (dataset.neutralIds && dataset.expectedReady) {
+      const neutralOf = new Map(ids.map((item, i) => [item.ref, dataset.neutralIds![i]]));
+      const got = new Set(body.runnable.map((r) => neutralOf.get(r.item_id)));
+      const expected = new Set(dataset.expectedReady);
+      result.expected_ready_match = got.size === expected.size && [...expected].every((id) => got.has(id));
+    }
+    return result;
+  } finally {
+    await daemon.stop();
+  }
+}
+
+function table(results: DatasetResult[]): string {
+  const lines = [
+    '| dataset | items | edges | HTTP frontier (median) | core compute (median) | runnable | blocked | frozen | response | daemon peak RSS |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const r of results) {
+    lines.push(
+      `| ${r.name}${r.expected_ready_match === undefined ? '' : r.expected_ready_match ? ' (ready set ✓)' : ' (ready set ✗)'} | ${r.items} | ${r.edges} | ${r.http_ms} ms | ${r.core_ms} ms | ${r.runnable} | ${r.blocked} | ${r.frozen} | ${(r.response_bytes / 1e6).toFixed(1)} MB | ${r.daemon_peak_rss_mb} MB |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const graphIndex = args.indexOf('--graph');
+  const graphPath = graphIndex >= 0 ? args[graphIndex + 1] : undefined;
+  const home = mkdtempSync(join(tmpdir(), 'svc-bench-frontier-'));
+  const server = new EmbeddedServer({ home, log: note });
+  await server.start();
+  try {
+    if (graphPath) {
+      const result = await runDataset(server, neutralDataset(resolve(graphPath)), 7);
+      process.stdout.write(
+        `${JSON.stringify({
+          graph: graphPath,
+          items: result.items,
+          edges: result.edges,
+          http_ms: result.http_ms,
+          core_ms: result.core_ms,
+          runnable: result.runnable,
+          expected_ready_match: result.expected_ready_match ?? null,
+          daemon_peak_rss_mb: result.daemon_peak_rss_mb,
+        })}\n`,
+      );
+      return;
+    }
+    const results: DatasetResult[] = [];
+    for (const [n, runs] of [
+      [10_000, 15],
+      [100_000, 7],
+    ] as const) {
+      const generated = generateBacklog(n, 42);
+      results.push(await runDataset(server, { name: `generated-${n / 1000}k`, ...generated }, runs));
+      note(JSON.stringify(results[results.length - 1]));
+    }
+    const shared = resolve(__dirname, '..', '..', '..', 'shared', 'bench', 'graph-10000.json');
+    results.push(await runDataset(server, neutralDataset(shared), 15));
+    const report = {
+      benchmark: 'frontier',
+      generated_at: new Date().toISOString(),
+      machine: { cpus: cpus().length, cpu_model: cpus()[0]?.model ?? '', node: process.version },
+      seed: 42,
+      bench_peak_rss_mb: round(resourceUsage().maxRSS / 1024),
+      targets: { http_100k_ms: 1000, core_100k_ms: 150, http_10k_ms: 100 },
+      datasets: results,
+    };
+    const out = resolve(__dirname, '..', 'results', 'frontier.json');
+    writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
+    process.stdout.write(`${table(results)}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ results: out, datasets: results.map((r) => ({ name: r.name, http_ms: r.http_ms, core_ms: r.core_ms })) })}\n`,
+    );
+  } finally {
+    await server.stop();
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+if (require.main === module) {
+  main().catch((err: unknown) => {
+    process.stderr.write(`bench:frontier failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  });
+}

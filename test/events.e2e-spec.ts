@@ -1,0 +1,203 @@
+import { DataSource } from 'typeorm';
+
+import {
+  createProject,
+  createTestDatabase,
+  CreatedItem,
+  DaemonProcess,
+  insertItems,
+  parseJson,
+  runSvc,
+  startDaemonProcess,
+  svcEnv,
+  TestDatabase,
+  withClient,
+} from '@app/testing';
+
+import { dataSourceOptions } from '../apps/daemon/src/database/data-source';
+import { EventsRepository } from '../apps/daemon/src/events/events.repository';
+
+interface SseMessage {
+  event: string;
+  id: string | null;
+  data: Record<string, unknown>;
+}
+
+// Opens the SSE stream and collects parsed messages until the test aborts it.
+async function openStream(url: string, token: string) {
+  const controller = new AbortController();
+  const res = await fetch(`${url}/v1/events/stream`, {
+    headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' },
+    signal: controller.signal,
+  });
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toContain('text/event-stream');
+  const messages: SseMessage[] = [];
+  let buffer = '';
+  const decoder = new TextDecoder();
+  const pump = (async () => {
+    const reader = res.body!.getReader();
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        buffer += decoder.decode(value, { stream: true });
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const fields = Object.fromEntries(
+            block
+              .split('\n')
+              .filter((l) => !l.startsWith(':') && l.includes(': '))
+              .map((l) => [l.slice(0, l.indexOf(': ')), l.slice(l.indexOf(': ') + 2)]),
+          );
+          if (fields.data) {
+            messages.push({ event: fields.event, id: fields.id ?? null, data: JSON.parse(fields.data) });
+          }
+        }
+      }
+    } catch {
+      // aborted
+    }
+  })();
+  const waitFor = async (predicate: (m: SseMessage) => boolean, timeoutMs = 20000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const found = messages.find(predicate);
+      if (found) return found;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`no matching message; got ${JSON.stringify(messages)}`);
+  };
+  return {
+    messages,
+    waitFor,
+    close: async () => {
+      controller.abort();
+      await pump;
+    },
+  };
+}
+
+describe('events', () => {
+  let db: TestDatabase;
+  let daemon: DaemonProcess;
+  let replica: DaemonProcess;
+  let env: Record<string, string>;
+  let items: CreatedItem[];
+
+  beforeAll(async () => {
+    db = await createTestDatabase('server', 'events');
+    daemon = await startDaemonProcess({ env: { SVC_DATABASE_URL: db.url } });
+    env = svcEnv(daemon);
+    await withClient(db.url, async (client) => {
+      await createProject(client, { id: 'ev', prefix: 'EV' });
+      items = await insertItems(client, 'ev', [{ status: 'planned' }, { status: 'idea' }]);
+    });
+  });
+
+  afterAll(async () => {
+    await replica?.stop();
+    await daemon?.stop();
+    await db?.drop();
+  });
+
+  describe('svc events query', () => {
+    it('should list events by name, newest first, within the limit', async () => {
+      for (let i = 0; i < 3; i++) {
+        expect((await runSvc(['charge-frontier', '--project', 'ev', '--json'], { env })).code).toBe(0);
+      }
+      const result = await runSvc(['events', 'query', '--event-name', 'FrontierComputed', '--limit', '2', '--json'], {
+        env,
+      });
+      expect(result.code).toBe(0);
+      const events = parseJson<{ events: { id: string; name: string; project: string }[] }>(result).events;
+      expect(events).toHaveLength(2);
+      expect(events.every((e) => e.name === 'FrontierComputed' && e.project === 'ev')).toBe(true);
+      expect(Number(events[0].id)).toBeGreaterThan(Number(events[1].id));
+    });
+
+    it('should filter by --since', async () => {
+      const future = await runSvc(['events', 'query', '--since', '2999-01-01T00:00:00Z', '--json'], { env });
+      expect(parseJson<{ events: unknown[] }>(future).events).toEqual([]);
+      const recent = await runSvc(['events', 'query', '--since', '1h', '--json'], { env });
+      expect(parseJson<{ events: unknown[] }>(recent).events.length).toBeGreaterThan(0);
+    });
+
+    it('should refuse a limit above 1000 and a malformed since', async () => {
+      const res = await fetch(`${daemon.url}/v1/events?limit=5000`, {
+        headers: { authorization: `Bearer ${daemon.token}` },
+      });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { code: string }).code).toBe('validation_failed');
+      const bad = await runSvc(['events', 'query', '--since', 'yesterday'], { env });
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toContain('validation_failed');
+    });
+  });
+
+  describe('GET /v1/events/stream', () => {
+    it('should refuse without a token', async () => {
+      const res = await fetch(`${daemon.url}/v1/events/stream`);
+      expect(res.status).toBe(401);
+    });
+
+    it('should deliver recorded events and item changes, from this and another replica', async () => {
+      replica = await startDaemonProcess({ env: { SVC_DATABASE_URL: db.url } });
+      const here = await openStream(daemon.url, daemon.token!);
+      const there = await openStream(replica.url, daemon.token!);
+      try {
+        // an event recorded through the first replica
+        expect((await runSvc(['charge-frontier', '--project', 'ev'], { env })).code).toBe(0);
+        for (const stream of [here, there]) {
+          const message = await stream.waitFor((m) => m.event === 'event' && m.data.name === 'FrontierComputed');
+          expect(message.data).toMatchObject({ project: 'ev' });
+          expect(message.id).toMatch(/^\d+$/);
+        }
+        // an item change straight in the database reaches both listeners
+        await withClient(db.url, (c) =>
+          c.query(`UPDATE items SET status = 'refining-idea' WHERE id = $1`, [items[1].id]),
+        );
+        for (const stream of [here, there]) {
+          const message = await stream.waitFor((m) => m.event === 'item' && m.data.item_id === 'EV-2');
+          expect(message.data).toMatchObject({ op: 'UPDATE', project: 'ev', status: 'refining-idea' });
+        }
+        // an event recorded through the second replica reaches the first
+        const viaReplica = await runSvc(['charge-frontier', '--project', 'ev', '--wip-cap', '4', '--json'], {
+          env: { ...env, SVC_URL: replica.url },
+        });
+        expect(viaReplica.code).toBe(0);
+        await here.waitFor(
+          (m) =>
+            m.event === 'event' &&
+            m.data.name === 'FrontierComputed' &&
+            here.messages.filter((x) => x.event === 'event').length >= 2,
+        );
+      } finally {
+        await here.close();
+        await there.close();
+      }
+    });
+  });
+
+  describe('retention', () => {
+    it('should delete events older than the retention window and keep recent ones', async () => {
+      await withClient(db.url, (c) =>
+        c.query(`INSERT INTO events (name, kind, payload, created_at)
+                 VALUES ('Old', 'telemetry', '{}', now() - interval '40 days'),
+                        ('Young', 'telemetry', '{}', now() - interval '2 days')`),
+      );
+      const dataSource = new DataSource(dataSourceOptions(db.url, 2));
+      await dataSource.initialize();
+      try {
+        const deleted = await new EventsRepository(dataSource).deleteOlderThan(30);
+        expect(deleted).toBe(1);
+      } finally {
+        await dataSource.destroy();
+      }
+      const left = await withClient(db.url, (c) => c.query(`SELECT name FROM events WHERE name IN ('Old', 'Young')`));
+      expect(left.rows).toEqual([{ name: 'Young' }]);
+    });
+  });
+});
