@@ -1,7 +1,44 @@
 import type { Type } from '@nestjs/common';
 
+import { ApprovalPageModule } from './approval-page/approval-page.module';
+import { DbClaimsModule } from './db-claims/db-claims.module';
+import { ChargeModule } from './charge/charge.module';
 import { EventsModule } from './events/events.module';
+import { FrontierModule } from './frontier/frontier.module';
+import { MachineAuthorizationModule } from './machine-authorization/machine-authorization.module';
+import { MachinesModule } from './machines/machines.module';
 import { RefsModule } from './refs/refs.module';
+import { DependenciesModule } from './dependencies/dependencies.module';
+import { DeploymentsModule } from './deployments/deployments.module';
+import { EpicsModule } from './epics/epics.module';
+import { RecordsModule } from './records/records.module';
+import { TransferModule } from './transfer/transfer.module';
+import { GatesModule } from './gates/gates.module';
+import { ItemsModule } from './items/items.module';
+import { ProjectsModule } from './projects/projects.module';
+import { WorkflowsModule } from './workflows/workflows.module';
+import { SweepsModule } from './sweeps/sweeps.module';
+import { SessionsModule } from './sessions/sessions.module';
 
 // The daemon's feature modules. Each feature adds its module here (one line each); app.module.ts imports the list.
-export const FEATURE_MODULES: Type[] = [RefsModule, EventsModule];
+export const FEATURE_MODULES: Type[] = [
+  RefsModule,
+  EventsModule,
+  DbClaimsModule,
+  MachineAuthorizationModule,
+  MachinesModule,
+  SweepsModule,
+  ApprovalPageModule,
+  FrontierModule,
+  SessionsModule,
+  ChargeModule,
+  ProjectsModule,
+  WorkflowsModule,
+  ItemsModule,
+  DependenciesModule,
+  GatesModule,
+  EpicsModule,
+  RecordsModule,
+  DeploymentsModule,
+  TransferModule,
+];

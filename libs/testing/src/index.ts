@@ -1,3 +1,4 @@
+export * from './backlog-factory';
 export * from './cli';
 export * from './daemon-process';
 export * from './environment';

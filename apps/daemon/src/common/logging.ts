@@ -1,5 +1,7 @@
 import type { Params } from 'nestjs-pino';
 
+import { PINO_REDACT_PATHS } from '@app/contracts';
+
 // Paths in a log line that may carry a secret; pino replaces their values.
 export const LOG_REDACT_PATHS = [
   'req.headers.authorization',
@@ -32,7 +34,7 @@ export function loggerParams(level: string): Params {
   return {
     pinoHttp: {
       level,
-      redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' },
+      redact: { paths: [...new Set([...LOG_REDACT_PATHS, ...PINO_REDACT_PATHS])], censor: '[redacted]' },
       autoLogging: {
         ignore: (req) => HEALTH_PATHS.has((req as { originalUrl?: string }).originalUrl ?? req.url ?? ''),
       },

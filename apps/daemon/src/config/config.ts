@@ -24,6 +24,8 @@ export interface AppConfig {
   eventRetentionDays: number;
   bodyLimit: number;
   claimTtlSeconds: number;
+  // machine-level session routing (lane_rules, executor_default_lane_*): used only for sessions without a project
+  sessionRouting: Record<string, unknown> | null;
   bootstrapAdmin: boolean;
   bootstrapToken: string | null;
   dbPoolSize: number;
@@ -69,10 +71,19 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     eventRetentionDays: dto.SVC_EVENT_RETENTION_DAYS ?? 30,
     bodyLimit: dto.SVC_BODY_LIMIT ?? 1024 * 1024,
     claimTtlSeconds: dto.SVC_CLAIM_TTL_SECONDS ?? 1800,
+    sessionRouting: parseJsonObject(dto.SVC_SESSION_ROUTING),
     bootstrapAdmin: dto.SVC_BOOTSTRAP_ADMIN ?? true,
     bootstrapToken: dto.SVC_BOOTSTRAP_TOKEN ?? null,
     dbPoolSize: dto.SVC_DB_POOL_SIZE ?? 10,
   };
+}
+
+function parseJsonObject(text: string | undefined): Record<string, unknown> | null {
+  if (!text) return null;
+  const value: unknown = JSON.parse(text);
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : null;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');

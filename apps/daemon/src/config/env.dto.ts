@@ -1,5 +1,5 @@
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsJSON, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
 
 const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
 const toBool = ({ value }: { value: unknown }) =>
@@ -43,6 +43,8 @@ export class EnvDto {
   @IsOptional() @Transform(toInt) @IsInt() @Min(1024) @Max(64 * 1024 * 1024) SVC_BODY_LIMIT?: number;
 
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) SVC_CLAIM_TTL_SECONDS?: number;
+
+  @IsOptional() @IsJSON({ message: 'SVC_SESSION_ROUTING must be a JSON object' }) SVC_SESSION_ROUTING?: string;
 
   @IsOptional() @Transform(toBool) @IsBoolean() SVC_BOOTSTRAP_ADMIN?: boolean;
 

@@ -1,7 +1,45 @@
 import { Command } from 'commander';
 
+import { registerConnectCommand } from './connect.command';
+import { registerChargeCommand } from './charge.command';
 import { registerDaemonCommand } from './daemon.command';
+import { registerGateCommands } from './dependencies.command';
+import { registerDeploymentsCommand } from './deployments.command';
+import { registerEpicsCommand } from './epics.command';
+import { registerRecordsCommand } from './records.command';
+import { registerTransferCommands } from './transfer.command';
+import { registerItemsCommand, registerSectionsCommand } from './items.command';
+import { registerProjectsCommand } from './projects.command';
+import { registerWorkflowsCommand } from './workflows.command';
+import { registerDbClaimsCommand } from './db-claims.command';
+import { registerMachineAuthorizationCommand } from './machine-authorization.command';
+import { registerMachinesCommand } from './machines.command';
+import { registerSelfHostCommand } from './self-host.command';
+import { registerEventsCommand } from './events.command';
+import { registerFrontierCommand } from './frontier.command';
+import { registerSessionsCommand } from './sessions.command';
 import { registerWhoAmICommand } from './whoami.command';
 
 // Every command group registers itself here.
-export const COMMAND_GROUPS: ((program: Command) => void)[] = [registerDaemonCommand, registerWhoAmICommand];
+export const COMMAND_GROUPS: ((program: Command) => void)[] = [
+  registerDaemonCommand,
+  registerConnectCommand,
+  registerMachineAuthorizationCommand,
+  registerMachinesCommand,
+  registerSelfHostCommand,
+  registerWhoAmICommand,
+  registerDbClaimsCommand,
+  registerChargeCommand,
+  registerFrontierCommand,
+  registerSessionsCommand,
+  registerEventsCommand,
+  registerProjectsCommand,
+  registerWorkflowsCommand,
+  registerItemsCommand,
+  registerSectionsCommand,
+  registerGateCommands,
+  registerEpicsCommand,
+  registerRecordsCommand,
+  registerDeploymentsCommand,
+  registerTransferCommands,
+];

@@ -1,0 +1,62 @@
+import { Body, Controller, Get, Param, Post, Query, Req, Res, UseFilters } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+import { Public } from '../auth/public.decorator';
+import { APPROVAL_BASE } from './approval-page.html';
+import { ApprovalPageExceptionFilter } from './approval-page.filter';
+import { render } from './approval-page.render';
+import { ApprovalPageService } from './approval-page.service';
+import { CodeQueryDto, DecisionFormDto, SignInFormDto, SignOutFormDto } from './dto/approval-page.dto';
+
+@Public()
+@UseFilters(ApprovalPageExceptionFilter)
+@Controller(APPROVAL_BASE.slice(1))
+export class ApprovalPageController {
+  constructor(private readonly service: ApprovalPageService) {}
+
+  @Get()
+  async index(
+    @Req() req: FastifyRequest,
+    @Query() query: CodeQueryDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string> {
+    return render(reply, query.code ? this.service.entry(query.code) : await this.service.view(req, null));
+  }
+
+  @Post('session')
+  async signIn(
+    @Req() req: FastifyRequest,
+    @Body() form: SignInFormDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string> {
+    return render(reply, await this.service.signIn(req, form));
+  }
+
+  @Post('sign-out')
+  async signOut(
+    @Req() req: FastifyRequest,
+    @Body() form: SignOutFormDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string> {
+    return render(reply, await this.service.signOut(req, form));
+  }
+
+  @Get(':code')
+  async review(
+    @Req() req: FastifyRequest,
+    @Param('code') code: string,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string> {
+    return render(reply, await this.service.view(req, code));
+  }
+
+  @Post(':code/decision')
+  async decide(
+    @Req() req: FastifyRequest,
+    @Param('code') code: string,
+    @Body() form: DecisionFormDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string> {
+    return render(reply, await this.service.decide(req, code, form));
+  }
+}

@@ -1,0 +1,49 @@
+import type { IncomingMessage } from 'node:http';
+import { isIPv4, isIPv6 } from 'node:net';
+
+import proxyaddr from 'proxy-addr';
+
+export type TrustFunction = (address: string, hop: number) => boolean;
+
+// Throws on an entry that is not an IP or CIDR, so a typo in SVC_API_TRUSTED_PROXIES stops the boot.
+export function compileTrust(trustedProxies: readonly string[]): TrustFunction {
+  return proxyaddr.compile([...trustedProxies]);
+}
+
+// The transport peer, or the nearest X-Forwarded-For hop that a declared proxy vouches for.
+export function clientAddress(req: IncomingMessage, trust: TrustFunction): string {
+  return proxyaddr(req, trust);
+}
+
+function expandIPv6(address: string): number[] | null {
+  let text = address.split('%')[0];
+  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (v4 && isIPv4(v4[1])) {
+    const o = v4[1].split('.').map(Number);
+    const hex = `${((o[0] << 8) | o[1]).toString(16)}:${((o[2] << 8) | o[3]).toString(16)}`;
+    text = `${text.slice(0, -v4[1].length)}${hex}`;
+  }
+  const [head, rest] = text.split('::', 2);
+  const parse = (part: string) => (part === '' ? [] : part.split(':').map((h) => parseInt(h, 16)));
+  const headGroups = parse(head);
+  const restGroups = rest === undefined ? [] : parse(rest);
+  const missing = 8 - headGroups.length - restGroups.length;
+  if (missing < 0 || (rest === undefined && missing !== 0)) return null;
+  const groups = [...headGroups, ...new Array<number>(missing).fill(0), ...restGroups];
+  return groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : null;
+}
+
+// The budget key of an address: IPv4 as is (also when IPv4-mapped), IPv6 by its /64, because one host holds a
+// whole /64 and could otherwise mint a fresh budget per address.
+export function clientKey(address: string): string {
+  if (isIPv4(address)) return address;
+  if (!isIPv6(address)) return `other:${address}`;
+  const groups = expandIPv6(address);
+  if (!groups) return `other:${address}`;
+  const mapped = groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff;
+  if (mapped) return `${groups[6] >> 8}.${groups[6] & 0xff}.${groups[7] >> 8}.${groups[7] & 0xff}`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.toString(16))
+    .join(':')}::/64`;
+}

@@ -1,0 +1,64 @@
+import { All, Controller, Inject, Param, Req, Res } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+import { AuthenticatedActor, CurrentActor } from '../auth/actor';
+import { APP_CONFIG, AppConfig } from '../config/config';
+import { maError, MaCode } from './machine-authorization.errors';
+import { MachineAuthorizationRepository } from './machine-authorization.repository';
+
+const DROPPED_HEADERS = new Set(['host', 'content-length', 'connection', 'transfer-encoding']);
+
+// Hosted API authority is {origin}/api/orgs/<slug>: every /v1 function answers there too, for callers of that
+// organization only (a machine credential of that organization, or an active member's API token).
+@Controller()
+export class HostedForwardController {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly repository: MachineAuthorizationRepository,
+  ) {}
+
+  @All('api/orgs/:slug/v1/*')
+  async forward(
+    @Param('slug') slug: string,
+    @CurrentActor() actor: AuthenticatedActor,
+    @Req() req: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    await this.assertMember(slug, actor);
+    const prefix = `/api/orgs/${slug}`;
+    const url = req.url.startsWith(prefix) ? req.url.slice(prefix.length) : req.url;
+    const headers = Object.fromEntries(
+      Object.entries(req.headers).filter(([name]) => !DROPPED_HEADERS.has(name) && !name.startsWith('x-forwarded-')),
+    ) as Record<string, string>;
+    const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
+    const res = await fastify.inject({
+      method: req.method as 'GET',
+      url,
+      headers,
+      payload: req.body === undefined ? undefined : typeof req.body === 'string' ? req.body : JSON.stringify(req.body),
+    });
+    for (const [name, value] of Object.entries(res.headers)) {
+      if (!DROPPED_HEADERS.has(name) && value !== undefined) void reply.header(name, value);
+    }
+    await reply.status(res.statusCode).send(res.rawPayload);
+  }
+
+  private async assertMember(slug: string, actor: AuthenticatedActor): Promise<void> {
+    if (this.config.mode !== 'hosted')
+      throw maError(MaCode.NotFound, 'this self-hosted server has no organization paths');
+    const organization = await this.repository.organizationBySlug(slug);
+    if (!organization) throw maError(MaCode.NotFound, 'no such organization');
+    if (actor.via === 'machine_credential') {
+      if (actor.organizationId === organization.id) return;
+    } else {
+      const membership = await this.repository.membership(actor.id, organization.id);
+      if (actor.isAdmin || membership?.status === 'active') return;
+    }
+    throw maError(
+      MaCode.OrganizationMembershipRequired,
+      `this credential does not belong to ${slug}; connect to it with svc connect --org ${slug}`,
+    );
+  }
+}

@@ -1,0 +1,20 @@
+export const CODE_LIFETIME_SECONDS = 600;
+export const POLL_INTERVAL_SECONDS = 5;
+export const CLIENT_CAPACITY = 8;
+export const SERVER_CAPACITY = 128;
+export const STARTS_PER_MINUTE = 6;
+export const POLLS_PER_MINUTE = 120;
+export const FAILED_LOOKUPS_PER_ACTOR_PER_MINUTE = 10;
+export const FAILED_LOOKUPS_PER_CLIENT_PER_MINUTE = 20;
+
+export const RATE_SCOPES = {
+  start: 'machine_auth_start',
+  poll: 'machine_auth_poll',
+  lookupFailActor: 'machine_auth_lookup_fail_actor',
+  lookupFailClient: 'machine_auth_lookup_fail_client',
+  signInFailClient: 'approval_sign_in_fail_client',
+} as const;
+
+// pg advisory lock keys (any fixed 64-bit numbers; 7_301_001/002 are the migration and bootstrap locks).
+export const CAPACITY_LOCK_KEY = 7_301_101;
+export const SWEEP_LOCK_KEY = 7_301_102;

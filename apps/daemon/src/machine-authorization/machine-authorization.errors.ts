@@ -1,0 +1,26 @@
+import { describeMachineAuthorizationError, MachineAuthorizationErrorCode } from '@app/contracts';
+
+import { DomainError } from '../common/domain-error';
+
+export { MachineAuthorizationErrorCode as MaCode } from '@app/contracts';
+
+// Failed code lookups by approvers; not a contract code (the contract lists no throttle for the two functions).
+export const RESOLVE_RATE_LIMITED = 'authorization_resolve_rate_limited';
+
+// The status of every contract code comes from the contract's x-http table, never from here.
+export function maError(
+  code: MachineAuthorizationErrorCode,
+  message: string,
+  headers: Record<string, string> = {},
+): DomainError {
+  return new DomainError(code, message, describeMachineAuthorizationError(code).status, {}, headers);
+}
+
+export const rateLimited = (code: MachineAuthorizationErrorCode, retryAfter: number, what: string) =>
+  maError(code, `too many ${what} from this address; retry in ${retryAfter} s`, { 'retry-after': String(retryAfter) });
+
+export const unknownCode = () =>
+  maError(
+    MachineAuthorizationErrorCode.NotFound,
+    'no authorization is waiting with this code (unknown, expired or used)',
+  );

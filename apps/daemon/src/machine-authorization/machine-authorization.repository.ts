@@ -1,0 +1,340 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+
+import { hotPathPool } from './hot-path-pool';
+import { CAPACITY_LOCK_KEY, CLIENT_CAPACITY, CODE_LIFETIME_SECONDS, SERVER_CAPACITY } from './limits';
+
+export type StoredStatus = 'pending' | 'approved' | 'denied' | 'consumed';
+
+export interface OrganizationRow {
+  id: number;
+  slug: string;
+}
+
+export interface NewAuthorization {
+  deviceCodeHash: Buffer;
+  userCodeHash: Buffer;
+  clientKey: string;
+  machineId: string;
+  machineName: string;
+  origin: string;
+  organizationId: number | null;
+}
+
+export interface CapacityResult {
+  inserted: { id: string; expiresAt: Date } | null;
+  clientOpen: number;
+  serverOpen: number;
+}
+
+export interface AuthorizationRow {
+  id: string;
+  status: StoredStatus;
+  live: boolean;
+  machineId: string;
+  machineName: string;
+  organizationId: number | null;
+  organizationSlug: string | null;
+  decidedBy: number | null;
+  expiresAt: Date;
+}
+
+export interface ApproverStanding {
+  actorStatus: 'active' | 'disabled' | null;
+  membershipStatus: 'active' | 'disabled' | null;
+  role: 'admin' | 'member' | null;
+  slug: string;
+}
+
+interface RawAuthorizationRow {
+  id: string;
+  status: StoredStatus;
+  live: boolean;
+  machine_id: string;
+  machine_name: string;
+  organization_id: number | null;
+  slug: string | null;
+  decided_by: number | null;
+  expires_at: Date;
+}
+
+const SELECT_AUTHORIZATION = `
+  SELECT ma.id, ma.status, ma.expires_at > now() AS live, ma.machine_id, ma.machine_name, ma.organization_id,
+         o.slug, ma.decided_by, ma.expires_at
+    FROM machine_authorizations ma LEFT JOIN organizations o ON o.id = ma.organization_id`;
+
+function toRow(raw: RawAuthorizationRow | undefined): AuthorizationRow | null {
+  if (!raw) return null;
+  return {
+    id: raw.id,
+    status: raw.status,
+    live: raw.live,
+    machineId: raw.machine_id,
+    machineName: raw.machine_name,
+    organizationId: raw.organization_id,
+    organizationSlug: raw.slug,
+    decidedBy: raw.decided_by,
+    expiresAt: raw.expires_at,
+  };
+}
+
+@Injectable()
+export class MachineAuthorizationRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work);
+  }
+
+  // Self-host binds every code to its sole organization (the first-boot 'default' one when several exist).
+  async soleOrganization(): Promise<OrganizationRow | null> {
+    const rows: OrganizationRow[] = await this.dataSource.query(
+      `SELECT id, slug FROM organizations ORDER BY (slug = 'default') DESC, id LIMIT 1`,
+    );
+    return rows[0] ?? null;
+  }
+
+  async organizationBySlug(slug: string): Promise<OrganizationRow | null> {
+    const rows: OrganizationRow[] = await this.dataSource.query('SELECT id, slug FROM organizations WHERE slug = $1', [
+      slug,
+    ]);
+    return rows[0] ?? null;
+  }
+
+  async membership(
+    actorId: number,
+    organizationId: number,
+  ): Promise<{ role: 'admin' | 'member'; status: 'active' | 'disabled' } | null> {
+    const rows: { role: 'admin' | 'member'; status: 'active' | 'disabled' }[] = await this.dataSource.query(
+      'SELECT role, status FROM memberships WHERE actor_id = $1 AND organization_id = $2',
+      [actorId, organizationId],
+    );
+    return rows[0] ?? null;
+  }
+
+  async isAdminOfAnyOrganization(actorId: number): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(
+      `SELECT 1 FROM memberships WHERE actor_id = $1 AND role = 'admin' AND status = 'active' LIMIT 1`,
+      [actorId],
+    );
+    return rows.length > 0;
+  }
+
+  // Unconsumed codes are counted and the new one inserted under one transaction-scoped advisory lock, so
+  // concurrent starts on any replica cannot pass the limits together; expired codes stop counting at once.
+  async insertWithinCapacity(row: NewAuthorization): Promise<CapacityResult> {
+    // Lock-free pre-check: a full server refuses without queueing on the lock (a stale read can only over-count a
+    // code consumed a moment ago, never admit one too many).
+    const { rows: open } = await hotPathPool(this.dataSource).query<{ client_open: number; server_open: number }>(
+      `SELECT count(*) FILTER (WHERE client_key = $1)::int AS client_open, count(*)::int AS server_open
+         FROM machine_authorizations WHERE status IN ('pending', 'approved') AND expires_at > now()`,
+      [row.clientKey],
+    );
+    if (open[0].client_open >= CLIENT_CAPACITY || open[0].server_open >= SERVER_CAPACITY) {
+      return { inserted: null, clientOpen: open[0].client_open, serverOpen: open[0].server_open };
+    }
+    return this.dataSource.transaction(async (manager) => {
+      await manager.query('SELECT pg_advisory_xact_lock($1)', [CAPACITY_LOCK_KEY]);
+      const rows: { client_open: number; server_open: number; id: string | null; expires_at: Date | null }[] =
+        await manager.query(
+          `WITH open AS (
+             SELECT count(*) FILTER (WHERE client_key = $3)::int AS client_open, count(*)::int AS server_open
+               FROM machine_authorizations
+              WHERE status IN ('pending', 'approved') AND expires_at > now()
+           ), ins AS (
+             INSERT INTO machine_authorizations
+                    (device_code_hash, user_code_hash, client_key, machine_id, machine_name, origin, organization_id,
+                     expires_at)
+             SELECT $1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => $8)
+               FROM open
+              WHERE open.client_open < $9 AND open.server_open < $10
+             RETURNING id, expires_at
+           )
+           SELECT open.client_open, open.server_open, ins.id, ins.expires_at FROM open LEFT JOIN ins ON true`,
+          [
+            row.deviceCodeHash,
+            row.userCodeHash,
+            row.clientKey,
+            row.machineId,
+            row.machineName,
+            row.origin,
+            row.organizationId,
+            CODE_LIFETIME_SECONDS,
+            CLIENT_CAPACITY,
+            SERVER_CAPACITY,
+          ],
+        );
+      const result = rows[0];
+      return {
+        inserted: result.id ? { id: result.id, expiresAt: result.expires_at! } : null,
+        clientOpen: result.client_open,
+        serverOpen: result.server_open,
+      };
+    });
+  }
+
+  async findByDeviceCode(hash: Buffer): Promise<AuthorizationRow | null> {
+    const { rows } = await hotPathPool(this.dataSource).query<RawAuthorizationRow>(
+      `${SELECT_AUTHORIZATION} WHERE ma.device_code_hash = $1`,
+      [hash],
+    );
+    return toRow(rows[0]);
+  }
+
+  // The poll's one round trip: spend the client's poll budget and read the code, in one statement.
+  async spendPollAndFind(
+    scope: string,
+    clientKey: string,
+    hash: Buffer,
+  ): Promise<{ hits: number; retryAfter: number; row: AuthorizationRow | null }> {
+    const { rows } = await hotPathPool(this.dataSource).query<
+      Omit<RawAuthorizationRow, 'id'> & { id: string | null; hits: number; retry_after: number }
+    >(
+      `WITH hit AS (
+         INSERT INTO rate_counters (scope, subject, window_start, hits, expires_at)
+         VALUES ($1, $2, date_trunc('minute', now()), 1, date_trunc('minute', now()) + interval '2 minutes')
+         ON CONFLICT (scope, subject, window_start) DO UPDATE SET hits = rate_counters.hits + 1
+         RETURNING hits,
+                   greatest(1, ceil(extract(epoch FROM (window_start + interval '1 minute' - now()))))::int AS retry_after
+       )
+       SELECT hit.hits, hit.retry_after, ma.id, ma.status, ma.expires_at > now() AS live, ma.machine_id,
+              ma.machine_name, ma.organization_id, o.slug, ma.decided_by, ma.expires_at
+         FROM hit
+         LEFT JOIN machine_authorizations ma ON ma.device_code_hash = $3
+         LEFT JOIN organizations o ON o.id = ma.organization_id`,
+      [scope, clientKey, hash],
+    );
+    const raw = rows[0];
+    return {
+      hits: raw.hits,
+      retryAfter: raw.retry_after,
+      row: raw.id === null ? null : toRow({ ...raw, id: raw.id }),
+    };
+  }
+
+  async findByUserCode(hash: Buffer, manager: EntityManager = this.dataSource.manager, lock = false) {
+    const rows: RawAuthorizationRow[] = await manager.query(
+      `${SELECT_AUTHORIZATION} WHERE ma.user_code_hash = $1${lock ? ' FOR UPDATE OF ma' : ''}`,
+      [hash],
+    );
+    return toRow(rows[0]);
+  }
+
+  // Hosted starts carry no machine identity: the first poll names the machine, later polls must match it.
+  async bindMachine(id: string, machineId: string, machineName: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE machine_authorizations SET machine_id = $2, machine_name = $3 WHERE id = $1 AND machine_id = ''`,
+      [id, machineId, machineName],
+    );
+  }
+
+  async recordDecision(
+    manager: EntityManager,
+    id: string,
+    status: 'approved' | 'denied',
+    actorId: number,
+    organizationId: number,
+  ): Promise<boolean> {
+    const result: [unknown[], number] = await manager.query(
+      `UPDATE machine_authorizations
+          SET status = $2, claimed_by = $3, decided_by = $3, decided_at = now(), organization_id = $4
+        WHERE id = $1 AND status = 'pending' AND expires_at > now()`,
+      [id, status, actorId, organizationId],
+    );
+    return result[1] === 1;
+  }
+
+  // The one poll that flips approved → consumed wins; concurrent polls wait on the row lock and then match nothing.
+  async markConsumed(
+    manager: EntityManager,
+    id: string,
+    machineId: string,
+  ): Promise<{ decidedBy: number | null; organizationId: number; machineName: string } | null> {
+    // UPDATE ... RETURNING answers [rows, rowCount] through TypeORM's query().
+    const [rows]: [{ decided_by: number | null; organization_id: number; machine_name: string }[], number] =
+      await manager.query(
+        `UPDATE machine_authorizations SET status = 'consumed', consumed_at = now()
+        WHERE id = $1 AND status = 'approved' AND expires_at > now() AND machine_id = $2
+        RETURNING decided_by, organization_id, machine_name`,
+        [id, machineId],
+      );
+    const row = rows[0];
+    return row
+      ? { decidedBy: row.decided_by, organizationId: row.organization_id, machineName: row.machine_name }
+      : null;
+  }
+
+  async approverStanding(
+    manager: EntityManager,
+    actorId: number | null,
+    organizationId: number,
+  ): Promise<ApproverStanding> {
+    const rows: {
+      actor_status: 'active' | 'disabled' | null;
+      membership_status: 'active' | 'disabled' | null;
+      role: 'admin' | 'member' | null;
+      slug: string;
+    }[] = await manager.query(
+      `SELECT a.status AS actor_status, m.status AS membership_status, m.role, o.slug
+         FROM organizations o
+         LEFT JOIN actors a ON a.id = $1
+         LEFT JOIN memberships m ON m.organization_id = o.id AND m.actor_id = $1
+        WHERE o.id = $2`,
+      [actorId, organizationId],
+    );
+    const row = rows[0];
+    return {
+      actorStatus: row?.actor_status ?? null,
+      membershipStatus: row?.membership_status ?? null,
+      role: row?.role ?? null,
+      slug: row?.slug ?? '',
+    };
+  }
+
+  // Rotation: the machine's previous live credential in this organization is revoked in the same transaction.
+  async issueCredential(
+    manager: EntityManager,
+    credential: {
+      authorizationId: string;
+      machineId: string;
+      machineName: string;
+      actorId: number;
+      organizationId: number;
+      tokenHash: Buffer;
+      tokenPrefix: string;
+    },
+  ): Promise<number> {
+    await manager.query(
+      `UPDATE machine_credentials SET revoked_at = now()
+        WHERE organization_id = $1 AND machine_id = $2 AND revoked_at IS NULL`,
+      [credential.organizationId, credential.machineId],
+    );
+    const rows: { id: number }[] = await manager.query(
+      `INSERT INTO machine_credentials
+              (machine_id, machine_name, actor_id, organization_id, token_hash, token_prefix, authorization_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
+      [
+        credential.machineId,
+        credential.machineName,
+        credential.actorId,
+        credential.organizationId,
+        credential.tokenHash,
+        credential.tokenPrefix,
+        credential.authorizationId,
+      ],
+    );
+    await manager.query('UPDATE machine_authorizations SET credential_id = $2 WHERE id = $1', [
+      credential.authorizationId,
+      rows[0].id,
+    ]);
+    return rows[0].id;
+  }
+
+  async sweepExpired(manager: EntityManager): Promise<number> {
+    const result: [unknown[], number] = await manager.query(
+      'DELETE FROM machine_authorizations WHERE expires_at < now()',
+    );
+    return result[1];
+  }
+}

@@ -1,0 +1,457 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+
+import {
+  MachineAuthorizationApproved,
+  MachineAuthorizationDiscovery,
+  MachineAuthorizationModelName,
+  MachineAuthorizationModels,
+  MachineAuthorizationRecord,
+  MachineAuthorizationResolveResponse,
+  MachineAuthorizationStarted,
+  validateMachineAuthorizationBody,
+} from '@app/contracts';
+
+import { AuthenticatedActor } from '../auth/actor';
+import { generateToken, hashToken, MACHINE_CREDENTIAL_PREFIX, tokenDisplayPrefix } from '../auth/tokens';
+import { DomainError } from '../common/domain-error';
+import { APP_CONFIG, AppConfig } from '../config/config';
+import { decisionOf, toRecordResponse, toStartedResponse } from './dto/machine-authorization.dto';
+import { maError, MaCode, rateLimited, RESOLVE_RATE_LIMITED, unknownCode } from './machine-authorization.errors';
+import { ApproverStanding, AuthorizationRow, MachineAuthorizationRepository } from './machine-authorization.repository';
+import {
+  CLIENT_CAPACITY,
+  FAILED_LOOKUPS_PER_ACTOR_PER_MINUTE,
+  FAILED_LOOKUPS_PER_CLIENT_PER_MINUTE,
+  POLLS_PER_MINUTE,
+  RATE_SCOPES,
+} from './limits';
+import { RateLimitRepository } from './rate-limit.repository';
+import { RequestIdentity } from './request-identity';
+import { ServerSecretService } from './server-secret.service';
+import { canonicalUserCode, deviceCodeDigest, generateDeviceCode, generateUserCode, userCodeDigest } from './user-code';
+
+export interface BodyRequest {
+  body: unknown;
+  contentType: string | undefined;
+}
+
+interface ApproverScope {
+  organizationId: number | null;
+}
+
+const JSON_TYPE = /^application\/json\s*(;|$)/i;
+const UNIQUE_VIOLATION = '23505';
+
+class UnknownCode {}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+@Injectable()
+export class MachineAuthorizationService {
+  private readonly logger = new Logger(MachineAuthorizationService.name);
+  private readonly secret: Buffer;
+  private readonly hosted: boolean;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly repository: MachineAuthorizationRepository,
+    private readonly counters: RateLimitRepository,
+    serverSecret: ServerSecretService,
+  ) {
+    this.secret = serverSecret.value;
+    this.hosted = config.mode === 'hosted';
+  }
+
+  userCodeHash(canonical: string): Buffer {
+    return userCodeDigest(this.secret, canonical);
+  }
+
+  discovery(): MachineAuthorizationDiscovery {
+    const { issuer, clientId, clientSecret } = this.config.oidc;
+    const configured = Boolean(issuer && clientId);
+    if (!configured && (issuer || clientId || clientSecret)) {
+      throw maError(
+        MaCode.OidcMisconfigured,
+        'company sign-in is partly configured: set both SVC_OIDC_ISSUER and SVC_OIDC_CLIENT_ID (or neither), then restart',
+      );
+    }
+    return { device_code: true, company_sign_in: configured };
+  }
+
+  async start(
+    request: BodyRequest,
+    identity: RequestIdentity,
+    slug: string | null,
+  ): Promise<MachineAuthorizationStarted> {
+    const organization = await this.startOrganization(slug);
+    let machineId = '';
+    let machineName = '';
+    if (this.hosted) {
+      this.parseBody('MachineAuthorizationCloudStartRequest', request);
+    } else {
+      const body = this.parseBody('MachineAuthorizationStartRequest', request);
+      machineId = body.machine_id;
+      machineName = body.machine_name;
+    }
+    for (let attempt = 0; ; attempt += 1) {
+      const deviceCode = generateDeviceCode();
+      const userCode = generateUserCode();
+      try {
+        const result = await this.repository.insertWithinCapacity({
+          deviceCodeHash: deviceCodeDigest(deviceCode),
+          userCodeHash: this.userCodeHash(userCode),
+          clientKey: identity.clientKey,
+          machineId,
+          machineName,
+          origin: identity.origin,
+          organizationId: organization?.id ?? null,
+        });
+        if (result.inserted) return toStartedResponse(identity.origin, deviceCode, userCode);
+        if (result.clientOpen >= CLIENT_CAPACITY) {
+          throw maError(
+            MaCode.AuthorizationClientCapacity,
+            `this address already has ${CLIENT_CAPACITY} codes waiting: finish one of those approvals or retry after they expire`,
+          );
+        }
+        throw maError(
+          MaCode.AuthorizationCapacity,
+          'the server has too many codes waiting: retry after some approvals finish or expire',
+        );
+      } catch (err) {
+        // A user-code collision among live codes: draw again (rare; 20^8 codes).
+        if ((err as { code?: string }).code === UNIQUE_VIOLATION && attempt < 3) continue;
+        throw err;
+      }
+    }
+  }
+
+  async poll(
+    request: BodyRequest,
+    identity: RequestIdentity,
+    slug: string | null,
+  ): Promise<MachineAuthorizationApproved> {
+    let body: MachineAuthorizationModels['MachineAuthorizationPollRequest'];
+    try {
+      this.assertModeOf(slug);
+      body = this.parseBody('MachineAuthorizationPollRequest', request);
+    } catch (err) {
+      await this.spendPollBudget(identity);
+      throw err;
+    }
+    identity.pollBudgetSpent = true;
+    const spent = await this.repository.spendPollAndFind(
+      RATE_SCOPES.poll,
+      identity.clientKey,
+      deviceCodeDigest(body.device_code),
+    );
+    if (spent.hits > POLLS_PER_MINUTE)
+      throw rateLimited(MaCode.AuthorizationPollRateLimited, spent.retryAfter, 'polls');
+    let row = spent.row;
+    if (!row || (slug !== null && row.organizationSlug !== slug)) {
+      throw maError(MaCode.AuthorizationExpired, 'this code is unknown or has expired; start a new connection');
+    }
+    if (row.machineId === '' && (row.status === 'pending' || row.status === 'approved')) {
+      await this.repository.bindMachine(row.id, body.machine_id, body.machine_name);
+      row = (await this.repository.findByDeviceCode(deviceCodeDigest(body.device_code)))!;
+    }
+    const decision = decisionOf(row);
+    switch (decision) {
+      case 'consumed':
+        throw maError(MaCode.AuthorizationConsumed, 'this code was already used; start a new connection');
+      case 'denied':
+        throw maError(MaCode.AuthorizationDenied, 'the approver denied this machine; start a new connection');
+      case 'expired':
+        throw maError(MaCode.AuthorizationExpired, 'this code has expired; start a new connection');
+      default:
+        break;
+    }
+    if (row.machineId !== body.machine_id) {
+      throw maError(
+        MaCode.MachineIdentityMismatch,
+        'this code was started by another machine; start a new connection from this machine',
+      );
+    }
+    if (decision === 'pending') {
+      throw maError(MaCode.AuthorizationPending, 'waiting for approval');
+    }
+    return this.consume(row, body.device_code, identity);
+  }
+
+  async get(
+    code: string,
+    actor: AuthenticatedActor,
+    identity: RequestIdentity,
+    slug: string | null,
+  ): Promise<MachineAuthorizationRecord> {
+    const canonical = this.canonical(code);
+    const scope = await this.approverScope(actor, slug);
+    await this.assertLookupBudget(actor, identity);
+    const row = await this.repository.findByUserCode(this.userCodeHash(canonical));
+    if (!row || !(await this.visible(row, actor, scope))) return this.failLookup(actor, identity);
+    const decision = decisionOf(row);
+    const mine = row.decidedBy === actor.id;
+    if ((decision === 'expired' || decision === 'consumed') && !mine) return this.failLookup(actor, identity);
+    if ((decision === 'approved' || decision === 'denied') && !mine) throw this.claimed();
+    return toRecordResponse(canonical, row);
+  }
+
+  async resolve(
+    request: BodyRequest,
+    actor: AuthenticatedActor,
+    identity: RequestIdentity,
+    slug: string | null,
+  ): Promise<MachineAuthorizationResolveResponse> {
+    const body = this.parseBody('MachineAuthorizationResolveRequest', request);
+    const canonical = this.canonical(body.code);
+    const scope = await this.approverScope(actor, slug);
+    await this.assertLookupBudget(actor, identity);
+    const wanted = body.action === 'approve' ? 'approved' : 'denied';
+    const outcome = await this.repository.transaction(async (manager) => {
+      const row = await this.repository.findByUserCode(this.userCodeHash(canonical), manager, true);
+      if (!row || !(await this.visible(row, actor, scope))) return new UnknownCode();
+      return this.decide(manager, row, wanted, actor, scope, canonical);
+    });
+    if (outcome instanceof UnknownCode) return this.failLookup(actor, identity);
+    return outcome;
+  }
+
+  private async decide(
+    manager: EntityManager,
+    row: AuthorizationRow,
+    wanted: 'approved' | 'denied',
+    actor: AuthenticatedActor,
+    scope: ApproverScope,
+    code: string,
+  ): Promise<MachineAuthorizationResolveResponse | UnknownCode> {
+    const decision = decisionOf(row);
+    const mine = row.decidedBy === actor.id;
+    switch (decision) {
+      case 'expired':
+      case 'consumed':
+        if (!mine) return new UnknownCode();
+        throw decision === 'expired'
+          ? maError(MaCode.AuthorizationExpired, 'this code has expired; the machine must start a new connection')
+          : maError(MaCode.AuthorizationConsumed, 'the machine already received its credential');
+      case 'approved':
+      case 'denied':
+        if (!mine) throw this.claimed();
+        if (decision === wanted) return { code, decision };
+        throw maError(MaCode.AuthorizationAlreadyDecided, `you already ${decision} this code; a decision is final`);
+      case 'pending': {
+        const organizationId = row.organizationId ?? scope.organizationId;
+        if (organizationId === null) {
+          throw maError(
+            MaCode.InvalidRequest,
+            'choose the organization this machine joins: resolve through /api/orgs/<slug> (svc machine-authorization resolve --org <slug>)',
+          );
+        }
+        if (!(await this.repository.recordDecision(manager, row.id, wanted, actor.id, organizationId))) {
+          return new UnknownCode();
+        }
+        return { code, decision: wanted };
+      }
+    }
+  }
+
+  private async consume(
+    row: AuthorizationRow,
+    deviceCode: string,
+    identity: RequestIdentity,
+  ): Promise<MachineAuthorizationApproved> {
+    const token = generateToken(MACHINE_CREDENTIAL_PREFIX);
+    let slug: string | null;
+    try {
+      slug = await this.repository.transaction(async (manager) => {
+        const consumed = await this.repository.markConsumed(manager, row.id, row.machineId);
+        if (!consumed) return null;
+        const standing = await this.repository.approverStanding(manager, consumed.decidedBy, consumed.organizationId);
+        this.assertApproverStanding(standing);
+        await this.repository.issueCredential(manager, {
+          authorizationId: row.id,
+          machineId: row.machineId,
+          machineName: consumed.machineName,
+          actorId: consumed.decidedBy!,
+          organizationId: consumed.organizationId,
+          tokenHash: hashToken(token),
+          tokenPrefix: tokenDisplayPrefix(token),
+        });
+        return standing.slug;
+      });
+    } catch (err) {
+      if (err instanceof DomainError) throw err;
+      this.logger.warn(`credential issuance failed, approval kept: ${(err as Error).message}`);
+      throw maError(MaCode.MachineCredentialUnavailable, 'the credential could not be issued yet; poll again');
+    }
+    if (slug === null) {
+      const now = await this.repository.findByDeviceCode(deviceCodeDigest(deviceCode));
+      if (now?.status === 'consumed') {
+        throw maError(MaCode.AuthorizationConsumed, 'this code was already used; start a new connection');
+      }
+      if (!now || !now.live)
+        throw maError(MaCode.AuthorizationExpired, 'this code has expired; start a new connection');
+      throw maError(MaCode.MachineCredentialUnavailable, 'the credential could not be issued yet; poll again');
+    }
+    return {
+      token,
+      org: slug,
+      api_url: this.hosted ? `${identity.origin}/api/orgs/${slug}` : identity.origin,
+    };
+  }
+
+  // The approver's standing is checked again at issuance: a credential never outlives the approver's authority.
+  private assertApproverStanding(standing: ApproverStanding): void {
+    const refuse = (code: MaCode, text: string) => {
+      throw this.hosted ? maError(MaCode.MachineCredentialRefused, text) : maError(code, text);
+    };
+    if (standing.actorStatus === null) {
+      refuse(
+        MaCode.OrganizationMembershipRequired,
+        'the approver no longer exists; start a new connection and have an active member approve it',
+      );
+    }
+    if (standing.actorStatus === 'disabled') {
+      refuse(
+        MaCode.ActorDisabled,
+        'the approver is disabled; ask an organization admin to re-enable them, or start a new connection',
+      );
+    }
+    if (standing.membershipStatus !== 'active' || (this.hosted && standing.role !== 'admin')) {
+      refuse(
+        MaCode.OrganizationMembershipRequired,
+        `the approver is not an active ${this.hosted ? 'admin' : 'member'} of ${standing.slug}; ask an organization admin to restore it, or start a new connection`,
+      );
+    }
+  }
+
+  private claimed(): DomainError {
+    return maError(
+      MaCode.AuthorizationClaimed,
+      'another person already decided this code; a person approves only their own machine',
+    );
+  }
+
+  private async startOrganization(slug: string | null): Promise<{ id: number } | null> {
+    this.assertModeOf(slug);
+    if (slug !== null) {
+      const organization = await this.repository.organizationBySlug(slug);
+      if (!organization) throw maError(MaCode.NotFound, 'no such organization');
+      return organization;
+    }
+    if (this.hosted) return null;
+    const organization = await this.repository.soleOrganization();
+    if (!organization) throw maError(MaCode.InternalError, 'the server has no organization yet');
+    return organization;
+  }
+
+  // Self-host answers at the origin, hosted at /api/orgs/<slug> (and unscoped: organization chosen at approval).
+  private assertModeOf(slug: string | null): void {
+    if (slug !== null && !this.hosted)
+      throw maError(MaCode.NotFound, 'this self-hosted server has no organization paths');
+  }
+
+  private async approverScope(actor: AuthenticatedActor, slug: string | null): Promise<ApproverScope> {
+    this.assertModeOf(slug);
+    if (!this.hosted) {
+      const organization = await this.repository.soleOrganization();
+      const membership = organization ? await this.repository.membership(actor.id, organization.id) : null;
+      if (!organization || membership?.status !== 'active') {
+        throw maError(
+          MaCode.OrganizationMembershipRequired,
+          'only active members of this server’s organization decide machine codes; ask an organization admin to add you',
+        );
+      }
+      return { organizationId: organization.id };
+    }
+    if (slug === null) return { organizationId: null };
+    const organization = await this.repository.organizationBySlug(slug);
+    if (!organization) throw maError(MaCode.NotFound, 'no such organization');
+    const membership = await this.repository.membership(actor.id, organization.id);
+    if (membership?.status !== 'active' || membership.role !== 'admin') {
+      throw maError(
+        MaCode.OrganizationMembershipRequired,
+        `only active admins of ${slug} decide its machine codes; ask one of its admins`,
+      );
+    }
+    return { organizationId: organization.id };
+  }
+
+  private async visible(row: AuthorizationRow, actor: AuthenticatedActor, scope: ApproverScope): Promise<boolean> {
+    if (!this.hosted || scope.organizationId !== null) {
+      return row.organizationId === scope.organizationId || (this.hosted && row.organizationId === null);
+    }
+    if (row.organizationId === null) return this.repository.isAdminOfAnyOrganization(actor.id);
+    const membership = await this.repository.membership(actor.id, row.organizationId);
+    return membership?.status === 'active' && membership.role === 'admin';
+  }
+
+  private canonical(code: string): string {
+    const canonical = canonicalUserCode(code);
+    if (!canonical) throw maError(MaCode.InvalidRequest, 'a code has eight letters such as BCDF-GHJK');
+    return canonical;
+  }
+
+  // A refused poll spends its budget too, and over the budget the refusal is the 429.
+  private async spendPollBudget(identity: RequestIdentity): Promise<void> {
+    if (identity.pollBudgetSpent === false) {
+      identity.pollBudgetSpent = true;
+      const count = await this.counters.hit(RATE_SCOPES.poll, identity.clientKey);
+      if (count.hits > POLLS_PER_MINUTE) {
+        throw rateLimited(MaCode.AuthorizationPollRateLimited, count.retryAfter, 'polls');
+      }
+    }
+  }
+
+  private async assertLookupBudget(actor: AuthenticatedActor, identity: RequestIdentity): Promise<void> {
+    const [byActor, byClient] = await Promise.all([
+      this.counters.peek(RATE_SCOPES.lookupFailActor, [String(actor.id)]),
+      this.counters.peek(RATE_SCOPES.lookupFailClient, [identity.clientKey]),
+    ]);
+    if (byActor.hits >= FAILED_LOOKUPS_PER_ACTOR_PER_MINUTE || byClient.hits >= FAILED_LOOKUPS_PER_CLIENT_PER_MINUTE) {
+      const retryAfter = Math.max(byActor.retryAfter, byClient.retryAfter);
+      throw new DomainError(
+        RESOLVE_RATE_LIMITED,
+        `too many unknown codes; retry in ${retryAfter} s`,
+        429,
+        {},
+        {
+          'retry-after': String(retryAfter),
+        },
+      );
+    }
+  }
+
+  // Unknown, expired and used codes answer alike, and each such answer spends the failed-lookup budgets.
+  private async failLookup(actor: AuthenticatedActor, identity: RequestIdentity): Promise<never> {
+    await Promise.all([
+      this.counters.hit(RATE_SCOPES.lookupFailActor, String(actor.id)),
+      this.counters.hit(RATE_SCOPES.lookupFailClient, identity.clientKey),
+    ]);
+    throw unknownCode();
+  }
+
+  private parseBody<N extends MachineAuthorizationModelName>(
+    model: N,
+    request: BodyRequest,
+  ): MachineAuthorizationModels[N] {
+    if (!request.contentType || !JSON_TYPE.test(request.contentType)) {
+      throw maError(MaCode.UnsupportedMediaType, 'content type must be application/json');
+    }
+    const { body } = request;
+    if (!isPlainObject(body)) throw maError(MaCode.InvalidRequest, 'request body must be a JSON object');
+    if (model === 'MachineAuthorizationStartRequest' || model === 'MachineAuthorizationPollRequest') {
+      const missing = ['machine_id', 'machine_name'].filter((field) => body[field] === undefined || body[field] === '');
+      if (missing.length > 0) {
+        throw maError(
+          MaCode.MachineIdentityRequired,
+          `${missing.join(' and ')} required: svc connect sends this machine's id and name`,
+        );
+      }
+    }
+    const result = validateMachineAuthorizationBody(model, body);
+    if (!result.ok) throw maError(MaCode.InvalidRequest, result.errors.join('; '));
+    return result.value;
+  }
+}

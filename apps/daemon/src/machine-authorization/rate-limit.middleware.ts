@@ -1,0 +1,113 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+import { Inject, Injectable, Logger, NestMiddleware } from '@nestjs/common';
+
+import { MachineAuthorizationErrorCode } from '@app/contracts';
+
+import { APP_CONFIG, AppConfig } from '../config/config';
+import { RATE_SCOPES, STARTS_PER_MINUTE } from './limits';
+import { RateLimitRepository } from './rate-limit.repository';
+import { RequestIdentityService } from './request-identity';
+
+type Next = (error?: unknown) => void;
+
+function send(
+  res: ServerResponse,
+  hosted: boolean,
+  status: number,
+  code: string,
+  text: string,
+  headers: Record<string, string> = {},
+): void {
+  res.statusCode = status;
+  res.setHeader('content-type', 'application/json; charset=utf-8');
+  res.setHeader('cache-control', 'no-store');
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  res.end(JSON.stringify(hosted ? { code, detail: text } : { code, message: text }));
+}
+
+// Runs in Fastify's onRequest phase (middie), before the body is read: every request, also one whose body is then
+// refused as malformed, too large or of the wrong type, spends budget.
+abstract class BudgetMiddleware implements NestMiddleware {
+  private readonly logger = new Logger('MachineAuthorizationBudget');
+
+  protected abstract readonly scope: string;
+  protected abstract readonly limit: number;
+  protected abstract readonly code: MachineAuthorizationErrorCode;
+  protected abstract readonly what: string;
+
+  constructor(
+    private readonly identity: RequestIdentityService,
+    private readonly counters: RateLimitRepository,
+    private readonly config: AppConfig,
+  ) {}
+
+  async use(req: IncomingMessage, res: ServerResponse, next: Next): Promise<void> {
+    const { clientKey } = this.identity.describe(req);
+    const hosted = this.config.mode === 'hosted';
+    let count: { hits: number; retryAfter: number };
+    try {
+      count = await this.counters.hit(this.scope, clientKey);
+    } catch (err) {
+      this.logger.error(`rate counter unavailable: ${(err as Error).message}`);
+      send(res, hosted, 500, MachineAuthorizationErrorCode.InternalError, 'internal error');
+      return;
+    }
+    if (count.hits > this.limit) {
+      send(res, hosted, 429, this.code, `too many ${this.what} from this address; retry in ${count.retryAfter} s`, {
+        'retry-after': String(count.retryAfter),
+      });
+      return;
+    }
+    next();
+  }
+}
+
+@Injectable()
+export class StartBudgetMiddleware extends BudgetMiddleware {
+  protected readonly scope = RATE_SCOPES.start;
+  protected readonly limit = STARTS_PER_MINUTE;
+  protected readonly code = MachineAuthorizationErrorCode.AuthorizationStartRateLimited;
+  protected readonly what = 'authorization starts';
+
+  constructor(identity: RequestIdentityService, counters: RateLimitRepository, @Inject(APP_CONFIG) config: AppConfig) {
+    super(identity, counters, config);
+  }
+}
+
+// Polls spend their budget inside the poll statement (one round trip: counter upsert and code lookup together).
+// A poll that never reaches it (a body Fastify refuses: malformed, too large, wrong type) spends it as soon as the
+// response is sent, so every request still counts.
+@Injectable()
+export class PollBudgetMiddleware implements NestMiddleware {
+  private readonly logger = new Logger('MachineAuthorizationBudget');
+
+  constructor(
+    private readonly identity: RequestIdentityService,
+    private readonly counters: RateLimitRepository,
+  ) {}
+
+  use(req: IncomingMessage, res: ServerResponse, next: Next): void {
+    const identity = this.identity.describe(req);
+    identity.pollBudgetSpent = false;
+    res.once('finish', () => {
+      if (identity.pollBudgetSpent) return;
+      identity.pollBudgetSpent = true;
+      this.counters
+        .hit(RATE_SCOPES.poll, identity.clientKey)
+        .catch((err: unknown) => this.logger.error(`rate counter unavailable: ${(err as Error).message}`));
+    });
+    next();
+  }
+}
+
+// Every machine-authorization route knows its caller's budget key and origin.
+@Injectable()
+export class IdentityMiddleware implements NestMiddleware {
+  constructor(private readonly identity: RequestIdentityService) {}
+
+  use(req: IncomingMessage, _res: ServerResponse, next: Next): void {
+    this.identity.describe(req);
+    next();
+  }
+}

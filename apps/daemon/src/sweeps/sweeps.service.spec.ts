@@ -1,0 +1,30 @@
+import { MachineAuthorizationSweepService } from '../machine-authorization/machine-authorization-sweep.service';
+import { SweepsService } from './sweeps.service';
+
+describe(SweepsService.name, () => {
+  const result = { ran: true, authorizations: 1, rateCounters: 2, approvalSessions: 0 };
+
+  it('should sweep machine authorizations on start-up', async () => {
+    const sweep = jest.fn().mockResolvedValue(result);
+    const sut = new SweepsService({ sweep } as unknown as MachineAuthorizationSweepService);
+    await sut.onApplicationBootstrap();
+    expect(sweep).toHaveBeenCalledTimes(1);
+  });
+
+  it('should not overlap two runs of the same sweep', async () => {
+    let release: () => void = () => undefined;
+    const sweep = jest.fn().mockImplementation(() => new Promise((resolve) => (release = () => resolve(result))));
+    const sut = new SweepsService({ sweep } as unknown as MachineAuthorizationSweepService);
+    const first = sut.sweepMachineAuthorizations();
+    await sut.sweepMachineAuthorizations();
+    release();
+    await first;
+    expect(sweep).toHaveBeenCalledTimes(1);
+  });
+
+  it('should survive a failed sweep', async () => {
+    const sweep = jest.fn().mockRejectedValue(new Error('db down'));
+    const sut = new SweepsService({ sweep } as unknown as MachineAuthorizationSweepService);
+    await expect(sut.sweepMachineAuthorizations()).resolves.toBeUndefined();
+  });
+});

@@ -1,0 +1,200 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+
+import { Command, Option } from 'commander';
+
+import { defaultConfigDir, SvcClient, writeCredentials } from '@app/client';
+import {
+  authorizationOrigin,
+  AuthorizationResponse,
+  isBrowserVerificationUrl,
+  MachineAuthorizationStarted,
+  MachineAuthorizationUrlError,
+  parseAuthorizationResponse,
+  verifyCredentialAuthority,
+} from '@app/contracts';
+
+import { action, CliError } from '../output';
+
+const MACHINE_ID_FILE = 'machine-id';
+const MAX_START_ATTEMPTS = 5;
+
+interface ConnectOptions {
+  tokenStdin?: boolean;
+  tokenFile?: string;
+  org?: string;
+  machineName?: string;
+}
+
+// One stable id per machine (and config folder), so a reconnect rotates this machine's credential.
+function machineId(configDir: string): string {
+  const path = join(configDir, MACHINE_ID_FILE);
+  try {
+    const id = readFileSync(path, 'utf8').trim();
+    if (id.length > 0) return id;
+  } catch {
+    // First connection from this machine.
+  }
+  const id = randomUUID();
+  mkdirSync(configDir, { recursive: true, mode: 0o700 });
+  writeFileSync(path, `${id}\n`, { mode: 0o600 });
+  return id;
+}
+
+function readStdin(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let data = '';
+    process.stdin.setEncoding('utf8');
+    process.stdin.on('data', (chunk: string) => (data += chunk));
+    process.stdin.on('end', () => resolve(data));
+    process.stdin.on('error', reject);
+  });
+}
+
+const sleep = (seconds: number) => new Promise((r) => setTimeout(r, seconds * 1000));
+
+function recovery(outcome: { message?: string; detail?: string }): string {
+  return outcome.message ?? outcome.detail ?? '';
+}
+
+async function request(
+  base: string,
+  path: string,
+  body: unknown,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
+  return new SvcClient(base, null).raw('POST', path, { body });
+}
+
+async function connectWithToken(origin: string, token: string, configDir: string): Promise<void> {
+  const client = new SvcClient(origin, token);
+  const me = await client.get<{ name: string }>('v1/whoami');
+  const file = writeCredentials(configDir, { url: origin, token, kind: 'api_token' });
+  process.stdout.write(`connected to ${origin} as ${me.name} (API token stored in ${file}, mode 0600)\n`);
+}
+
+async function start(base: string, body: unknown): Promise<MachineAuthorizationStarted> {
+  for (let attempt = 1; ; attempt += 1) {
+    const res = await request(base, 'api/machine/authorizations', body);
+    const parsed = parseAuthorizationResponse(res.status, res.headers, res.text, 'start');
+    if (parsed.outcome === 'started') return parsed.value;
+    if (parsed.outcome === 'slow_down' && attempt < MAX_START_ATTEMPTS) {
+      const wait = parsed.retryAfterSeconds ?? 10;
+      process.stderr.write(`svc: the server asks to wait ${wait} s before starting again\n`);
+      await sleep(wait);
+      continue;
+    }
+    throw failure(parsed);
+  }
+}
+
+function failure(parsed: AuthorizationResponse): CliError {
+  switch (parsed.outcome) {
+    case 'refused':
+      return new CliError(parsed.code, recovery(parsed) || `refused (HTTP ${parsed.status})`);
+    case 'denied':
+      return new CliError('authorization_denied', 'the approver denied this machine; run svc connect again');
+    case 'expired':
+    case 'consumed':
+      return new CliError(`authorization_${parsed.outcome}`, 'this code is finished; run svc connect again');
+    case 'invalid':
+      return new CliError('invalid_response', `the server answered outside the contract: ${parsed.errors.join('; ')}`);
+    default:
+      return new CliError('unexpected_outcome', `unexpected outcome ${parsed.outcome}`);
+  }
+}
+
+export function registerConnectCommand(program: Command): void {
+  program
+    .command('connect')
+    .description('connect this machine to a server: approve its code, or enter an API token')
+    .argument('<url>', 'server origin, e.g. https://svc.example.com')
+    .option('--token-stdin', 'read an API token from standard input instead of the device-code flow')
+    .option('--token-file <path>', 'read an API token from a file instead of the device-code flow')
+    .addOption(new Option('--org <slug>', 'hosted servers: the organization to join').env('SVC_ORG'))
+    .option('--machine-name <name>', 'name shown to the approver (default: host name)')
+    .action(
+      action(async (url: string, options: ConnectOptions) => {
+        let origin: string;
+        try {
+          origin = authorizationOrigin(url);
+        } catch (err) {
+          if (err instanceof MachineAuthorizationUrlError) throw new CliError(err.reason, err.message);
+          throw err;
+        }
+        const configDir = defaultConfigDir();
+        if (options.tokenStdin || options.tokenFile) {
+          const raw = options.tokenFile ? readFileSync(options.tokenFile, 'utf8') : await readStdin();
+          const token = raw.trim();
+          if (token.length === 0) throw new CliError('invalid_request', 'no API token was given');
+          await connectWithToken(origin, token, configDir);
+          return;
+        }
+        const hosted = options.org !== undefined;
+        const base = hosted ? `${origin}/api/orgs/${encodeURIComponent(options.org!)}` : origin;
+        const machine = { machine_id: machineId(configDir), machine_name: options.machineName ?? hostname() };
+        const started = await start(base, hosted ? {} : machine);
+        if (!isBrowserVerificationUrl(origin, started.verification_uri_complete)) {
+          throw new CliError('foreign_origin', 'the server named an approval page on another origin; refusing');
+        }
+        process.stdout.write(
+          [
+            `To connect this machine, open ${started.verification_uri} and enter the code`,
+            '',
+            `    ${started.user_code}`,
+            '',
+            `or, from a machine already connected as you: svc machine-authorization resolve ${started.user_code} --action approve`,
+            '',
+          ].join('\n'),
+        );
+        const deadline = Date.now() + started.expires_in * 1000;
+        let wait = started.interval;
+        while (Date.now() < deadline) {
+          await sleep(Math.min(wait, Math.max(0, (deadline - Date.now()) / 1000)));
+          const res = await request(base, 'api/machine/authorizations/token', {
+            device_code: started.device_code,
+            ...machine,
+          }).catch(() => null);
+          if (res === null) {
+            wait = started.interval;
+            continue;
+          }
+          const parsed = parseAuthorizationResponse(res.status, res.headers, res.text, 'poll');
+          if (parsed.outcome === 'pending' || parsed.outcome === 'unavailable') {
+            wait = started.interval;
+            continue;
+          }
+          if (parsed.outcome === 'slow_down') {
+            wait = parsed.retryAfterSeconds ?? started.interval;
+            continue;
+          }
+          if (parsed.outcome !== 'approved') throw failure(parsed);
+          let apiUrl: string;
+          try {
+            apiUrl = verifyCredentialAuthority({
+              serverUrl: origin,
+              kind: hosted ? 'cloud' : 'self_host',
+              approved: parsed.value,
+              org: options.org ?? null,
+            });
+          } catch (err) {
+            if (err instanceof MachineAuthorizationUrlError) throw new CliError(err.reason, err.message);
+            throw err;
+          }
+          const file = writeCredentials(configDir, {
+            url: apiUrl,
+            token: parsed.value.token,
+            kind: 'machine_credential',
+            machine_id: machine.machine_id,
+            org: parsed.value.org,
+          });
+          process.stdout.write(
+            `connected to ${apiUrl} (organization ${parsed.value.org}); credential stored in ${file} (mode 0600)\n`,
+          );
+          return;
+        }
+        throw new CliError('authorization_expired', 'the code expired before it was approved; run svc connect again');
+      }),
+    );
+}

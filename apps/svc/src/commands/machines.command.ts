@@ -1,0 +1,59 @@
+import { Command } from 'commander';
+
+import { clientFor } from '../context';
+import { action, output, printTable } from '../output';
+
+interface MachineCredential {
+  machine_id: string;
+  machine_name: string;
+  actor: string;
+  org: string;
+  token_prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export function registerMachinesCommand(program: Command): void {
+  const group = program.command('machines').description('machines connected with svc connect and their credentials');
+
+  group
+    .command('list')
+    .description('list the machine credentials you may manage (yours; an admin sees every one)')
+    .option('--all', 'include revoked credentials')
+    .action(
+      action(async (options: { all?: boolean }, command: Command) => {
+        const body = await clientFor(command).get<{ machines: MachineCredential[] }>('v1/machines', {
+          include_revoked: options.all ? 'true' : undefined,
+        });
+        output(command, body, (b) =>
+          printTable(
+            ['machine id', 'name', 'person', 'org', 'credential', 'created', 'last used', 'revoked'],
+            b.machines.map((m) => [
+              m.machine_id,
+              m.machine_name,
+              m.actor,
+              m.org,
+              m.token_prefix,
+              m.created_at,
+              m.last_used_at,
+              m.revoked_at,
+            ]),
+          ),
+        );
+      }),
+    );
+
+  group
+    .command('revoke')
+    .description('revoke a machine credential: its next request is refused (401) on every replica')
+    .argument('<machine_id>', 'the machine id shown by svc machines list')
+    .action(
+      action(async (machineId: string, _options: unknown, command: Command) => {
+        const body = await clientFor(command).post<{ machine_id: string; revoked: number }>('v1/machines/revoke', {
+          machine_id: machineId,
+        });
+        output(command, body, (b) => process.stdout.write(`revoked ${b.revoked} credential(s) of ${b.machine_id}\n`));
+      }),
+    );
+}
