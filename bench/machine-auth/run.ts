@@ -1,7 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 
 import { Client } from 'pg';
@@ -14,7 +14,8 @@ import { LoadResult, RequestSpec, runLoad } from './load';
 // SVC_BENCH_CONCURRENCY (64), SVC_BENCH_POOL (20 connections per daemon).
 
 const ROOT = resolve(__dirname, '..', '..', '..');
-const DAEMON = join(ROOT, 'dist', 'apps', 'daemon', 'src', 'main.js');
+// The daemon of the same build as this script (dist/ normally).
+const DAEMON = join(__dirname, '..', '..', 'apps', 'daemon', 'src', 'main.js');
 const ADMIN_URL = process.env.SVC_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REPLICAS = Number(process.env.SVC_BENCH_REPLICAS ?? 1);
 const SECONDS = Number(process.env.SVC_BENCH_SECONDS ?? 10);
@@ -62,6 +63,7 @@ function startDaemon(env: Record<string, string>): Promise<{ url: string; child:
 const ip = (n: number) => `10.${(n >> 16) & 0xff}.${(n >> 8) & 0xff}.${n & 0xff}`;
 
 async function main(): Promise<void> {
+  const loadBefore = loadavg()[0];
   const name = `svc_bench_mauth_${Date.now().toString(36)}`;
   await admin(`CREATE DATABASE "${name}"`);
   const dbUrl = withDatabase(ADMIN_URL, name);
@@ -130,6 +132,8 @@ async function main(): Promise<void> {
         memory_gb: Math.round(totalmem() / 2 ** 30),
         node: process.version,
       },
+      // Other work on the same machine skews the figures; the 1-minute load average shows how much.
+      load_average: { before: loadBefore, after: loadavg()[0] },
       setup: {
         replicas: daemons.length,
         concurrency: CONCURRENCY,

@@ -1,5 +1,6 @@
 import { MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
 
+import { BudgetPool } from './budget-pool';
 import { HostedForwardController } from './hosted-forward.controller';
 import { DEVICE_PATHS, MachineAuthorizationController } from './machine-authorization.controller';
 import { FUNCTION_PATHS, MachineAuthorizationFunctionsController } from './machine-authorization-functions.controller';
@@ -14,6 +15,7 @@ import { ServerSecretService } from './server-secret.service';
 @Module({
   controllers: [MachineAuthorizationController, MachineAuthorizationFunctionsController, HostedForwardController],
   providers: [
+    BudgetPool,
     MachineAuthorizationService,
     MachineAuthorizationRepository,
     MachineAuthorizationSweepService,
@@ -22,6 +24,7 @@ import { ServerSecretService } from './server-secret.service';
     ServerSecretService,
   ],
   exports: [
+    BudgetPool,
     MachineAuthorizationService,
     MachineAuthorizationSweepService,
     RateLimitRepository,

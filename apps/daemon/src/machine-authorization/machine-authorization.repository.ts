@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 
+import { BudgetPool } from './budget-pool';
 import { hotPathPool } from './hot-path-pool';
 import { CAPACITY_LOCK_KEY, CLIENT_CAPACITY, CODE_LIFETIME_SECONDS, SERVER_CAPACITY } from './limits';
 
@@ -81,7 +82,10 @@ function toRow(raw: RawAuthorizationRow | undefined): AuthorizationRow | null {
 
 @Injectable()
 export class MachineAuthorizationRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly budgets: BudgetPool,
+  ) {}
 
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     return this.dataSource.transaction(work);
@@ -188,7 +192,7 @@ export class MachineAuthorizationRepository {
     clientKey: string,
     hash: Buffer,
   ): Promise<{ hits: number; retryAfter: number; row: AuthorizationRow | null }> {
-    const { rows } = await hotPathPool(this.dataSource).query<
+    const { rows } = await this.budgets.pool.query<
       Omit<RawAuthorizationRow, 'id'> & { id: string | null; hits: number; retry_after: number }
     >(
       `WITH hit AS (

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 
-import { hotPathPool } from './hot-path-pool';
+import { BudgetPool } from './budget-pool';
 
 export interface WindowCount {
   hits: number;
@@ -11,11 +11,14 @@ export interface WindowCount {
 
 @Injectable()
 export class RateLimitRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly budgets: BudgetPool,
+  ) {}
 
   // One statement on the database clock: count this hit in the current one-minute window, shared by every replica.
   async hit(scope: string, subject: string): Promise<WindowCount> {
-    const { rows } = await hotPathPool(this.dataSource).query<{ hits: number; retry_after: number }>(
+    const { rows } = await this.budgets.pool.query<{ hits: number; retry_after: number }>(
       `INSERT INTO rate_counters (scope, subject, window_start, hits, expires_at)
        VALUES ($1, $2, date_trunc('minute', now()), 1, date_trunc('minute', now()) + interval '2 minutes')
        ON CONFLICT (scope, subject, window_start) DO UPDATE SET hits = rate_counters.hits + 1

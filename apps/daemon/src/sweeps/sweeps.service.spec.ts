@@ -1,12 +1,14 @@
+import { EventsService } from '../events/events.service';
 import { MachineAuthorizationSweepService } from '../machine-authorization/machine-authorization-sweep.service';
 import { SweepsService } from './sweeps.service';
 
 describe(SweepsService.name, () => {
+  const events = { purgeExpired: jest.fn().mockResolvedValue(0) } as unknown as EventsService;
   const result = { ran: true, authorizations: 1, rateCounters: 2, approvalSessions: 0 };
 
   it('should sweep machine authorizations on start-up', async () => {
     const sweep = jest.fn().mockResolvedValue(result);
-    const sut = new SweepsService({ sweep } as unknown as MachineAuthorizationSweepService);
+    const sut = new SweepsService({ sweep } as unknown as MachineAuthorizationSweepService, events);
     await sut.onApplicationBootstrap();
     expect(sweep).toHaveBeenCalledTimes(1);
   });
@@ -14,7 +16,7 @@ describe(SweepsService.name, () => {
   it('should not overlap two runs of the same sweep', async () => {
     let release: () => void = () => undefined;
     const sweep = jest.fn().mockImplementation(() => new Promise((resolve) => (release = () => resolve(result))));
-    const sut = new SweepsService({ sweep } as unknown as MachineAuthorizationSweepService);
+    const sut = new SweepsService({ sweep } as unknown as MachineAuthorizationSweepService, events);
     const first = sut.sweepMachineAuthorizations();
     await sut.sweepMachineAuthorizations();
     release();
@@ -24,7 +26,7 @@ describe(SweepsService.name, () => {
 
   it('should survive a failed sweep', async () => {
     const sweep = jest.fn().mockRejectedValue(new Error('db down'));
-    const sut = new SweepsService({ sweep } as unknown as MachineAuthorizationSweepService);
+    const sut = new SweepsService({ sweep } as unknown as MachineAuthorizationSweepService, events);
     await expect(sut.sweepMachineAuthorizations()).resolves.toBeUndefined();
   });
 });

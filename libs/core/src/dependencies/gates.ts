@@ -278,9 +278,11 @@ export function planCandidates(
     }
   }
   const eligible: number[] = [];
+  let processedCount = 0;
   while (heap.length > 0) {
     const v = heap.pop();
     processed[v] = 1;
+    processedCount++;
     if (blocked[v] === 0) {
       eligible.push(ids[v]);
     }
@@ -297,7 +299,7 @@ export function planCandidates(
 
   const label = (id: number): string => labelOf(id, factsById, options);
   let cycleOf: (number[] | null)[] | null = null;
-  if (eligible.length + countBlocked(blocked, processed) < n) {
+  if (processedCount < n) {
     // Whatever Kahn could not reach is on a cycle or behind one.
     const components = stronglyConnectedComponents(graph);
     cycleOf = new Array<number[] | null>(n).fill(null);
@@ -337,14 +339,4 @@ export function planCandidates(
     blockedItems.push({ item: ids[v], blockers: unsatisfied[v], reasons, cycle });
   }
   return { gate_point: gatePoint, eligible, blocked: blockedItems };
-}
-
-function countBlocked(blocked: Uint8Array, processed: Uint8Array): number {
-  let count = 0;
-  for (let v = 0; v < blocked.length; v++) {
-    if (processed[v] === 1 && blocked[v] === 1) {
-      count++;
-    }
-  }
-  return count;
 }

@@ -21,7 +21,8 @@ export const MERGED_SATISFYING_STATUSES = ['release', 'done'] as const;
 
 // Decision: `status:<stage>` is satisfied by the named stage or any later stage of the blocker's pinned
 // workflow order (when the caller supplies that order), because a blocker that moved past the stage has
-// reached it. Without an order only equality (plus the spec's `status:implemented` rule) is provable.
+// reached it; cancelled, stopped and failed never count as later. `status:done` stays done-only (spec).
+// Without an order only equality (plus the spec's `status:implemented` rule) is provable.
 export const STATUS_FORM_ACCEPTS_LATER_STAGES = true;
 
 // Decision: the strict `fact:deployed:<env>` variant (environment still registered for the blocker's
@@ -43,9 +44,12 @@ export interface BlockerFacts {
   // null = the blocker no longer resolves to an item
   status: string | null;
   mergedAt: string | null;
+  // environment names of succeeded deployment runs (of any project) whose carried_work lists the blocker
   deployedEnvironments: ReadonlySet<string>;
+  // environment names still registered for the blocker's own project
   registeredEnvironments: ReadonlySet<string>;
   mergedByAncestry?: boolean;
+  // the blocker's pinned workflow stage order, earliest first
   stageOrder?: readonly string[];
   ref?: string;
   title?: string | null;
@@ -124,8 +128,14 @@ function isNonProgressing(status: string): boolean {
 }
 
 const stageIndexCache = new WeakMap<readonly string[], Map<string, number>>();
+// Orders are shared by every item of a workflow version, so the last one is usually asked for again.
+let lastOrder: readonly string[] | null = null;
+let lastIndex: Map<string, number> | null = null;
 
 function stageIndex(order: readonly string[]): Map<string, number> {
+  if (order === lastOrder && lastIndex !== null) {
+    return lastIndex;
+  }
   let index = stageIndexCache.get(order);
   if (!index) {
     index = new Map();
@@ -136,6 +146,8 @@ function stageIndex(order: readonly string[]): Map<string, number> {
     }
     stageIndexCache.set(order, index);
   }
+  lastOrder = order;
+  lastIndex = index;
   return index;
 }
 
@@ -149,7 +161,7 @@ function statusSatisfies(stage: string, status: string, order: readonly string[]
   if (stage === 'implemented' && (status === 'release' || status === 'done')) {
     return true;
   }
-  if (order && stage !== 'done') {
+  if (order && STATUS_FORM_ACCEPTS_LATER_STAGES && stage !== 'done') {
     const index = stageIndex(order);
     const wanted = index.get(stage);
     const reached = index.get(status);
@@ -198,7 +210,7 @@ function describeStageNeed(stage: string, order: readonly string[] | undefined):
   if (stage === 'implemented') {
     return 'implemented, release or done';
   }
-  if (order && stage !== 'done' && stageIndex(order).has(stage)) {
+  if (order && STATUS_FORM_ACCEPTS_LATER_STAGES && stage !== 'done' && stageIndex(order).has(stage)) {
     return `${stage} or a later stage`;
   }
   return stage;
@@ -249,8 +261,8 @@ export function satisfactionReason(
   return label + satisfactionReasonTail(form, facts, options);
 }
 
-// The reason after the blocker's label. For an unsatisfied status form without a stage order, and for an
-// unsatisfied fact:merged, it depends only on the form and the blocker's status, so callers may share it.
+// The reason after the blocker's label. For an unsatisfied status form or fact:merged it depends only on the
+// form, the blocker's status and its stage order, so callers may share it across blockers.
 export function satisfactionReasonTail(
   form: SatisfactionForm,
   facts: BlockerFacts,

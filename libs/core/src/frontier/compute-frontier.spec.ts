@@ -141,6 +141,16 @@ describe('computeFrontier', () => {
       expect(refs(result.runnable)).toEqual(['A-2', 'A-3', 'A-1']);
     });
 
+    it('should order lifecycle then created_at the same way when ranks are not small integers', () => {
+      const result = run([
+        item(1, { lifecycleRank: -1 }),
+        item(2, { lifecycleRank: 2.5, createdAt: '2026-02-01T00:00:00Z' }),
+        item(3, { lifecycleRank: 7 }),
+        item(4, { lifecycleRank: 2.5, createdAt: '2026-01-01T00:00:00Z' }),
+      ]);
+      expect(refs(result.runnable)).toEqual(['A-3', 'A-4', 'A-2', 'A-1']);
+    });
+
     it('should rank older items first when every earlier key ties', () => {
       const result = run([
         item(1, { createdAt: '2026-03-01T00:00:00.000Z' }),

@@ -204,7 +204,14 @@ const CHARGE_RELEVANT = new Set<string>(CHARGE_RELEVANT_STATUSES);
 const NO_BLOCKERS: readonly number[] = Object.freeze([]);
 const NO_REASONS: readonly string[] = Object.freeze([]);
 
+const RUNNABLE = 0;
+const BLOCKED = 1;
+const FROZEN = 2;
+
 const COUNT_LIMIT = 2 ** 22 - 1;
+// lifecycle ranks below 2^10 and created_at spans below 2^42 ms (139 years) pack exactly into one double
+const LIFECYCLE_LIMIT = 2 ** 10;
+const CREATED_SPAN_LIMIT = 2 ** 42;
 const DEPTH_WEIGHT = 2 ** 22;
 const PRIORITY_WEIGHT = 2 ** 44;
 
@@ -450,7 +457,8 @@ class EdgeResolution {
   private readonly satisfiedMemo: Uint8Array;
   private readonly reasonForm: Int32Array;
   private readonly reasonSlot: Int32Array;
-  private readonly tailCache: (Map<string, string> | undefined)[] = [];
+  // per form: stage order (shared by every item of a workflow version) → blocker status → reason tail
+  private readonly tailCache: (Map<readonly string[] | undefined, Map<string, string>> | undefined)[] = [];
   private readonly options: SatisfactionOptions;
 
   constructor(
@@ -546,11 +554,16 @@ class EdgeResolution {
     const facts = known ?? this.blockerFacts.get(blockerId);
     const form = this.forms[formId];
     let reason: string;
-    if (facts && facts.status !== null && (form.kind === 'merged' || (form.kind === 'status' && !facts.stageOrder))) {
-      let tails = this.tailCache[formId];
+    if (facts && facts.status !== null && (form.kind === 'status' || form.kind === 'merged')) {
+      let byOrder = this.tailCache[formId];
+      if (byOrder === undefined) {
+        byOrder = new Map();
+        this.tailCache[formId] = byOrder;
+      }
+      let tails = byOrder.get(facts.stageOrder);
       if (tails === undefined) {
         tails = new Map();
-        this.tailCache[formId] = tails;
+        byOrder.set(facts.stageOrder, tails);
       }
       let tail = tails.get(facts.status);
       if (tail === undefined) {
@@ -560,7 +573,7 @@ class EdgeResolution {
       reason = (facts.ref ?? (b >= 0 ? this.items[b].ref : 'blocker')) + tail;
     } else {
       const blockerRef = facts?.ref ?? (b >= 0 ? this.items[b].ref : undefined);
-      reason = satisfactionReason(form, facts, { ...this.options, blockerRef });
+      reason = satisfactionReason(form, facts, { acceptForeignRuns: this.options.acceptForeignRuns, blockerRef });
     }
     const slot = this.reasonText.length;
     this.reasonText.push(reason);
@@ -660,7 +673,8 @@ function groupUnsatisfied(resolution: EdgeResolution, edges: readonly FrontierEd
 }
 
 // Ranking keys precomputed once, then one sort. priority, depth and unblocks pack exactly into one double
-// (2 + 22 + 22 bits; counts saturate at 2^22 - 1); lifecycle is negated so every key sorts ascending.
+// (2 + 22 + 22 bits; counts saturate at 2^22 - 1); lifecycle (negated, closer to done first) and created_at pack
+// into a second one whenever both fit exactly, else they are compared one after the other.
 function rankCandidates(
   candidates: number[],
   items: readonly FrontierInputItem[],
@@ -672,6 +686,9 @@ function rankCandidates(
   const primaryKey = new Float64Array(n);
   const lifecycleKey = new Float64Array(n);
   const createdKey = new Float64Array(n);
+  let packable = true;
+  let minCreated = Infinity;
+  let maxCreated = -Infinity;
   for (let k = 0; k < candidates.length; k++) {
     const v = candidates[k];
     const item = items[v];
@@ -679,8 +696,27 @@ function rankCandidates(
       priorityRank(item.priority) * PRIORITY_WEIGHT +
       (COUNT_LIMIT - Math.min(depth[v], COUNT_LIMIT)) * DEPTH_WEIGHT +
       (COUNT_LIMIT - Math.min(unblocks[v], COUNT_LIMIT));
-    lifecycleKey[v] = Number.isFinite(item.lifecycleRank) ? -item.lifecycleRank : Infinity;
-    createdKey[v] = parseTimestamp(item.createdAt);
+    const rank = item.lifecycleRank;
+    if (!((rank | 0) === rank && rank >= 0 && rank < LIFECYCLE_LIMIT)) {
+      packable = false;
+    }
+    lifecycleKey[v] = Number.isFinite(rank) ? -rank : Infinity;
+    const created = parseTimestamp(item.createdAt);
+    createdKey[v] = created;
+    if (created < minCreated) {
+      minCreated = created;
+    }
+    if (created > maxCreated) {
+      maxCreated = created;
+    }
+  }
+  if (packable && candidates.length > 0 && maxCreated - minCreated < CREATED_SPAN_LIMIT) {
+    for (let k = 0; k < candidates.length; k++) {
+      const v = candidates[k];
+      lifecycleKey[v] = (LIFECYCLE_LIMIT - 1 + lifecycleKey[v]) * CREATED_SPAN_LIMIT + (createdKey[v] - minCreated);
+    }
+    candidates.sort((a, b) => primaryKey[a] - primaryKey[b] || lifecycleKey[a] - lifecycleKey[b] || ids[a] - ids[b]);
+    return;
   }
   candidates.sort(
     (a, b) =>
@@ -782,9 +818,12 @@ export function computeFrontier(input: FrontierInput): FrontierComputation {
   // Output objects are built in input order (sequential reads of items and arrays), then placed by rank.
   const grouped = groupUnsatisfied(resolution, edges, n);
   const built: FrontierItem[] = new Array<FrontierItem>(n);
+  const bucketOf = new Uint8Array(n);
   for (let k = 0; k < candidates.length; k++) {
     const v = candidates[k];
-    built[v] = toFrontierItem(items[v], v, resolution, grouped, cycleReason, depth);
+    const item = items[v];
+    built[v] = toFrontierItem(item, v, resolution, grouped, cycleReason, depth);
+    bucketOf[v] = item.frozen ? FROZEN : item.blocked || resolution.unsatisfiedCount[v] > 0 ? BLOCKED : RUNNABLE;
   }
   rankCandidates(candidates, items, index.ids, depth, resolution.unblocks);
 
@@ -793,14 +832,9 @@ export function computeFrontier(input: FrontierInput): FrontierComputation {
   const blocked: FrontierItem[] = [];
   const frozen: FrontierItem[] = [];
   for (let k = 0; k < candidates.length; k++) {
-    const frontierItem = built[candidates[k]];
-    if (frontierItem.frozen) {
-      frozen.push(frontierItem);
-    } else if (frontierItem.blocked_flag || frontierItem.blocked_by.length > 0) {
-      blocked.push(frontierItem);
-    } else {
-      runnable.push(frontierItem);
-    }
+    const v = candidates[k];
+    const bucket = bucketOf[v];
+    (bucket === RUNNABLE ? runnable : bucket === BLOCKED ? blocked : frozen).push(built[v]);
   }
 
   const wipCap = Number.isFinite(input.wipCap) ? Math.max(0, Math.floor(input.wipCap)) : DEFAULT_WIP_CAP;

@@ -1,0 +1,35 @@
+import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { Pool } from 'pg';
+import { DataSource } from 'typeorm';
+import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
+
+import { APP_CONFIG, AppConfig } from '../config/config';
+
+// Connections for the budget counters only, with asynchronous commit: a counter increment is atomic and visible to
+// every replica at once, and survives daemon restarts; only a PostgreSQL crash could drop the last fraction of a
+// second of increments. Every other write keeps synchronous commit.
+@Injectable()
+export class BudgetPool implements OnModuleDestroy {
+  readonly pool: Pool;
+
+  constructor(@InjectDataSource() dataSource: DataSource, @Inject(APP_CONFIG) config: AppConfig) {
+    const options = dataSource.options as PostgresConnectionOptions;
+    this.pool = new Pool({
+      host: options.host,
+      port: options.port,
+      user: options.username,
+      password: typeof options.password === 'string' ? options.password : undefined,
+      database: options.database,
+      ssl: options.ssl as boolean | undefined,
+      max: config.dbPoolSize,
+      application_name: 'svc-daemon-budgets',
+      options: '-c synchronous_commit=off',
+    });
+    this.pool.on('error', () => undefined);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.pool.end();
+  }
+}
