@@ -10,7 +10,7 @@ import { LoadResult, RequestSpec, runLoad } from './load';
 
 // bench:machine-auth — start and poll throughput/latency against real daemon processes on one PostgreSQL server,
 // with every limit enforced. Distinct clients come through X-Forwarded-For from the declared proxy 127.0.0.1.
-// Options (env): SVC_BENCH_DATABASE_URL (admin URL), SVC_BENCH_REPLICAS (1), SVC_BENCH_SECONDS (10),
+// Options (env): SVC_BENCH_NODE_ARGS (e.g. --cpu-prof for the daemons), SVC_BENCH_DATABASE_URL (admin URL), SVC_BENCH_REPLICAS (1), SVC_BENCH_SECONDS (10),
 // SVC_BENCH_CONCURRENCY (64), SVC_BENCH_POOL (20 connections per daemon).
 
 const ROOT = resolve(__dirname, '..', '..', '..');
@@ -40,7 +40,8 @@ function withDatabase(url: string, name: string): string {
 }
 
 function startDaemon(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [DAEMON], {
+  const nodeArgs = (process.env.SVC_BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a.length > 0);
+  const child = spawn(process.execPath, [...nodeArgs, DAEMON], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

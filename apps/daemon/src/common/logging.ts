@@ -1,3 +1,4 @@
+import { RequestMethod } from '@nestjs/common';
 import type { Params } from 'nestjs-pino';
 
 import { PINO_REDACT_PATHS } from '@app/contracts';
@@ -30,8 +31,16 @@ export function redactUrl(url: string): string {
 
 const HEALTH_PATHS = new Set(['/healthz', '/readyz']);
 
+// Waiting machines poll thousands of times a second; those requests are not request-logged (their failures are,
+// by the exception filter), which keeps the hot path cheap.
+const UNLOGGED_ROUTES = [
+  { method: RequestMethod.POST, path: 'api/machine/authorizations/token' },
+  { method: RequestMethod.POST, path: 'api/orgs/:slug/machine/authorizations/token' },
+];
+
 export function loggerParams(level: string): Params {
   return {
+    exclude: UNLOGGED_ROUTES,
     pinoHttp: {
       level,
       redact: { paths: [...new Set([...LOG_REDACT_PATHS, ...PINO_REDACT_PATHS])], censor: '[redacted]' },

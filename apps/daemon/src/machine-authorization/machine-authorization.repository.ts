@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 
 import { BudgetPool } from './budget-pool';
+import { PollBatcher } from './poll-batch';
 import { hotPathPool } from './hot-path-pool';
 import { CAPACITY_LOCK_KEY, CLIENT_CAPACITY, CODE_LIFETIME_SECONDS, SERVER_CAPACITY } from './limits';
 
@@ -82,10 +83,14 @@ function toRow(raw: RawAuthorizationRow | undefined): AuthorizationRow | null {
 
 @Injectable()
 export class MachineAuthorizationRepository {
+  private readonly polls: PollBatcher;
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly budgets: BudgetPool,
-  ) {}
+    budgets: BudgetPool,
+  ) {
+    this.polls = new PollBatcher(budgets.pool);
+  }
 
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     return this.dataSource.transaction(work);
@@ -186,35 +191,15 @@ export class MachineAuthorizationRepository {
     return toRow(rows[0]);
   }
 
-  // The poll's one round trip: spend the client's poll budget and read the code, in one statement.
+  // The poll's one round trip, shared with the polls arriving meanwhile: spend the client's poll budget and read
+  // the code (see PollBatcher).
   async spendPollAndFind(
     scope: string,
     clientKey: string,
     hash: Buffer,
   ): Promise<{ hits: number; retryAfter: number; row: AuthorizationRow | null }> {
-    const { rows } = await this.budgets.pool.query<
-      Omit<RawAuthorizationRow, 'id'> & { id: string | null; hits: number; retry_after: number }
-    >(
-      `WITH hit AS (
-         INSERT INTO rate_counters (scope, subject, window_start, hits, expires_at)
-         VALUES ($1, $2, date_trunc('minute', now()), 1, date_trunc('minute', now()) + interval '2 minutes')
-         ON CONFLICT (scope, subject, window_start) DO UPDATE SET hits = rate_counters.hits + 1
-         RETURNING hits,
-                   greatest(1, ceil(extract(epoch FROM (window_start + interval '1 minute' - now()))))::int AS retry_after
-       )
-       SELECT hit.hits, hit.retry_after, ma.id, ma.status, ma.expires_at > now() AS live, ma.machine_id,
-              ma.machine_name, ma.organization_id, o.slug, ma.decided_by, ma.expires_at
-         FROM hit
-         LEFT JOIN machine_authorizations ma ON ma.device_code_hash = $3
-         LEFT JOIN organizations o ON o.id = ma.organization_id`,
-      [scope, clientKey, hash],
-    );
-    const raw = rows[0];
-    return {
-      hits: raw.hits,
-      retryAfter: raw.retry_after,
-      row: raw.id === null ? null : toRow({ ...raw, id: raw.id }),
-    };
+    const { hits, retryAfter, code } = await this.polls.lookup({ scope, clientKey, hash });
+    return { hits, retryAfter, row: code ? toRow({ ...code, expires_at: new Date(code.expires_at) }) : null };
   }
 
   async findByUserCode(hash: Buffer, manager: EntityManager = this.dataSource.manager, lock = false) {

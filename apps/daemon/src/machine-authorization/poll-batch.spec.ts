@@ -1,0 +1,29 @@
+import { assignHits, groupBudgets } from './poll-batch';
+
+const lookup = (clientKey: string, scope = 'poll') => ({ scope, clientKey, hash: Buffer.from('00', 'hex') });
+
+describe(groupBudgets.name, () => {
+  it('should count requests per client budget when clients repeat', () => {
+    const { groups, groupOf } = groupBudgets([lookup('a'), lookup('b'), lookup('a'), lookup('a', 'start')]);
+    expect(groups).toEqual([
+      { scope: 'poll', subject: 'a', count: 2 },
+      { scope: 'poll', subject: 'b', count: 1 },
+      { scope: 'start', subject: 'a', count: 1 },
+    ]);
+    expect(groupOf).toEqual([0, 1, 0, 2]);
+  });
+});
+
+describe(assignHits.name, () => {
+  it('should give each request its own hit number in arrival order when a batch shares a budget', () => {
+    const { groups, groupOf } = groupBudgets([lookup('a'), lookup('b'), lookup('a'), lookup('a')]);
+    // totals after the statement: client a reached 121, client b 7
+    expect(assignHits(groups, groupOf, [121, 7])).toEqual([119, 7, 120, 121]);
+  });
+
+  it('should refuse exactly the requests past the limit when a batch crosses it', () => {
+    const { groups, groupOf } = groupBudgets(Array.from({ length: 5 }, () => lookup('a')));
+    const hits = assignHits(groups, groupOf, [122]);
+    expect(hits.filter((h) => h > 120)).toHaveLength(2);
+  });
+});
