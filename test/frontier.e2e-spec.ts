@@ -187,4 +187,48 @@ describe('frontier list and explain', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('item_not_found');
   });
+
+  describe('repeated reads', () => {
+    const read = async () => {
+      const res = await fetch(`${daemon.url}/v1/charge/frontier?project=fl`, {
+        headers: { authorization: `Bearer ${daemon.token}` },
+      });
+      expect(res.status).toBe(200);
+      return (await res.json()) as { runnable: { item_id: string }[]; blocked: { item_id: string }[] };
+    };
+    const runnableRefs = async () => (await read()).runnable.map((i) => i.item_id);
+
+    it('should reflect a change written through the API when the backlog was read just before', async () => {
+      expect(await runnableRefs()).toContain('FL-10');
+      expect((await runSvc(['items', 'block', 'FL-10', '--reason', 'cache check'], { env })).code).toBe(0);
+      const after = await read();
+      expect(after.runnable.map((i) => i.item_id)).not.toContain('FL-10');
+      expect(after.blocked.map((i) => i.item_id)).toContain('FL-10');
+      expect((await runSvc(['items', 'unblock', 'FL-10'], { env })).code).toBe(0);
+      expect(await runnableRefs()).toContain('FL-10');
+    });
+
+    it('should reflect a change another process wrote straight to the database', async () => {
+      expect(await runnableRefs()).toContain('FL-10');
+      await withClient(db.url, (client) => client.query(`UPDATE items SET frozen = 1 WHERE id = $1`, [fl[9].id]));
+      expect(await runnableRefs()).not.toContain('FL-10');
+      await withClient(db.url, (client) => client.query(`UPDATE items SET frozen = 0 WHERE id = $1`, [fl[9].id]));
+      expect(await runnableRefs()).toContain('FL-10');
+    });
+
+    it('should reflect a new dependency edge and its removal', async () => {
+      const edge = await withClient(db.url, (client) =>
+        client.query(
+          `INSERT INTO item_dependencies (dependent_item_id, blocking_item_id, source) VALUES ($1, $2, 'operator')
+           RETURNING id`,
+          [fl[9].id, fl[4].id],
+        ),
+      );
+      expect(await runnableRefs()).not.toContain('FL-10');
+      await withClient(db.url, (client) =>
+        client.query('DELETE FROM item_dependencies WHERE id = $1', [edge.rows[0].id]),
+      );
+      expect(await runnableRefs()).toContain('FL-10');
+    });
+  });
 });

@@ -36,6 +36,17 @@ export interface ComputedFrontier {
   computation: FrontierComputation;
 }
 
+interface CachedGraph {
+  fingerprint: string;
+  graph: ProjectGraph;
+  // the serialized FrontierResult and its FrontierComputed counts, per wip_cap
+  results: Map<number, string>;
+  counts?: Map<number, FrontierCounts>;
+}
+
+// Projects whose loaded graph is kept between reads (a 100k-item graph is a few hundred MB at most).
+const GRAPH_CACHE_PROJECTS = 4;
+
 interface LoadOptions {
   gates: readonly string[];
   rationale: boolean;
@@ -45,6 +56,29 @@ interface LoadOptions {
 const ACTIVATION_ONLY: LoadOptions = { gates: ['activation'], rationale: false, inFlightRuns: false };
 const SUCCEEDED = ['succeeded'];
 const SUCCEEDED_OR_IN_FLIGHT = ['succeeded', 'pending', 'running', 'halted'];
+
+interface FrontierCounts {
+  counts: { runnable: number; blocked: number; frozen: number; conduct_eligible: number };
+  wip_cap: number;
+  wip_active: number;
+  wip_remaining: number;
+  cycles: number;
+}
+
+function frontierCounts(computation: FrontierComputation): FrontierCounts {
+  return {
+    counts: {
+      runnable: computation.runnable.length,
+      blocked: computation.blocked.length,
+      frozen: computation.frozen.length,
+      conduct_eligible: computation.conduct_eligible.length,
+    },
+    wip_cap: computation.wip_cap,
+    wip_active: computation.wip_active,
+    wip_remaining: computation.wip_remaining,
+    cycles: computation.cycles.length,
+  };
+}
 
 export function wipCapOf(project: ProjectRow, override: number | undefined): number {
   if (override !== undefined) return override;
@@ -58,6 +92,8 @@ export function wipCapOf(project: ProjectRow, override: number | undefined): num
 export class FrontierService {
   // Workflow versions are immutable, so a parsed version never goes stale on any replica.
   private readonly workflowCache = new Map<number, WorkflowStages>();
+  // Loaded graphs, reused while the database's backlog fingerprint is unchanged (see FrontierRepository.fingerprint).
+  private readonly graphCache = new Map<string, CachedGraph>();
 
   constructor(
     private readonly repository: FrontierRepository,
@@ -81,11 +117,18 @@ export class FrontierService {
     return this.repository.findProjects(accessible.map((p) => p.id));
   }
 
-  // GET /v1/charge/frontier: pre-serialized, so a 100k-item answer is stringified once.
+  // GET /v1/charge/frontier: serialized once per graph and wip_cap, so repeated reads of an unchanged backlog
+  // cost one fingerprint query.
   async frontierJson(actor: AuthenticatedActor, dto: FrontierQueryDto): Promise<string> {
     const project = await this.resolveProject(actor, dto.project);
-    const { graph, computation } = await this.compute(project, wipCapOf(project, dto.wip_cap), actor.id);
-    return JSON.stringify(toFrontierResultWire(computation, graph.refOf));
+    const wipCap = wipCapOf(project, dto.wip_cap);
+    const { graph, computation, entry } = await this.computeWithCache(project, wipCap, actor.id, null, ACTIVATION_ONLY);
+    let json = entry.results.get(wipCap);
+    if (json === undefined) {
+      json = JSON.stringify(toFrontierResultWire(computation!, graph.refOf));
+      entry.results.set(wipCap, json);
+    }
+    return json;
   }
 
   // compute_frontier for one project; every call records FrontierComputed.
@@ -96,15 +139,32 @@ export class FrontierService {
     sessionId: number | null = null,
     options: LoadOptions = ACTIVATION_ONLY,
   ): Promise<ComputedFrontier> {
+    const { graph, computation } = await this.computeWithCache(project, wipCap, actorId, sessionId, options, true);
+    return { graph, computation: computation! };
+  }
+
+  // With `always` false, a read whose serialized result is cached skips the computation (it would be identical).
+  private async computeWithCache(
+    project: ProjectRow,
+    wipCap: number,
+    actorId: number | null,
+    sessionId: number | null,
+    options: LoadOptions,
+    always = false,
+  ): Promise<{ graph: ProjectGraph; computation: FrontierComputation | null; entry: CachedGraph }> {
     const started = process.hrtime.bigint();
-    const graph = await this.loadGraph(project, options);
-    const computation = computeFrontier({
-      items: graph.items,
-      edges: graph.activation,
-      blockerFacts: graph.facts,
-      wipCap,
-    });
+    const { entry, reused } = await this.cachedGraph(project, options);
+    const graph = entry.graph;
+    const computation =
+      always || !entry.results.has(wipCap)
+        ? computeFrontier({ items: graph.items, edges: graph.activation, blockerFacts: graph.facts, wipCap })
+        : null;
     const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+    const counts = computation ? frontierCounts(computation) : entry.counts?.get(wipCap);
+    if (computation) {
+      entry.counts ??= new Map();
+      entry.counts.set(wipCap, frontierCounts(computation));
+    }
     await this.events.recordBestEffort({
       name: 'FrontierComputed',
       kind: 'workflow',
@@ -113,22 +173,38 @@ export class FrontierService {
       sessionId,
       payload: {
         project: project.id,
-        counts: {
-          runnable: computation.runnable.length,
-          blocked: computation.blocked.length,
-          frozen: computation.frozen.length,
-          conduct_eligible: computation.conduct_eligible.length,
-        },
-        wip_cap: computation.wip_cap,
-        wip_active: computation.wip_active,
-        wip_remaining: computation.wip_remaining,
+        ...counts,
         items: graph.items.length,
         edges: graph.activation.length,
-        cycles: computation.cycles.length,
+        graph_reused: reused,
+        result_reused: computation === null,
         duration_ms: Math.round(durationMs * 10) / 10,
       },
     });
-    return { graph, computation };
+    return { graph, computation, entry };
+  }
+
+  private async cachedGraph(
+    project: ProjectRow,
+    options: LoadOptions,
+  ): Promise<{ entry: CachedGraph; reused: boolean }> {
+    // The fingerprint is read before the data: a change committing in between makes the next read reload.
+    const fingerprint = `${await this.repository.fingerprint()}|${JSON.stringify(project)}`;
+    const key = `${project.id}|${options.gates.join(',')}|${options.rationale}|${options.inFlightRuns}`;
+    const hit = this.graphCache.get(key);
+    if (hit && hit.fingerprint === fingerprint) {
+      this.graphCache.delete(key);
+      this.graphCache.set(key, hit);
+      return { entry: hit, reused: true };
+    }
+    // Let the stale graph go before the new one is built: two 100k-item graphs at once double the GC work.
+    this.graphCache.delete(key);
+    const entry: CachedGraph = { fingerprint, graph: await this.loadGraph(project, options), results: new Map() };
+    this.graphCache.set(key, entry);
+    while (this.graphCache.size > GRAPH_CACHE_PROJECTS) {
+      this.graphCache.delete(this.graphCache.keys().next().value as string);
+    }
+    return { entry, reused: false };
   }
 
   async loadGraph(project: ProjectRow, options: LoadOptions = ACTIVATION_ONLY): Promise<ProjectGraph> {

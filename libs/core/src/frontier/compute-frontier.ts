@@ -342,8 +342,14 @@ export function parseTimestamp(value: string): number {
   return Number.isNaN(ms) ? Infinity : ms;
 }
 
+// Already zoneless UTC with milliseconds (what the repository selects): the hot path returns it untouched.
+const ZONELESS_ISO = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}$/;
+
 // ISO 8601 in UTC with milliseconds and no zone suffix, e.g. 2026-01-01T00:00:00.000.
 export function toZonelessIso(value: string): string {
+  if (value.length === 23 && ZONELESS_ISO.test(value)) {
+    return value;
+  }
   const ms = parseTimestamp(value);
   if (ms === Infinity) {
     return value;
