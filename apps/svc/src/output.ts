@@ -14,7 +14,7 @@ export function printTable(head: string[], rows: (string | number | boolean | nu
     process.stdout.write('(none)\n');
     return;
   }
-  const table = new Table({ head, style: { head: [], border: [] }, wordWrap: true });
+  const table = new Table({ head, style: { head: [], border: [], compact: true }, wordWrap: true });
   for (const row of rows) table.push(row.map((cell) => (cell === null || cell === undefined ? '' : String(cell))));
   process.stdout.write(`${table.toString()}\n`);
 }
