@@ -1,9 +1,10 @@
-import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 
-import { createTestDatabase, runSvc, startDaemonProcess, svcEnv, TestDatabase } from '@app/testing';
+import { createTestDatabase, runSvc, startDaemonProcess, SVC_BIN, svcEnv, TestDatabase } from '@app/testing';
 
 import { revertAllMigrations, runMigrations } from '../apps/daemon/src/database/migrate';
 
@@ -157,6 +158,34 @@ describe('svc daemon', () => {
       } finally {
         await daemon.stop();
       }
+    });
+  });
+
+  describe('under svc daemon, stopped with Ctrl-C', () => {
+    it('should drain, stop the embedded database and exit 0 when the whole process group gets SIGINT', async () => {
+      const home = mkdtempSync(join(tmpdir(), 'svc-e2e-ctrlc-'));
+      const child = spawn(process.execPath, [SVC_BIN, 'daemon'], {
+        env: {
+          PATH: process.env.PATH,
+          HOME: process.env.HOME,
+          SVC_HOME: home,
+          SVC_PORT: '0',
+          SVC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'svc-e2e-ctrlc-config-')),
+          SVC_LOG_LEVEL: 'warn',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      });
+      let stderr = '';
+      child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      for (let i = 0; i < 300 && !/listening on/.test(stderr); i++) await new Promise((r) => setTimeout(r, 100));
+      expect(stderr).toMatch(/listening on/);
+      expect(existsSync(join(home, 'pg', 'postmaster.pid'))).toBe(true);
+      process.kill(-child.pid!, 'SIGINT');
+      expect(await exited).toBe(0);
+      expect(stderr).toMatch(/embedded database server stopped/);
+      expect(existsSync(join(home, 'pg', 'postmaster.pid'))).toBe(false);
     });
   });
 

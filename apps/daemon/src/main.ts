@@ -81,12 +81,20 @@ async function main(): Promise<void> {
   const started = Date.now();
   const daemon = await startDaemon(config);
   note(`listening on ${daemon.url} (ready in ${Date.now() - started} ms)`);
+  // Ctrl-C reaches both `svc daemon` and this process (and svc forwards it too): later signals must not cut the
+  // drain short, so every signal after the first is only noted.
+  let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      note(`${signal} received, already shutting down`);
+      return;
+    }
+    stopping = true;
     note(`${signal} received, shutting down`);
     void daemon.stop().then(() => process.exit(0));
   };
-  process.once('SIGTERM', onSignal);
-  process.once('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
 }
 
 if (require.main === module) {
