@@ -1,15 +1,10 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 
+import { ChargeDecisionResponse, DispatchResponse, ScheduleResponse } from '@app/contracts';
+
 import { AuthenticatedActor, CurrentActor } from '../auth/actor';
 import { ChargeService } from './charge.service';
-import {
-  ChargeDecisionDto,
-  ChargeDecisionResponse,
-  DispatchDto,
-  DispatchResponse,
-  ScheduleQueryDto,
-  ScheduleResponse,
-} from './dto/charge.dto';
+import { ChargeDecisionDto, DispatchDto, ScheduleQueryDto } from './dto/charge.dto';
 
 @Controller('v1/charge')
 export class ChargeController {

@@ -1,5 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 
+import {
+  ChargeDecisionDetail,
+  ChargeDecisionResponse,
+  DispatchResponse,
+  ScheduleProjectSummary,
+  ScheduleResponse,
+  ScheduleStep,
+} from '@app/contracts';
 import { compareRank, CONDUCT_ADAPTERS, FrontierItem, WIP_STATUSES } from '@app/core';
 
 import { AuthenticatedActor } from '../auth/actor';
@@ -14,17 +22,7 @@ import { RefsService } from '../refs/refs.service';
 import { SessionRow } from '../sessions/dto/sessions.dto';
 import { SessionsService } from '../sessions/sessions.service';
 import { ChargeRepository, LiveClaimRow } from './charge.repository';
-import {
-  ChargeDecisionDetail,
-  ChargeDecisionDto,
-  ChargeDecisionResponse,
-  DispatchDto,
-  DispatchResponse,
-  ScheduleProjectSummary,
-  ScheduleQueryDto,
-  ScheduleResponse,
-  ScheduleStep,
-} from './dto/charge.dto';
+import { ChargeDecisionDto, DispatchDto, ScheduleQueryDto } from './dto/charge.dto';
 
 export const DEFAULT_LANE = 'primary';
 const WIP = new Set<string>(WIP_STATUSES);

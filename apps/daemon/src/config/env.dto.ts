@@ -1,9 +1,7 @@
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsJSON, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
 
-const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
-const toBool = ({ value }: { value: unknown }) =>
-  value === undefined || value === '' ? undefined : value === true || value === 'true' || value === '1';
+import { toBool, toNumber } from '../common/transforms';
 
 // Every variable the daemon reads; defaults live in config.ts. Nothing outside config/ reads process.env.
 export class EnvDto {
@@ -15,7 +13,7 @@ export class EnvDto {
 
   @IsOptional() @IsString() SVC_HOST?: string;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(65535) SVC_PORT?: number;
+  @IsOptional() @Transform(toNumber) @IsInt() @Min(0) @Max(65535) SVC_PORT?: number;
 
   @IsOptional() @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) SVC_LOG_LEVEL?: string;
 
@@ -38,11 +36,11 @@ export class EnvDto {
   @IsOptional() @IsString() SVC_OIDC_CLIENT_ID?: string;
   @IsOptional() @IsString() SVC_OIDC_CLIENT_SECRET?: string;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) SVC_EVENT_RETENTION_DAYS?: number;
+  @IsOptional() @Transform(toNumber) @IsInt() @Min(1) SVC_EVENT_RETENTION_DAYS?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1024) @Max(64 * 1024 * 1024) SVC_BODY_LIMIT?: number;
+  @IsOptional() @Transform(toNumber) @IsInt() @Min(1024) @Max(64 * 1024 * 1024) SVC_BODY_LIMIT?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) SVC_CLAIM_TTL_SECONDS?: number;
+  @IsOptional() @Transform(toNumber) @IsInt() @Min(1) SVC_CLAIM_TTL_SECONDS?: number;
 
   @IsOptional() @IsJSON({ message: 'SVC_SESSION_ROUTING must be a JSON object' }) SVC_SESSION_ROUTING?: string;
 
@@ -50,5 +48,5 @@ export class EnvDto {
 
   @IsOptional() @IsString() SVC_BOOTSTRAP_TOKEN?: string;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(200) SVC_DB_POOL_SIZE?: number;
+  @IsOptional() @Transform(toNumber) @IsInt() @Min(1) @Max(200) SVC_DB_POOL_SIZE?: number;
 }

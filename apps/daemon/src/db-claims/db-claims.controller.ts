@@ -1,8 +1,10 @@
 import { Controller, createParamDecorator, ExecutionContext, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 
+import { DbClaimResponse } from '@app/contracts';
+
 import { AuthenticatedActor, CurrentActor } from '../auth/actor';
 import { DbClaimsService } from './db-claims.service';
-import { DbClaimAmendQueryDto, DbClaimResponse } from './dto/db-claims.dto';
+import { DbClaimAmendQueryDto } from './dto/db-claims.dto';
 
 // The body exactly as parsed: the global ValidationPipe would strip or refuse unknown keys under its own code before
 // the core rules (which name db_claim_unknown_key and db_claim_reserved_key) could run.

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 
+import { DbClaimResponse } from '@app/contracts';
 import {
   DbClaimSummary,
   negativeClaim,
@@ -18,7 +19,7 @@ import { ResolvedRef } from '../refs/refs.repository';
 import { itemNotFound } from '../refs/refs.service';
 import { dbClaimRefused } from './db-claims.errors';
 import { ClaimReplacement, DbClaimsRepository, LockedClaim, StoredClaimTexts } from './db-claims.repository';
-import { DbClaimAmendQueryDto, DbClaimResponse, toDbClaimResponse } from './dto/db-claims.dto';
+import { DbClaimAmendQueryDto, toDbClaimResponse } from './dto/db-claims.dto';
 import { validateNegativeClaimRequest } from './negative-claim-request';
 
 export const DB_CLAIM_AMENDED_EVENT = 'DbClaimAmended';

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 
+import { EpicTaskWire } from '@app/contracts';
 import { DependencyPair, findCycleIfAdded } from '@app/core';
 
 import { AuthenticatedActor } from '../auth/actor';
@@ -14,7 +15,6 @@ import {
   ChainWire,
   CreateEpicTaskDto,
   EpicTaskRow,
-  EpicTaskWire,
   NoteWire,
   parseTaskNumbers,
   TaskFileWire,

@@ -36,6 +36,43 @@ export const ITEM_WIRE_FIELDS = [
 ] as const;
 export type ItemWireField = (typeof ITEM_WIRE_FIELDS)[number];
 
+function omitFields<F extends ItemWireField, O extends F>(
+  fields: readonly F[],
+  ...omitted: O[]
+): readonly Exclude<F, O>[] {
+  return fields.filter((field): field is Exclude<F, O> => !(omitted as readonly F[]).includes(field));
+}
+
+// Item columns carried by a backlog document, in export order; `body` is the stored text, not the rendering.
+export const ITEM_DOC_COLUMNS = omitFields(
+  ITEM_WIRE_FIELDS,
+  'item_id',
+  'title',
+  'project',
+  'workflow_id',
+  'workflow_version_id',
+  'workflow_version',
+);
+
+// Columns an insert may set beyond the required ones; names are fixed here, never taken from input.
+export const INSERTABLE_COLUMNS = omitFields(ITEM_DOC_COLUMNS, 'status', 'source');
+
+// Fields a create copies from its request as given (workflow_posture is stored as JSON; the rest are set elsewhere).
+export const CREATE_COPIED_FIELDS = omitFields(
+  INSERTABLE_COLUMNS,
+  'workflow_posture',
+  'created_at',
+  'updated_at',
+  'db_mutation_profile',
+  'db_compatibility_attestation',
+  'spec_updated_at',
+  'spec_updated_by',
+  'resolution',
+  'resolution_ref',
+  'resolution_comment',
+  'depends_on',
+);
+
 export const READABLE_FIELDS: readonly string[] = [...ITEM_WIRE_FIELDS, 'sections'];
 
 // Columns `items update <ref> <field>` writes directly (body writes the stored text the rendering starts with).

@@ -6,6 +6,7 @@ import { STRUCTURED_FIELDS } from '@app/contracts/backlog';
 
 import { affected, isoUtc } from '../projects/backlog-sql';
 import { ItemRow, ProgressRow, SectionRow } from './dto/items.dto';
+import { INSERTABLE_COLUMNS } from './item-fields';
 
 export const ITEM_SELECT = `
   SELECT i.id, p.public_item_prefix || '-' || i.project_sequence AS ref, i.project, i.project_sequence, i.title,
@@ -42,33 +43,6 @@ export interface NewItem {
   source: string;
   values: Record<string, string | number | null>;
 }
-
-// Columns a create may set beyond the required ones; names are fixed here, never taken from input.
-export const INSERTABLE_COLUMNS = [
-  'workflow_posture',
-  'priority',
-  'frozen',
-  'blocked',
-  'blocked_reason',
-  'github_issue',
-  'deployed_to',
-  'body',
-  'merged_at',
-  'owner',
-  'deployment_flow',
-  'deploy_stage',
-  ...STRUCTURED_FIELDS,
-  'db_mutation_profile',
-  'db_compatibility_attestation',
-  'spec_updated_at',
-  'spec_updated_by',
-  'resolution',
-  'resolution_ref',
-  'resolution_comment',
-  'depends_on',
-  'created_at',
-  'updated_at',
-] as const;
 
 const TIMESTAMP_COLUMNS = new Set(['merged_at', 'spec_updated_at', 'created_at', 'updated_at']);
 

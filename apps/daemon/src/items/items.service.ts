@@ -35,7 +35,13 @@ import {
   toSectionResponse,
   UpsertSectionDto,
 } from './dto/items.dto';
-import { FIELD_OPERATIONS, NOT_NULL_FIELDS, PLAIN_WRITABLE_FIELDS, READABLE_FIELDS } from './item-fields';
+import {
+  CREATE_COPIED_FIELDS,
+  FIELD_OPERATIONS,
+  NOT_NULL_FIELDS,
+  PLAIN_WRITABLE_FIELDS,
+  READABLE_FIELDS,
+} from './item-fields';
 import { ItemsRepository } from './items.repository';
 
 export const DEFAULT_WORKFLOW = 'issue';
@@ -113,20 +119,7 @@ export class ItemsService {
         );
       }
       const values: Record<string, string | number | null> = {};
-      for (const key of [
-        'priority',
-        'frozen',
-        'blocked',
-        'blocked_reason',
-        'github_issue',
-        'deployed_to',
-        'body',
-        'merged_at',
-        'owner',
-        'deployment_flow',
-        'deploy_stage',
-        ...STRUCTURED_FIELDS,
-      ] as const) {
+      for (const key of CREATE_COPIED_FIELDS) {
         if (dto[key] !== undefined) values[key] = dto[key] as string | number;
       }
       if (dto.workflow_posture !== undefined) values.workflow_posture = JSON.stringify(dto.workflow_posture);

@@ -1,7 +1,9 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 
+import { MachineListResponse, RevokeMachineResponse } from '@app/contracts';
+
 import { AuthenticatedActor, CurrentActor } from '../auth/actor';
-import { ListMachinesQueryDto, MachineListResponse, RevokeMachineDto, RevokeMachineResponse } from './dto/machines.dto';
+import { ListMachinesQueryDto, RevokeMachineDto } from './dto/machines.dto';
 import { MachinesService } from './machines.service';
 
 @Controller('v1/machines')

@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
 
+import { MachineListResponse, RevokeMachineResponse } from '@app/contracts';
+
 import { AuthenticatedActor } from '../auth/actor';
 import { notFound } from '../common/domain-error';
-import { MachineListResponse, RevokeMachineResponse, toMachineListResponse } from './dto/machines.dto';
+import { toMachineListResponse } from './dto/machines.dto';
 import { MachinesRepository } from './machines.repository';
 
 @Injectable()

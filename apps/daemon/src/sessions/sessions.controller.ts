@@ -1,7 +1,9 @@
 import { Body, Controller, Get, HttpCode, Param, ParseIntPipe, Post } from '@nestjs/common';
 
+import { HeartbeatResponse, RegisterSessionResponse, SessionResponse } from '@app/contracts';
+
 import { AuthenticatedActor, CurrentActor } from '../auth/actor';
-import { HeartbeatResponse, RegisterSessionDto, RegisterSessionResponse, SessionResponse } from './dto/sessions.dto';
+import { RegisterSessionDto } from './dto/sessions.dto';
 import { SessionsService } from './sessions.service';
 
 @Controller('v1/sessions')

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 
+import { HeartbeatResponse, RegisterSessionResponse, SessionResponse } from '@app/contracts';
 import { LanePolicy, resolveLane } from '@app/core';
 
 import { AuthenticatedActor } from '../auth/actor';
@@ -7,15 +8,7 @@ import { DomainError } from '../common/domain-error';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { FrontierService } from '../frontier/frontier.service';
 import { ProjectRow } from '../frontier/frontier.repository';
-import {
-  HeartbeatResponse,
-  RegisterSessionDto,
-  RegisterSessionResponse,
-  SessionResponse,
-  SessionRow,
-  toClaimResponse,
-  toSessionResponse,
-} from './dto/sessions.dto';
+import { RegisterSessionDto, SessionRow, toClaimResponse, toSessionResponse } from './dto/sessions.dto';
 import { SessionsRepository } from './sessions.repository';
 
 export const sessionNotFound = (id: number | string) =>

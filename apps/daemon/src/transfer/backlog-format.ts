@@ -1,9 +1,9 @@
 import Ajv, { ErrorObject } from 'ajv';
 
-import { DEPENDENCY_SOURCES, GATE_POINTS } from '@app/core';
+import { CONTEXT_ESTIMATES, EPIC_TASK_STATUSES, FILE_ACTIONS } from '@app/contracts';
 import { PRIORITIES, RESOLUTIONS, STRUCTURED_FIELDS } from '@app/contracts/backlog';
+import { DEPENDENCY_SOURCES, GATE_POINTS } from '@app/core';
 
-import { CONTEXT_ESTIMATES, EPIC_TASK_STATUSES, FILE_ACTIONS } from '../epics/dto/epics.dto';
 import { RUN_STATUSES } from '../deployments/dto/deployments.dto';
 
 export const BACKLOG_FORMAT = 'svc-backlog/v1';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 
-import { STRUCTURED_FIELDS, WorkflowDefinition } from '@app/contracts/backlog';
+import { WorkflowDefinition } from '@app/contracts/backlog';
 
 import { AuthenticatedActor } from '../auth/actor';
 import { DomainError, GENERIC_ERROR_CODES } from '../common/domain-error';
@@ -12,6 +12,7 @@ import { DeploymentsRepository } from '../deployments/deployments.repository';
 import { parseQueue, parseTaskNumbers } from '../epics/dto/epics.dto';
 import { checkTaskDependencies, EPIC_WORKFLOW } from '../epics/epics.service';
 import { ItemRow } from '../items/dto/items.dto';
+import { INSERTABLE_COLUMNS, ITEM_DOC_COLUMNS } from '../items/item-fields';
 import { ItemsRepository } from '../items/items.repository';
 import { assertTitle, stageNotInWorkflow } from '../items/items.service';
 import { ProjectAccessService, projectNotFound } from '../projects/project-access.service';
@@ -23,35 +24,6 @@ import { WorkflowsService } from '../workflows/workflows.service';
 import { BACKLOG_FORMAT, validateBacklogDocument } from './backlog-format';
 import { BacklogDocument, DocItem, ImportSummary } from './dto/transfer.dto';
 import { TransferRepository } from './transfer.repository';
-
-// Item columns carried by the document, in export order; `body` is the stored text, not the rendering.
-const ITEM_DOC_COLUMNS = [
-  'workflow_posture',
-  'status',
-  'priority',
-  'frozen',
-  'blocked',
-  'blocked_reason',
-  'github_issue',
-  'deployed_to',
-  'body',
-  'merged_at',
-  'created_at',
-  'updated_at',
-  'source',
-  'owner',
-  'deployment_flow',
-  'deploy_stage',
-  ...STRUCTURED_FIELDS,
-  'db_mutation_profile',
-  'db_compatibility_attestation',
-  'spec_updated_at',
-  'spec_updated_by',
-  'resolution',
-  'resolution_ref',
-  'resolution_comment',
-  'depends_on',
-] as const;
 
 const invalidBacklog = (problems: string[]) =>
   new DomainError('invalid_backlog', problems.slice(0, 20).join('; '), 400, { problems: problems.slice(0, 50) });
@@ -364,8 +336,7 @@ export class TransferService {
         throw err;
       }
       const values: Record<string, string | number | null> = {};
-      for (const column of ITEM_DOC_COLUMNS) {
-        if (column === 'status' || column === 'source') continue;
+      for (const column of INSERTABLE_COLUMNS) {
         if (item[column] !== undefined) values[column] = item[column] as string | number | null;
       }
       const id = await this.items.insert(

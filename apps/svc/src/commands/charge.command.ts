@@ -4,35 +4,12 @@ import { createInterface } from 'node:readline';
 import { Command, Option } from 'commander';
 
 import { SvcClient, SvcHttpError } from '@app/client';
+import type { ChargeDecisionDetail, ChargeReason, DispatchResponse, ScheduleResponse } from '@app/contracts';
 
 import { clientFor, wantsJson } from '../context';
 import { action, CliError, output, printJson, printKeyValues, printTable } from '../output';
 import { findWorkspace } from '../workspace';
 import { FrontierResultWire, printFrontierRows, wipCapOption } from './frontier.command';
-
-interface ScheduleStep {
-  position: number;
-  item_id: string;
-  title: string;
-  project: string;
-  status: string;
-  priority: string;
-  adapter: string;
-  lane: string;
-  entrypoint: string | null;
-  wait: boolean;
-  claimed_by_session: boolean;
-  error?: { code: string; message: string; recovery: string };
-}
-
-interface Schedule {
-  session_id: number | null;
-  lane: string | null;
-  scope: string[];
-  steps: ScheduleStep[];
-  projects: { project: string; wip_cap: number; wip_active: number; wip_remaining: number }[];
-  runnable_elsewhere: { project: string; runnable: number }[] | null;
-}
 
 interface Explain {
   item_id: string;
@@ -41,33 +18,6 @@ interface Explain {
   bucket: 'runnable' | 'blocked' | 'frozen' | 'not_candidate';
   adapter: string | null;
   summary: string[];
-}
-
-interface DispatchResult {
-  item_id: string;
-  project: string;
-  adapter: string;
-  entrypoint: string;
-  session_id: number;
-  claim: { expires_at: string };
-}
-
-type Reason =
-  | 'dispatched'
-  | 'no_runnable_items'
-  | 'dry_run'
-  | 'requested_item_unavailable'
-  | 'operator_cancelled'
-  | 'wait_adapter_encountered'
-  | 'entrypoint_unavailable';
-
-interface Decision {
-  item_id: string | null;
-  adapter: string | null;
-  dispatched: boolean;
-  reason: Reason;
-  project: string | null;
-  target_bucket?: string;
 }
 
 interface ChargeOptions {
@@ -111,7 +61,7 @@ function ask(question: string): Promise<string | null> {
   });
 }
 
-function printSchedule(schedule: Schedule): void {
+function printSchedule(schedule: ScheduleResponse): void {
   printTable(
     ['#', 'item', 'project', 'adapter', 'priority', 'status', 'entrypoint', 'title'],
     schedule.steps.map((s) => [
@@ -152,8 +102,12 @@ class ChargeRun {
     return body.session_id;
   }
 
-  private async decide(decision: Omit<Decision, 'dispatched'>, exitCode: number, extra: Record<string, unknown> = {}) {
-    const detail: Decision = { ...decision, dispatched: false };
+  private async decide(
+    decision: Omit<ChargeDecisionDetail, 'dispatched'>,
+    exitCode: number,
+    extra: Record<string, unknown> = {},
+  ) {
+    const detail: ChargeDecisionDetail = { ...decision, dispatched: false };
     await this.client.post('v1/charge/decisions', {
       ...detail,
       ...(this.session !== null ? { session_id: this.session } : {}),
@@ -161,14 +115,14 @@ class ChargeRun {
     this.finish(detail, exitCode, extra);
   }
 
-  private finish(detail: Decision, exitCode: number, extra: Record<string, unknown> = {}): void {
+  private finish(detail: ChargeDecisionDetail, exitCode: number, extra: Record<string, unknown> = {}): void {
     if (this.json) printJson({ ...detail, session_id: this.session, ...extra });
     else if (!detail.dispatched) this.say(`charge: ${detail.reason}${detail.item_id ? ` (${detail.item_id})` : ''}`);
     process.exitCode = exitCode;
   }
 
-  private schedule(project: string | null): Promise<Schedule> {
-    return this.client.get<Schedule>('v1/charge/schedule', {
+  private schedule(project: string | null): Promise<ScheduleResponse> {
+    return this.client.get<ScheduleResponse>('v1/charge/schedule', {
       session_id: this.session ?? undefined,
       project: project ?? undefined,
       wip_cap: this.options.wipCap,
@@ -278,9 +232,9 @@ class ChargeRun {
           return;
         }
       }
-      let result: DispatchResult;
+      let result: DispatchResponse;
       try {
-        result = await this.client.post<DispatchResult>('v1/charge/dispatch', {
+        result = await this.client.post<DispatchResponse>('v1/charge/dispatch', {
           session_id: this.session,
           item_id: target.item_id,
           ...(options.wipCap !== undefined ? { wip_cap: Number(options.wipCap) } : {}),
@@ -297,7 +251,7 @@ class ChargeRun {
             {
               ...base,
               dispatched: false,
-              reason: (err.code === 'item_not_runnable' ? 'requested_item_unavailable' : err.code) as Reason,
+              reason: (err.code === 'item_not_runnable' ? 'requested_item_unavailable' : err.code) as ChargeReason,
               target_bucket: err.body.target_bucket as string | undefined,
             },
             CHARGE_EXIT.refused,
@@ -327,7 +281,7 @@ class ChargeRun {
   }
 
   // Dispatch runs on the operator's machine: the configured command template, or print the entrypoint.
-  private runDispatcher(result: DispatchResult): number {
+  private runDispatcher(result: DispatchResponse): number {
     const template = this.options.dispatchCommand;
     if (!template) {
       this.say(`dispatch: ${result.entrypoint}`);
@@ -393,7 +347,7 @@ export function registerChargeCommand(program: Command): void {
       action(async (_options: unknown, command: Command) => {
         // the parent `charge` shares these option names and parses them first
         const options = command.optsWithGlobals<{ session?: string; project?: string; wipCap?: string }>();
-        const body = await clientFor(command).get<Schedule>('v1/charge/schedule', {
+        const body = await clientFor(command).get<ScheduleResponse>('v1/charge/schedule', {
           session_id: options.session,
           project: options.project,
           wip_cap: options.wipCap,

@@ -3,21 +3,10 @@ import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 
 import { SvcHttpError } from '@app/client';
-import type { DbClaimHalf, DbClaimRecord, ReviewedReason } from '@app/core';
+import type { DbClaimResponse } from '@app/contracts';
 
 import { clientFor, wantsJson } from '../context';
 import { action, CliError, output, printTable, reportError } from '../output';
-
-export interface DbClaimView {
-  item_id: string;
-  claim: DbClaimRecord;
-  reviewed: boolean;
-  reviewed_reason: ReviewedReason;
-  malformed: boolean;
-  malformed_halves: DbClaimHalf[];
-  db_mutation_profile: string | null;
-  db_compatibility_attestation: string | null;
-}
 
 interface AmendOptions {
   item: string;
@@ -72,7 +61,7 @@ function cell(value: unknown): string {
   return JSON.stringify(value);
 }
 
-export function renderDbClaim(view: DbClaimView): void {
+export function renderDbClaim(view: DbClaimResponse): void {
   const { claim } = view;
   const rows: [string, string][] = [
     ['item', view.item_id],
@@ -133,11 +122,11 @@ export function registerDbClaimsCommand(program: Command): void {
         try {
           const view =
             options.state === 'none'
-              ? await client.json<DbClaimView>('POST', `${path}/negative`, {
+              ? await client.json<DbClaimResponse>('POST', `${path}/negative`, {
                   body: options.reason === undefined ? {} : { reason: options.reason },
                   query: { session_id: options.session },
                 })
-              : await client.json<DbClaimView>('POST', path, {
+              : await client.json<DbClaimResponse>('POST', path, {
                   body: await readPayload(options),
                   query: { session_id: options.session, reason: options.reason },
                 });

@@ -1,37 +1,10 @@
 import { Command, Option } from 'commander';
 
+import { CONTEXT_ESTIMATES, EPIC_TASK_STATUSES, EpicTaskWire, FILE_ACTIONS } from '@app/contracts';
+
 import { clientFor } from '../context';
 import { action, output, printKeyValues, printTable } from '../output';
 import { parseIntOption, printText, readText, ref } from './backlog-cli';
-
-const TASK_STATUSES = [
-  'planning',
-  'plan-drafted',
-  'refining-plan',
-  'planned',
-  'implementing',
-  'reviewing-implementation',
-  'reviewed-implementation',
-  'polishing-implementation',
-  'implemented',
-  'release',
-  'done',
-  'failed',
-  'blocked',
-  'stopped',
-];
-
-interface TaskWire {
-  epic: string;
-  task_num: number;
-  title: string | null;
-  status: string;
-  dependencies: number[];
-  context_estimate: string | null;
-  dispatch_attempts: number;
-  max_attempts: number;
-  worktree: string | null;
-}
 
 interface TaskOptions {
   num?: number;
@@ -73,9 +46,9 @@ function taskOptions(command: Command): Command {
   return command
     .option('--title <title>', 'title (capped by the project policy)')
     .option('--worktree <name>', 'worktree')
-    .addOption(new Option('--estimate <size>', 'context estimate').choices(['S', 'M', 'L', 'XL']))
+    .addOption(new Option('--estimate <size>', 'context estimate').choices(CONTEXT_ESTIMATES))
     .option('--depends-on <nums>', 'task numbers this task waits on, comma-separated')
-    .addOption(new Option('--status <status>', 'task status').choices(TASK_STATUSES))
+    .addOption(new Option('--status <status>', 'task status').choices(EPIC_TASK_STATUSES))
     .option('--body-file <path>', 'task body from a file')
     .option('--branch <branch>', 'branch')
     .option('--worktree-path <path>', 'worktree path')
@@ -84,7 +57,7 @@ function taskOptions(command: Command): Command {
     .option('--agent <id>', 'agent id');
 }
 
-function renderTasks(b: { epic: string; tasks: TaskWire[] }): void {
+function renderTasks(b: { epic: string; tasks: EpicTaskWire[] }): void {
   printTable(
     ['task', 'title', 'status', 'depends on', 'size', 'attempts'],
     b.tasks.map((t) => [
@@ -98,7 +71,7 @@ function renderTasks(b: { epic: string; tasks: TaskWire[] }): void {
   );
 }
 
-function renderTask(t: TaskWire): void {
+function renderTask(t: EpicTaskWire): void {
   printKeyValues(Object.entries(t));
 }
 
@@ -110,7 +83,7 @@ export function registerEpicsCommand(program: Command): void {
     .description('everything recorded for an epic')
     .action(
       action(async (epic: string, _o: unknown, command: Command) => {
-        const body = await clientFor(command).get<{ epic: string; tasks: TaskWire[] }>(`v1/epics/${ref(epic)}`);
+        const body = await clientFor(command).get<{ epic: string; tasks: EpicTaskWire[] }>(`v1/epics/${ref(epic)}`);
         output(command, body, renderTasks);
       }),
     );
@@ -123,7 +96,7 @@ export function registerEpicsCommand(program: Command): void {
       action(async (epic: string, _o: unknown, command: Command) => {
         output(
           command,
-          await clientFor(command).get<{ epic: string; tasks: TaskWire[] }>(`v1/epics/${ref(epic)}/tasks`),
+          await clientFor(command).get<{ epic: string; tasks: EpicTaskWire[] }>(`v1/epics/${ref(epic)}/tasks`),
           renderTasks,
         );
       }),
@@ -133,7 +106,11 @@ export function registerEpicsCommand(program: Command): void {
     .description('show one task')
     .action(
       action(async (epic: string, num: string, _o: unknown, command: Command) => {
-        output(command, await clientFor(command).get<TaskWire>(`v1/epics/${ref(epic)}/tasks/${ref(num)}`), renderTask);
+        output(
+          command,
+          await clientFor(command).get<EpicTaskWire>(`v1/epics/${ref(epic)}/tasks/${ref(num)}`),
+          renderTask,
+        );
       }),
     );
   taskOptions(
@@ -145,7 +122,7 @@ export function registerEpicsCommand(program: Command): void {
     action(async (epic: string, options: TaskOptions, command: Command) => {
       output(
         command,
-        await clientFor(command).post<TaskWire>(`v1/epics/${ref(epic)}/tasks`, taskBody(options)),
+        await clientFor(command).post<EpicTaskWire>(`v1/epics/${ref(epic)}/tasks`, taskBody(options)),
         renderTask,
       );
     }),
@@ -158,7 +135,7 @@ export function registerEpicsCommand(program: Command): void {
       .option('--heartbeat', 'stamp last_heartbeat now'),
   ).action(
     action(async (epic: string, num: string, options: TaskOptions, command: Command) => {
-      const body = await clientFor(command).patch<TaskWire>(
+      const body = await clientFor(command).patch<EpicTaskWire>(
         `v1/epics/${ref(epic)}/tasks/${ref(num)}`,
         taskBody(options),
       );
@@ -170,7 +147,7 @@ export function registerEpicsCommand(program: Command): void {
     .description('count one dispatch attempt (refused once max_attempts is reached)')
     .action(
       action(async (epic: string, num: string, _o: unknown, command: Command) => {
-        const body = await clientFor(command).post<TaskWire>(`v1/epics/${ref(epic)}/tasks/${ref(num)}/dispatch`);
+        const body = await clientFor(command).post<EpicTaskWire>(`v1/epics/${ref(epic)}/tasks/${ref(num)}/dispatch`);
         output(command, body, renderTask);
       }),
     );
@@ -179,7 +156,7 @@ export function registerEpicsCommand(program: Command): void {
   files
     .command('add <ref> <num> <path>')
     .description('record a file of a task')
-    .addOption(new Option('--action <action>', 'what the task does to it').choices(['create', 'modify', 'delete']))
+    .addOption(new Option('--action <action>', 'what the task does to it').choices(FILE_ACTIONS))
     .action(
       action(async (epic: string, num: string, path: string, options: { action?: string }, command: Command) => {
         const body = await clientFor(command).post<{

@@ -1,18 +1,9 @@
 import { Command } from 'commander';
 
+import type { MachineListResponse, RevokeMachineResponse } from '@app/contracts';
+
 import { clientFor } from '../context';
 import { action, output, printTable } from '../output';
-
-interface MachineCredential {
-  machine_id: string;
-  machine_name: string;
-  actor: string;
-  org: string;
-  token_prefix: string;
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-}
 
 export function registerMachinesCommand(program: Command): void {
   const group = program.command('machines').description('machines connected with svc connect and their credentials');
@@ -23,7 +14,7 @@ export function registerMachinesCommand(program: Command): void {
     .option('--all', 'include revoked credentials')
     .action(
       action(async (options: { all?: boolean }, command: Command) => {
-        const body = await clientFor(command).get<{ machines: MachineCredential[] }>('v1/machines', {
+        const body = await clientFor(command).get<MachineListResponse>('v1/machines', {
           include_revoked: options.all ? 'true' : undefined,
         });
         output(command, body, (b) =>
@@ -50,7 +41,7 @@ export function registerMachinesCommand(program: Command): void {
     .argument('<machine_id>', 'the machine id shown by svc machines list')
     .action(
       action(async (machineId: string, _options: unknown, command: Command) => {
-        const body = await clientFor(command).post<{ machine_id: string; revoked: number }>('v1/machines/revoke', {
+        const body = await clientFor(command).post<RevokeMachineResponse>('v1/machines/revoke', {
           machine_id: machineId,
         });
         output(command, body, (b) => process.stdout.write(`revoked ${b.revoked} credential(s) of ${b.machine_id}\n`));

@@ -1,18 +1,12 @@
 import { Command, Option } from 'commander';
 
+import type { HeartbeatResponse, RegisterSessionResponse, SessionResponse } from '@app/contracts';
+
 import { clientFor } from '../context';
 import { action, output, printKeyValues, printTable } from '../output';
 
-export interface SessionWire {
-  session_id: number;
-  harness: string;
-  model: string;
-  project: string | null;
-  lane: string;
-  label: string | null;
-  lane_source?: string;
-  claims: { item_id: string; project: string; adapter: string | null; expires_at: string; entrypoint: string | null }[];
-}
+// register answers with the lane's source; show and end do not.
+export type SessionWire = SessionResponse & Partial<Pick<RegisterSessionResponse, 'lane_source'>>;
 
 function render(s: SessionWire): void {
   printKeyValues([
@@ -65,10 +59,9 @@ export function registerSessionsCommand(program: Command): void {
     .description("renew the session's live claims (they expire when not renewed)")
     .action(
       action(async (id: string, _options: unknown, command: Command) => {
-        const body = await clientFor(command).post<{
-          session_id: number;
-          renewed: { item_id: string; expires_at: string }[];
-        }>(`v1/sessions/${encodeURIComponent(id)}/heartbeat`);
+        const body = await clientFor(command).post<HeartbeatResponse>(
+          `v1/sessions/${encodeURIComponent(id)}/heartbeat`,
+        );
         output(command, body, (b) =>
           printTable(
             ['renewed claim', 'expires at'],

@@ -1,7 +1,8 @@
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, MaxLength, Min, MinLength } from 'class-validator';
 
-import { DbClaimHalf, DbClaimReading, DbClaimRecord, ReviewedReason } from '@app/core';
+import { DbClaimResponse } from '@app/contracts';
+import { DbClaimReading } from '@app/core';
 
 import { StoredClaimTexts } from '../db-claims.repository';
 
@@ -20,17 +21,6 @@ export class DbClaimAmendQueryDto {
   @MinLength(1)
   @MaxLength(REASON_MAX_LENGTH)
   reason?: string;
-}
-
-export interface DbClaimResponse {
-  item_id: string;
-  claim: DbClaimRecord;
-  reviewed: boolean;
-  reviewed_reason: ReviewedReason;
-  malformed: boolean;
-  malformed_halves: DbClaimHalf[];
-  db_mutation_profile: string | null;
-  db_compatibility_attestation: string | null;
 }
 
 export function toDbClaimResponse(itemRef: string, reading: DbClaimReading, stored: StoredClaimTexts): DbClaimResponse {

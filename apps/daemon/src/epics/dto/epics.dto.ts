@@ -13,24 +13,8 @@ import {
   Min,
 } from 'class-validator';
 
-export const EPIC_TASK_STATUSES = [
-  'planning',
-  'plan-drafted',
-  'refining-plan',
-  'planned',
-  'implementing',
-  'reviewing-implementation',
-  'reviewed-implementation',
-  'polishing-implementation',
-  'implemented',
-  'release',
-  'done',
-  'failed',
-  'blocked',
-  'stopped',
-] as const;
-export const CONTEXT_ESTIMATES = ['S', 'M', 'L', 'XL'] as const;
-export const FILE_ACTIONS = ['create', 'modify', 'delete'] as const;
+import { CONTEXT_ESTIMATES, EPIC_TASK_STATUSES, EpicTaskWire, FILE_ACTIONS } from '@app/contracts';
+
 const TEXT = 256 * 1024;
 
 export class CreateEpicTaskDto {
@@ -89,26 +73,8 @@ export class NotesQueryDto {
   @IsOptional() @Type(() => Number) @IsInt() @Min(1) task?: number;
 }
 
-export interface EpicTaskRow {
-  task_num: number;
-  title: string | null;
-  worktree: string | null;
-  context_estimate: string | null;
+export interface EpicTaskRow extends Omit<EpicTaskWire, 'epic' | 'dependencies'> {
   dependencies: string | null;
-  status: string;
-  dispatch_attempts: number;
-  max_attempts: number;
-  body: string | null;
-  github_issue: string | null;
-  branch: string | null;
-  worktree_path: string | null;
-  agent_id: string | null;
-  last_heartbeat: string | null;
-}
-
-export interface EpicTaskWire extends Omit<EpicTaskRow, 'dependencies'> {
-  epic: string;
-  dependencies: number[];
 }
 
 export interface TaskFileWire {

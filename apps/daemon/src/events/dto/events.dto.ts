@@ -1,10 +1,8 @@
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 
+import { toUnsignedInt } from '../../common/transforms';
 import { EventRow } from '../events.repository';
-
-const toInt = ({ value }: { value: unknown }) =>
-  value === undefined || value === '' ? undefined : /^[0-9]+$/.test(String(value)) ? Number(value) : NaN;
 
 export const DEFAULT_EVENTS_LIMIT = 100;
 export const MAX_EVENTS_LIMIT = 1000;
@@ -20,7 +18,7 @@ export class EventsQueryDto {
   @Matches(SINCE_PATTERN, { message: 'since must be an ISO 8601 timestamp or a duration such as 15m, 2h, 7d' })
   since?: string;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(MAX_EVENTS_LIMIT) limit?: number;
+  @IsOptional() @Transform(toUnsignedInt) @IsInt() @Min(1) @Max(MAX_EVENTS_LIMIT) limit?: number;
 }
 
 export class EventsStreamQueryDto {

@@ -12,12 +12,8 @@ import {
   toFrontierItemWire,
 } from '@app/core';
 
+import { toBool, toInt } from '../../common/transforms';
 import { DeliveryState } from '../frontier-graph';
-
-const toInt = ({ value }: { value: unknown }) =>
-  value === undefined || value === '' ? undefined : /^-?[0-9]+$/.test(String(value)) ? Number(value) : NaN;
-const toBool = ({ value }: { value: unknown }) =>
-  value === undefined || value === '' ? undefined : value === true || value === 'true' || value === '1';
 
 export const MAX_WIP_CAP = 100_000;
 

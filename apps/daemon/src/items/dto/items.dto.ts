@@ -141,47 +141,14 @@ export class UpsertSectionDto {
   ordering?: number;
 }
 
-export interface ItemRow {
+// The selected row: the wire columns plus internal ids, before the mapper renders the body.
+export interface ItemRow extends Omit<ItemWire, 'item_id' | 'frozen' | 'blocked' | 'body'> {
   id: number;
   ref: string;
-  project: string;
   project_sequence: number;
-  title: string;
-  workflow_id: string;
-  workflow_version_id: number;
-  workflow_version: number;
-  workflow_posture: string;
-  status: string;
-  priority: string;
   frozen: number;
   blocked: number;
-  blocked_reason: string | null;
-  github_issue: string | null;
-  deployed_to: string | null;
   body: string | null;
-  merged_at: string | null;
-  created_at: string;
-  updated_at: string;
-  source: string;
-  owner: string | null;
-  deployment_flow: string | null;
-  deploy_stage: string | null;
-  spec: string | null;
-  design_spec: string | null;
-  technical_plan: string | null;
-  worktree_plan: string | null;
-  shepherd_log: string | null;
-  shepherd_caveats: string | null;
-  test_results: string | null;
-  deploy_log: string | null;
-  db_mutation_profile: string;
-  db_compatibility_attestation: string;
-  spec_updated_at: string | null;
-  spec_updated_by: string | null;
-  resolution: string | null;
-  resolution_ref: string | null;
-  resolution_comment: string | null;
-  depends_on: string | null;
   total?: string;
 }
 
@@ -250,17 +217,7 @@ export function toSectionResponse(row: ItemSectionWire): ItemSectionWire {
   };
 }
 
-export interface ProgressRow {
-  status: string;
-  flow_name: string | null;
-  run_id: string | null;
-  current_stage: string | null;
-  target_environment: string | null;
-  stage_progress: string | null;
-  done_description: string | null;
-  qa_summary: string | null;
-  blocked_reason: string | null;
-}
+export type ProgressRow = Omit<ItemProgressWire, 'item_id'>;
 
 export function toProgressResponse(ref: string, row: ProgressRow): ItemProgressWire {
   return { item_id: ref, ...row };

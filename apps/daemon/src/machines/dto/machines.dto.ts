@@ -1,35 +1,19 @@
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsOptional, IsString, Length } from 'class-validator';
 
+import { MachineListResponse } from '@app/contracts';
+
+import { toBool } from '../../common/transforms';
+
 export class ListMachinesQueryDto {
   @IsOptional()
-  @Transform(({ value }: { value: unknown }) => value === true || value === 'true' || value === '1')
+  @Transform(toBool)
   @IsBoolean()
   include_revoked?: boolean;
 }
 
 export class RevokeMachineDto {
   @IsString() @Length(1, 128) machine_id!: string;
-}
-
-export interface MachineCredentialResponse {
-  machine_id: string;
-  machine_name: string;
-  actor: string;
-  org: string;
-  token_prefix: string;
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-}
-
-export interface MachineListResponse {
-  machines: MachineCredentialResponse[];
-}
-
-export interface RevokeMachineResponse {
-  machine_id: string;
-  revoked: number;
 }
 
 export interface MachineCredentialRow {

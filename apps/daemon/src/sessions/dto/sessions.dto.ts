@@ -1,5 +1,7 @@
 import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 
+import { ClaimResponse, SessionResponse } from '@app/contracts';
+
 const TOKEN = /^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,99}$/;
 
 export class RegisterSessionDto {
@@ -31,41 +33,6 @@ export interface ClaimRow {
   claimed_at: Date;
   renewed_at: Date;
   expires_at: Date;
-}
-
-export interface ClaimResponse {
-  item_id: string;
-  project: string;
-  entrypoint: string | null;
-  adapter: string | null;
-  wip_slot: boolean;
-  claimed_at: string;
-  renewed_at: string;
-  expires_at: string;
-}
-
-export interface SessionResponse {
-  session_id: number;
-  harness: string;
-  model: string;
-  project: string | null;
-  lane: string;
-  label: string | null;
-  created_at: string;
-  last_seen_at: string;
-  ended_at: string | null;
-  claims: ClaimResponse[];
-}
-
-export interface RegisterSessionResponse extends SessionResponse {
-  lane_source: string;
-  lane_scope: string;
-  lane_key: string | null;
-}
-
-export interface HeartbeatResponse {
-  session_id: number;
-  renewed: ClaimResponse[];
 }
 
 export function toClaimResponse(row: ClaimRow): ClaimResponse {
