@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 
-import { toErrorResponse } from '../common/global-exception.filter';
+import { logServerError, toErrorResponse } from '../common/global-exception.filter';
 import { errorPage } from './approval-page.html';
 import { PAGE_HEADERS } from './approval-page.render';
 
@@ -13,10 +13,7 @@ export class ApprovalPageExceptionFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     const { status, body, headers } = toErrorResponse(exception);
-    if (status >= 500) {
-      const err = exception instanceof Error ? exception : new Error(String(exception));
-      this.logger.error({ err: { type: err.name, message: err.message, stack: err.stack } }, 'request failed');
-    }
+    logServerError(this.logger, status, exception);
     for (const [name, value] of Object.entries({ ...PAGE_HEADERS, ...headers })) void reply.header(name, value);
     void reply.status(status).send(errorPage(status, String(body.code), String(body.message ?? 'refused')));
   }

@@ -93,6 +93,13 @@ export function toErrorResponse(exception: unknown): ErrorResponse {
   return { status: 500, body: { code: GENERIC_ERROR_CODES.internalError, message: 'internal error' }, headers: {} };
 }
 
+// Failures of the server itself are logged once, with the stack; refusals of the request are not.
+export function logServerError(logger: Logger, status: number, exception: unknown): void {
+  if (status < 500) return;
+  const err = exception instanceof Error ? exception : new Error(String(exception));
+  logger.error({ err: { type: err.name, message: err.message, stack: err.stack } }, 'request failed');
+}
+
 @Catch()
 export class GlobalExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('GlobalExceptionFilter');
@@ -100,10 +107,7 @@ export class GlobalExceptionFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     const { status, body, headers } = toErrorResponse(exception);
-    if (status >= 500) {
-      const err = exception instanceof Error ? exception : new Error(String(exception));
-      this.logger.error({ err: { type: err.name, message: err.message, stack: err.stack } }, 'request failed');
-    }
+    logServerError(this.logger, status, exception);
     for (const [name, value] of Object.entries(headers)) void reply.header(name, value);
     void reply.status(status).send(body);
   }

@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MachineAuthorizationErrorCode } from '@app/contracts';
 
 import { GENERIC_ERROR_CODES } from '../common/domain-error';
-import { toErrorResponse } from '../common/global-exception.filter';
+import { logServerError, toErrorResponse } from '../common/global-exception.filter';
 
 const HOSTED_PATH = /^\/api\/orgs\//;
 
@@ -26,10 +26,7 @@ export class MachineAuthorizationExceptionFilter implements ExceptionFilter {
     const reply = http.getResponse<FastifyReply>();
     const request = http.getRequest<FastifyRequest>();
     const { status, body, headers } = toErrorResponse(exception);
-    if (status >= 500 && status !== 503) {
-      const err = exception instanceof Error ? exception : new Error(String(exception));
-      this.logger.error({ err: { type: err.name, message: err.message, stack: err.stack } }, 'request failed');
-    }
+    logServerError(this.logger, status, exception);
     const code = TO_CONTRACT[String(body.code)] ?? String(body.code);
     const text = typeof body.message === 'string' ? body.message : undefined;
     const hosted = HOSTED_PATH.test(request.url);

@@ -1,32 +1,11 @@
 import { Command, Option } from 'commander';
 
+import type { FrontierItemWire, FrontierResultWire } from '@app/core';
+
 import { clientFor } from '../context';
 import { action, output, printKeyValues, printTable } from '../output';
 
-export interface FrontierItemWire {
-  item_id: string;
-  title: string;
-  status: string;
-  priority: string;
-  project: string;
-  workflow_id: string;
-  workflow_version_id: number;
-  adapter: string;
-  blocked_by: string[];
-  blocked_reasons: string[];
-  unblocks_count: number;
-  downstream_depth: number;
-  created_at: string;
-}
-
-export interface FrontierResultWire {
-  runnable: FrontierItemWire[];
-  blocked: FrontierItemWire[];
-  frozen: FrontierItemWire[];
-  wip_cap: number;
-  wip_active: number;
-  conduct_eligible: FrontierItemWire[];
-}
+export type { FrontierItemWire, FrontierResultWire };
 
 interface DependencyEdgeWire {
   blocker: string | null;
