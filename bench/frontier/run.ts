@@ -201,6 +201,23 @@ async function runDataset(server: EmbeddedServer, dataset: Dataset, runs: number
   }
 }
 
+const README = resolve(__dirname, '..', 'README.md');
+const TABLE_START = /<!-- frontier-table:start[^>]*-->\n/;
+const TABLE_END = '<!-- frontier-table:end -->';
+
+// The table between the markers of bench/README.md is rewritten by every full run.
+function writeReadmeTable(markdown: string): void {
+  const text = readFileSync(README, 'utf8');
+  const start = TABLE_START.exec(text);
+  const end = text.indexOf(TABLE_END);
+  if (!start || end < start.index) {
+    note('bench/README.md has no frontier table markers; table not written');
+    return;
+  }
+  const head = text.slice(0, start.index + start[0].length);
+  writeFileSync(README, `${head}${markdown}\n${text.slice(end)}`);
+}
+
 function table(results: DatasetResult[]): string {
   const lines = [
     '| dataset | items | edges | HTTP frontier, unchanged backlog (median) | HTTP frontier, after a write (median) | core compute (median) | runnable | blocked | frozen | response | daemon peak RSS |',
@@ -262,6 +279,7 @@ async function main(): Promise<void> {
     const out = resolve(__dirname, '..', 'results', 'frontier.json');
     writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
     process.stdout.write(`${table(results)}\n`);
+    writeReadmeTable(table(results));
     process.stdout.write(
       `${JSON.stringify({ results: out, datasets: results.map((r) => ({ name: r.name, http_ms: r.http_ms, http_cold_ms: r.http_cold_ms, core_ms: r.core_ms })) })}\n`,
     );
