@@ -8,3 +8,4 @@ export * from './machine-authorization/models';
 export * from './machine-authorization/validate';
 export * from './machine-authorization/secrets';
 export * from './machine-authorization/client-helpers';
+export * from './machine-authorization/requests';

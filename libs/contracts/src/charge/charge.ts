@@ -85,3 +85,23 @@ export interface DispatchResponse {
   decision: ChargeDecisionDetail;
   event_id: string;
 }
+
+// Who holds a live claim on an item (GET /v1/charge/claims?project=P): the frontier views show it beside each row.
+export interface ClaimHolder {
+  item_id: string;
+  project: string;
+  session_id: number;
+  harness: string;
+  model: string;
+  lane: string;
+  actor: string | null;
+  adapter: string | null;
+  wip_slot: boolean;
+  claimed_at: string;
+  expires_at: string;
+}
+
+export interface ClaimsResponse {
+  project: string;
+  claims: ClaimHolder[];
+}
