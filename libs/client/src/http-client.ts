@@ -70,7 +70,11 @@ export class SvcClient {
   }
 
   async json<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
-    const res = await this.raw(method, path, options);
+    return this.parse<T>(await this.raw(method, path, options));
+  }
+
+  // The JSON body of a response; an error status throws SvcHttpError with the daemon's error body.
+  parse<T>(res: RawResponse): T {
     let parsed: unknown = undefined;
     if (res.text.length > 0) {
       try {

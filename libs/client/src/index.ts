@@ -1,2 +1,6 @@
 export * from './credentials';
 export * from './http-client';
+export * from './api';
+export * from './connection';
+export * from './event-stream';
+export * from './charge-flow';

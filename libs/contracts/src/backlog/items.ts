@@ -108,3 +108,13 @@ export interface ItemProgressWire {
   qa_summary: string | null;
   blocked_reason: string | null;
 }
+
+// GET /v1/projects/:id, POST/PATCH /v1/projects
+export type ProjectResponse = ProjectWire;
+
+export interface ProjectListResponse {
+  projects: ProjectWire[];
+}
+
+// GET /v1/items/:ref (body rendered, sections included)
+export type ItemResponse = ItemDetailWire;

@@ -34,3 +34,52 @@ export interface EpicTaskWire {
   agent_id: string | null;
   last_heartbeat: string | null;
 }
+
+// GET /v1/epics/:ref and GET /v1/epics/:ref/tasks
+export interface EpicTasksResponse {
+  epic: string;
+  tasks: EpicTaskWire[];
+}
+
+export interface TaskFileWire {
+  task_num: number;
+  file_path: string;
+  action: string | null;
+}
+
+export interface EpicFilesResponse {
+  epic: string;
+  files: TaskFileWire[];
+}
+
+export interface ChainWire {
+  epic: string;
+  worktree: string;
+  worktree_path: string | null;
+  queue: number[];
+  current_index: number;
+  current_task: string | null;
+  current_attempt: number;
+  max_attempts: number;
+  no_chain: number;
+  started_at: string | null;
+  last_updated: string | null;
+}
+
+export interface EpicChainsResponse {
+  epic: string;
+  chains: ChainWire[];
+}
+
+export interface NoteWire {
+  task_num: number;
+  note_num: number;
+  body: string;
+  author: string | null;
+  created_at: string;
+}
+
+export interface EpicNotesResponse {
+  epic: string;
+  notes: NoteWire[];
+}

@@ -1,0 +1,45 @@
+import { homedir, userInfo } from 'node:os';
+import { join } from 'node:path';
+
+import { SvcApi } from './api';
+import { defaultConfigDir, readCredentials } from './credentials';
+import { SvcClient } from './http-client';
+
+export const DEFAULT_URL = 'http://127.0.0.1:7700';
+
+export interface ConnectionOptions {
+  url?: string;
+  token?: string;
+}
+
+export interface Connection {
+  url: string;
+  token: string | null;
+}
+
+// Server address and token, for every front end alike: --url/--token, then SVC_URL/SVC_TOKEN, then the credential
+// file (its token only when it belongs to the URL in use), then the default local daemon.
+export function resolveConnection(options: ConnectionOptions = {}, env: NodeJS.ProcessEnv = process.env): Connection {
+  const stored = readCredentials(defaultConfigDir(env));
+  const url = options.url ?? env.SVC_URL ?? stored?.url ?? DEFAULT_URL;
+  const token =
+    options.token ?? env.SVC_TOKEN ?? (stored && (!env.SVC_URL || stored.url === url) ? stored.token : null);
+  return { url, token };
+}
+
+export function apiFor(connection: Connection): SvcApi {
+  return new SvcApi(new SvcClient(connection.url, connection.token));
+}
+
+// The daemon's data folder (embedded database, server secret; `svc up` keeps daemon.log and daemon.pid there):
+// SVC_HOME, else /var/lib/svc for root (PostgreSQL refuses to run as root, and root's home is not reachable by
+// the postgres user), else $XDG_DATA_HOME/svc, else ~/.local/share/svc. The daemon and `svc up` share this.
+export function defaultHome(env: NodeJS.ProcessEnv = process.env): string {
+  if (userInfo().uid === 0) return '/var/lib/svc';
+  const xdg = env.XDG_DATA_HOME;
+  return join(xdg && xdg.length > 0 ? xdg : join(homedir(), '.local', 'share'), 'svc');
+}
+
+export function svcHome(env: NodeJS.ProcessEnv = process.env): string {
+  return env.SVC_HOME && env.SVC_HOME.length > 0 ? env.SVC_HOME : defaultHome(env);
+}

@@ -1,0 +1,192 @@
+import { createParser, EventSourceMessage } from 'eventsource-parser';
+import { request } from 'undici';
+
+import type { StreamNotice } from '@app/contracts';
+
+import { SvcHttpError } from './http-client';
+
+export type StreamStatus = 'connecting' | 'open' | 'reconnecting' | 'closed';
+
+export interface StreamStatusDetail {
+  error?: unknown;
+  attempt?: number;
+  retryInMs?: number;
+}
+
+export interface EventStreamOptions {
+  baseUrl: string;
+  token: string | null;
+  project?: string;
+  eventName?: string;
+  // resume after this event id (sent as Last-Event-ID on the first request too)
+  lastEventId?: string | null;
+  onNotice(notice: StreamNotice): void;
+  onStatus?(status: StreamStatus, detail?: StreamStatusDetail): void;
+  // first reconnection delay when the server sent no `retry:` (ms, default 1000)
+  initialRetryMs?: number;
+  // the backoff never waits longer than this (ms, default 30000)
+  maxRetryMs?: number;
+  // no byte (not even the daemon's 15 s heartbeat comment) for this long: the connection is presumed dead (ms)
+  idleTimeoutMs?: number;
+  // jitter source in [0, 1); tests pin it
+  random?: () => number;
+}
+
+export interface EventStream {
+  close(): void;
+  readonly lastEventId: string | null;
+}
+
+export const STREAM_DEFAULTS = { initialRetryMs: 1000, maxRetryMs: 30_000, idleTimeoutMs: 45_000 } as const;
+
+// Capped exponential backoff with jitter: attempt 1 waits base·[0.5, 1), attempt n base·2^(n-1)·[0.5, 1),
+// never more than the cap. The jitter spreads the reconnections of many clients after a daemon restart.
+export function backoffDelay(attempt: number, baseMs: number, maxMs: number, random: () => number): number {
+  const exponential = Math.min(maxMs, baseMs * 2 ** Math.max(0, attempt - 1));
+  return Math.round(exponential * (0.5 + 0.5 * random()));
+}
+
+export function toNotice(message: EventSourceMessage): StreamNotice {
+  let data: Record<string, unknown>;
+  try {
+    const parsed: unknown = JSON.parse(message.data);
+    data =
+      typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+        ? (parsed as Record<string, unknown>)
+        : { value: parsed };
+  } catch {
+    data = { text: message.data };
+  }
+  return { type: message.event ?? 'message', id: message.id ?? null, data };
+}
+
+// Follows GET /v1/events/stream. A dropped or refused connection is retried with capped exponential backoff and
+// jitter, sending Last-Event-ID; the attempt counter resets once a connection opens. 401 and 403 end the stream
+// (status 'closed' with the SvcHttpError): retrying cannot fix a revoked or expired credential.
+export function openEventStream(options: EventStreamOptions): EventStream {
+  const initialRetryMs = options.initialRetryMs ?? STREAM_DEFAULTS.initialRetryMs;
+  const maxRetryMs = options.maxRetryMs ?? STREAM_DEFAULTS.maxRetryMs;
+  const idleTimeoutMs = options.idleTimeoutMs ?? STREAM_DEFAULTS.idleTimeoutMs;
+  const random = options.random ?? Math.random;
+  let lastEventId = options.lastEventId ?? null;
+  let serverRetryMs: number | null = null;
+  let closed = false;
+  let controller: AbortController | null = null;
+  let timer: NodeJS.Timeout | null = null;
+  let wakeUp: (() => void) | null = null;
+
+  const status = (s: StreamStatus, detail?: StreamStatusDetail) => {
+    try {
+      options.onStatus?.(s, detail);
+    } catch {
+      // a failing listener must not stop the stream
+    }
+  };
+
+  const target = new URL('v1/events/stream', options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
+  if (options.project) target.searchParams.set('project', options.project);
+  if (options.eventName) target.searchParams.set('event_name', options.eventName);
+
+  const parser = createParser({
+    onEvent(message) {
+      if (message.id !== undefined && message.id.length > 0) lastEventId = message.id;
+      if (closed) return;
+      try {
+        options.onNotice(toNotice(message));
+      } catch {
+        // the consumer's failure is its own; keep reading
+      }
+    },
+    onRetry(ms) {
+      serverRetryMs = ms;
+    },
+  });
+
+  // One connection: resolves when it ends for any reason (the caller decides whether to retry).
+  const connectOnce = async (): Promise<{ opened: boolean; error?: unknown; fatal?: boolean }> => {
+    controller = new AbortController();
+    const headers: Record<string, string> = { accept: 'text/event-stream', 'cache-control': 'no-cache' };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    if (lastEventId) headers['last-event-id'] = lastEventId;
+    let opened = false;
+    try {
+      const res = await request(target, {
+        method: 'GET',
+        headers,
+        signal: controller.signal,
+        bodyTimeout: idleTimeoutMs,
+        headersTimeout: idleTimeoutMs,
+      });
+      if (res.statusCode !== 200) {
+        const text = await res.body.text().catch(() => '');
+        let body: { code: string; message: string } = { code: `http_${res.statusCode}`, message: text.slice(0, 200) };
+        try {
+          const parsed = JSON.parse(text) as { code?: unknown; message?: unknown };
+          if (typeof parsed.code === 'string') body = { code: parsed.code, message: String(parsed.message ?? '') };
+        } catch {
+          // not JSON: keep the text
+        }
+        const error = new SvcHttpError(res.statusCode, body, res.headers);
+        return { opened, error, fatal: res.statusCode === 401 || res.statusCode === 403 };
+      }
+      opened = true;
+      parser.reset();
+      status('open');
+      const decoder = new TextDecoder();
+      for await (const chunk of res.body) {
+        if (closed) break;
+        parser.feed(decoder.decode(chunk as Buffer, { stream: true }));
+      }
+      return { opened, error: new Error('stream ended') };
+    } catch (error) {
+      return { opened, error };
+    } finally {
+      controller = null;
+    }
+  };
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      wakeUp = resolve;
+      timer = setTimeout(() => {
+        timer = null;
+        wakeUp = null;
+        resolve();
+      }, ms);
+    });
+
+  const loop = async () => {
+    let attempt = 0;
+    status('connecting');
+    while (!closed) {
+      const result = await connectOnce();
+      if (closed) break;
+      if (result.fatal) {
+        closed = true;
+        status('closed', { error: result.error });
+        return;
+      }
+      attempt = result.opened ? 1 : attempt + 1;
+      const retryInMs = backoffDelay(attempt, serverRetryMs ?? initialRetryMs, maxRetryMs, random);
+      status('reconnecting', { error: result.error, attempt, retryInMs });
+      await sleep(retryInMs);
+    }
+  };
+  void loop();
+
+  return {
+    close() {
+      if (closed) return;
+      closed = true;
+      if (timer) clearTimeout(timer);
+      timer = null;
+      wakeUp?.();
+      wakeUp = null;
+      controller?.abort();
+      status('closed');
+    },
+    get lastEventId() {
+      return lastEventId;
+    },
+  };
+}

@@ -1,0 +1,29 @@
+// Recorded events (GET /v1/events) and what one message of the live stream (GET /v1/events/stream) carries.
+
+export interface EventWire {
+  id: string;
+  name: string;
+  kind: string;
+  project: string | null;
+  item_id: string | null;
+  actor_id: number | null;
+  session_id: number | null;
+  payload: Record<string, unknown>;
+  created_at: string;
+}
+
+export interface EventsListResponse {
+  events: EventWire[];
+}
+
+// The SSE `event:` names the daemon sends; a notice of another type is passed on unchanged.
+export const STREAM_NOTICE_TYPES = ['event', 'item', 'items', 'dependency', 'machine_authorization'] as const;
+export type StreamNoticeType = (typeof STREAM_NOTICE_TYPES)[number];
+
+// One SSE message: `type` is its `event:` field (default 'message'), `id` its `id:` field (recorded events only),
+// `data` its JSON `data:` (an EventWire-like record for 'event', a change hint for the others).
+export interface StreamNotice {
+  type: string;
+  id: string | null;
+  data: Record<string, unknown>;
+}

@@ -1,0 +1,107 @@
+// Wire shapes of the charge frontier (GET /v1/charge/frontier), frontier.list (GET /v1/frontier/list) and
+// explain (GET /v1/frontier/explain/:ref). The daemon's frontier mapper renders them from libs/core's model.
+
+export type FrontierBucket = 'runnable' | 'blocked' | 'frozen' | 'not_candidate';
+
+export interface FrontierItemWire {
+  item_id: string;
+  title: string;
+  status: string;
+  priority: string;
+  project: string;
+  workflow_id: string;
+  workflow_version_id: number;
+  // adapter category: refine, shepherd, conduct, advance, polish, usher, wait, ...
+  adapter: string;
+  blocked_by: string[];
+  blocked_reasons: string[];
+  unblocks_count: number;
+  downstream_depth: number;
+  created_at: string;
+}
+
+// The GET /v1/charge/frontier body.
+export interface FrontierResultWire {
+  runnable: FrontierItemWire[];
+  blocked: FrontierItemWire[];
+  frozen: FrontierItemWire[];
+  wip_cap: number;
+  wip_active: number;
+  conduct_eligible: FrontierItemWire[];
+}
+
+export type DeliveryStateWire = string;
+
+export interface DependencyEdgeWire {
+  blocker: string | null;
+  dependent: string;
+  gate_point: string;
+  satisfaction: string;
+  rationale: string;
+  blocker_resolves: boolean;
+  blocker_stage: string | null;
+  blocker_title: string | null;
+  blocking_terminal: boolean;
+  blocking_abandoned: boolean;
+  reason: string;
+  need: string;
+  environment: { name: string; delivery_state: DeliveryStateWire; in_delivery_flow: boolean } | null;
+}
+
+export interface FrontierListResponse {
+  project: string;
+  wip_cap: number;
+  wip_active: number;
+  ready_rows: FrontierItemWire[];
+  blocked_rows: FrontierItemWire[];
+  frozen_rows: FrontierItemWire[];
+  dependency_edges: DependencyEdgeWire[];
+}
+
+export interface UnsatisfiedFactWire {
+  blocker: string | null;
+  satisfaction: string;
+  form: string;
+  state: string | null;
+  blocker_bucket: FrontierBucket;
+  reason: string;
+  need: string;
+}
+
+export interface RankNeighbourWire {
+  item_id: string;
+  position: number;
+  deciding_key: string;
+  item_value: string | number;
+  neighbour_value: string | number;
+  summary: string;
+}
+
+export interface ExplainResponse {
+  item_id: string;
+  project: string;
+  status: string;
+  bucket: FrontierBucket;
+  position: number | null;
+  adapter: string | null;
+  summary: string[];
+  operator_block: string | null;
+  unsatisfied: UnsatisfiedFactWire[];
+  critical_path: string[];
+  unblock_roots: string[];
+  stuck: string[];
+  ranking: {
+    keys: {
+      priority: string;
+      downstream_depth: number;
+      unblocks_count: number;
+      lifecycle_stage: string;
+      created_at: string;
+    };
+    above: RankNeighbourWire | null;
+    below: RankNeighbourWire | null;
+  } | null;
+  conduct: 'eligible' | 'suppressed' | null;
+  wip_cap: number;
+  wip_active: number;
+}
