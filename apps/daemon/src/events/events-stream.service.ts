@@ -5,7 +5,7 @@ import { Observable, Subject } from 'rxjs';
 import { DataSource } from 'typeorm';
 import { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
 
-import { EVENTS_CHANNEL, ITEMS_CHANNEL } from './events.repository';
+import { EVENTS_CHANNEL, ITEMS_CHANNEL, MACHINE_AUTHORIZATIONS_CHANNEL } from './events.repository';
 
 export interface StreamMessage {
   channel: string;
@@ -42,7 +42,7 @@ export function parseNotification(channel: string, payload: string | undefined):
   };
 }
 
-// One dedicated connection per daemon LISTENs on the event and item channels; every SSE client of this
+// One dedicated connection per daemon LISTENs on the event, item and machine-authorization channels; every SSE client of this
 // replica subscribes to the same Subject. NOTIFY reaches every replica, so every listener sees every change.
 @Injectable()
 export class EventsStreamService implements OnModuleInit, OnModuleDestroy {
@@ -113,6 +113,7 @@ export class EventsStreamService implements OnModuleInit, OnModuleDestroy {
       await client.connect();
       await client.query(`LISTEN ${EVENTS_CHANNEL}`);
       await client.query(`LISTEN ${ITEMS_CHANNEL}`);
+      await client.query(`LISTEN ${MACHINE_AUTHORIZATIONS_CHANNEL}`);
       this.client = client;
     } catch (err) {
       this.logger.warn(`event listener could not connect: ${(err as Error).message}`);

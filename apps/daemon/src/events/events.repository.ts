@@ -17,6 +17,10 @@ export interface NewEvent {
 export const EVENTS_CHANNEL = 'svc_events';
 // Item and dependency changes, announced by the database's own triggers.
 export const ITEMS_CHANNEL = 'svc_items';
+// Machine-authorization state changes (started, decided, consumed, expired), announced by their table's trigger.
+export const MACHINE_AUTHORIZATIONS_CHANNEL = 'svc_machine_authorizations';
+// At most this many recorded events are replayed to a stream that reconnects with Last-Event-ID.
+export const REPLAY_LIMIT = 500;
 const RETENTION_LOCK_KEY = 7_301_040;
 
 export interface EventRow {
@@ -29,6 +33,19 @@ export interface EventRow {
   session_id: number | null;
   payload: Record<string, unknown>;
   created_at: Date;
+}
+
+export interface ReplayRow {
+  id: string;
+  name: string;
+  project: string | null;
+  item_ref: string | null;
+}
+
+// Whose machine-authorization notices a stream listener receives: organization slugs, and unbound (hosted) codes.
+export interface MachineNoticeScope {
+  orgs: Set<string>;
+  unbound: boolean;
 }
 
 export interface EventFilter {
@@ -97,6 +114,47 @@ export class EventsRepository {
         filter.limit,
       ],
     );
+  }
+
+  // The recorded events after `afterId` a reconnecting stream missed, oldest first: the newest `limit` of them
+  // (one more is read to tell the caller the replay was cut).
+  replayAfter(filter: {
+    afterId: string;
+    name?: string;
+    project?: string;
+    projects: string[] | null;
+    limit: number;
+  }): Promise<ReplayRow[]> {
+    return this.dataSource.query(
+      `SELECT id::text AS id, name, project, item_ref FROM (
+         SELECT id, name, project, item_ref FROM events
+          WHERE id > $1::bigint
+            AND ($2::text IS NULL OR name = $2)
+            AND ($3::text IS NULL OR project = $3)
+            AND ($4::text[] IS NULL OR project IS NULL OR project = ANY ($4::text[]))
+          ORDER BY id DESC
+          LIMIT $5
+       ) missed ORDER BY id`,
+      [filter.afterId, filter.name ?? null, filter.project ?? null, filter.projects, filter.limit],
+    );
+  }
+
+  // Self-host: the server organization (as in machine authorization) when the actor is its active member.
+  // Hosted: the organizations the actor is an active admin of, and unbound codes when there is any.
+  async machineNoticeScope(actorId: number, hosted: boolean): Promise<MachineNoticeScope> {
+    const rows: { slug: string }[] = hosted
+      ? await this.dataSource.query(
+          `SELECT o.slug FROM memberships m JOIN organizations o ON o.id = m.organization_id
+            WHERE m.actor_id = $1 AND m.status = 'active' AND m.role = 'admin'`,
+          [actorId],
+        )
+      : await this.dataSource.query(
+          `SELECT o.slug
+             FROM (SELECT id, slug FROM organizations ORDER BY (slug = 'default') DESC, id LIMIT 1) o
+             JOIN memberships m ON m.organization_id = o.id AND m.actor_id = $1 AND m.status = 'active'`,
+          [actorId],
+        );
+    return { orgs: new Set(rows.map((r) => r.slug)), unbound: hosted && rows.length > 0 };
   }
 
   // One replica sweeps at a time; the others skip this round.

@@ -1,6 +1,10 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, UseFilters } from '@nestjs/common';
+import { Body, Controller, Get, Header, Headers, HttpCode, Param, Post, UseFilters } from '@nestjs/common';
 
-import type { MachineAuthorizationRecord, MachineAuthorizationResolveResponse } from '@app/contracts';
+import type {
+  MachineAuthorizationRecord,
+  MachineAuthorizationRequestList,
+  MachineAuthorizationResolveResponse,
+} from '@app/contracts';
 
 import { AuthenticatedActor, CurrentActor } from '../auth/actor';
 import { MachineAuthorizationExceptionFilter } from './machine-authorization.filter';
@@ -8,6 +12,10 @@ import { MachineAuthorizationService } from './machine-authorization.service';
 import { Identity, RequestIdentity } from './request-identity';
 
 export const FUNCTION_PATHS = {
+  requests: 'v1/machine-authorizations',
+  requestResolve: 'v1/machine-authorizations/requests/:request_id/resolve',
+  hostedRequests: 'api/orgs/:slug/v1/machine-authorizations',
+  hostedRequestResolve: 'api/orgs/:slug/v1/machine-authorizations/requests/:request_id/resolve',
   resolve: 'v1/machine-authorizations/resolve',
   record: 'v1/machine-authorizations/:code',
   hostedResolve: 'api/orgs/:slug/v1/machine-authorizations/resolve',
@@ -19,6 +27,48 @@ export const FUNCTION_PATHS = {
 @Controller()
 export class MachineAuthorizationFunctionsController {
   constructor(private readonly service: MachineAuthorizationService) {}
+
+  // The pending requests the caller may decide (for the TUI's Machines tab); no secret is listed.
+  @Get(FUNCTION_PATHS.requests)
+  @Header('cache-control', 'no-store')
+  requests(@CurrentActor() actor: AuthenticatedActor): Promise<MachineAuthorizationRequestList> {
+    return this.service.pendingRequests(actor, null);
+  }
+
+  @Get(FUNCTION_PATHS.hostedRequests)
+  @Header('cache-control', 'no-store')
+  hostedRequests(
+    @Param('slug') slug: string,
+    @CurrentActor() actor: AuthenticatedActor,
+  ): Promise<MachineAuthorizationRequestList> {
+    return this.service.pendingRequests(actor, slug);
+  }
+
+  // machine_authorization.resolve bound to one listed request: a code of another request is refused (409).
+  @Post(FUNCTION_PATHS.requestResolve)
+  @HttpCode(200)
+  resolveRequest(
+    @Param('request_id') requestId: string,
+    @Body() body: unknown,
+    @Headers('content-type') contentType: string | undefined,
+    @CurrentActor() actor: AuthenticatedActor,
+    @Identity() identity: RequestIdentity,
+  ): Promise<MachineAuthorizationResolveResponse> {
+    return this.service.resolveRequest(requestId, { body, contentType }, actor, identity, null);
+  }
+
+  @Post(FUNCTION_PATHS.hostedRequestResolve)
+  @HttpCode(200)
+  hostedResolveRequest(
+    @Param('slug') slug: string,
+    @Param('request_id') requestId: string,
+    @Body() body: unknown,
+    @Headers('content-type') contentType: string | undefined,
+    @CurrentActor() actor: AuthenticatedActor,
+    @Identity() identity: RequestIdentity,
+  ): Promise<MachineAuthorizationResolveResponse> {
+    return this.service.resolveRequest(requestId, { body, contentType }, actor, identity, slug);
+  }
 
   @Post(FUNCTION_PATHS.resolve)
   @HttpCode(200)

@@ -24,3 +24,19 @@ export const unknownCode = () =>
     MachineAuthorizationErrorCode.NotFound,
     'no authorization is waiting with this code (unknown, expired or used)',
   );
+
+// The request-scoped resolve (GET /v1/machine-authorizations lists, the TUI decides one): not contract codes.
+export const AUTHORIZATION_CODE_MISMATCH = 'authorization_code_mismatch';
+
+export const codeMismatch = () =>
+  new DomainError(
+    AUTHORIZATION_CODE_MISMATCH,
+    'the code you typed belongs to another machine request than the one selected; nothing was decided',
+    409,
+  );
+
+export const requestGone = () =>
+  maError(
+    MachineAuthorizationErrorCode.NotFound,
+    'this machine request is no longer waiting (decided, used or expired) or does not exist',
+  );

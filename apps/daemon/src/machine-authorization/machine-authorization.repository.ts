@@ -49,6 +49,25 @@ export interface ApproverStanding {
   slug: string;
 }
 
+// A pending request as listed to the people who may decide it (no secret: neither code nor digest).
+export interface PendingRequestRow {
+  request_id: string;
+  machine_name: string;
+  machine_id: string;
+  client_key: string;
+  org: string | null;
+  created_at: Date;
+  expires_at: Date;
+  claimed_by_caller: boolean;
+}
+
+export interface PendingRequestScope {
+  actorId: number;
+  organizationIds: readonly number[];
+  // hosted codes waiting for any organization (organization chosen at approval)
+  includeUnbound: boolean;
+}
+
 interface RawAuthorizationRow {
   id: string;
   status: StoredStatus;
@@ -61,10 +80,10 @@ interface RawAuthorizationRow {
   expires_at: Date;
 }
 
-const SELECT_AUTHORIZATION = `
-  SELECT ma.id, ma.status, ma.expires_at > now() AS live, ma.machine_id, ma.machine_name, ma.organization_id,
-         o.slug, ma.decided_by, ma.expires_at
-    FROM machine_authorizations ma LEFT JOIN organizations o ON o.id = ma.organization_id`;
+const AUTHORIZATION_COLUMNS = `ma.id, ma.status, ma.expires_at > now() AS live, ma.machine_id, ma.machine_name,
+         ma.organization_id, o.slug, ma.decided_by, ma.expires_at`;
+const AUTHORIZATION_FROM = 'FROM machine_authorizations ma LEFT JOIN organizations o ON o.id = ma.organization_id';
+const SELECT_AUTHORIZATION = `SELECT ${AUTHORIZATION_COLUMNS} ${AUTHORIZATION_FROM}`;
 
 function toRow(raw: RawAuthorizationRow | undefined): AuthorizationRow | null {
   if (!raw) return null;
@@ -200,6 +219,52 @@ export class MachineAuthorizationRepository {
   ): Promise<{ hits: number; retryAfter: number; row: AuthorizationRow | null }> {
     const { hits, retryAfter, code } = await this.polls.lookup({ scope, clientKey, hash });
     return { hits, retryAfter, row: code ? toRow({ ...code, expires_at: new Date(code.expires_at) }) : null };
+  }
+
+  // Pending, live, unclaimed (or claimed by the caller) requests of the given organizations, oldest first.
+  async pendingRequests(scope: PendingRequestScope): Promise<PendingRequestRow[]> {
+    if (scope.organizationIds.length === 0 && !scope.includeUnbound) return [];
+    return this.dataSource.query(
+      `SELECT svc_machine_request_id(ma.device_code_hash) AS request_id, ma.machine_name, ma.machine_id,
+              ma.client_key, o.slug AS org, ma.created_at, ma.expires_at,
+              coalesce(ma.claimed_by = $1, false) AS claimed_by_caller
+         FROM machine_authorizations ma LEFT JOIN organizations o ON o.id = ma.organization_id
+        WHERE ma.status = 'pending' AND ma.expires_at > now()
+          AND (ma.claimed_by IS NULL OR ma.claimed_by = $1)
+          AND (ma.organization_id = ANY ($2::int[]) OR ($3 AND ma.organization_id IS NULL))
+        ORDER BY ma.created_at, ma.id`,
+      [scope.actorId, scope.organizationIds, scope.includeUnbound],
+    );
+  }
+
+  async activeOrganizations(actorId: number, role: 'admin' | null): Promise<number[]> {
+    const rows: { organization_id: number }[] = await this.dataSource.query(
+      `SELECT organization_id FROM memberships
+        WHERE actor_id = $1 AND status = 'active' AND ($2::text IS NULL OR role = $2)`,
+      [actorId, role],
+    );
+    return rows.map((r) => r.organization_id);
+  }
+
+  // The request-scoped resolve's one lookup: the request named by request_id and the row the typed code belongs
+  // to, both locked (in id order, so concurrent resolves cannot deadlock) for the decision in the same transaction.
+  async lockRequestAndCode(
+    manager: EntityManager,
+    requestId: string,
+    userCodeHash: Buffer,
+  ): Promise<{ target: AuthorizationRow | null; code: AuthorizationRow | null }> {
+    const rows: (RawAuthorizationRow & { request_id: string; code_match: boolean })[] = await manager.query(
+      `SELECT ${AUTHORIZATION_COLUMNS}, svc_machine_request_id(ma.device_code_hash) AS request_id,
+              ma.user_code_hash = $1 AS code_match
+         ${AUTHORIZATION_FROM}
+        WHERE ma.user_code_hash = $1 OR svc_machine_request_id(ma.device_code_hash) = $2
+        ORDER BY ma.id FOR UPDATE OF ma`,
+      [userCodeHash, requestId],
+    );
+    return {
+      target: toRow(rows.find((r) => r.request_id === requestId)),
+      code: toRow(rows.find((r) => r.code_match)),
+    };
   }
 
   async findByUserCode(hash: Buffer, manager: EntityManager = this.dataSource.manager, lock = false) {

@@ -7,6 +7,7 @@ import {
   MachineAuthorizationModelName,
   MachineAuthorizationModels,
   MachineAuthorizationRecord,
+  MachineAuthorizationRequestList,
   MachineAuthorizationResolveResponse,
   MachineAuthorizationStarted,
   validateMachineAuthorizationBody,
@@ -17,7 +18,15 @@ import { generateToken, hashToken, MACHINE_CREDENTIAL_PREFIX, tokenDisplayPrefix
 import { DomainError } from '../common/domain-error';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { decisionOf, toRecordResponse, toStartedResponse } from './dto/machine-authorization.dto';
-import { maError, MaCode, rateLimited, RESOLVE_RATE_LIMITED, unknownCode } from './machine-authorization.errors';
+import {
+  codeMismatch,
+  maError,
+  MaCode,
+  rateLimited,
+  requestGone,
+  RESOLVE_RATE_LIMITED,
+  unknownCode,
+} from './machine-authorization.errors';
 import { ApproverStanding, AuthorizationRow, MachineAuthorizationRepository } from './machine-authorization.repository';
 import {
   CLIENT_CAPACITY,
@@ -40,6 +49,8 @@ interface ApproverScope {
   organizationId: number | null;
 }
 
+// svc_machine_request_id(): 'mr_' and 32 hex digits.
+const REQUEST_ID = /^mr_[0-9a-f]{32}$/;
 const JSON_TYPE = /^application\/json\s*(;|$)/i;
 const UNIQUE_VIOLATION = '23505';
 
@@ -213,6 +224,74 @@ export class MachineAuthorizationService {
       const row = await this.repository.findByUserCode(this.userCodeHash(canonical), manager, true);
       if (!row || !(await this.visible(row, actor, scope))) return new UnknownCode();
       return this.decide(manager, row, wanted, actor, scope, canonical);
+    });
+    if (outcome instanceof UnknownCode) return this.failLookup(actor, identity);
+    return outcome;
+  }
+
+  // GET /v1/machine-authorizations: the pending requests the caller may decide, without any secret.
+  // Self-host: the server organization's, when the caller is its active member. Hosted, unscoped: those of every
+  // organization the caller is an active admin of, plus unbound codes when they admin any; scoped to <slug>: that
+  // organization's plus unbound ones (an admin of <slug> only). Claimed requests show to their claimer only.
+  async pendingRequests(actor: AuthenticatedActor, slug: string | null): Promise<MachineAuthorizationRequestList> {
+    let organizationIds: number[];
+    let includeUnbound: boolean;
+    if (!this.hosted) {
+      this.assertModeOf(slug);
+      const organization = await this.repository.soleOrganization();
+      const membership = organization ? await this.repository.membership(actor.id, organization.id) : null;
+      organizationIds = organization && membership?.status === 'active' ? [organization.id] : [];
+      includeUnbound = false;
+    } else if (slug !== null) {
+      organizationIds = [(await this.approverScope(actor, slug)).organizationId!];
+      includeUnbound = true;
+    } else {
+      organizationIds = await this.repository.activeOrganizations(actor.id, 'admin');
+      includeUnbound = organizationIds.length > 0;
+    }
+    const rows = await this.repository.pendingRequests({ actorId: actor.id, organizationIds, includeUnbound });
+    return {
+      requests: rows.map((r) => ({
+        request_id: r.request_id,
+        machine_name: r.machine_name,
+        machine_id: r.machine_id,
+        client_address: r.client_key,
+        org: r.org,
+        created_at: r.created_at.toISOString(),
+        expires_at: r.expires_at.toISOString(),
+        claimed_by_caller: r.claimed_by_caller,
+      })),
+    };
+  }
+
+  // POST /v1/machine-authorizations/requests/:request_id/resolve: machine_authorization.resolve (same rules,
+  // limits, outcomes and codes) bound to one listed request. The request and the typed code's row are read and
+  // locked by one statement in the deciding transaction; a code of another request decides nothing (409).
+  async resolveRequest(
+    requestId: string,
+    request: BodyRequest,
+    actor: AuthenticatedActor,
+    identity: RequestIdentity,
+    slug: string | null,
+  ): Promise<MachineAuthorizationResolveResponse> {
+    const body = this.parseBody('MachineAuthorizationResolveRequest', request);
+    const canonical = this.canonical(body.code);
+    const scope = await this.approverScope(actor, slug);
+    await this.assertLookupBudget(actor, identity);
+    if (!REQUEST_ID.test(requestId)) throw requestGone();
+    const wanted = body.action === 'approve' ? 'approved' : 'denied';
+    const outcome = await this.repository.transaction(async (manager) => {
+      const { target, code } = await this.repository.lockRequestAndCode(
+        manager,
+        requestId,
+        this.userCodeHash(canonical),
+      );
+      if (!target || !(await this.visible(target, actor, scope))) throw requestGone();
+      const decision = decisionOf(target);
+      if ((decision === 'expired' || decision === 'consumed') && target.decidedBy !== actor.id) throw requestGone();
+      if (!code || !(await this.visible(code, actor, scope))) return new UnknownCode();
+      if (code.id !== target.id) throw codeMismatch();
+      return this.decide(manager, target, wanted, actor, scope, canonical);
     });
     if (outcome instanceof UnknownCode) return this.failLookup(actor, identity);
     return outcome;

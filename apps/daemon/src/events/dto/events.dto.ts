@@ -21,9 +21,16 @@ export class EventsQueryDto {
   @IsOptional() @Transform(toUnsignedInt) @IsInt() @Min(1) @Max(MAX_EVENTS_LIMIT) limit?: number;
 }
 
+// An event id: a positive whole number (bigint).
+export const EVENT_ID_PATTERN = /^[0-9]{1,18}$/;
+
 export class EventsStreamQueryDto {
   @IsOptional() @IsString() @MaxLength(63) project?: string;
   @IsOptional() @IsString() @MaxLength(100) event_name?: string;
+  // Replay the recorded events after this id first (as the Last-Event-ID header, which takes precedence).
+  @IsOptional()
+  @Matches(EVENT_ID_PATTERN, { message: 'last_event_id must be an event id (a whole number)' })
+  last_event_id?: string;
 }
 
 export interface EventResponse {

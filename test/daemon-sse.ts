@@ -1,0 +1,86 @@
+// A minimal reader of the daemon's event stream for e2e tests (the TUI's client uses eventsource-parser).
+
+export interface SseMessage {
+  event: string;
+  id: string | null;
+  data: Record<string, unknown>;
+}
+
+export interface OpenedStream {
+  status: number;
+  messages: SseMessage[];
+  waitFor(predicate: (m: SseMessage) => boolean, timeoutMs?: number): Promise<SseMessage>;
+  close(): Promise<void>;
+}
+
+// Opens GET /v1/events/stream (query and headers as given) and collects parsed messages until closed.
+export async function openStream(
+  base: string,
+  token: string,
+  options: { query?: string; headers?: Record<string, string> } = {},
+): Promise<OpenedStream> {
+  const controller = new AbortController();
+  const res = await fetch(`${base}/v1/events/stream${options.query ? `?${options.query}` : ''}`, {
+    headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream', ...(options.headers ?? {}) },
+    signal: controller.signal,
+  });
+  const messages: SseMessage[] = [];
+  let buffer = '';
+  const decoder = new TextDecoder();
+  const pump =
+    res.status !== 200
+      ? res.text().then(() => undefined)
+      : (async () => {
+          const reader = res.body!.getReader();
+          try {
+            for (;;) {
+              const { value, done } = await reader.read();
+              if (done) return;
+              buffer += decoder.decode(value, { stream: true });
+              let end: number;
+              while ((end = buffer.indexOf('\n\n')) >= 0) {
+                const block = buffer.slice(0, end);
+                buffer = buffer.slice(end + 2);
+                const fields = Object.fromEntries(
+                  block
+                    .split('\n')
+                    .filter((l) => !l.startsWith(':') && l.includes(': '))
+                    .map((l) => [l.slice(0, l.indexOf(': ')), l.slice(l.indexOf(': ') + 2)]),
+                );
+                if (fields.data) {
+                  messages.push({ event: fields.event, id: fields.id ?? null, data: JSON.parse(fields.data) });
+                }
+              }
+            }
+          } catch {
+            // aborted
+          }
+        })();
+  return {
+    status: res.status,
+    messages,
+    waitFor: async (predicate, timeoutMs = 20000) => {
+      const deadline = Date.now() + timeoutMs;
+      while (Date.now() < deadline) {
+        const found = messages.find(predicate);
+        if (found) return found;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      throw new Error(`no matching message; got ${JSON.stringify(messages)}`);
+    },
+    close: async () => {
+      controller.abort();
+      await pump;
+    },
+  };
+}
+
+// Polls until `check` answers true (a generous deadline; never a fixed sleep).
+export async function eventually(check: () => Promise<boolean> | boolean, timeoutMs = 20000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('condition not met in time');
+}
