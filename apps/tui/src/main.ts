@@ -1,2 +1,149 @@
-// The terminal UI arrives with its own issue; until then its entry says so and points at the CLI.
-process.stdout.write('svc tui: the terminal UI is not available yet; use `svc --help` for the command line.\n');
+import * as blessed from 'blessed';
+
+import { apiFor, openEventStream, resolveConnection } from '@app/client';
+
+import { App } from './app';
+import { findDemoBacklog } from './effects/effects';
+import { KeymapError } from './keys/keymap';
+import { initialState } from './state/state';
+import { themeFromEnv } from './views/format';
+
+export interface TuiArgs {
+  readOnly: boolean;
+  project: string | null;
+  url: string | undefined;
+  help: boolean;
+}
+
+export const USAGE = `usage: svc tui [--project <id>] [--url <daemon url>] [--read-only]
+
+  --project <id>   open this project (default: the first one; P switches)
+  --url <url>      the daemon (default: SVC_URL, then the credential file, then http://127.0.0.1:7700)
+  --read-only      browse only: charge, approve and deny are disabled
+Token: SVC_TOKEN, else the credential file written by \`svc connect\` or the first daemon start.
+Keys: ? inside the TUI lists them all.
+`;
+
+export function parseArgs(argv: string[]): TuiArgs {
+  const args: TuiArgs = { readOnly: false, project: process.env.SVC_PROJECT || null, url: undefined, help: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const value = () => {
+      const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i];
+      if (v === undefined || v === '') throw new Error(`${a.split('=')[0]} needs a value`);
+      return v;
+    };
+    if (a === '--read-only' || a === '--readonly') args.readOnly = true;
+    else if (a === '--project' || a.startsWith('--project=')) args.project = value();
+    else if (a === '--url' || a.startsWith('--url=')) args.url = value();
+    else if (a === '-h' || a === '--help') args.help = true;
+    else throw new Error(`unknown argument: ${a}`);
+  }
+  return args;
+}
+
+// Starts the TUI on the real terminal; resolves with the exit code once the screen is gone.
+export function runTui(argv: string[], options: { exitMessage?: boolean } = {}): Promise<number> {
+  let args: TuiArgs;
+  try {
+    args = parseArgs(argv);
+  } catch (err) {
+    process.stderr.write(`svc tui: ${(err as Error).message}\n${USAGE}`);
+    return Promise.resolve(2);
+  }
+  if (args.help) {
+    process.stdout.write(USAGE);
+    return Promise.resolve(0);
+  }
+  if (!process.stdout.isTTY || !process.stdin.isTTY) {
+    process.stderr.write(
+      'svc tui: needs a terminal (stdin and stdout must be a TTY); the `svc` commands work in scripts\n',
+    );
+    return Promise.resolve(2);
+  }
+  const connection = resolveConnection({ url: args.url });
+  const theme = themeFromEnv();
+
+  // blessed prints terminfo compilation failures to stderr while it builds the screen (Setulc on some terminals);
+  // a user must never see that dump, so stderr is held until the screen exists.
+  const realWrite = process.stderr.write.bind(process.stderr);
+  const held: string[] = [];
+  process.stderr.write = ((chunk: string | Uint8Array) => {
+    held.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString());
+    return true;
+  }) as typeof process.stderr.write;
+  let screen: blessed.Widgets.Screen;
+  try {
+    screen = blessed.screen({
+      smartCSR: true,
+      fullUnicode: true,
+      autoPadding: false,
+      warnings: false,
+      title: 'svc',
+      ignoreLocked: ['C-c'],
+      dockBorders: false,
+    } as blessed.Widgets.IScreenOptions);
+  } finally {
+    process.stderr.write = realWrite;
+  }
+  if (process.env.SVC_TUI_DEBUG && held.length) realWrite(held.join(''));
+
+  return new Promise<number>((resolve) => {
+    let done = false;
+    let app: App | null = null;
+    const finish = (code: number, message?: string) => {
+      if (done) return;
+      done = true;
+      app?.stop();
+      try {
+        screen.destroy();
+      } catch {
+        // already gone
+      }
+      // blessed leaves these on when it is interrupted mid-sequence
+      process.stdout.write('\x1b[?25h\x1b[?1049l\x1b[0m');
+      if (message) process.stderr.write(message);
+      if (options.exitMessage !== false && code === 0) {
+        process.stdout.write(
+          `svc tui: the daemon at ${connection.url} keeps running; \`svc down\` stops a daemon started by \`svc up\`.\n`,
+        );
+      }
+      for (const [signal, handler] of handlers) process.removeListener(signal, handler);
+      resolve(code);
+    };
+    const crash = (err: unknown) =>
+      finish(1, `svc tui crashed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    const handlers: [string, (...a: unknown[]) => void][] = [
+      ['uncaughtException', crash],
+      ['unhandledRejection', crash],
+      ['SIGTERM', () => finish(143)],
+      ['SIGHUP', () => finish(129)],
+      ['SIGINT', () => finish(130)],
+    ];
+    for (const [signal, handler] of handlers) process.on(signal, handler);
+    try {
+      app = new App({
+        screen,
+        theme,
+        state: initialState({ readOnly: args.readOnly, url: connection.url, project: args.project }),
+        effects: {
+          api: apiFor(connection),
+          token: connection.token,
+          openStream: openEventStream,
+          harness: process.env.SVC_HARNESS || 'cli',
+          model: process.env.SVC_MODEL || 'unknown',
+          dispatchCommand: process.env.SVC_DISPATCH_COMMAND || null,
+          demoBacklogPath: findDemoBacklog(),
+        },
+        onQuit: () => finish(0),
+      });
+      void app.start().catch(crash);
+    } catch (err) {
+      finish(err instanceof KeymapError ? 3 : 1, `svc tui: ${(err as Error).message}\n`);
+    }
+  });
+}
+
+if (require.main === module) {
+  void runTui(process.argv.slice(2)).then((code) => process.exit(code));
+}

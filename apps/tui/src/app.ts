@@ -1,0 +1,115 @@
+import type * as blessed from 'blessed';
+
+import { Effects, EffectsConfig } from './effects/effects';
+import { Store } from './effects/store';
+import { keyName, resolveKey, validateKeymap } from './keys/keymap';
+import { activeScope, selectedItem, selectedMachine } from './state/selectors';
+import { initialState, State } from './state/state';
+import { Theme } from './views/format';
+import { Layout } from './views/layout';
+
+// One frame: every change within it is drawn by a single render.
+export const FRAME_MS = 16;
+
+export interface AppOptions {
+  screen: blessed.Widgets.Screen;
+  theme: Theme;
+  state?: State;
+  // null: no daemon I/O (render tests, benchmarks drive the store themselves)
+  effects: EffectsConfig | null;
+  onQuit: () => void;
+  onFrame?: (state: State) => void;
+}
+
+// Wires the store, the keymap, the views and the effects together.
+export class App {
+  readonly store: Store;
+  readonly effects: Effects | null;
+  private readonly layout: Layout;
+  private timer: NodeJS.Timeout | null = null;
+  private lastRender = 0;
+  private destroyed = false;
+
+  constructor(private readonly options: AppOptions) {
+    validateKeymap();
+    this.store = new Store(options.state ?? initialState());
+    this.layout = new Layout(options.screen, options.theme);
+    this.effects = options.effects ? new Effects(this.store, options.effects) : null;
+    options.screen.on('keypress', (ch: string | undefined, key: blessed.Widgets.Events.IKeyEventArg) =>
+      this.onKey(ch, key),
+    );
+    options.screen.on('resize', () => this.renderNow());
+    this.store.subscribe(() => this.schedule());
+  }
+
+  start(): Promise<void> {
+    this.renderNow();
+    return this.effects?.start() ?? Promise.resolve();
+  }
+
+  stop(): void {
+    this.destroyed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.effects?.stop();
+  }
+
+  // Public for tests and the benchmark: the same path a key press from the terminal takes.
+  onKey(
+    ch: string | undefined,
+    key: { name?: string; full?: string; ctrl?: boolean; meta?: boolean; shift?: boolean },
+  ): void {
+    if (this.destroyed) return;
+    const name = keyName(ch, key);
+    if (!name) return;
+    const state = this.store.state;
+    const scope = activeScope(state);
+    const binding = resolveKey(name, scope);
+    if (binding) {
+      if (binding.action === 'force_quit' || binding.action === 'quit') {
+        this.options.onQuit();
+        return;
+      }
+      if (binding.action === 'copy_ref') this.copyRef(state);
+      this.store.dispatch({ type: 'key', action: binding.action });
+    } else if ((scope === 'filter' || scope === 'help' || scope === 'code') && ch && name.length === 1) {
+      this.store.dispatch({ type: 'input', ch });
+    } else if (name === 'space' && scope === 'filter') {
+      this.store.dispatch({ type: 'input', ch: ' ' });
+    } else {
+      return;
+    }
+    // a key press draws at once unless a frame was drawn a moment ago; data changes wait for the frame
+    if (Date.now() - this.lastRender >= FRAME_MS) this.renderNow();
+  }
+
+  private copyRef(state: State): void {
+    const ref = selectedItem(state)?.item_id ?? selectedMachine(state)?.machine_id ?? null;
+    if (!ref) return;
+    const payload = Buffer.from(ref).toString('base64');
+    // OSC 52: the terminal (and tmux with set-clipboard on) puts the text on the system clipboard
+    this.options.screen.program.output.write(`\x1b]52;c;${payload}\x07`);
+    this.store.dispatch({ type: 'status', text: `copied ${ref} (OSC 52 clipboard)`, tone: 'ok' });
+  }
+
+  private schedule(): void {
+    if (this.timer || this.destroyed) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.renderNow();
+    }, FRAME_MS);
+  }
+
+  renderNow(): void {
+    if (this.destroyed) return;
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    const state = this.store.state;
+    const pageSize = this.layout.update(state);
+    this.options.screen.render();
+    this.lastRender = Date.now();
+    this.options.onFrame?.(state);
+    if (pageSize !== state.pageSize) this.store.dispatch({ type: 'layout', pageSize });
+  }
+}

@@ -1,0 +1,43 @@
+import type { KeyAction } from '../keys/keymap';
+import type {
+  ClaimHolder,
+  DbClaimResponse,
+  DependencyEdgeWire,
+  EpicTaskWire,
+  EventWire,
+  ExplainResponse,
+  FrontierResultWire,
+  ItemWire,
+  MachineAuthorizationRequest,
+  ProjectWire,
+  ScheduleStep,
+} from '../wire';
+import type { ConnectionState, Failure, StatusTone } from './state';
+
+export type DetailPart =
+  | { part: 'explain'; value: ExplainResponse }
+  | { part: 'item'; value: ItemWire }
+  | { part: 'edges'; edgesIn: DependencyEdgeWire[]; edgesOut: DependencyEdgeWire[] }
+  | { part: 'dbClaim'; value: DbClaimResponse | null }
+  | { part: 'epicTasks'; value: EpicTaskWire[] | null }
+  | { part: 'error'; message: string };
+
+export type Action =
+  | { type: 'key'; action: KeyAction }
+  | { type: 'input'; ch: string }
+  | { type: 'connection'; state: ConnectionState }
+  | { type: 'failure'; failure: Failure | null }
+  | { type: 'actor'; name: string }
+  | { type: 'projects_loaded'; projects: ProjectWire[] }
+  | { type: 'frontier_loaded'; project: string; frontier: FrontierResultWire }
+  | { type: 'claims_loaded'; project: string; claims: ClaimHolder[] }
+  | { type: 'machines_loaded'; requests: MachineAuthorizationRequest[] }
+  | { type: 'events_loaded'; events: EventWire[] }
+  | { type: 'detail_loaded'; ref: string; data: DetailPart }
+  | { type: 'charge_confirm'; step: ScheduleStep }
+  | { type: 'charge_done' }
+  | { type: 'code_result'; ok: boolean; warning?: string; close?: boolean }
+  | { type: 'importing'; on: boolean }
+  | { type: 'status'; text: string; tone: StatusTone }
+  | { type: 'layout'; pageSize: number }
+  | { type: 'tick'; now: number };

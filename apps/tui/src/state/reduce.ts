@@ -1,0 +1,376 @@
+import { normalizeUserCode } from '@app/contracts';
+
+import type { EventWire } from '../wire';
+import type { Action, DetailPart } from './actions';
+import { activeScope, indexOfKey, keyAt, rowCount, selectedItem, selectedMachine } from './selectors';
+import { Cursor, Detail, EVENTS_CAPACITY, isFrontierTab, State, StatusTone, Tab, TABS } from './state';
+
+function setCursor(state: State, tab: Tab, index: number): State {
+  const n = rowCount(state, tab);
+  const clamped = n === 0 ? 0 : Math.min(Math.max(index, 0), n - 1);
+  const cursor: Cursor = { index: clamped, key: keyAt(state, tab, clamped) };
+  const old = state.cursors[tab];
+  if (old.index === cursor.index && old.key === cursor.key) return state;
+  return { ...state, cursors: { ...state.cursors, [tab]: cursor }, detailScroll: 0 };
+}
+
+// After the rows changed: keep the selected item selected wherever it moved; if it left, stay at the same height.
+function relocate(state: State, tab: Tab): State {
+  const cursor = state.cursors[tab];
+  if (cursor.key !== null) {
+    const at = indexOfKey(state, tab, cursor.key);
+    if (at >= 0) {
+      if (at === cursor.index) return state;
+      return { ...state, cursors: { ...state.cursors, [tab]: { key: cursor.key, index: at } } };
+    }
+  }
+  const n = rowCount(state, tab);
+  const index = n === 0 ? 0 : Math.min(cursor.index, n - 1);
+  return { ...state, cursors: { ...state.cursors, [tab]: { index, key: keyAt(state, tab, index) } } };
+}
+
+function relocateAll(state: State, tabs: readonly Tab[]): State {
+  return tabs.reduce(relocate, state);
+}
+
+function withDetailFor(state: State): State {
+  const item = selectedItem(state);
+  if (!item) return state.detail === null ? state : { ...state, detail: null };
+  if (state.detail?.ref === item.item_id) return state;
+  const detail: Detail = {
+    ref: item.item_id,
+    explain: null,
+    item: null,
+    edgesIn: null,
+    edgesOut: null,
+    dbClaim: null,
+    epicTasks: null,
+    errors: [],
+    version: 0,
+  };
+  return { ...state, detail, detailScroll: 0 };
+}
+
+function applyDetail(detail: Detail, data: DetailPart): Detail {
+  const next = { ...detail, version: detail.version + 1 };
+  switch (data.part) {
+    case 'explain':
+      return { ...next, explain: data.value };
+    case 'item':
+      return { ...next, item: data.value };
+    case 'edges':
+      return { ...next, edgesIn: data.edgesIn, edgesOut: data.edgesOut };
+    case 'dbClaim':
+      return { ...next, dbClaim: data.value };
+    case 'epicTasks':
+      return { ...next, epicTasks: data.value };
+    case 'error':
+      return { ...next, errors: [...detail.errors, data.message] };
+  }
+}
+
+function mergeEvents(current: EventWire[], incoming: EventWire[]): EventWire[] {
+  if (incoming.length === 0) return current;
+  const seen = new Set(current.map((e) => e.id));
+  const fresh = incoming.filter((e) => !seen.has(e.id));
+  if (fresh.length === 0) return current;
+  const all = [...fresh, ...current];
+  // ids are bigint strings: compare by length, then lexically
+  all.sort((a, b) =>
+    a.id.length !== b.id.length ? b.id.length - a.id.length : a.id < b.id ? 1 : a.id > b.id ? -1 : 0,
+  );
+  return all.slice(0, EVENTS_CAPACITY);
+}
+
+function moveTab(state: State, tab: Tab): State {
+  if (tab === state.tab) return state;
+  const next = { ...state, tab, filtering: false };
+  return isFrontierTab(tab) && next.detailOpen ? withDetailFor(next) : next;
+}
+
+function moveBy(state: State, delta: number): State {
+  const next = setCursor(state, state.tab, state.cursors[state.tab].index + delta);
+  return next.detailOpen ? withDetailFor(next) : next;
+}
+
+function reduceKey(state: State, action: Action & { type: 'key' }): State {
+  const scope = activeScope(state);
+  const tabIndex = TABS.indexOf(state.tab);
+  switch (action.action) {
+    case 'tab_runnable':
+      return moveTab(state, 'runnable');
+    case 'tab_blocked':
+      return moveTab(state, 'blocked');
+    case 'tab_frozen':
+      return moveTab(state, 'frozen');
+    case 'tab_machines':
+      return moveTab(state, 'machines');
+    case 'tab_events':
+      return moveTab(state, 'events');
+    case 'tab_next':
+      return moveTab(state, TABS[(tabIndex + 1) % TABS.length]);
+    case 'tab_prev':
+      return moveTab(state, TABS[(tabIndex + TABS.length - 1) % TABS.length]);
+    case 'cursor_down':
+      if (scope === 'projects' && state.dialog?.kind === 'projects') {
+        const max = Math.max(0, (state.projects?.length ?? 1) - 1);
+        return { ...state, dialog: { ...state.dialog, index: Math.min(state.dialog.index + 1, max) } };
+      }
+      return moveBy(state, 1);
+    case 'cursor_up':
+      if (scope === 'projects' && state.dialog?.kind === 'projects') {
+        return { ...state, dialog: { ...state.dialog, index: Math.max(state.dialog.index - 1, 0) } };
+      }
+      return moveBy(state, -1);
+    case 'cursor_top':
+      return moveBy(state, -Infinity);
+    case 'cursor_bottom':
+      return moveBy(state, rowCount(state, state.tab));
+    case 'page_down':
+      return moveBy(state, Math.max(1, state.pageSize - 1));
+    case 'page_up':
+      return moveBy(state, -Math.max(1, state.pageSize - 1));
+    case 'detail_open':
+      return withDetailFor({ ...state, detailOpen: true, paneHidden: false });
+    case 'detail_toggle':
+      if (!state.detailOpen) return withDetailFor({ ...state, detailOpen: true, paneHidden: false });
+      return { ...state, paneHidden: !state.paneHidden };
+    case 'detail_scroll_down':
+      return state.detailOpen
+        ? { ...state, detailScroll: state.detailScroll + Math.max(1, state.pageSize >> 1) }
+        : state;
+    case 'detail_scroll_up':
+      return { ...state, detailScroll: Math.max(0, state.detailScroll - Math.max(1, state.pageSize >> 1)) };
+    case 'back':
+      if (state.detailOpen) return { ...state, detailOpen: false };
+      if (state.filter) return relocateAll({ ...state, filter: '' }, ['runnable', 'blocked', 'frozen']);
+      return state;
+    case 'filter_start':
+      return { ...state, filtering: true };
+    case 'filter_accept':
+      return { ...state, filtering: false };
+    case 'filter_cancel': {
+      const next = relocateAll({ ...state, filtering: false, filter: '' }, ['runnable', 'blocked', 'frozen']);
+      return next.detailOpen ? withDetailFor(next) : next;
+    }
+    case 'input_backspace':
+      return reduceInput(state, null);
+    case 'help':
+      return { ...state, dialog: { kind: 'help', filter: '' } };
+    case 'help_close':
+      return { ...state, dialog: null };
+    case 'project_switch':
+      if (!state.projects || state.projects.length === 0) return state;
+      return {
+        ...state,
+        dialog: {
+          kind: 'projects',
+          index: Math.max(
+            0,
+            state.projects.findIndex((p) => p.id === state.project),
+          ),
+        },
+      };
+    case 'project_choose': {
+      if (state.dialog?.kind !== 'projects' || !state.projects) return state;
+      const chosen = state.projects[state.dialog.index];
+      if (!chosen || chosen.id === state.project) return { ...state, dialog: null };
+      return selectProject({ ...state, dialog: null }, chosen.id);
+    }
+    case 'charge_top':
+    case 'charge_selected': {
+      if (state.readOnly) return status(state, 'read-only: charge is disabled (started with --read-only)', 'warn');
+      const ref = action.action === 'charge_selected' ? (selectedItem(state)?.item_id ?? null) : null;
+      if (action.action === 'charge_selected' && !ref) return status(state, 'no item selected', 'warn');
+      return {
+        ...state,
+        dialog: {
+          kind: 'charge',
+          mode: ref ? 'selected' : 'top',
+          phase: 'loading',
+          ref,
+          step: null,
+          focus: 'no',
+        },
+      };
+    }
+    case 'machine_approve':
+    case 'machine_deny': {
+      if (state.readOnly) return status(state, 'read-only: approve and deny are disabled (--read-only)', 'warn');
+      const request = selectedMachine(state);
+      if (!request) return status(state, 'no pending machine request selected', 'warn');
+      return {
+        ...state,
+        dialog: {
+          kind: 'code',
+          action: action.action === 'machine_approve' ? 'approve' : 'deny',
+          requestId: request.request_id,
+          machineName: request.machine_name,
+          input: '',
+          warning: null,
+          busy: false,
+        },
+      };
+    }
+    case 'dialog_toggle': {
+      const d = state.dialog;
+      if (d?.kind === 'charge' || d?.kind === 'confirm-deny') {
+        return { ...state, dialog: { ...d, focus: d.focus === 'no' ? 'yes' : 'no' } };
+      }
+      return state;
+    }
+    case 'dialog_yes':
+    case 'dialog_no':
+    case 'dialog_activate': {
+      const d = state.dialog;
+      if (!d || (d.kind !== 'charge' && d.kind !== 'confirm-deny')) return state;
+      const yes = action.action === 'dialog_yes' || (action.action === 'dialog_activate' && d.focus === 'yes');
+      if (d.kind === 'charge') {
+        if (d.phase !== 'confirm') return state;
+        return { ...state, dialog: yes ? { ...d, phase: 'running' } : null };
+      }
+      if (d.busy) return state;
+      return { ...state, dialog: yes ? { ...d, busy: true } : null };
+    }
+    case 'code_cancel':
+      return { ...state, dialog: null };
+    case 'code_submit': {
+      const d = state.dialog;
+      if (d?.kind !== 'code' || d.busy) return state;
+      const code = normalizeUserCode(d.input);
+      if (!code) {
+        return {
+          ...state,
+          dialog: { ...d, warning: 'not a machine code: type the 8 letters the machine shows (XXXX-XXXX, no vowels)' },
+        };
+      }
+      if (d.action === 'deny') {
+        return {
+          ...state,
+          dialog: {
+            kind: 'confirm-deny',
+            requestId: d.requestId,
+            machineName: d.machineName,
+            code,
+            focus: 'no',
+            busy: false,
+          },
+        };
+      }
+      return { ...state, dialog: { ...d, input: code, busy: true, warning: null } };
+    }
+    case 'refresh':
+      return status(state, 'refreshing…', 'info');
+    default:
+      return state;
+  }
+}
+
+function selectProject(state: State, project: string): State {
+  const fresh: Cursor = { key: null, index: 0 };
+  return {
+    ...state,
+    project,
+    frontier: null,
+    frontierProject: null,
+    claims: {},
+    detail: null,
+    detailOpen: false,
+    filter: '',
+    cursors: { ...state.cursors, runnable: fresh, blocked: fresh, frozen: fresh },
+  };
+}
+
+function status(state: State, text: string, tone: StatusTone): State {
+  return { ...state, status: { text, tone, at: state.now } };
+}
+
+function reduceInput(state: State, ch: string | null): State {
+  const edit = (text: string) => (ch === null ? text.slice(0, -1) : text + ch);
+  const d = state.dialog;
+  if (d?.kind === 'help') return { ...state, dialog: { ...d, filter: edit(d.filter) } };
+  if (d?.kind === 'code') {
+    if (d.busy) return state;
+    const input = edit(d.input);
+    return input.length > 16 ? state : { ...state, dialog: { ...d, input, warning: null } };
+  }
+  if (!d && state.filtering) {
+    const next = relocateAll({ ...state, filter: edit(state.filter) }, ['runnable', 'blocked', 'frozen']);
+    return next.detailOpen ? withDetailFor(next) : next;
+  }
+  return state;
+}
+
+export function reduce(state: State, action: Action): State {
+  switch (action.type) {
+    case 'key':
+      return reduceKey(state, action);
+    case 'input':
+      return reduceInput(state, action.ch);
+    case 'connection':
+      return state.connection === action.state ? state : { ...state, connection: action.state };
+    case 'failure':
+      return { ...state, failure: action.failure };
+    case 'actor':
+      return { ...state, actor: action.name };
+    case 'projects_loaded': {
+      const ids = action.projects.map((p) => p.id);
+      const project = state.project && ids.includes(state.project) ? state.project : (ids[0] ?? null);
+      const next = { ...state, projects: action.projects };
+      return project === state.project ? next : selectProject(next, project ?? '');
+    }
+    case 'frontier_loaded': {
+      if (action.project !== state.project) return state;
+      const next = relocateAll({ ...state, frontier: action.frontier, frontierProject: action.project }, [
+        'runnable',
+        'blocked',
+        'frozen',
+      ]);
+      return next.detailOpen ? withDetailFor(next) : next;
+    }
+    case 'claims_loaded': {
+      if (action.project !== state.project) return state;
+      const claims: Record<string, (typeof action.claims)[number]> = {};
+      for (const c of action.claims) claims[c.item_id] = c;
+      return { ...state, claims };
+    }
+    case 'machines_loaded': {
+      const next = relocate({ ...state, machines: action.requests }, 'machines');
+      const d = next.dialog;
+      // the request being decided went away (decided elsewhere, expired): close its dialog and say so
+      if ((d?.kind === 'code' || d?.kind === 'confirm-deny') && !d.busy) {
+        if (!action.requests.some((r) => r.request_id === d.requestId)) {
+          return status({ ...next, dialog: null }, `the request of ${d.machineName} is no longer pending`, 'warn');
+        }
+      }
+      return next;
+    }
+    case 'events_loaded':
+      return relocate({ ...state, events: mergeEvents(state.events, action.events) }, 'events');
+    case 'detail_loaded':
+      if (state.detail?.ref !== action.ref) return state;
+      return { ...state, detail: applyDetail(state.detail, action.data) };
+    case 'charge_confirm': {
+      const d = state.dialog;
+      if (d?.kind !== 'charge') return state;
+      return { ...state, dialog: { ...d, phase: 'confirm', step: action.step, ref: action.step.item_id, focus: 'no' } };
+    }
+    case 'charge_done':
+      return state.dialog?.kind === 'charge' ? { ...state, dialog: null } : state;
+    case 'code_result': {
+      const d = state.dialog;
+      if (d?.kind !== 'code' && d?.kind !== 'confirm-deny') return state;
+      if (action.ok || action.close) return { ...state, dialog: null };
+      if (d.kind === 'code') return { ...state, dialog: { ...d, busy: false, warning: action.warning ?? null } };
+      return { ...state, dialog: null };
+    }
+    case 'importing':
+      return { ...state, importing: action.on };
+    case 'status':
+      return status(state, action.text, action.tone);
+    case 'layout':
+      return state.pageSize === action.pageSize ? state : { ...state, pageSize: action.pageSize };
+    case 'tick':
+      return { ...state, now: action.now };
+  }
+}

@@ -1,0 +1,187 @@
+import type { Scope } from '../keys/keymap';
+import type { ClaimHolder, FrontierItemWire } from '../wire';
+import { FrontierTab, isFrontierTab, State, Tab } from './state';
+
+const EMPTY: readonly FrontierItemWire[] = Object.freeze([]);
+
+export function bucket(state: State, tab: FrontierTab): readonly FrontierItemWire[] {
+  return state.frontier?.[tab] ?? EMPTY;
+}
+
+interface FilterView {
+  filter: string;
+  // positions into the bucket of the rows that pass the filter; null when no filter applies
+  indices: Int32Array | null;
+  positions: Map<string, number> | null;
+}
+
+// One filtered view per (bucket array, filter): the reducer and the views share it, so a key press costs O(1).
+const views = new WeakMap<readonly FrontierItemWire[], FilterView>();
+const haystacks = new WeakMap<readonly FrontierItemWire[], string[]>();
+
+function haystackOf(rows: readonly FrontierItemWire[]): string[] {
+  let h = haystacks.get(rows);
+  if (!h) {
+    h = rows.map((r) => `${r.item_id}\u0000${r.title}`.toLowerCase());
+    haystacks.set(rows, h);
+  }
+  return h;
+}
+
+function filterView(rows: readonly FrontierItemWire[], filter: string): FilterView {
+  const cached = views.get(rows);
+  if (cached && cached.filter === filter) return cached;
+  const needle = filter.trim().toLowerCase();
+  let indices: Int32Array | null = null;
+  if (needle) {
+    const hay = haystackOf(rows);
+    const out: number[] = [];
+    for (let i = 0; i < hay.length; i++) if (hay[i].includes(needle)) out.push(i);
+    indices = Int32Array.from(out);
+  }
+  const view = { filter, indices, positions: null };
+  views.set(rows, view);
+  return view;
+}
+
+export function effectiveFilter(state: State, tab: Tab): string {
+  return isFrontierTab(tab) ? state.filter : '';
+}
+
+export function rowCount(state: State, tab: Tab): number {
+  if (isFrontierTab(tab)) {
+    const rows = bucket(state, tab);
+    const view = filterView(rows, effectiveFilter(state, tab));
+    return view.indices ? view.indices.length : rows.length;
+  }
+  return tab === 'machines' ? state.machines.length : state.events.length;
+}
+
+// The bucket position (0-based, the item's rank - 1) of the i-th visible row.
+export function bucketIndexAt(state: State, tab: FrontierTab, i: number): number {
+  const view = filterView(bucket(state, tab), effectiveFilter(state, tab));
+  return view.indices ? view.indices[i] : i;
+}
+
+export function frontierRowAt(state: State, tab: FrontierTab, i: number): FrontierItemWire | null {
+  const rows = bucket(state, tab);
+  const index = bucketIndexAt(state, tab, i);
+  return index === undefined ? null : (rows[index] ?? null);
+}
+
+export function keyAt(state: State, tab: Tab, i: number): string | null {
+  if (i < 0) return null;
+  if (isFrontierTab(tab)) return frontierRowAt(state, tab, i)?.item_id ?? null;
+  if (tab === 'machines') return state.machines[i]?.request_id ?? null;
+  return state.events[i]?.id ?? null;
+}
+
+export function indexOfKey(state: State, tab: Tab, key: string): number {
+  if (isFrontierTab(tab)) {
+    const rows = bucket(state, tab);
+    const view = filterView(rows, effectiveFilter(state, tab));
+    if (!view.positions) {
+      const positions = new Map<string, number>();
+      const n = view.indices ? view.indices.length : rows.length;
+      for (let i = 0; i < n; i++) positions.set(rows[view.indices ? view.indices[i] : i].item_id, i);
+      view.positions = positions;
+    }
+    return view.positions.get(key) ?? -1;
+  }
+  if (tab === 'machines') return state.machines.findIndex((m) => m.request_id === key);
+  return state.events.findIndex((e) => e.id === key);
+}
+
+export function selectedIndex(state: State, tab: Tab = state.tab): number {
+  const n = rowCount(state, tab);
+  return n === 0 ? -1 : Math.min(Math.max(state.cursors[tab].index, 0), n - 1);
+}
+
+export function selectedItem(state: State): FrontierItemWire | null {
+  if (!isFrontierTab(state.tab)) return null;
+  const i = selectedIndex(state);
+  return i < 0 ? null : frontierRowAt(state, state.tab, i);
+}
+
+export function selectedMachine(state: State) {
+  if (state.tab !== 'machines') return null;
+  const i = selectedIndex(state);
+  return i < 0 ? null : (state.machines[i] ?? null);
+}
+
+const eligibleSets = new WeakMap<object, Set<string>>();
+
+export function conductEligible(state: State): Set<string> {
+  const f = state.frontier;
+  if (!f) return new Set();
+  let set = eligibleSets.get(f);
+  if (!set) {
+    set = new Set(f.conduct_eligible.map((i) => i.item_id));
+    eligibleSets.set(f, set);
+  }
+  return set;
+}
+
+// Runnable conduct work held back by the WIP cap: conduct rows not in conduct_eligible.
+export function wipSuppressed(state: State): number {
+  const f = state.frontier;
+  if (!f) return 0;
+  const eligible = conductEligible(state);
+  let n = 0;
+  for (const r of f.runnable) if (r.adapter === 'conduct' && !eligible.has(r.item_id)) n++;
+  return n;
+}
+
+export function claimOf(state: State, ref: string): ClaimHolder | null {
+  return state.claims[ref] ?? null;
+}
+
+export function activeScope(state: State): Scope {
+  if (state.failure) return 'failure';
+  const d = state.dialog;
+  if (d) {
+    if (d.kind === 'help') return 'help';
+    if (d.kind === 'charge') return 'charge';
+    if (d.kind === 'code') return 'code';
+    if (d.kind === 'confirm-deny') return 'confirm';
+    return 'projects';
+  }
+  if (state.filtering) return 'filter';
+  if (state.projects !== null && state.projects.length === 0) return 'empty';
+  if (isFrontierTab(state.tab)) return 'frontier';
+  return state.tab;
+}
+
+export function detailVisible(state: State): boolean {
+  return isFrontierTab(state.tab) && state.detailOpen && !state.paneHidden;
+}
+
+// Relative age: 45s, 12m, 3h, 2d, 5w, 8mo, 2y.
+export function formatAge(iso: string | null | undefined, now: number): string {
+  if (!iso) return '';
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return '';
+  const s = Math.max(0, Math.floor((now - t) / 1000));
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m`;
+  const h = Math.floor(m / 60);
+  if (h < 48) return `${h}h`;
+  const d = Math.floor(h / 24);
+  if (d < 14) return `${d}d`;
+  if (d < 60) return `${Math.floor(d / 7)}w`;
+  if (d < 730) return `${Math.floor(d / 30)}mo`;
+  return `${Math.floor(d / 365)}y`;
+}
+
+// Countdown to a deadline: 9:58, 1:02:03, or "expired".
+export function formatCountdown(iso: string, now: number): string {
+  const left = Math.floor((Date.parse(iso) - now) / 1000);
+  if (Number.isNaN(left)) return '';
+  if (left <= 0) return 'expired';
+  const h = Math.floor(left / 3600);
+  const m = Math.floor((left % 3600) / 60);
+  const s = left % 60;
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return h > 0 ? `${h}:${pad(m)}:${pad(s)}` : `${m}:${pad(s)}`;
+}

@@ -1,0 +1,158 @@
+import type {
+  ClaimHolder,
+  DbClaimResponse,
+  DependencyEdgeWire,
+  EpicTaskWire,
+  EventWire,
+  ExplainResponse,
+  FrontierResultWire,
+  ItemWire,
+  MachineAuthorizationRequest,
+  ProjectWire,
+  ScheduleStep,
+} from '../wire';
+
+export const TABS = ['runnable', 'blocked', 'frozen', 'machines', 'events'] as const;
+export type Tab = (typeof TABS)[number];
+export type FrontierTab = 'runnable' | 'blocked' | 'frozen';
+export const TAB_LABELS: Record<Tab, string> = {
+  runnable: 'Runnable',
+  blocked: 'Blocked',
+  frozen: 'Frozen',
+  machines: 'Machines',
+  events: 'Events',
+};
+
+export function isFrontierTab(tab: Tab): tab is FrontierTab {
+  return tab === 'runnable' || tab === 'blocked' || tab === 'frozen';
+}
+
+export type ConnectionState = 'connecting' | 'live' | 'reconnecting' | 'offline';
+
+// A screen instead of the UI: nobody answers, the credential is refused, or another fatal condition.
+export interface Failure {
+  kind: 'no_daemon' | 'unauthorized' | 'error';
+  title: string;
+  lines: string[];
+}
+
+export interface Cursor {
+  // the selection follows the item, not the row number: ref wins over index when the list changes
+  key: string | null;
+  index: number;
+}
+
+export type Dialog =
+  | {
+      kind: 'charge';
+      mode: 'top' | 'selected';
+      phase: 'loading' | 'confirm' | 'running';
+      ref: string | null;
+      step: ScheduleStep | null;
+      focus: 'no' | 'yes';
+    }
+  | {
+      kind: 'code';
+      action: 'approve' | 'deny';
+      requestId: string;
+      machineName: string;
+      input: string;
+      warning: string | null;
+      busy: boolean;
+    }
+  | { kind: 'confirm-deny'; requestId: string; machineName: string; code: string; focus: 'no' | 'yes'; busy: boolean }
+  | { kind: 'help'; filter: string }
+  | { kind: 'projects'; index: number };
+
+export interface Detail {
+  ref: string;
+  explain: ExplainResponse | null;
+  item: ItemWire | null;
+  edgesIn: DependencyEdgeWire[] | null;
+  edgesOut: DependencyEdgeWire[] | null;
+  dbClaim: DbClaimResponse | null;
+  epicTasks: EpicTaskWire[] | null;
+  errors: string[];
+  // a counter bumped on every change, so views can skip re-formatting an unchanged pane
+  version: number;
+}
+
+export type StatusTone = 'info' | 'ok' | 'warn' | 'error';
+
+export interface StatusLine {
+  text: string;
+  tone: StatusTone;
+  at: number;
+}
+
+export const EVENTS_CAPACITY = 500;
+
+export interface State {
+  readOnly: boolean;
+  url: string;
+  actor: string | null;
+  connection: ConnectionState;
+  failure: Failure | null;
+  projects: ProjectWire[] | null;
+  project: string | null;
+  frontier: FrontierResultWire | null;
+  frontierProject: string | null;
+  claims: Record<string, ClaimHolder>;
+  machines: MachineAuthorizationRequest[];
+  // newest first, at most EVENTS_CAPACITY
+  events: EventWire[];
+  tab: Tab;
+  cursors: Record<Tab, Cursor>;
+  filter: string;
+  filtering: boolean;
+  detailOpen: boolean;
+  // p hides the pane without forgetting that it was opened
+  paneHidden: boolean;
+  detailScroll: number;
+  detail: Detail | null;
+  dialog: Dialog | null;
+  status: StatusLine | null;
+  importing: boolean;
+  now: number;
+  // rows in the list viewport, set by the layout; page moves use it
+  pageSize: number;
+}
+
+export function initialState(
+  options: { readOnly?: boolean; url?: string; project?: string | null; now?: number } = {},
+): State {
+  const cursor = (): Cursor => ({ key: null, index: 0 });
+  return {
+    readOnly: options.readOnly ?? false,
+    url: options.url ?? '',
+    actor: null,
+    connection: 'connecting',
+    failure: null,
+    projects: null,
+    project: options.project ?? null,
+    frontier: null,
+    frontierProject: null,
+    claims: {},
+    machines: [],
+    events: [],
+    tab: 'runnable',
+    cursors: {
+      runnable: cursor(),
+      blocked: cursor(),
+      frozen: cursor(),
+      machines: cursor(),
+      events: cursor(),
+    },
+    filter: '',
+    filtering: false,
+    detailOpen: false,
+    paneHidden: false,
+    detailScroll: 0,
+    detail: null,
+    dialog: null,
+    status: null,
+    importing: false,
+    now: options.now ?? Date.now(),
+    pageSize: 10,
+  };
+}

@@ -1,0 +1,188 @@
+import * as blessed from 'blessed';
+
+import { detailVisible } from '../state/selectors';
+import { isFrontierTab, State, Tab } from '../state/state';
+import { footerLine, headerLine, statusLine, tabsLine } from './chrome';
+import { detailLines } from './detail';
+import { Theme } from './format';
+import { listHeaderLine, ListRender, renderEventRows, renderFrontierRows, renderMachineRows } from './lists';
+import { emptyLines, failureLines, overlayFor } from './overlays';
+
+// Below this width the detail pane goes under the list instead of beside it.
+export const SIDE_BY_SIDE_MIN_WIDTH = 120;
+
+export interface Geometry {
+  width: number;
+  height: number;
+  listWidth: number;
+  listRows: number;
+  detail: { left: number; top: number; width: number; height: number } | null;
+}
+
+export function geometry(state: State, width: number, height: number): Geometry {
+  const bodyTop = 2;
+  const body = Math.max(3, height - 4);
+  if (!detailVisible(state) || state.failure) {
+    return { width, height, listWidth: width, listRows: body - 1, detail: null };
+  }
+  if (width >= SIDE_BY_SIDE_MIN_WIDTH) {
+    const dw = Math.floor(width * 0.42);
+    return {
+      width,
+      height,
+      listWidth: width - dw,
+      listRows: body - 1,
+      detail: { left: width - dw, top: bodyTop, width: dw, height: body },
+    };
+  }
+  const listHeight = Math.max(4, Math.floor(body * 0.42));
+  return {
+    width,
+    height,
+    listWidth: width,
+    listRows: listHeight - 1,
+    detail: { left: 0, top: bodyTop + listHeight, width, height: body - listHeight },
+  };
+}
+
+// One box per region; every frame sets only the content of what changed. No blessed list widget: the rows are a
+// virtual list written into one box.
+export class Layout {
+  private readonly header: blessed.Widgets.BoxElement;
+  private readonly tabs: blessed.Widgets.BoxElement;
+  private readonly listHeader: blessed.Widgets.BoxElement;
+  private readonly list: blessed.Widgets.BoxElement;
+  private readonly detail: blessed.Widgets.BoxElement;
+  private readonly status: blessed.Widgets.BoxElement;
+  private readonly footer: blessed.Widgets.BoxElement;
+  private readonly overlay: blessed.Widgets.BoxElement;
+  private readonly offsets: Record<Tab, number> = { runnable: 0, blocked: 0, frozen: 0, machines: 0, events: 0 };
+  private readonly contents = new Map<blessed.Widgets.BoxElement, string>();
+  private detailCache: { key: string; lines: string[] } | null = null;
+
+  constructor(
+    private readonly screen: blessed.Widgets.Screen,
+    private readonly theme: Theme,
+  ) {
+    const box = (options: blessed.Widgets.BoxOptions) =>
+      blessed.box({ parent: screen, tags: true, wrap: false, ...options } as blessed.Widgets.BoxOptions);
+    this.header = box({ top: 0, left: 0, width: '100%', height: 1 });
+    this.tabs = box({ top: 1, left: 0, width: '100%', height: 1 });
+    this.listHeader = box({ top: 2, left: 0, width: '100%', height: 1 });
+    this.list = box({ top: 3, left: 0, width: '100%', height: 1 });
+    this.detail = box({
+      top: 3,
+      left: 0,
+      width: 10,
+      height: 3,
+      border: { type: 'line' },
+      label: ' Detail ',
+      hidden: true,
+      style: { border: theme.color ? { fg: 'gray' } : {} },
+    });
+    this.status = box({ bottom: 1, left: 0, width: '100%', height: 1 });
+    this.footer = box({ bottom: 0, left: 0, width: '100%', height: 1 });
+    this.overlay = box({
+      top: 'center',
+      left: 'center',
+      width: 40,
+      height: 5,
+      border: { type: 'line' },
+      hidden: true,
+      style: { border: theme.color ? { fg: 'cyan' } : {} },
+    });
+  }
+
+  private set(el: blessed.Widgets.BoxElement, content: string): void {
+    if (this.contents.get(el) === content) return;
+    this.contents.set(el, content);
+    el.setContent(content);
+  }
+
+  // Lays out and fills every region from the state; returns the number of list rows (the page size).
+  update(state: State): number {
+    const width = Math.max(20, (this.screen.width as number) || 80);
+    const height = Math.max(6, (this.screen.height as number) || 24);
+    const g = geometry(state, width, height);
+    const t = this.theme;
+
+    this.set(this.header, headerLine(state, width, t));
+    this.set(this.tabs, tabsLine(state, width));
+    this.set(this.status, statusLine(state, width, t));
+    this.set(this.footer, footerLine(state, width, t));
+
+    this.listHeader.width = g.listWidth;
+    this.list.width = g.listWidth;
+    this.list.height = Math.max(1, g.listRows);
+
+    if (state.failure || (state.projects !== null && state.projects.length === 0)) {
+      this.set(this.listHeader, '');
+      this.list.height = Math.max(1, height - 4);
+      this.set(this.list, (state.failure ? failureLines(state, width, t) : emptyLines(state, width, t)).join('\n'));
+    } else {
+      this.set(this.listHeader, listHeaderLine(state, state.tab, g.listWidth, t));
+      const r = this.rows(state, g);
+      this.offsets[state.tab] = r.offset;
+      this.set(this.list, r.lines.length > 0 ? r.lines.join('\n') : this.emptyList(state));
+    }
+
+    if (g.detail) {
+      const d = g.detail;
+      this.detail.left = d.left;
+      this.detail.top = d.top;
+      this.detail.width = d.width;
+      this.detail.height = d.height;
+      const inner = Math.max(1, d.height - 2);
+      const lines = this.detailContent(state, d.width - 2);
+      const maxScroll = Math.max(0, lines.length - inner);
+      const scroll = Math.min(state.detailScroll, maxScroll);
+      const shown = lines.slice(scroll, scroll + inner);
+      this.detail.setLabel(
+        maxScroll > 0 ? ` Detail ${scroll + 1}-${scroll + shown.length}/${lines.length} (J/K) ` : ' Detail ',
+      );
+      this.set(this.detail, shown.join('\n'));
+      this.detail.show();
+    } else {
+      this.detail.hide();
+    }
+
+    const overlay = state.failure ? null : overlayFor(state, width, height, t);
+    if (overlay) {
+      this.overlay.width = Math.min(width, overlay.width);
+      this.overlay.height = Math.min(height, overlay.lines.length + 2);
+      this.overlay.setLabel(overlay.title);
+      this.set(this.overlay, overlay.lines.join('\n'));
+      this.overlay.show();
+      this.overlay.setFront();
+    } else {
+      this.overlay.hide();
+    }
+    return Math.max(1, g.listRows);
+  }
+
+  private detailContent(state: State, width: number): string[] {
+    const key = `${state.detail?.ref}:${state.detail?.version}:${width}:${state.cursors[state.tab].key}:${state.frontier ? 1 : 0}:${Math.floor(state.now / 60000)}:${Object.keys(state.claims).length}`;
+    if (this.detailCache?.key === key) return this.detailCache.lines;
+    const lines = detailLines(state, width, this.theme);
+    this.detailCache = { key, lines };
+    return lines;
+  }
+
+  private rows(state: State, g: Geometry): ListRender {
+    const height = Math.max(1, g.listRows);
+    const prev = this.offsets[state.tab];
+    if (isFrontierTab(state.tab)) return renderFrontierRows(state, state.tab, g.listWidth, height, prev, this.theme);
+    if (state.tab === 'machines') return renderMachineRows(state, g.listWidth, height, prev, this.theme);
+    return renderEventRows(state, g.listWidth, height, prev, this.theme);
+  }
+
+  private emptyList(state: State): string {
+    if (isFrontierTab(state.tab)) {
+      if (!state.frontier) return ' loading…';
+      if (state.filter) return ` no ${state.tab} item matches "${state.filter.replace(/[{}]/g, '')}"`;
+      return ` no ${state.tab} items`;
+    }
+    if (state.tab === 'machines') return ' no pending machine requests (a machine asks with `svc connect <url>`)';
+    return ' no events yet';
+  }
+}

@@ -1,0 +1,283 @@
+import {
+  bucketIndexAt,
+  claimOf,
+  conductEligible,
+  formatAge,
+  formatCountdown,
+  frontierRowAt,
+  rowCount,
+  selectedIndex,
+} from '../state/selectors';
+import { FrontierTab, isFrontierTab, State, Tab } from '../state/state';
+import type { ClaimHolder, EventWire, FrontierItemWire, MachineAuthorizationRequest } from '../wire';
+import { esc, fit, inverse, paint, PRIORITY_COLOR, PRIORITY_SHORT, Theme } from './format';
+
+// The scroll offset that keeps the selected row visible, moving as little as possible from the previous one.
+export function scrollWindow(selected: number, count: number, height: number, previous: number): number {
+  if (height <= 0 || count <= height) return 0;
+  let offset = Math.min(Math.max(previous, 0), count - height);
+  if (selected < offset) offset = selected;
+  else if (selected >= offset + height) offset = selected - height + 1;
+  return offset;
+}
+
+interface Column {
+  id: string;
+  title: string;
+  width: number;
+  align: 'left' | 'right';
+}
+
+const FRONTIER_COLUMNS = (rankWidth: number): Column[] => [
+  { id: 'rank', title: '#', width: rankWidth, align: 'right' },
+  { id: 'ref', title: 'ref', width: 8, align: 'left' },
+  { id: 'mark', title: ' ', width: 1, align: 'left' },
+  { id: 'title', title: 'title', width: 0, align: 'left' },
+  { id: 'priority', title: 'pri', width: 4, align: 'left' },
+  { id: 'status', title: 'status', width: 14, align: 'left' },
+  { id: 'adapter', title: 'adapter', width: 8, align: 'left' },
+  { id: 'depth', title: 'dep', width: 3, align: 'right' },
+  { id: 'unblocks', title: 'unb', width: 3, align: 'right' },
+  { id: 'age', title: 'age', width: 4, align: 'right' },
+  { id: 'claim', title: 'claimed by', width: 16, align: 'left' },
+];
+
+// Columns dropped, in this order, while the title would be narrower than MIN_TITLE.
+const DROP_ORDER = ['claim', 'unblocks', 'depth', 'age', 'adapter'];
+const MIN_TITLE = 18;
+
+export function frontierColumns(width: number, count: number): Column[] {
+  const rankWidth = Math.max(3, String(count).length);
+  let cols = FRONTIER_COLUMNS(rankWidth);
+  // 1 for the selection marker, 1 space between columns
+  const fixed = (cs: Column[]) => 1 + cs.reduce((sum, c) => sum + c.width + 1, 0);
+  for (const drop of DROP_ORDER) {
+    if (width - fixed(cols) >= MIN_TITLE) break;
+    cols = cols.filter((c) => c.id !== drop);
+  }
+  const title = cols.find((c) => c.id === 'title')!;
+  title.width = Math.max(6, width - fixed(cols));
+  return cols;
+}
+
+export function claimLabel(claim: ClaimHolder | null): string {
+  if (!claim) return '';
+  return `${claim.actor ?? claim.harness}#${claim.session_id}`;
+}
+
+function cell(
+  col: Column,
+  item: FrontierItemWire,
+  rank: number,
+  state: State,
+  eligible: Set<string>,
+  theme: Theme,
+): string {
+  switch (col.id) {
+    case 'rank':
+      return esc(fit(String(rank), col.width, 'right'));
+    case 'ref':
+      return esc(fit(item.item_id, col.width));
+    case 'mark': {
+      // a glyph, not only a colour: * conduct-eligible, @ claimed, ! operator-blocked reason present
+      const claimed = state.claims[item.item_id] !== undefined;
+      if (eligible.has(item.item_id)) return paint(theme, '*', 'green');
+      return claimed ? paint(theme, '@', 'magenta') : ' ';
+    }
+    case 'title':
+      return esc(fit(item.title, col.width));
+    case 'priority':
+      return paint(
+        theme,
+        esc(fit(PRIORITY_SHORT[item.priority] ?? item.priority, col.width)),
+        PRIORITY_COLOR[item.priority] ?? 'white',
+      );
+    case 'status':
+      return esc(fit(item.status, col.width));
+    case 'adapter':
+      return paint(theme, esc(fit(item.adapter, col.width)), 'cyan');
+    case 'depth':
+      return esc(fit(String(item.downstream_depth), col.width, 'right'));
+    case 'unblocks':
+      return esc(fit(String(item.unblocks_count), col.width, 'right'));
+    case 'age':
+      return esc(fit(formatAge(item.created_at, state.now), col.width, 'right'));
+    case 'claim':
+      return paint(theme, esc(fit(claimLabel(claimOf(state, item.item_id)), col.width)), 'magenta');
+    default:
+      return '';
+  }
+}
+
+function plainCell(col: Column, item: FrontierItemWire, rank: number, state: State, eligible: Set<string>): string {
+  const c = cell(col, item, rank, state, eligible, { color: false });
+  return c;
+}
+
+export function frontierHeaderLine(width: number, count: number, theme: Theme): string {
+  const cols = frontierColumns(width, count);
+  return paint(theme, ` ${cols.map((c) => esc(fit(c.title, c.width, c.align))).join(' ')}`, 'gray');
+}
+
+export interface ListRender {
+  lines: string[];
+  offset: number;
+}
+
+// Only the rows in the viewport are formatted: the cost of a frame follows the height, not the backlog.
+export function renderFrontierRows(
+  state: State,
+  tab: FrontierTab,
+  width: number,
+  height: number,
+  previousOffset: number,
+  theme: Theme,
+): ListRender {
+  const count = rowCount(state, tab);
+  const selected = selectedIndex(state, tab);
+  const offset = scrollWindow(Math.max(selected, 0), count, height, previousOffset);
+  const cols = frontierColumns(width, state.frontier?.[tab].length ?? count);
+  const eligible = conductEligible(state);
+  const lines: string[] = [];
+  for (let i = offset; i < Math.min(count, offset + height); i++) {
+    const item = frontierRowAt(state, tab, i);
+    if (!item) continue;
+    const rank = bucketIndexAt(state, tab, i) + 1;
+    if (i === selected) {
+      const text = cols.map((c) => plainCell(c, item, rank, state, eligible)).join(' ');
+      lines.push(inverse(`›${text}`));
+    } else {
+      lines.push(` ${cols.map((c) => cell(c, item, rank, state, eligible, theme)).join(' ')}`);
+    }
+  }
+  return { lines, offset };
+}
+
+const MACHINE_COLUMNS: Column[] = [
+  { id: 'name', title: 'machine', width: 18, align: 'left' },
+  { id: 'id', title: 'machine id', width: 0, align: 'left' },
+  { id: 'address', title: 'from', width: 16, align: 'left' },
+  { id: 'age', title: 'age', width: 4, align: 'right' },
+  { id: 'expires', title: 'expires in', width: 10, align: 'right' },
+  { id: 'claimed', title: 'yours', width: 5, align: 'left' },
+];
+
+function machineColumns(width: number): Column[] {
+  const cols = MACHINE_COLUMNS.map((c) => ({ ...c }));
+  const fixed = 1 + cols.reduce((s, c) => s + c.width + 1, 0);
+  cols[1].width = Math.max(8, width - fixed);
+  return cols;
+}
+
+export function machinesHeaderLine(width: number, theme: Theme): string {
+  return paint(
+    theme,
+    ` ${machineColumns(width)
+      .map((c) => esc(fit(c.title, c.width, c.align)))
+      .join(' ')}`,
+    'gray',
+  );
+}
+
+function machineCell(col: Column, r: MachineAuthorizationRequest, now: number, theme: Theme): string {
+  switch (col.id) {
+    case 'name':
+      return esc(fit(r.machine_name, col.width));
+    case 'id':
+      return esc(fit(r.machine_id, col.width));
+    case 'address':
+      return esc(fit(r.client_address, col.width));
+    case 'age':
+      return esc(fit(formatAge(r.created_at, now), col.width, 'right'));
+    case 'expires': {
+      const left = Date.parse(r.expires_at) - now;
+      const text = esc(fit(formatCountdown(r.expires_at, now), col.width, 'right'));
+      return left < 60_000 ? paint(theme, text, 'red') : paint(theme, text, 'yellow');
+    }
+    case 'claimed':
+      return esc(fit(r.claimed_by_caller ? 'yes' : '', col.width));
+    default:
+      return '';
+  }
+}
+
+export function renderMachineRows(
+  state: State,
+  width: number,
+  height: number,
+  previousOffset: number,
+  theme: Theme,
+): ListRender {
+  const count = state.machines.length;
+  const selected = selectedIndex(state, 'machines');
+  const offset = scrollWindow(Math.max(selected, 0), count, height, previousOffset);
+  const cols = machineColumns(width);
+  const lines: string[] = [];
+  for (let i = offset; i < Math.min(count, offset + height); i++) {
+    const r = state.machines[i];
+    if (i === selected)
+      lines.push(inverse(`›${cols.map((c) => machineCell(c, r, state.now, { color: false })).join(' ')}`));
+    else lines.push(` ${cols.map((c) => machineCell(c, r, state.now, theme)).join(' ')}`);
+  }
+  return { lines, offset };
+}
+
+export function eventSummary(e: EventWire): string {
+  const p = e.payload ?? {};
+  const str = (v: unknown) =>
+    typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : '';
+  const obj = (v: unknown) => (typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {});
+  if (e.name === 'ChargeDecisionMade') {
+    const d = { ...p, ...obj(p.detail) };
+    return [str(d.reason), d.dispatched === true ? 'dispatched' : 'not dispatched', str(d.adapter)]
+      .filter(Boolean)
+      .join(' · ');
+  }
+  if (e.name === 'FrontierComputed') {
+    const c = obj(p.counts);
+    return `runnable ${str(c.runnable)} · blocked ${str(c.blocked)} · frozen ${str(c.frozen)} · WIP ${str(p.wip_active)}/${str(p.wip_cap)}`;
+  }
+  const keys = Object.keys(p).slice(0, 4);
+  return keys.map((k) => `${k}=${typeof p[k] === 'object' ? '…' : str(p[k])}`).join(' ');
+}
+
+function eventTime(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '';
+  return d.toISOString().slice(11, 19);
+}
+
+export function eventsHeaderLine(width: number, theme: Theme): string {
+  const summary = Math.max(8, width - 1 - 9 - 21 - 9 - 10 - 4);
+  return paint(
+    theme,
+    ` ${fit('time', 8)} ${fit('event', 20)} ${fit('item', 8)} ${fit('project', 9)} ${fit('detail', summary)}`,
+    'gray',
+  );
+}
+
+export function renderEventRows(
+  state: State,
+  width: number,
+  height: number,
+  previousOffset: number,
+  theme: Theme,
+): ListRender {
+  const count = state.events.length;
+  const selected = selectedIndex(state, 'events');
+  const offset = scrollWindow(Math.max(selected, 0), count, height, previousOffset);
+  const summary = Math.max(8, width - 1 - 9 - 21 - 9 - 10 - 4);
+  const lines: string[] = [];
+  for (let i = offset; i < Math.min(count, offset + height); i++) {
+    const e = state.events[i];
+    const text = `${fit(eventTime(e.created_at), 8)} ${fit(e.name, 20)} ${fit(e.item_id ?? '', 8)} ${fit(e.project ?? '', 9)} ${fit(eventSummary(e), summary)}`;
+    if (i === selected) lines.push(inverse(`›${esc(text)}`));
+    else lines.push(` ${e.name === 'ChargeDecisionMade' ? paint(theme, esc(text), 'cyan') : esc(text)}`);
+  }
+  return { lines, offset };
+}
+
+export function listHeaderLine(state: State, tab: Tab, width: number, theme: Theme): string {
+  if (isFrontierTab(tab)) return frontierHeaderLine(width, state.frontier?.[tab].length ?? 0, theme);
+  return tab === 'machines' ? machinesHeaderLine(width, theme) : eventsHeaderLine(width, theme);
+}

@@ -1,0 +1,153 @@
+import { helpRows, keyLabel } from '../keys/keymap';
+import { activeScope } from '../state/selectors';
+import { Dialog, State } from '../state/state';
+import { bold, esc, fit, inverse, paint, Theme, truncate, wrap } from './format';
+
+export interface OverlayContent {
+  title: string;
+  lines: string[];
+  width: number;
+}
+
+function buttons(focus: 'no' | 'yes', yesLabel: string): string {
+  const no = '[ No ]';
+  const yes = `[ ${yesLabel} ]`;
+  // the focused button is inverted and marked with > <, so focus shows without colour
+  return focus === 'no' ? `   ${inverse(`>${no}<`)}   ${yes} ` : `    ${no}   ${inverse(`>${esc(yes)}<`)}`;
+}
+
+export function chargeDialog(d: Dialog & { kind: 'charge' }, width: number, theme: Theme): OverlayContent {
+  const w = Math.min(76, width - 4);
+  const lines: string[] = [];
+  if (d.phase === 'loading' || !d.step) {
+    lines.push(` ${esc(d.ref ? `looking up ${d.ref} in the schedule…` : 'looking up the top runnable item…')}`);
+  } else {
+    const s = d.step;
+    const body = (t: string) => wrap(t, w - 4).forEach((l) => lines.push(` ${esc(l)}`));
+    body(`Dispatch ${s.item_id} "${s.title}"?`);
+    lines.push('');
+    lines.push(
+      ` ${fit('item', 11)}${esc(truncate(`${s.item_id} (${s.project}, ${s.priority}, ${s.status})`, w - 16))}`,
+    );
+    lines.push(` ${fit('adapter', 11)}${esc(s.adapter)}`);
+    lines.push(` ${fit('entrypoint', 11)}${esc(truncate(s.entrypoint ?? '(none)', w - 16))}`);
+    lines.push('');
+    body(
+      'y claims the item for this session and runs the dispatch (same as `svc charge --yes`); n or esc cancels and records operator_cancelled.',
+    );
+    lines.push('');
+    lines.push(
+      d.phase === 'running' ? ` ${paint(theme, 'dispatching…', 'yellow')}` : buttons(d.focus, 'Yes, dispatch'),
+    );
+  }
+  return { title: ' Charge ', lines, width: w };
+}
+
+export function codeDialog(d: Dialog & { kind: 'code' }, width: number, theme: Theme): OverlayContent {
+  const w = Math.min(70, width - 4);
+  const lines: string[] = [];
+  const verb = d.action === 'approve' ? 'Approve' : 'Deny';
+  wrap(`${verb} the request of "${d.machineName}": type the code the machine shows.`, w - 4).forEach((l) =>
+    lines.push(` ${esc(l)}`),
+  );
+  lines.push('');
+  lines.push(` code: ${bold(esc(d.input))}${d.busy ? '' : '▏'}`);
+  lines.push('');
+  if (d.warning) wrap(`! ${d.warning}`, w - 4).forEach((l) => lines.push(` ${paint(theme, esc(l), 'red')}`));
+  else if (d.busy) lines.push(` ${paint(theme, 'sending…', 'yellow')}`);
+  else
+    lines.push(
+      paint(
+        theme,
+        ` enter ${d.action === 'deny' ? 'continues (deny asks to confirm)' : 'approves'} · esc cancels`,
+        'gray',
+      ),
+    );
+  return { title: ` ${verb} machine `, lines, width: w };
+}
+
+export function confirmDenyDialog(d: Dialog & { kind: 'confirm-deny' }, width: number, theme: Theme): OverlayContent {
+  const w = Math.min(64, width - 4);
+  const lines: string[] = [];
+  wrap(`Deny "${d.machineName}" (code ${d.code})? The machine will not be connected.`, w - 4).forEach((l) =>
+    lines.push(` ${esc(l)}`),
+  );
+  lines.push('');
+  lines.push(d.busy ? ` ${paint(theme, 'sending…', 'yellow')}` : buttons(d.focus, 'Yes, deny'));
+  return { title: ' Deny machine ', lines, width: w };
+}
+
+export function helpOverlay(
+  state: State,
+  d: Dialog & { kind: 'help' },
+  width: number,
+  height: number,
+  theme: Theme,
+): OverlayContent {
+  const w = Math.min(90, width - 2);
+  const scope = activeScopeBelowHelp(state);
+  const rows = helpRows(scope, d.filter);
+  const lines: string[] = [
+    ` search: ${bold(esc(d.filter))}▏  ${paint(theme, '(type to filter, esc closes)', 'gray')}`,
+    '',
+  ];
+  const keyWidth = 18;
+  for (const r of rows.slice(0, Math.max(1, height - 6))) {
+    const danger = r.dangerous ? paint(theme, ' (asks first)', 'yellow') : '';
+    lines.push(
+      ` ${paint(theme, esc(fit(r.keys, keyWidth)), 'cyan')} ${esc(truncate(r.help, w - keyWidth - 16))}${danger}`,
+    );
+  }
+  if (rows.length === 0) lines.push(' no key matches');
+  return { title: ' Keys ', lines, width: w };
+}
+
+function activeScopeBelowHelp(state: State) {
+  return activeScope({ ...state, dialog: null });
+}
+
+export function projectsDialog(state: State, d: Dialog & { kind: 'projects' }, width: number): OverlayContent {
+  const w = Math.min(70, width - 4);
+  const lines = (state.projects ?? []).map((p, i) => {
+    const text = `${fit(p.id, 16)} ${truncate(p.name, w - 24)}${p.id === state.project ? ' (open)' : ''}`;
+    return i === d.index ? inverse(`›${esc(text)}`) : ` ${esc(text)}`;
+  });
+  return { title: ' Projects ', lines, width: w };
+}
+
+export function overlayFor(state: State, width: number, height: number, theme: Theme): OverlayContent | null {
+  const d = state.dialog;
+  if (!d) return null;
+  switch (d.kind) {
+    case 'charge':
+      return chargeDialog(d, width, theme);
+    case 'code':
+      return codeDialog(d, width, theme);
+    case 'confirm-deny':
+      return confirmDenyDialog(d, width, theme);
+    case 'help':
+      return helpOverlay(state, d, width, height, theme);
+    case 'projects':
+      return projectsDialog(state, d, width);
+  }
+}
+
+export function failureLines(state: State, width: number, theme: Theme): string[] {
+  const f = state.failure;
+  if (!f) return [];
+  const out = ['', ` ${paint(theme, bold(esc(f.title)), 'red')}`, ''];
+  for (const line of f.lines) wrap(line, width - 4).forEach((l) => out.push(` ${esc(l)}`));
+  out.push('');
+  out.push(paint(theme, ` ${keyLabel('r')} retry now · q quit · retrying every few seconds`, 'gray'));
+  return out;
+}
+
+export function emptyLines(state: State, width: number, theme: Theme): string[] {
+  const out = ['', ` ${bold('No project on this daemon yet.')}`, ''];
+  const text = state.readOnly
+    ? 'Import a backlog with `svc import <file>` (read-only mode: the TUI does not import).'
+    : 'Press i to import the bundled demo backlog (examples/demo-backlog.json: 40 items in project "atlas", epics, every gate point), or import your own with `svc import <file>`.';
+  wrap(text, width - 4).forEach((l) => out.push(` ${esc(l)}`));
+  if (state.importing) out.push('', ` ${paint(theme, 'importing…', 'yellow')}`);
+  return out;
+}

@@ -1,0 +1,26 @@
+// The wire shapes the TUI reads, all from libs/contracts (the one home of wire types); re-exported here so the
+// TUI's files import them from one place.
+export type {
+  ChargeDecisionDetail,
+  ClaimHolder,
+  ClaimsResponse,
+  DbClaimResponse,
+  DependencyEdgeWire,
+  DispatchResponse,
+  EpicTaskWire,
+  EventWire,
+  EventsListResponse,
+  ExplainResponse,
+  FrontierBucket,
+  FrontierItemWire,
+  FrontierListResponse,
+  FrontierResultWire,
+  ItemResponse as ItemWire,
+  MachineAuthorizationRequest,
+  MachineAuthorizationRequestList,
+  ProjectWire,
+  ScheduleResponse,
+  ScheduleStep,
+  StreamNotice,
+  WhoAmIResponse,
+} from '@app/contracts';
