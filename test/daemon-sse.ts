@@ -29,7 +29,10 @@ export async function openStream(
   const decoder = new TextDecoder();
   const pump =
     res.status !== 200
-      ? res.text().then(() => undefined)
+      ? res.text().then(
+          () => undefined,
+          () => undefined,
+        )
       : (async () => {
           const reader = res.body!.getReader();
           try {

@@ -1,10 +1,10 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 
-import { ChargeDecisionResponse, DispatchResponse, ScheduleResponse } from '@app/contracts';
+import { ChargeDecisionResponse, ClaimsResponse, DispatchResponse, ScheduleResponse } from '@app/contracts';
 
 import { AuthenticatedActor, CurrentActor } from '../auth/actor';
 import { ChargeService } from './charge.service';
-import { ChargeDecisionDto, DispatchDto, ScheduleQueryDto } from './dto/charge.dto';
+import { ChargeDecisionDto, ClaimsQueryDto, DispatchDto, ScheduleQueryDto } from './dto/charge.dto';
 
 @Controller('v1/charge')
 export class ChargeController {
@@ -13,6 +13,12 @@ export class ChargeController {
   @Get('schedule')
   schedule(@CurrentActor() actor: AuthenticatedActor, @Query() dto: ScheduleQueryDto): Promise<ScheduleResponse> {
     return this.service.schedule(actor, dto);
+  }
+
+  // Who holds a live claim on which item of the project (the TUI's claim column).
+  @Get('claims')
+  claims(@CurrentActor() actor: AuthenticatedActor, @Query() dto: ClaimsQueryDto): Promise<ClaimsResponse> {
+    return this.service.claims(actor, dto);
   }
 
   @Post('dispatch')

@@ -31,6 +31,20 @@ export interface ClaimResult {
   expires_at: Date;
 }
 
+export interface ClaimHolderRow {
+  item_id: string;
+  project: string;
+  session_id: number;
+  harness: string;
+  model: string;
+  lane: string;
+  actor: string | null;
+  adapter: string | null;
+  wip_slot: boolean;
+  claimed_at: Date;
+  expires_at: Date;
+}
+
 const WIP = [...WIP_STATUSES];
 
 @Injectable()
@@ -44,6 +58,22 @@ export class ChargeRepository {
          FROM item_claims c JOIN items i ON i.id = c.item_id
         WHERE c.project = ANY ($1::text[]) AND c.expires_at > now()`,
       [projects, WIP],
+    );
+  }
+
+  // Who holds each live claim of the project (one claim per item: item_claims is keyed by item).
+  claimHolders(project: string): Promise<ClaimHolderRow[]> {
+    return this.dataSource.query(
+      `SELECT p.public_item_prefix || '-' || i.project_sequence AS item_id, c.project, c.session_id, s.harness,
+              s.model, s.lane, a.name AS actor, c.adapter, c.wip_slot, c.claimed_at, c.expires_at
+         FROM item_claims c
+         JOIN items i ON i.id = c.item_id
+         JOIN projects p ON p.id = i.project
+         JOIN executor_sessions s ON s.id = c.session_id
+         LEFT JOIN actors a ON a.id = s.actor_id
+        WHERE c.project = $1 AND c.expires_at > now()
+        ORDER BY c.claimed_at, c.item_id`,
+      [project],
     );
   }
 

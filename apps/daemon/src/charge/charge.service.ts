@@ -3,6 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   ChargeDecisionDetail,
   ChargeDecisionResponse,
+  ClaimsResponse,
   DispatchResponse,
   ScheduleProjectSummary,
   ScheduleResponse,
@@ -22,7 +23,7 @@ import { RefsService } from '../refs/refs.service';
 import { SessionRow } from '../sessions/dto/sessions.dto';
 import { SessionsService } from '../sessions/sessions.service';
 import { ChargeRepository, LiveClaimRow } from './charge.repository';
-import { ChargeDecisionDto, DispatchDto, ScheduleQueryDto } from './dto/charge.dto';
+import { ChargeDecisionDto, ClaimsQueryDto, DispatchDto, ScheduleQueryDto } from './dto/charge.dto';
 
 export const DEFAULT_LANE = 'primary';
 const WIP = new Set<string>(WIP_STATUSES);
@@ -342,6 +343,28 @@ export class ChargeService {
         event_id: event.id,
       };
     });
+  }
+
+  // GET /v1/charge/claims: the live claims on the project's items and who holds them (the frontier's visibility).
+  async claims(actor: AuthenticatedActor, dto: ClaimsQueryDto): Promise<ClaimsResponse> {
+    const project = await this.frontier.resolveProject(actor, dto.project);
+    const rows = await this.repository.claimHolders(project.id);
+    return {
+      project: project.id,
+      claims: rows.map((r) => ({
+        item_id: r.item_id,
+        project: r.project,
+        session_id: r.session_id,
+        harness: r.harness,
+        model: r.model,
+        lane: r.lane,
+        actor: r.actor,
+        adapter: r.adapter,
+        wip_slot: r.wip_slot,
+        claimed_at: r.claimed_at.toISOString(),
+        expires_at: r.expires_at.toISOString(),
+      })),
+    };
   }
 
   // Terminal exits decided by the command line (dry run, cancel, nothing runnable, ...).

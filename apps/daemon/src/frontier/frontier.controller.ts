@@ -1,18 +1,37 @@
-import { Controller, Get, Header, Param, Query } from '@nestjs/common';
+import { Controller, Get, Header, Headers, Param, Query, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 
 import { AuthenticatedActor, CurrentActor } from '../auth/actor';
 import { ExplainResponse, FrontierListQueryDto, FrontierListResponse, FrontierQueryDto } from './dto/frontier.dto';
 import { FrontierService } from './frontier.service';
 
+// If-None-Match (RFC 9110 §13.1.2): `*`, or a list of entity tags compared weakly (W/ ignored).
+export function etagMatches(header: string, etag: string): boolean {
+  if (header.trim() === '*') return true;
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}
+
 @Controller('v1')
 export class FrontierController {
   constructor(private readonly service: FrontierService) {}
 
-  // FrontierResult, serialized once by the service (large backlogs).
+  // FrontierResult, serialized once by the service (large backlogs). Conditional: a strong ETag of the exact body;
+  // If-None-Match naming it answers 304 without a body. no-cache: caches must revalidate every time.
   @Get('charge/frontier')
-  @Header('content-type', 'application/json; charset=utf-8')
-  frontier(@CurrentActor() actor: AuthenticatedActor, @Query() dto: FrontierQueryDto): Promise<string> {
-    return this.service.frontierJson(actor, dto);
+  @Header('cache-control', 'no-cache')
+  async frontier(
+    @CurrentActor() actor: AuthenticatedActor,
+    @Query() dto: FrontierQueryDto,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const { json, etag } = await this.service.frontierJson(actor, dto);
+    void reply.header('etag', etag);
+    if (ifNoneMatch !== undefined && etagMatches(ifNoneMatch, etag)) {
+      await reply.status(304).send();
+      return;
+    }
+    await reply.header('content-type', 'application/json; charset=utf-8').status(200).send(json);
   }
 
   @Get('frontier/list')

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 import { Injectable } from '@nestjs/common';
 
 import {
@@ -36,11 +38,22 @@ export interface ComputedFrontier {
   computation: FrontierComputation;
 }
 
+export interface SerializedFrontier {
+  json: string;
+  // a strong validator of exactly these bytes: a digest of the body, computed once with the serialization
+  etag: string;
+}
+
+export function serializeFrontier(result: unknown): SerializedFrontier {
+  const json = JSON.stringify(result);
+  return { json, etag: `"${createHash('sha256').update(json, 'utf8').digest('base64url').slice(0, 32)}"` };
+}
+
 interface CachedGraph {
   fingerprint: string;
   graph: ProjectGraph;
-  // the serialized FrontierResult and its FrontierComputed counts, per wip_cap
-  results: Map<number, string>;
+  // the serialized FrontierResult (with its strong ETag) and its FrontierComputed counts, per wip_cap
+  results: Map<number, SerializedFrontier>;
   counts?: Map<number, FrontierCounts>;
 }
 
@@ -117,18 +130,18 @@ export class FrontierService {
     return this.repository.findProjects(accessible.map((p) => p.id));
   }
 
-  // GET /v1/charge/frontier: serialized once per graph and wip_cap, so repeated reads of an unchanged backlog
-  // cost one fingerprint query.
-  async frontierJson(actor: AuthenticatedActor, dto: FrontierQueryDto): Promise<string> {
+  // GET /v1/charge/frontier: serialized (and its ETag digested) once per graph and wip_cap, so repeated reads of an
+  // unchanged backlog cost one fingerprint query; the ETag is always that of the result this read computed.
+  async frontierJson(actor: AuthenticatedActor, dto: FrontierQueryDto): Promise<SerializedFrontier> {
     const project = await this.resolveProject(actor, dto.project);
     const wipCap = wipCapOf(project, dto.wip_cap);
     const { graph, computation, entry } = await this.computeWithCache(project, wipCap, actor.id, null, ACTIVATION_ONLY);
-    let json = entry.results.get(wipCap);
-    if (json === undefined) {
-      json = JSON.stringify(toFrontierResultWire(computation!, graph.refOf));
-      entry.results.set(wipCap, json);
+    let serialized = entry.results.get(wipCap);
+    if (serialized === undefined) {
+      serialized = serializeFrontier(toFrontierResultWire(computation!, graph.refOf));
+      entry.results.set(wipCap, serialized);
     }
-    return json;
+    return serialized;
   }
 
   // compute_frontier for one project; every call records FrontierComputed.

@@ -66,7 +66,8 @@ export class SessionsRepository {
   end(sessionId: number): Promise<SessionRow> {
     return this.dataSource.transaction(async (manager) => {
       await manager.query('DELETE FROM item_claims WHERE session_id = $1', [sessionId]);
-      const rows: SessionRow[] = await manager.query(
+      // UPDATE ... RETURNING answers [rows, rowCount] through TypeORM's query().
+      const [rows]: [SessionRow[], number] = await manager.query(
         `UPDATE executor_sessions SET ended_at = coalesce(ended_at, now()), last_seen_at = now()
           WHERE id = $1 RETURNING ${SESSION_COLUMNS}`,
         [sessionId],

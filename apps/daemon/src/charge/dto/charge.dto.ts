@@ -21,6 +21,10 @@ const REF = /^[A-Za-z][A-Za-z0-9]{0,15}-[0-9]{1,9}$/;
 
 export const TARGET_BUCKETS = ['blocked', 'frozen', 'not_found'] as const;
 
+export class ClaimsQueryDto {
+  @IsOptional() @IsString() @MaxLength(63) project?: string;
+}
+
 export class ScheduleQueryDto {
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) session_id?: number;
   @IsOptional() @IsString() @MaxLength(63) project?: string;

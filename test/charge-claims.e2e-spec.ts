@@ -1,0 +1,291 @@
+import {
+  createProject,
+  createTestDatabase,
+  DaemonProcess,
+  insertItems,
+  startDaemonProcess,
+  TestDatabase,
+  withClient,
+} from '@app/testing';
+import { createActor, http, sql, TestActor } from '@app/testing/machine-auth';
+
+import type { ClaimsResponse } from '@app/contracts';
+
+import { openStream, OpenedStream, SseMessage } from './daemon-sse';
+
+// A notice after the ones under test (delivered in commit order): a listener that got it got the earlier ones too.
+async function marker(url: string, name: string, project: string | null = null): Promise<void> {
+  await sql(url, `SELECT pg_notify('svc_items', $1)`, [JSON.stringify({ type: 'marker', name, project })]);
+}
+
+describe('daemon surfaces for the TUI: claims, conditional frontier, stream replay', () => {
+  let db: TestDatabase;
+  let daemon: DaemonProcess;
+  let base: string;
+  let admin: string;
+  let otto: TestActor;
+  let streams: OpenedStream[] = [];
+
+  beforeAll(async () => {
+    db = await createTestDatabase('server', 'tui_surfaces');
+    daemon = await startDaemonProcess({ env: { SVC_DATABASE_URL: db.url } });
+    base = daemon.url;
+    admin = daemon.token!;
+    await withClient(db.url, async (client) => {
+      await createProject(client, { id: 'alpha', prefix: 'AL' });
+      await insertItems(client, 'alpha', [
+        { title: 'first', status: 'planned', priority: 'high', createdAt: '2026-01-01T00:00:00Z' },
+        { title: 'second', status: 'planned', priority: 'medium', createdAt: '2026-01-02T00:00:00Z' },
+        { title: 'third', status: 'planned', priority: 'low', createdAt: '2026-01-03T00:00:00Z' },
+      ]);
+      await createProject(client, { id: 'hid', prefix: 'HD' });
+      await insertItems(client, 'hid', [{ title: 'secret', status: 'planned' }]);
+    });
+    otto = await createActor(db.url, { name: 'otto', membership: null });
+    // 'hid' belongs to an organization otto is not in
+    await sql(db.url, `INSERT INTO organizations (slug, name) VALUES ('hidden', 'hidden')`);
+    await sql(
+      db.url,
+      `UPDATE projects SET organization_id = (SELECT id FROM organizations WHERE slug = 'hidden') WHERE id = 'hid'`,
+    );
+  });
+
+  afterEach(async () => {
+    await Promise.all(streams.map((s) => s.close()));
+    streams = [];
+  });
+
+  afterAll(async () => {
+    await daemon?.stop();
+    await db?.drop();
+  });
+
+  const stream = async (token: string, options: { query?: string; headers?: Record<string, string> } = {}) => {
+    const opened = await openStream(base, token, options);
+    streams.push(opened);
+    return opened;
+  };
+
+  async function session(project = 'alpha'): Promise<number> {
+    const res = await http<{ session_id: number }>(base, 'POST', '/v1/sessions', {
+      token: admin,
+      body: { harness: 'claude-code', model: 'opus-4', project },
+    });
+    expect(res.status).toBe(201);
+    return res.body.session_id;
+  }
+
+  const dispatch = (sessionId: number, item: string) =>
+    http(base, 'POST', '/v1/charge/dispatch', { token: admin, body: { session_id: sessionId, item_id: item } });
+
+  describe('GET /v1/charge/claims', () => {
+    it('should name who holds each live claim of the project, and announce claims taken and released', async () => {
+      const live = await stream(admin, { query: 'project=alpha' });
+      const sessionId = await session();
+      const dispatched = await dispatch(sessionId, 'AL-1');
+      expect(dispatched.status).toBe(200);
+      const claimed = await live.waitFor((m) => m.event === 'claim' && m.data.item_id === 'AL-1');
+      expect(claimed.data).toEqual({
+        type: 'claim',
+        op: 'claimed',
+        project: 'alpha',
+        item_id: 'AL-1',
+        session_id: sessionId,
+      });
+      const res = await http<ClaimsResponse>(base, 'GET', '/v1/charge/claims?project=alpha', { token: otto.token });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({
+        project: 'alpha',
+        claims: [
+          {
+            item_id: 'AL-1',
+            project: 'alpha',
+            session_id: sessionId,
+            harness: 'claude-code',
+            model: 'opus-4',
+            lane: expect.any(String),
+            actor: 'admin',
+            adapter: 'conduct',
+            wip_slot: expect.any(Boolean),
+            claimed_at: expect.any(String),
+            expires_at: expect.any(String),
+          },
+        ],
+      });
+      const [{ lane }] = await sql<{ lane: string }>(db.url, 'SELECT lane FROM executor_sessions WHERE id = $1', [
+        sessionId,
+      ]);
+      expect(res.body.claims[0].lane).toBe(lane);
+      expect(Date.parse(res.body.claims[0].expires_at)).toBeGreaterThan(Date.parse(res.body.claims[0].claimed_at));
+
+      // a heartbeat renews without a notice; ending the session releases with one
+      const beat = await http(base, 'POST', `/v1/sessions/${sessionId}/heartbeat`, { token: admin });
+      expect(beat.status).toBe(200);
+      const ended = await http(base, 'POST', `/v1/sessions/${sessionId}/end`, { token: admin });
+      expect(ended.status).toBe(200);
+      await live.waitFor((m) => m.event === 'claim' && m.data.op === 'released' && m.data.item_id === 'AL-1');
+      expect(live.messages.filter((m) => m.event === 'claim').map((m) => m.data.op)).toEqual(['claimed', 'released']);
+      const after = await http<ClaimsResponse>(base, 'GET', '/v1/charge/claims?project=alpha', { token: admin });
+      expect(after.body.claims).toEqual([]);
+    });
+
+    it('should leave out expired claims', async () => {
+      const sessionId = await session();
+      expect((await dispatch(sessionId, 'AL-2')).status).toBe(200);
+      const before = await http<ClaimsResponse>(base, 'GET', '/v1/charge/claims?project=alpha', { token: admin });
+      expect(before.body.claims.map((c) => c.item_id)).toEqual(['AL-2']);
+      await sql(db.url, `UPDATE item_claims SET expires_at = now() - interval '1 second' WHERE session_id = $1`, [
+        sessionId,
+      ]);
+      const after = await http<ClaimsResponse>(base, 'GET', '/v1/charge/claims?project=alpha', { token: admin });
+      expect(after.body.claims).toEqual([]);
+    });
+
+    it('should answer project_required, project_not_found and 401 like the frontier', async () => {
+      const missing = await http(base, 'GET', '/v1/charge/claims', { token: otto.token });
+      expect(missing.status).toBe(400);
+      expect(missing.body).toMatchObject({ code: 'project_required' });
+      for (const project of ['hid', 'nope']) {
+        const hidden = await http(base, 'GET', `/v1/charge/claims?project=${project}`, { token: otto.token });
+        expect(hidden.status).toBe(404);
+        expect(hidden.body).toMatchObject({ code: 'project_not_found' });
+      }
+      expect((await http(base, 'GET', '/v1/charge/claims?project=hid', { token: admin })).status).toBe(200);
+      expect((await http(base, 'GET', '/v1/charge/claims?project=alpha')).status).toBe(401);
+    });
+
+    it('should not send claim notices of a project to a listener who cannot see it', async () => {
+      const ottoStream = await stream(otto.token);
+      const adminStream = await stream(admin);
+      const sessionId = await session('hid');
+      expect((await dispatch(sessionId, 'HD-1')).status).toBe(200);
+      await adminStream.waitFor((m) => m.event === 'claim' && m.data.item_id === 'HD-1');
+      await marker(db.url, 'after-hidden-claim');
+      await ottoStream.waitFor((m) => m.event === 'marker');
+      expect(ottoStream.messages.filter((m) => m.event === 'claim')).toEqual([]);
+    });
+  });
+
+  describe('GET /v1/charge/frontier ETag', () => {
+    const frontier = (query: string, headers: Record<string, string> = {}) =>
+      fetch(`${base}/v1/charge/frontier?${query}`, { headers: { authorization: `Bearer ${admin}`, ...headers } });
+
+    it('should answer 304 without a body while the result is unchanged, and 200 with a new ETag once it changes', async () => {
+      const first = await frontier('project=alpha');
+      expect(first.status).toBe(200);
+      const etag = first.headers.get('etag')!;
+      expect(etag).toMatch(/^"[A-Za-z0-9_-]{16,}"$/);
+      expect(first.headers.get('cache-control')).toBe('no-cache');
+      const body = await first.text();
+
+      for (const tag of [etag, `W/${etag}`, `"other", ${etag}`, '*']) {
+        const again = await frontier('project=alpha', { 'if-none-match': tag });
+        expect(again.status).toBe(304);
+        expect(again.headers.get('etag')).toBe(etag);
+        expect(await again.text()).toBe('');
+      }
+      const other = await frontier('project=alpha', { 'if-none-match': '"stale"' });
+      expect(other.status).toBe(200);
+      expect(await other.text()).toBe(body);
+
+      // another wip_cap is another result
+      const capped = await frontier('project=alpha&wip_cap=0');
+      expect(capped.status).toBe(200);
+      expect(capped.headers.get('etag')).not.toBe(etag);
+      await capped.text();
+
+      // a direct SQL write changes the result: never a stale 304
+      await withClient(db.url, (client) =>
+        insertItems(client, 'alpha', [{ title: 'late arrival', status: 'planned' }]),
+      );
+      const changed = await frontier('project=alpha', { 'if-none-match': etag });
+      expect(changed.status).toBe(200);
+      expect(changed.headers.get('etag')).not.toBe(etag);
+      expect(await changed.text()).toContain('late arrival');
+    });
+  });
+
+  describe('Last-Event-ID on GET /v1/events/stream', () => {
+    const record = async (project: string | null, name = 'TuiTestEvent') => {
+      const [row] = await sql<{ id: string }>(
+        db.url,
+        `INSERT INTO events (name, kind, project, payload) VALUES ($1, 'telemetry', $2, '{}') RETURNING id::text AS id`,
+        [name, project],
+      );
+      return row.id;
+    };
+    const events = (s: OpenedStream) => s.messages.filter((m) => m.event === 'event');
+    const ids = (messages: SseMessage[]) => messages.map((m) => m.id);
+
+    it('should replay the visible events after the given id, in order, before the live ones', async () => {
+      const last = await record('alpha');
+      const missed = [await record('alpha'), await record(null), await record('hid'), await record('alpha', 'Other')];
+      const resumed = await stream(otto.token, { headers: { 'last-event-id': last } });
+      expect(resumed.status).toBe(200);
+      await resumed.waitFor((m) => m.id === missed[3]);
+      const replayed = events(resumed);
+      expect(ids(replayed)).toEqual([missed[0], missed[1], missed[3]]);
+      expect(replayed[0].data).toEqual({
+        type: 'event',
+        id: Number(missed[0]),
+        name: 'TuiTestEvent',
+        project: 'alpha',
+        item_ref: null,
+      });
+
+      // then live: an event recorded through the daemon arrives once
+      const charged = await http<{ event_id: string }>(base, 'POST', '/v1/charge/decisions', {
+        token: otto.token,
+        body: { reason: 'no_runnable_items', project: 'alpha' },
+      });
+      expect(charged.status).toBe(201);
+      await resumed.waitFor((m) => m.id === String(charged.body.event_id));
+      expect(ids(events(resumed)).filter((id) => id === String(charged.body.event_id))).toHaveLength(1);
+    });
+
+    it('should take the id from ?last_event_id= and filter the replay like the live stream', async () => {
+      const last = await record('alpha');
+      const wanted = await record('alpha', 'Wanted');
+      await record('alpha', 'Unwanted');
+      const other = await record('hid', 'Wanted');
+      const resumed = await stream(admin, { query: `last_event_id=${last}&event_name=Wanted&project=alpha` });
+      await resumed.waitFor((m) => m.id === wanted);
+      await marker(db.url, 'after-filtered-replay', 'alpha');
+      await resumed.waitFor((m) => m.event === 'marker');
+      expect(ids(events(resumed))).toEqual([wanted]);
+      expect(other).not.toBe(wanted);
+    });
+
+    it('should replay at most 500, newest, and say that older ones were left out', async () => {
+      const last = await record('alpha');
+      const [{ first, newest }] = await sql<{ first: string; newest: string }>(
+        db.url,
+        `WITH ins AS (
+           INSERT INTO events (name, kind, project, payload)
+           SELECT 'Bulk', 'telemetry', 'alpha', jsonb_build_object('n', n) FROM generate_series(1, 620) n
+           RETURNING id)
+         SELECT min(id)::text AS first, max(id)::text AS newest FROM ins`,
+      );
+      const resumed = await stream(admin, { headers: { 'last-event-id': last } });
+      await resumed.waitFor((m) => m.id === newest);
+      expect(resumed.messages[0]).toEqual({
+        event: 'replay_truncated',
+        id: null,
+        data: { type: 'replay_truncated', last_event_id: last, replayed: 500 },
+      });
+      const replayed = events(resumed);
+      expect(replayed).toHaveLength(500);
+      expect(replayed[499].id).toBe(newest);
+      expect(replayed.map((m) => m.id)).not.toContain(first);
+      const numeric = replayed.map((m) => Number(m.id));
+      expect(numeric).toEqual([...numeric].sort((a, b) => a - b));
+    });
+
+    it('should refuse an id that is not an event id with 400 before streaming', async () => {
+      for (const options of [{ headers: { 'last-event-id': 'abc' } }, { query: 'last_event_id=-1' }]) {
+        const refused = await stream(admin, options);
+        expect(refused.status).toBe(400);
+      }
+    });
+  });
+});
