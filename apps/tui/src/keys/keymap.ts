@@ -297,10 +297,11 @@ export function helpRows(scope: Scope, filter = '', keymap: readonly KeyBinding[
       help: b.help,
       scope: b.scope,
       dangerous: Boolean(b.dangerous),
-      active: stack.includes(b.scope),
+      // most specific scope first: the tab's own keys, then list moves, then global ones
+      rank: stack.includes(b.scope) ? (b.scope === 'always' ? stack.length : stack.indexOf(b.scope)) : stack.length + 1,
     }))
     .filter((r) => !needle || `${r.keys} ${r.help} ${r.scope}`.toLowerCase().includes(needle));
-  rows.sort((a, b) => Number(b.active) - Number(a.active));
+  rows.sort((a, b) => a.rank - b.rank);
   return rows.map(({ keys, help, scope: s, dangerous }) => ({ keys, help, scope: s, dangerous }));
 }
 

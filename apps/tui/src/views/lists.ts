@@ -28,9 +28,9 @@ interface Column {
   align: 'left' | 'right';
 }
 
-const FRONTIER_COLUMNS = (rankWidth: number): Column[] => [
+const FRONTIER_COLUMNS = (rankWidth: number, refWidth: number): Column[] => [
   { id: 'rank', title: '#', width: rankWidth, align: 'right' },
-  { id: 'ref', title: 'ref', width: 8, align: 'left' },
+  { id: 'ref', title: 'ref', width: refWidth, align: 'left' },
   { id: 'mark', title: ' ', width: 1, align: 'left' },
   { id: 'title', title: 'title', width: 0, align: 'left' },
   { id: 'priority', title: 'pri', width: 4, align: 'left' },
@@ -46,9 +46,25 @@ const FRONTIER_COLUMNS = (rankWidth: number): Column[] => [
 const DROP_ORDER = ['claim', 'unblocks', 'depth', 'age', 'adapter'];
 const MIN_TITLE = 18;
 
-export function frontierColumns(width: number, count: number): Column[] {
+const refWidths = new WeakMap<object, number>();
+
+// The widest ref of the frontier, computed once per frontier answer.
+export function refWidthOf(state: State): number {
+  const f = state.frontier;
+  if (!f) return 8;
+  let w = refWidths.get(f);
+  if (w === undefined) {
+    w = 6;
+    for (const bucket of [f.runnable, f.blocked, f.frozen])
+      for (const r of bucket) if (r.item_id.length > w) w = r.item_id.length;
+    refWidths.set(f, w);
+  }
+  return w;
+}
+
+export function frontierColumns(width: number, count: number, refWidth = 8): Column[] {
   const rankWidth = Math.max(3, String(count).length);
-  let cols = FRONTIER_COLUMNS(rankWidth);
+  let cols = FRONTIER_COLUMNS(rankWidth, refWidth);
   // 1 for the selection marker, 1 space between columns
   const fixed = (cs: Column[]) => 1 + cs.reduce((sum, c) => sum + c.width + 1, 0);
   for (const drop of DROP_ORDER) {
@@ -114,8 +130,8 @@ function plainCell(col: Column, item: FrontierItemWire, rank: number, state: Sta
   return c;
 }
 
-export function frontierHeaderLine(width: number, count: number, theme: Theme): string {
-  const cols = frontierColumns(width, count);
+export function frontierHeaderLine(width: number, count: number, theme: Theme, refWidth = 8): string {
+  const cols = frontierColumns(width, count, refWidth);
   return paint(theme, ` ${cols.map((c) => esc(fit(c.title, c.width, c.align))).join(' ')}`, 'gray');
 }
 
@@ -136,7 +152,7 @@ export function renderFrontierRows(
   const count = rowCount(state, tab);
   const selected = selectedIndex(state, tab);
   const offset = scrollWindow(Math.max(selected, 0), count, height, previousOffset);
-  const cols = frontierColumns(width, state.frontier?.[tab].length ?? count);
+  const cols = frontierColumns(width, state.frontier?.[tab].length ?? count, refWidthOf(state));
   const eligible = conductEligible(state);
   const lines: string[] = [];
   for (let i = offset; i < Math.min(count, offset + height); i++) {
@@ -278,6 +294,6 @@ export function renderEventRows(
 }
 
 export function listHeaderLine(state: State, tab: Tab, width: number, theme: Theme): string {
-  if (isFrontierTab(tab)) return frontierHeaderLine(width, state.frontier?.[tab].length ?? 0, theme);
+  if (isFrontierTab(tab)) return frontierHeaderLine(width, state.frontier?.[tab].length ?? 0, theme, refWidthOf(state));
   return tab === 'machines' ? machinesHeaderLine(width, theme) : eventsHeaderLine(width, theme);
 }

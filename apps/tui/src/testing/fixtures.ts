@@ -1,0 +1,140 @@
+import { PassThrough } from 'node:stream';
+
+import * as blessed from 'blessed';
+
+import type {
+  EventWire,
+  FrontierItemWire,
+  FrontierResultWire,
+  MachineAuthorizationRequest,
+  ProjectWire,
+} from '../wire';
+
+// Test data and a headless blessed screen for the TUI's unit and render tests (and the benchmark).
+
+export const NOW = Date.parse('2026-01-10T12:00:00.000Z');
+
+export function item(n: number, overrides: Partial<FrontierItemWire> = {}): FrontierItemWire {
+  return {
+    item_id: `ATL-${n}`,
+    title: `Item number ${n}`,
+    status: 'planned',
+    priority: 'medium',
+    project: 'atlas',
+    workflow_id: 'issue',
+    workflow_version_id: 1,
+    adapter: 'conduct',
+    blocked_by: [],
+    blocked_reasons: [],
+    unblocks_count: 0,
+    downstream_depth: 0,
+    created_at: new Date(NOW - 3 * 3_600_000).toISOString(),
+    ...overrides,
+  };
+}
+
+export function frontier(
+  runnable: FrontierItemWire[],
+  blocked: FrontierItemWire[] = [],
+  frozen: FrontierItemWire[] = [],
+  extra: Partial<FrontierResultWire> = {},
+): FrontierResultWire {
+  return { runnable, blocked, frozen, wip_cap: 4, wip_active: 1, conduct_eligible: [], ...extra };
+}
+
+export function project(id = 'atlas', name = 'Atlas billing platform'): ProjectWire {
+  return {
+    id,
+    name,
+    public_item_prefix: 'ATL',
+    next_sequence: 1,
+    policy: {},
+    title_max_length: 120,
+    organization: null,
+    created_at: new Date(NOW).toISOString(),
+    updated_at: new Date(NOW).toISOString(),
+  } as ProjectWire;
+}
+
+export function machineRequest(
+  n: number,
+  overrides: Partial<MachineAuthorizationRequest> = {},
+): MachineAuthorizationRequest {
+  return {
+    request_id: `req-${n}`,
+    machine_name: `box ${n}`,
+    machine_id: `00000000-0000-4000-8000-00000000000${n}`,
+    client_address: '127.0.0.1',
+    org: 'default',
+    created_at: new Date(NOW - 30_000).toISOString(),
+    expires_at: new Date(NOW + 570_000).toISOString(),
+    claimed_by_caller: false,
+    ...overrides,
+  };
+}
+
+export function event(id: number, overrides: Partial<EventWire> = {}): EventWire {
+  return {
+    id: String(id),
+    name: 'ChargeDecisionMade',
+    kind: 'decision',
+    project: 'atlas',
+    item_id: 'ATL-1',
+    actor_id: 1,
+    session_id: null,
+    payload: { detail: { reason: 'operator_cancelled', dispatched: false, adapter: 'conduct' } },
+    created_at: new Date(NOW - id * 1000).toISOString(),
+    ...overrides,
+  };
+}
+
+export interface TestScreen {
+  screen: blessed.Widgets.Screen;
+  input: PassThrough;
+  output: PassThrough & { columns: number; rows: number; isTTY: boolean };
+  text(): string;
+  lines(): string[];
+  resize(columns: number, rows: number): void;
+  destroy(): void;
+}
+
+// A blessed screen over PassThrough streams: real key parsing and layout, screen text read back from the buffer.
+export function testScreen(columns = 120, rows = 36): TestScreen {
+  const input = new PassThrough() as PassThrough & { isTTY?: boolean; setRawMode?: () => void };
+  input.isTTY = true;
+  input.setRawMode = () => undefined;
+  const output = Object.assign(new PassThrough(), { columns, rows, isTTY: true });
+  output.on('data', () => undefined);
+  const screen = blessed.screen({
+    input,
+    output,
+    terminal: 'xterm-256color',
+    forceUnicode: true,
+    fullUnicode: true,
+    warnings: false,
+    autoPadding: false,
+  } as blessed.Widgets.IScreenOptions);
+  const lines = () =>
+    (screen as unknown as { lines: { [x: number]: [number, string] }[] }).lines.map((line) => {
+      let s = '';
+      for (let x = 0; x < screen.width; x++) s += line[x]?.[1] ?? ' ';
+      return s.replace(/\s+$/, '');
+    });
+  return {
+    screen,
+    input,
+    output,
+    lines,
+    text: () => lines().join('\n'),
+    resize(c: number, r: number) {
+      output.columns = c;
+      output.rows = r;
+      output.emit('resize');
+    },
+    destroy() {
+      screen.destroy();
+      input.destroy();
+      output.destroy();
+    },
+  };
+}

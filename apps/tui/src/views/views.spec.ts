@@ -1,0 +1,331 @@
+import { App } from '../app';
+import type { Action } from '../state/actions';
+import { initialState, State } from '../state/state';
+import { event, frontier, item, machineRequest, NOW, project, testScreen, TestScreen } from '../testing/fixtures';
+import type { ExplainResponse } from '../wire';
+import { footerLine, headerLine, statusLine, tabsLine } from './chrome';
+import { detailLines } from './detail';
+
+const SIZES: [number, number][] = [
+  [120, 36],
+  [80, 24],
+];
+
+const explainBlocked: ExplainResponse = {
+  item_id: 'ATL-8',
+  project: 'atlas',
+  status: 'implementing',
+  bucket: 'blocked',
+  position: 1,
+  adapter: 'wait',
+  summary: ['ATL-8 waits on ATL-5 (status:done; it is planned)'],
+  operator_block: null,
+  unsatisfied: [
+    {
+      blocker: 'ATL-5',
+      satisfaction: 'status:done',
+      form: 'status',
+      state: 'planned',
+      blocker_bucket: 'blocked',
+      reason: 'ATL-5 is in planned; needs done',
+      need: 'ATL-5 reaches done',
+    },
+  ],
+  critical_path: ['ATL-8', 'ATL-5', 'ATL-3'],
+  unblock_roots: ['ATL-3'],
+  stuck: [],
+  ranking: null,
+  conduct: null,
+  wip_cap: 4,
+  wip_active: 1,
+};
+
+function backlog(): Action[] {
+  const runnable = [
+    item(3, { title: 'Audit log', priority: 'high', adapter: 'conduct', unblocks_count: 2, downstream_depth: 2 }),
+    item(6, { title: 'Price book: per-call tiers', priority: 'high', adapter: 'usher', status: 'release' }),
+    item(9, {
+      title: 'Usage dashboard widget',
+      priority: 'low',
+      created_at: new Date(NOW - 2 * 86_400_000).toISOString(),
+    }),
+  ];
+  const blocked = [
+    item(8, {
+      title: 'Invoice PDF rendering',
+      status: 'implementing',
+      adapter: 'wait',
+      blocked_by: ['ATL-5'],
+      blocked_reasons: ['ATL-5 is in planned; needs done'],
+    }),
+    item(5, { title: 'Tax rules', blocked_by: ['ATL-3'], blocked_reasons: ['ATL-3 is in planned; needs done'] }),
+  ];
+  const frozen = [item(14, { title: 'Legacy import (frozen)' })];
+  return [
+    { type: 'actor', name: 'admin' },
+    { type: 'projects_loaded', projects: [project('atlas'), project('beta', 'Beta project')] },
+    {
+      type: 'frontier_loaded',
+      project: 'atlas',
+      frontier: frontier(runnable, blocked, frozen, { conduct_eligible: [runnable[0]], wip_active: 1, wip_cap: 4 }),
+    },
+    {
+      type: 'claims_loaded',
+      project: 'atlas',
+      claims: [
+        {
+          item_id: 'ATL-6',
+          project: 'atlas',
+          session_id: 7,
+          harness: 'claude-code',
+          model: 'opus',
+          lane: 'deep',
+          actor: 'alice',
+          adapter: 'usher',
+          wip_slot: false,
+          claimed_at: new Date(NOW - 60_000).toISOString(),
+          expires_at: new Date(NOW + 1_740_000).toISOString(),
+        },
+      ],
+    },
+    { type: 'machines_loaded', requests: [machineRequest(1, { machine_name: 'build box' })] },
+    { type: 'events_loaded', events: [event(2), event(1, { name: 'FrontierComputed', payload: {} })] },
+    { type: 'connection', state: 'live' },
+  ];
+}
+
+describe('views', () => {
+  let t: TestScreen;
+  let app: App;
+
+  const start = (columns: number, rows: number, state: Partial<State> = {}) => {
+    t = testScreen(columns, rows);
+    app = new App({
+      screen: t.screen,
+      theme: { color: true },
+      state: { ...initialState({ now: NOW, url: 'http://127.0.0.1:7700' }), ...state },
+      effects: null,
+      onQuit: () => undefined,
+    });
+    backlog().forEach((a) => app.store.dispatch(a));
+    app.renderNow();
+  };
+  const dispatch = (...actions: Action[]) => {
+    actions.forEach((a) => app.store.dispatch(a));
+    app.renderNow();
+  };
+  // key bytes go through blessed's real key parser
+  const press = async (...keys: string[]) => {
+    for (const k of keys) {
+      t.input.write(k);
+      await new Promise((r) => setImmediate(r));
+    }
+    app.renderNow();
+  };
+
+  afterEach(() => {
+    app?.stop();
+    t?.destroy();
+  });
+
+  describe.each(SIZES)('at %ix%i', (columns, rows) => {
+    it('should show the header, the tabs, the runnable rows and the footer hints', () => {
+      start(columns, rows);
+      const text = t.text();
+      const lines = t.lines();
+      expect(lines[0]).toContain('svc atlas');
+      expect(lines[0]).toContain('● live');
+      expect(lines[0]).toContain('! 1 machine request');
+      expect(text).toMatch(/\[1 Runna(ble)? 3\]/);
+      expect(text).toContain('ATL-3');
+      expect(text).toContain('Audit log');
+      expect(text).toContain('high');
+      expect(text).toContain('2d');
+      expect(text).toMatch(/ATL-3\s+\*/);
+      expect(lines[rows - 1]).toContain('c charge top');
+      expect(lines[rows - 1]).toContain('/ filter');
+      expect(lines).toHaveLength(rows);
+      if (columns >= 120) {
+        expect(lines[0]).toContain('runnable 3 · blocked 2 · frozen 1');
+        expect(lines[0]).toContain('WIP 1/4');
+        expect(text).toContain('alice#7');
+      }
+    });
+
+    it('should open a blocked item and show its reasons and critical path', async () => {
+      start(columns, rows);
+      await press('2', '\r');
+      dispatch({ type: 'detail_loaded', ref: 'ATL-8', data: { part: 'explain', value: explainBlocked } });
+      let text = t.text();
+      expect(text).toContain('Blocked by');
+      expect(text).toContain('ATL-5 is in planned; needs done');
+      // a small pane scrolls with J
+      for (let i = 0; i < 4 && !text.includes('start first: ATL-3'); i++) {
+        await press('J');
+        text = t.text();
+      }
+      expect(text).toContain('critical path: ATL-8 → ATL-5 → ATL-3');
+      expect(text).toContain('start first: ATL-3');
+      const detailTop = t.lines().findIndex((l) => l.includes('Detail'));
+      const firstRow = t.lines().findIndex((l) => l.includes('ATL-8'));
+      if (columns >= 120) expect(detailTop).toBeLessThanOrEqual(firstRow);
+      else expect(detailTop).toBeGreaterThan(firstRow);
+    });
+
+    it('should filter as the user types and show the match count', async () => {
+      start(columns, rows);
+      await press('/', 'p', 'r', 'i');
+      const text = t.text();
+      expect(text).toContain('Price book');
+      expect(text).not.toContain('Audit log');
+      expect(text).toContain('/pri');
+      expect(text).toContain('(1 match');
+      await press('\x1b');
+      expect(t.text()).toContain('Audit log');
+    });
+
+    it('should name the item, adapter and entrypoint in the charge dialog with "no" focused', async () => {
+      start(columns, rows);
+      await press('c');
+      dispatch({
+        type: 'charge_confirm',
+        step: {
+          position: 1,
+          item_id: 'ATL-3',
+          title: 'Audit log',
+          project: 'atlas',
+          status: 'planned',
+          priority: 'high',
+          adapter: 'conduct',
+          lane: 'primary',
+          next_step: null,
+          entrypoint: '/svc conduct ATL-3',
+          wait: false,
+          wip_slot: true,
+          claimed_by_session: false,
+          unblocks_count: 2,
+          downstream_depth: 2,
+        },
+      });
+      const text = t.text();
+      expect(text).toContain('Dispatch ATL-3 "Audit log"?');
+      expect(text).toMatch(/adapter\s+conduct/);
+      expect(text).toContain('/svc conduct ATL-3');
+      expect(text).toContain('>[ No ]<');
+      await press('n');
+      expect(t.text()).not.toContain('>[ No ]<');
+    });
+
+    it('should list machine requests with a live countdown', () => {
+      start(columns, rows);
+      dispatch({ type: 'key', action: 'tab_machines' });
+      expect(t.text()).toContain('build box');
+      expect(t.text()).toContain('9:30');
+      dispatch({ type: 'tick', now: NOW + 10_000 });
+      expect(t.text()).toContain('9:20');
+      expect(t.lines()[rows - 1]).toContain('a approve');
+    });
+
+    it('should ask for the code and show the warning for a code of another request', async () => {
+      start(columns, rows);
+      await press('4', 'a', 'B', 'C', 'D', 'F', '-', 'G', 'H', 'J', 'K');
+      expect(t.text()).toContain('code: BCDF-GHJK');
+      await press('\r');
+      dispatch({ type: 'code_result', ok: false, warning: 'that code belongs to another request' });
+      expect(t.text()).toContain('! that code belongs to another request');
+    });
+
+    it('should show the events newest first', () => {
+      start(columns, rows);
+      dispatch({ type: 'key', action: 'tab_events' });
+      const lines = t.lines();
+      const decision = lines.findIndex((l) => l.includes('ChargeDecisionMade'));
+      const computed = lines.findIndex((l) => l.includes('FrontierComputed'));
+      expect(decision).toBeGreaterThan(0);
+      expect(decision).toBeLessThan(computed);
+      expect(lines[decision]).toContain('operator_cancelled');
+    });
+
+    it('should open the help overlay from the keymap and filter it', async () => {
+      start(columns, rows);
+      await press('?');
+      expect(t.text()).toContain('Keys');
+      expect(t.text()).toContain('charge the top runnable item');
+      await press('d', 'e', 'n', 'y');
+      expect(t.text()).toContain('deny the selected request');
+      expect(t.text()).not.toContain('charge the top runnable item');
+      await press('\x1b');
+      expect(t.text()).not.toContain('deny the selected request');
+    });
+
+    it('should show a screen, not a stack, when no daemon answers', () => {
+      start(columns, rows);
+      dispatch(
+        { type: 'connection', state: 'offline' },
+        {
+          type: 'failure',
+          failure: {
+            kind: 'no_daemon',
+            title: 'No svc daemon at http://127.0.0.1:7700',
+            lines: ['Start one with `svc up`'],
+          },
+        },
+      );
+      expect(t.text()).toContain('No svc daemon at http://127.0.0.1:7700');
+      expect(t.text()).toContain('Start one with `svc up`');
+      expect(t.text()).toContain('✕ offline');
+      expect(t.text()).not.toContain('ATL-3');
+    });
+
+    it('should offer the demo import on a daemon without projects', () => {
+      start(columns, rows);
+      dispatch({ type: 'projects_loaded', projects: [] });
+      expect(t.text()).toContain('No project on this daemon yet');
+      expect(t.text()).toContain('Press i to import the bundled demo backlog');
+      expect(t.lines()[rows - 1]).toContain('i import demo');
+    });
+  });
+
+  it('should move the detail pane below the list when resized narrower than 120 columns', async () => {
+    start(120, 36);
+    await press('\r');
+    const side = t.lines().find((l) => l.includes('ATL-3') && l.includes('Detail'));
+    expect(side ?? t.lines()[2]).toContain('Detail');
+    t.resize(80, 24);
+    app.renderNow();
+    const lines = t.lines();
+    expect(lines).toHaveLength(24);
+    const detailTop = lines.findIndex((l) => l.includes('Detail'));
+    expect(detailTop).toBeGreaterThan(lines.findIndex((l) => l.includes('Audit log')));
+    expect(lines[0]).toContain('svc atlas');
+  });
+
+  it('should render only the visible rows of a 100k-row bucket and reach the last with G', async () => {
+    const rows = Array.from({ length: 100_000 }, (_, i) => item(i + 1));
+    start(120, 36);
+    dispatch({ type: 'frontier_loaded', project: 'atlas', frontier: frontier(rows) });
+    expect(t.text()).toContain('ATL-1 ');
+    await press('G');
+    const text = t.text();
+    expect(text).toContain('ATL-100000');
+    expect(text).toContain('100000');
+    expect(text).not.toContain('ATL-1 ');
+  });
+
+  it('should keep every signal without colour (NO_COLOR)', () => {
+    start(120, 36);
+    const state = app.store.state;
+    const plain = { color: false };
+    for (const line of [
+      headerLine(state, 120, plain),
+      tabsLine(state, 120),
+      statusLine(state, 120, plain),
+      footerLine(state, 120, plain),
+      ...detailLines(state, 60, plain),
+    ]) {
+      expect(line).not.toMatch(/-fg\}/);
+    }
+    expect(headerLine(state, 120, plain)).toContain('● live');
+    expect(tabsLine(state, 120)).toContain('[1 Runnable 3]');
+  });
+});
