@@ -63,6 +63,19 @@ function header(headers: Record<string, string | string[] | undefined>, name: st
 
 // Typed endpoint functions of the daemon: one per route the CLI and the TUI call. Nothing outside libs/client
 // spells a route.
+// The answer of POST /v1/deployments/approvals.
+export interface DeploymentApproval {
+  item_id: string;
+  run_id: string;
+  environment: string;
+  stage: string;
+  stage_index: number;
+  approved_by: string;
+  approved_at: string;
+  event_id: string;
+  run: Record<string, unknown>;
+}
+
 export class SvcApi {
   constructor(readonly http: SvcClient) {}
 
@@ -172,6 +185,11 @@ export class SvcApi {
     options: { org?: string } = {},
   ): Promise<MachineAuthorizationResolveResponse> {
     return this.http.post(orgPath(options.org, 'machine-authorizations/resolve'), body);
+  }
+
+  // svc approve <ref>: POST /v1/deployments/approvals (issue 15)
+  approveDeployment(ref: string): Promise<DeploymentApproval> {
+    return this.http.post('v1/deployments/approvals', { item: ref });
   }
 }
 
