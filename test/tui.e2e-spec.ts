@@ -1,0 +1,357 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import type { ExplainResponse, FrontierResultWire, ScheduleResponse } from '@app/contracts';
+import {
+  createTestDatabase,
+  DaemonProcess,
+  REPO_ROOT,
+  runSvc,
+  startDaemonProcess,
+  SVC_BIN,
+  svcEnv,
+  TestDatabase,
+} from '@app/testing';
+import { http } from '@app/testing/machine-auth';
+
+import { TmuxSession, tmuxAvailable } from '../apps/tui/src/testing/tmux';
+
+// The real TUI under tmux against a real daemon with the demo backlog, driven key by key as a user would.
+// tmux is required (CI has it): without it these tests fail with that message instead of passing silently.
+
+const TUI_ENTRY = join(REPO_ROOT, 'dist', 'apps', 'tui', 'src', 'main.js');
+const SECRET = 'e2e-tui-secret-0123456789abcdef0123456789';
+const CODE = /^\s+([BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4})\s*$/m;
+
+interface Connect {
+  child: ChildProcess;
+  code: string;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+// A real `svc connect` polling the daemon, as on a new machine; resolves once it shows its code.
+function startConnect(url: string, machineName: string): Promise<Connect> {
+  const configDir = mkdtempSync(join(tmpdir(), 'svc-tui-connect-'));
+  const child = spawn(process.execPath, [SVC_BIN, 'connect', url, '--machine-name', machineName], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, SVC_CONFIG_DIR: configDir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`svc connect showed no code:\n${out}`)), 20_000);
+    const check = () => {
+      const match = CODE.exec(out);
+      if (!match) return;
+      clearTimeout(timer);
+      child.stdout!.off('data', check);
+      resolve({ child, code: match[1], output: () => out, exited });
+    };
+    child.stdout!.on('data', check);
+  });
+}
+
+describe('svc tui (end to end under tmux)', () => {
+  let db: TestDatabase;
+  let daemon: DaemonProcess;
+  let tui: TmuxSession;
+  let env: Record<string, string>;
+  let dispatchLog: string;
+  const connects: Connect[] = [];
+
+  const api = async <T>(path: string): Promise<T> => {
+    const res = await http<T>(daemon.url, 'GET', path, { token: daemon.token! });
+    if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${res.text}`);
+    return res.body;
+  };
+
+  // back to a known place: no dialog, no filter, no detail pane, the Runnable tab
+  const home = async () => {
+    // one key at a time: escape followed at once by another key would read as a meta chord
+    for (let i = 0; i < 3; i++) {
+      const screen = tui.capture();
+      if (!screen.includes('Detail') && !/^ \/\S/m.test(screen) && !screen.includes('┌')) break;
+      tui.keys('Escape');
+      await tui.waitFor((s) => s !== screen, 5_000).catch(() => undefined);
+    }
+    tui.keys('1');
+    await tui.waitFor((s) => /\[1 Runnable \d+\]/.test(s) && !s.includes('Detail'));
+  };
+  const machineRow = (name: string) => new RegExp(`^[ ›]${name}`, 'm');
+
+  beforeAll(async () => {
+    if (!tmuxAvailable()) throw new Error('tmux is required for the TUI end-to-end tests (apt-get install tmux)');
+    db = await createTestDatabase('server', 'tui_e2e');
+    daemon = await startDaemonProcess({ env: { SVC_DATABASE_URL: db.url, SVC_SERVER_SECRET: SECRET } });
+    env = svcEnv(daemon);
+    const imported = await runSvc(['import', join(REPO_ROOT, 'examples', 'demo-backlog.json')], { env });
+    expect(imported.code).toBe(0);
+    dispatchLog = join(mkdtempSync(join(tmpdir(), 'svc-tui-dispatch-')), 'dispatched.log');
+    writeFileSync(dispatchLog, '');
+    const svcTui = await runSvc(['tui', '--help'], { env });
+    const command = /--read-only/.test(svcTui.stdout)
+      ? [process.execPath, SVC_BIN, 'tui']
+      : [process.execPath, TUI_ENTRY];
+    tui = new TmuxSession({
+      width: 120,
+      height: 36,
+      command: [...command, '--project', 'atlas'],
+      env: {
+        ...env,
+        SVC_DISPATCH_COMMAND: `echo {ref} {adapter} {entrypoint} >> ${dispatchLog}`,
+        SVC_HARNESS: 'e2e',
+        SVC_MODEL: 'tmux',
+      },
+    });
+    tui.start();
+    await tui.waitFor('● live');
+  });
+
+  afterAll(async () => {
+    tui?.kill();
+    for (const c of connects) c.child.kill();
+    await daemon?.stop();
+    await db?.drop();
+  });
+
+  it('should browse the runnable, blocked and frozen buckets', async () => {
+    const f = await api<FrontierResultWire>('/v1/charge/frontier?project=atlas');
+    let screen = await tui.waitFor(f.runnable[0].item_id);
+    expect(screen).toContain(`runnable ${f.runnable.length} · blocked ${f.blocked.length} · frozen ${f.frozen.length}`);
+    expect(screen).toContain(`WIP ${f.wip_active}/${f.wip_cap}`);
+    expect(tui.selectedLine()).toContain(f.runnable[0].item_id);
+    tui.keys('2');
+    screen = await tui.waitFor(`[2 Blocked ${f.blocked.length}]`);
+    expect(screen).toContain(f.blocked[0].title.slice(0, 12));
+    tui.keys(']');
+    screen = await tui.waitFor(`[3 Frozen ${f.frozen.length}]`);
+    for (const item of f.frozen) expect(screen).toContain(item.item_id);
+    tui.keys('[', '[');
+    await tui.waitFor(`[1 Runnable ${f.runnable.length}]`);
+    tui.keys('G');
+    await tui.waitFor(() => tui.selectedLine().includes(f.runnable[f.runnable.length - 1].item_id));
+    tui.keys('g');
+    await tui.waitFor(() => tui.selectedLine().includes(f.runnable[0].item_id));
+  });
+
+  it('should open a blocked item and show its reasons and critical path', async () => {
+    await home();
+    const f = await api<FrontierResultWire>('/v1/charge/frontier?project=atlas');
+    let chosen: ExplainResponse | null = null;
+    for (const item of f.blocked) {
+      const ex = await api<ExplainResponse>(`/v1/frontier/explain/${item.item_id}`);
+      if (ex.critical_path.length > 1 && ex.unblock_roots.length > 0) {
+        chosen = ex;
+        break;
+      }
+    }
+    expect(chosen).not.toBeNull();
+    const ref = chosen!.item_id;
+    const row = f.blocked.find((i) => i.item_id === ref)!;
+    tui.keys('2');
+    await tui.waitFor('[2 Blocked');
+    await tui.select(ref);
+    tui.keys('Enter');
+    const screen = await tui.waitFor(`critical path: ${chosen!.critical_path.join(' → ')}`);
+    expect(screen).toContain('Blocked by');
+    expect(screen).toContain(`reason: ${row.blocked_reasons[0].slice(0, 20)}`);
+    expect(screen).toContain(`start first: ${chosen!.unblock_roots.join(', ')}`);
+    await tui.waitFor('Waits on (unsatisfied edges in)');
+    tui.keys('Escape');
+    await tui.waitFor((s) => !s.includes('critical path:'));
+  });
+
+  it('should filter the list as the user types', async () => {
+    await home();
+    const f = await api<FrontierResultWire>('/v1/charge/frontier?project=atlas');
+    const needle = 'invoice';
+    const expected = f.runnable.filter((i) => `${i.item_id} ${i.title}`.toLowerCase().includes(needle));
+    tui.keys('/');
+    tui.type(needle);
+    const screen = await tui.waitFor(`/${needle}`);
+    await tui.waitFor(`(${expected.length} match`);
+    for (const i of expected) expect(screen).toContain(i.item_id);
+    for (const i of f.runnable.filter((r) => !expected.includes(r)))
+      expect(screen).not.toMatch(new RegExp(`${i.item_id}\\s`));
+    tui.keys('Escape');
+    await tui.waitFor((s) => !s.includes(`/${needle}`) && s.includes(f.runnable[0].item_id));
+  });
+
+  it('should record operator_cancelled when the charge dialog is answered no, and claim nothing', async () => {
+    await home();
+    const schedule = await api<ScheduleResponse>('/v1/charge/schedule?project=atlas');
+    const top = schedule.steps[0];
+    tui.keys('c');
+    const screen = await tui.waitFor('>[ No ]<');
+    expect(screen).toContain(`Dispatch ${top.item_id}`);
+    expect(screen).toMatch(new RegExp(`adapter\\s+${top.adapter}`));
+    expect(screen).toContain(top.entrypoint!);
+    tui.keys('n');
+    await tui.waitFor(`charge: operator_cancelled (${top.item_id})`);
+    const events = await api<{
+      events: { name: string; item_id: string; payload: { detail: Record<string, unknown> } }[];
+    }>('/v1/events?event_name=ChargeDecisionMade&limit=5');
+    expect(events.events[0]).toMatchObject({ item_id: top.item_id });
+    expect(events.events[0].payload.detail).toMatchObject({ reason: 'operator_cancelled', dispatched: false });
+    const claims = await api<{ claims: { item_id: string }[] }>('/v1/charge/claims?project=atlas');
+    expect(claims.claims.map((c) => c.item_id)).not.toContain(top.item_id);
+    expect(readFileSync(dispatchLog, 'utf8')).toBe('');
+  });
+
+  it('should claim and dispatch on y, like svc charge --yes, and show the holder and the event', async () => {
+    await home();
+    const schedule = await api<ScheduleResponse>('/v1/charge/schedule?project=atlas');
+    const top = schedule.steps[0];
+    tui.keys('c');
+    await tui.waitFor(`Dispatch ${top.item_id}`);
+    await tui.waitFor('>[ No ]<');
+    tui.keys('y');
+    await tui.waitFor(`charge: dispatched ${top.item_id}`);
+    const events = await api<{ events: { item_id: string; payload: { detail: Record<string, unknown> } }[] }>(
+      '/v1/events?event_name=ChargeDecisionMade&limit=5',
+    );
+    expect(events.events[0]).toMatchObject({ item_id: top.item_id });
+    expect(events.events[0].payload.detail).toMatchObject({ reason: 'dispatched', dispatched: true });
+    const claims = await api<{ claims: { item_id: string; harness: string; session_id: number }[] }>(
+      '/v1/charge/claims?project=atlas',
+    );
+    const claim = claims.claims.find((c) => c.item_id === top.item_id);
+    expect(claim).toMatchObject({ harness: 'e2e' });
+    expect(readFileSync(dispatchLog, 'utf8')).toBe(`${top.item_id} ${top.adapter} ${top.entrypoint}\n`);
+    // the claim holder column follows the claim notice, without a key press
+    await tui.waitFor(new RegExp(`${top.item_id}.*#${claim!.session_id}`));
+    tui.keys('5');
+    await tui.waitFor(/ChargeDecisionMade\s+\S+\s+atlas\s+dispatched · dispatched/);
+    await tui.waitFor(/ChargeDecisionMade\s+\S+\s+atlas\s+operator_cancelled/);
+    tui.keys('1');
+  });
+
+  it('should approve a machine request by its typed code while svc connect polls, refusing a code of another request', async () => {
+    const first = await startConnect(daemon.url, 'tui approve box');
+    connects.push(first);
+    const other = await startConnect(daemon.url, 'tui other box');
+    connects.push(other);
+    await tui.waitFor('! 2 machine requests');
+    tui.keys('4');
+    await tui.waitFor('tui approve box');
+    await tui.waitFor('tui other box');
+    await tui.select('tui approve box');
+    tui.keys('a');
+    await tui.waitFor('Approve the request of "tui approve box"');
+    tui.type(other.code);
+    tui.keys('Enter');
+    await tui.waitFor('belongs to another request');
+    for (let i = 0; i < 9; i++) tui.keys('BSpace');
+    await tui.waitFor((s) => /code: ▏/.test(s));
+    tui.type(first.code.toLowerCase());
+    tui.keys('Enter');
+    await tui.waitFor('approved tui approve box');
+    expect(await first.exited).toBe(0);
+    expect(first.output()).toContain('connected to');
+    await tui.waitFor((s) => !machineRow('tui approve box').test(s) && machineRow('tui other box').test(s));
+  });
+
+  it('should deny a machine request after a confirmation', async () => {
+    const other = connects[1];
+    await tui.select('tui other box');
+    tui.keys('d');
+    await tui.waitFor('Deny the request of "tui other box"');
+    tui.type(other.code);
+    tui.keys('Enter');
+    await tui.waitFor('Deny "tui other box"');
+    expect(tui.capture()).toContain('>[ No ]<');
+    tui.keys('y');
+    await tui.waitFor('denied tui other box');
+    expect(await other.exited).not.toBe(0);
+    expect(other.output()).toMatch(/denied/i);
+    await tui.waitFor((s) => !machineRow('tui other box').test(s) && s.includes('no pending machine requests'));
+  });
+
+  it('should show an item created by the CLI without a key press', async () => {
+    await home();
+    tui.keys('1');
+    await tui.waitFor('[1 Runnable');
+    const created = await runSvc(
+      ['items', 'create', '--project', 'atlas', '--title', 'Live from the command line', '--priority', 'high'],
+      { env },
+    );
+    expect(created).toMatchObject({ code: 0 });
+    await tui.waitFor('Live from the command line', 10_000);
+  });
+
+  it('should show reconnecting when the daemon stops and recover, keeping the selection, when it is back', async () => {
+    await home();
+    tui.keys('g', 'j', 'j');
+    await tui.waitFor(() => tui.selectedLine().length > 0);
+    const selected = /^›\s*\d+\s+(\S+)/.exec(tui.selectedLine())![1];
+    const port = daemon.port;
+    await daemon.stop();
+    await tui.waitFor(/reconnecting|offline/);
+    daemon = await startDaemonProcess({
+      port,
+      configDir: daemon.configDir,
+      env: { SVC_DATABASE_URL: db.url, SVC_SERVER_SECRET: SECRET },
+    });
+    await tui.waitFor('● live', 60_000);
+    expect(tui.selectedLine()).toContain(selected);
+    // live again: a change made now still arrives without a key press
+    await runSvc(['items', 'create', '--project', 'atlas', '--title', 'After the restart', '--priority', 'high'], {
+      env,
+    });
+    await tui.waitFor('After the restart', 20_000);
+  });
+
+  it('should re-lay out at 80x24 with everything reachable', async () => {
+    await home();
+    tui.resize(80, 24);
+    await tui.waitFor(/\[1 Runna \d+\]/);
+    tui.keys('Enter');
+    const screen = await tui.waitFor('Detail');
+    const lines = screen.split('\n');
+    expect(lines.findIndex((l) => l.includes('Detail'))).toBeGreaterThan(lines.findIndex((l) => l.startsWith('›')));
+    tui.keys('Escape');
+    await tui.waitFor((s) => !s.includes('Detail'));
+    tui.resize(120, 36);
+    await tui.waitFor(/\[1 Runnable \d+\]/);
+  });
+
+  it('should quit on q, leave the terminal clean and say the daemon keeps running', async () => {
+    tui.keys('q');
+    const screen = await tui.waitFor('[exited 0]');
+    expect(screen).toContain('keeps running');
+    expect(screen).toContain('svc down');
+    expect(screen).not.toContain('Runnable');
+    expect(tui.display('#{alternate_on}')).toBe('0');
+    expect(tui.display('#{cursor_flag}')).toBe('1');
+    expect(tui.display('#{mouse_any_flag}')).toBe('0');
+  });
+});
+
+describe('svc tui without a daemon', () => {
+  it('should show a screen saying how to start one, and quit cleanly on q', async () => {
+    if (!tmuxAvailable()) throw new Error('tmux is required for the TUI end-to-end tests (apt-get install tmux)');
+    const configDir = mkdtempSync(join(tmpdir(), 'svc-tui-nodaemon-'));
+    const session = new TmuxSession({
+      width: 80,
+      height: 24,
+      command: [process.execPath, TUI_ENTRY],
+      env: { SVC_URL: 'http://127.0.0.1:9', SVC_CONFIG_DIR: configDir },
+    });
+    try {
+      session.start();
+      const screen = await session.waitFor('No svc daemon at http://127.0.0.1:9');
+      expect(screen).toContain('svc up');
+      expect(screen).not.toMatch(/at .*\.js:\d+/);
+      session.keys('q');
+      await session.waitFor('[exited 0]');
+      expect(session.display('#{alternate_on}')).toBe('0');
+    } finally {
+      session.kill();
+    }
+  });
+});
