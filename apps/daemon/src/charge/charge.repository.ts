@@ -77,6 +77,32 @@ export class ChargeRepository {
     );
   }
 
+  // The item's newest flow run when it is halted awaiting an approval not yet given (the usher must not re-dispatch).
+  async awaitingApproval(
+    itemId: number,
+  ): Promise<{ run_id: string; environment: string; stage: string; halted_at: Date } | null> {
+    const rows: {
+      run_id: string;
+      environment: string;
+      stage: string;
+      halted_at: Date;
+      halt_kind: string | null;
+      status: string;
+      approved: boolean;
+    }[] = await this.dataSource.query(
+      `SELECT r.id AS run_id, r.environment, r.halt_stage AS stage, r.halted_at, r.halt_kind, r.status,
+                EXISTS (SELECT 1 FROM deployment_approvals a WHERE a.run_id = r.id AND a.stage_index = r.stage_index)
+                  AS approved
+           FROM deployment_runs r
+          WHERE r.flow_id IS NOT NULL AND r.carried_work -> 'items' @> jsonb_build_array($1::int)
+          ORDER BY r.started_at DESC, r.id DESC LIMIT 1`,
+      [itemId],
+    );
+    const run = rows[0];
+    if (!run || run.status !== 'halted' || run.halt_kind !== 'awaiting-approval' || run.approved) return null;
+    return { run_id: run.run_id, environment: run.environment, stage: run.stage, halted_at: run.halted_at };
+  }
+
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     return this.dataSource.transaction(work);
   }

@@ -262,6 +262,32 @@ export class ChargeService {
         },
       );
     }
+    if (runnable.adapter === 'usher') {
+      // A run halted at a human-approval gate: report the halt instead of dispatching the usher step again.
+      const halted = await this.repository.awaitingApproval(resolved.id);
+      if (halted) {
+        const event = await this.recordDecision(actor, session.id, {
+          item_id: runnable.ref,
+          adapter: 'usher',
+          reason: 'wait_adapter_encountered',
+          dispatched: false,
+          project: project.id,
+        });
+        throw chargeError(
+          'deployment_awaiting_approval',
+          `${runnable.ref} is awaiting approval for ${halted.stage} (run ${halted.run_id}); approve it with svc approve ${runnable.ref}, then charge again`,
+          {
+            item_id: runnable.ref,
+            run_id: halted.run_id,
+            stage: halted.stage,
+            environment: halted.environment,
+            since: halted.halted_at.toISOString(),
+            decision_recorded: true,
+            event_id: event.event_id,
+          },
+        );
+      }
+    }
     if (step.error || !step.entrypoint) {
       const event = await decide({
         item_id: runnable.ref,

@@ -3,6 +3,7 @@ import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nes
 import { AuthenticatedActor, CurrentActor } from '../auth/actor';
 import { DeploymentsService } from './deployments.service';
 import {
+  ApproveDto,
   CreateEnvironmentDto,
   CreateFlowDto,
   CreateRunDto,
@@ -48,6 +49,13 @@ export class DeploymentsController {
   @Patch('runs/:id')
   updateRun(@CurrentActor() actor: AuthenticatedActor, @Param('id') id: string, @Body() dto: UpdateRunDto) {
     return this.service.updateRun(actor, id, dto);
+  }
+
+  // svc approve <ref>: the stage the item's run is halted at, approved once by the caller
+  @Post('approvals')
+  @HttpCode(201)
+  approve(@CurrentActor() actor: AuthenticatedActor, @Body() dto: ApproveDto) {
+    return this.service.approve(actor, dto);
   }
 
   @Get('runs')

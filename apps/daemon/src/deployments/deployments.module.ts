@@ -1,12 +1,23 @@
-import { Module } from '@nestjs/common';
+import { Module, OnModuleInit } from '@nestjs/common';
 
+import { StageGateRegistry } from '../workflows/stage-gates';
 import { DeploymentsController } from './deployments.controller';
 import { DeploymentsRepository } from './deployments.repository';
-import { DeploymentsService } from './deployments.service';
+import { DEPLOYMENT_COMPLETE_GATE, DeploymentsService } from './deployments.service';
 
 @Module({
   controllers: [DeploymentsController],
   providers: [DeploymentsRepository, DeploymentsService],
   exports: [DeploymentsRepository],
 })
-export class DeploymentsModule {}
+export class DeploymentsModule implements OnModuleInit {
+  constructor(
+    private readonly gates: StageGateRegistry,
+    private readonly service: DeploymentsService,
+  ) {}
+
+  // A gate of its own type, applying to every workflow (registered apart from the workflow-listed gates).
+  onModuleInit(): void {
+    this.gates.registerUniversal(DEPLOYMENT_COMPLETE_GATE, (ctx) => this.service.checkComplete(ctx));
+  }
+}

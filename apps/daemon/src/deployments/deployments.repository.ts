@@ -3,15 +3,16 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 
 import { affected, isoUtc } from '../projects/backlog-sql';
-import { EnvironmentWire, FlowWire, RunRow } from './dto/deployments.dto';
+import { EnvironmentWire, FlowWire, HaltKind, RunRow } from './dto/deployments.dto';
 
 export const FLOW_SELECT = `SELECT id, project, name, stages, target_tier, done_description, active, closing,
-       ${isoUtc('created_at')} AS created_at FROM deployment_flows`;
+       complete_before_done, ${isoUtc('created_at')} AS created_at FROM deployment_flows`;
 export const ENVIRONMENT_SELECT = `SELECT project, name, tier, flow_id, ${isoUtc('created_at')} AS created_at,
        ${isoUtc('retired_at')} AS retired_at FROM environments`;
 export const RUN_SELECT = `SELECT id, project, flow_id, environment, status, current_stage, stage_index, stage_count,
        ARRAY(SELECT jsonb_array_elements_text(carried_work -> 'items')::int) AS carried_items, qa_summary,
-       blocked_reason, ${isoUtc('started_at')} AS started_at, ${isoUtc('finished_at')} AS finished_at
+       blocked_reason, ${isoUtc('started_at')} AS started_at, ${isoUtc('finished_at')} AS finished_at,
+       halt_kind, halt_stage, halt_missing, ${isoUtc('halted_at')} AS halted_at
   FROM deployment_runs`;
 
 @Injectable()
@@ -24,9 +25,20 @@ export class DeploymentsRepository {
 
   async insertFlow(f: Omit<FlowWire, 'created_at'>): Promise<boolean> {
     const rows: unknown[] = await this.dataSource.query(
-      `INSERT INTO deployment_flows (id, project, name, stages, target_tier, done_description, active, closing)
-       VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING RETURNING id`,
-      [f.id, f.project, f.name, JSON.stringify(f.stages), f.target_tier, f.done_description, f.active, f.closing],
+      `INSERT INTO deployment_flows (id, project, name, stages, target_tier, done_description, active, closing,
+                                     complete_before_done)
+       VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING RETURNING id`,
+      [
+        f.id,
+        f.project,
+        f.name,
+        JSON.stringify(f.stages),
+        f.target_tier,
+        f.done_description,
+        f.active,
+        f.closing,
+        f.complete_before_done,
+      ],
     );
     return rows.length === 1;
   }
@@ -138,9 +150,121 @@ export class DeploymentsRepository {
     );
   }
 
+  // Records (or clears, with null) where and why the run halted; a halt repeated at the same stage keeps its time.
+  async setHalt(
+    id: string,
+    halt: { kind: HaltKind; stage: string; missing: string[] } | null,
+    manager: EntityManager,
+  ): Promise<void> {
+    await manager.query(
+      `UPDATE deployment_runs
+          SET halted_at = CASE WHEN $2::text IS NULL THEN NULL
+                               WHEN halt_kind = $2 AND halt_stage = $3 AND halt_missing = $4::jsonb THEN halted_at
+                               ELSE now() END,
+              halt_kind = $2, halt_stage = $3, halt_missing = $4::jsonb
+        WHERE id = $1`,
+      [id, halt?.kind ?? null, halt?.stage ?? null, halt ? JSON.stringify(halt.missing) : null],
+    );
+  }
+
+  async lockRun(id: string, manager: EntityManager): Promise<RunRow | null> {
+    const rows: RunRow[] = await manager.query(`${RUN_SELECT} WHERE id = $1 FOR UPDATE`, [id]);
+    return rows[0] ?? null;
+  }
+
+  async approvedStages(runId: string, manager = this.dataSource.manager): Promise<Set<number>> {
+    const rows: { stage_index: number }[] = await manager.query(
+      'SELECT stage_index FROM deployment_approvals WHERE run_id = $1',
+      [runId],
+    );
+    return new Set(rows.map((r) => r.stage_index));
+  }
+
+  // The newest run of a flow carrying the item (locked when asked), or null.
+  async latestFlowRun(itemId: number, manager: EntityManager, lock = false): Promise<RunRow | null> {
+    const rows: RunRow[] = await manager.query(
+      `${RUN_SELECT} WHERE flow_id IS NOT NULL AND carried_work -> 'items' @> jsonb_build_array($1::int)
+        ORDER BY started_at DESC, id DESC LIMIT 1${lock ? ' FOR UPDATE' : ''}`,
+      [itemId],
+    );
+    return rows[0] ?? null;
+  }
+
+  async approval(
+    runId: string,
+    stageIndex: number,
+    manager: EntityManager,
+  ): Promise<{ approved_by: string | null; approved_at: string } | null> {
+    const rows: { approved_by: string | null; approved_at: string }[] = await manager.query(
+      `SELECT a2.name AS approved_by, ${isoUtc('a.approved_at')} AS approved_at
+         FROM deployment_approvals a LEFT JOIN actors a2 ON a2.id = a.approved_by
+        WHERE a.run_id = $1 AND a.stage_index = $2`,
+      [runId, stageIndex],
+    );
+    return rows[0] ?? null;
+  }
+
+  async insertApproval(
+    a: { runId: string; stageIndex: number; stage: string; itemId: number; actorId: number },
+    manager: EntityManager,
+  ): Promise<{ approved_at: string } | null> {
+    const rows: { approved_at: string }[] = await manager.query(
+      `INSERT INTO deployment_approvals (run_id, stage_index, stage, item_id, approved_by) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (run_id, stage_index) DO NOTHING RETURNING ${isoUtc('approved_at')} AS approved_at`,
+      [a.runId, a.stageIndex, a.stage, a.itemId, a.actorId],
+    );
+    return rows[0] ?? null;
+  }
+
+  // The item's organization standing of the actor (null organization: the project belongs to none).
+  async approverStanding(
+    project: string,
+    actorId: number,
+    manager: EntityManager,
+  ): Promise<{
+    organization: string | null;
+    role: string | null;
+    status: string | null;
+    policy: Record<string, unknown>;
+  }> {
+    const rows: {
+      organization: string | null;
+      role: string | null;
+      status: string | null;
+      policy: Record<string, unknown> | null;
+    }[] = await manager.query(
+      `SELECT o.slug AS organization, m.role, m.status, p.policy
+           FROM projects p
+           LEFT JOIN organizations o ON o.id = p.organization_id
+           LEFT JOIN memberships m ON m.organization_id = p.organization_id AND m.actor_id = $2
+          WHERE p.id = $1`,
+      [project, actorId],
+    );
+    const row = rows[0];
+    return {
+      organization: row?.organization ?? null,
+      role: row?.role ?? null,
+      status: row?.status ?? null,
+      policy: row?.policy ?? {},
+    };
+  }
+
+  // The item's deployment flow (items.deployment_flow) and whether it holds done until the run completes.
+  async itemFlow(
+    itemId: number,
+    manager: EntityManager,
+  ): Promise<{ flow: string | null; completeBeforeDone: boolean }> {
+    const rows: { flow: string | null; complete_before_done: boolean | null }[] = await manager.query(
+      `SELECT i.deployment_flow AS flow, f.complete_before_done
+         FROM items i LEFT JOIN deployment_flows f ON f.id = i.deployment_flow WHERE i.id = $1`,
+      [itemId],
+    );
+    return { flow: rows[0]?.flow ?? null, completeBeforeDone: rows[0]?.complete_before_done ?? true };
+  }
+
   // deploy_stage is a cache of the run's position; the run stays the authority.
   async cacheDeployStage(run: RunRow, manager: EntityManager): Promise<void> {
-    const stage = run.status === 'succeeded' ? 'complete' : run.current_stage;
+    const stage = run.status === 'succeeded' ? 'complete' : (run.halt_kind ?? run.current_stage);
     if (stage === null) return;
     await manager.query(
       `UPDATE items SET deploy_stage = $3,

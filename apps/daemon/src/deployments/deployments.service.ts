@@ -4,20 +4,58 @@ import { AuthenticatedActor } from '../auth/actor';
 import { DomainError } from '../common/domain-error';
 import { ProjectAccessService } from '../projects/project-access.service';
 import { RefsService } from '../refs/refs.service';
+import { EntityManager } from 'typeorm';
+
+import { EventsService } from '../events/events.service';
+import { StageGateContext } from '../workflows/stage-gates';
 import { DeploymentsRepository } from './deployments.repository';
 import {
+  ApproveDto,
   CreateEnvironmentDto,
   CreateFlowDto,
   CreateRunDto,
   EnvironmentWire,
   FlowWire,
+  haltOf,
+  HaltKind,
   RunRow,
   RunWire,
   toRunResponse,
   UpdateRunDto,
 } from './dto/deployments.dto';
+import { FlowStage, flowStagesProblem, parseFlowStages } from './flow-stages';
 
 const flowNotFound = (id: string) => new DomainError('deployment_flow_not_found', `no deployment flow ${id}`, 404);
+
+export const DEPLOYMENT_COMPLETE_GATE = 'deployment_complete';
+// The status an item reaches only once its deployment run completed (unless its flow says otherwise).
+const DONE = 'done';
+const OPEN_RUN_STATUSES = new Set(['pending', 'running', 'halted']);
+
+export interface ApproveResponse {
+  item_id: string;
+  run_id: string;
+  environment: string;
+  stage: string;
+  stage_index: number;
+  approved_by: string;
+  approved_at: string;
+  event_id: string;
+  // the usher step re-runs the run (PATCH /v1/deployments/runs/:id) to pass the gate
+  run: RunWire;
+}
+
+function runState(run: RunRow) {
+  return {
+    id: run.id,
+    status: run.status,
+    environment: run.environment,
+    current_stage: run.current_stage,
+    stage_index: run.stage_index,
+    stage_count: run.stage_count,
+    halt: haltOf(run),
+  };
+}
 
 @Injectable()
 export class DeploymentsService {
@@ -25,10 +63,13 @@ export class DeploymentsService {
     private readonly repository: DeploymentsRepository,
     private readonly access: ProjectAccessService,
     private readonly refs: RefsService,
+    private readonly events: EventsService,
   ) {}
 
   async createFlow(actor: AuthenticatedActor, dto: CreateFlowDto): Promise<FlowWire> {
     await this.access.assertProject(actor, dto.project);
+    const problem = flowStagesProblem(dto.stages);
+    if (problem) throw new DomainError('validation_failed', problem, 400);
     const inserted = await this.repository.insertFlow({
       id: dto.id,
       project: dto.project,
@@ -38,6 +79,7 @@ export class DeploymentsService {
       done_description: dto.done_description ?? null,
       active: dto.active ?? true,
       closing: dto.closing ?? false,
+      complete_before_done: dto.complete_before_done ?? true,
     });
     if (!inserted) throw new DomainError('deployment_flow_exists', `deployment flow ${dto.id} already exists`, 409);
     return (await this.repository.flow(dto.id))!;
@@ -105,7 +147,7 @@ export class DeploymentsService {
         },
         manager,
       );
-      const row = (await this.repository.run(id, manager))!;
+      const row = await this.gate((await this.repository.lockRun(id, manager))!, dto, manager);
       await this.repository.cacheDeployStage(row, manager);
       return row;
     });
@@ -118,8 +160,12 @@ export class DeploymentsService {
       throw new DomainError('deployment_run_not_found', `no deployment run ${id}`, 404);
     }
     const run = await this.repository.transaction(async (manager) => {
-      await this.repository.updateRun(id, { ...dto }, manager);
-      const row = (await this.repository.run(id, manager))!;
+      const locked = (await this.repository.lockRun(id, manager))!;
+      // a re-run (the usher step again) of a halted run resumes it unless it names another status
+      const resumed = locked.status === 'halted' && locked.halt_kind !== null && dto.status === undefined;
+      const { capabilities: _capabilities, ...values } = dto;
+      await this.repository.updateRun(id, { ...values, ...(resumed ? { status: 'running' } : {}) }, manager);
+      const row = await this.gate((await this.repository.lockRun(id, manager))!, dto, manager);
       await this.repository.cacheDeployStage(row, manager);
       return row;
     });
@@ -131,6 +177,171 @@ export class DeploymentsService {
     const rows = await this.repository.runs(project);
     const refs = await this.refs.refsOf([...new Set(rows.flatMap((r) => r.carried_items))]);
     return { runs: rows.map((r) => toRunResponse(r, refs)) };
+  }
+
+  // The flow's gates at the run's position: a stage needing approval halts the run until an approval of that stage is
+  // recorded; a stage needing capabilities halts it while the usher step does not report them all. A run declared
+  // succeeded must have passed every approval stage. Answers the run as stored afterwards.
+  private async gate(
+    run: RunRow,
+    dto: { capabilities?: string[]; current_stage?: string; stage_index?: number },
+    manager: EntityManager,
+  ): Promise<RunRow> {
+    const flow = run.flow_id ? await this.repository.flow(run.flow_id, manager) : null;
+    const stages = flow ? parseFlowStages(flow.stages) : [];
+    if (stages.length === 0) return run;
+    let index = run.stage_index;
+    if (dto.stage_index === undefined && dto.current_stage !== undefined) {
+      const named = stages.findIndex((s) => s.name === dto.current_stage);
+      if (named >= 0) index = named;
+    }
+    let halt: { kind: HaltKind; stage: FlowStage; index: number; missing: string[] } | null = null;
+    const approved = await this.repository.approvedStages(run.id, manager);
+    if (run.status === 'succeeded') {
+      const unapproved = stages.findIndex((s, i) => s.approval !== null && !approved.has(i));
+      if (unapproved >= 0)
+        halt = { kind: 'awaiting-approval', stage: stages[unapproved], index: unapproved, missing: [] };
+    } else if (OPEN_RUN_STATUSES.has(run.status) && index >= 0 && index < stages.length) {
+      const stage = stages[index];
+      const have = new Set(dto.capabilities ?? []);
+      const missing = stage.capabilities.filter((c) => !have.has(c));
+      if (stage.approval !== null && !approved.has(index))
+        halt = { kind: 'awaiting-approval', stage, index, missing: [] };
+      else if (missing.length > 0) halt = { kind: 'needs-capability', stage, index, missing };
+    }
+    if (halt) {
+      await this.repository.updateRun(
+        run.id,
+        { status: 'halted', current_stage: halt.stage.name, stage_index: halt.index },
+        manager,
+      );
+      await this.repository.setHalt(
+        run.id,
+        { kind: halt.kind, stage: halt.stage.name, missing: halt.missing },
+        manager,
+      );
+    } else {
+      if (index >= 0 && index < stages.length && run.current_stage === null) {
+        await this.repository.updateRun(run.id, { current_stage: stages[index].name, stage_index: index }, manager);
+      }
+      if (run.halt_kind !== null) await this.repository.setHalt(run.id, null, manager);
+    }
+    return (await this.repository.run(run.id, manager))!;
+  }
+
+  // POST /v1/deployments/approvals (svc approve <ref>): records, once, who approved the stage the item's newest
+  // run is halted at, with a DeploymentApproved event. Members of the project's organization only (admins when
+  // the stage or the project's policy deployment_approval_role says so); anyone who sees an organization-less one.
+  async approve(actor: AuthenticatedActor, dto: ApproveDto): Promise<ApproveResponse> {
+    const item = await this.access.resolveItem(actor, dto.item);
+    return this.repository.transaction(async (manager) => {
+      const run = await this.repository.latestFlowRun(item.id, manager, true);
+      if (!run || run.status !== 'halted' || run.halt_kind !== 'awaiting-approval') {
+        throw new DomainError(
+          'not_awaiting_approval',
+          run
+            ? `${item.ref} is not awaiting approval: its run ${run.id} is ${haltOf(run)?.summary ?? run.status}`
+            : `${item.ref} is not awaiting approval: no deployment run carries it`,
+          409,
+          { item_id: item.ref, run: run ? runState(run) : null },
+        );
+      }
+      const flow = run.flow_id ? await this.repository.flow(run.flow_id, manager) : null;
+      const stage = flow ? parseFlowStages(flow.stages)[run.stage_index] : undefined;
+      const existing = await this.repository.approval(run.id, run.stage_index, manager);
+      if (existing) {
+        throw new DomainError(
+          'already_approved',
+          `${run.halt_stage} of run ${run.id} was already approved by ${existing.approved_by ?? 'a removed actor'}; re-run the usher step`,
+          409,
+          {
+            item_id: item.ref,
+            run: runState(run),
+            approved_by: existing.approved_by,
+            approved_at: existing.approved_at,
+          },
+        );
+      }
+      const standing = await this.repository.approverStanding(run.project, actor.id, manager);
+      const needsAdmin = stage?.approval?.role === 'admin' || standing.policy.deployment_approval_role === 'admin';
+      if (standing.organization !== null && standing.status !== 'active') {
+        throw new DomainError(
+          'organization_membership_required',
+          `only active members of ${standing.organization} approve its deployments`,
+          403,
+          { organization: standing.organization },
+        );
+      }
+      if (needsAdmin && !(standing.organization === null ? actor.isAdmin : standing.role === 'admin')) {
+        throw new DomainError(
+          'admin_approval_required',
+          `${run.halt_stage} needs an admin's approval${standing.organization ? ` of ${standing.organization}` : ''}`,
+          403,
+          { organization: standing.organization },
+        );
+      }
+      const inserted = await this.repository.insertApproval(
+        { runId: run.id, stageIndex: run.stage_index, stage: run.halt_stage ?? '', itemId: item.id, actorId: actor.id },
+        manager,
+      );
+      if (!inserted)
+        throw new DomainError('already_approved', `${run.halt_stage} of run ${run.id} was already approved`, 409);
+      const event = await this.events.record(
+        {
+          name: 'DeploymentApproved',
+          kind: 'lifecycle',
+          project: run.project,
+          itemRef: item.ref,
+          actorId: actor.id,
+          payload: {
+            run_id: run.id,
+            environment: run.environment,
+            stage: run.halt_stage,
+            stage_index: run.stage_index,
+            approved_by: actor.name,
+          },
+        },
+        manager,
+      );
+      return {
+        item_id: item.ref,
+        run_id: run.id,
+        environment: run.environment,
+        stage: run.halt_stage ?? '',
+        stage_index: run.stage_index,
+        approved_by: actor.name,
+        approved_at: inserted.approved_at,
+        event_id: event.id,
+        run: toRunResponse(run, await this.refs.refsOf(run.carried_items)),
+      };
+    });
+  }
+
+  // The deployment_complete stage gate: an item carried by a deployment flow reaches done only once its newest
+  // run of a flow succeeded (the flow's complete_before_done: false lifts it).
+  async checkComplete(ctx: StageGateContext): Promise<DomainError | null> {
+    if (ctx.toStage !== DONE || ctx.fromStage === DONE) return null;
+    const run = await this.repository.latestFlowRun(ctx.item.id, ctx.manager);
+    if (run) {
+      if (run.status === 'succeeded') return null;
+      const flow = run.flow_id ? await this.repository.flow(run.flow_id, ctx.manager) : null;
+      if (flow && !flow.complete_before_done) return null;
+      const halt = haltOf(run);
+      return new DomainError(
+        'deployment_incomplete',
+        `${ctx.item.ref} cannot be done before its deployment run ${run.id} to ${run.environment} completes (it is ${halt?.summary ?? `${run.status} at ${run.current_stage ?? 'its start'}`})`,
+        409,
+        { item_id: ctx.item.ref, gate: DEPLOYMENT_COMPLETE_GATE, run: runState(run) },
+      );
+    }
+    const { flow, completeBeforeDone } = await this.repository.itemFlow(ctx.item.id, ctx.manager);
+    if (flow === null || !completeBeforeDone) return null;
+    return new DomainError(
+      'deployment_incomplete',
+      `${ctx.item.ref} is in deployment flow ${flow} and cannot be done before a run of it completes (none has started)`,
+      409,
+      { item_id: ctx.item.ref, gate: DEPLOYMENT_COMPLETE_GATE, run: null },
+    );
   }
 
   private async toWire(run: RunRow): Promise<RunWire> {

@@ -206,11 +206,13 @@ export const BACKLOG_SCHEMA: Schema = object(
           {
             id: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$' },
             name: str(200),
-            stages: array(str(100), 100),
+            // names, or stage objects with approval and capabilities (deployments/flow-stages.ts)
+            stages: { type: 'array', maxItems: 100, items: { type: ['string', 'object'] } },
             target_tier: nstr(100),
             done_description: nstr(2000),
             active: { type: 'boolean' },
             closing: { type: 'boolean' },
+            complete_before_done: { type: 'boolean' },
             created_at: ts,
           },
           ['id', 'name'],

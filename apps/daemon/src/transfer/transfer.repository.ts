@@ -271,8 +271,10 @@ export class TransferRepository {
 
   async insertFlow(project: string, f: DocFlow, manager: EntityManager): Promise<boolean> {
     const rows: unknown[] = await manager.query(
-      `INSERT INTO deployment_flows (id, project, name, stages, target_tier, done_description, active, closing, created_at)
-       VALUES ($1, $2, $3, $4::jsonb, $5, $6, COALESCE($7, true), COALESCE($8, false), COALESCE($9::timestamptz, now()))
+      `INSERT INTO deployment_flows (id, project, name, stages, target_tier, done_description, active, closing, created_at,
+                                     complete_before_done)
+       VALUES ($1, $2, $3, $4::jsonb, $5, $6, COALESCE($7, true), COALESCE($8, false), COALESCE($9::timestamptz, now()),
+               COALESCE($10, true))
        ON CONFLICT (id) DO NOTHING RETURNING id`,
       [
         f.id,
@@ -284,6 +286,7 @@ export class TransferRepository {
         f.active ?? null,
         f.closing ?? null,
         f.created_at ?? null,
+        f.complete_before_done ?? null,
       ],
     );
     return rows.length === 1;

@@ -147,15 +147,18 @@ export class TransferService {
       deployments: {
         flows: flows.map(({ project: _p, ...f }) => f),
         environments: envs.map(({ project: _p, ...e }) => e),
-        runs: runs.map(({ project: _p, carried_items, ...r }) => {
-          const { started_at, finished_at, ...rest } = r;
-          return {
-            ...rest,
-            items: carried_items.map((id) => carriedRefs.get(id) ?? `#${id}`),
-            started_at,
-            finished_at,
-          };
-        }),
+        // halts are not exported: the next usher step derives them again from the flow and the approvals
+        runs: runs.map(
+          ({ project: _p, carried_items, halt_kind: _k, halt_stage: _s, halt_missing: _m, halted_at: _h, ...r }) => {
+            const { started_at, finished_at, ...rest } = r;
+            return {
+              ...rest,
+              items: carried_items.map((id) => carriedRefs.get(id) ?? `#${id}`),
+              started_at,
+              finished_at,
+            };
+          },
+        ),
       },
     };
   }

@@ -50,10 +50,18 @@ export class StageGateRegistry {
   private readonly logger = new Logger(StageGateRegistry.name);
   private readonly checkers = new Map<string, StageGateChecker>();
   private readonly warned = new Set<string>();
+  // gates every transition passes whatever its workflow lists (each checker decides whether it is concerned)
+  private readonly universal: string[] = [];
 
   register(type: string, checker: StageGateChecker): void {
     if (this.checkers.has(type)) throw new Error(`stage gate ${type} is already registered`);
     this.checkers.set(type, checker);
+  }
+
+  // A gate of the daemon itself rather than of a workflow (e.g. deployment_complete: done waits for the run).
+  registerUniversal(type: string, checker: StageGateChecker): void {
+    this.register(type, checker);
+    this.universal.push(type);
   }
 
   has(type: string): boolean {
@@ -91,6 +99,10 @@ export class StageGateRegistry {
         continue;
       }
       const refusal = await checker({ ...ctx, gate: null });
+      if (refusal) throw refusal;
+    }
+    for (const type of this.universal) {
+      const refusal = await this.checkers.get(type)!({ ...ctx, gate: null });
       if (refusal) throw refusal;
     }
   }

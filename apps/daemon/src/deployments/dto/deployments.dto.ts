@@ -22,11 +22,20 @@ export class CreateFlowDto {
   @Matches(NAME, { message: 'id must be letters, digits, . _ -' }) id!: string;
   @Matches(PROJECT) project!: string;
   @IsString() @Length(1, 200) name!: string;
-  @IsArray() @ArrayMaxSize(100) @IsString({ each: true }) @Length(1, 100, { each: true }) stages!: string[];
+  // names, or objects with approval and capabilities (see flow-stages.ts; checked by flowStagesProblem)
+  @IsArray() @ArrayMaxSize(100) stages!: unknown[];
   @IsOptional() @IsString() @MaxLength(100) target_tier?: string;
   @IsOptional() @IsString() @MaxLength(2000) done_description?: string;
   @IsOptional() @IsBoolean() active?: boolean;
   @IsOptional() @IsBoolean() closing?: boolean;
+  // false: the flow's items may reach done before their run completes (default true)
+  @IsOptional() @IsBoolean() complete_before_done?: boolean;
+}
+
+export class ApproveDto {
+  // public ref of the halted item
+  @Matches(/^[A-Za-z][A-Za-z0-9]{0,15}-[0-9]{1,9}$/, { message: 'item must be an item ref such as ABC-12' })
+  item!: string;
 }
 
 export class ProjectQueryDto {
@@ -52,6 +61,13 @@ export class CreateRunDto {
   @IsArray() @ArrayMaxSize(5000) @IsString({ each: true }) @MaxLength(40, { each: true }) items!: string[];
   @IsOptional() @IsString() @MaxLength(10_000) qa_summary?: string;
   @IsOptional() @IsString() @MaxLength(2000) blocked_reason?: string;
+  // capabilities the usher step has here (a stage needing others halts with needs-capability)
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @MaxLength(100, { each: true })
+  capabilities?: string[];
 }
 
 export class UpdateRunDto {
@@ -61,17 +77,25 @@ export class UpdateRunDto {
   @IsOptional() @IsInt() @Min(0) @Max(1000) stage_count?: number;
   @IsOptional() @IsString() @MaxLength(10_000) qa_summary?: string;
   @IsOptional() @IsString() @MaxLength(2000) blocked_reason?: string;
+  // capabilities the usher step has here (a stage needing others halts with needs-capability)
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @MaxLength(100, { each: true })
+  capabilities?: string[];
 }
 
 export interface FlowWire {
   id: string;
   project: string;
   name: string;
-  stages: string[];
+  stages: unknown[];
   target_tier: string | null;
   done_description: string | null;
   active: boolean;
   closing: boolean;
+  complete_before_done: boolean;
   created_at: string;
 }
 
@@ -98,13 +122,61 @@ export interface RunRow {
   blocked_reason: string | null;
   started_at: string;
   finished_at: string | null;
+  halt_kind: HaltKind | null;
+  halt_stage: string | null;
+  halt_missing: string[] | null;
+  halted_at: string | null;
 }
 
-export interface RunWire extends Omit<RunRow, 'carried_items'> {
+export type HaltKind = 'awaiting-approval' | 'needs-capability';
+
+// Where and why a run stopped: at a stage awaiting a human approval, or missing capabilities there.
+export interface RunHaltWire {
+  kind: HaltKind;
+  stage: string;
+  missing: string[];
+  since: string;
+  // "awaiting approval for production since 3h"
+  summary: string;
+}
+
+export interface RunWire extends Omit<
+  RunRow,
+  'carried_items' | 'halt_kind' | 'halt_stage' | 'halt_missing' | 'halted_at'
+> {
   carried_work: { items: string[] };
+  halt: RunHaltWire | null;
+}
+
+export function ageText(since: string, now = Date.now()): string {
+  const seconds = Math.max(0, Math.round((now - Date.parse(since)) / 1000));
+  if (seconds < 60) return `${seconds}s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h`;
+  return `${Math.floor(seconds / 86_400)}d`;
+}
+
+export function haltOf(row: RunRow): RunHaltWire | null {
+  if (!row.halt_kind || !row.halt_stage || !row.halted_at) return null;
+  const missing = row.halt_missing ?? [];
+  const what =
+    row.halt_kind === 'awaiting-approval'
+      ? `awaiting approval for ${row.halt_stage}`
+      : `needs capability ${missing.join(', ')} for ${row.halt_stage}`;
+  return {
+    kind: row.halt_kind,
+    stage: row.halt_stage,
+    missing,
+    since: row.halted_at,
+    summary: `${what} since ${ageText(row.halted_at)}`,
+  };
 }
 
 export function toRunResponse(row: RunRow, refs: ReadonlyMap<number, string>): RunWire {
-  const { carried_items, ...rest } = row;
-  return { ...rest, carried_work: { items: carried_items.map((id) => refs.get(id) ?? `#${id}`) } };
+  const { carried_items, halt_kind: _kind, halt_stage: _stage, halt_missing: _missing, halted_at: _at, ...rest } = row;
+  return {
+    ...rest,
+    carried_work: { items: carried_items.map((id) => refs.get(id) ?? `#${id}`) },
+    halt: haltOf(row),
+  };
 }

@@ -84,11 +84,12 @@ export interface DocDisposition {
 export interface DocFlow {
   id: string;
   name: string;
-  stages?: string[];
+  stages?: unknown[];
   target_tier?: string | null;
   done_description?: string | null;
   active?: boolean;
   closing?: boolean;
+  complete_before_done?: boolean;
   created_at?: string;
 }
 
