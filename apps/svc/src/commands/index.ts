@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 
+import { registerApproveCommand } from './approve.command';
 import { registerConnectCommand } from './connect.command';
 import { registerChargeCommand } from './charge.command';
 import { registerDaemonCommand } from './daemon.command';
@@ -18,10 +19,12 @@ import { registerSelfHostCommand } from './self-host.command';
 import { registerEventsCommand } from './events.command';
 import { registerFrontierCommand } from './frontier.command';
 import { registerSessionsCommand } from './sessions.command';
+import { registerUpCommands } from './up.command';
 import { registerWhoAmICommand } from './whoami.command';
 
 // Every command group registers itself here.
 export const COMMAND_GROUPS: ((program: Command) => void)[] = [
+  registerUpCommands,
   registerDaemonCommand,
   registerConnectCommand,
   registerMachineAuthorizationCommand,
@@ -41,5 +44,6 @@ export const COMMAND_GROUPS: ((program: Command) => void)[] = [
   registerEpicsCommand,
   registerRecordsCommand,
   registerDeploymentsCommand,
+  registerApproveCommand,
   registerTransferCommands,
 ];
