@@ -53,6 +53,7 @@ describe('svc charge', () => {
   let env: Record<string, string>;
   let alpha: CreatedItem[];
   let race: CreatedItem[];
+  let lazy: CreatedItem[];
 
   const http = async (path: string, init: RequestInit = {}) => {
     const res = await fetch(`${daemon.url}${path}`, {
@@ -137,6 +138,8 @@ describe('svc charge', () => {
         },
       });
       await insertItems(client, 'laned', [{ status: 'planned' }, { status: 'idea' }]);
+      await createProject(client, { id: 'lazy', prefix: 'LZ' });
+      lazy = await insertItems(client, 'lazy', [{ status: 'planned' }, { status: 'planned' }, { status: 'planned' }]);
     });
   });
 
@@ -415,6 +418,88 @@ describe('svc charge', () => {
       expect(result.code).toBe(0);
       expect(result.stdout).toMatch(/dispatch: \/svc conduct RC-\d+/);
       expect(result.stdout).not.toContain('AL-');
+    });
+  });
+
+  describe('charge scope and lazy sessions (issues 11 and 14)', () => {
+    const sessionCount = async () =>
+      Number(
+        (await withClient(db.url, (c) => c.query<{ n: string }>('SELECT count(*) AS n FROM executor_sessions'))).rows[0]
+          .n,
+      );
+
+    it('should refuse --item of another project than --project and record the named project', async () => {
+      const before = await sessionCount();
+      const result = await charge(['--project', 'alpha', '--item', 'RC-2', '--yes', '--json']);
+      expect(result.code).toBe(1);
+      expect(parseJson<Decision>(result)).toMatchObject({
+        reason: 'requested_item_unavailable',
+        target_bucket: 'not_found',
+        project: 'alpha',
+        item_id: 'RC-2',
+      });
+      expect(result.stderr).toContain('RC-2 belongs to project race, not alpha');
+      const [last] = await decisions();
+      expect(last.payload.detail).toEqual({
+        item_id: 'RC-2',
+        adapter: null,
+        dispatched: false,
+        reason: 'requested_item_unavailable',
+        project: 'alpha',
+        target_bucket: 'not_found',
+      });
+      expect(
+        await withClient(db.url, (c) => c.query('SELECT 1 FROM item_claims WHERE item_id = $1', [race[1].id])),
+      ).toMatchObject({ rowCount: 0 });
+      expect(await sessionCount()).toBe(before);
+    });
+
+    it('should record the named project for --item of a missing item, and the prefix project without one', async () => {
+      const named = await charge(['--project', 'alpha', '--item', 'AL-999', '--json']);
+      expect(named.code).toBe(1);
+      let [last] = await decisions();
+      expect(last.payload.detail).toMatchObject({ item_id: 'AL-999', project: 'alpha', target_bucket: 'not_found' });
+      const bare = await charge(['--item', 'RC-999', '--json']);
+      expect(bare.code).toBe(1);
+      [last] = await decisions();
+      expect(last.payload.detail).toMatchObject({ item_id: 'RC-999', project: 'race', target_bucket: 'not_found' });
+    });
+
+    it('should register no executor session for a dry run or a cancelled charge', async () => {
+      const before = await sessionCount();
+      expect((await charge(['--dry-run', '--project', 'lazy'])).code).toBe(0);
+      expect((await charge(['--project', 'lazy'], { input: 'n\n' })).code).toBe(130);
+      expect(await sessionCount()).toBe(before);
+      const [cancelled, dry] = await decisions();
+      expect(cancelled.payload.detail).toMatchObject({ reason: 'operator_cancelled', project: 'lazy' });
+      expect(cancelled.session_id).toBeNull();
+      expect(dry.payload.detail).toMatchObject({ reason: 'dry_run', project: 'lazy' });
+    });
+
+    it('should exit 64 without --yes when stdin gives no answer, recording nothing', async () => {
+      const before = await decisions();
+      const sessions = await sessionCount();
+      const result = await charge(['--project', 'lazy']);
+      expect(result.code).toBe(64);
+      expect(result.stderr).toContain('confirmation_required');
+      expect(result.stderr).toContain('--yes');
+      expect((await decisions()).length).toBe(before.length);
+      expect(await sessionCount()).toBe(sessions);
+      const help = await runSvc(['charge', '--help'], { env });
+      expect(help.stdout).toContain('64 no confirmation');
+    });
+
+    it('should register the session of a confirmed charge and record the project it was scoped to', async () => {
+      const before = await sessionCount();
+      const result = await charge(['--project', 'lazy', '--item', 'LZ-2', '--json'], { input: 'y\n' });
+      expect(result.code).toBe(0);
+      const body = parseJson<Decision & { session_id: number }>(result);
+      expect(body).toMatchObject({ item_id: 'LZ-2', dispatched: true, project: 'lazy' });
+      expect(await sessionCount()).toBe(before + 1);
+      const [last] = await decisions();
+      expect(last.session_id).toBe(body.session_id);
+      expect(last.payload.detail).toMatchObject({ project: 'lazy', reason: 'dispatched' });
+      await withClient(db.url, (c) => c.query('DELETE FROM item_claims WHERE item_id = $1', [lazy[1].id]));
     });
   });
 

@@ -1,6 +1,8 @@
 import { Command } from 'commander';
 
-import { defaultConfigDir, readCredentials, SvcClient } from '@app/client';
+import { apiFor, resolveConnection, SvcApi } from '@app/client';
+
+export { resolveConnection };
 
 export interface GlobalOptions {
   url?: string;
@@ -8,18 +10,14 @@ export interface GlobalOptions {
   json?: boolean;
 }
 
-// Server address and token: --url/--token, then SVC_URL/SVC_TOKEN, then the credential file, then the default.
-export function resolveConnection(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env) {
-  const stored = readCredentials(defaultConfigDir(env));
-  const url = options.url ?? env.SVC_URL ?? stored?.url ?? 'http://127.0.0.1:7700';
-  const token =
-    options.token ?? env.SVC_TOKEN ?? (stored && (!env.SVC_URL || stored.url === url) ? stored.token : null);
-  return { url, token };
+// The daemon this invocation talks to: --url/--token, then SVC_URL/SVC_TOKEN, then the credential file.
+export function connectionFor(command: Command) {
+  const { url, token } = command.optsWithGlobals<GlobalOptions>();
+  return resolveConnection({ url, token });
 }
 
-export function clientFor(command: Command): SvcClient {
-  const { url, token } = resolveConnection(command.optsWithGlobals<GlobalOptions>());
-  return new SvcClient(url, token);
+export function apiOf(command: Command): SvcApi {
+  return apiFor(connectionFor(command));
 }
 
 export function wantsJson(command: Command): boolean {

@@ -1,9 +1,33 @@
 import type {
+  CandidatePlanWire,
   ChargeDecisionDetail,
   ChargeDecisionResponse,
   ClaimsResponse,
+  DbClaimResponse,
+  DependencyAddWire,
+  DependencyListEntryWire,
   DispatchResponse,
+  EpicChainsResponse,
+  EpicFilesResponse,
+  EpicNotesResponse,
   EpicTasksResponse,
+  EpicTaskWire,
+  ChainWire,
+  ExportDocument,
+  GateEvaluationWire,
+  HeartbeatResponse,
+  ItemFieldWire,
+  ItemListWire,
+  ItemProgressWire,
+  ItemSectionWire,
+  MachineListResponse,
+  NoteWire,
+  ProjectResponse,
+  RevokeMachineResponse,
+  SessionResponse,
+  WorkflowRegisterWire,
+  WorkflowSummaryWire,
+  WorkflowVersionWire,
   EventsListResponse,
   ExplainResponse,
   FrontierListResponse,
@@ -20,7 +44,7 @@ import type {
   WhoAmIResponse,
 } from '@app/contracts';
 
-import { Query, SvcClient, SvcHttpError } from './http-client';
+import { Query, RawResponse, SvcClient, SvcHttpError } from './http-client';
 
 export type FrontierRead =
   { notModified: true } | { notModified: false; body: FrontierResultWire; etag: string | null };
@@ -43,6 +67,18 @@ export interface EventsQuery {
   item?: string;
   since?: string;
   limit?: number | string;
+}
+
+// Rows of the records and deployments features: the CLI prints them as they come.
+export type WireRow = Record<string, unknown>;
+export type WireBody = Record<string, unknown>;
+
+export interface ItemWorkflowResponse {
+  item_id: string;
+  workflow_id: string;
+  workflow_version: number;
+  status: string;
+  stage: { adapter: string; entrypoint_rendered: string | null } | null;
 }
 
 export interface RegisterSessionBody {
@@ -100,7 +136,8 @@ export class SvcApi {
 
   // ---- frontier and charge
   // Conditional read: sends If-None-Match when an etag is given; 304 answers { notModified: true }.
-  async frontier(q: { project: string; wip_cap?: number | string }, etag?: string | null): Promise<FrontierRead> {
+  // Without a project the daemon answers project_required with the list of projects (SvcHttpError).
+  async frontier(q: { project?: string; wip_cap?: number | string }, etag?: string | null): Promise<FrontierRead> {
     const res = await this.http.raw('GET', 'v1/charge/frontier', {
       query: q as Query,
       headers: etag ? { 'if-none-match': etag } : {},
@@ -185,6 +222,278 @@ export class SvcApi {
     options: { org?: string } = {},
   ): Promise<MachineAuthorizationResolveResponse> {
     return this.http.post(orgPath(options.org, 'machine-authorizations/resolve'), body);
+  }
+  // ---- projects (more)
+  project(id: string): Promise<ProjectResponse> {
+    return this.http.get(`v1/projects/${seg(id)}`);
+  }
+
+  createProject(body: WireBody): Promise<ProjectResponse> {
+    return this.http.post('v1/projects', body);
+  }
+
+  updateProject(id: string, body: WireBody): Promise<ProjectResponse> {
+    return this.http.patch(`v1/projects/${seg(id)}`, body);
+  }
+
+  // ---- sessions (more)
+  session(id: string | number): Promise<SessionResponse> {
+    return this.http.get(`v1/sessions/${seg(id)}`);
+  }
+
+  heartbeat(id: string | number): Promise<HeartbeatResponse> {
+    return this.http.post(`v1/sessions/${seg(id)}/heartbeat`);
+  }
+
+  endSession(id: string | number): Promise<SessionResponse> {
+    return this.http.post(`v1/sessions/${seg(id)}/end`);
+  }
+
+  // ---- items
+  items(q: Query = {}): Promise<ItemListWire> {
+    return this.http.get('v1/items', q);
+  }
+
+  createItem(body: WireBody): Promise<ItemResponse> {
+    return this.http.post('v1/items', body);
+  }
+
+  // POST /v1/items/:ref/<action> without a body (freeze, unfreeze, unblock, …)
+  itemAction(ref: string, actionPath: string): Promise<ItemResponse> {
+    return this.http.post(`v1/items/${seg(ref)}/${actionPath.split('/').map(seg).join('/')}`);
+  }
+
+  setItemStatus(ref: string, status: string): Promise<ItemResponse> {
+    return this.http.post(`v1/items/${seg(ref)}/status`, { status });
+  }
+
+  blockItem(ref: string, body: WireBody): Promise<ItemResponse> {
+    return this.http.post(`v1/items/${seg(ref)}/block`, body);
+  }
+
+  resolveItem(ref: string, body: WireBody): Promise<ItemResponse> {
+    return this.http.post(`v1/items/${seg(ref)}/resolve`, body);
+  }
+
+  itemField(ref: string, field: string): Promise<ItemFieldWire> {
+    return this.http.get(`v1/items/${seg(ref)}/fields/${seg(field)}`);
+  }
+
+  setItemField(ref: string, field: string, body: WireBody): Promise<ItemResponse> {
+    return this.http.put(`v1/items/${seg(ref)}/fields/${seg(field)}`, body);
+  }
+
+  itemProgress(ref: string): Promise<ItemProgressWire> {
+    return this.http.get(`v1/items/${seg(ref)}/progress`);
+  }
+
+  putSection(ref: string, name: string, body: WireBody): Promise<{ item_id: string; section: ItemSectionWire }> {
+    return this.http.put(`v1/items/${seg(ref)}/sections/${seg(name)}`, body);
+  }
+
+  deleteSection(ref: string, name: string): Promise<{ item_id: string; removed: boolean }> {
+    return this.http.delete(`v1/items/${seg(ref)}/sections/${seg(name)}`);
+  }
+
+  itemWorkflow(ref: string): Promise<ItemWorkflowResponse> {
+    return this.http.get(`v1/items/${seg(ref)}/workflow`);
+  }
+
+  // ---- DB claims
+  dbClaim(ref: string): Promise<DbClaimResponse> {
+    return this.http.get(`v1/items/${seg(ref)}/db-claim`);
+  }
+
+  amendDbClaim(
+    ref: string,
+    payload: unknown,
+    q: { session_id?: number; reason?: string } = {},
+  ): Promise<DbClaimResponse> {
+    return this.http.json('POST', `v1/items/${seg(ref)}/db-claim`, { body: payload, query: q });
+  }
+
+  negativeDbClaim(ref: string, body: { reason?: string }, q: { session_id?: number } = {}): Promise<DbClaimResponse> {
+    return this.http.json('POST', `v1/items/${seg(ref)}/db-claim/negative`, { body, query: q });
+  }
+
+  // ---- dependencies and gates
+  addDependency(dependent: string, body: WireBody): Promise<DependencyAddWire> {
+    return this.http.post(`v1/items/${seg(dependent)}/dependencies`, body);
+  }
+
+  dependencies(
+    ref: string,
+    q: { direction?: string; gate_point?: string } = {},
+  ): Promise<{ item_id: string; dependencies: DependencyListEntryWire[] }> {
+    return this.http.get(`v1/items/${seg(ref)}/dependencies`, q);
+  }
+
+  removeDependency(
+    dependent: string,
+    blocker: string,
+    q: { gate_point?: string } = {},
+  ): Promise<{ dependent: string; blocker: string; gate_point: string }> {
+    return this.http.delete(`v1/items/${seg(dependent)}/dependencies/${seg(blocker)}`, q);
+  }
+
+  evaluateGate(q: { item: string; gate_point: string }): Promise<GateEvaluationWire> {
+    return this.http.get('v1/gates/evaluate', q);
+  }
+
+  planCandidates(body: { gate_point: string; items: string[] }): Promise<CandidatePlanWire> {
+    return this.http.post('v1/gates/plan', body);
+  }
+
+  evaluateGates(body: WireBody): Promise<{ gate_point: string; evaluations: GateEvaluationWire[] }> {
+    return this.http.post('v1/gates/evaluate-batch', body);
+  }
+
+  // ---- workflows
+  registerWorkflow(document: unknown): Promise<WorkflowRegisterWire> {
+    return this.http.post('v1/workflows', document);
+  }
+
+  workflows(): Promise<{ workflows: WorkflowSummaryWire[] }> {
+    return this.http.get('v1/workflows');
+  }
+
+  workflowDefinition(workflow: string): Promise<WorkflowVersionWire> {
+    return this.http.get(`v1/workflows/${seg(workflow)}/definition`);
+  }
+
+  workflowVersion(workflow: string, version: string | number): Promise<WorkflowVersionWire> {
+    return this.http.get(`v1/workflows/${seg(workflow)}/versions/${seg(version)}`);
+  }
+
+  // ---- epics
+  epic(ref: string): Promise<EpicTasksResponse> {
+    return this.http.get(`v1/epics/${seg(ref)}`);
+  }
+
+  epicTask(ref: string, num: string | number): Promise<EpicTaskWire> {
+    return this.http.get(`v1/epics/${seg(ref)}/tasks/${seg(num)}`);
+  }
+
+  createEpicTask(ref: string, body: WireBody): Promise<EpicTaskWire> {
+    return this.http.post(`v1/epics/${seg(ref)}/tasks`, body);
+  }
+
+  updateEpicTask(ref: string, num: string | number, body: WireBody): Promise<EpicTaskWire> {
+    return this.http.patch(`v1/epics/${seg(ref)}/tasks/${seg(num)}`, body);
+  }
+
+  dispatchEpicTask(ref: string, num: string | number): Promise<EpicTaskWire> {
+    return this.http.post(`v1/epics/${seg(ref)}/tasks/${seg(num)}/dispatch`);
+  }
+
+  addEpicTaskFile(ref: string, num: string | number, body: WireBody): Promise<EpicFilesResponse> {
+    return this.http.post(`v1/epics/${seg(ref)}/tasks/${seg(num)}/files`, body);
+  }
+
+  epicFiles(ref: string): Promise<EpicFilesResponse> {
+    return this.http.get(`v1/epics/${seg(ref)}/files`);
+  }
+
+  setEpicChain(ref: string, worktree: string, body: WireBody): Promise<ChainWire> {
+    return this.http.put(`v1/epics/${seg(ref)}/chains/${seg(worktree)}`, body);
+  }
+
+  epicChains(ref: string): Promise<EpicChainsResponse> {
+    return this.http.get(`v1/epics/${seg(ref)}/chains`);
+  }
+
+  addEpicNote(ref: string, num: string | number, body: WireBody): Promise<NoteWire> {
+    return this.http.post(`v1/epics/${seg(ref)}/tasks/${seg(num)}/notes`, body);
+  }
+
+  epicNotes(ref: string, q: { task?: number } = {}): Promise<EpicNotesResponse> {
+    return this.http.get(`v1/epics/${seg(ref)}/notes`, q);
+  }
+
+  // ---- transfer
+  exportBacklog(project: string): Promise<ExportDocument> {
+    return this.http.get('v1/export', { project });
+  }
+
+  // ---- records
+  recordShepherdVerdict(body: WireBody): Promise<WireRow> {
+    return this.http.post('v1/records/shepherd-verdicts', body);
+  }
+
+  shepherdVerdicts(item?: string): Promise<{ verdicts: WireRow[] }> {
+    return this.http.get('v1/records/shepherd-verdicts', { item });
+  }
+
+  recordCaveatDisposition(body: WireBody): Promise<WireRow> {
+    return this.http.post('v1/records/caveat-dispositions', body);
+  }
+
+  caveatDispositions(item?: string): Promise<{ dispositions: WireRow[] }> {
+    return this.http.get('v1/records/caveat-dispositions', { item });
+  }
+
+  recordOuroboros(body: WireBody): Promise<WireRow> {
+    return this.http.post('v1/records/ouroboros', body);
+  }
+
+  ouroboros(q: Query = {}): Promise<{ entries: WireRow[] }> {
+    return this.http.get('v1/records/ouroboros', q);
+  }
+
+  ouroborosAction(id: string, verb: string): Promise<WireRow> {
+    return this.http.post(`v1/records/ouroboros/${seg(id)}/${seg(verb)}`);
+  }
+
+  // ---- deployments
+  createDeploymentFlow(body: WireBody): Promise<WireRow> {
+    return this.http.post('v1/deployments/flows', body);
+  }
+
+  deploymentFlows(project: string): Promise<{ flows: WireRow[] }> {
+    return this.http.get('v1/deployments/flows', { project });
+  }
+
+  createEnvironment(body: WireBody): Promise<WireRow> {
+    return this.http.post('v1/deployments/environments', body);
+  }
+
+  environments(project: string): Promise<{ environments: WireRow[] }> {
+    return this.http.get('v1/deployments/environments', { project });
+  }
+
+  retireEnvironment(project: string, name: string): Promise<WireRow> {
+    return this.http.post(`v1/deployments/environments/${seg(project)}/${seg(name)}/retire`);
+  }
+
+  createDeploymentRun(body: WireBody): Promise<WireRow> {
+    return this.http.post('v1/deployments/runs', body);
+  }
+
+  updateDeploymentRun(id: string, body: WireBody): Promise<WireRow> {
+    return this.http.patch(`v1/deployments/runs/${seg(id)}`, body);
+  }
+
+  deploymentRuns(project: string): Promise<{ runs: WireRow[] }> {
+    return this.http.get('v1/deployments/runs', { project });
+  }
+
+  // ---- machines
+  machines(q: { include_revoked?: boolean } = {}): Promise<MachineListResponse> {
+    return this.http.get('v1/machines', { include_revoked: q.include_revoked ? 'true' : undefined });
+  }
+
+  revokeMachine(machineId: string): Promise<RevokeMachineResponse> {
+    return this.http.post('v1/machines/revoke', { machine_id: machineId });
+  }
+
+  // ---- machine authorization, the machine's side (no token; the caller parses the outcome with the contract's
+  // client helpers). `base` may carry a hosted organization's /api/orgs/<slug> prefix.
+  startMachineAuthorizationRaw(body: unknown): Promise<RawResponse> {
+    return this.http.raw('POST', 'api/machine/authorizations', { body });
+  }
+
+  pollMachineAuthorizationRaw(body: unknown): Promise<RawResponse> {
+    return this.http.raw('POST', 'api/machine/authorizations/token', { body });
   }
 
   // svc approve <ref>: POST /v1/deployments/approvals (issue 15)

@@ -1,9 +1,7 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { homedir, userInfo } from 'node:os';
-import { join } from 'node:path';
 
-import { defaultConfigDir } from '@app/client';
+import { defaultConfigDir, defaultHome } from '@app/client';
 
 import { EnvDto } from './env.dto';
 
@@ -37,12 +35,8 @@ export class ConfigError extends Error {
   }
 }
 
-// PostgreSQL refuses to run as root, and root's home is not reachable by the postgres user.
-export function defaultHome(env: NodeJS.ProcessEnv = process.env): string {
-  if (userInfo().uid === 0) return '/var/lib/svc';
-  const xdg = env.XDG_DATA_HOME;
-  return join(xdg && xdg.length > 0 ? xdg : join(homedir(), '.local', 'share'), 'svc');
-}
+// The default SVC_HOME lives in libs/client: `svc up` finds the daemon's log and pid file with the same rule.
+export { defaultHome };
 
 export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const svcOnly = Object.fromEntries(Object.entries(env).filter(([key]) => key.startsWith('SVC_')));

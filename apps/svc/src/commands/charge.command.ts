@@ -3,22 +3,21 @@ import { createInterface } from 'node:readline';
 
 import { Command, Option } from 'commander';
 
-import { SvcClient, SvcHttpError } from '@app/client';
-import type { ChargeDecisionDetail, ChargeReason, DispatchResponse, ScheduleResponse } from '@app/contracts';
+import {
+  ChargeFlowError,
+  ChargeFlowIO,
+  ChargeOutcome,
+  dispatchValues,
+  renderDispatchCommand,
+  runCharge,
+  SvcApi,
+} from '@app/client';
+import type { DispatchResponse, ScheduleResponse, ScheduleStep } from '@app/contracts';
 
-import { clientFor, wantsJson } from '../context';
+import { apiOf, wantsJson } from '../context';
 import { action, CliError, output, printJson, printKeyValues, printTable } from '../output';
 import { findWorkspace } from '../workspace';
-import { FrontierResultWire, printFrontierRows, wipCapOption } from './frontier.command';
-
-interface Explain {
-  item_id: string;
-  project: string;
-  status: string;
-  bucket: 'runnable' | 'blocked' | 'frozen' | 'not_candidate';
-  adapter: string | null;
-  summary: string[];
-}
+import { printFrontierRows, wipCapOption } from './frontier.command';
 
 interface ChargeOptions {
   dryRun?: boolean;
@@ -33,17 +32,9 @@ interface ChargeOptions {
 }
 
 // Exit codes of `svc charge`: 0 dispatched or dry run; 1 nothing dispatched (no runnable item, item unavailable,
-// wait adapter, no entrypoint); 130 the operator declined at the confirmation.
-export const CHARGE_EXIT = { ok: 0, refused: 1, cancelled: 130 } as const;
-const MAX_DISPATCH_ATTEMPTS = 25;
-
-export function shellQuote(value: string): string {
-  return `'${value.replace(/'/g, `'\\''`)}'`;
-}
-
-export function renderDispatchCommand(template: string, values: Record<string, string>): string {
-  return template.replace(/\{(entrypoint|ref|project|adapter)\}/g, (_m, key: string) => shellQuote(values[key] ?? ''));
-}
+// wait adapter, no entrypoint); 64 (EX_USAGE) no confirmation possible: stdin gave no answer and --yes is absent;
+// 130 the operator declined at the confirmation.
+export const CHARGE_EXIT = { ok: 0, refused: 1, usage: 64, cancelled: 130 } as const;
 
 function ask(question: string): Promise<string | null> {
   process.stderr.write(question);
@@ -77,228 +68,86 @@ function printSchedule(schedule: ScheduleResponse): void {
   );
 }
 
-class ChargeRun {
-  private readonly say: (text: string) => void;
-
-  constructor(
-    private readonly client: SvcClient,
-    private readonly options: ChargeOptions,
-    private readonly json: boolean,
-    private session: number | null = null,
-  ) {
-    // With --json the JSON result alone goes to stdout; the conversation goes to stderr.
-    this.say = (text) => (json ? process.stderr : process.stdout).write(`${text}\n`);
-  }
-
-  private async ensureSession(project: string | null): Promise<number> {
-    if (this.session !== null) return this.session;
-    const body = await this.client.post<{ session_id: number; lane: string }>('v1/sessions', {
-      harness: this.options.harness,
-      model: this.options.model,
-      ...(project ? { project } : {}),
-      label: 'svc charge',
-    });
-    this.session = body.session_id;
-    return body.session_id;
-  }
-
-  private async decide(
-    decision: Omit<ChargeDecisionDetail, 'dispatched'>,
-    exitCode: number,
-    extra: Record<string, unknown> = {},
-  ) {
-    const detail: ChargeDecisionDetail = { ...decision, dispatched: false };
-    await this.client.post('v1/charge/decisions', {
-      ...detail,
-      ...(this.session !== null ? { session_id: this.session } : {}),
-    });
-    this.finish(detail, exitCode, extra);
-  }
-
-  private finish(detail: ChargeDecisionDetail, exitCode: number, extra: Record<string, unknown> = {}): void {
-    if (this.json) printJson({ ...detail, session_id: this.session, ...extra });
-    else if (!detail.dispatched) this.say(`charge: ${detail.reason}${detail.item_id ? ` (${detail.item_id})` : ''}`);
-    process.exitCode = exitCode;
-  }
-
-  private schedule(project: string | null): Promise<ScheduleResponse> {
-    return this.client.get<ScheduleResponse>('v1/charge/schedule', {
-      session_id: this.session ?? undefined,
-      project: project ?? undefined,
-      wip_cap: this.options.wipCap,
-    });
-  }
-
-  async run(): Promise<void> {
-    const { options } = this;
-    const item = options.item?.toUpperCase() ?? null;
-    let scope: string | null = options.project ?? null;
-    if (!scope && !item) scope = findWorkspace()?.project ?? null;
-
-    if (item) {
-      let explain: Explain | null = null;
-      try {
-        explain = await this.client.get<Explain>(`v1/frontier/explain/${encodeURIComponent(item)}`);
-      } catch (err) {
-        if (!(err instanceof SvcHttpError) || err.status !== 404 || err.code === 'project_not_found') throw err;
-      }
-      if (!explain || explain.bucket !== 'runnable') {
-        const bucket = explain?.bucket === 'blocked' || explain?.bucket === 'frozen' ? explain.bucket : 'not_found';
-        for (const line of explain?.summary ?? [`no item ${item}`]) this.say(`  ${line}`);
-        if (explain && bucket === 'not_found') this.say(`${item} is ${explain.status} (not on the frontier)`);
-        await this.decide(
-          {
-            item_id: item,
-            adapter: explain?.adapter ?? null,
-            reason: 'requested_item_unavailable',
-            project: explain?.project ?? null,
-            target_bucket: bucket,
-          },
-          CHARGE_EXIT.refused,
-          { item_status: explain?.status ?? null },
+// The command line's side of the shared charge flow: a y/N prompt (or --yes), progress lines, the schedule table
+// and the dispatcher (the configured template run through /bin/sh, or the entrypoint printed).
+export function cliChargeIO(options: ChargeOptions, json: boolean): ChargeFlowIO {
+  // With --json the JSON result alone goes to stdout; the conversation goes to stderr.
+  const say = (text: string) => (json ? process.stderr : process.stdout).write(`${text}\n`);
+  return {
+    report: say,
+    showSchedule: json ? undefined : printSchedule,
+    async confirm(target: ScheduleStep): Promise<boolean> {
+      if (options.yes) return true;
+      const answer = await ask(`Dispatch ${target.item_id} (${target.adapter}: ${target.entrypoint})? [y/N] `);
+      if (answer === null) {
+        process.stderr.write('\n');
+        throw new CliError(
+          'confirmation_required',
+          'no answer on stdin; pass --yes to dispatch without asking (nothing was recorded)',
+          CHARGE_EXIT.usage,
         );
-        return;
       }
-      scope = explain.project;
-    }
-
-    await this.ensureSession(scope);
-    let schedule = await this.schedule(scope);
-    if (!this.json) printSchedule(schedule);
-
-    if (options.dryRun) {
-      const top = item ? schedule.steps.find((s) => s.item_id === item) : schedule.steps[0];
-      await this.decide(
-        {
-          item_id: top?.item_id ?? item,
-          adapter: top?.adapter ?? null,
-          reason: 'dry_run',
-          project: top?.project ?? scope,
-        },
-        CHARGE_EXIT.ok,
-        { steps: schedule.steps },
-      );
-      return;
-    }
-
-    for (let attempt = 0; attempt < MAX_DISPATCH_ATTEMPTS; attempt++) {
-      const target = item ? schedule.steps.find((s) => s.item_id === item) : schedule.steps[0];
-      if (!target) {
-        if (item) {
-          // runnable, but held by another session's claim, the WIP cap or another lane
-          this.say(`${item} is runnable but not offered to this session (claimed elsewhere, WIP cap or lane)`);
-          await this.decide(
-            {
-              item_id: item,
-              adapter: null,
-              reason: 'requested_item_unavailable',
-              project: scope,
-              target_bucket: 'blocked',
-            },
-            CHARGE_EXIT.refused,
-          );
-          return;
-        }
-        if (schedule.runnable_elsewhere) {
-          this.say(
-            `nothing runnable in ${schedule.scope.join(', ')}; runnable elsewhere: ${schedule.runnable_elsewhere
-              .map((r) => `${r.project} (${r.runnable})`)
-              .join(', ')} — use --project`,
-          );
-        }
-        await this.decide(
-          { item_id: null, adapter: null, reason: 'no_runnable_items', project: scope },
-          CHARGE_EXIT.refused,
-          { runnable_elsewhere: schedule.runnable_elsewhere },
-        );
-        return;
+      return /^y(es)?$/i.test(answer.trim());
+    },
+    runDispatcher(result: DispatchResponse): Promise<number> {
+      const template = options.dispatchCommand;
+      if (!template) {
+        say(`dispatch: ${result.entrypoint}`);
+        return Promise.resolve(0);
       }
-      const base = { item_id: target.item_id, adapter: target.adapter, project: target.project };
-      if (target.wait) {
-        this.say(`${target.item_id} has the wait adapter at stage ${target.status}; not dispatched`);
-        await this.decide({ ...base, reason: 'wait_adapter_encountered' }, CHARGE_EXIT.refused);
-        return;
-      }
-      if (!target.entrypoint) {
-        this.say(`${target.item_id}: entrypoint_unavailable: ${target.error?.recovery ?? ''}`);
-        await this.decide({ ...base, reason: 'entrypoint_unavailable' }, CHARGE_EXIT.refused, { error: target.error });
-        return;
-      }
-      if (!options.yes) {
-        const answer = await ask(`Dispatch ${target.item_id} (${target.adapter}: ${target.entrypoint})? [y/N] `);
-        if (answer === null) this.say('no confirmation on stdin (use --yes in scripts)');
-        if (!answer || !/^y(es)?$/i.test(answer.trim())) {
-          await this.decide({ ...base, reason: 'operator_cancelled' }, CHARGE_EXIT.cancelled);
-          return;
-        }
-      }
-      let result: DispatchResponse;
-      try {
-        result = await this.client.post<DispatchResponse>('v1/charge/dispatch', {
-          session_id: this.session,
-          item_id: target.item_id,
-          ...(options.wipCap !== undefined ? { wip_cap: Number(options.wipCap) } : {}),
-        });
-      } catch (err) {
-        const retry = err instanceof SvcHttpError && ['item_already_claimed', 'wip_cap_reached'].includes(err.code);
-        if (retry && !item) {
-          // another session won the race for this item: take the next one
-          schedule = await this.schedule(scope);
-          continue;
-        }
-        if (err instanceof SvcHttpError && err.body.decision_recorded === true) {
-          this.finish(
-            {
-              ...base,
-              dispatched: false,
-              reason: (err.code === 'item_not_runnable' ? 'requested_item_unavailable' : err.code) as ChargeReason,
-              target_bucket: err.body.target_bucket as string | undefined,
-            },
-            CHARGE_EXIT.refused,
-            { error: err.body },
-          );
-          process.stderr.write(`error: ${err.code}: ${err.body.message}\n`);
-          return;
-        }
-        if (retry && item) {
-          await this.decide(
-            { ...base, reason: 'requested_item_unavailable', target_bucket: 'blocked' },
-            CHARGE_EXIT.refused,
-            { error: err.body },
-          );
-          return;
-        }
-        throw err;
-      }
-      const dispatcherExit = this.runDispatcher(result);
-      this.finish({ ...base, dispatched: true, reason: 'dispatched' }, dispatcherExit, {
-        entrypoint: result.entrypoint,
-        claim_expires_at: result.claim.expires_at,
+      const child = spawnSync('/bin/sh', ['-c', renderDispatchCommand(template, dispatchValues(result))], {
+        stdio: ['inherit', json ? process.stderr : 'inherit', 'inherit'],
       });
-      return;
-    }
-    throw new CliError('dispatch_contended', `no item could be claimed after ${MAX_DISPATCH_ATTEMPTS} attempts`);
-  }
+      if (child.status !== 0) say(`dispatcher exited with ${child.status ?? child.signal}`);
+      return Promise.resolve(child.status ?? 1);
+    },
+  };
+}
 
-  // Dispatch runs on the operator's machine: the configured command template, or print the entrypoint.
-  private runDispatcher(result: DispatchResponse): number {
-    const template = this.options.dispatchCommand;
-    if (!template) {
-      this.say(`dispatch: ${result.entrypoint}`);
-      return 0;
-    }
-    const command = renderDispatchCommand(template, {
-      entrypoint: result.entrypoint,
-      ref: result.item_id,
-      project: result.project,
-      adapter: result.adapter,
-    });
-    const child = spawnSync('/bin/sh', ['-c', command], {
-      stdio: ['inherit', this.json ? process.stderr : 'inherit', 'inherit'],
-    });
-    if (child.status !== 0) this.say(`dispatcher exited with ${child.status ?? child.signal}`);
-    return child.status ?? 1;
+export function chargeExitCode(outcome: ChargeOutcome): number {
+  const { decision } = outcome;
+  if (decision.dispatched) return outcome.dispatcher_exit ?? CHARGE_EXIT.ok;
+  if (decision.reason === 'dry_run') return CHARGE_EXIT.ok;
+  if (decision.reason === 'operator_cancelled') return CHARGE_EXIT.cancelled;
+  return CHARGE_EXIT.refused;
+}
+
+async function runChargeCommand(
+  api: SvcApi,
+  options: ChargeOptions,
+  json: boolean,
+  session: number | null,
+): Promise<void> {
+  let outcome: ChargeOutcome;
+  try {
+    outcome = await runCharge(
+      api,
+      {
+        project: options.project ?? null,
+        item: options.item ?? null,
+        dryRun: options.dryRun,
+        wipCap: options.wipCap !== undefined ? Number(options.wipCap) : undefined,
+        session,
+        harness: options.harness,
+        model: options.model,
+        dispatchCommand: options.dispatchCommand ?? null,
+        workspaceProject: findWorkspace()?.project ?? null,
+      },
+      cliChargeIO(options, json),
+    );
+  } catch (err) {
+    if (err instanceof ChargeFlowError) throw new CliError(err.code, err.message);
+    throw err;
   }
+  const { decision } = outcome;
+  if (json) printJson({ ...decision, session_id: outcome.session_id, ...outcome.extra });
+  else if (!decision.dispatched) {
+    (json ? process.stderr : process.stdout).write(
+      `charge: ${decision.reason}${decision.item_id ? ` (${decision.item_id})` : ''}\n`,
+    );
+  }
+  if (outcome.error) process.stderr.write(`error: ${outcome.error.code}: ${outcome.error.message}\n`);
+  process.exitCode = chargeExitCode(outcome);
 }
 
 export function registerChargeCommand(program: Command): void {
@@ -322,7 +171,9 @@ export function registerChargeCommand(program: Command): void {
     .addHelpText(
       'after',
       '\nExit codes: 0 dispatched or dry run; 1 nothing dispatched (no runnable item, item unavailable, wait adapter,\n' +
-        'entrypoint unavailable); 130 declined at the confirmation. Every exit records ChargeDecisionMade.',
+        'entrypoint unavailable); 64 no confirmation: stdin gave no answer and --yes is absent (usage error; nothing\n' +
+        'is recorded); 130 declined at the confirmation. Every other exit records ChargeDecisionMade. The executor\n' +
+        'session is registered only right before a dispatch: dry runs and cancelled charges register none.',
     )
     .action(
       action(async (options: ChargeOptions, command: Command) => {
@@ -333,7 +184,7 @@ export function registerChargeCommand(program: Command): void {
         if (session !== null && !Number.isInteger(session)) {
           throw new CliError('validation_failed', '--session must be a session id');
         }
-        await new ChargeRun(clientFor(command), options, wantsJson(command), session).run();
+        await runChargeCommand(apiOf(command), options, wantsJson(command), session);
       }),
     );
 
@@ -347,7 +198,7 @@ export function registerChargeCommand(program: Command): void {
       action(async (_options: unknown, command: Command) => {
         // the parent `charge` shares these option names and parses them first
         const options = command.optsWithGlobals<{ session?: string; project?: string; wipCap?: string }>();
-        const body = await clientFor(command).get<ScheduleResponse>('v1/charge/schedule', {
+        const body = await apiOf(command).schedule({
           session_id: options.session,
           project: options.project,
           wip_cap: options.wipCap,
@@ -374,10 +225,9 @@ export function registerChargeCommand(program: Command): void {
     .addOption(wipCapOption())
     .action(
       action(async (options: { project?: string; wipCap?: string }, command: Command) => {
-        const body = await clientFor(command).get<FrontierResultWire>('v1/charge/frontier', {
-          project: options.project,
-          wip_cap: options.wipCap,
-        });
+        const read = await apiOf(command).frontier({ project: options.project, wip_cap: options.wipCap });
+        if (read.notModified) return; // never without an etag
+        const body = read.body;
         output(command, body, (b) => {
           printKeyValues([
             ['wip', `${b.wip_active} active of ${b.wip_cap}`],

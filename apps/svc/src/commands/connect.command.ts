@@ -5,7 +5,7 @@ import { join } from 'node:path';
 
 import { Command, Option } from 'commander';
 
-import { defaultConfigDir, SvcClient, writeCredentials } from '@app/client';
+import { apiFor, defaultConfigDir, RawResponse, writeCredentials } from '@app/client';
 import {
   authorizationOrigin,
   AuthorizationResponse,
@@ -59,24 +59,24 @@ function recovery(outcome: { message?: string; detail?: string }): string {
   return outcome.message ?? outcome.detail ?? '';
 }
 
-async function request(
-  base: string,
-  path: string,
-  body: unknown,
-): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
-  return new SvcClient(base, null).raw('POST', path, { body });
+// The machine's side of the authorization: no token; `base` may carry a hosted organization's prefix.
+function startRequest(base: string, body: unknown): Promise<RawResponse> {
+  return apiFor({ url: base, token: null }).startMachineAuthorizationRaw(body);
+}
+
+function poll(base: string, body: unknown): Promise<RawResponse> {
+  return apiFor({ url: base, token: null }).pollMachineAuthorizationRaw(body);
 }
 
 async function connectWithToken(origin: string, token: string, configDir: string): Promise<void> {
-  const client = new SvcClient(origin, token);
-  const me = await client.get<{ name: string }>('v1/whoami');
+  const me = await apiFor({ url: origin, token }).whoami();
   const file = writeCredentials(configDir, { url: origin, token, kind: 'api_token' });
   process.stdout.write(`connected to ${origin} as ${me.name} (API token stored in ${file}, mode 0600)\n`);
 }
 
 async function start(base: string, body: unknown): Promise<MachineAuthorizationStarted> {
   for (let attempt = 1; ; attempt += 1) {
-    const res = await request(base, 'api/machine/authorizations', body);
+    const res = await startRequest(base, body);
     const parsed = parseAuthorizationResponse(res.status, res.headers, res.text, 'start');
     if (parsed.outcome === 'started') return parsed.value;
     if (parsed.outcome === 'slow_down' && attempt < MAX_START_ATTEMPTS) {
@@ -152,7 +152,7 @@ export function registerConnectCommand(program: Command): void {
         let wait = started.interval;
         while (Date.now() < deadline) {
           await sleep(Math.min(wait, Math.max(0, (deadline - Date.now()) / 1000)));
-          const res = await request(base, 'api/machine/authorizations/token', {
+          const res = await poll(base, {
             device_code: started.device_code,
             ...machine,
           }).catch(() => null);

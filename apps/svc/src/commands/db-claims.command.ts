@@ -5,7 +5,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { SvcHttpError } from '@app/client';
 import type { DbClaimResponse } from '@app/contracts';
 
-import { clientFor, wantsJson } from '../context';
+import { apiOf, wantsJson } from '../context';
 import { action, CliError, output, printTable, reportError } from '../output';
 
 interface AmendOptions {
@@ -117,18 +117,18 @@ export function registerDbClaimsCommand(program: Command): void {
             `--state accepts only none; declare a claim with --file or --stdin (got ${JSON.stringify(options.state)})`,
           );
         }
-        const path = `v1/items/${encodeURIComponent(options.item)}/db-claim`;
-        const client = clientFor(command);
+        const api = apiOf(command);
         try {
           const view =
             options.state === 'none'
-              ? await client.json<DbClaimResponse>('POST', `${path}/negative`, {
-                  body: options.reason === undefined ? {} : { reason: options.reason },
-                  query: { session_id: options.session },
-                })
-              : await client.json<DbClaimResponse>('POST', path, {
-                  body: await readPayload(options),
-                  query: { session_id: options.session, reason: options.reason },
+              ? await api.negativeDbClaim(
+                  options.item,
+                  options.reason === undefined ? {} : { reason: options.reason },
+                  { session_id: options.session },
+                )
+              : await api.amendDbClaim(options.item, await readPayload(options), {
+                  session_id: options.session,
+                  reason: options.reason,
                 });
           output(command, view, renderDbClaim);
         } catch (err) {

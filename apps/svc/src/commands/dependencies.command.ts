@@ -1,16 +1,11 @@
 import { Command, Option } from 'commander';
 
 import { DEPENDENCY_SOURCES, GATE_POINTS } from '@app/core';
-import {
-  CandidatePlanWire,
-  DependencyAddWire,
-  DependencyListEntryWire,
-  GateEvaluationWire,
-} from '@app/contracts/backlog';
+import { GateEvaluationWire } from '@app/contracts/backlog';
 
-import { clientFor } from '../context';
+import { apiOf } from '../context';
 import { action, CliError, output, printKeyValues, printTable } from '../output';
-import { jsonObjectOption, parseIntOption, printText, ref } from './backlog-cli';
+import { jsonObjectOption, parseIntOption, printText } from './backlog-cli';
 
 function renderEvaluation(e: GateEvaluationWire): void {
   printText(`${e.item_id} at ${e.gate_point}: ${e.satisfied ? 'satisfied' : `${e.blockers.length} unsatisfied`}`);
@@ -50,7 +45,7 @@ export function addDependencyCommands(items: Command): void {
           },
           command: Command,
         ) => {
-          const body = await clientFor(command).post<DependencyAddWire>(`v1/items/${ref(dependent)}/dependencies`, {
+          const body = await apiOf(command).addDependency(dependent, {
             blocker,
             gate_point: options.gatePoint,
             satisfaction: options.satisfaction,
@@ -76,10 +71,10 @@ export function addDependencyCommands(items: Command): void {
     .addOption(new Option('--gate-point <gate>', 'filter').choices(GATE_POINTS))
     .action(
       action(async (item: string, options: { direction?: string; gatePoint?: string }, command: Command) => {
-        const body = await clientFor(command).get<{ item_id: string; dependencies: DependencyListEntryWire[] }>(
-          `v1/items/${ref(item)}/dependencies`,
-          { direction: options.direction, gate_point: options.gatePoint },
-        );
+        const body = await apiOf(command).dependencies(item, {
+          direction: options.direction,
+          gate_point: options.gatePoint,
+        });
         output(command, body, (b) =>
           printTable(
             ['direction', 'other_item', 'gate_point', 'satisfaction', 'satisfied', 'reason'],
@@ -95,10 +90,7 @@ export function addDependencyCommands(items: Command): void {
     .addOption(new Option('--gate-point <gate>', 'gate point').choices(GATE_POINTS).default('activation'))
     .action(
       action(async (dependent: string, blocker: string, options: { gatePoint: string }, command: Command) => {
-        const body = await clientFor(command).delete<{ dependent: string; blocker: string; gate_point: string }>(
-          `v1/items/${ref(dependent)}/dependencies/${ref(blocker)}`,
-          { gate_point: options.gatePoint },
-        );
+        const body = await apiOf(command).removeDependency(dependent, blocker, { gate_point: options.gatePoint });
         output(command, body, (b) =>
           printText(`removed: ${b.dependent} no longer waits on ${b.blocker} at ${b.gate_point}`),
         );
@@ -119,7 +111,7 @@ export function registerGateCommands(program: Command): void {
     .description('evaluate one item at a gate point, with detail per unsatisfied dependency')
     .action(
       action(async (item: string, gate: string, _options: unknown, command: Command) => {
-        const body = await clientFor(command).get<GateEvaluationWire>('v1/gates/evaluate', {
+        const body = await apiOf(command).evaluateGate({
           item,
           gate_point: gatePoint(gate),
         });
@@ -132,7 +124,7 @@ export function registerGateCommands(program: Command): void {
     .description('order candidate items topologically at a gate point; blocked ones with detail')
     .action(
       action(async (gate: string, refs: string[], _options: unknown, command: Command) => {
-        const body = await clientFor(command).post<CandidatePlanWire>('v1/gates/plan', {
+        const body = await apiOf(command).planCandidates({
           gate_point: gatePoint(gate),
           items: refs,
         });
@@ -152,10 +144,10 @@ export function registerGateCommands(program: Command): void {
     .option('--project <project>', 'evaluate every non-terminal item of the project')
     .action(
       action(async (gate: string, refs: string[], options: { project?: string }, command: Command) => {
-        const body = await clientFor(command).post<{ gate_point: string; evaluations: GateEvaluationWire[] }>(
-          'v1/gates/evaluate-batch',
-          { gate_point: gatePoint(gate), ...(options.project ? { project: options.project } : { items: refs }) },
-        );
+        const body = await apiOf(command).evaluateGates({
+          gate_point: gatePoint(gate),
+          ...(options.project ? { project: options.project } : { items: refs }),
+        });
         output(command, body, (b) =>
           printTable(
             ['item', 'satisfied', 'blockers'],

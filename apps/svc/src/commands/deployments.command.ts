@@ -1,10 +1,9 @@
 import { Command, Option } from 'commander';
 
-import { clientFor } from '../context';
+import { apiOf } from '../context';
 import { action, output, printKeyValues, printTable } from '../output';
 import { parseIntOption } from './backlog-cli';
 
-type Row = Record<string, unknown>;
 const RUN_STATUSES = ['pending', 'running', 'halted', 'succeeded', 'failed', 'cancelled'];
 
 export function registerDeploymentsCommand(program: Command): void {
@@ -26,7 +25,7 @@ export function registerDeploymentsCommand(program: Command): void {
           o: { project: string; stages: string; name?: string; targetTier?: string; done?: string },
           command: Command,
         ) => {
-          const body = await clientFor(command).post<Row>('v1/deployments/flows', {
+          const body = await apiOf(command).createDeploymentFlow({
             id,
             project: o.project,
             name: o.name ?? id,
@@ -44,7 +43,7 @@ export function registerDeploymentsCommand(program: Command): void {
     .description("a project's deployment flows")
     .action(
       action(async (o: { project: string }, command: Command) => {
-        const body = await clientFor(command).get<{ flows: Row[] }>('v1/deployments/flows', { project: o.project });
+        const body = await apiOf(command).deploymentFlows(o.project);
         output(command, body, (b) =>
           printTable(
             ['flow', 'name', 'stages', 'tier'],
@@ -63,7 +62,7 @@ export function registerDeploymentsCommand(program: Command): void {
     .option('--flow <flow>', 'deployment flow')
     .action(
       action(async (name: string, o: { project: string; tier?: string; flow?: string }, command: Command) => {
-        const body = await clientFor(command).post<Row>('v1/deployments/environments', {
+        const body = await apiOf(command).createEnvironment({
           project: o.project,
           name,
           ...(o.tier ? { tier: o.tier } : {}),
@@ -78,9 +77,7 @@ export function registerDeploymentsCommand(program: Command): void {
     .description("a project's environments")
     .action(
       action(async (o: { project: string }, command: Command) => {
-        const body = await clientFor(command).get<{ environments: Row[] }>('v1/deployments/environments', {
-          project: o.project,
-        });
+        const body = await apiOf(command).environments(o.project);
         output(command, body, (b) =>
           printTable(
             ['environment', 'tier', 'flow', 'retired'],
@@ -95,9 +92,7 @@ export function registerDeploymentsCommand(program: Command): void {
     .description('retire an environment (it stops satisfying fact:deployed)')
     .action(
       action(async (name: string, o: { project: string }, command: Command) => {
-        const body = await clientFor(command).post<Row>(
-          `v1/deployments/environments/${encodeURIComponent(o.project)}/${encodeURIComponent(name)}/retire`,
-        );
+        const body = await apiOf(command).retireEnvironment(o.project, name);
         output(command, body, (b) => printKeyValues(Object.entries(b)));
       }),
     );
@@ -131,7 +126,7 @@ export function registerDeploymentsCommand(program: Command): void {
           },
           command: Command,
         ) => {
-          const body = await clientFor(command).post<Row>('v1/deployments/runs', {
+          const body = await apiOf(command).createDeploymentRun({
             project: o.project,
             environment: o.environment,
             items: o.items.split(',').filter(Boolean),
@@ -161,7 +156,7 @@ export function registerDeploymentsCommand(program: Command): void {
           o: { status?: string; stage?: string; stageIndex?: number; qa?: string; blockedReason?: string },
           command: Command,
         ) => {
-          const body = await clientFor(command).patch<Row>(`v1/deployments/runs/${encodeURIComponent(id)}`, {
+          const body = await apiOf(command).updateDeploymentRun(id, {
             ...(o.status ? { status: o.status } : {}),
             ...(o.stage ? { current_stage: o.stage } : {}),
             ...(o.stageIndex !== undefined ? { stage_index: o.stageIndex } : {}),
@@ -178,7 +173,7 @@ export function registerDeploymentsCommand(program: Command): void {
     .description("a project's deployment runs")
     .action(
       action(async (o: { project: string }, command: Command) => {
-        const body = await clientFor(command).get<{ runs: Row[] }>('v1/deployments/runs', { project: o.project });
+        const body = await apiOf(command).deploymentRuns(o.project);
         output(command, body, (b) =>
           printTable(
             ['run', 'environment', 'status', 'stage', 'items'],

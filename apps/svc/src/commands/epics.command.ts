@@ -2,9 +2,9 @@ import { Command, Option } from 'commander';
 
 import { CONTEXT_ESTIMATES, EPIC_TASK_STATUSES, EpicTaskWire, FILE_ACTIONS } from '@app/contracts';
 
-import { clientFor } from '../context';
+import { apiOf } from '../context';
 import { action, output, printKeyValues, printTable } from '../output';
-import { parseIntOption, printText, readText, ref } from './backlog-cli';
+import { parseIntOption, printText, readText } from './backlog-cli';
 
 interface TaskOptions {
   num?: number;
@@ -83,7 +83,7 @@ export function registerEpicsCommand(program: Command): void {
     .description('everything recorded for an epic')
     .action(
       action(async (epic: string, _o: unknown, command: Command) => {
-        const body = await clientFor(command).get<{ epic: string; tasks: EpicTaskWire[] }>(`v1/epics/${ref(epic)}`);
+        const body = await apiOf(command).epic(epic);
         output(command, body, renderTasks);
       }),
     );
@@ -94,11 +94,7 @@ export function registerEpicsCommand(program: Command): void {
     .description("list an epic's tasks")
     .action(
       action(async (epic: string, _o: unknown, command: Command) => {
-        output(
-          command,
-          await clientFor(command).get<{ epic: string; tasks: EpicTaskWire[] }>(`v1/epics/${ref(epic)}/tasks`),
-          renderTasks,
-        );
+        output(command, await apiOf(command).epicTasks(epic), renderTasks);
       }),
     );
   tasks
@@ -106,11 +102,7 @@ export function registerEpicsCommand(program: Command): void {
     .description('show one task')
     .action(
       action(async (epic: string, num: string, _o: unknown, command: Command) => {
-        output(
-          command,
-          await clientFor(command).get<EpicTaskWire>(`v1/epics/${ref(epic)}/tasks/${ref(num)}`),
-          renderTask,
-        );
+        output(command, await apiOf(command).epicTask(epic, num), renderTask);
       }),
     );
   taskOptions(
@@ -120,11 +112,7 @@ export function registerEpicsCommand(program: Command): void {
       .option('--num <n>', 'task number', parseIntOption),
   ).action(
     action(async (epic: string, options: TaskOptions, command: Command) => {
-      output(
-        command,
-        await clientFor(command).post<EpicTaskWire>(`v1/epics/${ref(epic)}/tasks`, taskBody(options)),
-        renderTask,
-      );
+      output(command, await apiOf(command).createEpicTask(epic, taskBody(options)), renderTask);
     }),
   );
   taskOptions(
@@ -135,10 +123,7 @@ export function registerEpicsCommand(program: Command): void {
       .option('--heartbeat', 'stamp last_heartbeat now'),
   ).action(
     action(async (epic: string, num: string, options: TaskOptions, command: Command) => {
-      const body = await clientFor(command).patch<EpicTaskWire>(
-        `v1/epics/${ref(epic)}/tasks/${ref(num)}`,
-        taskBody(options),
-      );
+      const body = await apiOf(command).updateEpicTask(epic, num, taskBody(options));
       output(command, body, renderTask);
     }),
   );
@@ -147,7 +132,7 @@ export function registerEpicsCommand(program: Command): void {
     .description('count one dispatch attempt (refused once max_attempts is reached)')
     .action(
       action(async (epic: string, num: string, _o: unknown, command: Command) => {
-        const body = await clientFor(command).post<EpicTaskWire>(`v1/epics/${ref(epic)}/tasks/${ref(num)}/dispatch`);
+        const body = await apiOf(command).dispatchEpicTask(epic, num);
         output(command, body, renderTask);
       }),
     );
@@ -159,9 +144,7 @@ export function registerEpicsCommand(program: Command): void {
     .addOption(new Option('--action <action>', 'what the task does to it').choices(FILE_ACTIONS))
     .action(
       action(async (epic: string, num: string, path: string, options: { action?: string }, command: Command) => {
-        const body = await clientFor(command).post<{
-          files: { task_num: number; file_path: string; action: string | null }[];
-        }>(`v1/epics/${ref(epic)}/tasks/${ref(num)}/files`, {
+        const body = await apiOf(command).addEpicTaskFile(epic, num, {
           file_path: path,
           ...(options.action ? { action: options.action } : {}),
         });
@@ -178,9 +161,7 @@ export function registerEpicsCommand(program: Command): void {
     .description("list an epic's task files")
     .action(
       action(async (epic: string, _o: unknown, command: Command) => {
-        const body = await clientFor(command).get<{
-          files: { task_num: number; file_path: string; action: string | null }[];
-        }>(`v1/epics/${ref(epic)}/files`);
+        const body = await apiOf(command).epicFiles(epic);
         output(command, body, (b) =>
           printTable(
             ['task', 'file', 'action'],
@@ -217,18 +198,15 @@ export function registerEpicsCommand(program: Command): void {
           },
           command: Command,
         ) => {
-          const body = await clientFor(command).put<Record<string, unknown>>(
-            `v1/epics/${ref(epic)}/chains/${ref(worktree)}`,
-            {
-              ...(o.queue !== undefined ? { queue: o.queue.split(',').filter(Boolean).map(Number) } : {}),
-              ...(o.worktreePath !== undefined ? { worktree_path: o.worktreePath } : {}),
-              ...(o.currentIndex !== undefined ? { current_index: o.currentIndex } : {}),
-              ...(o.currentTask !== undefined ? { current_task: o.currentTask } : {}),
-              ...(o.currentAttempt !== undefined ? { current_attempt: o.currentAttempt } : {}),
-              ...(o.maxAttempts !== undefined ? { max_attempts: o.maxAttempts } : {}),
-              ...(o.chain === false ? { no_chain: 1 } : {}),
-            },
-          );
+          const body = await apiOf(command).setEpicChain(epic, worktree, {
+            ...(o.queue !== undefined ? { queue: o.queue.split(',').filter(Boolean).map(Number) } : {}),
+            ...(o.worktreePath !== undefined ? { worktree_path: o.worktreePath } : {}),
+            ...(o.currentIndex !== undefined ? { current_index: o.currentIndex } : {}),
+            ...(o.currentTask !== undefined ? { current_task: o.currentTask } : {}),
+            ...(o.currentAttempt !== undefined ? { current_attempt: o.currentAttempt } : {}),
+            ...(o.maxAttempts !== undefined ? { max_attempts: o.maxAttempts } : {}),
+            ...(o.chain === false ? { no_chain: 1 } : {}),
+          });
           output(command, body, (b) => printKeyValues(Object.entries(b)));
         },
       ),
@@ -238,9 +216,7 @@ export function registerEpicsCommand(program: Command): void {
     .description("list an epic's dispatch chains")
     .action(
       action(async (epic: string, _o: unknown, command: Command) => {
-        const body = await clientFor(command).get<{
-          chains: { worktree: string; queue: number[]; current_index: number }[];
-        }>(`v1/epics/${ref(epic)}/chains`);
+        const body = await apiOf(command).epicChains(epic);
         output(command, body, (b) =>
           printTable(
             ['worktree', 'queue', 'index'],
@@ -258,10 +234,10 @@ export function registerEpicsCommand(program: Command): void {
     .option('--author <name>', 'author (default: you)')
     .action(
       action(async (epic: string, num: string, o: { body: string; author?: string }, command: Command) => {
-        const body = await clientFor(command).post<{ task_num: number; note_num: number }>(
-          `v1/epics/${ref(epic)}/tasks/${ref(num)}/notes`,
-          { body: o.body, ...(o.author ? { author: o.author } : {}) },
-        );
+        const body = await apiOf(command).addEpicNote(epic, num, {
+          body: o.body,
+          ...(o.author ? { author: o.author } : {}),
+        });
         output(command, body, (b) => printText(`note ${b.task_num}.${b.note_num} added`));
       }),
     );
@@ -271,9 +247,7 @@ export function registerEpicsCommand(program: Command): void {
     .option('--task <n>', 'one task only', parseIntOption)
     .action(
       action(async (epic: string, o: { task?: number }, command: Command) => {
-        const body = await clientFor(command).get<{
-          notes: { task_num: number; note_num: number; author: string | null; body: string }[];
-        }>(`v1/epics/${ref(epic)}/notes`, { task: o.task });
+        const body = await apiOf(command).epicNotes(epic, { task: o.task });
         output(command, body, (b) =>
           printTable(
             ['task', 'note', 'author', 'body'],

@@ -1,18 +1,26 @@
 import { Command, Option } from 'commander';
-import { request } from 'undici';
 
-import { clientFor, resolveConnection, GlobalOptions } from '../context';
-import { action, output, printTable } from '../output';
+import { openEventStream, SvcHttpError } from '@app/client';
+import type { StreamNotice } from '@app/contracts';
 
-interface EventWire {
-  id: string;
-  name: string;
-  kind: string;
-  project: string | null;
-  item_id: string | null;
-  session_id: number | null;
-  payload: Record<string, unknown>;
-  created_at: string;
+import { apiOf, connectionFor, wantsJson } from '../context';
+import { action, output, printTable, reportError } from '../output';
+
+// One readable line per stream message: time, name, ref and project for recorded events; the change otherwise.
+export function noticeLine(notice: StreamNotice): string {
+  const d = notice.data;
+  const str = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v) : '');
+  if (notice.type === 'event') {
+    const at = str(d.created_at) || new Date().toISOString();
+    return [at, str(d.name), str(d.item_id) || '-', str(d.project) || '-', notice.id ? `#${notice.id}` : '']
+      .filter((part) => part.length > 0)
+      .join('  ');
+  }
+  const rest = Object.entries(d)
+    .filter(([k]) => k !== 'type')
+    .map(([k, v]) => `${k}=${typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
+    .join(' ');
+  return `${new Date().toISOString()}  ${notice.type}  ${rest}`;
 }
 
 export function registerEventsCommand(program: Command): void {
@@ -28,7 +36,7 @@ export function registerEventsCommand(program: Command): void {
     .addOption(new Option('--limit <n>', 'at most this many (default 100, max 1000)'))
     .action(
       action(async (options: Record<string, string | undefined>, command: Command) => {
-        const body = await clientFor(command).get<{ events: EventWire[] }>('v1/events', {
+        const body = await apiOf(command).events({
           event_name: options.eventName,
           project: options.project,
           item: options.item,
@@ -51,15 +59,29 @@ export function registerEventsCommand(program: Command): void {
     .option('--event-name <name>', 'only events with this name (item changes still pass)')
     .action(
       action(async (options: { project?: string; eventName?: string }, command: Command) => {
-        const { url, token } = resolveConnection(command.optsWithGlobals<GlobalOptions>());
-        const target = new URL('v1/events/stream', url.endsWith('/') ? url : `${url}/`);
-        if (options.project) target.searchParams.set('project', options.project);
-        if (options.eventName) target.searchParams.set('event_name', options.eventName);
-        const res = await request(target, {
-          headers: { accept: 'text/event-stream', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        const json = wantsJson(command);
+        const { url, token } = connectionFor(command);
+        await new Promise<void>((resolve) => {
+          const stream = openEventStream({
+            baseUrl: url,
+            token,
+            project: options.project,
+            eventName: options.eventName,
+            onNotice: (notice) => process.stdout.write(`${json ? JSON.stringify(notice) : noticeLine(notice)}\n`),
+            onStatus: (status, detail) => {
+              if (status === 'reconnecting') {
+                const why = detail?.error instanceof Error ? detail.error.message : 'connection lost';
+                process.stderr.write(`svc: stream ${why}; reconnecting in ${detail?.retryInMs ?? 0} ms\n`);
+              } else if (status === 'closed') {
+                if (detail?.error instanceof SvcHttpError) process.exitCode = reportError(detail.error, json);
+                resolve();
+              }
+            },
+          });
+          const stop = () => stream.close();
+          process.once('SIGINT', stop);
+          process.once('SIGTERM', stop);
         });
-        if (res.statusCode !== 200) throw new Error(`stream refused: HTTP ${res.statusCode} ${await res.body.text()}`);
-        for await (const chunk of res.body) process.stdout.write(chunk as Buffer);
       }),
     );
 }

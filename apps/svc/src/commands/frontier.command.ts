@@ -1,48 +1,9 @@
 import { Command, Option } from 'commander';
 
-import type { FrontierItemWire, FrontierResultWire } from '@app/core';
+import type { FrontierItemWire } from '@app/contracts';
 
-import { clientFor } from '../context';
+import { apiOf } from '../context';
 import { action, output, printKeyValues, printTable } from '../output';
-
-export type { FrontierItemWire, FrontierResultWire };
-
-interface DependencyEdgeWire {
-  blocker: string | null;
-  dependent: string;
-  gate_point: string;
-  satisfaction: string;
-  rationale: string;
-  blocker_stage: string | null;
-  blocker_title: string | null;
-  blocking_terminal: boolean;
-  blocking_abandoned: boolean;
-  environment: { name: string; delivery_state: string; in_delivery_flow: boolean } | null;
-}
-
-interface FrontierList {
-  project: string;
-  wip_cap: number;
-  wip_active: number;
-  ready_rows: FrontierItemWire[];
-  blocked_rows: FrontierItemWire[];
-  frozen_rows: FrontierItemWire[];
-  dependency_edges: DependencyEdgeWire[];
-}
-
-interface Explain {
-  item_id: string;
-  project: string;
-  status: string;
-  bucket: string;
-  position: number | null;
-  adapter: string | null;
-  summary: string[];
-  unsatisfied: { blocker: string | null; satisfaction: string; state: string | null; reason: string; need: string }[];
-  critical_path: string[];
-  unblock_roots: string[];
-  stuck: string[];
-}
 
 export const wipCapOption = () =>
   new Option('--wip-cap <n>', "WIP cap override (default: the project's policy wip_cap, else 30)").env('SVC_WIP_CAP');
@@ -80,7 +41,7 @@ export function registerFrontierCommand(program: Command): void {
     .option('--abandoned', 'edges whose blocker was cancelled or stopped (they can never clear)')
     .action(
       action(async (options: Record<string, string | boolean | undefined>, command: Command) => {
-        const body = await clientFor(command).get<FrontierList>('v1/frontier/list', {
+        const body = await apiOf(command).frontierList({
           project: options.project as string,
           wip_cap: options.wipCap as string | undefined,
           gate_point: options.gatePoint as string | undefined,
@@ -89,7 +50,7 @@ export function registerFrontierCommand(program: Command): void {
           priority: options.priority as string | undefined,
           blocker: options.blocker as string | undefined,
           dependent: options.dependent as string | undefined,
-          abandoned: options.abandoned ? 'true' : undefined,
+          abandoned: Boolean(options.abandoned),
         });
         output(command, body, (b) => {
           printKeyValues([
@@ -125,9 +86,7 @@ export function registerFrontierCommand(program: Command): void {
     .addOption(wipCapOption())
     .action(
       action(async (ref: string, options: { wipCap?: string }, command: Command) => {
-        const body = await clientFor(command).get<Explain>(`v1/frontier/explain/${encodeURIComponent(ref)}`, {
-          wip_cap: options.wipCap,
-        });
+        const body = await apiOf(command).explain(ref, { wip_cap: options.wipCap });
         output(command, body, (b) => {
           printKeyValues([
             ['item', `${b.item_id} (${b.project})`],

@@ -19,10 +19,12 @@ import { registerSelfHostCommand } from './self-host.command';
 import { registerEventsCommand } from './events.command';
 import { registerFrontierCommand } from './frontier.command';
 import { registerSessionsCommand } from './sessions.command';
+import { registerUpCommands } from './up.command';
 import { registerWhoAmICommand } from './whoami.command';
 
 // Every command group registers itself here.
 export const COMMAND_GROUPS: ((program: Command) => void)[] = [
+  registerUpCommands,
   registerDaemonCommand,
   registerConnectCommand,
   registerMachineAuthorizationCommand,

@@ -1,20 +1,11 @@
 import { Command, Option } from 'commander';
 
-import {
-  ItemDetailWire,
-  ItemFieldWire,
-  ItemListWire,
-  ItemProgressWire,
-  ItemSectionWire,
-  ItemWire,
-  PRIORITIES,
-  RESOLUTIONS,
-} from '@app/contracts/backlog';
+import { ItemDetailWire, ItemListWire, ItemWire, PRIORITIES, RESOLUTIONS } from '@app/contracts/backlog';
 
-import { clientFor } from '../context';
+import { apiOf } from '../context';
 import { action, CliError, output, printKeyValues, printTable } from '../output';
 import { addDependencyCommands } from './dependencies.command';
-import { collect, jsonObjectOption, parseIntOption, printText, readStdin, readText, ref, text } from './backlog-cli';
+import { collect, jsonObjectOption, parseIntOption, printText, readStdin, readText, text } from './backlog-cli';
 
 interface CreateOptions {
   project: string;
@@ -61,7 +52,7 @@ function simple(items: Command, name: string, description: string, path: string)
     .description(description)
     .action(
       action(async (item: string, _options: unknown, command: Command) => {
-        output(command, await clientFor(command).post<ItemDetailWire>(`v1/items/${ref(item)}/${path}`), renderItem);
+        output(command, await apiOf(command).itemAction(item, path), renderItem);
       }),
     );
 }
@@ -99,7 +90,7 @@ export function registerItemsCommand(program: Command): void {
         if (options.specFile) body.spec = readText(options.specFile);
         if (options.posture) body.workflow_posture = options.posture;
         if (options.frozen) body.frozen = 1;
-        output(command, await clientFor(command).post<ItemDetailWire>('v1/items', body), renderItem);
+        output(command, await apiOf(command).createItem(body), renderItem);
       }),
     );
 
@@ -117,7 +108,7 @@ export function registerItemsCommand(program: Command): void {
     .action(
       action(async (options: Record<string, string | number | undefined>, command: Command) => {
         const query = Object.fromEntries(Object.entries(options).filter(([k]) => k !== 'json'));
-        output(command, await clientFor(command).get<ItemListWire>('v1/items', query), renderItems);
+        output(command, await apiOf(command).items(query), renderItems);
       }),
     );
 
@@ -126,15 +117,13 @@ export function registerItemsCommand(program: Command): void {
     .description('show an item, or one field of it (any column, body, sections, or db-claim)')
     .action(
       action(async (item: string, field: string | undefined, _options: unknown, command: Command) => {
-        const client = clientFor(command);
+        const api = apiOf(command);
         if (field === undefined) {
-          output(command, await client.get<ItemDetailWire>(`v1/items/${ref(item)}`), renderItem);
+          output(command, await api.item(item), renderItem);
         } else if (field === 'db-claim') {
-          output(command, await client.get<Record<string, unknown>>(`v1/items/${ref(item)}/db-claim`), (b) =>
-            printKeyValues(Object.entries(b)),
-          );
+          output(command, await api.dbClaim(item), (b) => printKeyValues(Object.entries(b)));
         } else {
-          const body = await client.get<ItemFieldWire>(`v1/items/${ref(item)}/fields/${ref(field)}`);
+          const body = await api.itemField(item, field);
           output(command, body, (b) => printText(text(b.value)));
         }
       }),
@@ -157,7 +146,7 @@ export function registerItemsCommand(program: Command): void {
           const given = [options.stdin, options.value !== undefined, options.clear].filter(Boolean).length;
           if (given !== 1) throw new CliError('invalid_argument', 'give exactly one of --stdin, --value or --clear');
           const value = options.clear ? null : options.stdin ? await readStdin() : options.value!;
-          const body = await clientFor(command).put<ItemDetailWire>(`v1/items/${ref(item)}/fields/${ref(field)}`, {
+          const body = await apiOf(command).setItemField(item, field, {
             value,
           });
           output(command, body, renderItem);
@@ -170,7 +159,7 @@ export function registerItemsCommand(program: Command): void {
     .description("move an item to a stage of its pinned workflow (the stage's gates must pass)")
     .action(
       action(async (item: string, stage: string, _options: unknown, command: Command) => {
-        const body = await clientFor(command).post<ItemDetailWire>(`v1/items/${ref(item)}/status`, { status: stage });
+        const body = await apiOf(command).setItemStatus(item, stage);
         output(command, body, renderItem);
       }),
     );
@@ -181,7 +170,7 @@ export function registerItemsCommand(program: Command): void {
     .requiredOption('--reason <text>', 'why it is blocked')
     .action(
       action(async (item: string, options: { reason: string }, command: Command) => {
-        const body = await clientFor(command).post<ItemDetailWire>(`v1/items/${ref(item)}/block`, {
+        const body = await apiOf(command).blockItem(item, {
           reason: options.reason,
         });
         output(command, body, renderItem);
@@ -205,7 +194,7 @@ export function registerItemsCommand(program: Command): void {
           options: { resolution: string; duplicateOf?: string; comment?: string; status?: string },
           command: Command,
         ) => {
-          const body = await clientFor(command).post<ItemDetailWire>(`v1/items/${ref(item)}/resolve`, {
+          const body = await apiOf(command).resolveItem(item, {
             resolution: options.resolution,
             ...(options.duplicateOf ? { resolution_ref: options.duplicateOf } : {}),
             ...(options.comment ? { resolution_comment: options.comment } : {}),
@@ -221,7 +210,7 @@ export function registerItemsCommand(program: Command): void {
     .description('deployment progress of an item (item_progress_view)')
     .action(
       action(async (item: string, _options: unknown, command: Command) => {
-        const body = await clientFor(command).get<ItemProgressWire>(`v1/items/${ref(item)}/progress`);
+        const body = await apiOf(command).itemProgress(item);
         output(command, body, (b) => printKeyValues(Object.entries(b)));
       }),
     );
@@ -250,10 +239,10 @@ export function registerSectionsCommand(program: Command): void {
             throw new CliError('invalid_argument', 'give one of --content-file or --stdin');
           }
           const content = options.contentFile ? readText(options.contentFile) : await readStdin();
-          const body = await clientFor(command).put<{ item_id: string; section: ItemSectionWire }>(
-            `v1/items/${ref(item)}/sections/${ref(name)}`,
-            { content, ...(options.ordering === undefined ? {} : { ordering: options.ordering }) },
-          );
+          const body = await apiOf(command).putSection(item, name, {
+            content,
+            ...(options.ordering === undefined ? {} : { ordering: options.ordering }),
+          });
           output(command, body, (b) =>
             printKeyValues([
               ['item', b.item_id],
@@ -271,7 +260,7 @@ export function registerSectionsCommand(program: Command): void {
     .description("list an item's sections")
     .action(
       action(async (item: string, _options: unknown, command: Command) => {
-        const detail = await clientFor(command).get<ItemDetailWire>(`v1/items/${ref(item)}`);
+        const detail = await apiOf(command).item(item);
         const body = { item_id: detail.item_id, sections: detail.sections };
         output(command, body, (b) =>
           printTable(
@@ -287,9 +276,7 @@ export function registerSectionsCommand(program: Command): void {
     .description('remove a section')
     .action(
       action(async (item: string, name: string, _options: unknown, command: Command) => {
-        const body = await clientFor(command).delete<{ item_id: string; removed: boolean }>(
-          `v1/items/${ref(item)}/sections/${ref(name)}`,
-        );
+        const body = await apiOf(command).deleteSection(item, name);
         output(command, body, (b) => printText(`${b.item_id}: section ${name} removed`));
       }),
     );

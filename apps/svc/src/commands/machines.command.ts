@@ -1,8 +1,6 @@
 import { Command } from 'commander';
 
-import type { MachineListResponse, RevokeMachineResponse } from '@app/contracts';
-
-import { clientFor } from '../context';
+import { apiOf } from '../context';
 import { action, output, printTable } from '../output';
 
 export function registerMachinesCommand(program: Command): void {
@@ -14,9 +12,7 @@ export function registerMachinesCommand(program: Command): void {
     .option('--all', 'include revoked credentials')
     .action(
       action(async (options: { all?: boolean }, command: Command) => {
-        const body = await clientFor(command).get<MachineListResponse>('v1/machines', {
-          include_revoked: options.all ? 'true' : undefined,
-        });
+        const body = await apiOf(command).machines({ include_revoked: Boolean(options.all) });
         output(command, body, (b) =>
           printTable(
             ['machine id', 'name', 'person', 'org', 'credential', 'created', 'last used', 'revoked'],
@@ -41,9 +37,7 @@ export function registerMachinesCommand(program: Command): void {
     .argument('<machine_id>', 'the machine id shown by svc machines list')
     .action(
       action(async (machineId: string, _options: unknown, command: Command) => {
-        const body = await clientFor(command).post<RevokeMachineResponse>('v1/machines/revoke', {
-          machine_id: machineId,
-        });
+        const body = await apiOf(command).revokeMachine(machineId);
         output(command, body, (b) => process.stdout.write(`revoked ${b.revoked} credential(s) of ${b.machine_id}\n`));
       }),
     );

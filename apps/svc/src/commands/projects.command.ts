@@ -2,7 +2,7 @@ import { Command } from 'commander';
 
 import { ProjectWire } from '@app/contracts/backlog';
 
-import { clientFor } from '../context';
+import { apiOf } from '../context';
 import { action, output, printKeyValues, printTable } from '../output';
 import { collect, jsonObjectOption, parseIntOption } from './backlog-cli';
 
@@ -67,7 +67,7 @@ export function registerProjectsCommand(program: Command): void {
   ).action(
     action(async (id: string, options: PolicyOptions & { prefix: string; name?: string }, command: Command) => {
       const body = { id, name: options.name ?? id, public_item_prefix: options.prefix, policy: policyFrom(options) };
-      output(command, await clientFor(command).post<ProjectWire>('v1/projects', body), renderProject);
+      output(command, await apiOf(command).createProject(body), renderProject);
     }),
   );
 
@@ -76,7 +76,7 @@ export function registerProjectsCommand(program: Command): void {
     .description('list the projects you can see')
     .action(
       action(async (_options: unknown, command: Command) => {
-        const body = await clientFor(command).get<{ projects: ProjectWire[] }>('v1/projects');
+        const body = await apiOf(command).projects();
         output(command, body, (b) =>
           printTable(
             ['project', 'name', 'prefix', 'next', 'policy'],
@@ -91,11 +91,7 @@ export function registerProjectsCommand(program: Command): void {
     .description('show a project and its policy')
     .action(
       action(async (id: string, _options: unknown, command: Command) => {
-        output(
-          command,
-          await clientFor(command).get<ProjectWire>(`v1/projects/${encodeURIComponent(id)}`),
-          renderProject,
-        );
+        output(command, await apiOf(command).project(id), renderProject);
       }),
     );
 
@@ -108,7 +104,7 @@ export function registerProjectsCommand(program: Command): void {
   ).action(
     action(async (id: string, options: PolicyOptions & { name?: string }, command: Command) => {
       const body = { ...(options.name ? { name: options.name } : {}), policy: policyFrom(options) };
-      const project = await clientFor(command).patch<ProjectWire>(`v1/projects/${encodeURIComponent(id)}`, body);
+      const project = await apiOf(command).updateProject(id, body);
       output(command, project, renderProject);
     }),
   );

@@ -1,10 +1,8 @@
 import { Command, Option } from 'commander';
 
-import { clientFor } from '../context';
+import { apiOf } from '../context';
 import { action, output, printKeyValues, printTable } from '../output';
 import { parseIntOption } from './backlog-cli';
-
-type Row = Record<string, unknown>;
 
 export function registerRecordsCommand(program: Command): void {
   const records = program.command('records').description('shepherd verdicts, caveat dispositions, ouroboros entries');
@@ -25,7 +23,7 @@ export function registerRecordsCommand(program: Command): void {
           o: { transition: string; worker: string; verdict: string; caveats?: string; attempt?: number },
           command: Command,
         ) => {
-          const body = await clientFor(command).post<Row>('v1/records/shepherd-verdicts', {
+          const body = await apiOf(command).recordShepherdVerdict({
             item,
             transition: o.transition,
             worker: o.worker,
@@ -42,7 +40,7 @@ export function registerRecordsCommand(program: Command): void {
     .description("an item's verdicts (all, for admins, without a ref)")
     .action(
       action(async (item: string | undefined, _o: unknown, command: Command) => {
-        const body = await clientFor(command).get<{ verdicts: Row[] }>('v1/records/shepherd-verdicts', { item });
+        const body = await apiOf(command).shepherdVerdicts(item);
         output(command, body, (b) =>
           printTable(
             ['id', 'item', 'transition', 'worker', 'verdict', 'attempt'],
@@ -78,7 +76,7 @@ export function registerRecordsCommand(program: Command): void {
           },
           command: Command,
         ) => {
-          const body = await clientFor(command).post<Row>('v1/records/caveat-dispositions', {
+          const body = await apiOf(command).recordCaveatDisposition({
             item,
             transition: o.transition,
             caveat_num: o.caveatNum,
@@ -97,7 +95,7 @@ export function registerRecordsCommand(program: Command): void {
     .description("an item's caveat dispositions")
     .action(
       action(async (item: string | undefined, _o: unknown, command: Command) => {
-        const body = await clientFor(command).get<{ dispositions: Row[] }>('v1/records/caveat-dispositions', { item });
+        const body = await apiOf(command).caveatDispositions(item);
         output(command, body, (b) =>
           printTable(
             ['item', 'transition', 'attempt', 'caveat', 'disposition'],
@@ -122,7 +120,7 @@ export function registerRecordsCommand(program: Command): void {
           o: { agent: string; category: string; body: string; context?: string; timestamp?: string },
           command: Command,
         ) => {
-          const body = await clientFor(command).post<Row>('v1/records/ouroboros', {
+          const body = await apiOf(command).recordOuroboros({
             agent: o.agent,
             category: o.category,
             body: o.body,
@@ -143,7 +141,7 @@ export function registerRecordsCommand(program: Command): void {
     .option('--limit <n>', 'at most (default 100)', parseIntOption)
     .action(
       action(async (o: Record<string, string | number | undefined>, command: Command) => {
-        const body = await clientFor(command).get<{ entries: Row[] }>('v1/records/ouroboros', o);
+        const body = await apiOf(command).ouroboros(o);
         output(command, body, (b) =>
           printTable(
             ['id', 'timestamp', 'agent', 'category', 'body'],
@@ -158,7 +156,7 @@ export function registerRecordsCommand(program: Command): void {
       .description(`mark an entry ${verb === 'review' ? 'reviewed' : 'archived'}`)
       .action(
         action(async (id: string, _o: unknown, command: Command) => {
-          const body = await clientFor(command).post<Row>(`v1/records/ouroboros/${encodeURIComponent(id)}/${verb}`);
+          const body = await apiOf(command).ouroborosAction(id, verb);
           output(command, body, (b) => printKeyValues(Object.entries(b)));
         }),
       );

@@ -1,8 +1,8 @@
 import { Command, Option } from 'commander';
 
-import type { HeartbeatResponse, RegisterSessionResponse, SessionResponse } from '@app/contracts';
+import type { RegisterSessionResponse, SessionResponse } from '@app/contracts';
 
-import { clientFor } from '../context';
+import { apiOf } from '../context';
 import { action, output, printKeyValues, printTable } from '../output';
 
 // register answers with the lane's source; show and end do not.
@@ -39,7 +39,7 @@ export function registerSessionsCommand(program: Command): void {
     .action(
       action(
         async (options: { harness: string; model: string; project?: string; label?: string }, command: Command) => {
-          const body = await clientFor(command).post<SessionWire>('v1/sessions', options);
+          const body = await apiOf(command).registerSession(options);
           output(command, body, render);
         },
       ),
@@ -50,7 +50,7 @@ export function registerSessionsCommand(program: Command): void {
     .description('a session and its live claims')
     .action(
       action(async (id: string, _options: unknown, command: Command) => {
-        output(command, await clientFor(command).get<SessionWire>(`v1/sessions/${encodeURIComponent(id)}`), render);
+        output(command, await apiOf(command).session(id), render);
       }),
     );
 
@@ -59,9 +59,7 @@ export function registerSessionsCommand(program: Command): void {
     .description("renew the session's live claims (they expire when not renewed)")
     .action(
       action(async (id: string, _options: unknown, command: Command) => {
-        const body = await clientFor(command).post<HeartbeatResponse>(
-          `v1/sessions/${encodeURIComponent(id)}/heartbeat`,
-        );
+        const body = await apiOf(command).heartbeat(id);
         output(command, body, (b) =>
           printTable(
             ['renewed claim', 'expires at'],
@@ -76,11 +74,7 @@ export function registerSessionsCommand(program: Command): void {
     .description('end a session and release its claims')
     .action(
       action(async (id: string, _options: unknown, command: Command) => {
-        output(
-          command,
-          await clientFor(command).post<SessionWire>(`v1/sessions/${encodeURIComponent(id)}/end`),
-          render,
-        );
+        output(command, await apiOf(command).endSession(id), render);
       }),
     );
 }

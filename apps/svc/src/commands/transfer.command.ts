@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 
 import { Command } from 'commander';
 
-import { clientFor, wantsJson } from '../context';
+import { apiOf, wantsJson } from '../context';
 import { action, CliError, output, printJson, printKeyValues } from '../output';
 import { readJsonFile } from './backlog-cli';
 
@@ -13,9 +13,7 @@ export function registerTransferCommands(program: Command): void {
     .option('--replace', 'replace the contents of an existing, non-empty project')
     .action(
       action(async (file: string, options: { replace?: boolean }, command: Command) => {
-        const body = await clientFor(command).post<Record<string, unknown>>('v1/import', readJsonFile(file), {
-          replace: options.replace ? '1' : undefined,
-        });
+        const body = await apiOf(command).importBacklog(readJsonFile(file), { replace: options.replace });
         output(command, body, (b) => printKeyValues(Object.entries(b)));
       }),
     );
@@ -27,7 +25,7 @@ export function registerTransferCommands(program: Command): void {
     .option('--output <file>', 'write the document to a file')
     .action(
       action(async (options: { project: string; output?: string }, command: Command) => {
-        const body = await clientFor(command).get<{ items?: unknown[] }>('v1/export', { project: options.project });
+        const body = await apiOf(command).exportBacklog(options.project);
         if (options.output) {
           try {
             writeFileSync(options.output, `${JSON.stringify(body, null, 2)}\n`);

@@ -1,15 +1,7 @@
 import { Command } from 'commander';
 
-import { clientFor } from '../context';
+import { apiOf } from '../context';
 import { action, output, printKeyValues } from '../output';
-
-interface WhoAmI {
-  actor_id: number;
-  name: string;
-  is_admin: boolean;
-  via: string;
-  machine_id: string | null;
-}
 
 export function registerWhoAmICommand(program: Command): void {
   program
@@ -17,7 +9,7 @@ export function registerWhoAmICommand(program: Command): void {
     .description('show the actor the current credential authenticates as')
     .action(
       action(async (_options: unknown, command: Command) => {
-        const me = await clientFor(command).get<WhoAmI>('v1/whoami');
+        const me = await apiOf(command).whoami();
         output(command, me, (m) =>
           printKeyValues([
             ['actor', `${m.name} (#${m.actor_id})`],

@@ -1,10 +1,10 @@
 import { Command } from 'commander';
 
-import { WorkflowRegisterWire, WorkflowSummaryWire, WorkflowVersionWire } from '@app/contracts/backlog';
+import { WorkflowVersionWire } from '@app/contracts/backlog';
 
-import { clientFor } from '../context';
+import { apiOf } from '../context';
 import { action, output, printKeyValues, printTable } from '../output';
-import { readJsonFile, ref } from './backlog-cli';
+import { readJsonFile } from './backlog-cli';
 
 function renderVersion(v: WorkflowVersionWire & { created?: boolean }): void {
   printKeyValues([
@@ -35,7 +35,7 @@ export function registerWorkflowsCommand(program: Command): void {
     .description('register a workflow definition (JSON); a changed definition becomes a new version')
     .action(
       action(async (file: string, _options: unknown, command: Command) => {
-        const body = await clientFor(command).post<WorkflowRegisterWire>('v1/workflows', readJsonFile(file));
+        const body = await apiOf(command).registerWorkflow(readJsonFile(file));
         output(command, body, renderVersion);
       }),
     );
@@ -45,7 +45,7 @@ export function registerWorkflowsCommand(program: Command): void {
     .description('list workflows with their current version')
     .action(
       action(async (_options: unknown, command: Command) => {
-        const body = await clientFor(command).get<{ workflows: WorkflowSummaryWire[] }>('v1/workflows');
+        const body = await apiOf(command).workflows();
         output(command, body, (b) =>
           printTable(
             ['workflow', 'name', 'current', 'versions'],
@@ -62,9 +62,7 @@ export function registerWorkflowsCommand(program: Command): void {
     .description('show the current version of a workflow (default: issue)')
     .action(
       action(async (workflow: string | undefined, _options: unknown, command: Command) => {
-        const body = await clientFor(command).get<WorkflowVersionWire>(
-          `v1/workflows/${ref(workflow ?? 'issue')}/definition`,
-        );
+        const body = await apiOf(command).workflowDefinition(workflow ?? 'issue');
         output(command, body, renderVersion);
       }),
     );
@@ -76,9 +74,7 @@ export function registerWorkflowsCommand(program: Command): void {
     .description('show one version of a workflow')
     .action(
       action(async (workflow: string, version: string, _options: unknown, command: Command) => {
-        const body = await clientFor(command).get<WorkflowVersionWire>(
-          `v1/workflows/${ref(workflow)}/versions/${ref(version)}`,
-        );
+        const body = await apiOf(command).workflowVersion(workflow, version);
         output(command, body, renderVersion);
       }),
     );
@@ -90,13 +86,7 @@ export function registerWorkflowsCommand(program: Command): void {
     .description("show an item's pinned workflow version and its current stage binding")
     .action(
       action(async (item: string, _options: unknown, command: Command) => {
-        const body = await clientFor(command).get<{
-          item_id: string;
-          workflow_id: string;
-          workflow_version: number;
-          status: string;
-          stage: { adapter: string; entrypoint_rendered: string | null } | null;
-        }>(`v1/items/${ref(item)}/workflow`);
+        const body = await apiOf(command).itemWorkflow(item);
         output(command, body, (b) =>
           printKeyValues([
             ['item', b.item_id],
