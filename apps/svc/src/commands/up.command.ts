@@ -249,6 +249,10 @@ export function registerUpCommands(program: Command): void {
           if (result.started) say(`svc up: the daemon is ready at ${result.url}; \`svc down\` stops it`);
           else say(`svc up: a daemon already answers at ${result.url}`);
           if (!options.tui) return;
+          if (!process.stdin.isTTY || !process.stdout.isTTY) {
+            say('svc up: not a terminal, so the TUI stays closed; open it later with `svc tui`');
+            return;
+          }
           // The daemon's first boot wrote the credential file; read the token again.
           const { token } = resolveConnection({ ...command.optsWithGlobals<{ token?: string }>(), url: result.url });
           process.exit(await openTui({ url: result.url, token }, tuiArgs(options)));
