@@ -120,6 +120,17 @@ describe('deployment halts: awaiting-approval, needs-capability, complete before
     });
     expect(halted.body.halt!.summary).toMatch(/^awaiting approval for production since \d+s$/);
     expect((await item('DP-1')).deploy_stage).toBe('awaiting-approval');
+    const progress = await http<Record<string, unknown>>(base, 'GET', '/v1/items/DP-1/progress', { token: admin });
+    expect(progress.body).toMatchObject({
+      flow_name: 'ship',
+      run_id: runId,
+      current_stage: 'production',
+      halt: {
+        kind: 'awaiting-approval',
+        stage: 'production',
+        summary: expect.stringMatching(/^awaiting approval for production since/),
+      },
+    });
     // re-running the usher step without an approval stays halted, at the same halt time
     const still = await advance(runId, { stage_index: 2 });
     expect(still.body.status).toBe('halted');

@@ -4,6 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 
 import { STRUCTURED_FIELDS } from '@app/contracts/backlog';
 
+import { RunRow } from '../deployments/dto/deployments.dto';
 import { affected, isoUtc } from '../projects/backlog-sql';
 import { ItemRow, ProgressRow, SectionRow } from './dto/items.dto';
 import { INSERTABLE_COLUMNS } from './item-fields';
@@ -228,6 +229,16 @@ export class ItemsRepository {
               qa_summary, blocked_reason
          FROM item_progress_view WHERE item_id = $1`,
       [id],
+    );
+    return rows[0] ?? null;
+  }
+
+  async runHalt(
+    runId: string,
+  ): Promise<Pick<RunRow, 'halt_kind' | 'halt_stage' | 'halt_missing' | 'halted_at'> | null> {
+    const rows: Pick<RunRow, 'halt_kind' | 'halt_stage' | 'halt_missing' | 'halted_at'>[] = await this.dataSource.query(
+      `SELECT halt_kind, halt_stage, halt_missing, ${isoUtc('halted_at')} AS halted_at FROM deployment_runs WHERE id = $1`,
+      [runId],
     );
     return rows[0] ?? null;
   }

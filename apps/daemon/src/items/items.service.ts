@@ -16,6 +16,7 @@ import {
 
 import { AuthenticatedActor } from '../auth/actor';
 import { DomainError } from '../common/domain-error';
+import { haltOf } from '../deployments/dto/deployments.dto';
 import { ISO_TIMESTAMP } from '../projects/backlog-sql';
 import { ProjectAccessService, projectNotFound } from '../projects/project-access.service';
 import { titleMaxLength } from '../projects/project-policy';
@@ -389,7 +390,8 @@ export class ItemsService {
   async progress(actor: AuthenticatedActor, ref: string): Promise<ItemProgressWire> {
     const resolved = await this.access.resolveItem(actor, ref);
     const row = await this.repository.progress(resolved.id);
-    return toProgressResponse(resolved.ref, row!);
+    const halt = row!.run_id ? await this.repository.runHalt(row!.run_id) : null;
+    return toProgressResponse(resolved.ref, row!, halt ? haltOf(halt) : null);
   }
 
   async workflow(actor: AuthenticatedActor, ref: string): Promise<ItemWorkflowWire> {

@@ -107,6 +107,18 @@ export interface ItemProgressWire {
   done_description: string | null;
   qa_summary: string | null;
   blocked_reason: string | null;
+  // where the item's newest run halted (issue 15), or null
+  halt: DeploymentHaltWire | null;
+}
+
+// A deployment run stopped at a stage awaiting a human approval, or missing capabilities there (issue 15).
+export interface DeploymentHaltWire {
+  kind: 'awaiting-approval' | 'needs-capability';
+  stage: string;
+  missing: string[];
+  since: string;
+  // "awaiting approval for production since 3h"
+  summary: string;
 }
 
 // GET /v1/projects/:id, POST/PATCH /v1/projects

@@ -13,6 +13,8 @@ import {
   Min,
 } from 'class-validator';
 
+import type { DeploymentHaltWire } from '@app/contracts';
+
 export const RUN_STATUSES = ['pending', 'running', 'halted', 'succeeded', 'failed', 'cancelled'] as const;
 export const FINISHED_RUN_STATUSES = ['succeeded', 'failed', 'cancelled'];
 const PROJECT = /^[a-z0-9][a-z0-9_-]{0,62}$/;
@@ -128,17 +130,10 @@ export interface RunRow {
   halted_at: string | null;
 }
 
-export type HaltKind = 'awaiting-approval' | 'needs-capability';
+export type HaltKind = DeploymentHaltWire['kind'];
 
 // Where and why a run stopped: at a stage awaiting a human approval, or missing capabilities there.
-export interface RunHaltWire {
-  kind: HaltKind;
-  stage: string;
-  missing: string[];
-  since: string;
-  // "awaiting approval for production since 3h"
-  summary: string;
-}
+export type RunHaltWire = DeploymentHaltWire;
 
 export interface RunWire extends Omit<
   RunRow,
@@ -156,7 +151,9 @@ export function ageText(since: string, now = Date.now()): string {
   return `${Math.floor(seconds / 86_400)}d`;
 }
 
-export function haltOf(row: RunRow): RunHaltWire | null {
+export function haltOf(
+  row: Pick<RunRow, 'halt_kind' | 'halt_stage' | 'halt_missing' | 'halted_at'>,
+): RunHaltWire | null {
   if (!row.halt_kind || !row.halt_stage || !row.halted_at) return null;
   const missing = row.halt_missing ?? [];
   const what =

@@ -217,8 +217,12 @@ export function toSectionResponse(row: ItemSectionWire): ItemSectionWire {
   };
 }
 
-export type ProgressRow = Omit<ItemProgressWire, 'item_id'>;
+export type ProgressRow = Omit<ItemProgressWire, 'item_id' | 'halt'>;
 
-export function toProgressResponse(ref: string, row: ProgressRow): ItemProgressWire {
-  return { item_id: ref, ...row };
+export function toProgressResponse(
+  ref: string,
+  row: ProgressRow,
+  halt: ItemProgressWire['halt'] = null,
+): ItemProgressWire {
+  return { item_id: ref, ...row, halt };
 }
