@@ -1,3 +1,5 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+
 import * as blessed from 'blessed';
 
 import { apiFor, openEventStream, resolveConnection } from '@app/client';
@@ -5,7 +7,7 @@ import { apiFor, openEventStream, resolveConnection } from '@app/client';
 import { App } from './app';
 import { findDemoBacklog } from './effects/effects';
 import { KeymapError } from './keys/keymap';
-import { initialState } from './state/state';
+import { initialState, State } from './state/state';
 import { themeFromEnv } from './views/format';
 
 export interface TuiArgs {
@@ -136,12 +138,47 @@ export function runTui(argv: string[], options: { exitMessage?: boolean } = {}):
           demoBacklogPath: findDemoBacklog(),
         },
         onQuit: () => finish(0),
+        onFrame: benchReporter(),
       });
       void app.start().catch(crash);
     } catch (err) {
       finish(err instanceof KeymapError ? 3 : 1, `svc tui: ${(err as Error).message}\n`);
     }
   });
+}
+
+// bench/tui: SVC_TUI_BENCH_REPORT=<file> records the first frame that shows the frontier (time since the process
+// started, memory) and, a few seconds later, the memory once settled.
+function benchReporter(): ((state: State) => void) | undefined {
+  const file = process.env.SVC_TUI_BENCH_REPORT;
+  if (!file) return undefined;
+  let reported = false;
+  const memory = () => {
+    const status = readFileSync('/proc/self/status', 'utf8');
+    const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+    return {
+      rss_mb: kb('VmRSS') / 1024,
+      hwm_mb: kb('VmHWM') / 1024,
+      heap_mb: process.memoryUsage().heapUsed / 2 ** 20,
+    };
+  };
+  return (state) => {
+    if (reported || !state.frontier) return;
+    reported = true;
+    const rows = state.frontier.runnable.length + state.frontier.blocked.length + state.frontier.frozen.length;
+    const cpu = process.cpuUsage();
+    const first = {
+      first_frame_ms: process.uptime() * 1000,
+      first_frame_cpu_ms: (cpu.user + cpu.system) / 1000,
+      rows,
+      ...memory(),
+    };
+    writeFileSync(file, JSON.stringify({ first }) + '\n');
+    setTimeout(() => {
+      global.gc?.();
+      writeFileSync(file, JSON.stringify({ first, settled: memory() }) + '\n');
+    }, 3000).unref();
+  };
 }
 
 if (require.main === module) {

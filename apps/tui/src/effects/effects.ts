@@ -114,9 +114,8 @@ export class Effects {
     if (this.stopped) return;
     const { api } = this.config;
     try {
-      const me = await api.whoami();
+      const [me, { projects }] = await Promise.all([api.whoami(), api.projects()]);
       this.dispatch({ type: 'actor', name: me.name });
-      const { projects } = await api.projects();
       this.dispatch({ type: 'failure', failure: null });
       this.dispatch({ type: 'projects_loaded', projects });
     } catch (err) {

@@ -84,7 +84,8 @@ function mergeEvents(current: EventWire[], incoming: EventWire[]): EventWire[] {
 
 function moveTab(state: State, tab: Tab): State {
   if (tab === state.tab) return state;
-  const next = { ...state, tab, filtering: false };
+  // the filter may have changed since this tab was shown: find its selected item again
+  const next = relocate({ ...state, tab, filtering: false }, tab);
   return isFrontierTab(tab) && next.detailOpen ? withDetailFor(next) : next;
 }
 
@@ -295,7 +296,8 @@ function reduceInput(state: State, ch: string | null): State {
     return input.length > 16 ? state : { ...state, dialog: { ...d, input, warning: null } };
   }
   if (!d && state.filtering) {
-    const next = relocateAll({ ...state, filter: edit(state.filter) }, ['runnable', 'blocked', 'frozen']);
+    // only the tab on screen is filtered now; the others when they are shown
+    const next = relocate({ ...state, filter: edit(state.filter) }, state.tab);
     return next.detailOpen ? withDetailFor(next) : next;
   }
   return state;

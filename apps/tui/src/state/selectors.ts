@@ -10,12 +10,13 @@ export function bucket(state: State, tab: FrontierTab): readonly FrontierItemWir
 
 interface FilterView {
   filter: string;
+  needle: string;
   // positions into the bucket of the rows that pass the filter; null when no filter applies
   indices: Int32Array | null;
-  positions: Map<string, number> | null;
 }
 
-// One filtered view per (bucket array, filter): the reducer and the views share it, so a key press costs O(1).
+// One filtered view per bucket array, for the latest filter: the reducer and the views share it, so a key
+// press in the list costs O(1), and typing one more character only rescans the rows that matched before.
 const views = new WeakMap<readonly FrontierItemWire[], FilterView>();
 const haystacks = new WeakMap<readonly FrontierItemWire[], string[]>();
 
@@ -36,10 +37,15 @@ function filterView(rows: readonly FrontierItemWire[], filter: string): FilterVi
   if (needle) {
     const hay = haystackOf(rows);
     const out: number[] = [];
-    for (let i = 0; i < hay.length; i++) if (hay[i].includes(needle)) out.push(i);
+    if (cached?.indices && cached.needle && needle.includes(cached.needle)) {
+      // a longer needle only matches rows the shorter one matched
+      for (const i of cached.indices) if (hay[i].includes(needle)) out.push(i);
+    } else {
+      for (let i = 0; i < hay.length; i++) if (hay[i].includes(needle)) out.push(i);
+    }
     indices = Int32Array.from(out);
   }
-  const view = { filter, indices, positions: null };
+  const view = { filter, needle, indices };
   views.set(rows, view);
   return view;
 }
@@ -76,17 +82,17 @@ export function keyAt(state: State, tab: Tab, i: number): string | null {
   return state.events[i]?.id ?? null;
 }
 
+// A linear scan without allocation: called once per tab when the rows change, never per key press.
 export function indexOfKey(state: State, tab: Tab, key: string): number {
   if (isFrontierTab(tab)) {
     const rows = bucket(state, tab);
     const view = filterView(rows, effectiveFilter(state, tab));
-    if (!view.positions) {
-      const positions = new Map<string, number>();
-      const n = view.indices ? view.indices.length : rows.length;
-      for (let i = 0; i < n; i++) positions.set(rows[view.indices ? view.indices[i] : i].item_id, i);
-      view.positions = positions;
+    if (view.indices) {
+      for (let i = 0; i < view.indices.length; i++) if (rows[view.indices[i]].item_id === key) return i;
+      return -1;
     }
-    return view.positions.get(key) ?? -1;
+    for (let i = 0; i < rows.length; i++) if (rows[i].item_id === key) return i;
+    return -1;
   }
   if (tab === 'machines') return state.machines.findIndex((m) => m.request_id === key);
   return state.events.findIndex((e) => e.id === key);
@@ -123,12 +129,18 @@ export function conductEligible(state: State): Set<string> {
 }
 
 // Runnable conduct work held back by the WIP cap: conduct rows not in conduct_eligible.
+const suppressedCounts = new WeakMap<object, number>();
+
 export function wipSuppressed(state: State): number {
   const f = state.frontier;
   if (!f) return 0;
-  const eligible = conductEligible(state);
-  let n = 0;
-  for (const r of f.runnable) if (r.adapter === 'conduct' && !eligible.has(r.item_id)) n++;
+  let n = suppressedCounts.get(f);
+  if (n === undefined) {
+    const eligible = conductEligible(state);
+    n = 0;
+    for (const r of f.runnable) if (r.adapter === 'conduct' && !eligible.has(r.item_id)) n++;
+    suppressedCounts.set(f, n);
+  }
   return n;
 }
 

@@ -117,7 +117,7 @@ export function testScreen(columns = 120, rows = 36): TestScreen {
   const lines = () =>
     (screen as unknown as { lines: { [x: number]: [number, string] }[] }).lines.map((line) => {
       let s = '';
-      for (let x = 0; x < screen.width; x++) s += line[x]?.[1] ?? ' ';
+      for (let x = 0; x < (screen.width as number); x++) s += line[x]?.[1] ?? ' ';
       return s.replace(/\s+$/, '');
     });
   return {
