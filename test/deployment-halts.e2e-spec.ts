@@ -90,14 +90,14 @@ describe('deployment halts: awaiting-approval, needs-capability, complete before
   it('should halt at a capability and an approval stage, approve once with svc approve, and complete after the usher re-runs', async () => {
     const created = await http<RunWire>(base, 'POST', '/v1/deployments/runs', {
       token: admin,
-      body: { project: 'dep', flow_id: 'ship', environment: 'production', items: ['DP-1'], stage_index: 0 },
+      body: { project: 'dep', flow_id: 'ship', environment: 'production', items: ['DP-1'], stage_index: 1 },
     });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ status: 'running', current_stage: 'build', halt: null });
     const runId = created.body.id;
 
     // staging needs docker: a usher step without it halts the run and says what is missing
-    const missing = await advance(runId, { stage_index: 1, capabilities: ['kubectl'] });
+    const missing = await advance(runId, { stage_index: 2, capabilities: ['kubectl'] });
     expect(missing.status).toBe(200);
     expect(missing.body).toMatchObject({
       status: 'halted',
@@ -107,12 +107,12 @@ describe('deployment halts: awaiting-approval, needs-capability, complete before
     expect(missing.body.halt!.summary).toMatch(/^needs capability docker for staging since \d+s$/);
     expect((await item('DP-1')).deploy_stage).toBe('needs-capability');
     // fixed: the re-run with docker passes
-    const fixed = await advance(runId, { stage_index: 1, capabilities: ['docker'] });
+    const fixed = await advance(runId, { stage_index: 2, capabilities: ['docker'] });
     expect(fixed.body).toMatchObject({ status: 'running', current_stage: 'staging', halt: null });
     expect((await item('DP-1')).deploy_stage).toBe('staging');
 
     // production needs a human approval
-    const halted = await advance(runId, { stage_index: 2 });
+    const halted = await advance(runId, { stage_index: 3 });
     expect(halted.body).toMatchObject({
       status: 'halted',
       current_stage: 'production',
@@ -132,7 +132,7 @@ describe('deployment halts: awaiting-approval, needs-capability, complete before
       },
     });
     // re-running the usher step without an approval stays halted, at the same halt time
-    const still = await advance(runId, { stage_index: 2 });
+    const still = await advance(runId, { stage_index: 3 });
     expect(still.body.status).toBe('halted');
     expect(still.body.halt!.since).toBe(halted.body.halt!.since);
 
@@ -181,7 +181,7 @@ describe('deployment halts: awaiting-approval, needs-capability, complete before
     expect(again.code).not.toBe(0);
     expect(again.stderr).toContain('already_approved');
     expect(await sql(db.url, 'SELECT stage, stage_index FROM deployment_approvals')).toEqual([
-      { stage: 'production', stage_index: 2 },
+      { stage: 'production', stage_index: 3 },
     ]);
     const events = await sql(db.url, `SELECT item_ref, payload FROM events WHERE name = 'DeploymentApproved'`);
     expect(events).toEqual([
@@ -192,7 +192,7 @@ describe('deployment halts: awaiting-approval, needs-capability, complete before
     ]);
 
     // the usher step re-runs and passes; the run completes; done is accepted
-    const resumed = await advance(runId, { stage_index: 2 });
+    const resumed = await advance(runId, { stage_index: 3 });
     expect(resumed.body).toMatchObject({ status: 'running', current_stage: 'production', halt: null });
     expect((await setStatus('DP-1', 'done')).status).toBe(409);
     const succeeded = await advance(runId, { status: 'succeeded' });
@@ -228,7 +228,7 @@ describe('deployment halts: awaiting-approval, needs-capability, complete before
   it('should let only members approve, and admins where the project requires it', async () => {
     const run = await http<RunWire>(base, 'POST', '/v1/deployments/runs', {
       token: admin,
-      body: { project: 'org', flow_id: 'guarded', environment: 'production', items: ['OR-1'] },
+      body: { project: 'org', flow_id: 'guarded', environment: 'production', items: ['OR-1'], stage_index: 1 },
     });
     expect(run.body).toMatchObject({ status: 'halted', halt: { kind: 'awaiting-approval', stage: 'production' } });
     const outsider = await createActor(db.url, { name: 'otto', org: 'other', role: 'admin' });

@@ -190,29 +190,28 @@ export class DeploymentsService {
     const flow = run.flow_id ? await this.repository.flow(run.flow_id, manager) : null;
     const stages = flow ? parseFlowStages(flow.stages) : [];
     if (stages.length === 0) return run;
-    let index = run.stage_index;
-    if (dto.stage_index === undefined && dto.current_stage !== undefined) {
-      const named = stages.findIndex((s) => s.name === dto.current_stage);
-      if (named >= 0) index = named;
-    }
-    let halt: { kind: HaltKind; stage: FlowStage; index: number; missing: string[] } | null = null;
+    // stage_index counts stages from 1 ("stage 2 of 3"); 0 = not at a stage yet. A named stage wins.
+    let position = run.stage_index;
+    const named = dto.current_stage === undefined ? -1 : stages.findIndex((s) => s.name === dto.current_stage);
+    if (named >= 0) position = named + 1;
+    let halt: { kind: HaltKind; stage: FlowStage; position: number; missing: string[] } | null = null;
     const approved = await this.repository.approvedStages(run.id, manager);
     if (run.status === 'succeeded') {
-      const unapproved = stages.findIndex((s, i) => s.approval !== null && !approved.has(i));
+      const unapproved = stages.findIndex((s, i) => s.approval !== null && !approved.has(i + 1));
       if (unapproved >= 0)
-        halt = { kind: 'awaiting-approval', stage: stages[unapproved], index: unapproved, missing: [] };
-    } else if (OPEN_RUN_STATUSES.has(run.status) && index >= 0 && index < stages.length) {
-      const stage = stages[index];
+        halt = { kind: 'awaiting-approval', stage: stages[unapproved], position: unapproved + 1, missing: [] };
+    } else if (OPEN_RUN_STATUSES.has(run.status) && position >= 1 && position <= stages.length) {
+      const stage = stages[position - 1];
       const have = new Set(dto.capabilities ?? []);
       const missing = stage.capabilities.filter((c) => !have.has(c));
-      if (stage.approval !== null && !approved.has(index))
-        halt = { kind: 'awaiting-approval', stage, index, missing: [] };
-      else if (missing.length > 0) halt = { kind: 'needs-capability', stage, index, missing };
+      if (stage.approval !== null && !approved.has(position))
+        halt = { kind: 'awaiting-approval', stage, position, missing: [] };
+      else if (missing.length > 0) halt = { kind: 'needs-capability', stage, position, missing };
     }
     if (halt) {
       await this.repository.updateRun(
         run.id,
-        { status: 'halted', current_stage: halt.stage.name, stage_index: halt.index },
+        { status: 'halted', current_stage: halt.stage.name, stage_index: halt.position },
         manager,
       );
       await this.repository.setHalt(
@@ -221,8 +220,14 @@ export class DeploymentsService {
         manager,
       );
     } else {
-      if (index >= 0 && index < stages.length && run.current_stage === null) {
-        await this.repository.updateRun(run.id, { current_stage: stages[index].name, stage_index: index }, manager);
+      // a position given by number names its stage
+      if (
+        dto.stage_index !== undefined &&
+        dto.current_stage === undefined &&
+        position >= 1 &&
+        position <= stages.length
+      ) {
+        await this.repository.updateRun(run.id, { current_stage: stages[position - 1].name }, manager);
       }
       if (run.halt_kind !== null) await this.repository.setHalt(run.id, null, manager);
     }
@@ -247,7 +252,7 @@ export class DeploymentsService {
         );
       }
       const flow = run.flow_id ? await this.repository.flow(run.flow_id, manager) : null;
-      const stage = flow ? parseFlowStages(flow.stages)[run.stage_index] : undefined;
+      const stage = flow ? parseFlowStages(flow.stages)[run.stage_index - 1] : undefined;
       const existing = await this.repository.approval(run.id, run.stage_index, manager);
       if (existing) {
         throw new DomainError(
