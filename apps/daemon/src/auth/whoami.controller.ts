@@ -1,14 +1,10 @@
 import { Controller, Get } from '@nestjs/common';
 
+import type { WhoAmIResponse } from '@app/contracts';
+
 import { AuthenticatedActor, CurrentActor } from './actor';
 
-export interface WhoAmIResponse {
-  actor_id: number;
-  name: string;
-  is_admin: boolean;
-  via: string;
-  machine_id: string | null;
-}
+export type { WhoAmIResponse } from '@app/contracts';
 
 @Controller('v1/whoami')
 export class WhoAmIController {

@@ -10,7 +10,6 @@ import {
   explainItem,
   FrontierComputation,
   FrontierItem,
-  toFrontierResultWire,
 } from '@app/core';
 
 import { AccessService } from '../auth/access.service';
@@ -31,6 +30,7 @@ import {
 import { buildProjectGraph, deliveryState, ProjectGraph, usesDeployedForm } from './frontier-graph';
 import { projectNotFound, projectRequired } from './frontier.errors';
 import { FrontierRepository, ProjectRow } from './frontier.repository';
+import { toFrontierResultWire } from './frontier.mapper';
 import { parseWorkflowStages, WorkflowStages } from './workflow-stages';
 
 export interface ComputedFrontier {

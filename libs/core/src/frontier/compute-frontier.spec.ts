@@ -5,11 +5,8 @@ import {
   FrontierInput,
   FrontierInputItem,
   computeFrontier,
-  createRefResolver,
   defaultStageAdapter,
   parseTimestamp,
-  toFrontierItemWire,
-  toFrontierResultWire,
   toZonelessIso,
 } from './compute-frontier';
 
@@ -512,42 +509,5 @@ describe('toZonelessIso', () => {
     ['2026-01-01T02:00:00+02:00', '2026-01-01T00:00:00.000'],
   ])('should render %s as %s', (input, expected) => {
     expect(toZonelessIso(input)).toBe(expected);
-  });
-});
-
-describe('toFrontierItemWire', () => {
-  it('should produce exactly the spec FrontierItem shape with public refs when mapped', () => {
-    const items = [item(1, { status: 'idea' }), item(2, { createdAt: '2026-01-01T00:00:00Z' })];
-    const blockerFacts = factsFor(items);
-    const result = computeFrontier({ items, edges: [edge(1, 2), edge(66, 2)], blockerFacts, wipCap: 30 });
-    const wire = toFrontierItemWire(result.blocked[0], createRefResolver(items, blockerFacts));
-    expect(wire).toEqual({
-      item_id: 'A-2',
-      title: 'item 2',
-      status: 'planned',
-      priority: 'medium',
-      project: 'alpha',
-      workflow_id: 'issue',
-      workflow_version_id: 1,
-      adapter: 'wait',
-      blocked_by: ['A-1'],
-      blocked_reasons: ['A-1 is in idea; needs done', 'blocker no longer exists'],
-      unblocks_count: 0,
-      downstream_depth: 0,
-      created_at: '2026-01-01T00:00:00.000',
-    });
-  });
-});
-
-describe('toFrontierResultWire', () => {
-  it('should render every bucket and keep the WIP numbers when mapped', () => {
-    const items = [item(1), item(2, { frozen: true })];
-    const result = run(items, [], { wipCap: 5 });
-    const wire = toFrontierResultWire(result, createRefResolver(items, new Map()));
-    expect(Object.keys(wire)).toEqual(['runnable', 'blocked', 'frozen', 'wip_cap', 'wip_active', 'conduct_eligible']);
-    expect(wire.runnable.map((i) => i.item_id)).toEqual(['A-1']);
-    expect(wire.frozen.map((i) => i.item_id)).toEqual(['A-2']);
-    expect(wire.conduct_eligible.map((i) => i.item_id)).toEqual(['A-1']);
-    expect(wire.wip_cap).toBe(5);
   });
 });

@@ -1,6 +1,8 @@
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 
+import type { EventWire } from '@app/contracts';
+
 import { toUnsignedInt } from '../../common/transforms';
 import { EventRow } from '../events.repository';
 
@@ -33,21 +35,9 @@ export class EventsStreamQueryDto {
   last_event_id?: string;
 }
 
-export interface EventResponse {
-  id: string;
-  name: string;
-  kind: string;
-  project: string | null;
-  item_id: string | null;
-  actor_id: number | null;
-  session_id: number | null;
-  payload: Record<string, unknown>;
-  created_at: string;
-}
-
-export interface EventsListResponse {
-  events: EventResponse[];
-}
+// The wire shapes live in libs/contracts.
+export type EventResponse = EventWire;
+export type { EventsListResponse } from '@app/contracts';
 
 export function toEventResponse(row: EventRow): EventResponse {
   return {

@@ -1,19 +1,11 @@
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 
-import {
-  FrontierBucket,
-  FrontierComputation,
-  FrontierExplanation,
-  FrontierItem,
-  FrontierItemWire,
-  PRIORITIES,
-  RankNeighbour,
-  toFrontierItemWire,
-} from '@app/core';
+import type { ExplainResponse, FrontierItemWire, RankNeighbourWire } from '@app/contracts';
+import { FrontierComputation, FrontierExplanation, FrontierItem, PRIORITIES, RankNeighbour } from '@app/core';
 
 import { toBool, toInt } from '../../common/transforms';
-import { DeliveryState } from '../frontier-graph';
+import { toFrontierItemWire } from '../frontier.mapper';
 
 export const MAX_WIP_CAP = 100_000;
 
@@ -40,79 +32,14 @@ export class FrontierListQueryDto extends FrontierQueryDto {
   @IsOptional() @IsIn(['ready', 'blocked', 'frozen', 'edges']) only?: string;
 }
 
-export interface DependencyEdgeWire {
-  blocker: string | null;
-  dependent: string;
-  gate_point: string;
-  satisfaction: string;
-  rationale: string;
-  blocker_resolves: boolean;
-  blocker_stage: string | null;
-  blocker_title: string | null;
-  blocking_terminal: boolean;
-  blocking_abandoned: boolean;
-  reason: string;
-  need: string;
-  environment: { name: string; delivery_state: DeliveryState; in_delivery_flow: boolean } | null;
-}
-
-export interface FrontierListResponse {
-  project: string;
-  wip_cap: number;
-  wip_active: number;
-  ready_rows: FrontierItemWire[];
-  blocked_rows: FrontierItemWire[];
-  frozen_rows: FrontierItemWire[];
-  dependency_edges: DependencyEdgeWire[];
-}
-
-export interface UnsatisfiedFactWire {
-  blocker: string | null;
-  satisfaction: string;
-  form: string;
-  state: string | null;
-  blocker_bucket: FrontierBucket;
-  reason: string;
-  need: string;
-}
-
-export interface RankNeighbourWire {
-  item_id: string;
-  position: number;
-  deciding_key: string;
-  item_value: string | number;
-  neighbour_value: string | number;
-  summary: string;
-}
-
-export interface ExplainResponse {
-  item_id: string;
-  project: string;
-  status: string;
-  bucket: FrontierBucket;
-  position: number | null;
-  adapter: string | null;
-  summary: string[];
-  operator_block: string | null;
-  unsatisfied: UnsatisfiedFactWire[];
-  critical_path: string[];
-  unblock_roots: string[];
-  stuck: string[];
-  ranking: {
-    keys: {
-      priority: string;
-      downstream_depth: number;
-      unblocks_count: number;
-      lifecycle_stage: string;
-      created_at: string;
-    };
-    above: RankNeighbourWire | null;
-    below: RankNeighbourWire | null;
-  } | null;
-  conduct: 'eligible' | 'suppressed' | null;
-  wip_cap: number;
-  wip_active: number;
-}
+// The wire shapes live in libs/contracts; re-exported for the daemon's frontier feature.
+export type {
+  DependencyEdgeWire,
+  ExplainResponse,
+  FrontierListResponse,
+  RankNeighbourWire,
+  UnsatisfiedFactWire,
+} from '@app/contracts';
 
 export function toWireList(
   items: readonly FrontierItem[],

@@ -1,5 +1,6 @@
 import { IsIn, IsOptional, Matches } from 'class-validator';
 
+import type { ImportResponse } from '@app/contracts';
 import { WorkflowDefinition } from '@app/contracts/backlog';
 
 export class ExportQueryDto {
@@ -133,17 +134,5 @@ export interface BacklogDocument {
   deployments?: { flows?: DocFlow[]; environments?: DocEnvironment[]; runs?: DocRun[] };
 }
 
-export interface ImportSummary {
-  project: string;
-  replaced: boolean;
-  items: number;
-  sections: number;
-  dependencies: number;
-  epic_tasks: number;
-  shepherd_verdicts: number;
-  caveat_dispositions: number;
-  deployment_flows: number;
-  environments: number;
-  deployment_runs: number;
-  workflow_versions_created: number;
-}
+// The wire shape lives in libs/contracts.
+export type ImportSummary = ImportResponse;
