@@ -511,7 +511,8 @@ describe('svc charge', () => {
           charge(['--yes', '--project', 'race', '--json'], { extraEnv: { SVC_HARNESS: `agent-${i}` } }),
         ),
       );
-      for (const r of results) expect(r.code).toBe(0);
+      for (const r of results)
+        expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: expect.any(String) });
       const refs = results.map((r) => parseJson<Decision>(r).item_id);
       expect(new Set(refs).size).toBe(8);
       const claims = await withClient(db.url, (c) =>
@@ -533,6 +534,9 @@ describe('svc charge', () => {
       const results = await Promise.all(
         Array.from({ length: 6 }, () => charge(['--yes', '--project', 'capped', '--json'])),
       );
+      // a failure other than the refusal shows its stderr
+      for (const r of results) expect([0, 1]).toContain(r.code);
+      for (const r of results.filter((x) => x.code !== 0)) expect(r.stdout).toContain('no_runnable_items');
       const dispatched = results.filter((r) => r.code === 0).map((r) => parseJson<Decision>(r).item_id);
       // cap 3 with one item implementing: two fresh starts, plus the implementing item's re-entry (no slot)
       expect(dispatched.length).toBe(3);

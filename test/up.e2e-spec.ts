@@ -70,6 +70,11 @@ describe('svc up and svc down', () => {
     const me = await runSvc(['whoami', '--json'], { env });
     expect(me.code).toBe(0);
     expect(parseJson<{ name: string; is_admin: boolean }>(me)).toMatchObject({ name: 'admin', is_admin: true });
+    // the one-time token is in the credential file, not in the log
+    const { token } = JSON.parse(readFileSync(join(configDir, 'credentials.json'), 'utf8')) as { token: string };
+    expect(token).toMatch(/^svc_/);
+    expect(readFileSync(log, 'utf8')).not.toContain(token);
+    expect(result.stderr).toContain('removed from the log');
   });
 
   it('should not start a second daemon when one answers', async () => {

@@ -1,5 +1,15 @@
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 
 import { Command, Option } from 'commander';
@@ -75,6 +85,31 @@ function announcedUrl(log: string, offset: number): string | null {
   }
 }
 
+// The daemon's first boot prints the admin API token once on its stdout, which `svc up` sends to the log: the token
+// is overwritten in place, byte for byte (the daemon appends with O_APPEND, so its later lines stay intact).
+// The credential file (mode 0600) keeps it for the command line. Answers whether a token was found.
+export function redactFirstBootToken(log: string, offset: number): boolean {
+  let text: string;
+  try {
+    text = readFileSync(log).subarray(offset).toString('latin1');
+  } catch {
+    return false;
+  }
+  const pattern = /^[ \t]+(svc_[A-Za-z0-9_-]+)[ \t]*$/gm;
+  let found = false;
+  const fd = openSync(log, 'r+');
+  try {
+    for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
+      const start = offset + m.index + m[0].indexOf(m[1]);
+      writeSync(fd, Buffer.from(`svc_${'*'.repeat(m[1].length - 4)}`, 'latin1'), 0, m[1].length, start);
+      found = true;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return found;
+}
+
 const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1', '0.0.0.0']);
 
 export interface UpResult {
@@ -141,7 +176,15 @@ export async function up(
   for (;;) {
     // A daemon told to listen on port 0 (or elsewhere by SVC_PORT) says where in its log.
     if (started) url = announcedUrl(files.log, offset) ?? url;
-    if ((await probe(url)) === 'ready') return { url, started, pid, files };
+    if ((await probe(url)) === 'ready') {
+      if (started && redactFirstBootToken(files.log, offset)) {
+        options.say(
+          'svc up: first boot — the admin API token is stored for the command line in the credential file ' +
+            '(mode 0600) and was removed from the log',
+        );
+      }
+      return { url, started, pid, files };
+    }
     if (pid !== null && !isAlive(pid)) {
       rmSync(files.pid, { force: true });
       throw new CliError('daemon_exited', `the daemon exited before it was ready; see ${files.log}`);
