@@ -3,6 +3,7 @@ import { Command } from 'commander';
 
 import { SvcConnectionError, SvcHttpError } from '@app/client';
 
+import { paint, paintErr } from './color';
 import { wantsJson } from './context';
 
 export function printJson(value: unknown): void {
@@ -14,7 +15,12 @@ export function printTable(head: string[], rows: (string | number | boolean | nu
     process.stdout.write('(none)\n');
     return;
   }
-  const table = new Table({ head, style: { head: [], border: [], compact: true }, wordWrap: true });
+  const p = paint();
+  const table = new Table({
+    head: head.map((h) => p.bold(h)),
+    style: { head: [], border: [], compact: true },
+    wordWrap: true,
+  });
   for (const row of rows) table.push(row.map((cell) => (cell === null || cell === undefined ? '' : String(cell))));
   process.stdout.write(`${table.toString()}\n`);
 }
@@ -24,7 +30,7 @@ export function printKeyValues(entries: [string, unknown][]): void {
   for (const [key, value] of entries) {
     const text =
       value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
-    process.stdout.write(`${key.padEnd(width)}  ${text}\n`);
+    process.stdout.write(`${paint().bold(key.padEnd(width))}  ${text}\n`);
   }
 }
 
@@ -48,19 +54,19 @@ export class CliError extends Error {
 export function reportError(err: unknown, json: boolean): number {
   if (err instanceof SvcHttpError) {
     if (json) process.stderr.write(`${JSON.stringify(err.body)}\n`);
-    else process.stderr.write(`error: ${err.body.code}: ${err.body.message}\n`);
+    else process.stderr.write(`${paintErr().red('error:')} ${err.body.code}: ${err.body.message}\n`);
     return err.status === 401 || err.status === 403 ? 3 : 1;
   }
   if (err instanceof SvcConnectionError) {
-    process.stderr.write(`error: daemon_unreachable: ${err.message}\n`);
+    process.stderr.write(`${paintErr().red('error:')} daemon_unreachable: ${err.message}\n`);
     return 2;
   }
   if (err instanceof CliError) {
     if (json) process.stderr.write(`${JSON.stringify({ code: err.code, message: err.message })}\n`);
-    else process.stderr.write(`error: ${err.code}: ${err.message}\n`);
+    else process.stderr.write(`${paintErr().red('error:')} ${err.code}: ${err.message}\n`);
     return err.exitCode;
   }
-  process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.stderr.write(`${paintErr().red('error:')} ${err instanceof Error ? err.message : String(err)}\n`);
   return 1;
 }
 

@@ -1,6 +1,7 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 
 import { version } from '../../../package.json';
+import { COLOR_MODES, ColorMode, setColorMode } from './color';
 import { COMMAND_GROUPS } from './commands';
 
 export function buildProgram(): Command {
@@ -10,6 +11,14 @@ export function buildProgram(): Command {
     .option('--url <url>', 'daemon address (env SVC_URL, else the credential file, else http://127.0.0.1:7700)')
     .option('--token <token>', 'API token or machine credential (env SVC_TOKEN, else the credential file)')
     .option('--json', 'print the JSON body exactly as the HTTP API returns it')
+    .addOption(
+      new Option('--color <when>', 'colour: auto (on a terminal, unless NO_COLOR is set), always or never')
+        .choices(COLOR_MODES)
+        .default('auto'),
+    )
+    .hook('preAction', (_program, actionCommand) => {
+      setColorMode(actionCommand.optsWithGlobals<{ color?: ColorMode }>().color ?? 'auto');
+    })
     .showHelpAfterError()
     .enablePositionalOptions(false);
   for (const register of COMMAND_GROUPS) register(program);

@@ -14,6 +14,7 @@ import {
 } from '@app/client';
 import type { DispatchResponse, ScheduleResponse, ScheduleStep } from '@app/contracts';
 
+import { paintErr, tone } from '../color';
 import { apiOf, wantsJson } from '../context';
 import { action, CliError, output, printJson, printKeyValues, printTable } from '../output';
 import { findWorkspace } from '../workspace';
@@ -143,10 +144,12 @@ async function runChargeCommand(
   if (json) printJson({ ...decision, session_id: outcome.session_id, ...outcome.extra });
   else if (!decision.dispatched) {
     (json ? process.stderr : process.stdout).write(
-      `charge: ${decision.reason}${decision.item_id ? ` (${decision.item_id})` : ''}\n`,
+      `charge: ${tone(decision.reason)}${decision.item_id ? ` (${decision.item_id})` : ''}\n`,
     );
   }
-  if (outcome.error) process.stderr.write(`error: ${outcome.error.code}: ${outcome.error.message}\n`);
+  if (outcome.error) {
+    process.stderr.write(`${paintErr().red('error:')} ${outcome.error.code}: ${outcome.error.message}\n`);
+  }
   process.exitCode = chargeExitCode(outcome);
 }
 

@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 
 import type { FrontierItemWire } from '@app/contracts';
 
+import { paint, tone } from '../color';
 import { apiOf } from '../context';
 import { action, output, printKeyValues, printTable } from '../output';
 
@@ -9,15 +10,15 @@ export const wipCapOption = () =>
   new Option('--wip-cap <n>', "WIP cap override (default: the project's policy wip_cap, else 30)").env('SVC_WIP_CAP');
 
 export function printFrontierRows(title: string, rows: FrontierItemWire[], withReasons = false): void {
-  process.stdout.write(`${title} (${rows.length})\n`);
+  process.stdout.write(`${paint().bold(tone(title))} (${rows.length})\n`);
   printTable(
     withReasons
       ? ['item', 'adapter', 'priority', 'status', 'blocked by', 'reasons']
       : ['#', 'item', 'adapter', 'priority', 'status', 'depth', 'unblocks', 'title'],
     rows.map((r, i) =>
       withReasons
-        ? [r.item_id, r.adapter, r.priority, r.status, r.blocked_by.join(', '), r.blocked_reasons.join('; ')]
-        : [i + 1, r.item_id, r.adapter, r.priority, r.status, r.downstream_depth, r.unblocks_count, r.title],
+        ? [r.item_id, r.adapter, tone(r.priority), r.status, r.blocked_by.join(', '), r.blocked_reasons.join('; ')]
+        : [i + 1, r.item_id, r.adapter, tone(r.priority), r.status, r.downstream_depth, r.unblocks_count, r.title],
     ),
   );
 }
