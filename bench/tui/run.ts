@@ -73,7 +73,7 @@ export function generatedFrontier(n: number, seed = SEED): FrontierResultWire {
 }
 
 // Just enough of the daemon for the TUI to start: identity, one project, the frontier, empty side lists, a stream.
-function stubDaemon(frontierJson: string): Promise<{ url: string; server: Server }> {
+export function stubDaemon(frontierJson: string): Promise<{ url: string; server: Server }> {
   const server = createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0];
     const json = (body: unknown) => {
@@ -345,7 +345,9 @@ async function main(): Promise<void> {
   writeReadme(results);
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`bench:tui failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  process.exit(1);
-});
+if (require.main === module) {
+  main().catch((err: unknown) => {
+    process.stderr.write(`bench:tui failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  });
+}

@@ -1,13 +1,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 
-import * as blessed from 'blessed';
+import type * as blessed from 'blessed';
 
 import { apiFor, openEventStream, resolveConnection } from '@app/client';
 
-import { App } from './app';
-import { findDemoBacklog } from './effects/effects';
-import { KeymapError } from './keys/keymap';
-import { initialState, State } from './state/state';
+import type { App } from './app';
+import { findDemoBacklog, prefetch } from './effects/effects';
+import type { State } from './state/state';
 import { themeFromEnv } from './views/format';
 
 export interface TuiArgs {
@@ -45,25 +44,32 @@ export function parseArgs(argv: string[]): TuiArgs {
 }
 
 // Starts the TUI on the real terminal; resolves with the exit code once the screen is gone.
-export function runTui(argv: string[], options: { exitMessage?: boolean } = {}): Promise<number> {
+export async function runTui(argv: string[], options: { exitMessage?: boolean } = {}): Promise<number> {
   let args: TuiArgs;
   try {
     args = parseArgs(argv);
   } catch (err) {
     process.stderr.write(`svc tui: ${(err as Error).message}\n${USAGE}`);
-    return Promise.resolve(2);
+    return 2;
   }
   if (args.help) {
     process.stdout.write(USAGE);
-    return Promise.resolve(0);
+    return 0;
   }
   if (!process.stdout.isTTY || !process.stdin.isTTY) {
     process.stderr.write(
       'svc tui: needs a terminal (stdin and stdout must be a TTY); the `svc` commands work in scripts\n',
     );
-    return Promise.resolve(2);
+    return 2;
   }
   const connection = resolveConnection({ url: args.url });
+  const api = apiFor(connection);
+  // the daemon answers while the screen code loads
+  const early = prefetch(api, args.project);
+  const blessedModule = await import('blessed');
+  const { App: AppClass } = await import('./app');
+  const { KeymapError } = await import('./keys/keymap');
+  const { initialState } = await import('./state/state');
   const theme = themeFromEnv();
 
   // blessed prints terminfo compilation failures to stderr while it builds the screen (Setulc on some terminals);
@@ -76,7 +82,7 @@ export function runTui(argv: string[], options: { exitMessage?: boolean } = {}):
   }) as typeof process.stderr.write;
   let screen: blessed.Widgets.Screen;
   try {
-    screen = blessed.screen({
+    screen = blessedModule.screen({
       smartCSR: true,
       fullUnicode: true,
       autoPadding: false,
@@ -105,7 +111,9 @@ export function runTui(argv: string[], options: { exitMessage?: boolean } = {}):
       // blessed leaves these on when it is interrupted mid-sequence
       process.stdout.write('\x1b[?25h\x1b[?1049l\x1b[0m');
       if (message) process.stderr.write(message);
-      if (options.exitMessage !== false && code === 0) {
+      const state = app?.store.state;
+      const connected = state !== undefined && state.actor !== null && state.failure === null;
+      if (options.exitMessage !== false && code === 0 && connected) {
         process.stdout.write(
           `svc tui: the daemon at ${connection.url} keeps running; \`svc down\` stops a daemon started by \`svc up\`.\n`,
         );
@@ -124,12 +132,13 @@ export function runTui(argv: string[], options: { exitMessage?: boolean } = {}):
     ];
     for (const [signal, handler] of handlers) process.on(signal, handler);
     try {
-      app = new App({
+      app = new AppClass({
         screen,
         theme,
         state: initialState({ readOnly: args.readOnly, url: connection.url, project: args.project }),
         effects: {
-          api: apiFor(connection),
+          api,
+          prefetch: early,
           token: connection.token,
           openStream: openEventStream,
           harness: process.env.SVC_HARNESS || 'cli',

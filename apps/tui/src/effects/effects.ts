@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 
 import {
   ChargeFlowIO,
+  FrontierRead,
   ChargeOutcome,
   EventStream,
   EventStreamOptions,
@@ -17,9 +18,11 @@ import {
   SvcHttpError,
 } from '@app/client';
 
+import type { ProjectListResponse } from '@app/contracts';
+
 import type { Action } from '../state/actions';
 import { isFrontierTab, State } from '../state/state';
-import type { DbClaimResponse, DispatchResponse, ScheduleStep, StreamNotice } from '../wire';
+import type { DbClaimResponse, DispatchResponse, ScheduleStep, StreamNotice, WhoAmIResponse } from '../wire';
 import type { Store } from './store';
 
 // At most four refetches a second, however many notices arrive.
@@ -42,6 +45,22 @@ export interface EffectsConfig {
   demoBacklogPath: string | null;
   // the stream's reconnection backoff ceiling (ms)
   maxRetryMs?: number;
+  // requests main sent before loading the screen code, so the daemon works while the TUI starts
+  prefetch?: Prefetch;
+}
+
+export interface Prefetch {
+  identity: Promise<[WhoAmIResponse, ProjectListResponse]>;
+  frontier: { project: string; read: Promise<FrontierRead> } | null;
+}
+
+// Sent first thing by main; unhandled rejections are avoided here, the effects read the outcomes.
+export function prefetch(api: SvcApi, project: string | null): Prefetch {
+  const identity = Promise.all([api.whoami(), api.projects()]);
+  identity.catch(() => undefined);
+  const frontier = project ? { project, read: api.frontier({ project }) } : null;
+  frontier?.read.catch(() => undefined);
+  return { identity, frontier };
 }
 
 // The package root holds examples/demo-backlog.json; found by walking up from this file (source or dist).
@@ -78,12 +97,15 @@ export class Effects {
   private chargeAnswer: ((yes: boolean) => void) | null = null;
   private stopped = false;
   private started = false;
+  // each prefetched answer is used once, by the first read it stands for
+  private readonly early: { identity: Prefetch['identity'] | null; frontier: Prefetch['frontier'] };
 
   constructor(
     private readonly store: Store,
     private readonly config: EffectsConfig,
   ) {
     store.subscribe((action, previous, next) => this.onAction(action, previous, next));
+    this.early = { identity: config.prefetch?.identity ?? null, frontier: config.prefetch?.frontier ?? null };
   }
 
   private get state(): State {
@@ -114,7 +136,9 @@ export class Effects {
     if (this.stopped) return;
     const { api } = this.config;
     try {
-      const [me, { projects }] = await Promise.all([api.whoami(), api.projects()]);
+      const early = this.early.identity;
+      this.early.identity = null;
+      const [me, { projects }] = await (early ?? Promise.all([api.whoami(), api.projects()]));
       this.dispatch({ type: 'actor', name: me.name });
       this.dispatch({ type: 'failure', failure: null });
       this.dispatch({ type: 'projects_loaded', projects });
@@ -179,10 +203,10 @@ export class Effects {
       onStatus: (status, detail) => {
         if (this.stopped) return;
         if (status === 'open') {
-          const wasLive = this.state.connection === 'live';
+          const afterGap = this.state.connection === 'reconnecting' || this.state.connection === 'offline';
           this.dispatch({ type: 'connection', state: 'live' });
-          // back after a gap: everything may have changed meanwhile
-          if (!wasLive) this.refetch(['projects', 'frontier', 'claims', 'machines', 'events']);
+          // back after a gap: everything may have changed meanwhile (the first opening follows the first fetch)
+          if (afterGap) this.refetch(['projects', 'frontier', 'claims', 'machines', 'events']);
         } else if (status === 'reconnecting') {
           this.dispatch({ type: 'connection', state: 'reconnecting' });
         } else if (status === 'closed' && detail?.error) {
@@ -282,7 +306,9 @@ export class Effects {
     if (!project) return Promise.resolve();
     return this.guard('frontier', async () => {
       const etag = this.etag?.project === project && this.state.frontierProject === project ? this.etag.value : null;
-      const read = await this.config.api.frontier({ project }, etag);
+      const early = this.early.frontier;
+      this.early.frontier = null;
+      const read = await (early?.project === project ? early.read : this.config.api.frontier({ project }, etag));
       if (read.notModified) return;
       this.etag = read.etag ? { project, value: read.etag } : null;
       this.dispatch({ type: 'frontier_loaded', project, frontier: read.body });

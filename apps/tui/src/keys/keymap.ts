@@ -305,11 +305,16 @@ export function helpRows(scope: Scope, filter = '', keymap: readonly KeyBinding[
   return rows.map(({ keys, help, scope: s, dangerous }) => ({ keys, help, scope: s, dangerous }));
 }
 
+const hintCache = new Map<string, { key: string; label: string }[]>();
+
 export function footerHints(
   scope: Scope,
   readOnly: boolean,
   keymap: readonly KeyBinding[] = KEYMAP,
 ): { key: string; label: string }[] {
+  const cacheKey = `${scope}:${readOnly}`;
+  const cached = keymap === KEYMAP ? hintCache.get(cacheKey) : undefined;
+  if (cached) return cached;
   const stack = stackFor(scope);
   const out: { key: string; label: string }[] = [];
   for (const s of [...stack].reverse().filter((x) => x !== 'global')) {
@@ -322,5 +327,6 @@ export function footerHints(
   if (stack.includes('global')) {
     for (const b of keymap) if (b.scope === 'global' && b.hint) out.push({ key: keyLabel(b.keys[0]), label: b.hint });
   }
+  if (keymap === KEYMAP) hintCache.set(cacheKey, out);
   return out;
 }

@@ -1,4 +1,4 @@
-import { normalizeUserCode } from '@app/contracts';
+import { USER_CODE_INPUT_PATTERN } from '@app/contracts/machine-authorization/models';
 
 import type { EventWire } from '../wire';
 import type { Action, DetailPart } from './actions';
@@ -265,6 +265,17 @@ function reduceKey(state: State, action: Action & { type: 'key' }): State {
     default:
       return state;
   }
+}
+
+const USER_CODE_INPUT = new RegExp(USER_CODE_INPUT_PATTERN);
+
+// What an approver types (any case, dash optional) as the canonical XXXX-XXXX, or null. Same rule as contracts'
+// normalizeUserCode, whose module would load the schema validator into the TUI's start.
+export function normalizeUserCode(input: string): string | null {
+  const trimmed = input.trim();
+  if (!USER_CODE_INPUT.test(trimmed)) return null;
+  const letters = trimmed.replace('-', '').toUpperCase();
+  return `${letters.slice(0, 4)}-${letters.slice(4)}`;
 }
 
 function selectProject(state: State, project: string): State {

@@ -72,6 +72,11 @@ export class TmuxSession {
     return this.last;
   }
 
+  // the pane and its scrollback: what the program left on the terminal after it exited
+  history(lines = 200): string {
+    return this.tmux(['capture-pane', '-p', '-t', this.name, '-S', String(-lines)]);
+  }
+
   lines(): string[] {
     return this.capture().split('\n');
   }
