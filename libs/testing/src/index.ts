@@ -3,3 +3,4 @@ export * from './cli';
 export * from './daemon-process';
 export * from './environment';
 export * from './test-database';
+export * from './db-snapshot';
