@@ -4,3 +4,4 @@ export * from './daemon-process';
 export * from './environment';
 export * from './test-database';
 export * from './db-snapshot';
+export * from './faults';

@@ -35,6 +35,14 @@ const MESSAGES = [
   /connect ECONNREFUSED/i,
 ];
 
+// TypeORM releases a transaction's query runner when its connection dies (the server went away mid-transaction);
+// the next statement, or the COMMIT, then fails with one of these. The transaction did not commit.
+const RELEASED_RUNNER = new Set(['QueryRunnerAlreadyReleasedError', 'QueryRunnerProviderAlreadyReleasedError']);
+const RELEASED_RUNNER_MESSAGES = [
+  /query runner already released/i,
+  /connection provided by a query runner was already released/i,
+];
+
 function causes(err: unknown): unknown[] {
   // TypeORM wraps the driver's error (QueryFailedError.driverError); Node wraps in AggregateError (.errors) and .cause.
   const seen: unknown[] = [];
@@ -52,7 +60,14 @@ function causes(err: unknown): unknown[] {
 
 export function isDatabaseUnavailable(err: unknown): boolean {
   return causes(err).some((e) => {
-    const { code, message, syscall } = e as { code?: unknown; message?: unknown; syscall?: unknown };
+    const { code, message, syscall, name } = e as {
+      code?: unknown;
+      message?: unknown;
+      syscall?: unknown;
+      name?: unknown;
+    };
+    if (typeof name === 'string' && RELEASED_RUNNER.has(name)) return true;
+    if (typeof message === 'string' && RELEASED_RUNNER_MESSAGES.some((p) => p.test(message))) return true;
     // A missing Unix socket file: only when connecting (any other missing file is not an outage).
     if (code === 'ENOENT' && syscall === 'connect') return true;
     if (typeof code === 'string' && (NETWORK_CODES.has(code) || SQLSTATES.has(code) || /^08[0-9A-Z]{3}$/.test(code))) {

@@ -137,7 +137,8 @@ export function logServerError(logger: Logger, status: number, exception: unknow
     logger.warn(`database unavailable (${outageAnswers} requests answered 503 so far): ${message}`);
     return;
   }
-  if (exception instanceof DomainError && status === 503) return;
+  // A deliberate 503 (readiness while the database is away, a documented unavailability) is an answer, not a fault.
+  if ((exception instanceof DomainError || exception instanceof HttpException) && status === 503) return;
   const err = exception instanceof Error ? exception : new Error(String(exception));
   logger.error({ err: { type: err.name, message: err.message, stack: err.stack } }, 'request failed');
 }
