@@ -9,6 +9,7 @@ import { AppModule } from './app.module';
 import { BootstrapService } from './auth/bootstrap.service';
 import { DaemonLock, DaemonLockHeldError } from './boot/daemon-lock';
 import { assertPortFree, PortBusyError } from './boot/port-check';
+import { writeClientError } from './common/response-writer';
 import { createValidationPipe } from './common/validation';
 import { AppConfig, ConfigError, parseConfig } from './config/config';
 import { runMigrations } from './database/migrate';
@@ -65,6 +66,7 @@ export async function startDaemon(config: AppConfig): Promise<RunningDaemon> {
       onProtoPoisoning: 'error',
       onConstructorPoisoning: 'error',
       return503OnClosing: true,
+      clientErrorHandler: writeClientError,
     });
     const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, databaseUrl), adapter, {
       bufferLogs: true,

@@ -5,3 +5,4 @@ export * from './environment';
 export * from './test-database';
 export * from './db-snapshot';
 export * from './faults';
+export * from './fuzz';

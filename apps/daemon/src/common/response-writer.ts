@@ -1,4 +1,5 @@
-import type { ServerResponse } from 'node:http';
+import { STATUS_CODES, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 
 import { HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
@@ -171,4 +172,25 @@ export function writeErrorResponse(
   if (target.sent) return;
   for (const [name, value] of Object.entries(headers)) void target.header(name, value);
   void target.status(status).send(payload);
+}
+
+// Requests Node's HTTP parser refuses before Fastify sees them (headers too large, malformed request line, a
+// request that took too long): the same { code, message } body as every other refusal, then the socket is closed.
+export function writeClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const message =
+    status === 431
+      ? 'request headers (or the URL) are too large'
+      : status === 408
+        ? 'the request took too long to arrive'
+        : 'malformed HTTP request';
+  const body = JSON.stringify({ code: GENERIC_ERROR_CODES.invalidRequest, message });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nconnection: close\r\n` +
+      `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
 }
