@@ -143,7 +143,17 @@ export class EmbeddedServer {
 
   // Initialises the cluster on first use, reuses a server a killed daemon left running, else starts one.
   async start(): Promise<EmbeddedConnection> {
-    const { EmbeddedPostgres, binaries } = await loadPackage();
+    let loaded: Awaited<ReturnType<typeof loadPackage>>;
+    try {
+      loaded = await loadPackage();
+    } catch (err) {
+      // The server image ships without it: a PostgreSQL server is then required.
+      throw new EmbeddedServerError(
+        `the embedded PostgreSQL is not installed here (${err instanceof Error ? err.message : String(err)}); ` +
+          'set SVC_DATABASE_URL to a PostgreSQL server',
+      );
+    }
+    const { EmbeddedPostgres, binaries } = loaded;
     this.binaries = binaries;
     mkdirSync(this.options.home, { recursive: true, mode: 0o755 });
     this.runAs = postgresIds();
