@@ -4,7 +4,17 @@ import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['dist/**', '.*-dist/**', 'node_modules/**', 'coverage/**', 'bench/results/**', 'eslint.config.mjs'] },
+  {
+    ignores: [
+      'dist/**',
+      'dist.*/**',
+      '.*-dist/**',
+      'node_modules/**',
+      'coverage/**',
+      'bench/results/**',
+      'eslint.config.mjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,

@@ -3,3 +3,4 @@
 set -e
 npm run -s bench:frontier
 if npm run | grep -q 'bench:machine-auth'; then npm run -s bench:machine-auth; fi
+if npm run | grep -q 'bench:faults'; then npm run -s bench:faults; fi

@@ -1,11 +1,12 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER } from '@nestjs/core';
+import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
 import { ConfigModule } from '@nestjs/config';
 import { ScheduleModule } from '@nestjs/schedule';
 import { LoggerModule } from 'nestjs-pino';
 
 import { AuthModule } from './auth/auth.module';
 import { GlobalExceptionFilter } from './common/global-exception.filter';
+import { InputEdgeInterceptor } from './common/input-edge.interceptor';
 import { loggerParams } from './common/logging';
 import { APP_CONFIG, AppConfig } from './config/config';
 import { DatabaseModule } from './database/database.module';
@@ -29,6 +30,7 @@ export class AppModule {
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: APP_FILTER, useClass: GlobalExceptionFilter },
+        { provide: APP_INTERCEPTOR, useClass: InputEdgeInterceptor },
       ],
       exports: [APP_CONFIG],
       global: true,

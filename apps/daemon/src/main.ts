@@ -7,6 +7,9 @@ import { EmbeddedServer } from '@app/database';
 
 import { AppModule } from './app.module';
 import { BootstrapService } from './auth/bootstrap.service';
+import { DaemonLock, DaemonLockHeldError } from './boot/daemon-lock';
+import { assertPortFree, PortBusyError } from './boot/port-check';
+import { writeClientError } from './common/response-writer';
 import { createValidationPipe } from './common/validation';
 import { AppConfig, ConfigError, parseConfig } from './config/config';
 import { runMigrations } from './database/migrate';
@@ -21,16 +24,39 @@ function note(message: string): void {
   process.stderr.write(`svc daemon: ${message}\n`);
 }
 
+// Exit status of a daemon that found its data folder owned by a live daemon (EX_TEMPFAIL: try again later).
+export const EXIT_FOLDER_TAKEN = 75;
+// Exit status of a daemon whose port is taken by another program (EX_UNAVAILABLE).
+export const EXIT_PORT_BUSY = 69;
+
 async function resolveDatabase(config: AppConfig): Promise<{ url: string; embedded: EmbeddedServer | null }> {
   if (config.databaseUrl) return { url: config.databaseUrl, embedded: null };
   const embedded = new EmbeddedServer({ home: config.home, log: note });
   const connection = await embedded.start();
-  await embedded.ensureDatabase('svc');
+  try {
+    await embedded.ensureDatabase('svc');
+  } catch (err) {
+    await embedded.stop();
+    throw err;
+  }
   return { url: connection.url('svc'), embedded };
 }
 
 export async function startDaemon(config: AppConfig): Promise<RunningDaemon> {
-  const { url: databaseUrl, embedded } = await resolveDatabase(config);
+  // The embedded server's folder has one owner: the lock is taken before the server is looked at, so a second
+  // daemon leaves the first one's server alone. (With SVC_DATABASE_URL the folder holds no database: replicas
+  // share the external one and need no lock.) Then the port, before the database is touched.
+  const intended = `http://${config.host}:${config.port}`;
+  const lock = config.databaseUrl ? null : DaemonLock.acquire(config.home, intended);
+  let databaseUrl: string;
+  let embedded: EmbeddedServer | null;
+  try {
+    await assertPortFree(config.host, config.port);
+    ({ url: databaseUrl, embedded } = await resolveDatabase(config));
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
   try {
     const applied = await runMigrations(databaseUrl);
     if (applied.length > 0) note(`applied migrations: ${applied.join(', ')}`);
@@ -40,6 +66,7 @@ export async function startDaemon(config: AppConfig): Promise<RunningDaemon> {
       onProtoPoisoning: 'error',
       onConstructorPoisoning: 'error',
       return503OnClosing: true,
+      clientErrorHandler: writeClientError,
     });
     const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, databaseUrl), adapter, {
       bufferLogs: true,
@@ -50,6 +77,8 @@ export async function startDaemon(config: AppConfig): Promise<RunningDaemon> {
     const address = app.getHttpServer().address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const url = `http://${config.host}:${port}`;
+    lock?.update(url);
+    embedded?.watch();
     app.get(BootstrapService).announce(url);
     let stopping: Promise<void> | null = null;
     const stop = () => {
@@ -57,12 +86,14 @@ export async function startDaemon(config: AppConfig): Promise<RunningDaemon> {
       stopping ??= app
         .close()
         .catch((err: unknown) => note(`shutdown: ${(err as Error).message}`))
-        .then(() => embedded?.stop());
+        .then(() => embedded?.stop())
+        .then(() => lock?.release());
       return stopping;
     };
     return { app, url, stop };
   } catch (err) {
     await embedded?.stop();
+    lock?.release();
     throw err;
   }
 }
@@ -79,7 +110,20 @@ async function main(): Promise<void> {
     throw err;
   }
   const started = Date.now();
-  const daemon = await startDaemon(config);
+  let daemon: RunningDaemon;
+  try {
+    daemon = await startDaemon(config);
+  } catch (err) {
+    if (err instanceof DaemonLockHeldError) {
+      note(err.message);
+      process.exit(EXIT_FOLDER_TAKEN);
+    }
+    if (err instanceof PortBusyError) {
+      note(err.message);
+      process.exit(EXIT_PORT_BUSY);
+    }
+    throw err;
+  }
   note(`listening on ${daemon.url} (ready in ${Date.now() - started} ms)`);
   // Ctrl-C reaches both `svc daemon` and this process (and svc forwards it too): later signals must not cut the
   // drain short, so every signal after the first is only noted.

@@ -22,6 +22,8 @@ export interface EmbeddedServerOptions {
   log?: (message: string) => void;
   // How long to wait for the server to accept connections.
   startTimeoutMs?: number;
+  // How often watch() checks that the server is still running.
+  watchIntervalMs?: number;
 }
 
 export interface EmbeddedConnection {
@@ -111,6 +113,9 @@ export class EmbeddedServer {
   private runAs: { uid: number; gid: number } | null = null;
   private password = '';
   private started = false;
+  private watchdog: NodeJS.Timeout | null = null;
+  private restarting = false;
+  private restarts = 0;
 
   constructor(private readonly options: EmbeddedServerOptions) {
     this.dataDir = join(options.home, 'pg');
@@ -138,7 +143,17 @@ export class EmbeddedServer {
 
   // Initialises the cluster on first use, reuses a server a killed daemon left running, else starts one.
   async start(): Promise<EmbeddedConnection> {
-    const { EmbeddedPostgres, binaries } = await loadPackage();
+    let loaded: Awaited<ReturnType<typeof loadPackage>>;
+    try {
+      loaded = await loadPackage();
+    } catch (err) {
+      // The server image ships without it: a PostgreSQL server is then required.
+      throw new EmbeddedServerError(
+        `the embedded PostgreSQL is not installed here (${err instanceof Error ? err.message : String(err)}); ` +
+          'set SVC_DATABASE_URL to a PostgreSQL server',
+      );
+    }
+    const { EmbeddedPostgres, binaries } = loaded;
     this.binaries = binaries;
     mkdirSync(this.options.home, { recursive: true, mode: 0o755 });
     this.runAs = postgresIds();
@@ -304,8 +319,59 @@ export class EmbeddedServer {
     }
   }
 
+  // The server's pid from its lock file, or null when it has none.
+  get pid(): number | null {
+    try {
+      const pid = Number(readFileSync(join(this.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      return Number.isInteger(pid) && pid > 0 ? pid : null;
+    } catch {
+      return null;
+    }
+  }
+
+  // How many times watch() brought the server back.
+  get restartCount(): number {
+    return this.restarts;
+  }
+
+  // Keeps the server this daemon started or adopted running: if it dies (killed, crashed, stopped behind the
+  // daemon's back), it is started again on the same data and the incident is logged. Crash recovery replays the
+  // WAL, so every committed write is kept.
+  watch(): void {
+    if (this.watchdog) return;
+    this.watchdog = setInterval(() => void this.checkAlive(), this.options.watchIntervalMs ?? 1000);
+    this.watchdog.unref();
+  }
+
+  private async checkAlive(): Promise<void> {
+    if (!this.started || this.restarting) return;
+    const pid = this.pid;
+    if (pid !== null && processAlive(pid) && cmdlineOf(pid).includes(this.dataDir)) return;
+    this.restarting = true;
+    const began = Date.now();
+    this.log(`the embedded database server${pid ? ` (pid ${pid})` : ''} is not running; restarting it`);
+    try {
+      // A stale postmaster.pid whose pid now belongs to another process would stop postgres from starting.
+      if (pid !== null && !(processAlive(pid) && cmdlineOf(pid).includes(this.dataDir))) {
+        rmSync(join(this.dataDir, 'postmaster.pid'), { force: true });
+      }
+      await this.spawnServer();
+      this.restarts += 1;
+      this.log(`embedded database server restarted in ${Date.now() - began} ms`);
+    } catch (err) {
+      this.log(
+        `restarting the embedded database server failed (will retry): ${err instanceof Error ? err.message : String(err)}`,
+      );
+    } finally {
+      this.restarting = false;
+    }
+  }
+
   // Fast shutdown: open sessions are ended, the data is checkpointed, nothing is lost.
   async stop(): Promise<void> {
+    if (this.watchdog) clearInterval(this.watchdog);
+    this.watchdog = null;
+    while (this.restarting) await new Promise((r) => setTimeout(r, 100));
     if (!this.started || !this.binaries) return;
     this.started = false;
     try {

@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 import { SVC_BIN } from './daemon-process';
 
@@ -22,7 +25,13 @@ export function runSvc(args: string[], options: RunSvcOptions = {}): Promise<Cli
       process.execPath,
       [SVC_BIN, ...args],
       {
-        env: { PATH: process.env.PATH, HOME: process.env.HOME, ...options.env } as NodeJS.ProcessEnv,
+        // Never the user's own config folder: a test that needs one passes SVC_CONFIG_DIR.
+        env: {
+          PATH: process.env.PATH,
+          HOME: process.env.HOME,
+          SVC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'svc-test-cli-config-')),
+          ...options.env,
+        } as NodeJS.ProcessEnv,
         cwd: options.cwd,
         timeout: options.timeoutMs ?? 30000,
         maxBuffer: 64 * 1024 * 1024,

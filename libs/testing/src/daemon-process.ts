@@ -27,11 +27,14 @@ export interface StartDaemonOptions {
 }
 
 // Runs the built daemon as a user would, on port 0 unless told otherwise, and waits for its "listening" line.
+// A test never shares a data folder, config folder or port with a daemon the user runs (npm start): each gets
+// its own temporary SVC_HOME and SVC_CONFIG_DIR unless the test passes one.
 export function startDaemonProcess(options: StartDaemonOptions = {}): Promise<DaemonProcess> {
   const configDir = options.configDir ?? mkdtempSync(join(tmpdir(), 'svc-test-config-'));
   const env: Record<string, string | undefined> = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
+    SVC_HOME: mkdtempSync(join(tmpdir(), 'svc-test-home-')),
     SVC_PORT: String(options.port ?? 0),
     SVC_HOST: '127.0.0.1',
     SVC_CONFIG_DIR: configDir,

@@ -9,6 +9,8 @@ export const GENERIC_ERROR_CODES = {
   unsupportedMediaType: 'unsupported_media_type',
   internalError: 'internal_error',
   unavailable: 'service_unavailable',
+  // The database is down, restarting or unreachable: retry after the Retry-After delay.
+  databaseUnavailable: 'database_unavailable',
 } as const;
 
 // Every refusal the daemon answers with: a wire code from the spec (or a documented one), a message for people,

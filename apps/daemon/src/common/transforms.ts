@@ -1,15 +1,21 @@
+import { INT4_MAX, INT4_MIN } from './input-limits';
+
 // `@Transform` helpers for query strings and environment variables; an empty string counts as absent.
 interface TransformInput {
   value: unknown;
 }
 
-// A signed decimal integer; anything else becomes NaN so that @IsInt names the field.
+// Integers address PostgreSQL integer columns: past their range, the value is refused like any non-integer.
+const inInt4 = (n: number): number => (n >= INT4_MIN && n <= INT4_MAX ? n : NaN);
+
+// A signed decimal integer within the integer column's range; anything else becomes NaN so that @IsInt names the
+// field.
 export const toInt = ({ value }: TransformInput): number | undefined =>
-  value === undefined || value === '' ? undefined : /^-?[0-9]+$/.test(String(value)) ? Number(value) : NaN;
+  value === undefined || value === '' ? undefined : /^-?[0-9]+$/.test(String(value)) ? inInt4(Number(value)) : NaN;
 
 // Digits only: a sign is refused as not an integer rather than reported against @Min.
 export const toUnsignedInt = ({ value }: TransformInput): number | undefined =>
-  value === undefined || value === '' ? undefined : /^[0-9]+$/.test(String(value)) ? Number(value) : NaN;
+  value === undefined || value === '' ? undefined : /^[0-9]+$/.test(String(value)) ? inInt4(Number(value)) : NaN;
 
 // Whatever Number() reads (environment variables accept 1e3 and 0x10).
 export const toNumber = ({ value }: TransformInput): number | undefined =>

@@ -1,6 +1,7 @@
-import { ValidationError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 
 import { DomainError, GENERIC_ERROR_CODES } from './domain-error';
+import { int4Problem } from './input-limits';
 
 function flatten(errors: ValidationError[], prefix = ''): { field: string; problems: string[] }[] {
   return errors.flatMap((error) => {
@@ -10,21 +11,34 @@ function flatten(errors: ValidationError[], prefix = ''): { field: string; probl
   });
 }
 
+function validationFailed(fields: { field: string; problems: string[] }[]): DomainError {
+  return new DomainError(
+    GENERIC_ERROR_CODES.validationFailed,
+    fields.map((f) => `${f.field}: ${f.problems.join(', ')}`).join('; ') || 'invalid request',
+    400,
+    { fields },
+  );
+}
+
+// Global pipes run before a parameter's own pipe (ParseIntPipe): a numeric path or query parameter is checked
+// against the integer column it addresses here, once for every route.
+class EdgeValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if ((metadata.type === 'param' || metadata.type === 'query') && metadata.metatype === Number) {
+      const problem = typeof value === 'string' ? int4Problem(value) : null;
+      if (problem) throw validationFailed([{ field: metadata.data ?? metadata.type, problems: [problem] }]);
+    }
+    return super.transform(value, metadata);
+  }
+}
+
 // A 400 that names every failed field; values are never echoed back.
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new EdgeValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,
     validationError: { target: false, value: false },
-    exceptionFactory: (errors) => {
-      const fields = flatten(errors);
-      return new DomainError(
-        GENERIC_ERROR_CODES.validationFailed,
-        fields.map((f) => `${f.field}: ${f.problems.join(', ')}`).join('; ') || 'invalid request',
-        400,
-        { fields },
-      );
-    },
+    exceptionFactory: (errors) => validationFailed(flatten(errors)),
   });
 }

@@ -4,9 +4,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MachineAuthorizationErrorCode } from '@app/contracts';
 
 import { GENERIC_ERROR_CODES } from '../common/domain-error';
-import { logServerError, toErrorResponse } from '../common/global-exception.filter';
+import { logServerError, toErrorResponse, writeErrorResponse } from '../common/response-writer';
 
 const HOSTED_PATH = /^\/api\/orgs\//;
+const POLL_PATH = /\/machine\/authorizations\/token\/?(\?|$)/;
 
 // Codes outside the contract's refusal model are folded into its nearest contract code.
 const TO_CONTRACT: Record<string, string> = {
@@ -15,8 +16,31 @@ const TO_CONTRACT: Record<string, string> = {
   [GENERIC_ERROR_CODES.unavailable]: MachineAuthorizationErrorCode.InternalError,
 };
 
+export interface MachineAuthorizationErrorAnswer {
+  status: number;
+  payload: Record<string, string>;
+  headers: Record<string, string>;
+}
+
 // The machine-authorization routes answer with the contract's models: { code, message? } on self-host paths and
-// { code, detail? } on hosted ones (/api/orgs/<slug>/...), never anything else.
+// { code, detail? } on hosted ones (/api/orgs/<slug>/...), never anything else. A database outage on the poll is
+// the contract's retryable 503 machine_credential_unavailable: the approval is intact, the machine polls again.
+export function machineAuthorizationErrorAnswer(
+  exception: unknown,
+  url: string,
+  hosted = HOSTED_PATH.test(url),
+): MachineAuthorizationErrorAnswer {
+  const { status, body, headers } = toErrorResponse(exception);
+  let code = TO_CONTRACT[String(body.code)] ?? String(body.code);
+  if (code === GENERIC_ERROR_CODES.databaseUnavailable && POLL_PATH.test(url)) {
+    code = MachineAuthorizationErrorCode.MachineCredentialUnavailable;
+  }
+  const text = typeof body.message === 'string' ? body.message : undefined;
+  const payload: Record<string, string> = { code };
+  if (text !== undefined) payload[hosted ? 'detail' : 'message'] = text;
+  return { status, payload, headers: { ...headers, 'cache-control': 'no-store' } };
+}
+
 @Catch()
 export class MachineAuthorizationExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('MachineAuthorization');
@@ -25,15 +49,8 @@ export class MachineAuthorizationExceptionFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const reply = http.getResponse<FastifyReply>();
     const request = http.getRequest<FastifyRequest>();
-    const { status, body, headers } = toErrorResponse(exception);
-    logServerError(this.logger, status, exception);
-    const code = TO_CONTRACT[String(body.code)] ?? String(body.code);
-    const text = typeof body.message === 'string' ? body.message : undefined;
-    const hosted = HOSTED_PATH.test(request.url);
-    const payload: Record<string, string> = { code };
-    if (text !== undefined) payload[hosted ? 'detail' : 'message'] = text;
-    for (const [name, value] of Object.entries(headers)) void reply.header(name, value);
-    void reply.header('cache-control', 'no-store');
-    void reply.status(status).send(payload);
+    const answer = machineAuthorizationErrorAnswer(exception, request.url);
+    logServerError(this.logger, answer.status, exception);
+    writeErrorResponse(reply, answer.status, answer.payload, answer.headers);
   }
 }

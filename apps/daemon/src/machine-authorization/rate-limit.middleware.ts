@@ -4,26 +4,22 @@ import { Inject, Injectable, Logger, NestMiddleware } from '@nestjs/common';
 
 import { MachineAuthorizationErrorCode } from '@app/contracts';
 
+import { logServerError, writeErrorResponse } from '../common/response-writer';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { RATE_SCOPES, STARTS_PER_MINUTE } from './limits';
+import { rateLimited } from './machine-authorization.errors';
+import { machineAuthorizationErrorAnswer } from './machine-authorization.filter';
 import { RateLimitRepository } from './rate-limit.repository';
 import { RequestIdentityService } from './request-identity';
 
 type Next = (error?: unknown) => void;
 
-function send(
-  res: ServerResponse,
-  hosted: boolean,
-  status: number,
-  code: string,
-  text: string,
-  headers: Record<string, string> = {},
-): void {
-  res.statusCode = status;
-  res.setHeader('content-type', 'application/json; charset=utf-8');
-  res.setHeader('cache-control', 'no-store');
-  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-  res.end(JSON.stringify(hosted ? { code, detail: text } : { code, message: text }));
+// Middlewares answer before Nest's pipeline (no exception filter runs): they write through the same response writer
+// and the same contract shaping as MachineAuthorizationExceptionFilter.
+function refuse(req: IncomingMessage, res: ServerResponse, hosted: boolean, exception: unknown, logger: Logger): void {
+  const answer = machineAuthorizationErrorAnswer(exception, req.url ?? '', hosted);
+  logServerError(logger, answer.status, exception);
+  writeErrorResponse(res, answer.status, answer.payload, answer.headers);
 }
 
 // Runs in Fastify's onRequest phase (middie), before the body is read: every request, also one whose body is then
@@ -49,14 +45,11 @@ abstract class BudgetMiddleware implements NestMiddleware {
     try {
       count = await this.counters.hit(this.scope, clientKey);
     } catch (err) {
-      this.logger.error(`rate counter unavailable: ${(err as Error).message}`);
-      send(res, hosted, 500, MachineAuthorizationErrorCode.InternalError, 'internal error');
+      refuse(req, res, hosted, err, this.logger);
       return;
     }
     if (count.hits > this.limit) {
-      send(res, hosted, 429, this.code, `too many ${this.what} from this address; retry in ${count.retryAfter} s`, {
-        'retry-after': String(count.retryAfter),
-      });
+      refuse(req, res, hosted, rateLimited(this.code, count.retryAfter, this.what), this.logger);
       return;
     }
     next();

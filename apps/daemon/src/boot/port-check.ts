@@ -1,0 +1,19 @@
+import { createServer } from 'node:net';
+
+export class PortBusyError extends Error {}
+
+// Binds the daemon's address for a moment and lets it go: a busy port is found before the database is touched.
+// (Port 0 picks a free port at listen and needs no check.)
+export function assertPortFree(host: string, port: number): Promise<void> {
+  if (port === 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.unref();
+    probe.once('error', (err: NodeJS.ErrnoException) => {
+      const why =
+        err.code === 'EADDRINUSE' ? 'is in use by another program' : `cannot be used (${err.code ?? err.message})`;
+      reject(new PortBusyError(`port ${port} on ${host} ${why}; set SVC_PORT to another port`));
+    });
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
+  });
+}

@@ -1,0 +1,88 @@
+import { DomainError, GENERIC_ERROR_CODES } from './domain-error';
+
+// The deepest JSON a request may nest. The deepest wire shape (a backlog import: items > sections > …) stays under
+// ten levels; 32 leaves room and keeps every recursive walker (class-transformer, class-validator) far from the
+// stack's end.
+export const MAX_BODY_DEPTH = 32;
+
+// PostgreSQL's integer column (int4): every integer in a path or query addresses one.
+export const INT4_MIN = -2_147_483_648;
+export const INT4_MAX = 2_147_483_647;
+
+// Stop naming fields after this many: the answer stays small whatever the body.
+const MAX_REPORTED_FIELDS = 20;
+
+export interface FieldProblem {
+  field: string;
+  problems: string[];
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+// Text PostgreSQL cannot store: NUL (text and jsonb refuse it) and lone UTF-16 surrogates (jsonb refuses their
+// escapes; text would silently turn them into U+FFFD).
+export function unstorableText(value: string): string | null {
+  if (value.includes('\u0000')) return 'must not contain the NUL character (\\u0000)';
+  if (LONE_SURROGATE.test(value)) return 'must be valid Unicode text (it contains a lone surrogate)';
+  return null;
+}
+
+// A field's name as the answer shows it; a key that is itself unstorable is shown escaped.
+function childPath(parent: string, key: string | number): string {
+  if (typeof key === 'number') return `${parent}[${key}]`;
+  const shown = unstorableText(key) ? JSON.stringify(key).slice(1, -1) : key;
+  return parent ? `${parent}.${shown}` : shown;
+}
+
+export const tooDeep = (where: string) =>
+  new DomainError(GENERIC_ERROR_CODES.invalidRequest, `${where} nests deeper than ${MAX_BODY_DEPTH} levels`, 400);
+
+export const unstorable = (fields: FieldProblem[]) =>
+  new DomainError(
+    GENERIC_ERROR_CODES.validationFailed,
+    fields.map((f) => `${f.field}: ${f.problems.join(', ')}`).join('; '),
+    400,
+    { fields },
+  );
+
+// Walks a parsed request part without recursion (a hostile body cannot exhaust the stack here): refuses nesting
+// past MAX_BODY_DEPTH (invalid_request) and every string or key PostgreSQL cannot store (validation_failed, naming
+// each field). `prefix` names the part's fields: '' for the body, 'query.' style is left to the caller.
+export function checkRequestPart(value: unknown, where: string, prefix = ''): void {
+  const problems: FieldProblem[] = [];
+  const stack: { value: unknown; path: string; depth: number }[] = [{ value, path: prefix, depth: 0 }];
+  while (stack.length > 0) {
+    const { value: current, path, depth } = stack.pop()!;
+    if (typeof current === 'string') {
+      const problem = unstorableText(current);
+      if (problem && problems.length < MAX_REPORTED_FIELDS)
+        problems.push({ field: path || where, problems: [problem] });
+      continue;
+    }
+    if (current === null || typeof current !== 'object') continue;
+    if (depth >= MAX_BODY_DEPTH) throw tooDeep(where);
+    if (Array.isArray(current)) {
+      for (let i = current.length - 1; i >= 0; i--) {
+        stack.push({ value: current[i], path: childPath(path, i), depth: depth + 1 });
+      }
+      continue;
+    }
+    const keys = Object.keys(current);
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const key = keys[i];
+      const keyProblem = unstorableText(key);
+      if (keyProblem && problems.length < MAX_REPORTED_FIELDS) {
+        problems.push({ field: childPath(path, key), problems: [`name ${keyProblem}`] });
+      }
+      stack.push({ value: (current as Record<string, unknown>)[key], path: childPath(path, key), depth: depth + 1 });
+    }
+  }
+  if (problems.length > 0) throw unstorable(problems);
+}
+
+// A decimal integer string within int4, or a problem naming why not; null when the value is fine.
+export function int4Problem(value: string): string | null {
+  if (!/^-?[0-9]+$/.test(value)) return null;
+  const n = Number(value);
+  return n < INT4_MIN || n > INT4_MAX ? `must be an integer from ${INT4_MIN} to ${INT4_MAX}` : null;
+}

@@ -1,0 +1,38 @@
+import { Client } from 'pg';
+
+// Tables a refused request may still touch by design: budget counters spent per request, approval-page sessions,
+// last-used stamps of credentials, the events of charge decisions a CLI records. Everything else must not change.
+export const VOLATILE_TABLES = new Set([
+  'rate_counters',
+  'approval_sessions',
+  'api_tokens',
+  'machine_credentials',
+  'migrations',
+]);
+
+// One digest of every row of every table (one round trip): equal digests mean no row changed.
+export async function databaseDigest(client: Client, skip: ReadonlySet<string> = VOLATILE_TABLES): Promise<string> {
+  const tables = (
+    await client.query<{ name: string }>(
+      `SELECT table_name AS name FROM information_schema.tables
+        WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`,
+    )
+  ).rows
+    .map((r) => r.name)
+    .filter((name) => !skip.has(name));
+  if (tables.length === 0) return '';
+  const parts = tables.map(
+    (name) =>
+      `SELECT '${name}' AS name, md5(coalesce(string_agg(t::text, ',' ORDER BY t::text), '')) AS digest FROM "${name}" t`,
+  );
+  const rows = await client.query<{ name: string; digest: string }>(parts.join(' UNION ALL '));
+  return rows.rows.map((r) => `${r.name}:${r.digest}`).join(' ');
+}
+
+// The tables whose digests differ between two digests: for a readable failure message.
+export function changedTables(before: string, after: string): string[] {
+  const map = (d: string) => new Map(d.split(' ').map((p) => p.split(':') as [string, string]));
+  const a = map(before);
+  const b = map(after);
+  return [...new Set([...a.keys(), ...b.keys()])].filter((k) => a.get(k) !== b.get(k));
+}
