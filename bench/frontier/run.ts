@@ -10,6 +10,8 @@ import { EmbeddedServer } from '../../libs/database/src';
 import { createProject, insertEdges, insertItems, ItemSpec, withClient } from '../../libs/testing/src/backlog-factory';
 import { startDaemonProcess } from '../../libs/testing/src/daemon-process';
 import { dataSourceOptions } from '../../apps/daemon/src/database/data-source';
+import { DependenciesRepository } from '../../apps/daemon/src/dependencies/dependencies.repository';
+import { DependencyFactsService } from '../../apps/daemon/src/dependencies/dependency-facts.service';
 import { FrontierRepository } from '../../apps/daemon/src/frontier/frontier.repository';
 import { FrontierService } from '../../apps/daemon/src/frontier/frontier.service';
 import { generateBacklog } from './generate';
@@ -157,7 +159,8 @@ async function runDataset(server: EmbeddedServer, dataset: Dataset, runs: number
     let graphLoadMs = 0;
     try {
       const repository = new FrontierRepository(dataSource);
-      const service = new FrontierService(repository, null as never, null as never, null as never);
+      const facts = new DependencyFactsService(new DependenciesRepository(dataSource));
+      const service = new FrontierService(repository, null as never, null as never, null as never, facts);
       const project = (await repository.findProject(PROJECT))!;
       const t0 = performance.now();
       const graph = await service.loadGraph(project);

@@ -4,6 +4,8 @@ import { DataSource, EntityManager } from 'typeorm';
 
 import { TERMINAL_STATUSES } from '@app/core';
 
+import { DeliveryRunRow, EnvironmentFactRow } from '../dependencies/dependencies.repository';
+
 export interface ProjectRow {
   id: string;
   name: string;
@@ -46,17 +48,9 @@ export interface BlockerRow {
   workflow_version_id: number;
 }
 
-export interface RunRow {
-  item_id: number;
-  environment: string;
-  status: string;
-}
-
-export interface EnvironmentRow {
-  project: string;
-  name: string;
-  in_flow: boolean;
-}
+// Delivery facts come from the dependencies' one loader (DependencyFactsService.deliveryFacts).
+export type RunRow = DeliveryRunRow;
+export type EnvironmentRow = EnvironmentFactRow;
 
 export interface WorkflowVersionRow {
   id: number;
@@ -159,37 +153,6 @@ export class FrontierRepository {
     return this.dataSource.query(
       'SELECT id, workflow_id, definition FROM workflow_versions WHERE id = ANY ($1::int[])',
       [ids],
-    );
-  }
-
-  // Deployment runs carrying any of the items (succeeded, and optionally those still in flight).
-  findRunsCarrying(itemIds: readonly number[], statuses: readonly string[]): Promise<RunRow[]> {
-    if (itemIds.length === 0) return Promise.resolve([]);
-    return this.dataSource.query(
-      `SELECT DISTINCT (x.value)::int AS item_id, r.environment, r.status
-         FROM deployment_runs r
-         CROSS JOIN LATERAL jsonb_array_elements_text(r.carried_work -> 'items') AS x(value)
-        WHERE r.status = ANY ($2::text[]) AND x.value ~ '^[0-9]{1,9}$' AND (x.value)::int = ANY ($1::int[])`,
-      [itemIds, statuses],
-    );
-  }
-
-  // Registered (not retired) environments of the projects, and whether an active or closing flow reaches each.
-  findEnvironments(projects: readonly string[]): Promise<EnvironmentRow[]> {
-    if (projects.length === 0) return Promise.resolve([]);
-    return this.dataSource.query(
-      `SELECT e.project, e.name,
-              (f.id IS NOT NULL AND (f.active OR f.closing)) OR EXISTS (
-                SELECT 1 FROM deployment_flows g
-                 WHERE g.project = e.project AND (g.active OR g.closing)
-                   AND (g.target_tier = e.name OR g.target_tier = e.tier
-                        OR g.stages @> jsonb_build_array(e.name)
-                        OR g.stages @> jsonb_build_array(jsonb_build_object('environment', e.name)))
-              ) AS in_flow
-         FROM environments e
-         LEFT JOIN deployment_flows f ON f.id = e.flow_id
-        WHERE e.project = ANY ($1::text[]) AND e.retired_at IS NULL`,
-      [projects],
     );
   }
 

@@ -13,6 +13,8 @@ import {
 
 import { AccessService } from '../auth/access.service';
 import { AuthenticatedActor } from '../auth/actor';
+import { DeliveryRunRow, EnvironmentFactRow } from '../dependencies/dependencies.repository';
+import { DependencyFactsService } from '../dependencies/dependency-facts.service';
 import { EventsService } from '../events/events.service';
 import { RefsService } from '../refs/refs.service';
 import {
@@ -54,8 +56,6 @@ interface LoadOptions {
 }
 
 const ACTIVATION_ONLY: LoadOptions = { gates: ['activation'], rationale: false, inFlightRuns: false };
-const SUCCEEDED = ['succeeded'];
-const SUCCEEDED_OR_IN_FLIGHT = ['succeeded', 'pending', 'running', 'halted'];
 
 interface FrontierCounts {
   counts: { runnable: number; blocked: number; frozen: number; conduct_eligible: number };
@@ -100,6 +100,7 @@ export class FrontierService {
     private readonly access: AccessService,
     private readonly events: EventsService,
     private readonly refs: RefsService,
+    private readonly dependencyFacts: DependencyFactsService,
   ) {}
 
   async resolveProject(actor: AuthenticatedActor, projectId: string | undefined): Promise<ProjectRow> {
@@ -217,15 +218,14 @@ export class FrontierService {
     for (const row of candidates) versionIds.add(row.workflow_version_id);
     for (const row of outside) versionIds.add(row.workflow_version_id);
     const workflows = await this.workflowStages([...versionIds]);
-    let runs: Awaited<ReturnType<FrontierRepository['findRunsCarrying']>> = [];
-    let environments: Awaited<ReturnType<FrontierRepository['findEnvironments']>> = [];
+    let runs: DeliveryRunRow[] = [];
+    let environments: EnvironmentFactRow[] = [];
     if (usesDeployedForm(edges)) {
       const blockers = [...new Set(edges.filter((e) => e.s.startsWith('fact:deployed:')).map((e) => e.b))];
-      const projects = [project.id, ...new Set(outside.map((o) => o.project))];
-      [runs, environments] = await Promise.all([
-        this.repository.findRunsCarrying(blockers, options.inFlightRuns ? SUCCEEDED_OR_IN_FLIGHT : SUCCEEDED),
-        this.repository.findEnvironments(projects),
-      ]);
+      const projects = [project.id, ...outside.map((o) => o.project)];
+      ({ runs, environments } = await this.dependencyFacts.deliveryFacts(blockers, projects, {
+        inFlight: options.inFlightRuns,
+      }));
     }
     return buildProjectGraph({ project, candidates, edges, outside, workflows, runs, environments });
   }

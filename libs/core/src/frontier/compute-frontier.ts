@@ -28,12 +28,9 @@ export type AdapterCategory = (typeof ADAPTER_CATEGORIES)[number];
 export const PRIORITIES = ['high', 'medium', 'low'] as const;
 export type Priority = (typeof PRIORITIES)[number];
 
-export const DEFAULT_WIP_CAP = 30;
+import { applyWipCap, DEFAULT_WIP_CAP } from './wip';
 
-export const WIP_STATUSES = ['implementing', 'reviewing-implementation'] as const;
-
-// Implementation work counted as conduct for the WIP cap: fresh starts and implementation re-entry.
-export const CONDUCT_ADAPTERS: readonly AdapterCategory[] = ['conduct', 'advance'];
+export { applyWipCap, CONDUCT_ADAPTERS, DEFAULT_WIP_CAP, isWipStatus, takesWipSlot, WIP_STATUSES } from './wip';
 
 export const CHARGE_RELEVANT_STATUSES = [
   'idea',
@@ -121,8 +118,6 @@ export interface FrontierInput {
   blockerFacts: ReadonlyMap<number, BlockerFacts>;
   wipCap: number;
   acceptForeignRuns?: boolean;
-  // false = issue-type fresh conduct starts bypass the cap (only epic conduct work is suppressed)
-  capIssueStarts?: boolean;
 }
 
 export interface FrontierItem {
@@ -844,7 +839,7 @@ export function computeFrontier(input: FrontierInput): FrontierComputation {
   }
 
   const wipCap = Number.isFinite(input.wipCap) ? Math.max(0, Math.floor(input.wipCap)) : DEFAULT_WIP_CAP;
-  const { eligible, suppressed, remaining } = applyWipCap(runnable, wipCap, wipActive, input.capIssueStarts ?? true);
+  const { eligible, suppressed, remaining } = applyWipCap(runnable, wipCap, wipActive);
   return {
     runnable,
     blocked,
@@ -856,36 +851,6 @@ export function computeFrontier(input: FrontierInput): FrontierComputation {
     wip_suppressed: suppressed,
     cycles,
   };
-}
-
-// Step 9. Re-entry (an issue already implementing or under implementation review) is already counted in
-// wip_active, so it stays schedulable and takes no new slot. Every other conduct start, and all epic conduct
-// work (an epic keeps starting tasks), takes a slot in rank order and is suppressed past the cap.
-export function applyWipCap(
-  runnable: readonly FrontierItem[],
-  wipCap: number,
-  wipActive: number,
-  capIssueStarts = true,
-): { eligible: FrontierItem[]; suppressed: FrontierItem[]; remaining: number } {
-  const remaining = Math.max(0, wipCap - wipActive);
-  const eligible: FrontierItem[] = [];
-  const suppressed: FrontierItem[] = [];
-  let used = 0;
-  for (const item of runnable) {
-    if (!CONDUCT_ADAPTERS.includes(item.adapter)) {
-      continue;
-    }
-    const reentry = !item.is_epic && (item.status === 'implementing' || item.status === 'reviewing-implementation');
-    if (reentry || (!item.is_epic && !capIssueStarts)) {
-      eligible.push(item);
-    } else if (used < remaining) {
-      used++;
-      eligible.push(item);
-    } else {
-      suppressed.push(item);
-    }
-  }
-  return { eligible, suppressed, remaining };
 }
 
 // Resolves internal ids to public refs from what the computation already holds (items, then blocker facts).
