@@ -29,6 +29,8 @@ export interface CandidateRow {
 }
 
 export interface EdgeRow {
+  // item_dependencies.id (absent in rows built by hand)
+  id?: number;
   b: number;
   d: number;
   s: string;
@@ -51,6 +53,16 @@ export interface BlockerRow {
 // Delivery facts come from the dependencies' one loader (DependencyFactsService.deliveryFacts).
 export type RunRow = DeliveryRunRow;
 export type EnvironmentRow = EnvironmentFactRow;
+
+export interface ChangedItemRow extends CandidateRow {
+  project: string;
+  prefix: string;
+}
+
+export interface TombstoneRow {
+  table_name: string;
+  row_id: string;
+}
 
 export interface WorkflowVersionRow {
   id: number;
@@ -105,7 +117,7 @@ export class FrontierRepository {
   // Edges at the given gates whose dependent is a non-terminal item of the project.
   findEdges(project: string, gates: readonly string[], withRationale: boolean): Promise<EdgeRow[]> {
     return this.dataSource.query(
-      `SELECT d.blocking_item_id AS b, d.dependent_item_id AS d, d.satisfaction AS s, d.gate_point AS g,
+      `SELECT d.id, d.blocking_item_id AS b, d.dependent_item_id AS d, d.satisfaction AS s, d.gate_point AS g,
               ${withRationale ? 'd.rationale' : "''"} AS r
          FROM item_dependencies d
          JOIN items i ON i.id = d.dependent_item_id
@@ -131,21 +143,77 @@ export class FrontierRepository {
     );
   }
 
-  // A fingerprint of every row the frontier reads: each insert, update or delete gives the row a new xmin (or removes
-  // it), which changes its table's count or hash sum. Computed in one snapshot, exact, and far cheaper than a load.
-  async fingerprint(): Promise<string> {
-    const rows: { fp: string }[] = await this.dataSource.query(
-      `SELECT concat_ws('|',
-         (SELECT count(*) || ':' || coalesce(sum(hashint8extended((xmin::text::bigint << 32) | id, 7)), 0) FROM items),
-         (SELECT count(*) || ':' || coalesce(sum(hashint8extended((xmin::text::bigint << 32) | id, 7)), 0)
-            FROM item_dependencies),
-         (SELECT count(*) || ':' || coalesce(sum(hashtextextended(xmin::text || ':' || id, 7)), 0) FROM deployment_runs),
-         (SELECT count(*) || ':' || coalesce(sum(hashint8extended((xmin::text::bigint << 32) | id, 7)), 0)
-            FROM environments),
-         (SELECT count(*) || ':' || coalesce(sum(hashtextextended(xmin::text || ':' || id, 7)), 0)
-            FROM deployment_flows)) AS fp`,
+  // The oldest transaction still running now: every transaction below it has ended, so its writes are visible to
+  // any read that starts after this one. Read before the data it guards (see the ChangeTracking migration).
+  async watermark(): Promise<string> {
+    const rows: { w: string }[] = await this.dataSource.query(
+      'SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS w',
     );
-    return rows[0].fp;
+    return rows[0].w;
+  }
+
+  // Items written by transactions at or after the watermark, in any project (with their project's prefix).
+  findChangedItems(since: string): Promise<ChangedItemRow[]> {
+    return this.dataSource.query(
+      `SELECT i.id, i.project_sequence AS seq, i.title, i.status, i.priority, i.workflow_id, i.workflow_version_id,
+              i.frozen, i.blocked, i.blocked_reason, to_char(i.created_at AT TIME ZONE 'UTC', ${ISO}) AS created_at,
+              to_char(i.merged_at AT TIME ZONE 'UTC', ${ISO}) AS merged_at, i.project, p.public_item_prefix AS prefix
+         FROM items i JOIN projects p ON p.id = i.project
+        WHERE i.change_xid >= $1::xid8`,
+      [since],
+    );
+  }
+
+  // Edges written at or after the watermark, whatever their gate (a gate change moves an edge in or out).
+  findChangedEdges(since: string, withRationale: boolean): Promise<EdgeRow[]> {
+    return this.dataSource.query(
+      `SELECT d.id, d.blocking_item_id AS b, d.dependent_item_id AS d, d.satisfaction AS s, d.gate_point AS g,
+              ${withRationale ? 'd.rationale' : "''"} AS r
+         FROM item_dependencies d
+        WHERE d.change_xid >= $1::xid8`,
+      [since],
+    );
+  }
+
+  // Deletions at or after the watermark (row_id '*' = the table was truncated), and whether any delivery row
+  // (runs, environments, flows) was written.
+  async findChangesSince(since: string): Promise<{ tombstones: TombstoneRow[]; delivery: boolean }> {
+    const [tombstones, delivery] = await Promise.all([
+      this.dataSource.query('SELECT table_name, row_id FROM change_tombstones WHERE change_xid >= $1::xid8', [
+        since,
+      ]) as Promise<TombstoneRow[]>,
+      this.dataSource.query(
+        `SELECT EXISTS (SELECT 1 FROM deployment_runs WHERE change_xid >= $1::xid8)
+             OR EXISTS (SELECT 1 FROM environments WHERE change_xid >= $1::xid8)
+             OR EXISTS (SELECT 1 FROM deployment_flows WHERE change_xid >= $1::xid8) AS changed`,
+        [since],
+      ) as Promise<{ changed: boolean }[]>,
+    ]);
+    return { tombstones, delivery: delivery[0].changed };
+  }
+
+  // Edges at the given gates of the given dependents (items that just became candidates).
+  findEdgesOfDependents(ids: readonly number[], gates: readonly string[], withRationale: boolean): Promise<EdgeRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.dataSource.query(
+      `SELECT d.id, d.blocking_item_id AS b, d.dependent_item_id AS d, d.satisfaction AS s, d.gate_point AS g,
+              ${withRationale ? 'd.rationale' : "''"} AS r
+         FROM item_dependencies d
+        WHERE d.dependent_item_id = ANY ($1::int[]) AND d.gate_point = ANY ($2::text[])`,
+      [ids, gates],
+    );
+  }
+
+  findItemsById(ids: readonly number[]): Promise<BlockerRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.dataSource.query(
+      `SELECT b.id, p.public_item_prefix AS prefix, b.project_sequence AS seq, b.title, b.status,
+              to_char(b.merged_at AT TIME ZONE 'UTC', ${ISO}) AS merged_at, b.project, b.workflow_id,
+              b.workflow_version_id
+         FROM items b JOIN projects p ON p.id = b.project
+        WHERE b.id = ANY ($1::int[])`,
+      [ids],
+    );
   }
 
   findWorkflowVersions(ids: readonly number[]): Promise<WorkflowVersionRow[]> {
