@@ -1,4 +1,4 @@
-import type { AdapterCategory, FrontierItem } from './compute-frontier';
+import type { AdapterCategory, FrontierItem } from './vocabulary';
 
 export const DEFAULT_WIP_CAP = 30;
 
