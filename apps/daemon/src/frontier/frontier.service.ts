@@ -46,19 +46,27 @@ export interface ComputedFrontier {
   computation: FrontierComputation;
 }
 
-interface CachedGraph {
+// One computed state of a project's graph. Never changed once published: a refresh publishes a new version, so a
+// result serialized from an older graph can never be stored under a newer one.
+export interface GraphVersion {
   // changes whenever the graph changes (a cheap validator for the serialized results)
   fingerprint: string;
   graph: ProjectGraph;
+  // the serialized FrontierResult and its FrontierComputed counts, per wip_cap
+  results: Map<number, string>;
+  counts: Map<number, FrontierCounts>;
+}
+
+interface CachedGraph {
+  current: GraphVersion;
   // the rows the graph is built from, brought up to date by reading only what changed
   state: GraphState;
   projectKey: string;
   options: LoadOptions;
-  // the serialized FrontierResult and its FrontierComputed counts, per wip_cap
-  results: Map<number, string>;
-  counts?: Map<number, FrontierCounts>;
   // refreshes of one entry run one at a time
   lock: Promise<unknown>;
+  // a refresh failed part-way: the state is no longer trusted and the next refresh reloads it
+  broken?: boolean;
 }
 
 // Projects whose loaded graph is kept between reads (a 100k-item graph is a few hundred MB at most).
@@ -139,11 +147,17 @@ export class FrontierService {
   async frontierJson(actor: AuthenticatedActor, dto: FrontierQueryDto): Promise<string> {
     const project = await this.resolveProject(actor, dto.project);
     const wipCap = wipCapOf(project, dto.wip_cap);
-    const { graph, computation, entry } = await this.computeWithCache(project, wipCap, actor.id, null, ACTIVATION_ONLY);
-    let json = entry.results.get(wipCap);
+    const { graph, computation, version } = await this.computeWithCache(
+      project,
+      wipCap,
+      actor.id,
+      null,
+      ACTIVATION_ONLY,
+    );
+    let json = version.results.get(wipCap);
     if (json === undefined) {
       json = JSON.stringify(toFrontierResultWire(computation!, graph.refOf));
-      entry.results.set(wipCap, json);
+      version.results.set(wipCap, json);
     }
     return json;
   }
@@ -168,20 +182,17 @@ export class FrontierService {
     sessionId: number | null,
     options: LoadOptions,
     always = false,
-  ): Promise<{ graph: ProjectGraph; computation: FrontierComputation | null; entry: CachedGraph }> {
+  ): Promise<{ graph: ProjectGraph; computation: FrontierComputation | null; version: GraphVersion }> {
     const started = process.hrtime.bigint();
-    const { entry, reused } = await this.cachedGraph(project, options);
-    const graph = entry.graph;
+    const { version, reused } = await this.cachedGraph(project, options);
+    const graph = version.graph;
     const computation =
-      always || !entry.results.has(wipCap)
+      always || !version.results.has(wipCap)
         ? computeFrontier({ items: graph.items, edges: graph.activation, blockerFacts: graph.facts, wipCap })
         : null;
     const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
-    const counts = computation ? frontierCounts(computation) : entry.counts?.get(wipCap);
-    if (computation) {
-      entry.counts ??= new Map();
-      entry.counts.set(wipCap, frontierCounts(computation));
-    }
+    const counts = computation ? frontierCounts(computation) : version.counts.get(wipCap);
+    if (computation) version.counts.set(wipCap, frontierCounts(computation));
     await this.events.recordBestEffort({
       name: 'FrontierComputed',
       kind: 'workflow',
@@ -198,13 +209,13 @@ export class FrontierService {
         duration_ms: Math.round(durationMs * 10) / 10,
       },
     });
-    return { graph, computation, entry };
+    return { graph, computation, version };
   }
 
   private async cachedGraph(
     project: ProjectRow,
     options: LoadOptions,
-  ): Promise<{ entry: CachedGraph; reused: boolean }> {
+  ): Promise<{ version: GraphVersion; reused: boolean }> {
     const projectKey = JSON.stringify(project);
     const key = `${project.id}|${options.gates.join(',')}|${options.rationale}|${options.inFlightRuns}`;
     const hit = this.graphCache.get(key);
@@ -214,7 +225,8 @@ export class FrontierService {
       const run = hit.lock.then(() => this.refresh(hit));
       hit.lock = run.catch(() => undefined);
       try {
-        return { entry: hit, reused: !(await run) };
+        const changed = await run;
+        return { version: hit.current, reused: !changed };
       } catch (err) {
         // a half-applied delta is never served: the next read loads the project again
         if (this.graphCache.get(key) === hit) this.graphCache.delete(key);
@@ -225,24 +237,41 @@ export class FrontierService {
     this.graphCache.delete(key);
     const state = await this.loadState(project, options);
     const entry: CachedGraph = {
-      fingerprint: `${++this.generation}`,
-      graph: await this.buildGraph(state),
+      current: this.version(await this.buildGraph(state)),
       state,
       projectKey,
       options,
-      results: new Map(),
       lock: Promise.resolve(),
     };
     this.graphCache.set(key, entry);
     while (this.graphCache.size > GRAPH_CACHE_PROJECTS) {
       this.graphCache.delete(this.graphCache.keys().next().value as string);
     }
-    return { entry, reused: false };
+    return { version: entry.current, reused: false };
+  }
+
+  private version(graph: ProjectGraph): GraphVersion {
+    return { fingerprint: `${++this.generation}`, graph, results: new Map(), counts: new Map() };
   }
 
   // Brings a cached graph up to date by reading only the rows written since its watermark; true when it changed.
   private async refresh(entry: CachedGraph): Promise<boolean> {
+    try {
+      return await this.applyChanges(entry);
+    } catch (err) {
+      entry.broken = true;
+      throw err;
+    }
+  }
+
+  private async applyChanges(entry: CachedGraph): Promise<boolean> {
     const { state, options } = entry;
+    if (entry.broken) {
+      entry.state = await this.loadState(state.project, options);
+      entry.current = this.version(await this.buildGraph(entry.state));
+      entry.broken = false;
+      return true;
+    }
     const watermark = await this.repository.watermark();
     const [items, edges, changes] = await Promise.all([
       this.repository.findChangedItems(state.watermark),
@@ -272,10 +301,7 @@ export class FrontierService {
       await this.loadDelivery(state, options);
       state.watermark = watermark;
     }
-    entry.graph = await this.buildGraph(entry.state);
-    entry.results.clear();
-    entry.counts?.clear();
-    entry.fingerprint = `${++this.generation}`;
+    entry.current = this.version(await this.buildGraph(entry.state));
     return true;
   }
 
@@ -332,7 +358,7 @@ export class FrontierService {
 
   // The cached graph of a project, brought up to date (what every frontier read computes from).
   async currentGraph(project: ProjectRow, options: LoadOptions = ACTIVATION_ONLY): Promise<ProjectGraph> {
-    return (await this.cachedGraph(project, options)).entry.graph;
+    return (await this.cachedGraph(project, options)).version.graph;
   }
 
   async workflowStages(ids: readonly number[]): Promise<Map<number, WorkflowStages>> {
