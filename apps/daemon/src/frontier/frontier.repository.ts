@@ -59,6 +59,14 @@ export interface ChangedItemRow extends CandidateRow {
   prefix: string;
 }
 
+export interface ChangeSet {
+  watermark: string;
+  items: ChangedItemRow[];
+  edges: EdgeRow[];
+  tombstones: TombstoneRow[];
+  delivery: boolean;
+}
+
 export interface TombstoneRow {
   table_name: string;
   row_id: string;
@@ -152,44 +160,36 @@ export class FrontierRepository {
     return rows[0].w;
   }
 
-  // Items written by transactions at or after the watermark, in any project (with their project's prefix).
-  findChangedItems(since: string): Promise<ChangedItemRow[]> {
-    return this.dataSource.query(
-      `SELECT i.id, i.project_sequence AS seq, i.title, i.status, i.priority, i.workflow_id, i.workflow_version_id,
-              i.frozen, i.blocked, i.blocked_reason, to_char(i.created_at AT TIME ZONE 'UTC', ${ISO}) AS created_at,
-              to_char(i.merged_at AT TIME ZONE 'UTC', ${ISO}) AS merged_at, i.project, p.public_item_prefix AS prefix
-         FROM items i JOIN projects p ON p.id = i.project
-        WHERE i.change_xid >= $1::xid8`,
+  // Everything written since a watermark, and the new watermark, in one statement (one snapshot, one round trip):
+  // items of any project (with their prefix), edges whatever their gate (a gate change moves an edge in or out),
+  // deletions (row_id '*' = the table was truncated), and whether any delivery row (run, environment, flow) was
+  // written or deleted.
+  async findChangesSince(since: string, withRationale: boolean): Promise<ChangeSet> {
+    const rows: ChangeSet[] = await this.dataSource.query(
+      `SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS watermark,
+              COALESCE((SELECT json_agg(c) FROM (
+                SELECT i.id, i.project_sequence AS seq, i.title, i.status, i.priority, i.workflow_id,
+                       i.workflow_version_id, i.frozen, i.blocked, i.blocked_reason,
+                       to_char(i.created_at AT TIME ZONE 'UTC', ${ISO}) AS created_at,
+                       to_char(i.merged_at AT TIME ZONE 'UTC', ${ISO}) AS merged_at, i.project,
+                       p.public_item_prefix AS prefix
+                  FROM items i JOIN projects p ON p.id = i.project
+                 WHERE i.change_xid >= $1::xid8) c), '[]') AS items,
+              COALESCE((SELECT json_agg(c) FROM (
+                SELECT d.id, d.blocking_item_id AS b, d.dependent_item_id AS d, d.satisfaction AS s, d.gate_point AS g,
+                       ${withRationale ? 'd.rationale' : "''"} AS r
+                  FROM item_dependencies d
+                 WHERE d.change_xid >= $1::xid8) c), '[]') AS edges,
+              COALESCE((SELECT json_agg(c) FROM (
+                SELECT table_name, row_id FROM change_tombstones WHERE change_xid >= $1::xid8) c), '[]') AS tombstones,
+              EXISTS (SELECT 1 FROM deployment_runs WHERE change_xid >= $1::xid8)
+                OR EXISTS (SELECT 1 FROM environments WHERE change_xid >= $1::xid8)
+                OR EXISTS (SELECT 1 FROM deployment_flows WHERE change_xid >= $1::xid8)
+                OR EXISTS (SELECT 1 FROM change_tombstones WHERE change_xid >= $1::xid8
+                              AND table_name IN ('deployment_runs', 'environments', 'deployment_flows')) AS delivery`,
       [since],
     );
-  }
-
-  // Edges written at or after the watermark, whatever their gate (a gate change moves an edge in or out).
-  findChangedEdges(since: string, withRationale: boolean): Promise<EdgeRow[]> {
-    return this.dataSource.query(
-      `SELECT d.id, d.blocking_item_id AS b, d.dependent_item_id AS d, d.satisfaction AS s, d.gate_point AS g,
-              ${withRationale ? 'd.rationale' : "''"} AS r
-         FROM item_dependencies d
-        WHERE d.change_xid >= $1::xid8`,
-      [since],
-    );
-  }
-
-  // Deletions at or after the watermark (row_id '*' = the table was truncated), and whether any delivery row
-  // (runs, environments, flows) was written.
-  async findChangesSince(since: string): Promise<{ tombstones: TombstoneRow[]; delivery: boolean }> {
-    const [tombstones, delivery] = await Promise.all([
-      this.dataSource.query('SELECT table_name, row_id FROM change_tombstones WHERE change_xid >= $1::xid8', [
-        since,
-      ]) as Promise<TombstoneRow[]>,
-      this.dataSource.query(
-        `SELECT EXISTS (SELECT 1 FROM deployment_runs WHERE change_xid >= $1::xid8)
-             OR EXISTS (SELECT 1 FROM environments WHERE change_xid >= $1::xid8)
-             OR EXISTS (SELECT 1 FROM deployment_flows WHERE change_xid >= $1::xid8) AS changed`,
-        [since],
-      ) as Promise<{ changed: boolean }[]>,
-    ]);
-    return { tombstones, delivery: delivery[0].changed };
+    return rows[0];
   }
 
   // Edges at the given gates of the given dependents (items that just became candidates).

@@ -272,12 +272,8 @@ export class FrontierService {
       entry.broken = false;
       return true;
     }
-    const watermark = await this.repository.watermark();
-    const [items, edges, changes] = await Promise.all([
-      this.repository.findChangedItems(state.watermark),
-      this.repository.findChangedEdges(state.watermark, options.rationale),
-      this.repository.findChangesSince(state.watermark),
-    ]);
+    const changes = await this.repository.findChangesSince(state.watermark, options.rationale);
+    const { watermark, items, edges } = changes;
     const outcome = applyDelta(state, { items, edges, tombstones: changes.tombstones });
     if (outcome.reload) {
       entry.state = await this.loadState(state.project, options);
