@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { resourceUsage } from 'node:process';
@@ -337,7 +337,11 @@ async function main(): Promise<void> {
       results.push(await runDataset(server, { name: `generated-${n / 1000}k`, ...generated }, runs));
       note(JSON.stringify(results[results.length - 1]));
     }
-    const shared = resolve(__dirname, '..', '..', '..', 'shared', 'bench', 'graph-10000.json');
+    // ../shared/bench next to the main checkout (a worktree sits one level deeper)
+    const shared = [resolve(REPO, '..', 'shared'), resolve(REPO, '..', '..', 'shared')]
+      .map((dir) => join(dir, 'bench', 'graph-10000.json'))
+      .find((file) => existsSync(file));
+    if (!shared) throw new Error('../shared/bench/graph-10000.json not found next to the checkout');
     results.push(await runDataset(server, neutralDataset(shared), 15));
     const report = {
       benchmark: 'frontier',

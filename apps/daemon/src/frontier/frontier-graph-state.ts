@@ -216,12 +216,20 @@ export function addOutside(state: GraphState, requested: readonly number[], rows
   for (const id of requested) if (!state.outside.has(id) && !state.candidates.has(id)) state.absent.add(id);
 }
 
+// Ids ascending; Map order already is after most refreshes (new rows have the largest ids), so check first.
+function byId<T extends { id?: number }>(rows: Iterable<T>): T[] {
+  const list = [...rows];
+  for (let i = 1; i < list.length; i++) {
+    if (list[i - 1].id! > list[i].id!) return list.sort((a, b) => a.id! - b.id!);
+  }
+  return list;
+}
+
 // The rows in a fixed order (ids ascending), so a refreshed graph and a full load are identical inputs.
 export function stateRows(state: GraphState): { candidates: CandidateRow[]; edges: EdgeRow[]; outside: BlockerRow[] } {
-  const byId = <T extends { id?: number }>(a: T, b: T) => a.id! - b.id!;
   return {
-    candidates: [...state.candidates.values()].sort(byId),
-    edges: [...state.edges.values()].sort(byId),
-    outside: [...state.outside.values()].sort(byId),
+    candidates: byId(state.candidates.values()),
+    edges: byId(state.edges.values()),
+    outside: byId(state.outside.values()),
   };
 }
