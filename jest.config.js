@@ -29,5 +29,12 @@ module.exports = {
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
       testTimeout: 60000,
     },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/apps/daemon/test/integration/**/*.integration-spec.ts'],
+      globalSetup: '<rootDir>/apps/daemon/test/integration/setup/global-setup.ts',
+      globalTeardown: '<rootDir>/apps/daemon/test/integration/setup/global-teardown.ts',
+    },
   ],
 };

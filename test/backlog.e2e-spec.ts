@@ -112,7 +112,8 @@ describe('backlog (projects, workflows, items, dependencies, gates, epics, recor
         'definition',
         'get',
       );
-      expect(issue).toMatchObject({ workflow_id: 'issue', version: 1, current: true });
+      // version 2 (migration GatesAtEveryPoint) adds integration on release and closure on done to version 1
+      expect(issue).toMatchObject({ workflow_id: 'issue', version: 2, current: true });
       expect(issue.definition.stages.map((s) => s.id)).toEqual([
         'idea',
         'refining-idea',
@@ -136,6 +137,13 @@ describe('backlog (projects, workflows, items, dependencies, gates, epics, recor
         adapter: 'advance',
         gates: [{ type: 'check_hard_blocks', gate_point: 'activation' }],
       });
+      expect(issue.definition.stages.find((s) => s.id === 'release')).toMatchObject({
+        gates: [{ type: 'check_hard_blocks', gate_point: 'integration' }],
+      });
+      expect(issue.definition.stages.find((s) => s.id === 'done')).toMatchObject({
+        gates: [{ type: 'check_hard_blocks', gate_point: 'closure' }],
+      });
+      expect(issue.definition).toMatchObject({ merge_stage: 'release' });
       const epic = await ok<{ definition: { stages: Json[] } }>('workflows', 'version', 'get', 'epic', '1');
       expect(epic.definition.stages.find((s) => s.id === 'planning')).toMatchObject({ adapter: 'shepherd' });
     });
@@ -146,15 +154,15 @@ describe('backlog (projects, workflows, items, dependencies, gates, epics, recor
       const path = file('issue-v2.json', JSON.stringify(v2));
       expect(await ok('workflows', 'register', path)).toMatchObject({
         workflow_id: 'issue',
-        version: 2,
+        version: 3,
         created: true,
       });
-      expect(await ok('workflows', 'register', path)).toMatchObject({ version: 2, created: false });
+      expect(await ok('workflows', 'register', path)).toMatchObject({ version: 3, created: false });
       const v1 = await ok<{ definition: Json }>('workflows', 'version', 'get', 'issue', '1');
       expect(v1.definition.name).toBe('Issue');
       const list = await ok<{ workflows: Json[] }>('workflows', 'list');
       expect(list.workflows).toContainEqual(
-        expect.objectContaining({ workflow_id: 'issue', current_version: 2, versions: 2 }),
+        expect.objectContaining({ workflow_id: 'issue', current_version: 3, versions: 3 }),
       );
     });
 
@@ -217,7 +225,7 @@ describe('backlog (projects, workflows, items, dependencies, gates, epics, recor
         item_id: 'SHOP-1',
         project: 'shop',
         workflow_id: 'issue',
-        workflow_version: 2,
+        workflow_version: 3,
         status: 'idea',
         priority: 'high',
         frozen: 0,
@@ -440,7 +448,7 @@ describe('backlog (projects, workflows, items, dependencies, gates, epics, recor
       expect(await ok('workflows', 'item', 'get', 'SHOP-2')).toMatchObject({
         item_id: 'SHOP-2',
         workflow_id: 'issue',
-        workflow_version: 2,
+        workflow_version: 3,
         stage: { id: 'implementing', adapter: 'advance', entrypoint_rendered: '/svc advance SHOP-2 implementation' },
       });
     });

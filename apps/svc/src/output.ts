@@ -4,6 +4,7 @@ import { Command } from 'commander';
 import { SvcConnectionError, SvcHttpError } from '@app/client';
 
 import { paint, paintErr } from './color';
+import { printBlockerRefusal } from './commands/blockers-output';
 import { wantsJson } from './context';
 
 export function printJson(value: unknown): void {
@@ -55,6 +56,7 @@ export function reportError(err: unknown, json: boolean): number {
   if (err instanceof SvcHttpError) {
     if (json) process.stderr.write(`${JSON.stringify(err.body)}\n`);
     else process.stderr.write(`${paintErr().red('error:')} ${err.body.code}: ${err.body.message}\n`);
+    if (!json) printBlockerRefusal(err.body);
     return err.status === 401 || err.status === 403 ? 3 : 1;
   }
   if (err instanceof SvcConnectionError) {

@@ -178,3 +178,48 @@ export async function insertEdges(client: Client, edges: readonly EdgeSpec[]): P
 export async function setItemStatus(client: Client, id: number, status: string): Promise<void> {
   await client.query('UPDATE items SET status = $2, updated_at = now() WHERE id = $1', [id, status]);
 }
+
+export interface EnvironmentSpec {
+  project: string;
+  name: string;
+  tier?: string | null;
+  retired?: boolean;
+}
+
+export async function insertEnvironment(client: Client, spec: EnvironmentSpec): Promise<void> {
+  await client.query(
+    `INSERT INTO environments (project, name, tier, retired_at) VALUES ($1, $2, $3, CASE WHEN $4 THEN now() END)`,
+    [spec.project, spec.name, spec.tier ?? null, spec.retired ?? false],
+  );
+}
+
+export interface RunSpec {
+  project: string;
+  environment: string;
+  status?: 'pending' | 'running' | 'halted' | 'succeeded' | 'failed' | 'cancelled';
+  items: readonly number[];
+  flowId?: string | null;
+  currentStage?: string | null;
+  stageIndex?: number;
+  stageCount?: number;
+}
+
+// A deployment run carrying internal item ids in carried_work.items; returns the run id.
+export async function insertRun(client: Client, spec: RunSpec): Promise<string> {
+  const rows = await client.query<{ id: string }>(
+    `INSERT INTO deployment_runs (project, flow_id, environment, status, carried_work, current_stage, stage_index,
+                                  stage_count)
+     VALUES ($1, $2, $3, $4, jsonb_build_object('items', $5::jsonb), $6, $7, $8) RETURNING id`,
+    [
+      spec.project,
+      spec.flowId ?? null,
+      spec.environment,
+      spec.status ?? 'succeeded',
+      JSON.stringify(spec.items),
+      spec.currentStage ?? null,
+      spec.stageIndex ?? 0,
+      spec.stageCount ?? 0,
+    ],
+  );
+  return rows.rows[0].id;
+}

@@ -9,10 +9,10 @@ import {
   ScheduleResponse,
   ScheduleStep,
 } from '@app/contracts';
-import { compareRank, CONDUCT_ADAPTERS, FrontierItem, WIP_STATUSES } from '@app/core';
+import { compareRank, FrontierItem, takesWipSlot } from '@app/core';
 
 import { AuthenticatedActor } from '../auth/actor';
-import { DomainError } from '../common/domain-error';
+import { DomainError, GENERIC_ERROR_CODES } from '../common/domain-error';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { EventsService } from '../events/events.service';
 import { ComputedFrontier, FrontierService, wipCapOf } from '../frontier/frontier.service';
@@ -26,13 +26,6 @@ import { ChargeRepository, LiveClaimRow } from './charge.repository';
 import { ChargeDecisionDto, ClaimsQueryDto, DispatchDto, ScheduleQueryDto } from './dto/charge.dto';
 
 export const DEFAULT_LANE = 'primary';
-const WIP = new Set<string>(WIP_STATUSES);
-
-// Mirrors the core's step-9 rule: conduct work takes a start slot unless it is issue re-entry (already counted
-// in wip_active). Needed here because live claims also hold slots until the item reaches implementing.
-export function takesWipSlot(item: FrontierItem): boolean {
-  return CONDUCT_ADAPTERS.includes(item.adapter) && (item.is_epic || !WIP.has(item.status));
-}
 
 // An item's lane: its stage's declared lane, else the project's session_routing.adapter_lanes, else primary.
 export function laneOf(computed: ComputedFrontier, item: FrontierItem): string {
@@ -51,6 +44,27 @@ interface RankedStep {
 
 const chargeError = (code: string, message: string, extra: Record<string, unknown> = {}) =>
   new DomainError(code, message, 409, extra);
+
+// A recorded decision states what happened; fields that contradict its reason are refused, not trimmed.
+export function assertDecisionConsistent(dto: ChargeDecisionDto): void {
+  const fields: { field: string; problems: string[] }[] = [];
+  if (dto.dispatched === true) {
+    fields.push({
+      field: 'dispatched',
+      problems: [`a ${dto.reason} decision dispatched nothing (dispatched is false)`],
+    });
+  }
+  if (dto.target_bucket !== undefined && dto.reason !== 'requested_item_unavailable') {
+    fields.push({ field: 'target_bucket', problems: ['target_bucket is carried only by requested_item_unavailable'] });
+  }
+  if (fields.length === 0) return;
+  throw new DomainError(
+    GENERIC_ERROR_CODES.validationFailed,
+    fields.map((f) => `${f.field}: ${f.problems.join(', ')}`).join('; '),
+    400,
+    { fields },
+  );
+}
 
 @Injectable()
 export class ChargeService {
@@ -395,6 +409,7 @@ export class ChargeService {
 
   // Terminal exits decided by the command line (dry run, cancel, nothing runnable, ...).
   async decision(actor: AuthenticatedActor, dto: ChargeDecisionDto): Promise<ChargeDecisionResponse> {
+    assertDecisionConsistent(dto);
     if (dto.session_id) await this.sessions.owned(actor, dto.session_id, { live: false });
     if (dto.project) await this.frontier.resolveProject(actor, dto.project);
     const detail: ChargeDecisionDetail = {

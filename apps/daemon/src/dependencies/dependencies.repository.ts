@@ -42,6 +42,18 @@ export interface BlockerItemRow {
   stages: string[];
 }
 
+export interface DeliveryRunRow {
+  item_id: number;
+  environment: string;
+  status: string;
+}
+
+export interface EnvironmentFactRow {
+  project: string;
+  name: string;
+  in_flow: boolean;
+}
+
 // Serialises activation-edge additions across replicas so two racing adds cannot both close a cycle.
 const ACTIVATION_GRAPH_LOCK = 7_301_101;
 
@@ -152,22 +164,44 @@ export class DependenciesRepository {
     );
   }
 
-  // Strict fact:deployed: succeeded runs owned by the blocker's own project.
-  deployedEnvironments(ids: readonly number[], manager = this.dataSource.manager) {
+  // The one loader of delivery facts (fact:deployed and the frontier's delivery state): deployment runs in the given
+  // statuses carrying any of the items, counted only when the run is owned by the carried item's own project (the
+  // strict variant). A carried entry that is not an item id is ignored.
+  runsCarrying(
+    itemIds: readonly number[],
+    statuses: readonly string[],
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<DeliveryRunRow[]> {
+    if (itemIds.length === 0) return Promise.resolve([]);
     return manager.query(
-      `SELECT DISTINCT b.id AS item_id, dr.environment
-         FROM unnest($1::int[]) AS b(id)
-         JOIN items i ON i.id = b.id
-         JOIN deployment_runs dr ON dr.project = i.project AND dr.status = 'succeeded'
-                                AND dr.carried_work -> 'items' @> to_jsonb(b.id)`,
-      [ids],
-    ) as Promise<{ item_id: number; environment: string }[]>;
+      `SELECT DISTINCT i.id AS item_id, r.environment, r.status
+         FROM deployment_runs r
+        CROSS JOIN LATERAL jsonb_array_elements_text(r.carried_work -> 'items') AS x(value)
+         JOIN items i ON i.id = CASE WHEN x.value ~ '^[0-9]{1,9}$' THEN (x.value)::int END AND i.project = r.project
+        WHERE r.status = ANY ($2::text[]) AND i.id = ANY ($1::int[])`,
+      [itemIds, statuses],
+    );
   }
 
-  registeredEnvironments(projects: readonly string[], manager = this.dataSource.manager) {
+  // Registered (not retired) environments of the projects, and whether an active or closing flow reaches each.
+  environmentsOf(
+    projects: readonly string[],
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<EnvironmentFactRow[]> {
+    if (projects.length === 0) return Promise.resolve([]);
     return manager.query(
-      `SELECT project, name FROM environments WHERE project = ANY($1::text[]) AND retired_at IS NULL`,
+      `SELECT e.project, e.name,
+              (f.id IS NOT NULL AND (f.active OR f.closing)) OR EXISTS (
+                SELECT 1 FROM deployment_flows g
+                 WHERE g.project = e.project AND (g.active OR g.closing)
+                   AND (g.target_tier = e.name OR g.target_tier = e.tier
+                        OR g.stages @> jsonb_build_array(e.name)
+                        OR g.stages @> jsonb_build_array(jsonb_build_object('environment', e.name)))
+              ) AS in_flow
+         FROM environments e
+         LEFT JOIN deployment_flows f ON f.id = e.flow_id
+        WHERE e.project = ANY ($1::text[]) AND e.retired_at IS NULL`,
       [projects],
-    ) as Promise<{ project: string; name: string }[]>;
+    );
   }
 }

@@ -4,7 +4,10 @@ import { EntityManager } from 'typeorm';
 import { BlockerFacts, DependencyEdge, GateBlocker } from '@app/core';
 import { GateBlockerWire } from '@app/contracts/backlog';
 
-import { DependenciesRepository } from './dependencies.repository';
+import { DeliveryRunRow, DependenciesRepository, EnvironmentFactRow } from './dependencies.repository';
+
+const SUCCEEDED = ['succeeded'];
+const SUCCEEDED_OR_IN_FLIGHT = ['succeeded', 'pending', 'running', 'halted'];
 
 // Loads edges and the blocker facts the kernel evaluates, in a fixed number of queries per call.
 @Injectable()
@@ -19,20 +22,37 @@ export class DependencyFactsService {
     return this.repository.edgesForDependents(dependentIds, gatePoint, manager);
   }
 
+  // Delivery facts of a set of items: runs (strict: owned by the item's own project) and the projects' registered
+  // environments. The frontier and the gates both read them here, so a blocker is satisfied on one exactly when it
+  // is on the other.
+  async deliveryFacts(
+    itemIds: readonly number[],
+    projects: readonly string[],
+    options: { inFlight?: boolean; manager?: EntityManager } = {},
+  ): Promise<{ runs: DeliveryRunRow[]; environments: EnvironmentFactRow[] }> {
+    const [runs, environments] = await Promise.all([
+      this.repository.runsCarrying(itemIds, options.inFlight ? SUCCEEDED_OR_IN_FLIGHT : SUCCEEDED, options.manager),
+      this.repository.environmentsOf([...new Set(projects)], options.manager),
+    ]);
+    return { runs, environments };
+  }
+
   async facts(ids: readonly number[], manager?: EntityManager): Promise<Map<number, BlockerFacts>> {
     const unique = [...new Set(ids)];
     const facts = new Map<number, BlockerFacts>();
     if (unique.length === 0) return facts;
     const items = await this.repository.blockerItems(unique, manager);
-    const projects = [...new Set(items.map((i) => i.project))];
-    const [deployed, registered] = await Promise.all([
-      this.repository.deployedEnvironments(unique, manager),
-      this.repository.registeredEnvironments(projects, manager),
-    ]);
+    const { runs, environments } = await this.deliveryFacts(
+      unique,
+      items.map((i) => i.project),
+      { manager },
+    );
     const deployedBy = new Map<number, Set<string>>();
-    for (const d of deployed) deployedBy.set(d.item_id, (deployedBy.get(d.item_id) ?? new Set()).add(d.environment));
+    for (const d of runs) deployedBy.set(d.item_id, (deployedBy.get(d.item_id) ?? new Set()).add(d.environment));
     const registeredBy = new Map<string, Set<string>>();
-    for (const e of registered) registeredBy.set(e.project, (registeredBy.get(e.project) ?? new Set()).add(e.name));
+    for (const e of environments) {
+      registeredBy.set(e.project, (registeredBy.get(e.project) ?? new Set()).add(e.name));
+    }
     // one array per workflow version: the kernel caches its stage index by array identity
     const orders = new Map<number, string[]>();
     for (const item of items) {

@@ -4,6 +4,8 @@ import { DataSource, EntityManager } from 'typeorm';
 
 import { TERMINAL_STATUSES } from '@app/core';
 
+import { DeliveryRunRow, EnvironmentFactRow } from '../dependencies/dependencies.repository';
+
 export interface ProjectRow {
   id: string;
   name: string;
@@ -27,6 +29,8 @@ export interface CandidateRow {
 }
 
 export interface EdgeRow {
+  // item_dependencies.id (absent in rows built by hand)
+  id?: number;
   b: number;
   d: number;
   s: string;
@@ -46,16 +50,26 @@ export interface BlockerRow {
   workflow_version_id: number;
 }
 
-export interface RunRow {
-  item_id: number;
-  environment: string;
-  status: string;
+// Delivery facts come from the dependencies' one loader (DependencyFactsService.deliveryFacts).
+export type RunRow = DeliveryRunRow;
+export type EnvironmentRow = EnvironmentFactRow;
+
+export interface ChangedItemRow extends CandidateRow {
+  project: string;
+  prefix: string;
 }
 
-export interface EnvironmentRow {
-  project: string;
-  name: string;
-  in_flow: boolean;
+export interface ChangeSet {
+  watermark: string;
+  items: ChangedItemRow[];
+  edges: EdgeRow[];
+  tombstones: TombstoneRow[];
+  delivery: boolean;
+}
+
+export interface TombstoneRow {
+  table_name: string;
+  row_id: string;
 }
 
 export interface WorkflowVersionRow {
@@ -111,7 +125,7 @@ export class FrontierRepository {
   // Edges at the given gates whose dependent is a non-terminal item of the project.
   findEdges(project: string, gates: readonly string[], withRationale: boolean): Promise<EdgeRow[]> {
     return this.dataSource.query(
-      `SELECT d.blocking_item_id AS b, d.dependent_item_id AS d, d.satisfaction AS s, d.gate_point AS g,
+      `SELECT d.id, d.blocking_item_id AS b, d.dependent_item_id AS d, d.satisfaction AS s, d.gate_point AS g,
               ${withRationale ? 'd.rationale' : "''"} AS r
          FROM item_dependencies d
          JOIN items i ON i.id = d.dependent_item_id
@@ -137,21 +151,69 @@ export class FrontierRepository {
     );
   }
 
-  // A fingerprint of every row the frontier reads: each insert, update or delete gives the row a new xmin (or removes
-  // it), which changes its table's count or hash sum. Computed in one snapshot, exact, and far cheaper than a load.
-  async fingerprint(): Promise<string> {
-    const rows: { fp: string }[] = await this.dataSource.query(
-      `SELECT concat_ws('|',
-         (SELECT count(*) || ':' || coalesce(sum(hashint8extended((xmin::text::bigint << 32) | id, 7)), 0) FROM items),
-         (SELECT count(*) || ':' || coalesce(sum(hashint8extended((xmin::text::bigint << 32) | id, 7)), 0)
-            FROM item_dependencies),
-         (SELECT count(*) || ':' || coalesce(sum(hashtextextended(xmin::text || ':' || id, 7)), 0) FROM deployment_runs),
-         (SELECT count(*) || ':' || coalesce(sum(hashint8extended((xmin::text::bigint << 32) | id, 7)), 0)
-            FROM environments),
-         (SELECT count(*) || ':' || coalesce(sum(hashtextextended(xmin::text || ':' || id, 7)), 0)
-            FROM deployment_flows)) AS fp`,
+  // The oldest transaction still running now: every transaction below it has ended, so its writes are visible to
+  // any read that starts after this one. Read before the data it guards (see the ChangeTracking migration).
+  async watermark(): Promise<string> {
+    const rows: { w: string }[] = await this.dataSource.query(
+      'SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS w',
     );
-    return rows[0].fp;
+    return rows[0].w;
+  }
+
+  // Everything written since a watermark, and the new watermark, in one statement (one snapshot, one round trip):
+  // items of any project (with their prefix), edges whatever their gate (a gate change moves an edge in or out),
+  // deletions (row_id '*' = the table was truncated), and whether any delivery row (run, environment, flow) was
+  // written or deleted.
+  async findChangesSince(since: string, withRationale: boolean): Promise<ChangeSet> {
+    const rows: ChangeSet[] = await this.dataSource.query(
+      `SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS watermark,
+              COALESCE((SELECT json_agg(c) FROM (
+                SELECT i.id, i.project_sequence AS seq, i.title, i.status, i.priority, i.workflow_id,
+                       i.workflow_version_id, i.frozen, i.blocked, i.blocked_reason,
+                       to_char(i.created_at AT TIME ZONE 'UTC', ${ISO}) AS created_at,
+                       to_char(i.merged_at AT TIME ZONE 'UTC', ${ISO}) AS merged_at, i.project,
+                       p.public_item_prefix AS prefix
+                  FROM items i JOIN projects p ON p.id = i.project
+                 WHERE i.change_xid >= $1::xid8) c), '[]') AS items,
+              COALESCE((SELECT json_agg(c) FROM (
+                SELECT d.id, d.blocking_item_id AS b, d.dependent_item_id AS d, d.satisfaction AS s, d.gate_point AS g,
+                       ${withRationale ? 'd.rationale' : "''"} AS r
+                  FROM item_dependencies d
+                 WHERE d.change_xid >= $1::xid8) c), '[]') AS edges,
+              COALESCE((SELECT json_agg(c) FROM (
+                SELECT table_name, row_id FROM change_tombstones WHERE change_xid >= $1::xid8) c), '[]') AS tombstones,
+              EXISTS (SELECT 1 FROM deployment_runs WHERE change_xid >= $1::xid8)
+                OR EXISTS (SELECT 1 FROM environments WHERE change_xid >= $1::xid8)
+                OR EXISTS (SELECT 1 FROM deployment_flows WHERE change_xid >= $1::xid8)
+                OR EXISTS (SELECT 1 FROM change_tombstones WHERE change_xid >= $1::xid8
+                              AND table_name IN ('deployment_runs', 'environments', 'deployment_flows')) AS delivery`,
+      [since],
+    );
+    return rows[0];
+  }
+
+  // Edges at the given gates of the given dependents (items that just became candidates).
+  findEdgesOfDependents(ids: readonly number[], gates: readonly string[], withRationale: boolean): Promise<EdgeRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.dataSource.query(
+      `SELECT d.id, d.blocking_item_id AS b, d.dependent_item_id AS d, d.satisfaction AS s, d.gate_point AS g,
+              ${withRationale ? 'd.rationale' : "''"} AS r
+         FROM item_dependencies d
+        WHERE d.dependent_item_id = ANY ($1::int[]) AND d.gate_point = ANY ($2::text[])`,
+      [ids, gates],
+    );
+  }
+
+  findItemsById(ids: readonly number[]): Promise<BlockerRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.dataSource.query(
+      `SELECT b.id, p.public_item_prefix AS prefix, b.project_sequence AS seq, b.title, b.status,
+              to_char(b.merged_at AT TIME ZONE 'UTC', ${ISO}) AS merged_at, b.project, b.workflow_id,
+              b.workflow_version_id
+         FROM items b JOIN projects p ON p.id = b.project
+        WHERE b.id = ANY ($1::int[])`,
+      [ids],
+    );
   }
 
   findWorkflowVersions(ids: readonly number[]): Promise<WorkflowVersionRow[]> {
@@ -159,37 +221,6 @@ export class FrontierRepository {
     return this.dataSource.query(
       'SELECT id, workflow_id, definition FROM workflow_versions WHERE id = ANY ($1::int[])',
       [ids],
-    );
-  }
-
-  // Deployment runs carrying any of the items (succeeded, and optionally those still in flight).
-  findRunsCarrying(itemIds: readonly number[], statuses: readonly string[]): Promise<RunRow[]> {
-    if (itemIds.length === 0) return Promise.resolve([]);
-    return this.dataSource.query(
-      `SELECT DISTINCT (x.value)::int AS item_id, r.environment, r.status
-         FROM deployment_runs r
-         CROSS JOIN LATERAL jsonb_array_elements_text(r.carried_work -> 'items') AS x(value)
-        WHERE r.status = ANY ($2::text[]) AND x.value ~ '^[0-9]{1,9}$' AND (x.value)::int = ANY ($1::int[])`,
-      [itemIds, statuses],
-    );
-  }
-
-  // Registered (not retired) environments of the projects, and whether an active or closing flow reaches each.
-  findEnvironments(projects: readonly string[]): Promise<EnvironmentRow[]> {
-    if (projects.length === 0) return Promise.resolve([]);
-    return this.dataSource.query(
-      `SELECT e.project, e.name,
-              (f.id IS NOT NULL AND (f.active OR f.closing)) OR EXISTS (
-                SELECT 1 FROM deployment_flows g
-                 WHERE g.project = e.project AND (g.active OR g.closing)
-                   AND (g.target_tier = e.name OR g.target_tier = e.tier
-                        OR g.stages @> jsonb_build_array(e.name)
-                        OR g.stages @> jsonb_build_array(jsonb_build_object('environment', e.name)))
-              ) AS in_flow
-         FROM environments e
-         LEFT JOIN deployment_flows f ON f.id = e.flow_id
-        WHERE e.project = ANY ($1::text[]) AND e.retired_at IS NULL`,
-      [projects],
     );
   }
 

@@ -38,7 +38,7 @@ export class GatesService implements OnModuleInit {
     this.registry.register(HARD_BLOCKS_GATE, (ctx) => this.checkHardBlocks(ctx));
   }
 
-  // The spec's blocker refusal: unsatisfied hard blocks at the gate point refuse the status write.
+  // The spec's blocker refusal: unsatisfied hard blocks at the gate point refuse the write, with each blocker's detail.
   async checkHardBlocks(ctx: StageGateContext): Promise<DomainError | null> {
     const gatePoint = ctx.gate?.gate_point ?? 'activation';
     const edges = await this.facts.edgesFor([ctx.item.id], gatePoint, ctx.manager);
@@ -50,12 +50,22 @@ export class GatesService implements OnModuleInit {
     const evaluation = evaluateGate(ctx.item.id, gatePoint, edges, facts);
     if (evaluation.satisfied) return null;
     const wire = toEvaluationWire(evaluation, ctx.item.ref, facts);
+    const gateStage = ctx.gateStage ?? ctx.toStage;
+    const what = ctx.write === 'merged_at' ? 'record merged_at' : `move to ${ctx.toStage}`;
+    const via = ctx.write !== 'merged_at' && gateStage !== ctx.toStage ? ` (past the gate on ${gateStage})` : '';
     return new DomainError(
       'blocked_by_dependencies',
-      `${ctx.item.ref} cannot enter ${ctx.toStage}: ${wire.blockers.length} unsatisfied ${gatePoint} ` +
+      `${ctx.item.ref} cannot ${what}${via}: ${wire.blockers.length} unsatisfied ${gatePoint} ` +
         `dependenc${wire.blockers.length === 1 ? 'y' : 'ies'} (${wire.blockers.map((b) => b.reason).join('; ')})`,
       409,
-      { item_id: ctx.item.ref, stage: ctx.toStage, gate_point: gatePoint, blockers: wire.blockers },
+      {
+        item_id: ctx.item.ref,
+        stage: ctx.toStage,
+        gate_stage: gateStage,
+        write: ctx.write ?? 'status',
+        gate_point: gatePoint,
+        blockers: wire.blockers,
+      },
     );
   }
 

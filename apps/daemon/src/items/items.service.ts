@@ -20,7 +20,7 @@ import { haltOf } from '../deployments/dto/deployments.dto';
 import { ISO_TIMESTAMP } from '../projects/backlog-sql';
 import { ProjectAccessService, projectNotFound } from '../projects/project-access.service';
 import { titleMaxLength } from '../projects/project-policy';
-import { StageGateRegistry } from '../workflows/stage-gates';
+import { StageGateItem, StageGateRegistry } from '../workflows/stage-gates';
 import { stageIds, stageOf } from '../workflows/workflow-definition';
 import { WorkflowsService } from '../workflows/workflows.service';
 import {
@@ -209,6 +209,14 @@ export class ItemsService {
       const row = await this.repository.lock(resolved.id, manager);
       if (!row) throw new DomainError('item_not_found', `no item ${ref}`, 404);
       const checked = await this.checkFieldValue(row, field, value, manager);
+      if (field === 'merged_at' && checked !== null) {
+        const version = await this.workflows.versionById(row.workflow_version_id, manager);
+        await this.gates.checkMergeRecorded({
+          item: await this.gateItem(row, manager),
+          definition: version.definition,
+          manager,
+        });
+      }
       await this.repository.updateField(row.id, field, checked, structured ? String(actor.id) : null, manager);
     });
     return this.detail(resolved.id);
@@ -284,30 +292,35 @@ export class ItemsService {
   ): Promise<void> {
     if (!stageOf(definition, status)) throw stageNotInWorkflow(status, definition, version);
     if (row.status === status) return;
-    const [sections] = [await this.repository.sectionsFor([row.id], manager)];
     await this.gates.check({
-      item: {
-        id: row.id,
-        ref: row.ref,
-        project: row.project,
-        status: row.status,
-        workflowId: row.workflow_id,
-        workflowVersionId: row.workflow_version_id,
-        title: row.title,
-        spec: row.spec,
-        body: row.body,
-        renderedBody: renderItemBody(row, sections),
-        dbMutationProfile: row.db_mutation_profile,
-        dbCompatibilityAttestation: row.db_compatibility_attestation,
-        frozen: row.frozen === 1,
-        blocked: row.blocked === 1,
-      },
+      item: await this.gateItem(row, manager),
       fromStage: row.status,
       toStage: status,
       definition,
       manager,
     });
     await this.repository.updateStatus(row.id, status, manager);
+  }
+
+  // What a stage gate sees of the item, read under the write's row lock.
+  private async gateItem(row: ItemRow, manager: EntityManager): Promise<StageGateItem> {
+    const sections = await this.repository.sectionsFor([row.id], manager);
+    return {
+      id: row.id,
+      ref: row.ref,
+      project: row.project,
+      status: row.status,
+      workflowId: row.workflow_id,
+      workflowVersionId: row.workflow_version_id,
+      title: row.title,
+      spec: row.spec,
+      body: row.body,
+      renderedBody: renderItemBody(row, sections),
+      dbMutationProfile: row.db_mutation_profile,
+      dbCompatibilityAttestation: row.db_compatibility_attestation,
+      frozen: row.frozen === 1,
+      blocked: row.blocked === 1,
+    };
   }
 
   async block(actor: AuthenticatedActor, ref: string, reason: string): Promise<ItemDetailWire> {

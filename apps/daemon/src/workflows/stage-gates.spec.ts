@@ -3,7 +3,7 @@ import { EntityManager } from 'typeorm';
 import { WorkflowDefinition } from '@app/contracts/backlog';
 
 import { DomainError } from '../common/domain-error';
-import { StageGateItem, StageGateRegistry } from './stage-gates';
+import { crossedStages, StageGateItem, StageGateRegistry } from './stage-gates';
 
 const definition: WorkflowDefinition = {
   id: 'wf',
@@ -63,5 +63,88 @@ describe(StageGateRegistry.name, () => {
     const sut = new StageGateRegistry();
     sut.register('x', async () => null);
     expect(() => sut.register('x', async () => null)).toThrow(/already registered/);
+  });
+
+  it('should run the gates of a stage the write moves past', async () => {
+    const sut = new StageGateRegistry();
+    const checker = jest.fn().mockResolvedValue(new DomainError('blocked_by_dependencies', 'no', 409));
+    sut.register('check_hard_blocks', checker);
+    await expect(sut.check(ctx('c', lifecycle))).rejects.toMatchObject({ code: 'blocked_by_dependencies' });
+    expect(checker).toHaveBeenCalledWith(expect.objectContaining({ gateStage: 'b', toStage: 'c' }));
+  });
+
+  it('should run the merge stage gates on a merged_at write', async () => {
+    const sut = new StageGateRegistry();
+    const checker = jest.fn().mockResolvedValue(null);
+    sut.register('check_hard_blocks', checker);
+    await sut.checkMergeRecorded({
+      item,
+      definition: { ...lifecycle, merge_stage: 'c' },
+      manager: {} as EntityManager,
+    });
+    expect(checker).toHaveBeenCalledWith(
+      expect.objectContaining({
+        gateStage: 'c',
+        write: 'merged_at',
+        gate: { type: 'check_hard_blocks', gate_point: 'integration' },
+      }),
+    );
+    checker.mockClear();
+    await sut.checkMergeRecorded({ item, definition: lifecycle, manager: {} as EntityManager });
+    expect(checker).not.toHaveBeenCalled();
+  });
+});
+
+const gated = (id: string, gatePoint: string) => ({
+  id,
+  name: id,
+  adapter: 'conduct',
+  entrypoint: '/svc conduct {ref}',
+  gates: [{ type: 'check_hard_blocks', gate_point: gatePoint }],
+  terminal: false,
+});
+const terminalStage = (id: string, gatePoint?: string) => ({
+  id,
+  name: id,
+  adapter: 'skip',
+  entrypoint: null,
+  gates: gatePoint ? [{ type: 'check_hard_blocks', gate_point: gatePoint }] : [],
+  terminal: true,
+});
+const lifecycle: WorkflowDefinition = {
+  ...definition,
+  stages: [
+    definition.stages[0],
+    gated('b', 'activation'),
+    gated('c', 'integration'),
+    terminalStage('done', 'closure'),
+    terminalStage('cancelled'),
+    terminalStage('stopped'),
+    terminalStage('failed'),
+  ],
+};
+
+describe('crossedStages', () => {
+  const ids = (from: string, to: string) => crossedStages(lifecycle, from, to).map((s) => s.id);
+
+  it('should list every gated stage after the current one up to the target', () => {
+    expect(ids('a', 'b')).toEqual(['b']);
+    expect(ids('a', 'c')).toEqual(['b', 'c']);
+    expect(ids('a', 'done')).toEqual(['b', 'c', 'done']);
+    expect(ids('b', 'done')).toEqual(['c', 'done']);
+  });
+
+  it('should pass no gate moving backwards or staying', () => {
+    expect(ids('c', 'a')).toEqual([]);
+    expect(ids('c', 'b')).toEqual([]);
+  });
+
+  it('should never gate a move to cancelled, stopped or failed', () => {
+    for (const to of ['cancelled', 'stopped', 'failed']) expect(ids('a', to)).toEqual([]);
+  });
+
+  it('should treat a move out of a terminal stage as starting before the first stage', () => {
+    expect(ids('cancelled', 'c')).toEqual(['b', 'c']);
+    expect(ids('done', 'b')).toEqual(['b']);
   });
 });

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 
-import { WorkflowDefinition, WorkflowGateSpec } from '@app/contracts/backlog';
+import { WorkflowDefinition, WorkflowGateSpec, WorkflowStage } from '@app/contracts/backlog';
 
 import { DomainError } from '../common/domain-error';
 import { stageOf } from './workflow-definition';
@@ -30,8 +30,12 @@ export interface StageGateContext {
   fromStage: string;
   toStage: string;
   definition: WorkflowDefinition;
-  // the gate as listed on the target stage; null for a definition-level gate
+  // the gate as listed on a stage; null for a definition-level gate
   gate: WorkflowGateSpec | null;
+  // the stage listing the gate (the target or a stage the write moves past); null for a definition-level gate
+  gateStage?: string | null;
+  // what is being written: a status move, or merged_at (which passes the merge stage's gates)
+  write?: 'status' | 'merged_at';
   manager: EntityManager;
 }
 
@@ -72,21 +76,11 @@ export class StageGateRegistry {
     return [...this.checkers.keys()].sort();
   }
 
-  // Throws the first refusal. A gate listed on the stage without a checker fails closed.
+  // Throws the first refusal: the gates of every stage the write reaches or moves past, in stage order, then the
+  // definition-level gates. A gate listed on a stage without a checker fails closed.
   async check(ctx: Omit<StageGateContext, 'gate'>): Promise<void> {
-    const target = stageOf(ctx.definition, ctx.toStage);
-    for (const gate of target?.gates ?? []) {
-      const checker = this.checkers.get(gate.type);
-      if (!checker) {
-        throw new DomainError(
-          'gate_unavailable',
-          `stage ${ctx.toStage} requires gate ${gate.type}, which this daemon does not provide`,
-          409,
-          { gate: gate.type },
-        );
-      }
-      const refusal = await checker({ ...ctx, gate });
-      if (refusal) throw refusal;
+    for (const stage of crossedStages(ctx.definition, ctx.fromStage, ctx.toStage)) {
+      await this.runStageGates(ctx, stage);
     }
     for (const [key, type] of Object.entries(DEFINITION_LEVEL_GATES)) {
       if ((ctx.definition as unknown as Record<string, unknown>)[key] === undefined) continue;
@@ -98,7 +92,32 @@ export class StageGateRegistry {
         }
         continue;
       }
-      const refusal = await checker({ ...ctx, gate: null });
+      const refusal = await checker({ ...ctx, gate: null, gateStage: null });
+      if (refusal) throw refusal;
+    }
+  }
+
+  // A write of merged_at records the merge: it passes the gates of the definition's merge_stage, as reaching that
+  // stage would. Definitions without merge_stage do not gate it.
+  async checkMergeRecorded(ctx: Omit<StageGateContext, 'gate' | 'fromStage' | 'toStage'>): Promise<void> {
+    const mergeStage = ctx.definition.merge_stage ? stageOf(ctx.definition, ctx.definition.merge_stage) : undefined;
+    if (!mergeStage) return;
+    const status = ctx.item.status;
+    await this.runStageGates({ ...ctx, fromStage: status, toStage: status, write: 'merged_at' }, mergeStage);
+  }
+
+  private async runStageGates(ctx: Omit<StageGateContext, 'gate'>, stage: WorkflowStage): Promise<void> {
+    for (const gate of stage.gates) {
+      const checker = this.checkers.get(gate.type);
+      if (!checker) {
+        throw new DomainError(
+          'gate_unavailable',
+          `stage ${stage.id} requires gate ${gate.type}, which this daemon does not provide`,
+          409,
+          { gate: gate.type, stage: stage.id },
+        );
+      }
+      const refusal = await checker({ ...ctx, gate, gateStage: stage.id });
       if (refusal) throw refusal;
     }
     for (const type of this.universal) {
@@ -106,4 +125,24 @@ export class StageGateRegistry {
       if (refusal) throw refusal;
     }
   }
+}
+
+// Abandoning is not completing: a write to one of these is never stage-gated.
+export const ABANDON_STAGES: readonly string[] = ['cancelled', 'stopped', 'failed'];
+
+// The stages whose gates a move from `from` to `to` must pass, in the pinned stage order: every stage after `from`
+// up to and including `to`. A move backwards passes none; a move out of a terminal stage (a reopen) or from a stage
+// the definition does not know starts before the first stage. A move to an abandon stage passes none.
+export function crossedStages(definition: WorkflowDefinition, from: string, to: string): WorkflowStage[] {
+  if (ABANDON_STAGES.includes(to)) return [];
+  const stages = definition.stages;
+  const toIndex = stages.findIndex((s) => s.id === to);
+  if (toIndex < 0) return [];
+  const fromStage = stages.findIndex((s) => s.id === from);
+  const fromIndex = fromStage < 0 || stages[fromStage].terminal ? -1 : fromStage;
+  const crossed: WorkflowStage[] = [];
+  for (let i = fromIndex + 1; i <= toIndex; i++) {
+    if (!ABANDON_STAGES.includes(stages[i].id) && stages[i].gates.length > 0) crossed.push(stages[i]);
+  }
+  return crossed;
 }

@@ -7,7 +7,7 @@ const GATE_TYPE_PATTERN = /^[a-z][a-z0-9_]{0,62}$/;
 export const HARD_BLOCKS_GATE = 'check_hard_blocks';
 export const MAX_STAGES = 100;
 
-const DEFINITION_KEYS = ['id', 'name', 'description', 'initial_stage', 'stages', 'db_claim_prose_gate'];
+const DEFINITION_KEYS = ['id', 'name', 'description', 'initial_stage', 'stages', 'db_claim_prose_gate', 'merge_stage'];
 const STAGE_KEYS = ['id', 'name', 'adapter', 'entrypoint', 'gates', 'terminal'];
 const GATE_KEYS = ['type', 'gate_point', 'options'];
 const PROSE_GATE_KEYS = ['enter', 'exit'];
@@ -181,6 +181,13 @@ export function validateWorkflowDefinition(raw: unknown): DefinitionResult {
       };
     }
   }
+  if (raw.merge_stage !== undefined) {
+    if (typeof raw.merge_stage !== 'string' || !ids.has(raw.merge_stage)) {
+      problems.add('merge_stage', 'must name one of the stages (where the merge is recorded)');
+    } else if (stages.find((s) => s.id === raw.merge_stage)?.terminal) {
+      problems.add('merge_stage', 'must not be a terminal stage');
+    }
+  }
   if (problems.list.length > 0) return { ok: false, problems: problems.list };
   const definition: WorkflowDefinition = {
     id: raw.id as string,
@@ -189,6 +196,7 @@ export function validateWorkflowDefinition(raw: unknown): DefinitionResult {
     initial_stage: raw.initial_stage as string,
     stages,
     ...(proseGate ? { db_claim_prose_gate: proseGate } : {}),
+    ...(typeof raw.merge_stage === 'string' ? { merge_stage: raw.merge_stage } : {}),
   };
   return { ok: true, definition };
 }

@@ -30,6 +30,8 @@ export interface WorkflowDefinition {
   initial_stage: string;
   stages: WorkflowStage[];
   db_claim_prose_gate?: DbClaimProseGate;
+  // the stage where the merge is recorded: a write of merged_at passes this stage's gates
+  merge_stage?: string;
 }
 
 export interface WorkflowVersionWire {

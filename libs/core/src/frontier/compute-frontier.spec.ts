@@ -358,7 +358,7 @@ describe('computeFrontier', () => {
       expect(refs(result.wip_suppressed)).toEqual(['A-4', 'A-2']);
     });
 
-    it('should suppress epic conduct work when no capacity remains, but keep issue re-entry', () => {
+    it('should suppress new starts when no capacity remains, but keep re-entry of issues and epics', () => {
       const items = [
         item(1, { status: 'implementing' }),
         item(2, { status: 'reviewing-implementation' }),
@@ -367,15 +367,21 @@ describe('computeFrontier', () => {
       ];
       const result = run(items, [], { wipCap: 2 });
       expect(result.wip_active).toBe(3);
-      expect(refs(result.conduct_eligible).sort()).toEqual(['A-1', 'A-2']);
-      expect(refs(result.wip_suppressed).sort()).toEqual(['A-3', 'A-4']);
+      expect(refs(result.conduct_eligible).sort()).toEqual(['A-1', 'A-2', 'A-3']);
+      expect(refs(result.wip_suppressed).sort()).toEqual(['A-4']);
     });
 
-    it('should never suppress issue-type starts when capIssueStarts is false', () => {
-      const items = [item(1), item(2), item(3, { isEpic: true })];
-      const result = run(items, [], { wipCap: 0, capIssueStarts: false });
-      expect(refs(result.conduct_eligible)).toEqual(['A-1', 'A-2']);
-      expect(refs(result.wip_suppressed)).toEqual(['A-3']);
+    it('should keep an epic already implementing eligible without taking a slot', () => {
+      const items = [
+        item(1, { status: 'implementing', isEpic: true }),
+        item(2, { status: 'reviewing-implementation', isEpic: true }),
+        item(3, { isEpic: true }),
+        item(4),
+      ];
+      const result = run(items, [], { wipCap: 3 });
+      expect(result.wip_active).toBe(2);
+      expect(refs(result.conduct_eligible).sort()).toEqual(['A-1', 'A-2', 'A-3']);
+      expect(refs(result.wip_suppressed)).toEqual(['A-4']);
     });
 
     it('should exclude non-conduct adapters and blocked items from conduct_eligible', () => {

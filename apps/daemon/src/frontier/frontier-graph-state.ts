@@ -1,0 +1,235 @@
+import { isTerminalStatus } from '@app/core';
+
+import {
+  BlockerRow,
+  CandidateRow,
+  ChangedItemRow,
+  EdgeRow,
+  EnvironmentRow,
+  ProjectRow,
+  RunRow,
+  TombstoneRow,
+} from './frontier.repository';
+
+// The rows one project's frontier graph is built from, kept between reads so that a write costs a delta, not a
+// reload. `watermark` is the oldest transaction running when these rows were last read (see FrontierRepository).
+export interface GraphState {
+  project: ProjectRow;
+  gates: readonly string[];
+  watermark: string;
+  // non-terminal items of the project
+  candidates: Map<number, CandidateRow>;
+  // blockers of loaded edges that are not candidates: terminal items and other projects' items
+  outside: Map<number, BlockerRow>;
+  // edges at the wanted gates whose dependent is a candidate, by item_dependencies.id
+  edges: Map<number, EdgeRow>;
+  runs: RunRow[];
+  environments: EnvironmentRow[];
+  // referenced blockers read and found missing (ids are never reused, so they stay missing)
+  absent: Set<number>;
+}
+
+export interface GraphDelta {
+  items: readonly ChangedItemRow[];
+  edges: readonly EdgeRow[];
+  tombstones: readonly TombstoneRow[];
+}
+
+export interface DeltaOutcome {
+  changed: boolean;
+  // a TRUNCATE (or anything the delta cannot express): reload the project
+  reload: boolean;
+  // items that just became candidates: their edges must be read
+  newCandidates: number[];
+}
+
+export function createGraphState(
+  project: ProjectRow,
+  gates: readonly string[],
+  watermark: string,
+  rows: { candidates: CandidateRow[]; edges: EdgeRow[]; outside: BlockerRow[] },
+): GraphState {
+  const state: GraphState = {
+    project,
+    gates,
+    watermark,
+    candidates: new Map(),
+    outside: new Map(),
+    edges: new Map(),
+    runs: [],
+    environments: [],
+    absent: new Set(),
+  };
+  for (const row of rows.candidates) state.candidates.set(row.id, row);
+  for (const row of rows.outside) state.outside.set(row.id, row);
+  rows.edges.forEach((row, i) => state.edges.set(row.id ?? -1 - i, row));
+  for (const edge of rows.edges) {
+    if (!state.candidates.has(edge.b) && !state.outside.has(edge.b)) state.absent.add(edge.b);
+  }
+  return state;
+}
+
+const CANDIDATE_FIELDS: readonly (keyof CandidateRow)[] = [
+  'seq',
+  'title',
+  'status',
+  'priority',
+  'workflow_id',
+  'workflow_version_id',
+  'frozen',
+  'blocked',
+  'blocked_reason',
+  'created_at',
+  'merged_at',
+];
+const BLOCKER_FIELDS: readonly (keyof BlockerRow)[] = [
+  'prefix',
+  'seq',
+  'title',
+  'status',
+  'merged_at',
+  'project',
+  'workflow_id',
+  'workflow_version_id',
+];
+
+function same<T extends object>(a: T | undefined, b: T, fields: readonly (keyof T)[]): boolean {
+  if (a === undefined) return false;
+  for (const f of fields) if (a[f] !== b[f]) return false;
+  return true;
+}
+
+function sameEdge(a: EdgeRow | undefined, b: EdgeRow): boolean {
+  return a !== undefined && a.b === b.b && a.d === b.d && a.s === b.s && a.g === b.g && a.r === b.r;
+}
+
+function toCandidate(row: ChangedItemRow): CandidateRow {
+  return {
+    id: row.id,
+    seq: row.seq,
+    title: row.title,
+    status: row.status,
+    priority: row.priority,
+    workflow_id: row.workflow_id,
+    workflow_version_id: row.workflow_version_id,
+    frozen: row.frozen,
+    blocked: row.blocked,
+    blocked_reason: row.blocked_reason,
+    created_at: row.created_at,
+    merged_at: row.merged_at,
+  };
+}
+
+function toBlocker(row: ChangedItemRow): BlockerRow {
+  return {
+    id: row.id,
+    prefix: row.prefix,
+    seq: row.seq,
+    title: row.title,
+    status: row.status,
+    merged_at: row.merged_at,
+    project: row.project,
+    workflow_id: row.workflow_id,
+    workflow_version_id: row.workflow_version_id,
+  };
+}
+
+// Applies written and deleted rows to the state. Re-reading a row already applied changes nothing.
+export function applyDelta(state: GraphState, delta: GraphDelta): DeltaOutcome {
+  const outcome: DeltaOutcome = { changed: false, reload: false, newCandidates: [] };
+  for (const t of delta.tombstones) {
+    if (t.row_id === '*') return { ...outcome, reload: true };
+    const id = Number(t.row_id);
+    if (t.table_name === 'items') {
+      state.absent.add(id);
+      if (state.candidates.delete(id)) outcome.changed = true;
+      if (state.outside.delete(id)) outcome.changed = true;
+    } else if (t.table_name === 'item_dependencies') {
+      if (state.edges.delete(id)) outcome.changed = true;
+    }
+  }
+  const projectId = state.project.id;
+  const leftCandidates = new Set<number>();
+  for (const row of delta.items) {
+    if (row.project === projectId && !isTerminalStatus(row.status)) {
+      const before = state.candidates.get(row.id);
+      if (!same(before, row, CANDIDATE_FIELDS)) {
+        state.candidates.set(row.id, toCandidate(row));
+        outcome.changed = true;
+        if (before === undefined) outcome.newCandidates.push(row.id);
+      }
+      if (state.outside.delete(row.id)) outcome.changed = true;
+    } else {
+      if (state.candidates.delete(row.id)) {
+        leftCandidates.add(row.id);
+        outcome.changed = true;
+      }
+      // kept as an outside blocker for now; settleOutside drops it if no edge names it
+      const before = state.outside.get(row.id);
+      if (!same(before, toBlocker(row), BLOCKER_FIELDS)) {
+        state.outside.set(row.id, toBlocker(row));
+        if (before !== undefined) outcome.changed = true;
+      }
+    }
+  }
+  if (leftCandidates.size > 0) {
+    for (const [id, edge] of state.edges) {
+      if (leftCandidates.has(edge.d)) state.edges.delete(id);
+    }
+  }
+  for (const edge of delta.edges) {
+    const id = edge.id!;
+    if (state.candidates.has(edge.d) && state.gates.includes(edge.g)) {
+      if (!sameEdge(state.edges.get(id), edge)) {
+        state.edges.set(id, edge);
+        outcome.changed = true;
+      }
+    } else if (state.edges.delete(id)) {
+      outcome.changed = true;
+    }
+  }
+  return outcome;
+}
+
+export function addEdges(state: GraphState, edges: readonly EdgeRow[]): void {
+  for (const edge of edges) {
+    if (state.candidates.has(edge.d) && state.gates.includes(edge.g)) state.edges.set(edge.id!, edge);
+  }
+}
+
+// Outside blockers become exactly the non-candidate blockers of the loaded edges. Returns the ids still to read
+// (a blocker that no longer exists stays unread: its facts are absent, as on a full load).
+export function settleOutside(state: GraphState): { missing: number[]; changed: boolean } {
+  const referenced = new Set<number>();
+  for (const edge of state.edges.values()) if (!state.candidates.has(edge.b)) referenced.add(edge.b);
+  let changed = false;
+  // unreferenced outside rows change no answer; dropping them keeps the state equal to a full load's
+  for (const id of state.outside.keys()) if (!referenced.has(id)) state.outside.delete(id);
+  const missing: number[] = [];
+  for (const id of referenced) if (!state.outside.has(id) && !state.absent.has(id)) missing.push(id);
+  if (missing.length > 0) changed = true;
+  return { missing, changed };
+}
+
+export function addOutside(state: GraphState, requested: readonly number[], rows: readonly BlockerRow[]): void {
+  for (const row of rows) if (!state.candidates.has(row.id)) state.outside.set(row.id, row);
+  for (const id of requested) if (!state.outside.has(id) && !state.candidates.has(id)) state.absent.add(id);
+}
+
+// Ids ascending; Map order already is after most refreshes (new rows have the largest ids), so check first.
+function byId<T extends { id?: number }>(rows: Iterable<T>): T[] {
+  const list = [...rows];
+  for (let i = 1; i < list.length; i++) {
+    if (list[i - 1].id! > list[i].id!) return list.sort((a, b) => a.id! - b.id!);
+  }
+  return list;
+}
+
+// The rows in a fixed order (ids ascending), so a refreshed graph and a full load are identical inputs.
+export function stateRows(state: GraphState): { candidates: CandidateRow[]; edges: EdgeRow[]; outside: BlockerRow[] } {
+  return {
+    candidates: byId(state.candidates.values()),
+    edges: byId(state.edges.values()),
+    outside: byId(state.outside.values()),
+  };
+}

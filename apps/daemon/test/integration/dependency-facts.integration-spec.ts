@@ -1,0 +1,146 @@
+import { evaluateGate } from '@app/core';
+import { createProject, insertEdges, insertEnvironment, insertItems, insertRun } from '@app/testing';
+
+import { DependenciesRepository } from '../../src/dependencies/dependencies.repository';
+import { DependencyFactsService } from '../../src/dependencies/dependency-facts.service';
+import { FrontierRepository } from '../../src/frontier/frontier.repository';
+import { FrontierService } from '../../src/frontier/frontier.service';
+import { createMediumDatabase, MediumDatabase } from './setup/medium';
+
+// Blocker facts have one loader (DependencyFactsService over DependenciesRepository); the gate path and the frontier
+// path must see the same facts for the same blockers, on a real database.
+describe(DependencyFactsService.name, () => {
+  let db: MediumDatabase;
+  let sut: DependencyFactsService;
+  let frontier: FrontierService;
+  const ids: Record<string, number> = {};
+
+  beforeAll(async () => {
+    db = await createMediumDatabase('facts');
+    sut = new DependencyFactsService(new DependenciesRepository(db.dataSource));
+    const frontierRepository = new FrontierRepository(db.dataSource);
+    frontier = new FrontierService(frontierRepository, null as never, null as never, null as never, sut);
+
+    const { client } = db;
+    await createProject(client, { id: 'atl', prefix: 'ATL' });
+    await createProject(client, { id: 'ops', prefix: 'OPS' });
+    await insertEnvironment(client, { project: 'atl', name: 'production' });
+    await insertEnvironment(client, { project: 'atl', name: 'staging', retired: true });
+    await insertEnvironment(client, { project: 'ops', name: 'production' });
+    const atl = await insertItems(client, 'atl', [
+      { title: 'dependent' },
+      { title: 'own run', status: 'release' },
+      { title: 'foreign run', status: 'release' },
+      { title: 'retired env', status: 'release' },
+      { title: 'failed and running', status: 'release' },
+      { title: 'deleted', status: 'release' },
+    ]);
+    const [ops] = await insertItems(client, 'ops', [{ title: 'other project', status: 'release' }]);
+    [ids.dependent, ids.own, ids.foreign, ids.retired, ids.unfinished, ids.deleted] = atl.map((i) => i.id);
+    ids.otherProject = ops.id;
+
+    await insertRun(client, { project: 'atl', environment: 'production', items: [ids.own] });
+    await insertRun(client, { project: 'ops', environment: 'production', items: [ids.foreign] });
+    await insertRun(client, { project: 'atl', environment: 'staging', items: [ids.retired] });
+    await insertRun(client, { project: 'atl', environment: 'production', status: 'failed', items: [ids.unfinished] });
+    await insertRun(client, { project: 'atl', environment: 'production', status: 'running', items: [ids.unfinished] });
+    await insertRun(client, { project: 'ops', environment: 'production', items: [ids.otherProject] });
+    await insertEdges(client, [
+      { blocker: ids.own, dependent: ids.dependent, satisfaction: 'fact:deployed:production' },
+      { blocker: ids.foreign, dependent: ids.dependent, satisfaction: 'fact:deployed:production' },
+      { blocker: ids.retired, dependent: ids.dependent, satisfaction: 'fact:deployed:staging' },
+      { blocker: ids.unfinished, dependent: ids.dependent, satisfaction: 'fact:deployed:production' },
+      { blocker: ids.otherProject, dependent: ids.dependent, satisfaction: 'fact:deployed:production' },
+      { blocker: ids.deleted, dependent: ids.dependent, satisfaction: 'fact:deployed:production' },
+    ]);
+    await client.query('DELETE FROM items WHERE id = $1', [ids.deleted]);
+  });
+
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  async function gatePath() {
+    const edges = await sut.edgesFor([ids.dependent], 'activation');
+    const facts = await sut.facts(edges.map((e) => e.blocker));
+    return { edges, facts, evaluation: evaluateGate(ids.dependent, 'activation', edges, facts) };
+  }
+
+  async function frontierPath() {
+    const project = (await new FrontierRepository(db.dataSource).findProject('atl'))!;
+    return frontier.loadGraph(project, { gates: ['activation'], rationale: false, inFlightRuns: true });
+  }
+
+  const unsatisfiedOf = (blockers: { blocker: number }[]) => blockers.map((b) => b.blocker).sort((a, b) => a - b);
+
+  describe('facts', () => {
+    it('should count a succeeded run owned by the blocker project to a registered environment', async () => {
+      const { facts } = await gatePath();
+      expect([...facts.get(ids.own)!.deployedEnvironments]).toEqual(['production']);
+    });
+
+    it('should not count a run owned by another project', async () => {
+      const { facts } = await gatePath();
+      expect(facts.get(ids.foreign)!.deployedEnvironments.size).toBe(0);
+    });
+
+    it('should not count failed or running runs', async () => {
+      const { facts } = await gatePath();
+      expect(facts.get(ids.unfinished)!.deployedEnvironments.size).toBe(0);
+    });
+
+    it('should leave a retired environment out of the registered environments', async () => {
+      const { facts } = await gatePath();
+      expect([...facts.get(ids.retired)!.registeredEnvironments]).toEqual(['production']);
+      expect([...facts.get(ids.retired)!.deployedEnvironments]).toEqual(['staging']);
+    });
+
+    it('should read a blocker of another project against that project (runs and environments)', async () => {
+      const { facts } = await gatePath();
+      expect(facts.get(ids.otherProject)).toMatchObject({ ref: 'OPS-1', status: 'release' });
+      expect([...facts.get(ids.otherProject)!.deployedEnvironments]).toEqual(['production']);
+      expect([...facts.get(ids.otherProject)!.registeredEnvironments]).toEqual(['production']);
+    });
+
+    it('should have no facts for a blocker that no longer exists', async () => {
+      const { facts, evaluation } = await gatePath();
+      expect(facts.has(ids.deleted)).toBe(false);
+      expect(evaluation.blockers.find((b) => b.blocker === ids.deleted)?.reason).toMatch(/no longer exists/);
+    });
+  });
+
+  describe('one answer on both paths', () => {
+    it('should leave exactly the same blockers unsatisfied for the gate and the frontier', async () => {
+      const { evaluation } = await gatePath();
+      const graph = await frontierPath();
+      const onFrontier = evaluateGate(
+        ids.dependent,
+        'activation',
+        graph.activation.map((e) => ({ ...e, gatePoint: 'activation', rationale: '' })),
+        graph.facts,
+      );
+      const expected = [ids.foreign, ids.retired, ids.unfinished, ids.deleted].sort((a, b) => a - b);
+      expect(unsatisfiedOf(evaluation.blockers)).toEqual(expected);
+      expect(unsatisfiedOf(onFrontier.blockers)).toEqual(expected);
+    });
+
+    it('should give the frontier the same delivery facts as the gate for every loaded blocker', async () => {
+      const { facts } = await gatePath();
+      const graph = await frontierPath();
+      for (const id of [ids.own, ids.foreign, ids.retired, ids.unfinished, ids.otherProject]) {
+        const onFrontier = graph.facts.get(id)!;
+        expect([...onFrontier.deployedEnvironments].sort()).toEqual([...facts.get(id)!.deployedEnvironments].sort());
+        expect([...onFrontier.registeredEnvironments].sort()).toEqual(
+          [...facts.get(id)!.registeredEnvironments].sort(),
+        );
+      }
+    });
+
+    it('should keep in-flight runs of the blocker project (not of others) for the delivery state', async () => {
+      const graph = await frontierPath();
+      const unfinished = graph.runs.filter((r) => r.item_id === ids.unfinished).map((r) => r.status);
+      expect(unfinished).toEqual(['running']);
+      expect(graph.runs.some((r) => r.item_id === ids.foreign)).toBe(false);
+    });
+  });
+});
