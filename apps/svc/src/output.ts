@@ -3,7 +3,7 @@ import { Command } from 'commander';
 
 import { SvcConnectionError, SvcHttpError } from '@app/client';
 
-import { wantsJson } from './context';
+import { NotConnectedError, wantsJson } from './context';
 
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -55,10 +55,10 @@ export function reportError(err: unknown, json: boolean): number {
     process.stderr.write(`error: daemon_unreachable: ${err.message}\n`);
     return 2;
   }
-  if (err instanceof CliError) {
+  if (err instanceof CliError || err instanceof NotConnectedError) {
     if (json) process.stderr.write(`${JSON.stringify({ code: err.code, message: err.message })}\n`);
     else process.stderr.write(`error: ${err.code}: ${err.message}\n`);
-    return err.exitCode;
+    return err instanceof CliError ? err.exitCode : 3;
   }
   process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
   return 1;

@@ -1,2 +1,3 @@
 export * from './credentials';
 export * from './http-client';
+export * from './team-api';

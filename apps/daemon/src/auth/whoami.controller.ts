@@ -8,6 +8,7 @@ export interface WhoAmIResponse {
   is_admin: boolean;
   via: string;
   machine_id: string | null;
+  expires_at: string | null;
 }
 
 @Controller('v1/whoami')
@@ -20,6 +21,7 @@ export class WhoAmIController {
       is_admin: actor.isAdmin,
       via: actor.via,
       machine_id: actor.machineId,
+      expires_at: actor.expiresAt?.toISOString() ?? null,
     };
   }
 }

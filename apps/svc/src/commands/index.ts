@@ -19,6 +19,11 @@ import { registerEventsCommand } from './events.command';
 import { registerFrontierCommand } from './frontier.command';
 import { registerSessionsCommand } from './sessions.command';
 import { registerWhoAmICommand } from './whoami.command';
+import { registerActorsCommand } from './actors.command';
+import { registerMembersCommand } from './members.command';
+import { registerTokensCommand } from './tokens.command';
+import { registerAuthCommands } from './auth.command';
+import { registerSetupCommand } from './setup.command';
 
 // Every command group registers itself here.
 export const COMMAND_GROUPS: ((program: Command) => void)[] = [
@@ -42,4 +47,9 @@ export const COMMAND_GROUPS: ((program: Command) => void)[] = [
   registerRecordsCommand,
   registerDeploymentsCommand,
   registerTransferCommands,
+  registerActorsCommand,
+  registerMembersCommand,
+  registerTokensCommand,
+  registerAuthCommands,
+  registerSetupCommand,
 ];
