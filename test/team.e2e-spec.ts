@@ -125,6 +125,8 @@ describe('a team on one server', () => {
     const revoke = await runSvc(['tokens', 'revoke', String(body.token_id)], { env: annEnv });
     expect(revoke.code).toBe(0);
     expect((await http(daemon.url, 'GET', '/v1/whoami', { token: body.token })).status).toBe(401);
+    const twice = await runSvc(['tokens', 'revoke', String(body.token_id)], { env: annEnv });
+    expect(twice.stdout).toContain('already revoked');
     const bad = await runSvc(['tokens', 'create', '--expires-in', 'soon'], { env: annEnv });
     expect(bad.stderr).toContain('invalid_request');
   });

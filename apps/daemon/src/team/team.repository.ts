@@ -227,10 +227,11 @@ export class TeamRepository {
   }
 
   async revokeToken(id: number): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(
-      'UPDATE api_tokens SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING id',
+    // TypeORM answers an UPDATE with [rows, affected].
+    const [, affected]: [unknown[], number] = await this.dataSource.query(
+      'UPDATE api_tokens SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL',
       [id],
     );
-    return rows.length > 0;
+    return affected > 0;
   }
 }
