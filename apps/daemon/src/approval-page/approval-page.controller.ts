@@ -8,7 +8,6 @@ import { render } from './approval-page.render';
 import { ApprovalPageService } from './approval-page.service';
 import {
   CodeQueryDto,
-  CompanySignInCallbackQueryDto,
   CompanySignInFormDto,
   DecisionFormDto,
   SignInFormDto,
@@ -44,11 +43,11 @@ export class ApprovalPageController {
     return render(reply, await this.service.startCompanySignIn(req, form));
   }
 
-  // The query is validated (unknown parameters refused); the service reads the raw URL for the token exchange.
+  // The query is the provider's (code, state, iss, error…, and whatever else it adds, e.g. Google's hd, authuser):
+  // openid-client validates it from the raw URL, so it is not whitelisted here.
   @Get('oidc/callback')
   async companySignInCallback(
     @Req() req: FastifyRequest,
-    @Query() _query: CompanySignInCallbackQueryDto,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<string> {
     return render(reply, await this.service.finishCompanySignIn(req));

@@ -38,6 +38,7 @@ const LOCAL_PART = /^[^@]+/;
 export class OidcService {
   private readonly logger = new Logger('CompanySignIn');
   private readonly settings: OidcSettings;
+  private readonly hosted: boolean;
   private configuration: Promise<OpenIdClient.Configuration> | null = null;
 
   constructor(
@@ -46,6 +47,7 @@ export class OidcService {
     private readonly secret: ServerSecretService,
   ) {
     this.settings = oidcSettings(config);
+    this.hosted = config.mode === 'hosted';
   }
 
   // The button label ("Sign in with <label>") when company sign-in is configured, else null.
@@ -132,8 +134,9 @@ export class OidcService {
     if (!email || !verified) throw refused();
     const invited = await this.repository.linkInvited(email, issuer, claims.sub);
     if (invited) return invited;
+    // Hosted servers hold many organizations: who joins which is an admin's invitation, never a domain rule.
     const domain = email.slice(email.lastIndexOf('@') + 1);
-    if (!settings.allowedDomains.includes(domain)) throw refused();
+    if (this.hosted || !settings.allowedDomains.includes(domain)) throw refused();
     const base = (LOCAL_PART.exec(email)?.[0] ?? 'person')
       .replace(/[^A-Za-z0-9._-]/g, '-')
       .replace(/^[^A-Za-z0-9]+/, '')

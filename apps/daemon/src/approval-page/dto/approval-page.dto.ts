@@ -23,14 +23,3 @@ export class CodeQueryDto {
 export class CompanySignInFormDto {
   @IsOptional() @IsString() @Length(0, 32) code?: string;
 }
-
-// The provider's redirect: code and state on success, error (and a description) on refusal; iss when it says so.
-export class CompanySignInCallbackQueryDto {
-  @IsOptional() @IsString() @Length(1, 4096) code?: string;
-  @IsOptional() @IsString() @Length(1, 512) state?: string;
-  @IsOptional() @IsString() @Length(1, 2048) iss?: string;
-  @IsOptional() @IsString() @Length(1, 256) error?: string;
-  @IsOptional() @IsString() @Length(0, 2048) error_description?: string;
-  @IsOptional() @IsString() @Length(0, 2048) error_uri?: string;
-  @IsOptional() @IsString() @Length(0, 2048) session_state?: string;
-}
