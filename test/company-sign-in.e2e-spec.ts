@@ -78,6 +78,7 @@ describe('company sign-in on the approval page', () => {
     provider = await startProvider(`http://127.0.0.1:${port}/machine-approval/oidc/callback`, {
       'carol-sub': { email: 'Carol@Example.com', email_verified: true },
       'erin-sub': { email: 'erin@elsewhere.org', email_verified: true },
+      'dave-sub': { email: 'dave@elsewhere.org', email_verified: true },
     });
     daemon = await startDaemonProcess({
       port,
@@ -176,6 +177,30 @@ describe('company sign-in on the approval page', () => {
       `SELECT count(*) FROM actors WHERE email = 'erin@elsewhere.org'`,
     );
     expect(count).toBe('0');
+    await page.close();
+  });
+
+  it('should link an invited person to the actor an admin created with her email', async () => {
+    const invited = await http(daemon.url, 'POST', '/v1/actors', {
+      token: daemon.token!,
+      body: { name: 'dave', email: 'Dave@Elsewhere.org' },
+    });
+    expect(invited.status).toBe(201);
+    await browser.clearCookies();
+    const page = await browser.newPage();
+    await page.goto(`${daemon.url}/machine-approval`);
+    await page.getByRole('link', { name: /^Sign in with / }).click();
+    await page.locator('input[name=login]').fill('dave-sub');
+    await page.locator('input[name=password]').fill('anything');
+    await page.getByRole('button', { name: 'Sign-in' }).click();
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByText('Enter the code your machine shows').waitFor();
+    expect(await page.locator('header').innerText()).toContain('dave');
+    const rows = await sql<{ name: string; oidc_subject: string }>(
+      db.url,
+      `SELECT name, oidc_subject FROM actors WHERE email = 'dave@elsewhere.org'`,
+    );
+    expect(rows).toEqual([{ name: 'dave', oidc_subject: 'dave-sub' }]);
     await page.close();
   });
 
