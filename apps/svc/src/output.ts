@@ -1,9 +1,9 @@
 import Table from 'cli-table3';
 import { Command } from 'commander';
 
-import { SvcConnectionError, SvcHttpError } from '@app/client';
+import { NotConnectedError, SvcConnectionError, SvcHttpError } from '@app/client';
 
-import { NotConnectedError, wantsJson } from './context';
+import { wantsJson } from './context';
 
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);

@@ -124,3 +124,26 @@ export function removeCredentials(configDir: string, url: string | null): Stored
   writeCredentialFile(configDir, { version: 2, current, servers });
   return entry;
 }
+
+// No credential at all for the server a command addresses: say how to get one, rather than "cannot reach".
+export class NotConnectedError extends Error {
+  readonly code = 'not_connected';
+  constructor() {
+    super('not connected — run svc setup or svc connect');
+  }
+}
+
+const DEFAULT_URL = 'http://127.0.0.1:7700';
+
+// Server address and token: --url/--token, then SVC_URL/SVC_TOKEN, then the credential file (the current server,
+// or the stored credential of the server --url/SVC_URL names), then the default address. No token: NotConnected.
+export function connectedCredentials(
+  options: { url?: string; token?: string },
+  env: NodeJS.ProcessEnv = process.env,
+): { url: string; token: string } {
+  const configDir = defaultConfigDir(env);
+  const url = options.url ?? env.SVC_URL ?? readCredentials(configDir)?.url ?? DEFAULT_URL;
+  const token = options.token ?? env.SVC_TOKEN ?? findCredentials(configDir, url)?.token ?? null;
+  if (!token) throw new NotConnectedError();
+  return { url, token };
+}

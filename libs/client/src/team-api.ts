@@ -13,6 +13,7 @@ import type {
   TokenListResponse,
 } from '@app/contracts';
 
+import { connectedCredentials } from './credentials';
 import { SvcClient } from './http-client';
 
 export interface WhoAmIWire {
@@ -70,4 +71,10 @@ export class TeamApi {
   revokeToken(id: number): Promise<RevokeTokenResponse> {
     return this.http.post(`v1/tokens/${id}/revoke`);
   }
+}
+
+// For a command: the connection its global options name (NotConnectedError without any credential).
+export function teamApiFor(options: { url?: string; token?: string }): TeamApi {
+  const { url, token } = connectedCredentials(options);
+  return new TeamApi(new SvcClient(url, token));
 }

@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import {
   defaultConfigDir,
   findCredentials,
+  NotConnectedError,
   readCredentialFile,
   removeCredentials,
   StoredCredentials,
@@ -14,7 +15,7 @@ import {
   WhoAmIWire,
 } from '@app/client';
 
-import { GlobalOptions, NotConnectedError } from '../context';
+import { GlobalOptions } from '../context';
 import { action, CliError, output, printKeyValues, printTable } from '../output';
 
 export interface AuthStatus {

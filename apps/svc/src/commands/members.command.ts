@@ -1,11 +1,11 @@
 import { Command, Option } from 'commander';
 
-import { TeamApi } from '@app/client';
+import { teamApiFor } from '@app/client';
 
-import { clientFor } from '../context';
+import { GlobalOptions } from '../context';
 import { action, output, printTable } from '../output';
 
-const api = (command: Command) => new TeamApi(clientFor(command));
+const api = (command: Command) => teamApiFor(command.optsWithGlobals<GlobalOptions>());
 
 export function registerMembersCommand(program: Command): void {
   const group = program.command('members').description("an organization's members and their roles");
