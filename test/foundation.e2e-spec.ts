@@ -113,7 +113,7 @@ describe('svc daemon', () => {
         expect(daemon.token).toMatch(/^svc_/);
         const credentialsFile = join(configDir, 'credentials.json');
         expect(statSync(credentialsFile).mode & 0o777).toBe(0o600);
-        expect(JSON.parse(readFileSync(credentialsFile, 'utf8'))).toMatchObject({ token: daemon.token });
+        expect(JSON.parse(readFileSync(credentialsFile, 'utf8'))).toMatchObject({ servers: [{ token: daemon.token }] });
         const me = await runSvc(['whoami', '--json'], { env: { SVC_CONFIG_DIR: configDir } });
         expect(me.code).toBe(0);
         expect(JSON.parse(me.stdout)).toMatchObject({ name: 'admin', is_admin: true, via: 'api_token' });
@@ -124,7 +124,9 @@ describe('svc daemon', () => {
     });
 
     it('should restart on the same data without issuing a new token', async () => {
-      const before = JSON.parse(readFileSync(join(configDir, 'credentials.json'), 'utf8')) as { token: string };
+      const before = (
+        JSON.parse(readFileSync(join(configDir, 'credentials.json'), 'utf8')) as { servers: { token: string }[] }
+      ).servers[0];
       const daemon = await startDaemonProcess({ env: { SVC_HOME: home }, configDir });
       try {
         expect(daemon.token).toBeNull();

@@ -50,7 +50,9 @@ describe('svc connect', () => {
     expect(out).toContain('connected to');
     const file = join(configDir, 'credentials.json');
     expect(statSync(file).mode & 0o777).toBe(0o600);
-    const stored = JSON.parse(readFileSync(file, 'utf8')) as { url: string; token: string; kind: string };
+    const stored = (
+      JSON.parse(readFileSync(file, 'utf8')) as { servers: { url: string; token: string; kind: string }[] }
+    ).servers[0];
     expect(stored).toMatchObject({ url: daemon.url, kind: 'machine_credential' });
     expect(out + err).not.toContain(stored.token);
     const me = await runSvc(['whoami', '--json'], { env: { SVC_CONFIG_DIR: configDir } });
@@ -64,7 +66,9 @@ describe('svc connect', () => {
       input: `${daemon.token}\n`,
     });
     expect(res.code).toBe(0);
-    expect(JSON.parse(readFileSync(join(configDir, 'credentials.json'), 'utf8'))).toMatchObject({ kind: 'api_token' });
+    expect(JSON.parse(readFileSync(join(configDir, 'credentials.json'), 'utf8'))).toMatchObject({
+      servers: [{ kind: 'api_token' }],
+    });
   });
 
   it('should refuse a plain-http server that is not on loopback', async () => {

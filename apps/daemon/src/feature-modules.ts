@@ -19,6 +19,7 @@ import { ProjectsModule } from './projects/projects.module';
 import { WorkflowsModule } from './workflows/workflows.module';
 import { SweepsModule } from './sweeps/sweeps.module';
 import { SessionsModule } from './sessions/sessions.module';
+import { TeamModule } from './team/team.module';
 
 // The daemon's feature modules. Each feature adds its module here (one line each); app.module.ts imports the list.
 export const FEATURE_MODULES: Type[] = [
@@ -41,4 +42,5 @@ export const FEATURE_MODULES: Type[] = [
   RecordsModule,
   DeploymentsModule,
   TransferModule,
+  TeamModule,
 ];

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 
-import { apiFor, resolveConnection, SvcApi } from '@app/client';
+import { apiFor, connectedCredentials, resolveConnection, SvcApi } from '@app/client';
 
 export { resolveConnection };
 
@@ -16,8 +16,10 @@ export function connectionFor(command: Command) {
   return resolveConnection({ url, token });
 }
 
+// Commands that need a credential: without any, NotConnectedError says how to get one.
 export function apiOf(command: Command): SvcApi {
-  return apiFor(connectionFor(command));
+  const { url, token } = command.optsWithGlobals<GlobalOptions>();
+  return apiFor(connectedCredentials({ url, token }));
 }
 
 export function wantsJson(command: Command): boolean {

@@ -1,7 +1,7 @@
 import Table from 'cli-table3';
 import { Command } from 'commander';
 
-import { SvcConnectionError, SvcHttpError } from '@app/client';
+import { NotConnectedError, SvcConnectionError, SvcHttpError } from '@app/client';
 
 import { paint, paintErr } from './color';
 import { printBlockerRefusal } from './commands/blockers-output';
@@ -63,10 +63,10 @@ export function reportError(err: unknown, json: boolean): number {
     process.stderr.write(`${paintErr().red('error:')} daemon_unreachable: ${err.message}\n`);
     return 2;
   }
-  if (err instanceof CliError) {
+  if (err instanceof CliError || err instanceof NotConnectedError) {
     if (json) process.stderr.write(`${JSON.stringify({ code: err.code, message: err.message })}\n`);
     else process.stderr.write(`${paintErr().red('error:')} ${err.code}: ${err.message}\n`);
-    return err.exitCode;
+    return err instanceof CliError ? err.exitCode : 3;
   }
   process.stderr.write(`${paintErr().red('error:')} ${err instanceof Error ? err.message : String(err)}\n`);
   return 1;

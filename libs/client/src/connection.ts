@@ -2,7 +2,7 @@ import { homedir, userInfo } from 'node:os';
 import { join } from 'node:path';
 
 import { SvcApi } from './api';
-import { defaultConfigDir, readCredentials } from './credentials';
+import { defaultConfigDir, findCredentials, NotConnectedError, readCredentials } from './credentials';
 import { SvcClient } from './http-client';
 
 export const DEFAULT_URL = 'http://127.0.0.1:7700';
@@ -18,12 +18,21 @@ export interface Connection {
 }
 
 // Server address and token, for every front end alike: --url/--token, then SVC_URL/SVC_TOKEN, then the credential
-// file (its token only when it belongs to the URL in use), then the default local daemon.
+// file (the current server, or the stored credential of the server --url/SVC_URL names), then the default address.
 export function resolveConnection(options: ConnectionOptions = {}, env: NodeJS.ProcessEnv = process.env): Connection {
-  const stored = readCredentials(defaultConfigDir(env));
-  const url = options.url ?? env.SVC_URL ?? stored?.url ?? DEFAULT_URL;
-  const token =
-    options.token ?? env.SVC_TOKEN ?? (stored && (!env.SVC_URL || stored.url === url) ? stored.token : null);
+  const configDir = defaultConfigDir(env);
+  const url = options.url ?? env.SVC_URL ?? readCredentials(configDir)?.url ?? DEFAULT_URL;
+  const token = options.token ?? env.SVC_TOKEN ?? findCredentials(configDir, url)?.token ?? null;
+  return { url, token };
+}
+
+// The same, for commands that cannot work without a credential: none at all is NotConnectedError.
+export function connectedCredentials(
+  options: ConnectionOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): { url: string; token: string } {
+  const { url, token } = resolveConnection(options, env);
+  if (!token) throw new NotConnectedError();
   return { url, token };
 }
 

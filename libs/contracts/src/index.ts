@@ -14,3 +14,4 @@ export * from './machine-authorization/validate';
 export * from './machine-authorization/secrets';
 export * from './machine-authorization/client-helpers';
 export * from './machine-authorization/requests';
+export * from './team/team';

@@ -6,7 +6,13 @@ import { APPROVAL_BASE } from './approval-page.html';
 import { ApprovalPageExceptionFilter } from './approval-page.filter';
 import { render } from './approval-page.render';
 import { ApprovalPageService } from './approval-page.service';
-import { CodeQueryDto, DecisionFormDto, SignInFormDto, SignOutFormDto } from './dto/approval-page.dto';
+import {
+  CodeQueryDto,
+  CompanySignInFormDto,
+  DecisionFormDto,
+  SignInFormDto,
+  SignOutFormDto,
+} from './dto/approval-page.dto';
 
 @Public()
 @UseFilters(ApprovalPageExceptionFilter)
@@ -20,7 +26,31 @@ export class ApprovalPageController {
     @Query() query: CodeQueryDto,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<string> {
-    return render(reply, query.code ? this.service.entry(query.code) : await this.service.view(req, null));
+    return render(
+      reply,
+      query.code !== undefined ? this.service.entry(query.code) : await this.service.view(req, null, query.user_code),
+    );
+  }
+
+  // A link, not a form: the page's CSP allows form submissions to this origin only (form-action 'self'), and a
+  // browser applies that to the redirect to the provider too. It changes nothing on the server.
+  @Get('oidc/start')
+  async companySignIn(
+    @Req() req: FastifyRequest,
+    @Query() form: CompanySignInFormDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string> {
+    return render(reply, await this.service.startCompanySignIn(req, form));
+  }
+
+  // The query is the provider's (code, state, iss, error…, and whatever else it adds, e.g. Google's hd, authuser):
+  // openid-client validates it from the raw URL, so it is not whitelisted here.
+  @Get('oidc/callback')
+  async companySignInCallback(
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string> {
+    return render(reply, await this.service.finishCompanySignIn(req));
   }
 
   @Post('session')

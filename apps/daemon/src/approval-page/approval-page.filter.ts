@@ -1,9 +1,10 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 
 import { logServerError, toErrorResponse } from '../common/global-exception.filter';
 import { errorPage } from './approval-page.html';
 import { PAGE_HEADERS } from './approval-page.render';
+import { ApprovalPageService } from './approval-page.service';
 
 // The approval page answers refusals as HTML pages with the same status and code as the JSON API.
 @Catch()
@@ -12,9 +13,19 @@ export class ApprovalPageExceptionFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
+    const request = host.switchToHttp().getRequest<FastifyRequest>();
     const { status, body, headers } = toErrorResponse(exception);
     logServerError(this.logger, status, exception);
     for (const [name, value] of Object.entries({ ...PAGE_HEADERS, ...headers })) void reply.header(name, value);
-    void reply.status(status).send(errorPage(status, String(body.code), String(body.message ?? 'refused')));
+    void reply
+      .status(status)
+      .send(
+        errorPage(
+          ApprovalPageService.errorContext(request),
+          status,
+          String(body.code),
+          String(body.message ?? 'refused'),
+        ),
+      );
   }
 }

@@ -8,6 +8,12 @@ export interface SessionActorRow {
   is_admin: boolean;
 }
 
+export interface CodeContextRow {
+  client_key: string;
+  created_at: Date;
+  organization: string | null;
+}
+
 @Injectable()
 export class ApprovalPageRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
@@ -31,5 +37,24 @@ export class ApprovalPageRepository {
 
   async deleteSession(hash: Buffer): Promise<void> {
     await this.dataSource.query('DELETE FROM approval_sessions WHERE session_hash = $1', [hash]);
+  }
+
+  // The server's organization as the page names it: the only one, else the first-boot `default` one.
+  async serverOrganization(): Promise<string | null> {
+    const rows: { name: string }[] = await this.dataSource.query(
+      `SELECT name FROM organizations ORDER BY (slug = 'default') DESC, id LIMIT 1`,
+    );
+    return rows[0]?.name ?? null;
+  }
+
+  // Where and when a code was requested, and the organization it waits for (read after the access checks).
+  async codeContext(userCodeHash: Buffer): Promise<CodeContextRow | null> {
+    const rows: CodeContextRow[] = await this.dataSource.query(
+      `SELECT c.client_key, c.created_at, o.name AS organization
+         FROM machine_authorizations c LEFT JOIN organizations o ON o.id = c.organization_id
+        WHERE c.user_code_hash = $1`,
+      [userCodeHash],
+    );
+    return rows[0] ?? null;
   }
 }

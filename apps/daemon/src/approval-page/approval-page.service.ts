@@ -14,20 +14,33 @@ import { RateLimitRepository } from '../machine-authorization/rate-limit.reposit
 import { RequestIdentity, RequestIdentityService } from '../machine-authorization/request-identity';
 import { ServerSecretService } from '../machine-authorization/server-secret.service';
 import { canonicalUserCode } from '../machine-authorization/user-code';
-import { APPROVAL_BASE, codeEntryPage, decidedPage, errorPage, reviewPage, signInPage } from './approval-page.html';
+import { OidcService } from '../oidc/oidc.service';
+import {
+  APPROVAL_BASE,
+  codeEntryPage,
+  decidedPage,
+  errorPage,
+  PageContext,
+  reviewPage,
+  signedInPage,
+  signInPage,
+} from './approval-page.html';
 import { ApprovalPageRepository } from './approval-page.repository';
-import { DecisionFormDto, SignInFormDto, SignOutFormDto } from './dto/approval-page.dto';
+import { CompanySignInFormDto, DecisionFormDto, SignInFormDto, SignOutFormDto } from './dto/approval-page.dto';
 import { readCookie, sessionCookie } from './session-cookie';
 
 export const SESSION_COOKIE = 'svc_approval';
 export const SESSION_TTL_SECONDS = 1800;
+export const OIDC_COOKIE = 'svc_oidc';
+const OIDC_COOKIE_PATH = `${APPROVAL_BASE}/oidc`;
+const OIDC_TTL_SECONDS = 600;
 const SIGN_IN_FAILURES_PER_MINUTE = 10;
 
 export interface PageResponse {
   status: number;
   html?: string;
   location?: string;
-  cookie?: string;
+  cookie?: string | string[];
 }
 
 interface Session {
@@ -35,9 +48,15 @@ interface Session {
   actor: AuthenticatedActor;
 }
 
-// The browser side of machine_authorization.get/.resolve: an API-token sign-in, a hashed server-side session in
-// an HttpOnly SameSite=Strict cookie, a synchronizer CSRF token bound to it plus a same-origin check on every
-// POST. GET never changes state: opening verification_uri_complete only shows the code.
+// What a person typed or a link carried → XXXX-XXXX (spaces, lower case and a missing dash are fine), or null.
+export function userCodeInput(input: string | undefined | null): string | null {
+  if (typeof input !== 'string') return null;
+  return canonicalUserCode(input.replace(/\s+/g, ''));
+}
+
+// The browser side of machine_authorization.get/.resolve: an API-token or company sign-in, a hashed server-side
+// session in an HttpOnly SameSite=Strict cookie, a synchronizer CSRF token bound to it plus a same-origin check on
+// every POST. GET never changes state: opening verification_uri_complete only shows the code.
 @Injectable()
 export class ApprovalPageService {
   constructor(
@@ -47,23 +66,42 @@ export class ApprovalPageService {
     private readonly identities: RequestIdentityService,
     private readonly counters: RateLimitRepository,
     private readonly secret: ServerSecretService,
+    private readonly oidc: OidcService,
   ) {}
 
-  async view(request: FastifyRequest, code: string | null): Promise<PageResponse> {
+  async view(request: FastifyRequest, code: string | null, prefill?: string): Promise<PageResponse> {
     const session = await this.session(request);
-    if (code !== null && canonicalUserCode(code) === null) {
-      return { status: 400, html: errorPage(400, 'invalid_request', 'a code has eight letters such as BCDF-GHJK') };
+    const ctx = await this.context(request, session);
+    const canonical = code === null ? null : userCodeInput(code);
+    if (code !== null && canonical === null) {
+      return {
+        status: 400,
+        html: errorPage(ctx, 400, 'invalid_request', 'a code has eight letters such as BCDF-GHJK'),
+      };
     }
-    const canonical = code === null ? null : canonicalUserCode(code);
-    if (!session) return { status: 200, html: signInPage(canonical) };
-    const csrf = this.csrfFor(session.raw);
-    if (canonical === null) return { status: 200, html: codeEntryPage(session.actor.name, csrf) };
+    // ?user_code= pre-fills the form (a valid code is carried through sign-in, any text is shown for correction).
+    const carried = canonical ?? (prefill !== undefined ? userCodeInput(prefill) : null);
+    if (!session) {
+      return { status: 200, html: signInPage(ctx, carried, { companySignIn: this.oidc.label() }) };
+    }
+    if (canonical === null) {
+      return { status: 200, html: codeEntryPage(ctx, { code: carried ?? prefill?.slice(0, 16) }) };
+    }
     const record = await this.authorizations.get(canonical, session.actor, this.identity(request), null);
-    return { status: 200, html: reviewPage(session.actor.name, record, csrf) };
+    const details = await this.repository.codeContext(this.authorizations.userCodeHash(canonical));
+    const reviewCtx = { ...ctx, actor: ctx.actor!, organization: details?.organization ?? ctx.organization };
+    return {
+      status: 200,
+      html: reviewPage(reviewCtx, record, {
+        requestedFrom: details?.client_key ?? 'unknown',
+        requestedAt: details?.created_at ?? new Date(),
+        now: new Date(),
+      }),
+    };
   }
 
   entry(code: string | undefined): PageResponse {
-    const canonical = code === undefined ? null : canonicalUserCode(code);
+    const canonical = userCodeInput(code);
     return { status: 303, location: canonical ? `${APPROVAL_BASE}/${canonical}` : APPROVAL_BASE };
   }
 
@@ -83,36 +121,100 @@ export class ApprovalPageService {
       );
     }
     const actor = await this.auth.findActorByCredentialHash(hashToken(form.token));
+    const code = userCodeInput(form.code);
     if (!actor || actor.via !== 'api_token' || actor.status !== 'active') {
       await this.counters.hit(RATE_SCOPES.signInFailClient, identity.clientKey);
-      const code = form.code ? canonicalUserCode(form.code) : null;
-      return { status: 401, html: signInPage(code, 'That API token was not accepted (unknown, revoked or disabled).') };
+      return {
+        status: 401,
+        html: signInPage(await this.context(request, null), code, {
+          error: 'That API token was not accepted (unknown, revoked, expired or disabled).',
+          companySignIn: this.oidc.label(),
+        }),
+      };
     }
-    const raw = randomBytes(32).toString('base64url');
-    await this.repository.createSession(hashToken(raw), actor.id, SESSION_TTL_SECONDS);
-    const code = form.code ? canonicalUserCode(form.code) : null;
+    return this.startSession(identity, actor.id, code, null);
+  }
+
+  // Company sign-in, step 1: the browser goes to the provider with PKCE, state and nonce bound to a short-lived
+  // SameSite=Lax cookie (it must come back on the provider's cross-site redirect).
+  async startCompanySignIn(request: FastifyRequest, form: CompanySignInFormDto): Promise<PageResponse> {
+    const identity = this.identity(request);
+    const started = await this.oidc.start(identity.origin, userCodeInput(form.code));
     return {
       status: 303,
-      location: code ? `${APPROVAL_BASE}/${code}` : APPROVAL_BASE,
-      cookie: this.cookie(identity, raw, SESSION_TTL_SECONDS),
+      location: started.location,
+      cookie: sessionCookie(OIDC_COOKIE, started.binding, {
+        path: OIDC_COOKIE_PATH,
+        maxAge: OIDC_TTL_SECONDS,
+        secure: identity.origin.startsWith('https://'),
+        sameSite: 'Lax',
+      }),
     };
+  }
+
+  // Step 2: the provider redirects back; the code is exchanged and checked, the person admitted, a session opened.
+  async finishCompanySignIn(request: FastifyRequest): Promise<PageResponse> {
+    const identity = this.identity(request);
+    const binding = readCookie(request.headers.cookie, OIDC_COOKIE);
+    if (!binding) throw maError(MaCode.Unauthorized, 'this sign-in expired or began in another browser; start again');
+    const callbackUrl = new URL(request.url, identity.origin);
+    const actor = await this.oidc.finish(identity.origin, callbackUrl, binding);
+    const clear = sessionCookie(OIDC_COOKIE, '', {
+      path: OIDC_COOKIE_PATH,
+      maxAge: 0,
+      secure: identity.origin.startsWith('https://'),
+      sameSite: 'Lax',
+    });
+    const session = await this.startSession(identity, actor.id, OidcService.returnCode(binding), clear);
+    const ctx = await this.context(request, null);
+    return { ...session, status: 200, html: signedInPage(ctx, session.location!), location: undefined };
   }
 
   async decide(request: FastifyRequest, code: string, form: DecisionFormDto): Promise<PageResponse> {
     const session = await this.requireSession(request, form.csrf);
     const result = await this.authorizations.resolve(
-      { body: { code, action: form.action }, contentType: 'application/json' },
+      { body: { code: userCodeInput(code) ?? code, action: form.action }, contentType: 'application/json' },
       session.actor,
       this.identity(request),
       null,
     );
-    return { status: 200, html: decidedPage(result.code, result.decision) };
+    const ctx = await this.context(request, session);
+    return { status: 200, html: decidedPage(ctx, result.code, result.decision) };
   }
 
   async signOut(request: FastifyRequest, form: SignOutFormDto): Promise<PageResponse> {
     const session = await this.requireSession(request, form.csrf);
     await this.repository.deleteSession(hashToken(session.raw));
     return { status: 303, location: APPROVAL_BASE, cookie: this.cookie(this.identity(request), '', 0) };
+  }
+
+  // The page header for refusals (no session lookup: the filter must not fail).
+  static errorContext(request: FastifyRequest): PageContext {
+    return { server: String(request.headers.host ?? 'svc'), organization: null };
+  }
+
+  private async startSession(
+    identity: RequestIdentity,
+    actorId: number,
+    code: string | null,
+    extraCookie: string | null,
+  ): Promise<PageResponse> {
+    const raw = randomBytes(32).toString('base64url');
+    await this.repository.createSession(hashToken(raw), actorId, SESSION_TTL_SECONDS);
+    const cookie = this.cookie(identity, raw, SESSION_TTL_SECONDS);
+    return {
+      status: 303,
+      location: code ? `${APPROVAL_BASE}/${code}` : APPROVAL_BASE,
+      cookie: extraCookie ? [cookie, extraCookie] : cookie,
+    };
+  }
+
+  private async context(request: FastifyRequest, session: Session | null): Promise<PageContext> {
+    return {
+      server: new URL(this.identity(request).origin).host,
+      organization: await this.repository.serverOrganization(),
+      ...(session ? { actor: { name: session.actor.name, csrf: this.csrfFor(session.raw) } } : {}),
+    };
   }
 
   private identity(request: FastifyRequest): RequestIdentity {

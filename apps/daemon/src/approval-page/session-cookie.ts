@@ -15,7 +15,7 @@ export function readCookie(header: string | undefined, name: string): string | n
 export function sessionCookie(
   name: string,
   value: string,
-  options: { path: string; maxAge: number; secure: boolean },
+  options: { path: string; maxAge: number; secure: boolean; sameSite?: 'Strict' | 'Lax' },
 ): string {
   if (!VALUE.test(value)) throw new Error('cookie value must be base64url');
   return [
@@ -23,7 +23,7 @@ export function sessionCookie(
     `Path=${options.path}`,
     `Max-Age=${options.maxAge}`,
     'HttpOnly',
-    'SameSite=Strict',
+    `SameSite=${options.sameSite ?? 'Strict'}`,
     ...(options.secure ? ['Secure'] : []),
   ].join('; ');
 }

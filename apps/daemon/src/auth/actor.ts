@@ -10,6 +10,8 @@ export interface AuthenticatedActor {
   credentialId: number;
   machineId: string | null;
   organizationId: number | null;
+  // API tokens may expire; machine credentials do not (they are revoked or rotated).
+  expiresAt?: Date | null;
 }
 
 export interface RequestWithActor {

@@ -4,6 +4,9 @@ import { DataSource, EntityManager } from 'typeorm';
 
 import { AuthenticatedActor } from './actor';
 
+const TOUCH_INTERVAL_MS = 60_000;
+const TOUCH_CACHE_LIMIT = 10_000;
+
 interface CredentialRow {
   id: number;
   name: string;
@@ -13,6 +16,7 @@ interface CredentialRow {
   credential_id: number;
   machine_id: string | null;
   organization_id: number | null;
+  expires_at: Date | null;
 }
 
 export interface ProjectAccessRow {
@@ -25,16 +29,19 @@ export interface ProjectAccessRow {
 export class AuthRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  // One statement over both credential kinds; revoked credentials and disabled actors never authenticate.
+  // One statement over both credential kinds; revoked or expired credentials never authenticate, and the caller
+  // refuses disabled actors.
   async findActorByCredentialHash(hash: Buffer): Promise<AuthenticatedActor | null> {
     const rows: CredentialRow[] = await this.dataSource.query(
-      `SELECT a.id, a.name, a.is_admin, a.status, c.via, c.credential_id, c.machine_id, c.organization_id
+      `SELECT a.id, a.name, a.is_admin, a.status, c.via, c.credential_id, c.machine_id, c.organization_id,
+              c.expires_at
          FROM (
                SELECT 'api_token' AS via, t.id AS credential_id, t.actor_id, NULL::text AS machine_id,
-                      NULL::integer AS organization_id
-                 FROM api_tokens t WHERE t.token_hash = $1 AND t.revoked_at IS NULL
+                      NULL::integer AS organization_id, t.expires_at
+                 FROM api_tokens t
+                WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())
                UNION ALL
-               SELECT 'machine_credential', m.id, m.actor_id, m.machine_id, m.organization_id
+               SELECT 'machine_credential', m.id, m.actor_id, m.machine_id, m.organization_id, NULL::timestamptz
                  FROM machine_credentials m WHERE m.token_hash = $1 AND m.revoked_at IS NULL
               ) c
          JOIN actors a ON a.id = c.actor_id
@@ -52,6 +59,7 @@ export class AuthRepository {
       credentialId: row.credential_id,
       machineId: row.machine_id,
       organizationId: row.organization_id,
+      expiresAt: row.expires_at,
     };
   }
 
@@ -94,7 +102,16 @@ export class AuthRepository {
     );
   }
 
+  // Last use is recorded at most once a minute per credential: this process skips the statement within the minute,
+  // and the conditional UPDATE writes nothing when another replica recorded it within the minute.
+  private readonly touched = new Map<string, number>();
+
   touchCredential(actor: AuthenticatedActor): Promise<unknown> {
+    const key = `${actor.via}:${actor.credentialId}`;
+    const now = Date.now();
+    if (now - (this.touched.get(key) ?? 0) < TOUCH_INTERVAL_MS) return Promise.resolve();
+    if (this.touched.size >= TOUCH_CACHE_LIMIT) this.touched.clear();
+    this.touched.set(key, now);
     const table = actor.via === 'api_token' ? 'api_tokens' : 'machine_credentials';
     return this.dataSource.query(
       `UPDATE ${table} SET last_used_at = now()

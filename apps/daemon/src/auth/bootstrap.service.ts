@@ -61,6 +61,7 @@ export class BootstrapService implements OnApplicationBootstrap {
         url,
         token: this.result.token,
         kind: 'api_token',
+        actor: 'admin',
       });
     } catch (err) {
       this.logger.warn(

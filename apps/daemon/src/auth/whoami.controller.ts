@@ -16,6 +16,7 @@ export class WhoAmIController {
       is_admin: actor.isAdmin,
       via: actor.via,
       machine_id: actor.machineId,
+      expires_at: actor.expiresAt?.toISOString() ?? null,
     };
   }
 }

@@ -18,7 +18,7 @@ export interface AppConfig {
   trustedProxies: string[];
   serverSecret: string | null;
   mode: ServerMode;
-  oidc: { issuer?: string; clientId?: string; clientSecret?: string };
+  oidc: { issuer?: string; clientId?: string; clientSecret?: string; allowedDomains: string[] };
   eventRetentionDays: number;
   bodyLimit: number;
   claimTtlSeconds: number;
@@ -61,7 +61,15 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       .filter((s) => s.length > 0),
     serverSecret: dto.SVC_SERVER_SECRET ?? null,
     mode: (dto.SVC_MODE as ServerMode | undefined) ?? 'self-host',
-    oidc: { issuer: dto.SVC_OIDC_ISSUER, clientId: dto.SVC_OIDC_CLIENT_ID, clientSecret: dto.SVC_OIDC_CLIENT_SECRET },
+    oidc: {
+      issuer: dto.SVC_OIDC_ISSUER || undefined,
+      clientId: dto.SVC_OIDC_CLIENT_ID || undefined,
+      clientSecret: dto.SVC_OIDC_CLIENT_SECRET || undefined,
+      allowedDomains: (dto.SVC_OIDC_ALLOWED_DOMAINS ?? '')
+        .split(',')
+        .map((s) => s.trim().toLowerCase().replace(/^@/, ''))
+        .filter((s) => s.length > 0),
+    },
     eventRetentionDays: dto.SVC_EVENT_RETENTION_DAYS ?? 30,
     bodyLimit: dto.SVC_BODY_LIMIT ?? 1024 * 1024,
     claimTtlSeconds: dto.SVC_CLAIM_TTL_SECONDS ?? 1800,

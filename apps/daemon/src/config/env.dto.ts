@@ -35,6 +35,7 @@ export class EnvDto {
   @IsOptional() @IsString() SVC_OIDC_ISSUER?: string;
   @IsOptional() @IsString() SVC_OIDC_CLIENT_ID?: string;
   @IsOptional() @IsString() SVC_OIDC_CLIENT_SECRET?: string;
+  @IsOptional() @IsString() SVC_OIDC_ALLOWED_DOMAINS?: string;
 
   @IsOptional() @Transform(toNumber) @IsInt() @Min(1) SVC_EVENT_RETENTION_DAYS?: number;
 

@@ -17,6 +17,7 @@ import { AuthenticatedActor } from '../auth/actor';
 import { generateToken, hashToken, MACHINE_CREDENTIAL_PREFIX, tokenDisplayPrefix } from '../auth/tokens';
 import { DomainError } from '../common/domain-error';
 import { APP_CONFIG, AppConfig } from '../config/config';
+import { oidcSettings } from '../oidc/oidc-settings';
 import { decisionOf, toRecordResponse, toStartedResponse } from './dto/machine-authorization.dto';
 import {
   codeMismatch,
@@ -81,15 +82,9 @@ export class MachineAuthorizationService {
   }
 
   discovery(): MachineAuthorizationDiscovery {
-    const { issuer, clientId, clientSecret } = this.config.oidc;
-    const configured = Boolean(issuer && clientId);
-    if (!configured && (issuer || clientId || clientSecret)) {
-      throw maError(
-        MaCode.OidcMisconfigured,
-        'company sign-in is partly configured: set both SVC_OIDC_ISSUER and SVC_OIDC_CLIENT_ID (or neither), then restart',
-      );
-    }
-    return { device_code: true, company_sign_in: configured };
+    const oidc = oidcSettings(this.config);
+    if (oidc.state === 'misconfigured') throw maError(MaCode.OidcMisconfigured, oidc.problem);
+    return { device_code: true, company_sign_in: oidc.state === 'configured' };
   }
 
   async start(

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -26,6 +27,51 @@ interface ConnectOptions {
   tokenFile?: string;
   org?: string;
   machineName?: string;
+  open?: boolean;
+}
+
+export interface DeviceConnectOptions {
+  org?: string;
+  machineName?: string;
+  open?: boolean;
+}
+
+// The platform's opener; failures only mean the person opens the printed address themselves.
+function openBrowser(url: string): void {
+  const [cmd, args] =
+    process.platform === 'darwin'
+      ? ['open', [url]]
+      : process.platform === 'win32'
+        ? ['cmd', ['/c', 'start', '""', url]]
+        : ['xdg-open', [url]];
+  try {
+    const child = spawn(cmd, args, { stdio: 'ignore', detached: true });
+    child.on('error', () => process.stderr.write(`svc: could not open a browser; open ${url} yourself\n`));
+    child.unref();
+  } catch {
+    process.stderr.write(`svc: could not open a browser; open ${url} yourself\n`);
+  }
+}
+
+const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+
+// A spinner with the time left on a terminal; elsewhere nothing (logs stay clean).
+function waitingIndicator(deadline: number): { stop: () => void } {
+  if (!process.stderr.isTTY) return { stop: () => undefined };
+  let frame = 0;
+  const draw = () => {
+    const left = Math.max(0, Math.round((deadline - Date.now()) / 1000));
+    const time = `${Math.floor(left / 60)}:${String(left % 60).padStart(2, '0')}`;
+    process.stderr.write(`\r${SPINNER[frame++ % SPINNER.length]} waiting for approval — ${time} left `);
+  };
+  draw();
+  const timer = setInterval(draw, 200);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      process.stderr.write('\r\x1b[K');
+    },
+  };
 }
 
 // One stable id per machine (and config folder), so a reconnect rotates this machine's credential.
@@ -68,9 +114,9 @@ function poll(base: string, body: unknown): Promise<RawResponse> {
   return apiFor({ url: base, token: null }).pollMachineAuthorizationRaw(body);
 }
 
-async function connectWithToken(origin: string, token: string, configDir: string): Promise<void> {
+export async function connectWithToken(origin: string, token: string, configDir: string): Promise<void> {
   const me = await apiFor({ url: origin, token }).whoami();
-  const file = writeCredentials(configDir, { url: origin, token, kind: 'api_token' });
+  const file = writeCredentials(configDir, { url: origin, token, kind: 'api_token', actor: me.name });
   process.stdout.write(`connected to ${origin} as ${me.name} (API token stored in ${file}, mode 0600)\n`);
 }
 
@@ -105,6 +151,106 @@ function failure(parsed: AuthorizationResponse): CliError {
   }
 }
 
+// The device-code flow: start, show the code and the machine, poll until approved, verify and store the credential.
+export async function connectWithDeviceCode(
+  origin: string,
+  configDir: string,
+  options: DeviceConnectOptions,
+): Promise<void> {
+  const hosted = options.org !== undefined;
+  const base = hosted ? `${origin}/api/orgs/${encodeURIComponent(options.org!)}` : origin;
+  const machine = { machine_id: machineId(configDir), machine_name: options.machineName ?? hostname() };
+  const started = await start(base, hosted ? {} : machine);
+  if (!isBrowserVerificationUrl(origin, started.verification_uri_complete)) {
+    throw new CliError('foreign_origin', 'the server named an approval page on another origin; refusing');
+  }
+  process.stdout.write(
+    [
+      `Approve this machine at ${started.verification_uri} with the code`,
+      '',
+      `    ${started.user_code}`,
+      '',
+      `or open ${started.verification_uri_complete}`,
+      `or, from a machine already connected as you: svc machine-authorization resolve ${started.user_code} --action approve`,
+      '',
+      `This machine: ${machine.machine_name || '(named at approval)'}`,
+      `Machine id:   ${machine.machine_id}`,
+      'Approve only if the page shows this same machine name and id.',
+      '',
+    ].join('\n'),
+  );
+  if (options.open) openBrowser(started.verification_uri_complete);
+  const deadline = Date.now() + started.expires_in * 1000;
+  const indicator = waitingIndicator(deadline);
+  try {
+    await pollUntilDecided(origin, base, configDir, machine, started, deadline, options);
+  } finally {
+    indicator.stop();
+  }
+}
+
+async function pollUntilDecided(
+  origin: string,
+  base: string,
+  configDir: string,
+  machine: { machine_id: string; machine_name: string },
+  started: MachineAuthorizationStarted,
+  deadline: number,
+  options: DeviceConnectOptions,
+): Promise<void> {
+  const hosted = options.org !== undefined;
+  let wait = started.interval;
+  while (Date.now() < deadline) {
+    await sleep(Math.min(wait, Math.max(0, (deadline - Date.now()) / 1000)));
+    const res = await poll(base, {
+      device_code: started.device_code,
+      ...machine,
+    }).catch(() => null);
+    if (res === null) {
+      wait = started.interval;
+      continue;
+    }
+    const parsed = parseAuthorizationResponse(res.status, res.headers, res.text, 'poll');
+    if (parsed.outcome === 'pending' || parsed.outcome === 'unavailable') {
+      wait = started.interval;
+      continue;
+    }
+    if (parsed.outcome === 'slow_down') {
+      wait = parsed.retryAfterSeconds ?? started.interval;
+      continue;
+    }
+    if (parsed.outcome !== 'approved') throw failure(parsed);
+    let apiUrl: string;
+    try {
+      apiUrl = verifyCredentialAuthority({
+        serverUrl: origin,
+        kind: hosted ? 'cloud' : 'self_host',
+        approved: parsed.value,
+        org: options.org ?? null,
+      });
+    } catch (err) {
+      if (err instanceof MachineAuthorizationUrlError) throw new CliError(err.reason, err.message);
+      throw err;
+    }
+    const me = await apiFor({ url: apiUrl, token: parsed.value.token })
+      .whoami()
+      .catch(() => null);
+    const file = writeCredentials(configDir, {
+      url: apiUrl,
+      token: parsed.value.token,
+      kind: 'machine_credential',
+      machine_id: machine.machine_id,
+      org: parsed.value.org,
+      ...(me ? { actor: me.name } : {}),
+    });
+    process.stdout.write(
+      `connected to ${apiUrl}${me ? ` as ${me.name}` : ''} (organization ${parsed.value.org}); credential stored in ${file} (mode 0600)\n`,
+    );
+    return;
+  }
+  throw new CliError('authorization_expired', 'the code expired before it was approved; run svc connect again');
+}
+
 export function registerConnectCommand(program: Command): void {
   program
     .command('connect')
@@ -114,6 +260,7 @@ export function registerConnectCommand(program: Command): void {
     .option('--token-file <path>', 'read an API token from a file instead of the device-code flow')
     .addOption(new Option('--org <slug>', 'hosted servers: the organization to join').env('SVC_ORG'))
     .option('--machine-name <name>', 'name shown to the approver (default: host name)')
+    .option('--open', 'open the approval page in the browser')
     .action(
       action(async (url: string, options: ConnectOptions) => {
         let origin: string;
@@ -131,70 +278,7 @@ export function registerConnectCommand(program: Command): void {
           await connectWithToken(origin, token, configDir);
           return;
         }
-        const hosted = options.org !== undefined;
-        const base = hosted ? `${origin}/api/orgs/${encodeURIComponent(options.org!)}` : origin;
-        const machine = { machine_id: machineId(configDir), machine_name: options.machineName ?? hostname() };
-        const started = await start(base, hosted ? {} : machine);
-        if (!isBrowserVerificationUrl(origin, started.verification_uri_complete)) {
-          throw new CliError('foreign_origin', 'the server named an approval page on another origin; refusing');
-        }
-        process.stdout.write(
-          [
-            `To connect this machine, open ${started.verification_uri} and enter the code`,
-            '',
-            `    ${started.user_code}`,
-            '',
-            `or, from a machine already connected as you: svc machine-authorization resolve ${started.user_code} --action approve`,
-            '',
-          ].join('\n'),
-        );
-        const deadline = Date.now() + started.expires_in * 1000;
-        let wait = started.interval;
-        while (Date.now() < deadline) {
-          await sleep(Math.min(wait, Math.max(0, (deadline - Date.now()) / 1000)));
-          const res = await poll(base, {
-            device_code: started.device_code,
-            ...machine,
-          }).catch(() => null);
-          if (res === null) {
-            wait = started.interval;
-            continue;
-          }
-          const parsed = parseAuthorizationResponse(res.status, res.headers, res.text, 'poll');
-          if (parsed.outcome === 'pending' || parsed.outcome === 'unavailable') {
-            wait = started.interval;
-            continue;
-          }
-          if (parsed.outcome === 'slow_down') {
-            wait = parsed.retryAfterSeconds ?? started.interval;
-            continue;
-          }
-          if (parsed.outcome !== 'approved') throw failure(parsed);
-          let apiUrl: string;
-          try {
-            apiUrl = verifyCredentialAuthority({
-              serverUrl: origin,
-              kind: hosted ? 'cloud' : 'self_host',
-              approved: parsed.value,
-              org: options.org ?? null,
-            });
-          } catch (err) {
-            if (err instanceof MachineAuthorizationUrlError) throw new CliError(err.reason, err.message);
-            throw err;
-          }
-          const file = writeCredentials(configDir, {
-            url: apiUrl,
-            token: parsed.value.token,
-            kind: 'machine_credential',
-            machine_id: machine.machine_id,
-            org: parsed.value.org,
-          });
-          process.stdout.write(
-            `connected to ${apiUrl} (organization ${parsed.value.org}); credential stored in ${file} (mode 0600)\n`,
-          );
-          return;
-        }
-        throw new CliError('authorization_expired', 'the code expired before it was approved; run svc connect again');
+        await connectWithDeviceCode(origin, configDir, options);
       }),
     );
 }

@@ -21,6 +21,11 @@ import { registerFrontierCommand } from './frontier.command';
 import { registerSessionsCommand } from './sessions.command';
 import { registerUpCommands } from './up.command';
 import { registerWhoAmICommand } from './whoami.command';
+import { registerActorsCommand } from './actors.command';
+import { registerMembersCommand } from './members.command';
+import { registerTokensCommand } from './tokens.command';
+import { registerAuthCommands } from './auth.command';
+import { registerSetupCommand } from './setup.command';
 
 // Every command group registers itself here.
 export const COMMAND_GROUPS: ((program: Command) => void)[] = [
@@ -46,4 +51,9 @@ export const COMMAND_GROUPS: ((program: Command) => void)[] = [
   registerDeploymentsCommand,
   registerApproveCommand,
   registerTransferCommands,
+  registerActorsCommand,
+  registerMembersCommand,
+  registerTokensCommand,
+  registerAuthCommands,
+  registerSetupCommand,
 ];

@@ -145,8 +145,6 @@ export interface FrontierComputation {
   cycles: number[][];
 }
 
-
-
 export const RANKING_KEYS = [
   'priority',
   'downstream_depth',

@@ -2,7 +2,7 @@ import { IsIn, IsOptional, IsString, Length } from 'class-validator';
 
 export class SignInFormDto {
   @IsString() @Length(1, 512) token!: string;
-  @IsOptional() @IsString() @Length(0, 16) code?: string;
+  @IsOptional() @IsString() @Length(0, 32) code?: string;
 }
 
 export class DecisionFormDto {
@@ -15,5 +15,11 @@ export class SignOutFormDto {
 }
 
 export class CodeQueryDto {
-  @IsOptional() @IsString() @Length(0, 16) code?: string;
+  @IsOptional() @IsString() @Length(0, 32) code?: string;
+  // verification links of other device-code servers carry ?user_code=; it pre-fills the form
+  @IsOptional() @IsString() @Length(0, 32) user_code?: string;
+}
+
+export class CompanySignInFormDto {
+  @IsOptional() @IsString() @Length(0, 32) code?: string;
 }

@@ -1,0 +1,184 @@
+import { randomBytes } from 'node:crypto';
+
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type * as OpenIdClient from 'openid-client';
+
+import { DomainError, notFound } from '../common/domain-error';
+import { APP_CONFIG, AppConfig } from '../config/config';
+import { ServerSecretService } from '../machine-authorization/server-secret.service';
+import { oidcSettings, OidcSettings } from './oidc-settings';
+import { OidcRepository, SignInActorRow } from './oidc.repository';
+
+type Configured = Extract<OidcSettings, { state: 'configured' }>;
+
+export const OIDC_CALLBACK_PATH = '/machine-approval/oidc/callback';
+const BINDING_BYTES = 32;
+const BINDING_LENGTH = 43; // base64url of 32 bytes
+
+// openid-client 6 is ESM-only; Node 20.19+ loads it with require() (it has no top-level await). Loaded on first
+// use so that nothing else (jest under swc, a daemon without company sign-in) ever touches it.
+let library: typeof OpenIdClient | null = null;
+function openIdClient(): typeof OpenIdClient {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  library ??= require('openid-client') as typeof OpenIdClient;
+  return library;
+}
+
+export interface SignInStart {
+  location: string;
+  // the browser binding: a random value kept in a short-lived cookie; state, nonce and the PKCE verifier are
+  // derived from it with the server secret, so nothing is stored server-side and any replica finishes the flow
+  binding: string;
+}
+
+const LOCAL_PART = /^[^@]+/;
+
+// Company sign-in: OpenID Connect authorization code with PKCE (S256), state and nonce, on openid-client.
+@Injectable()
+export class OidcService {
+  private readonly logger = new Logger('CompanySignIn');
+  private readonly settings: OidcSettings;
+  private readonly hosted: boolean;
+  private configuration: Promise<OpenIdClient.Configuration> | null = null;
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly repository: OidcRepository,
+    private readonly secret: ServerSecretService,
+  ) {
+    this.settings = oidcSettings(config);
+    this.hosted = config.mode === 'hosted';
+  }
+
+  // The button label ("Sign in with <label>") when company sign-in is configured, else null.
+  label(): string | null {
+    return this.settings.state === 'configured' ? this.settings.label : null;
+  }
+
+  async start(origin: string, returnCode: string | null): Promise<SignInStart> {
+    const settings = this.configured();
+    const client = openIdClient();
+    const config = await this.discover(settings);
+    const binding = randomBytes(BINDING_BYTES).toString('base64url');
+    const derived = this.derive(binding);
+    const location = client.buildAuthorizationUrl(config, {
+      redirect_uri: `${origin}${OIDC_CALLBACK_PATH}`,
+      scope: 'openid email profile',
+      code_challenge: await client.calculatePKCECodeChallenge(derived.verifier),
+      code_challenge_method: 'S256',
+      state: derived.state,
+      nonce: derived.nonce,
+    });
+    return { location: location.href, binding: `${binding}${returnCode ? returnCode.replace('-', '') : ''}` };
+  }
+
+  // The binding cookie's value → the code to return to (or null).
+  static returnCode(cookieValue: string): string | null {
+    const letters = cookieValue.slice(BINDING_LENGTH);
+    return /^[A-Z]{8}$/.test(letters) ? `${letters.slice(0, 4)}-${letters.slice(4)}` : null;
+  }
+
+  // Finishes the flow on the callback URL and returns the admitted, active actor.
+  async finish(origin: string, callbackUrl: URL, cookieValue: string): Promise<SignInActorRow> {
+    const settings = this.configured();
+    const client = openIdClient();
+    const config = await this.discover(settings);
+    const derived = this.derive(cookieValue.slice(0, BINDING_LENGTH));
+    let claims: OpenIdClient.IDToken | undefined;
+    try {
+      const tokens = await client.authorizationCodeGrant(config, callbackUrl, {
+        pkceCodeVerifier: derived.verifier,
+        expectedState: derived.state,
+        expectedNonce: derived.nonce,
+        idTokenExpected: true,
+      });
+      claims = tokens.claims();
+      // Providers that conform ID token claims to the request put email in the UserInfo response only.
+      if (claims && claims.email === undefined) {
+        const info = await client.fetchUserInfo(config, tokens.access_token, claims.sub);
+        claims = { ...claims, email: info.email, email_verified: info.email_verified };
+      }
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      this.logger.warn(`company sign-in refused by the provider or invalid: ${reason}`);
+      throw new DomainError('sign_in_failed', 'company sign-in did not complete; start again', 401);
+    }
+    if (!claims) throw new DomainError('sign_in_failed', 'the provider sent no identity; start again', 401);
+    const actor = await this.admit(settings, claims, origin);
+    if (actor.status !== 'active') {
+      throw new DomainError(
+        'actor_disabled',
+        'your account is disabled; ask an organization admin to re-enable it',
+        403,
+      );
+    }
+    return actor;
+  }
+
+  // Admission: an actor already linked to this company account; else an invited actor (created by an admin with
+  // this verified email); else, when the email's domain is allowed, a new member provisioned on first sign-in.
+  private async admit(settings: Configured, claims: OpenIdClient.IDToken, _origin: string): Promise<SignInActorRow> {
+    const issuer = settings.issuer.href;
+    const linked = await this.repository.actorBySubject(issuer, claims.sub);
+    if (linked) return linked;
+    const email = typeof claims.email === 'string' ? claims.email.toLowerCase() : null;
+    const verified = claims.email_verified === true;
+    const refused = () =>
+      new DomainError(
+        'sign_in_not_admitted',
+        email
+          ? `${email} is not admitted here; ask an admin to invite you (svc actors create <name> --email ${email})`
+          : 'your company account has no email; ask an admin to invite you',
+        403,
+      );
+    if (!email || !verified) throw refused();
+    const invited = await this.repository.linkInvited(email, issuer, claims.sub);
+    if (invited) return invited;
+    // Hosted servers hold many organizations: who joins which is an admin's invitation, never a domain rule.
+    const domain = email.slice(email.lastIndexOf('@') + 1);
+    if (this.hosted || !settings.allowedDomains.includes(domain)) throw refused();
+    const base = (LOCAL_PART.exec(email)?.[0] ?? 'person')
+      .replace(/[^A-Za-z0-9._-]/g, '-')
+      .replace(/^[^A-Za-z0-9]+/, '')
+      .slice(0, 56);
+    const provisioned = await this.repository.provision(email, issuer, claims.sub, base || 'person');
+    if (!provisioned) throw refused();
+    this.logger.log(`company sign-in provisioned actor ${provisioned.name}`);
+    return provisioned;
+  }
+
+  private configured(): Configured {
+    if (this.settings.state !== 'configured') throw notFound('company sign-in');
+    return this.settings;
+  }
+
+  private discover(settings: Configured): Promise<OpenIdClient.Configuration> {
+    if (!this.configuration) {
+      const client = openIdClient();
+      const insecure = settings.issuer.protocol === 'http:';
+      this.configuration = client
+        .discovery(
+          settings.issuer,
+          settings.clientId,
+          settings.clientSecret,
+          undefined,
+          insecure ? { execute: [client.allowInsecureRequests] } : undefined,
+        )
+        .catch((err: unknown) => {
+          this.configuration = null;
+          this.logger.warn(`company sign-in: discovery of ${settings.issuer.href} failed: ${(err as Error).message}`);
+          throw new DomainError(
+            'oidc_unavailable',
+            'the company sign-in provider does not answer; try again or sign in with an API token',
+            503,
+          );
+        });
+    }
+    return this.configuration;
+  }
+
+  private derive(binding: string): { verifier: string; state: string; nonce: string } {
+    const mac = (purpose: string) => this.secret.mac(purpose, binding).toString('base64url');
+    return { verifier: mac('oidc_pkce'), state: mac('oidc_state'), nonce: mac('oidc_nonce') };
+  }
+}

@@ -1,0 +1,90 @@
+// Wire types of people, memberships and API tokens (issue 13; docs/api-team.md).
+
+export type ActorKind = 'person' | 'agent';
+export type ActorStatus = 'active' | 'disabled';
+export type MembershipRole = 'admin' | 'member';
+
+export interface MembershipWire {
+  org: string;
+  actor: string;
+  role: MembershipRole;
+  status: ActorStatus;
+  created_at: string;
+}
+
+export interface ActorWire {
+  actor_id: number;
+  name: string;
+  email: string | null;
+  kind: ActorKind | 'system';
+  status: ActorStatus;
+  is_admin: boolean;
+  company_sign_in: boolean;
+  created_at: string;
+  memberships: { org: string; role: MembershipRole; status: ActorStatus }[];
+}
+
+export interface ActorListResponse {
+  actors: ActorWire[];
+}
+
+export interface CreateActorRequest {
+  name: string;
+  email?: string;
+  kind?: ActorKind;
+  admin?: boolean;
+  org?: string;
+}
+
+export interface MemberListResponse {
+  members: MembershipWire[];
+}
+
+export interface AddMemberRequest {
+  actor: string;
+  role?: MembershipRole;
+  org?: string;
+}
+
+export interface RemoveMemberRequest {
+  actor: string;
+  org?: string;
+}
+
+export interface RemoveMemberResponse {
+  org: string;
+  actor: string;
+  removed: boolean;
+}
+
+export interface TokenWire {
+  token_id: number;
+  name: string;
+  actor: string;
+  token_prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  expires_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface TokenListResponse {
+  tokens: TokenWire[];
+}
+
+export interface CreateTokenRequest {
+  actor?: string;
+  name?: string;
+  // seconds
+  expires_in?: number;
+}
+
+// The only response that ever carries a raw API token: shown once, never stored in clear.
+export interface CreatedTokenResponse extends TokenWire {
+  token: string;
+}
+
+export interface RevokeTokenResponse {
+  token_id: number;
+  revoked: boolean;
+}
