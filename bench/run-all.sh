@@ -1,6 +1,7 @@
 #!/bin/sh
-# Every benchmark of the repository, one after the other (machine-auth only when its script exists).
+# Every benchmark of the repository, one after the other.
 set -e
 npm run -s bench:frontier
-if npm run | grep -q 'bench:machine-auth'; then npm run -s bench:machine-auth; fi
-if npm run | grep -q 'bench:faults'; then npm run -s bench:faults; fi
+npm run -s bench:machine-auth
+npm run -s bench:faults
+npm run -s bench:tui
