@@ -5,6 +5,7 @@ import type { StreamNotice } from '@app/contracts';
 
 import { apiOf, connectionFor, wantsJson } from '../context';
 import { action, output, printTable, reportError } from '../output';
+import { relativeTime } from '../time';
 
 // One readable line per stream message: time, name, ref and project for recorded events; the change otherwise.
 export function noticeLine(notice: StreamNotice): string {
@@ -46,7 +47,14 @@ export function registerEventsCommand(program: Command): void {
         output(command, body, (b) =>
           printTable(
             ['id', 'at', 'name', 'project', 'item', 'payload'],
-            b.events.map((e) => [e.id, e.created_at, e.name, e.project, e.item_id, JSON.stringify(e.payload)]),
+            b.events.map((e) => [
+              e.id,
+              relativeTime(e.created_at),
+              e.name,
+              e.project,
+              e.item_id,
+              JSON.stringify(e.payload),
+            ]),
           ),
         );
       }),

@@ -4,6 +4,7 @@ import { ItemDetailWire, ItemListWire, ItemWire, PRIORITIES, RESOLUTIONS } from 
 
 import { apiOf } from '../context';
 import { action, CliError, output, printKeyValues, printTable } from '../output';
+import { relativeTime } from '../time';
 import { addDependencyCommands } from './dependencies.command';
 import { collect, jsonObjectOption, parseIntOption, printText, readStdin, readText, text } from './backlog-cli';
 
@@ -265,7 +266,7 @@ export function registerSectionsCommand(program: Command): void {
         output(command, body, (b) =>
           printTable(
             ['section', 'ordering', 'updated', 'characters'],
-            b.sections.map((s) => [s.section_name, s.ordering, s.updated_at, s.content?.length ?? 0]),
+            b.sections.map((s) => [s.section_name, s.ordering, relativeTime(s.updated_at), s.content?.length ?? 0]),
           ),
         );
       }),

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 
 import { apiOf } from '../context';
 import { action, output, printTable } from '../output';
+import { relativeTime } from '../time';
 
 export function registerMachinesCommand(program: Command): void {
   const group = program.command('machines').description('machines connected with svc connect and their credentials');
@@ -22,9 +23,9 @@ export function registerMachinesCommand(program: Command): void {
               m.actor,
               m.org,
               m.token_prefix,
-              m.created_at,
-              m.last_used_at,
-              m.revoked_at,
+              relativeTime(m.created_at),
+              relativeTime(m.last_used_at),
+              relativeTime(m.revoked_at),
             ]),
           ),
         );

@@ -4,6 +4,7 @@ import type { RegisterSessionResponse, SessionResponse } from '@app/contracts';
 
 import { apiOf } from '../context';
 import { action, output, printKeyValues, printTable } from '../output';
+import { relativeTime } from '../time';
 
 // register answers with the lane's source; show and end do not.
 export type SessionWire = SessionResponse & Partial<Pick<RegisterSessionResponse, 'lane_source'>>;
@@ -18,8 +19,8 @@ function render(s: SessionWire): void {
   ]);
   if (s.claims.length > 0) {
     printTable(
-      ['claimed item', 'project', 'adapter', 'expires at'],
-      s.claims.map((c) => [c.item_id, c.project, c.adapter, c.expires_at]),
+      ['claimed item', 'project', 'adapter', 'expires'],
+      s.claims.map((c) => [c.item_id, c.project, c.adapter, relativeTime(c.expires_at)]),
     );
   }
 }
@@ -62,8 +63,8 @@ export function registerSessionsCommand(program: Command): void {
         const body = await apiOf(command).heartbeat(id);
         output(command, body, (b) =>
           printTable(
-            ['renewed claim', 'expires at'],
-            b.renewed.map((c) => [c.item_id, c.expires_at]),
+            ['renewed claim', 'expires'],
+            b.renewed.map((c) => [c.item_id, relativeTime(c.expires_at)]),
           ),
         );
       }),

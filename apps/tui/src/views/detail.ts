@@ -50,13 +50,17 @@ export function detailLines(state: State, width: number, theme: Theme): string[]
   const ex = d?.explain;
   if (ex) {
     heading('Why');
-    ex.summary.forEach((s) => text(s));
+    // the summary's own critical-path sentence is replaced by the structured lines below
+    const summary = ex.summary.filter((line) => !line.startsWith('critical path'));
+    summary.forEach((line) => text(line));
     if (ex.operator_block) text(`operator block: ${ex.operator_block}`);
     if (ex.critical_path.length > 1) text(`critical path: ${ex.critical_path.join(' → ')}`);
     if (ex.unblock_roots.length > 0) text(`start first: ${ex.unblock_roots.join(', ')}`);
     if (ex.stuck.length > 0) text(`needs a person (not runnable, waits on nothing): ${ex.stuck.join(', ')}`);
-    for (const u of ex.unsatisfied)
-      text(`- ${u.blocker ?? '(missing)'} ${u.satisfaction}: ${u.reason}${u.need ? ` — need ${u.need}` : ''}`);
+    for (const u of ex.unsatisfied) {
+      const reason = summary.includes(u.reason) ? '' : `: ${u.reason}`;
+      text(`- ${u.blocker ?? '(missing)'} ${u.satisfaction}${reason}${u.need ? ` — need ${u.need}` : ''}`);
+    }
   } else if (d && !d.errors.length) {
     out.push(paint(theme, ' loading explain…', 'gray'));
   }

@@ -312,6 +312,33 @@ describe('views', () => {
     expect(text).not.toContain('ATL-1 ');
   });
 
+  it('should copy the selected ref with OSC 52', async () => {
+    start(120, 36);
+    let written = '';
+    t.output.on('data', (chunk: Buffer) => (written += chunk.toString()));
+    await press('j', 'y');
+    expect(written).toContain(`\x1b]52;c;${Buffer.from('ATL-6').toString('base64')}\x07`);
+    expect(t.text()).toContain('copied ATL-6');
+  });
+
+  it('should hide and refuse charge in read-only mode', async () => {
+    start(120, 36, { readOnly: true });
+    expect(t.lines()[0]).toContain('[read-only]');
+    expect(t.lines()[35]).not.toContain('charge');
+    await press('c');
+    expect(t.text()).not.toContain('Dispatch');
+    expect(t.text()).toContain('warning: read-only: charge is disabled');
+  });
+
+  it('should switch projects with P', async () => {
+    start(120, 36);
+    await press('P');
+    expect(t.text()).toContain('Projects');
+    expect(t.text()).toContain('Beta project');
+    await press('j', '\r');
+    expect(t.lines()[0]).toContain('svc beta');
+  });
+
   it('should keep every signal without colour (NO_COLOR)', () => {
     start(120, 36);
     const state = app.store.state;

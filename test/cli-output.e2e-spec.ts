@@ -20,7 +20,19 @@ function onTerminal(args: string[], env: Record<string, string> = {}): Promise<s
   });
 }
 
-describe('svc colour', () => {
+const event = {
+  id: '12',
+  name: 'ChargeDecisionMade',
+  kind: 'lifecycle',
+  project: 'alpha',
+  item_id: 'AL-1',
+  actor_id: 1,
+  session_id: null,
+  payload: {},
+  created_at: new Date(Date.now() - 3 * 3600_000 - 60_000).toISOString(),
+};
+
+describe('svc colour and relative times', () => {
   let server: Server;
   let url: string;
 
@@ -28,6 +40,10 @@ describe('svc colour', () => {
     // a stand-in daemon: the projects list of one project
     server = createServer((req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
+      if (req.url?.startsWith('/v1/events')) {
+        res.end(JSON.stringify({ events: [event] }));
+        return;
+      }
       res.end(
         JSON.stringify({
           projects: [
@@ -84,5 +100,14 @@ describe('svc colour', () => {
     const result = await runSvc(['--color', 'sometimes', 'whoami']);
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain("argument 'sometimes' is invalid");
+  });
+
+  it('should show relative times in tables and the ISO timestamp with --json', async () => {
+    const table = await runSvc(['--url', url, 'events', 'query']);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toContain('3h ago');
+    expect(table.stdout).not.toContain(event.created_at);
+    const json = await runSvc(['--url', url, '--json', 'events', 'query']);
+    expect(JSON.parse(json.stdout)).toEqual({ events: [event] });
   });
 });

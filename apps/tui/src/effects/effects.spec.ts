@@ -1,0 +1,154 @@
+import { EventStreamOptions, SvcApi, SvcHttpError } from '@app/client';
+
+import { initialState } from '../state/state';
+import { frontier, item, machineRequest, project } from '../testing/fixtures';
+import { Effects, REFETCH_INTERVAL_MS } from './effects';
+import { Store } from './store';
+
+// Effects against a fake SvcApi and a fake stream: what is fetched, when, and what reaches the state.
+
+const flush = async () => {
+  for (let i = 0; i < 20; i++) await Promise.resolve();
+};
+
+function setup() {
+  let stream: EventStreamOptions | null = null;
+  const api = {
+    baseUrl: 'http://daemon',
+    http: { get: jest.fn().mockRejectedValue(new SvcHttpError(404, { code: 'not_found', message: 'none' })) },
+    whoami: jest
+      .fn()
+      .mockResolvedValue({ actor_id: 1, name: 'admin', is_admin: true, via: 'api_token', machine_id: null }),
+    projects: jest.fn().mockResolvedValue({ projects: [project('atlas')] }),
+    frontier: jest.fn().mockResolvedValue({ notModified: false, body: frontier([item(1), item(2)]), etag: '"v1"' }),
+    claims: jest.fn().mockResolvedValue({ project: 'atlas', claims: [] }),
+    machineAuthorizationRequests: jest.fn().mockResolvedValue({ requests: [machineRequest(1)] }),
+    events: jest.fn().mockResolvedValue({ events: [] }),
+    resolveMachineAuthorizationRequest: jest.fn(),
+  };
+  const store = new Store(initialState());
+  const effects = new Effects(store, {
+    api: api as unknown as SvcApi,
+    token: 't',
+    openStream: (options) => {
+      stream = options;
+      return { close: () => undefined, lastEventId: null };
+    },
+    harness: 'test',
+    model: 'test',
+    dispatchCommand: null,
+    demoBacklogPath: null,
+  });
+  return { api, store, effects, stream: () => stream! };
+}
+
+describe(Effects.name, () => {
+  beforeEach(() => jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] }));
+  afterEach(() => jest.useRealTimers());
+
+  const started = async () => {
+    const s = setup();
+    await s.effects.start();
+    await jest.advanceTimersByTimeAsync(0);
+    await flush();
+    return s;
+  };
+
+  it('should load identity, projects, the frontier, claims, machine requests and events at start', async () => {
+    const { api, store, effects } = await started();
+    expect(store.state.actor).toBe('admin');
+    expect(store.state.project).toBe('atlas');
+    expect(store.state.frontier?.runnable).toHaveLength(2);
+    expect(store.state.machines).toHaveLength(1);
+    expect(api.frontier).toHaveBeenCalledTimes(1);
+    effects.stop();
+  });
+
+  it('should coalesce a burst of change notices into one refetch per interval', async () => {
+    const { api, effects, stream } = await started();
+    api.frontier.mockClear();
+    for (let i = 0; i < 50; i++) stream().onNotice({ type: 'item', id: null, data: { project: 'atlas' } });
+    await jest.advanceTimersByTimeAsync(REFETCH_INTERVAL_MS);
+    await flush();
+    expect(api.frontier).toHaveBeenCalledTimes(1);
+    for (let i = 0; i < 50; i++) stream().onNotice({ type: 'dependency', id: null, data: { project: 'atlas' } });
+    await jest.advanceTimersByTimeAsync(REFETCH_INTERVAL_MS);
+    await flush();
+    expect(api.frontier).toHaveBeenCalledTimes(2);
+    effects.stop();
+  });
+
+  it('should send the last ETag and keep the state on 304', async () => {
+    const { api, store, effects, stream } = await started();
+    const before = store.state.frontier;
+    api.frontier.mockResolvedValueOnce({ notModified: true });
+    stream().onNotice({ type: 'item', id: null, data: {} });
+    await jest.advanceTimersByTimeAsync(REFETCH_INTERVAL_MS);
+    await flush();
+    expect(api.frontier).toHaveBeenLastCalledWith({ project: 'atlas' }, '"v1"');
+    expect(store.state.frontier).toBe(before);
+    effects.stop();
+  });
+
+  it('should not refetch the frontier on FrontierComputed, which every frontier read records', async () => {
+    const { api, effects, stream } = await started();
+    api.frontier.mockClear();
+    api.events.mockClear();
+    stream().onNotice({ type: 'event', id: '9', data: { name: 'FrontierComputed' } });
+    await jest.advanceTimersByTimeAsync(REFETCH_INTERVAL_MS);
+    await flush();
+    expect(api.frontier).not.toHaveBeenCalled();
+    expect(api.events).toHaveBeenCalledTimes(1);
+    effects.stop();
+  });
+
+  it('should show reconnecting and refetch everything when the stream opens again', async () => {
+    const { api, store, effects, stream } = await started();
+    stream().onStatus!('open');
+    expect(store.state.connection).toBe('live');
+    api.frontier.mockClear();
+    stream().onStatus!('reconnecting', { attempt: 1, retryInMs: 1000 });
+    expect(store.state.connection).toBe('reconnecting');
+    expect(store.state.frontier?.runnable).toHaveLength(2);
+    stream().onStatus!('open');
+    await jest.advanceTimersByTimeAsync(REFETCH_INTERVAL_MS);
+    await flush();
+    expect(store.state.connection).toBe('live');
+    expect(api.frontier).toHaveBeenCalledTimes(1);
+    effects.stop();
+  });
+
+  it('should show the no-daemon screen when nobody answers, and recover on retry', async () => {
+    const s = setup();
+    const { SvcConnectionError } = await import('@app/client');
+    s.api.whoami.mockRejectedValueOnce(new SvcConnectionError('http://daemon', new Error('ECONNREFUSED')));
+    await s.effects.start();
+    await flush();
+    expect(s.store.state.failure).toMatchObject({ kind: 'no_daemon', title: 'No svc daemon at http://daemon' });
+    expect(s.store.state.failure!.lines[0]).toContain('svc up');
+    await jest.advanceTimersByTimeAsync(2_000);
+    await flush();
+    expect(s.store.state.failure).toBeNull();
+    expect(s.store.state.project).toBe('atlas');
+    s.effects.stop();
+  });
+
+  it('should keep the code dialog open with a warning on a code of another request', async () => {
+    const { api, store, effects } = await started();
+    api.resolveMachineAuthorizationRequest.mockRejectedValueOnce(
+      new SvcHttpError(409, { code: 'authorization_code_mismatch', message: 'the code belongs to another request' }),
+    );
+    store.dispatch({ type: 'key', action: 'tab_machines' });
+    store.dispatch({ type: 'key', action: 'machine_approve' });
+    for (const ch of 'BCDFGHJK') store.dispatch({ type: 'input', ch });
+    store.dispatch({ type: 'key', action: 'code_submit' });
+    await flush();
+    expect(api.resolveMachineAuthorizationRequest).toHaveBeenCalledWith('req-1', {
+      code: 'BCDF-GHJK',
+      action: 'approve',
+    });
+    expect(store.state.dialog).toMatchObject({ kind: 'code', busy: false });
+    expect((store.state.dialog as { warning: string }).warning).toContain('belongs to another request');
+    effects.stop();
+  });
+});
