@@ -404,7 +404,7 @@ export class Fuzzer {
   }
 }
 
-// Every route once with each fixed hostile shape, then `numRuns` random cases (bounded by `timeLimitMs`).
+// Every route with each fixed hostile shape (NUL and a lone surrogate; a 3000-deep body with huge path integers), then `numRuns` random cases (bounded by `timeLimitMs`).
 export async function fuzzRoutes(
   fuzzer: Fuzzer,
   options: { numRuns: number; timeLimitMs: number; seed?: number; concurrency?: number },
@@ -412,12 +412,11 @@ export async function fuzzRoutes(
   const fixed: FuzzCase['body'][] = [
     { kind: 'json', text: '{"title":"a\\u0000b","name":"\\ud800"}' },
     { kind: 'json', text: `${'{"a":'.repeat(3000)}1${'}'.repeat(3000)}` },
-    { kind: 'raw', text: '{', type: 'application/json' },
   ];
   const concurrency = options.concurrency ?? 1;
   const fixedCases = fuzzer.routes.flatMap((route) =>
     fixed.map((body, i) => {
-      const value = ['\u0000', '2147483648', '99999999999999999999'][i];
+      const value = ['\u0000', '99999999999999999999'][i];
       const params = Object.fromEntries(route.params.map((p) => [p, value]));
       const c: FuzzCase = { params, query: [['session_id', '99999999999']], body, authenticated: true };
       return [route, c] as const;
