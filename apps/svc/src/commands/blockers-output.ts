@@ -6,7 +6,7 @@ import { GateBlockerWire } from '@app/contracts/backlog';
 // one row per blocker with its satisfaction, state and what would satisfy it.
 export function printBlockerRefusal(
   body: { code?: unknown; blockers?: unknown },
-  write = (s: string) => process.stderr.write(s),
+  write: (s: string) => unknown = (s) => process.stderr.write(s),
 ): boolean {
   if (body.code !== 'blocked_by_dependencies' || !Array.isArray(body.blockers)) return false;
   const table = new Table({
