@@ -60,6 +60,9 @@ class Terminal {
   }
 }
 
+// Each test drives several real svc processes (and a browser or a terminal): generous on a loaded machine.
+jest.setTimeout(180000);
+
 describe('svc setup', () => {
   let db: TestDatabase;
   let plain: DaemonProcess;
