@@ -65,6 +65,9 @@ function startProvider(
   });
 }
 
+// Each test drives several real svc processes (and a browser or a terminal): generous on a loaded machine.
+jest.setTimeout(180000);
+
 describe('company sign-in on the approval page', () => {
   let db: TestDatabase;
   let daemon: DaemonProcess;

@@ -41,7 +41,7 @@ class Terminal {
     this.tmux('send-keys', '-t', this.session, '-l', text);
   }
 
-  async waitFor(pattern: RegExp | string, timeoutMs = 30000): Promise<string> {
+  async waitFor(pattern: RegExp | string, timeoutMs = 60000): Promise<string> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const text = this.screen();
@@ -60,6 +60,9 @@ class Terminal {
   }
 }
 
+// Each test drives several real svc processes (and a browser or a terminal): generous on a loaded machine.
+jest.setTimeout(180000);
+
 describe('svc setup', () => {
   let db: TestDatabase;
   let plain: DaemonProcess;
@@ -68,20 +71,23 @@ describe('svc setup', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase('server', 'setup_wizard');
-    plain = await startDaemonProcess({ env: { SVC_DATABASE_URL: db.url, SVC_SERVER_SECRET: SECRET } });
     // discovery reads only the configuration: a well-formed https issuer is enough for company_sign_in true
-    company = await startDaemonProcess({
-      env: {
-        SVC_DATABASE_URL: db.url,
-        SVC_SERVER_SECRET: SECRET,
-        SVC_OIDC_ISSUER: 'https://id.example.com',
-        SVC_OIDC_CLIENT_ID: 'svc',
-        SVC_OIDC_CLIENT_SECRET: 'secret',
-      },
-    });
-    misconfigured = await startDaemonProcess({
-      env: { SVC_DATABASE_URL: db.url, SVC_SERVER_SECRET: SECRET, SVC_OIDC_ISSUER: 'https://id.example.com' },
-    });
+    // the first daemon boots the database and prints the admin token; the others share it
+    plain = await startDaemonProcess({ env: { SVC_DATABASE_URL: db.url, SVC_SERVER_SECRET: SECRET } });
+    [company, misconfigured] = await Promise.all([
+      startDaemonProcess({
+        env: {
+          SVC_DATABASE_URL: db.url,
+          SVC_SERVER_SECRET: SECRET,
+          SVC_OIDC_ISSUER: 'https://id.example.com',
+          SVC_OIDC_CLIENT_ID: 'svc',
+          SVC_OIDC_CLIENT_SECRET: 'secret',
+        },
+      }),
+      startDaemonProcess({
+        env: { SVC_DATABASE_URL: db.url, SVC_SERVER_SECRET: SECRET, SVC_OIDC_ISSUER: 'https://id.example.com' },
+      }),
+    ]);
   }, 120000);
 
   afterAll(async () => {

@@ -38,6 +38,9 @@ function connectMachine(url: string, configDir: string, machineName: string) {
   return { code, exited, output: () => out + err };
 }
 
+// Each test drives several real svc processes (and a browser or a terminal): generous on a loaded machine.
+jest.setTimeout(180000);
+
 describe('a team on one server', () => {
   let db: TestDatabase;
   let daemon: DaemonProcess;

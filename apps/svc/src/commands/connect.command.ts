@@ -57,7 +57,11 @@ const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', 
 
 // A spinner with the time left on a terminal; elsewhere nothing (logs stay clean).
 function waitingIndicator(deadline: number): { stop: () => void } {
-  if (!process.stderr.isTTY) return { stop: () => undefined };
+  if (!process.stderr.isTTY) {
+    const minutes = Math.max(1, Math.round((deadline - Date.now()) / 60000));
+    process.stderr.write(`waiting for approval; the code expires in ${minutes} min\n`);
+    return { stop: () => undefined };
+  }
   let frame = 0;
   const draw = () => {
     const left = Math.max(0, Math.round((deadline - Date.now()) / 1000));
