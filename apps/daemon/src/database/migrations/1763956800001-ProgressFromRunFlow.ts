@@ -14,13 +14,16 @@ const VIEW_HEAD = `
          r.blocked_reason
     FROM items i
     LEFT JOIN LATERAL (
-          SELECT dr.*
+          SELECT dr.id, dr.flow_id, dr.current_stage, dr.environment, dr.stage_index, dr.stage_count,
+                 dr.qa_summary, dr.blocked_reason
             FROM deployment_runs dr
            WHERE dr.carried_work -> 'items' @> to_jsonb(i.id)
            ORDER BY dr.started_at DESC, dr.id DESC
            LIMIT 1
     ) r ON true`;
 
+// The run's columns are named, not dr.*: a view over dr.* would pin every column of deployment_runs, and later
+// migrations could no longer drop one.
 // items progress: with a run, flow_name, done_description and the target tier come from the run's flow (the run is
 // the authority); the item's deployment_flow only answers when there is no run, or the run names no flow.
 export class ProgressFromRunFlow1763956800001 implements MigrationInterface {
