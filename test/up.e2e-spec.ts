@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { readCredentials } from '@app/client';
 import { parseJson, runSvc } from '@app/testing';
 
 // A port nobody listens on right now (the kernel picks it, then it is released for the daemon).
@@ -71,10 +72,10 @@ describe('svc up and svc down', () => {
     expect(me.code).toBe(0);
     expect(parseJson<{ name: string; is_admin: boolean }>(me)).toMatchObject({ name: 'admin', is_admin: true });
     // the one-time token is in the credential file, not in the log
-    const { token } = JSON.parse(readFileSync(join(configDir, 'credentials.json'), 'utf8')) as { token: string };
+    const token = readCredentials(configDir)?.token ?? '';
     expect(token).toMatch(/^svc_/);
     expect(readFileSync(log, 'utf8')).not.toContain(token);
-    expect(result.stderr).toContain('removed from the log');
+    expect(readFileSync(log, 'utf8')).toContain('svc: first boot — created the admin actor and its API token');
   });
 
   it('should not start a second daemon when one answers', async () => {

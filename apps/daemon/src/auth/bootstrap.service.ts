@@ -68,19 +68,15 @@ export class BootstrapService implements OnApplicationBootstrap {
         `could not write the CLI credential file in ${this.config.configDir}: ${(err as Error).message}`,
       );
     }
-    process.stdout.write(
-      [
-        '',
-        'svc: first boot — the admin API token (shown once, keep it safe):',
-        '',
-        `    ${this.result.token}`,
-        '',
-        this.result.credentialsFile
-          ? `svc: stored for the svc command line in ${credentialsPath(this.config.configDir)} (mode 0600)`
-          : '',
-        '',
-      ].join('\n'),
-    );
+    const stored = this.result.credentialsFile
+      ? `svc: stored for the svc command line in ${credentialsPath(this.config.configDir)} (mode 0600)`
+      : '';
+    // A daemon whose stdout is a log file (svc up) keeps the token out of it when the credential file holds it.
+    const lines =
+      this.config.printBootstrapToken || !stored
+        ? ['', 'svc: first boot — the admin API token (shown once, keep it safe):', '', `    ${this.result.token}`, '']
+        : ['', 'svc: first boot — created the admin actor and its API token'];
+    process.stdout.write([...lines, stored, ''].join('\n'));
     this.result = null;
   }
 }

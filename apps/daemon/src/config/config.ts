@@ -26,6 +26,8 @@ export interface AppConfig {
   sessionRouting: Record<string, unknown> | null;
   bootstrapAdmin: boolean;
   bootstrapToken: string | null;
+  // false: the first-boot token goes to the credential file only (printed only if that file cannot be written)
+  printBootstrapToken: boolean;
   dbPoolSize: number;
 }
 
@@ -76,6 +78,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     sessionRouting: parseJsonObject(dto.SVC_SESSION_ROUTING),
     bootstrapAdmin: dto.SVC_BOOTSTRAP_ADMIN ?? true,
     bootstrapToken: dto.SVC_BOOTSTRAP_TOKEN ?? null,
+    printBootstrapToken: dto.SVC_PRINT_BOOTSTRAP_TOKEN ?? true,
     dbPoolSize: dto.SVC_DB_POOL_SIZE ?? 10,
   };
 }

@@ -49,5 +49,7 @@ export class EnvDto {
 
   @IsOptional() @IsString() SVC_BOOTSTRAP_TOKEN?: string;
 
+  @IsOptional() @Transform(toBool) @IsBoolean() SVC_PRINT_BOOTSTRAP_TOKEN?: boolean;
+
   @IsOptional() @Transform(toNumber) @IsInt() @Min(1) @Max(200) SVC_DB_POOL_SIZE?: number;
 }

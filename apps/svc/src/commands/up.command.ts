@@ -8,7 +8,6 @@ import {
   rmSync,
   statSync,
   writeFileSync,
-  writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
 
@@ -85,31 +84,6 @@ function announcedUrl(log: string, offset: number): string | null {
   }
 }
 
-// The daemon's first boot prints the admin API token once on its stdout, which `svc up` sends to the log: the token
-// is overwritten in place, byte for byte (the daemon appends with O_APPEND, so its later lines stay intact).
-// The credential file (mode 0600) keeps it for the command line. Answers whether a token was found.
-export function redactFirstBootToken(log: string, offset: number): boolean {
-  let text: string;
-  try {
-    text = readFileSync(log).subarray(offset).toString('latin1');
-  } catch {
-    return false;
-  }
-  const pattern = /^[ \t]+(svc_[A-Za-z0-9_-]+)[ \t]*$/gm;
-  let found = false;
-  const fd = openSync(log, 'r+');
-  try {
-    for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
-      const start = offset + m.index + m[0].indexOf(m[1]);
-      writeSync(fd, Buffer.from(`svc_${'*'.repeat(m[1].length - 4)}`, 'latin1'), 0, m[1].length, start);
-      found = true;
-    }
-  } finally {
-    closeSync(fd);
-  }
-  return found;
-}
-
 const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1', '0.0.0.0']);
 
 export interface UpResult {
@@ -155,6 +129,8 @@ export async function up(
       env: {
         ...env,
         SVC_HOME: files.home,
+        // the log is a file: the first-boot token goes to the credential file only, never into the log
+        SVC_PRINT_BOOTSTRAP_TOKEN: 'false',
         // the configured URL decides where the daemon listens, unless SVC_HOST/SVC_PORT say otherwise
         SVC_HOST:
           env.SVC_HOST ?? (target.hostname === 'localhost' ? '127.0.0.1' : target.hostname.replace(/^\[|\]$/g, '')),
@@ -177,12 +153,6 @@ export async function up(
     // A daemon told to listen on port 0 (or elsewhere by SVC_PORT) says where in its log.
     if (started) url = announcedUrl(files.log, offset) ?? url;
     if ((await probe(url)) === 'ready') {
-      if (started && redactFirstBootToken(files.log, offset)) {
-        options.say(
-          'svc up: first boot — the admin API token is stored for the command line in the credential file ' +
-            '(mode 0600) and was removed from the log',
-        );
-      }
       return { url, started, pid, files };
     }
     if (pid !== null && !isAlive(pid)) {
