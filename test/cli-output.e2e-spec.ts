@@ -69,30 +69,30 @@ describe('svc colour and relative times', () => {
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   it('should colour table heads and errors on a terminal', async () => {
-    const table = await onTerminal(['--url', url, 'projects', 'list']);
+    const table = await onTerminal(['--url', url, '--token', 'svc_stand-in', 'projects', 'list']);
     expect(table).toContain('alpha');
     expect(table).toMatch(/\x1b\[1mproject\x1b\[22m/); // eslint-disable-line no-control-regex
-    const error = await onTerminal(['--url', 'http://127.0.0.1:1', 'whoami']);
+    const error = await onTerminal(['--url', 'http://127.0.0.1:1', '--token', 'svc_stand-in', 'whoami']);
     expect(error).toMatch(/\x1b\[31merror:\x1b\[39m daemon_unreachable/); // eslint-disable-line no-control-regex
   });
 
   it('should print no colour with NO_COLOR or --color never, even on a terminal', async () => {
-    const noColor = await onTerminal(['--url', url, 'projects', 'list'], { NO_COLOR: '1' });
+    const noColor = await onTerminal(['--url', url, '--token', 'svc_stand-in', 'projects', 'list'], { NO_COLOR: '1' });
     expect(noColor).toContain('alpha');
     expect(noColor).not.toMatch(SGR);
-    const never = await onTerminal(['--url', url, '--color', 'never', 'projects', 'list']);
+    const never = await onTerminal(['--url', url, '--token', 'svc_stand-in', '--color', 'never', 'projects', 'list']);
     expect(never).toContain('alpha');
     expect(never).not.toMatch(SGR);
   });
 
   it('should print no colour into a pipe unless --color always', async () => {
-    const piped = await runSvc(['--url', url, 'projects', 'list']);
+    const piped = await runSvc(['--url', url, '--token', 'svc_stand-in', 'projects', 'list']);
     expect(piped.code).toBe(0);
     expect(piped.stdout).toContain('alpha');
     expect(piped.stdout).not.toMatch(SGR);
-    const forced = await runSvc(['--url', url, '--color', 'always', 'projects', 'list']);
+    const forced = await runSvc(['--url', url, '--token', 'svc_stand-in', '--color', 'always', 'projects', 'list']);
     expect(forced.stdout).toMatch(SGR);
-    const error = await runSvc(['--url', 'http://127.0.0.1:1', 'whoami']);
+    const error = await runSvc(['--url', 'http://127.0.0.1:1', '--token', 'svc_stand-in', 'whoami']);
     expect(error.stderr).toMatch(/^error: daemon_unreachable/);
   });
 
@@ -103,11 +103,11 @@ describe('svc colour and relative times', () => {
   });
 
   it('should show relative times in tables and the ISO timestamp with --json', async () => {
-    const table = await runSvc(['--url', url, 'events', 'query']);
+    const table = await runSvc(['--url', url, '--token', 'svc_stand-in', 'events', 'query']);
     expect(table.code).toBe(0);
     expect(table.stdout).toContain('3h ago');
     expect(table.stdout).not.toContain(event.created_at);
-    const json = await runSvc(['--url', url, '--json', 'events', 'query']);
+    const json = await runSvc(['--url', url, '--token', 'svc_stand-in', '--json', 'events', 'query']);
     expect(JSON.parse(json.stdout)).toEqual({ events: [event] });
   });
 });
