@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -63,6 +64,17 @@ class Terminal {
 // Each test drives several real svc processes (and a browser or a terminal): generous on a loaded machine.
 jest.setTimeout(180000);
 
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
 describe('svc setup', () => {
   let db: TestDatabase;
   let plain: DaemonProcess;
@@ -93,6 +105,31 @@ describe('svc setup', () => {
   afterAll(async () => {
     await Promise.all([plain?.stop(), company?.stop(), misconfigured?.stop()]);
     await db?.drop();
+  });
+
+  it('should start the embedded daemon on this machine and open the TUI over it', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'svc-setup-home-'));
+    chmodSync(home, 0o755);
+    const configDir = mkdtempSync(join(tmpdir(), 'svc-setup-local-'));
+    // a private address: never the default 7700 a developer's own daemon may use
+    const env = { SVC_HOME: home, SVC_CONFIG_DIR: configDir, SVC_URL: `http://127.0.0.1:${await freePort()}` };
+    const term = new Terminal({ ...env, NCURSES_NO_UTF8_ACS: '1' });
+    try {
+      await term.waitFor('Where should svc keep your backlog?');
+      await term.waitFor(/❯ This machine/);
+      term.keys('Enter');
+      await term.waitFor('Press i to import the bundled demo backlog', 120000);
+      term.keys('q');
+      const screen = await term.waitFor('[exit 0]');
+      expect(screen).toContain(`log: ${join(home, 'daemon.log')}`);
+      // the first boot connected the command line to the new daemon
+      const me = await runSvc(['whoami', '--json'], { env });
+      expect(me.code).toBe(0);
+      expect(JSON.parse(me.stdout)).toMatchObject({ name: 'admin', is_admin: true });
+    } finally {
+      term.close();
+      await runSvc(['down'], { env });
+    }
   });
 
   it('should stay on API-token entry for a server without company sign-in', async () => {
