@@ -8,6 +8,7 @@ export interface SseMessage {
 
 export interface OpenedStream {
   status: number;
+  contentType: string | null;
   messages: SseMessage[];
   waitFor(predicate: (m: SseMessage) => boolean, timeoutMs?: number): Promise<SseMessage>;
   close(): Promise<void>;
@@ -61,6 +62,7 @@ export async function openStream(
         })();
   return {
     status: res.status,
+    contentType: res.headers.get('content-type'),
     messages,
     waitFor: async (predicate, timeoutMs = 20000) => {
       const deadline = Date.now() + timeoutMs;

@@ -16,68 +16,14 @@ import {
 
 import { dataSourceOptions } from '../apps/daemon/src/database/data-source';
 import { EventsRepository } from '../apps/daemon/src/events/events.repository';
+import { OpenedStream, openStream as openSharedStream } from './daemon-sse';
 
-interface SseMessage {
-  event: string;
-  id: string | null;
-  data: Record<string, unknown>;
-}
-
-// Opens the SSE stream and collects parsed messages until the test aborts it.
-async function openStream(url: string, token: string) {
-  const controller = new AbortController();
-  const res = await fetch(`${url}/v1/events/stream`, {
-    headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' },
-    signal: controller.signal,
-  });
-  expect(res.status).toBe(200);
-  expect(res.headers.get('content-type')).toContain('text/event-stream');
-  const messages: SseMessage[] = [];
-  let buffer = '';
-  const decoder = new TextDecoder();
-  const pump = (async () => {
-    const reader = res.body!.getReader();
-    try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) return;
-        buffer += decoder.decode(value, { stream: true });
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const fields = Object.fromEntries(
-            block
-              .split('\n')
-              .filter((l) => !l.startsWith(':') && l.includes(': '))
-              .map((l) => [l.slice(0, l.indexOf(': ')), l.slice(l.indexOf(': ') + 2)]),
-          );
-          if (fields.data) {
-            messages.push({ event: fields.event, id: fields.id ?? null, data: JSON.parse(fields.data) });
-          }
-        }
-      }
-    } catch {
-      // aborted
-    }
-  })();
-  const waitFor = async (predicate: (m: SseMessage) => boolean, timeoutMs = 20000) => {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      const found = messages.find(predicate);
-      if (found) return found;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`no matching message; got ${JSON.stringify(messages)}`);
-  };
-  return {
-    messages,
-    waitFor,
-    close: async () => {
-      controller.abort();
-      await pump;
-    },
-  };
+// The shared reader, with this file's checks that the route answers an event stream.
+async function openStream(url: string, token: string): Promise<OpenedStream> {
+  const stream = await openSharedStream(url, token);
+  expect(stream.status).toBe(200);
+  expect(stream.contentType).toContain('text/event-stream');
+  return stream;
 }
 
 describe('events', () => {
