@@ -500,6 +500,11 @@ export class SvcApi {
   approveDeployment(ref: string): Promise<DeploymentApproval> {
     return this.http.post('v1/deployments/approvals', { item: ref });
   }
+
+  // svc deployments runs resume <id>: POST /v1/deployments/runs/:id/resume (issue 15)
+  resumeDeploymentRun(id: string, body: { capabilities?: string[] } = {}): Promise<WireRow> {
+    return this.http.post(`v1/deployments/runs/${seg(id)}/resume`, body);
+  }
 }
 
 function orgPath(org: string | undefined, rest: string): string {

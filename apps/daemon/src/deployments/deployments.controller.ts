@@ -8,6 +8,7 @@ import {
   CreateFlowDto,
   CreateRunDto,
   ProjectQueryDto,
+  ResumeRunDto,
   UpdateRunDto,
 } from './dto/deployments.dto';
 
@@ -49,6 +50,13 @@ export class DeploymentsController {
   @Patch('runs/:id')
   updateRun(@CurrentActor() actor: AuthenticatedActor, @Param('id') id: string, @Body() dto: UpdateRunDto) {
     return this.service.updateRun(actor, id, dto);
+  }
+
+  // svc deployments runs resume <id>: continue a halted run once its gate passes
+  @Post('runs/:id/resume')
+  @HttpCode(200)
+  resumeRun(@CurrentActor() actor: AuthenticatedActor, @Param('id') id: string, @Body() dto: ResumeRunDto) {
+    return this.service.resumeRun(actor, id, dto);
   }
 
   // svc approve <ref>: the stage the item's run is halted at, approved once by the caller

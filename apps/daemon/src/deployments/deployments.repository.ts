@@ -12,7 +12,7 @@ export const ENVIRONMENT_SELECT = `SELECT project, name, tier, flow_id, ${isoUtc
 export const RUN_SELECT = `SELECT id, project, flow_id, environment, status, current_stage, stage_index, stage_count,
        ARRAY(SELECT jsonb_array_elements_text(carried_work -> 'items')::int) AS carried_items, qa_summary,
        blocked_reason, ${isoUtc('started_at')} AS started_at, ${isoUtc('finished_at')} AS finished_at,
-       halt_kind, halt_stage, halt_missing, ${isoUtc('halted_at')} AS halted_at
+       halt_kind, halt_stage, halt_missing, ${isoUtc('halted_at')} AS halted_at, capabilities
   FROM deployment_runs`;
 
 @Injectable()
@@ -148,6 +148,20 @@ export class DeploymentsRepository {
         values.blocked_reason ?? null,
       ],
     );
+  }
+
+  // What the usher step declares its environment/runner has now (replaces the run's earlier declaration).
+  async setCapabilities(id: string, capabilities: readonly string[], manager: EntityManager): Promise<void> {
+    await manager.query('UPDATE deployment_runs SET capabilities = $2::jsonb WHERE id = $1', [
+      id,
+      JSON.stringify([...new Set(capabilities)]),
+    ]);
+  }
+
+  // An approval changes no column of the run (it stays halted until the usher step re-runs), but the frontier reads
+  // approvals with the run: rewriting the row stamps it for the frontier's change tracking.
+  async touchRun(id: string, manager: EntityManager): Promise<void> {
+    await manager.query('UPDATE deployment_runs SET halt_kind = halt_kind WHERE id = $1', [id]);
   }
 
   // Records (or clears, with null) where and why the run halted; a halt repeated at the same stage keeps its time.

@@ -18,11 +18,13 @@ import {
   FlowWire,
   haltOf,
   HaltKind,
+  ResumeRunDto,
   RunRow,
   RunWire,
   toRunResponse,
   UpdateRunDto,
 } from './dto/deployments.dto';
+import { deploymentRunNotFound, runNotHalted, runStillHalted } from './deployments.errors';
 import { FlowStage, flowStagesProblem, parseFlowStages } from './flow-stages';
 
 const flowNotFound = (id: string) => new DomainError('deployment_flow_not_found', `no deployment flow ${id}`, 404);
@@ -147,6 +149,7 @@ export class DeploymentsService {
         },
         manager,
       );
+      if (dto.capabilities !== undefined) await this.repository.setCapabilities(id, dto.capabilities, manager);
       const row = await this.gate((await this.repository.lockRun(id, manager))!, dto, manager);
       await this.repository.cacheDeployStage(row, manager);
       return row;
@@ -165,8 +168,55 @@ export class DeploymentsService {
       const resumed = locked.status === 'halted' && locked.halt_kind !== null && dto.status === undefined;
       const { capabilities: _capabilities, ...values } = dto;
       await this.repository.updateRun(id, { ...values, ...(resumed ? { status: 'running' } : {}) }, manager);
+      if (dto.capabilities !== undefined) await this.repository.setCapabilities(id, dto.capabilities, manager);
       const row = await this.gate((await this.repository.lockRun(id, manager))!, dto, manager);
       await this.repository.cacheDeployStage(row, manager);
+      return row;
+    });
+    return this.toWire(run);
+  }
+
+  // POST /v1/deployments/runs/:id/resume (svc deployments runs resume <id>): continues a halted run at the stage it
+  // halted at once its gate passes (the capability fixed, declared with `capabilities` or earlier; the approval
+  // given). 409 run_not_halted when there is no halt (so a second resume changes nothing), 409 run_still_halted
+  // with what is still missing when the gate holds (nothing changes either).
+  async resumeRun(actor: AuthenticatedActor, id: string, dto: ResumeRunDto): Promise<RunWire> {
+    const existing = await this.repository.run(id);
+    if (!existing || !(await this.access.canSee(actor, [existing.project]))) throw deploymentRunNotFound(id);
+    const run = await this.repository.transaction(async (manager) => {
+      const locked = (await this.repository.lockRun(id, manager))!;
+      if (locked.status !== 'halted' || locked.halt_kind === null) throw runNotHalted(runState(locked));
+      if (dto.capabilities !== undefined) await this.repository.setCapabilities(id, dto.capabilities, manager);
+      await this.repository.updateRun(id, { status: 'running' }, manager);
+      const row = await this.gate((await this.repository.lockRun(id, manager))!, dto, manager);
+      if (row.halt_kind !== null) {
+        const refs = await this.refs.refsOf(row.carried_items);
+        throw runStillHalted(
+          runState(row),
+          row.carried_items.map((i) => refs.get(i) ?? `#${i}`),
+        );
+      }
+      await this.repository.cacheDeployStage(row, manager);
+      const refs = await this.refs.refsOf(row.carried_items);
+      await this.events.record(
+        {
+          name: 'DeploymentResumed',
+          kind: 'lifecycle',
+          project: row.project,
+          itemRef: refs.get(row.carried_items[0]) ?? null,
+          actorId: actor.id,
+          payload: {
+            run_id: row.id,
+            environment: row.environment,
+            stage: row.current_stage,
+            stage_index: row.stage_index,
+            halt: { kind: locked.halt_kind, stage: locked.halt_stage, missing: locked.halt_missing ?? [] },
+            items: row.carried_items.map((i) => refs.get(i) ?? `#${i}`),
+            resumed_by: actor.name,
+          },
+        },
+        manager,
+      );
       return row;
     });
     return this.toWire(run);
@@ -202,7 +252,8 @@ export class DeploymentsService {
         halt = { kind: 'awaiting-approval', stage: stages[unapproved], position: unapproved + 1, missing: [] };
     } else if (OPEN_RUN_STATUSES.has(run.status) && position >= 1 && position <= stages.length) {
       const stage = stages[position - 1];
-      const have = new Set(dto.capabilities ?? []);
+      // what this usher step declares, else what the run last declared
+      const have = new Set(dto.capabilities ?? run.capabilities ?? []);
       const missing = stage.capabilities.filter((c) => !have.has(c));
       if (stage.approval !== null && !approved.has(position))
         halt = { kind: 'awaiting-approval', stage, position, missing: [] };
@@ -291,6 +342,8 @@ export class DeploymentsService {
       );
       if (!inserted)
         throw new DomainError('already_approved', `${run.halt_stage} of run ${run.id} was already approved`, 409);
+      // the frontier reads the approval with the run (an approved halt is runnable again: the usher re-runs it)
+      await this.repository.touchRun(run.id, manager);
       const event = await this.events.record(
         {
           name: 'DeploymentApproved',

@@ -1,10 +1,50 @@
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 
 import { apiOf } from '../context';
 import { action, output, printKeyValues, printTable } from '../output';
 import { parseIntOption } from './backlog-cli';
 
 const RUN_STATUSES = ['pending', 'running', 'halted', 'succeeded', 'failed', 'cancelled'];
+
+// --stages: names, comma-separated, or a JSON array whose stages may be objects naming an approval and capabilities
+// ('["build", {"name": "production", "approval": true, "capabilities": ["kubectl"]}]'); the daemon validates them.
+export function parseStages(value: string): unknown[] {
+  if (!value.trimStart().startsWith('[')) return value.split(',').filter(Boolean);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new InvalidArgumentError('must be comma-separated names or a JSON array');
+  }
+  if (!Array.isArray(parsed)) throw new InvalidArgumentError('must be comma-separated names or a JSON array');
+  return parsed;
+}
+
+// --capabilities docker,kubectl: what the environment/runner has now ('' declares none)
+export function parseCapabilities(value: string): string[] {
+  return value
+    .split(',')
+    .map((c) => c.trim())
+    .filter(Boolean);
+}
+
+// A stage as the flow list shows it: its name, and what it waits for.
+export function stageLabel(stage: unknown): string {
+  if (typeof stage === 'string') return stage;
+  const s = (stage ?? {}) as { name?: string; environment?: string; approval?: unknown; capabilities?: string[] };
+  const gates: string[] = [];
+  if (s.approval === true || (typeof s.approval === 'object' && s.approval !== null)) {
+    gates.push((s.approval as { role?: string }).role === 'admin' ? 'admin approval' : 'approval');
+  }
+  if (s.capabilities?.length) gates.push(`needs ${s.capabilities.join(', ')}`);
+  const name = s.name ?? s.environment ?? '?';
+  return gates.length > 0 ? `${name} (${gates.join('; ')})` : name;
+}
+
+function haltText(run: Record<string, unknown>): string {
+  const halt = run.halt as { summary?: string } | null | undefined;
+  return halt?.summary ?? '';
+}
 
 export function registerDeploymentsCommand(program: Command): void {
   const deployments = program.command('deployments').description('deployment flows, environments and runs');
@@ -14,24 +54,39 @@ export function registerDeploymentsCommand(program: Command): void {
     .command('create <id>')
     .description('create a deployment flow of a project')
     .requiredOption('--project <project>', 'project')
-    .requiredOption('--stages <stages>', 'stage names in order, comma-separated')
+    .requiredOption(
+      '--stages <stages>',
+      'stage names in order, comma-separated, or a JSON array of stages: ' +
+        '\'["build", {"name": "production", "approval": true, "capabilities": ["kubectl"]}]\' ' +
+        '(approval: true or {"role": "admin"})',
+      parseStages,
+    )
     .option('--name <name>', 'display name (default: the id)')
     .option('--target-tier <tier>', 'target tier')
     .option('--done <text>', 'what done means for this flow')
+    .option('--done-before-complete', "let the flow's items reach done before their run completes")
     .action(
       action(
         async (
           id: string,
-          o: { project: string; stages: string; name?: string; targetTier?: string; done?: string },
+          o: {
+            project: string;
+            stages: unknown[];
+            name?: string;
+            targetTier?: string;
+            done?: string;
+            doneBeforeComplete?: boolean;
+          },
           command: Command,
         ) => {
           const body = await apiOf(command).createDeploymentFlow({
             id,
             project: o.project,
             name: o.name ?? id,
-            stages: o.stages.split(',').filter(Boolean),
+            stages: o.stages,
             ...(o.targetTier ? { target_tier: o.targetTier } : {}),
             ...(o.done ? { done_description: o.done } : {}),
+            ...(o.doneBeforeComplete ? { complete_before_done: false } : {}),
           });
           output(command, body, (b) => printKeyValues(Object.entries(b)));
         },
@@ -47,7 +102,9 @@ export function registerDeploymentsCommand(program: Command): void {
         output(command, body, (b) =>
           printTable(
             ['flow', 'name', 'stages', 'tier'],
-            b.flows.map((f) => [f.id, f.name, (f.stages as string[]).join(' → '), f.target_tier] as string[]),
+            b.flows.map(
+              (f) => [f.id, f.name, (f.stages as unknown[]).map(stageLabel).join(' → '), f.target_tier] as string[],
+            ),
           ),
         );
       }),
@@ -110,6 +167,11 @@ export function registerDeploymentsCommand(program: Command): void {
     .option('--stage-index <n>', 'stage index', parseIntOption)
     .option('--stage-count <n>', 'stage count (default: the flow length)', parseIntOption)
     .option('--qa <summary>', 'QA summary')
+    .option(
+      '--capabilities <names>',
+      'capabilities the environment/runner has, comma-separated (a stage needing others halts)',
+      parseCapabilities,
+    )
     .action(
       action(
         async (
@@ -123,6 +185,7 @@ export function registerDeploymentsCommand(program: Command): void {
             stageIndex?: number;
             stageCount?: number;
             qa?: string;
+            capabilities?: string[];
           },
           command: Command,
         ) => {
@@ -136,6 +199,7 @@ export function registerDeploymentsCommand(program: Command): void {
             ...(o.stageIndex !== undefined ? { stage_index: o.stageIndex } : {}),
             ...(o.stageCount !== undefined ? { stage_count: o.stageCount } : {}),
             ...(o.qa ? { qa_summary: o.qa } : {}),
+            ...(o.capabilities ? { capabilities: o.capabilities } : {}),
           });
           output(command, body, (b) => printKeyValues(Object.entries(b)));
         },
@@ -143,17 +207,29 @@ export function registerDeploymentsCommand(program: Command): void {
     );
   runs
     .command('update <id>')
-    .description('advance or finish a run')
+    .description('advance or finish a run (the usher step; re-sent after a halt it continues when the gate passes)')
     .addOption(new Option('--status <status>', 'status').choices(RUN_STATUSES))
     .option('--stage <stage>', 'current stage')
-    .option('--stage-index <n>', 'stage index', parseIntOption)
+    .option('--stage-index <n>', 'stage index, counted from 1', parseIntOption)
     .option('--qa <summary>', 'QA summary')
     .option('--blocked-reason <text>', 'pipeline block reason')
+    .option(
+      '--capabilities <names>',
+      'capabilities the environment/runner has now, comma-separated (replaces what the run declared)',
+      parseCapabilities,
+    )
     .action(
       action(
         async (
           id: string,
-          o: { status?: string; stage?: string; stageIndex?: number; qa?: string; blockedReason?: string },
+          o: {
+            status?: string;
+            stage?: string;
+            stageIndex?: number;
+            qa?: string;
+            blockedReason?: string;
+            capabilities?: string[];
+          },
           command: Command,
         ) => {
           const body = await apiOf(command).updateDeploymentRun(id, {
@@ -162,10 +238,33 @@ export function registerDeploymentsCommand(program: Command): void {
             ...(o.stageIndex !== undefined ? { stage_index: o.stageIndex } : {}),
             ...(o.qa ? { qa_summary: o.qa } : {}),
             ...(o.blockedReason ? { blocked_reason: o.blockedReason } : {}),
+            ...(o.capabilities ? { capabilities: o.capabilities } : {}),
           });
           output(command, body, (b) => printKeyValues(Object.entries(b)));
         },
       ),
+    );
+  runs
+    .command('resume <id>')
+    .description(
+      'continue a halted run at its stage once the gate passes (the capability fixed, or the approval given)',
+    )
+    .option(
+      '--capabilities <names>',
+      'capabilities the environment/runner has now, comma-separated (default: what the run last declared)',
+      parseCapabilities,
+    )
+    .action(
+      action(async (id: string, o: { capabilities?: string[] }, command: Command) => {
+        const body = await apiOf(command).resumeDeploymentRun(
+          id,
+          o.capabilities ? { capabilities: o.capabilities } : {},
+        );
+        output(command, body, (b) => {
+          printKeyValues(Object.entries(b));
+          process.stdout.write(`resumed run ${String(b.id)} at ${String(b.current_stage)}\n`);
+        });
+      }),
     );
   runs
     .command('list')
@@ -176,7 +275,7 @@ export function registerDeploymentsCommand(program: Command): void {
         const body = await apiOf(command).deploymentRuns(o.project);
         output(command, body, (b) =>
           printTable(
-            ['run', 'environment', 'status', 'stage', 'items'],
+            ['run', 'environment', 'status', 'stage', 'items', 'halt'],
             b.runs.map(
               (r) =>
                 [
@@ -185,6 +284,7 @@ export function registerDeploymentsCommand(program: Command): void {
                   r.status,
                   r.current_stage,
                   (r.carried_work as { items: string[] }).items.join(','),
+                  haltText(r),
                 ] as string[],
             ),
           ),

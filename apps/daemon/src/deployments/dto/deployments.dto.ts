@@ -88,6 +88,17 @@ export class UpdateRunDto {
   capabilities?: string[];
 }
 
+// POST /v1/deployments/runs/:id/resume: continues a halted run once its gate passes.
+export class ResumeRunDto {
+  // what the environment/runner has now (replaces what the run last declared); omitted: the run's declared set
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @MaxLength(100, { each: true })
+  capabilities?: string[];
+}
+
 export interface FlowWire {
   id: string;
   project: string;
@@ -128,6 +139,8 @@ export interface RunRow {
   halt_stage: string | null;
   halt_missing: string[] | null;
   halted_at: string | null;
+  // what the usher step last declared it has (null: never declared)
+  capabilities: string[] | null;
 }
 
 export type HaltKind = DeploymentHaltWire['kind'];
