@@ -4,4 +4,5 @@ export * from './dependencies/cycles';
 export * from './dependencies/gates';
 export * from './frontier/compute-frontier';
 export * from './frontier/explain';
+export * from './frontier/deployment-halts';
 export * from './sessions/lane';

@@ -233,6 +233,34 @@ export class ChargeService {
     const decide = (detail: Omit<ChargeDecisionDetail, 'dispatched' | 'project'>) =>
       this.recordDecision(actor, session.id, { ...detail, dispatched: false, project: project.id });
     const runnable = computation.runnable.find((i) => i.item_id === resolved.id);
+    // A run halted at a human-approval gate (the frontier lists the item as blocked by it): report the halt instead
+    // of dispatching the usher step again.
+    const placed = runnable ?? computation.blocked.find((i) => i.item_id === resolved.id);
+    if (placed?.stage_adapter === 'usher') {
+      const halted = await this.repository.awaitingApproval(resolved.id);
+      if (halted) {
+        const event = await this.recordDecision(actor, session.id, {
+          item_id: placed.ref,
+          adapter: 'usher',
+          reason: 'wait_adapter_encountered',
+          dispatched: false,
+          project: project.id,
+        });
+        throw chargeError(
+          'deployment_awaiting_approval',
+          `${placed.ref} is awaiting approval for ${halted.stage} (run ${halted.run_id}); approve it with svc approve ${placed.ref}, then charge again`,
+          {
+            item_id: placed.ref,
+            run_id: halted.run_id,
+            stage: halted.stage,
+            environment: halted.environment,
+            since: halted.halted_at.toISOString(),
+            decision_recorded: true,
+            event_id: event.event_id,
+          },
+        );
+      }
+    }
     if (!runnable) {
       const blocked = computation.blocked.find((i) => i.item_id === resolved.id);
       if (blocked) {
@@ -275,32 +303,6 @@ export class ChargeService {
           event_id: event.event_id,
         },
       );
-    }
-    if (runnable.adapter === 'usher') {
-      // A run halted at a human-approval gate: report the halt instead of dispatching the usher step again.
-      const halted = await this.repository.awaitingApproval(resolved.id);
-      if (halted) {
-        const event = await this.recordDecision(actor, session.id, {
-          item_id: runnable.ref,
-          adapter: 'usher',
-          reason: 'wait_adapter_encountered',
-          dispatched: false,
-          project: project.id,
-        });
-        throw chargeError(
-          'deployment_awaiting_approval',
-          `${runnable.ref} is awaiting approval for ${halted.stage} (run ${halted.run_id}); approve it with svc approve ${runnable.ref}, then charge again`,
-          {
-            item_id: runnable.ref,
-            run_id: halted.run_id,
-            stage: halted.stage,
-            environment: halted.environment,
-            since: halted.halted_at.toISOString(),
-            decision_recorded: true,
-            event_id: event.event_id,
-          },
-        );
-      }
     }
     if (step.error || !step.entrypoint) {
       const event = await decide({

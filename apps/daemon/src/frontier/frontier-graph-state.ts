@@ -10,6 +10,7 @@ import {
   RunRow,
   TombstoneRow,
 } from './frontier.repository';
+import { DeploymentHaltRow } from './deployment-halts';
 
 // The rows one project's frontier graph is built from, kept between reads so that a write costs a delta, not a
 // reload. `watermark` is the oldest transaction running when these rows were last read (see FrontierRepository).
@@ -25,6 +26,8 @@ export interface GraphState {
   edges: Map<number, EdgeRow>;
   runs: RunRow[];
   environments: EnvironmentRow[];
+  // halted deployment runs of the project's items (issue 15), re-read when a deployment row changes
+  halts: DeploymentHaltRow[];
   // referenced blockers read and found missing (ids are never reused, so they stay missing)
   absent: Set<number>;
 }
@@ -58,6 +61,7 @@ export function createGraphState(
     edges: new Map(),
     runs: [],
     environments: [],
+    halts: [],
     absent: new Set(),
   };
   for (const row of rows.candidates) state.candidates.set(row.id, row);

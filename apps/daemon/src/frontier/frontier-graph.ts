@@ -1,4 +1,4 @@
-import { BlockerFacts, FrontierEdge, FrontierInputItem, isTerminalStatus } from '@app/core';
+import { BlockerFacts, DeploymentHalt, FrontierEdge, FrontierInputItem, isTerminalStatus } from '@app/core';
 
 import { BlockerRow, CandidateRow, EdgeRow, EnvironmentRow, ProjectRow, RunRow } from './frontier.repository';
 import { lifecycleRankOf, stageAdapterOf, WorkflowStages } from './workflow-stages';
@@ -16,6 +16,8 @@ export interface ProjectGraph {
   // environment name → registered for that project, with its delivery-flow reach
   environments: Map<string, Map<string, EnvironmentRow>>;
   runs: RunRow[];
+  // item → its deployment pipeline halt (applied after compute_frontier by applyDeploymentHalts)
+  halts: ReadonlyMap<number, DeploymentHalt>;
   // projects of blockers outside the candidate set
   blockerProjects: Map<number, string>;
   refOf: (id: number) => string | undefined;
@@ -37,6 +39,7 @@ export interface GraphRows {
   workflows: Map<number, WorkflowStages>;
   runs: RunRow[];
   environments: EnvironmentRow[];
+  halts?: ReadonlyMap<number, DeploymentHalt>;
 }
 
 export function buildProjectGraph(rows: GraphRows): ProjectGraph {
@@ -125,6 +128,7 @@ export function buildProjectGraph(rows: GraphRows): ProjectGraph {
     workflows,
     environments,
     runs: rows.runs,
+    halts: rows.halts ?? new Map(),
     blockerProjects,
     refOf: (id) => refs.get(id),
   };

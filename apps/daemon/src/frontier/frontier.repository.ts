@@ -5,6 +5,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { TERMINAL_STATUSES } from '@app/core';
 
 import { DeliveryRunRow, EnvironmentFactRow } from '../dependencies/dependencies.repository';
+import { DEPLOYMENT_HALTS_SQL, DeploymentHaltRow } from './deployment-halts';
 
 export interface ProjectRow {
   id: string;
@@ -222,6 +223,11 @@ export class FrontierRepository {
       'SELECT id, workflow_id, definition FROM workflow_versions WHERE id = ANY ($1::int[])',
       [ids],
     );
+  }
+
+  // Halted deployment runs of the project's items (see deployment-halts.ts).
+  findDeploymentHalts(project: string): Promise<DeploymentHaltRow[]> {
+    return this.dataSource.query(DEPLOYMENT_HALTS_SQL, [project]);
   }
 
   async locateItem(id: number): Promise<ItemLocationRow | null> {

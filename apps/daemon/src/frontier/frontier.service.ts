@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 
 import {
+  applyDeploymentHalts,
   computeFrontier,
   DEFAULT_WIP_CAP,
   DependencyEdge,
@@ -28,6 +29,7 @@ import {
   toExplainResponse,
   toWireList,
 } from './dto/frontier.dto';
+import { toDeploymentHalts } from './deployment-halts';
 import { buildProjectGraph, deliveryState, ProjectGraph, usesDeployedForm } from './frontier-graph';
 import {
   addEdges,
@@ -201,7 +203,10 @@ export class FrontierService {
     const graph = version.graph;
     const computation =
       always || !version.results.has(wipCap)
-        ? computeFrontier({ items: graph.items, edges: graph.activation, blockerFacts: graph.facts, wipCap })
+        ? applyDeploymentHalts(
+            computeFrontier({ items: graph.items, edges: graph.activation, blockerFacts: graph.facts, wipCap }),
+            graph.halts,
+          )
         : null;
     const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
     const counts = computation ? frontierCounts(computation) : version.counts.get(wipCap);
@@ -308,6 +313,7 @@ export class FrontierService {
         return false;
       }
       await this.loadDelivery(state, options);
+      if (changes.delivery) state.halts = await this.repository.findDeploymentHalts(state.project.id);
       state.watermark = watermark;
     }
     entry.current = this.version(await this.buildGraph(entry.state));
@@ -325,6 +331,7 @@ export class FrontierService {
     ]);
     const state = createGraphState(project, options.gates, watermark, { candidates, edges, outside });
     await this.loadDelivery(state, options);
+    state.halts = await this.repository.findDeploymentHalts(project.id);
     return state;
   }
 
@@ -357,6 +364,7 @@ export class FrontierService {
       workflows,
       runs: state.runs,
       environments: state.environments,
+      halts: toDeploymentHalts(state.halts),
     });
   }
 
