@@ -158,12 +158,6 @@ export class DeploymentsRepository {
     ]);
   }
 
-  // An approval changes no column of the run (it stays halted until the usher step re-runs), but the frontier reads
-  // approvals with the run: rewriting the row stamps it for the frontier's change tracking.
-  async touchRun(id: string, manager: EntityManager): Promise<void> {
-    await manager.query('UPDATE deployment_runs SET halt_kind = halt_kind WHERE id = $1', [id]);
-  }
-
   // Records (or clears, with null) where and why the run halted; a halt repeated at the same stage keeps its time.
   async setHalt(
     id: string,

@@ -342,8 +342,6 @@ export class DeploymentsService {
       );
       if (!inserted)
         throw new DomainError('already_approved', `${run.halt_stage} of run ${run.id} was already approved`, 409);
-      // the frontier reads the approval with the run (an approved halt is runnable again: the usher re-runs it)
-      await this.repository.touchRun(run.id, manager);
       const event = await this.events.record(
         {
           name: 'DeploymentApproved',

@@ -2,7 +2,7 @@ import { DeploymentHalt } from '@app/core';
 
 // The frontier's one read of deployment halts (issue 15): per item of the project, its newest deployment run of a
 // flow (as the deployment_complete gate and svc approve pick it), kept when that run is halted. Read whole on a full
-// load and whenever a deployment row was written (an approval rewrites its run row, so it counts as one).
+// load and whenever a deployment row (run, environment, flow or approval) was written or deleted.
 export const DEPLOYMENT_HALTS_SQL = `
   SELECT item_id, run_id, kind, stage, missing, since, approved FROM (
     SELECT DISTINCT ON (x.item_id) x.item_id, r.id AS run_id, r.status, r.halt_kind AS kind, r.halt_stage AS stage,

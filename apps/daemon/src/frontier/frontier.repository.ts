@@ -163,8 +163,8 @@ export class FrontierRepository {
 
   // Everything written since a watermark, and the new watermark, in one statement (one snapshot, one round trip):
   // items of any project (with their prefix), edges whatever their gate (a gate change moves an edge in or out),
-  // deletions (row_id '*' = the table was truncated), and whether any delivery row (run, environment, flow) was
-  // written or deleted.
+  // deletions (row_id '*' = the table was truncated), and whether any delivery row (run, environment, flow, approval)
+  // was written or deleted.
   async findChangesSince(since: string, withRationale: boolean): Promise<ChangeSet> {
     const rows: ChangeSet[] = await this.dataSource.query(
       `SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS watermark,
@@ -186,8 +186,10 @@ export class FrontierRepository {
               EXISTS (SELECT 1 FROM deployment_runs WHERE change_xid >= $1::xid8)
                 OR EXISTS (SELECT 1 FROM environments WHERE change_xid >= $1::xid8)
                 OR EXISTS (SELECT 1 FROM deployment_flows WHERE change_xid >= $1::xid8)
+                OR EXISTS (SELECT 1 FROM deployment_approvals WHERE change_xid >= $1::xid8)
                 OR EXISTS (SELECT 1 FROM change_tombstones WHERE change_xid >= $1::xid8
-                              AND table_name IN ('deployment_runs', 'environments', 'deployment_flows')) AS delivery`,
+                              AND table_name IN ('deployment_runs', 'environments', 'deployment_flows',
+                                                 'deployment_approvals')) AS delivery`,
       [since],
     );
     return rows[0];
