@@ -147,9 +147,19 @@ export class TransferService {
       deployments: {
         flows: flows.map(({ project: _p, ...f }) => f),
         environments: envs.map(({ project: _p, ...e }) => e),
-        // halts are not exported: the next usher step derives them again from the flow and the approvals
+        // halts and the runner's declared capabilities are not exported: the next usher step declares and derives
+        // them again from the flow and the approvals
         runs: runs.map(
-          ({ project: _p, carried_items, halt_kind: _k, halt_stage: _s, halt_missing: _m, halted_at: _h, ...r }) => {
+          ({
+            project: _p,
+            carried_items,
+            halt_kind: _k,
+            halt_stage: _s,
+            halt_missing: _m,
+            halted_at: _h,
+            capabilities: _c,
+            ...r
+          }) => {
             const { started_at, finished_at, ...rest } = r;
             return {
               ...rest,
