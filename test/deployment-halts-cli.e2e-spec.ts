@@ -34,6 +34,9 @@ interface ErrorBody {
   missing?: string[];
 }
 
+// each step is an svc process: a whole pipeline is a few dozen of them on a shared machine
+jest.setTimeout(240_000);
+
 const SHIP_STAGES = JSON.stringify([
   'build',
   { name: 'staging', capabilities: ['docker'] },

@@ -106,6 +106,18 @@ describe('deployment halts: awaiting-approval, needs-capability, complete before
     });
     expect(missing.body.halt!.summary).toMatch(/^needs capability docker for staging since \d+s$/);
     expect((await item('DP-1')).deploy_stage).toBe('needs-capability');
+    // the usher is not dispatched into a capability halt: the item waits in the frontier's blocked bucket
+    const session = await http<{ session_id: number }>(base, 'POST', '/v1/sessions', {
+      token: admin,
+      body: { harness: 'h', model: 'm', project: 'dep' },
+    });
+    const blind = await http<{ code: string; blocked_reasons: string[] }>(base, 'POST', '/v1/charge/dispatch', {
+      token: admin,
+      body: { session_id: session.body.session_id, item_id: 'DP-1' },
+    });
+    expect(blind.status).toBe(409);
+    expect(blind.body.code).toBe('wait_adapter_encountered');
+    expect(blind.body.blocked_reasons).toEqual([expect.stringContaining('needs capability docker for staging')]);
     // fixed: the re-run with docker passes
     const fixed = await advance(runId, { stage_index: 2, capabilities: ['docker'] });
     expect(fixed.body).toMatchObject({ status: 'running', current_stage: 'staging', halt: null });
@@ -137,10 +149,6 @@ describe('deployment halts: awaiting-approval, needs-capability, complete before
     expect(still.body.halt!.since).toBe(halted.body.halt!.since);
 
     // the usher dispatch reports the halt instead of dispatching
-    const session = await http<{ session_id: number }>(base, 'POST', '/v1/sessions', {
-      token: admin,
-      body: { harness: 'h', model: 'm', project: 'dep' },
-    });
     const dispatched = await http(base, 'POST', '/v1/charge/dispatch', {
       token: admin,
       body: { session_id: session.body.session_id, item_id: 'DP-1' },

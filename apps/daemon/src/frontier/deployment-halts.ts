@@ -1,23 +1,26 @@
 import { DeploymentHalt } from '@app/core';
 
-// The frontier's one read of deployment halts (issue 15): per item of the project, its newest deployment run of a
-// flow (as the deployment_complete gate and svc approve pick it), kept when that run is halted. Read whole on a full
-// load and whenever a deployment row (run, environment, flow or approval) was written or deleted.
+// The frontier's one read of deployment halts (issue 15): the project's halted runs of a flow, per carried item, kept
+// when no newer run of a flow carries the item (the newest one is the authority, as the deployment_complete gate and
+// svc approve pick it). Halted runs are few (a partial index finds them); the newer-run check uses the carried-items
+// index. Read whole on a full load and whenever a deployment row (run, environment, flow or approval) was written or
+// deleted.
 export const DEPLOYMENT_HALTS_SQL = `
-  SELECT item_id, run_id, kind, stage, missing, since, approved FROM (
-    SELECT DISTINCT ON (x.item_id) x.item_id, r.id AS run_id, r.status, r.halt_kind AS kind, r.halt_stage AS stage,
-           COALESCE(r.halt_missing, '[]'::jsonb) AS missing,
-           to_char(r.halted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI') || ' UTC' AS since,
-           EXISTS (SELECT 1 FROM deployment_approvals a
-                    WHERE a.run_id = r.id AND a.stage_index = r.stage_index) AS approved
-      FROM deployment_runs r
-     CROSS JOIN LATERAL (SELECT (v.value)::int AS item_id
-                           FROM jsonb_array_elements_text(r.carried_work -> 'items') AS v(value)
-                          WHERE v.value ~ '^[0-9]{1,9}$') x
-     WHERE r.project = $1 AND r.flow_id IS NOT NULL
-     ORDER BY x.item_id, r.started_at DESC, r.id DESC) newest
-   WHERE status = 'halted' AND kind IS NOT NULL AND stage IS NOT NULL AND since IS NOT NULL
-   ORDER BY item_id`;
+  SELECT x.item_id, r.id AS run_id, r.halt_kind AS kind, r.halt_stage AS stage,
+         COALESCE(r.halt_missing, '[]'::jsonb) AS missing,
+         to_char(r.halted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI') || ' UTC' AS since,
+         EXISTS (SELECT 1 FROM deployment_approvals a
+                  WHERE a.run_id = r.id AND a.stage_index = r.stage_index) AS approved
+    FROM deployment_runs r
+   CROSS JOIN LATERAL (SELECT (v.value)::int AS item_id
+                         FROM jsonb_array_elements_text(r.carried_work -> 'items') AS v(value)
+                        WHERE v.value ~ '^[0-9]{1,9}$') x
+   WHERE r.project = $1 AND r.status = 'halted' AND r.flow_id IS NOT NULL
+     AND r.halt_kind IS NOT NULL AND r.halt_stage IS NOT NULL AND r.halted_at IS NOT NULL
+     AND NOT EXISTS (SELECT 1 FROM deployment_runs n
+                      WHERE n.flow_id IS NOT NULL AND n.carried_work -> 'items' @> jsonb_build_array(x.item_id)
+                        AND (n.started_at, n.id) > (r.started_at, r.id))
+   ORDER BY x.item_id, r.started_at DESC, r.id DESC`;
 
 export interface DeploymentHaltRow {
   item_id: number;
