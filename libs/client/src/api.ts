@@ -24,6 +24,7 @@ import type {
   NoteWire,
   ProjectResponse,
   RevokeMachineResponse,
+  SessionListResponse,
   SessionResponse,
   WorkflowRegisterWire,
   WorkflowSummaryWire,
@@ -499,6 +500,13 @@ export class SvcApi {
   // svc approve <ref>: POST /v1/deployments/approvals (issue 15)
   approveDeployment(ref: string): Promise<DeploymentApproval> {
     return this.http.post('v1/deployments/approvals', { item: ref });
+  }
+
+  // svc sessions list: GET /v1/sessions (the caller's sessions; an admin's: everyone's), newest first
+  listSessions(
+    q: { project?: string; harness?: string; state?: string; limit?: number | string } = {},
+  ): Promise<SessionListResponse> {
+    return this.http.get('v1/sessions', q as Query);
   }
 }
 
