@@ -129,6 +129,40 @@ describe('svc command-line habits: project scope, --watch, sessions list, comple
     expect(help.stdout).toContain(`beta, from ${join(checkout, '.svc.json')}`);
   }, 180_000);
 
+  it('should scope svc events stream by .svc.json too', async () => {
+    const child = spawn(process.execPath, [SVC_BIN, 'events', 'stream', '--json'], {
+      cwd: deep,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const create = (project: string) =>
+      http(daemon.url, 'POST', '/v1/items', { token: daemon.token!, body: { project, title: `stream ${project}` } });
+    try {
+      // the stream connects at some point: write to both projects until a notice arrives (alpha first each time,
+      // and notices come in commit order, so an unfiltered stream would show alpha's)
+      const deadline = Date.now() + 20_000;
+      while (!out.includes('\n') && Date.now() < deadline) {
+        expect((await create('alpha')).status).toBe(201);
+        expect((await create('beta')).status).toBe(201);
+        const wait = Date.now() + 1000;
+        while (!out.includes('\n') && Date.now() < wait) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const notices = out
+        .slice(0, out.lastIndexOf('\n'))
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { data: { project?: string } });
+      expect(notices.length).toBeGreaterThan(0);
+      expect(new Set(notices.map((n) => n.data.project))).toEqual(new Set(['beta']));
+    } finally {
+      child.kill('SIGINT');
+    }
+    await exited;
+  });
+
   it('should ask for a project when a command needs one and none is named anywhere', async () => {
     const outside = mkdtempSync(join(tmpdir(), 'svc-noscope-'));
     const result = await runSvc(['frontier', 'list'], { cwd: outside, env });
