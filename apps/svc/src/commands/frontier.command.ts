@@ -40,7 +40,7 @@ export function registerFrontierCommand(program: Command): void {
 
   frontier
     .command('list')
-    .description('frontier.list: ready rows, blocked rows and every unsatisfied dependency edge of a project')
+    .description('frontier.list: runnable, blocked and frozen rows and every unsatisfied dependency edge of a project')
     .addOption(projectOption())
     .addOption(wipCapOption())
     .addOption(
@@ -78,7 +78,7 @@ export function registerFrontierCommand(program: Command): void {
             ['project', b.project],
             ['wip', `${b.wip_active} active of ${b.wip_cap}`],
           ]);
-          printFrontierRows('ready', b.ready_rows);
+          printFrontierRows('runnable', b.ready_rows);
           printFrontierRows('blocked', b.blocked_rows, true);
           if (b.frozen_rows.length > 0) printFrontierRows('frozen', b.frozen_rows);
           process.stdout.write(`dependency edges (${b.dependency_edges.length})\n`);
