@@ -17,7 +17,7 @@ import {
   TestDatabase,
   withClient,
 } from '@app/testing';
-import { http } from '@app/testing/machine-auth';
+import { createActor, http } from '@app/testing/machine-auth';
 
 // Polls until `check` holds (no fixed sleep); fails with what it last saw.
 async function until(check: () => boolean, describeState: () => string, timeoutMs = 20_000): Promise<void> {
@@ -200,6 +200,21 @@ describe('svc command-line habits: project scope, --watch, sessions list, comple
         code: 'validation_failed',
       });
     }
+    // a member sees only the sessions it registered; the admin sees everyone's
+    const otto = await createActor(db.url, { name: 'otto' });
+    const ottoEnv = { ...env, SVC_TOKEN: otto.token };
+    const own = parseJson<{ session_id: number }>(
+      await runSvc(['sessions', 'register', '--label', 'otto', '--json'], { env: ottoEnv }),
+    );
+    const ottoSees = parseJson<{ sessions: { session_id: number }[] }>(
+      await runSvc(['sessions', 'list', '--all-projects', '--state', 'all', '--json'], { env: ottoEnv }),
+    );
+    expect(ottoSees.sessions.map((s) => s.session_id)).toEqual([own.session_id]);
+    const adminSees = parseJson<{ sessions: { session_id: number }[] }>(
+      await runSvc(['sessions', 'list', '--all-projects', '--json'], { env }),
+    );
+    expect(adminSees.sessions.length).toBeGreaterThan(1);
+    expect(adminSees.sessions.map((s) => s.session_id)).toContain(own.session_id);
     const unknown = await http<{ code: string }>(daemon.url, 'GET', '/v1/sessions?project=nope', {
       token: daemon.token!,
     });
