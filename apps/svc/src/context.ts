@@ -1,6 +1,8 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 
 import { apiFor, connectedCredentials, resolveConnection, SvcApi } from '@app/client';
+
+import { PROJECT_PRECEDENCE, resolveProjectScope } from './workspace';
 
 export { resolveConnection };
 
@@ -24,4 +26,53 @@ export function apiOf(command: Command): SvcApi {
 
 export function wantsJson(command: Command): boolean {
   return Boolean(command.optsWithGlobals<GlobalOptions>().json);
+}
+
+// --project of every project-scoped command; its default follows PROJECT_PRECEDENCE (README "Project scope").
+export const projectOption = (what = 'project id') =>
+  new Option('--project <project>', `${what} (default: ${PROJECT_PRECEDENCE})`);
+
+// Commands whose project filter is optional can drop the implicit scope.
+export const allProjectsOption = () =>
+  new Option('--all-projects', 'every project you can access: ignore SVC_PROJECT and .svc.json').conflicts('project');
+
+// The project a scoped command works on (see resolveProjectScope), or undefined when none is named anywhere.
+export function scopedProject(flag: string | undefined, options: { allProjects?: boolean } = {}): string | undefined {
+  if (options.allProjects) return undefined;
+  return resolveProjectScope(flag, options)?.project;
+}
+
+// Commands whose --project means something else than a scope (evaluate-gates: every item instead of the refs).
+const UNSCOPED = new Set(['evaluate-gates']);
+
+// Every --project option of the tree defaults to the resolved scope, so that each project-scoped command (those of
+// other areas too, whose --project is mandatory) follows the same precedence, and --help shows where it came from.
+export function applyProjectScope(program: Command, scope = resolveProjectScope(undefined)): void {
+  const walk = (command: Command) => {
+    for (const option of command.options) {
+      if (option.long !== '--project' || UNSCOPED.has(command.name())) continue;
+      if (scope) {
+        option.default(scope.project, `${scope.project}, from ${scope.source}`);
+        // addOption stored the option's default when it was registered; store this one the same way
+        command.setOptionValueWithSource(option.attributeName(), scope.project, 'default');
+      }
+      if (!option.description.includes('SVC_PROJECT')) option.description += ' (default: SVC_PROJECT, else .svc.json)';
+    }
+    command.commands.forEach(walk);
+  };
+  walk(program);
+}
+
+// True when --project was typed (or set by the caller), not filled in from SVC_PROJECT or .svc.json.
+export function projectNamed(command: Command): boolean {
+  return command.getOptionValueSource('project') !== 'default' && command.getOptionValue('project') !== undefined;
+}
+
+// A bare item number (`12`) names an item of the scoped project: `<prefix>-12`. Other refs pass unchanged.
+export async function scopedRef(api: SvcApi, ref: string): Promise<string> {
+  if (!/^[0-9]{1,9}$/.test(ref)) return ref;
+  const project = scopedProject(undefined);
+  if (!project) return ref;
+  const found = (await api.projects()).projects.find((p) => p.id === project);
+  return found ? `${found.public_item_prefix}-${ref}` : ref;
 }

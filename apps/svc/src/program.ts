@@ -3,6 +3,9 @@ import { Command, Option } from 'commander';
 import { version } from '../../../package.json';
 import { COLOR_MODES, ColorMode, setColorMode } from './color';
 import { COMMAND_GROUPS } from './commands';
+import { applyProjectScope } from './context';
+import { registerCompletionCommand } from './commands/completion.command';
+import { addDiscoverability } from './discoverability';
 
 export function buildProgram(): Command {
   const program = new Command('svc')
@@ -19,8 +22,12 @@ export function buildProgram(): Command {
     .hook('preAction', (_program, actionCommand) => {
       setColorMode(actionCommand.optsWithGlobals<{ color?: ColorMode }>().color ?? 'auto');
     })
-    .showHelpAfterError()
+    // the error and its "Did you mean …?" stay on screen instead of scrolling away under the whole help
+    .showHelpAfterError('(add --help for usage)')
     .enablePositionalOptions(false);
   for (const register of COMMAND_GROUPS) register(program);
+  registerCompletionCommand(program);
+  applyProjectScope(program);
+  addDiscoverability(program);
   return program;
 }

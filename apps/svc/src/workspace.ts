@@ -28,3 +28,22 @@ export function findWorkspace(cwd: string = process.cwd(), env: NodeJS.ProcessEn
     dir = parent;
   }
 }
+
+export interface ProjectScope {
+  project: string;
+  // where it came from: '--project', 'SVC_PROJECT' or the .svc.json path
+  source: string;
+}
+
+export const PROJECT_PRECEDENCE = '--project, else env SVC_PROJECT, else the nearest .svc.json upward from here';
+
+// The one resolver of every project-scoped command: the flag, else SVC_PROJECT, else the nearest .svc.json.
+// `allProjects` (--all-projects) drops the implicit scope of commands whose project filter is optional.
+export function resolveProjectScope(
+  flag: string | undefined,
+  options: { allProjects?: boolean; cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): ProjectScope | null {
+  if (flag) return { project: flag, source: '--project' };
+  if (options.allProjects) return null;
+  return findWorkspace(options.cwd, options.env);
+}

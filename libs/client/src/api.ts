@@ -24,6 +24,7 @@ import type {
   NoteWire,
   ProjectResponse,
   RevokeMachineResponse,
+  SessionListResponse,
   SessionResponse,
   WorkflowRegisterWire,
   WorkflowSummaryWire,
@@ -504,6 +505,13 @@ export class SvcApi {
   // svc deployments runs resume <id>: POST /v1/deployments/runs/:id/resume (issue 15)
   resumeDeploymentRun(id: string, body: { capabilities?: string[] } = {}): Promise<WireRow> {
     return this.http.post(`v1/deployments/runs/${seg(id)}/resume`, body);
+  }
+
+  // svc sessions list: GET /v1/sessions (the caller's sessions; an admin's: everyone's), newest first
+  listSessions(
+    q: { project?: string; harness?: string; state?: string; limit?: number | string } = {},
+  ): Promise<SessionListResponse> {
+    return this.http.get('v1/sessions', q as Query);
   }
 }
 

@@ -1,9 +1,9 @@
-import { Body, Controller, Get, HttpCode, Param, ParseIntPipe, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, ParseIntPipe, Post, Query } from '@nestjs/common';
 
-import { HeartbeatResponse, RegisterSessionResponse, SessionResponse } from '@app/contracts';
+import { HeartbeatResponse, RegisterSessionResponse, SessionListResponse, SessionResponse } from '@app/contracts';
 
 import { AuthenticatedActor, CurrentActor } from '../auth/actor';
-import { RegisterSessionDto } from './dto/sessions.dto';
+import { ListSessionsQueryDto, RegisterSessionDto } from './dto/sessions.dto';
 import { SessionsService } from './sessions.service';
 
 @Controller('v1/sessions')
@@ -16,6 +16,11 @@ export class SessionsController {
     @Body() dto: RegisterSessionDto,
   ): Promise<RegisterSessionResponse> {
     return this.service.register(actor, dto);
+  }
+
+  @Get()
+  list(@CurrentActor() actor: AuthenticatedActor, @Query() query: ListSessionsQueryDto): Promise<SessionListResponse> {
+    return this.service.list(actor, query);
   }
 
   @Get(':id')

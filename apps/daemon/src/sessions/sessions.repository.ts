@@ -35,6 +35,38 @@ export class SessionsRepository {
     return rows[0] ?? null;
   }
 
+  // Newest first. actorId null: every actor's (admins).
+  list(filter: {
+    actorId: number | null;
+    project: string | null;
+    harness: string | null;
+    state: 'live' | 'ended' | 'all';
+    limit: number;
+  }): Promise<SessionRow[]> {
+    return this.dataSource.query(
+      `SELECT ${SESSION_COLUMNS} FROM executor_sessions
+        WHERE ($1::int IS NULL OR actor_id = $1)
+          AND ($2::text IS NULL OR project = $2)
+          AND ($3::text IS NULL OR harness = $3)
+          AND ($4 = 'all' OR ($4 = 'live') = (ended_at IS NULL))
+        ORDER BY id DESC
+        LIMIT $5`,
+      [filter.actorId, filter.project, filter.harness, filter.state, filter.limit],
+    );
+  }
+
+  // The live claims of several sessions at once (each row names its session).
+  liveClaimsOf(sessionIds: number[]): Promise<(ClaimRow & { session_id: number })[]> {
+    if (sessionIds.length === 0) return Promise.resolve([]);
+    return this.dataSource.query(
+      `SELECT c.session_id, ${CLAIM_COLUMNS}
+         FROM item_claims c JOIN items i ON i.id = c.item_id JOIN projects p ON p.id = i.project
+        WHERE c.session_id = ANY($1::int[]) AND c.expires_at > now()
+        ORDER BY c.claimed_at`,
+      [sessionIds],
+    );
+  }
+
   liveClaims(sessionId: number): Promise<ClaimRow[]> {
     return this.dataSource.query(
       `SELECT ${CLAIM_COLUMNS}

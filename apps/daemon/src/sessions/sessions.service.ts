@@ -1,6 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 
-import { HeartbeatResponse, RegisterSessionResponse, SessionResponse } from '@app/contracts';
+import {
+  DEFAULT_SESSIONS_LIMIT,
+  HeartbeatResponse,
+  RegisterSessionResponse,
+  SessionListResponse,
+  SessionResponse,
+} from '@app/contracts';
 import { LanePolicy, resolveLane } from '@app/core';
 
 import { AuthenticatedActor } from '../auth/actor';
@@ -8,7 +14,14 @@ import { DomainError } from '../common/domain-error';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { FrontierService } from '../frontier/frontier.service';
 import { ProjectRow } from '../frontier/frontier.repository';
-import { RegisterSessionDto, SessionRow, toClaimResponse, toSessionResponse } from './dto/sessions.dto';
+import {
+  ClaimRow,
+  ListSessionsQueryDto,
+  RegisterSessionDto,
+  SessionRow,
+  toClaimResponse,
+  toSessionResponse,
+} from './dto/sessions.dto';
 import { SessionsRepository } from './sessions.repository';
 
 export const sessionNotFound = (id: number | string) =>
@@ -58,6 +71,23 @@ export class SessionsService {
     if (!row || (row.actor_id !== actor.id && !actor.isAdmin)) throw sessionNotFound(id);
     if (live && row.ended_at) throw new DomainError('session_ended', `executor session ${id} has ended`, 409);
     return row;
+  }
+
+  // The caller's own sessions; an admin sees everyone's. A named project must be one the caller can access.
+  async list(actor: AuthenticatedActor, dto: ListSessionsQueryDto): Promise<SessionListResponse> {
+    const project = dto.project ? (await this.frontier.resolveProject(actor, dto.project)).id : null;
+    const rows = await this.repository.list({
+      actorId: actor.isAdmin ? null : actor.id,
+      project,
+      harness: dto.harness ?? null,
+      state: dto.state ?? 'live',
+      limit: dto.limit ?? DEFAULT_SESSIONS_LIMIT,
+    });
+    const claims = new Map<number, ClaimRow[]>();
+    for (const claim of await this.repository.liveClaimsOf(rows.map((r) => r.id))) {
+      claims.set(claim.session_id, [...(claims.get(claim.session_id) ?? []), claim]);
+    }
+    return { sessions: rows.map((row) => toSessionResponse(row, claims.get(row.id) ?? [])) };
   }
 
   async get(actor: AuthenticatedActor, id: number): Promise<SessionResponse> {

@@ -12,12 +12,20 @@ import {
   runCharge,
   SvcApi,
 } from '@app/client';
-import type { DispatchResponse, ScheduleResponse, ScheduleStep } from '@app/contracts';
+import type { DispatchResponse, FrontierResultWire, ScheduleResponse, ScheduleStep } from '@app/contracts';
 
 import { paintErr, tone } from '../color';
-import { apiOf, wantsJson } from '../context';
+import {
+  allProjectsOption,
+  apiOf,
+  connectionFor,
+  projectNamed,
+  projectOption,
+  scopedProject,
+  wantsJson,
+} from '../context';
 import { action, CliError, output, printJson, printKeyValues, printTable } from '../output';
-import { findWorkspace } from '../workspace';
+import { watchFrontier } from './frontier-watch';
 import { printFrontierRows, wipCapOption } from './frontier.command';
 
 interface ChargeOptions {
@@ -132,7 +140,7 @@ async function runChargeCommand(
         harness: options.harness,
         model: options.model,
         dispatchCommand: options.dispatchCommand ?? null,
-        workspaceProject: findWorkspace()?.project ?? null,
+        workspaceProject: scopedProject(undefined) ?? null,
       },
       cliChargeIO(options, json),
     );
@@ -159,7 +167,7 @@ export function registerChargeCommand(program: Command): void {
     .description('pick the top runnable item (or --item), confirm, claim it for this session and dispatch it')
     .option('--dry-run', 'show the schedule and stop; nothing is dispatched')
     .option('--item <ref>', 'target this item instead of the top-ranked one')
-    .option('--project <project>', 'explicit project scope (default: the checkout project from .svc.json/SVC_PROJECT)')
+    .addOption(projectOption('project scope; --item alone charges that item wherever it lives'))
     .addOption(wipCapOption())
     .option('-y, --yes', 'do not ask for confirmation (scripts)')
     .addOption(new Option('--session <id>', 'executor session id (default: register one)').env('SVC_SESSION_ID'))
@@ -187,7 +195,9 @@ export function registerChargeCommand(program: Command): void {
         if (session !== null && !Number.isInteger(session)) {
           throw new CliError('validation_failed', '--session must be a session id');
         }
-        await runChargeCommand(apiOf(command), options, wantsJson(command), session);
+        // a scope filled in from SVC_PROJECT/.svc.json yields to --item's own project (see runCharge)
+        const named = projectNamed(command) ? options.project : undefined;
+        await runChargeCommand(apiOf(command), { ...options, project: named }, wantsJson(command), session);
       }),
     );
 
@@ -195,15 +205,21 @@ export function registerChargeCommand(program: Command): void {
     .command('schedule')
     .description('charge.schedule: the claim-aware ranked schedule across the projects you can access')
     .addOption(new Option('--session <id>', 'filter by this session: its lane and claims').env('SVC_SESSION_ID'))
-    .option('--project <project>', 'one project only')
+    .addOption(projectOption('one project only'))
+    .addOption(allProjectsOption())
     .addOption(wipCapOption())
     .action(
       action(async (_options: unknown, command: Command) => {
         // the parent `charge` shares these option names and parses them first
-        const options = command.optsWithGlobals<{ session?: string; project?: string; wipCap?: string }>();
+        const options = command.optsWithGlobals<{
+          session?: string;
+          project?: string;
+          allProjects?: boolean;
+          wipCap?: string;
+        }>();
         const body = await apiOf(command).schedule({
           session_id: options.session,
-          project: options.project,
+          project: scopedProject(options.project, { allProjects: options.allProjects }),
           wip_cap: options.wipCap,
         });
         output(command, body, (b) => {
@@ -224,14 +240,12 @@ export function registerChargeCommand(program: Command): void {
   program
     .command('charge-frontier')
     .description('the charge frontier of a project (GET /v1/charge/frontier): runnable, blocked, frozen, WIP')
-    .option('--project <project>', 'project id (required by the server; it lists your projects when missing)')
+    .addOption(projectOption('project id (when none is named anywhere, the daemon lists your projects)'))
     .addOption(wipCapOption())
+    .option('-w, --watch', 'redraw on every change (follows the event stream; Ctrl-C stops, exit 130)')
     .action(
-      action(async (options: { project?: string; wipCap?: string }, command: Command) => {
-        const read = await apiOf(command).frontier({ project: options.project, wip_cap: options.wipCap });
-        if (read.notModified) return; // never without an etag
-        const body = read.body;
-        output(command, body, (b) => {
+      action(async (options: { project?: string; wipCap?: string; watch?: boolean }, command: Command) => {
+        const render = (b: FrontierResultWire) => {
           printKeyValues([
             ['wip', `${b.wip_active} active of ${b.wip_cap}`],
             ['conduct eligible', b.conduct_eligible.map((i) => i.item_id).join(', ')],
@@ -239,7 +253,18 @@ export function registerChargeCommand(program: Command): void {
           printFrontierRows('runnable', b.runnable);
           printFrontierRows('blocked', b.blocked, true);
           printFrontierRows('frozen', b.frozen);
-        });
+        };
+        const api = apiOf(command);
+        const project = scopedProject(options.project);
+        if (options.watch) {
+          const { url, token } = connectionFor(command);
+          const json = wantsJson(command);
+          process.exitCode = await watchFrontier({ api, url, token, project, wipCap: options.wipCap, json, render });
+          return;
+        }
+        const read = await api.frontier({ project, wip_cap: options.wipCap });
+        if (read.notModified) return; // never without an etag
+        output(command, read.body, render);
       }),
     );
 }

@@ -3,7 +3,7 @@ import { Command, Option } from 'commander';
 import { openEventStream, SvcHttpError } from '@app/client';
 import type { StreamNotice } from '@app/contracts';
 
-import { apiOf, connectionFor, wantsJson } from '../context';
+import { allProjectsOption, apiOf, connectionFor, projectOption, scopedProject, wantsJson } from '../context';
 import { action, output, printTable, reportError } from '../output';
 import { relativeTime } from '../time';
 
@@ -31,7 +31,8 @@ export function registerEventsCommand(program: Command): void {
     .command('query')
     .description('recorded events, newest first (FrontierComputed, ChargeDecisionMade, DbClaimAmended, ...)')
     .option('--event-name <name>', 'only events with this name')
-    .option('--project <project>', 'only events of this project')
+    .addOption(projectOption('only events of this project'))
+    .addOption(allProjectsOption())
     .option('--item <ref>', 'only events about this item')
     .option('--since <when>', 'ISO 8601 timestamp, or a duration back from now: 30s, 15m, 2h, 7d')
     .addOption(new Option('--limit <n>', 'at most this many (default 100, max 1000)'))
@@ -39,7 +40,7 @@ export function registerEventsCommand(program: Command): void {
       action(async (options: Record<string, string | undefined>, command: Command) => {
         const body = await apiOf(command).events({
           event_name: options.eventName,
-          project: options.project,
+          project: scopedProject(options.project, { allProjects: !!options.allProjects }),
           item: options.item,
           since: options.since,
           limit: options.limit,
@@ -63,17 +64,18 @@ export function registerEventsCommand(program: Command): void {
   events
     .command('stream')
     .description('follow the live stream (events and item changes from every replica) until interrupted')
-    .option('--project <project>', 'only this project')
+    .addOption(projectOption('only this project'))
+    .addOption(allProjectsOption())
     .option('--event-name <name>', 'only events with this name (item changes still pass)')
     .action(
-      action(async (options: { project?: string; eventName?: string }, command: Command) => {
+      action(async (options: { project?: string; allProjects?: boolean; eventName?: string }, command: Command) => {
         const json = wantsJson(command);
         const { url, token } = connectionFor(command);
         await new Promise<void>((resolve) => {
           const stream = openEventStream({
             baseUrl: url,
             token,
-            project: options.project,
+            project: scopedProject(options.project, { allProjects: options.allProjects }),
             eventName: options.eventName,
             onNotice: (notice) => process.stdout.write(`${json ? JSON.stringify(notice) : noticeLine(notice)}\n`),
             onStatus: (status, detail) => {

@@ -3,11 +3,23 @@ import { Command, Option } from 'commander';
 import type { FrontierItemWire } from '@app/contracts';
 
 import { paint, tone } from '../color';
-import { apiOf } from '../context';
-import { action, output, printKeyValues, printTable } from '../output';
+import { apiOf, projectOption, scopedProject, scopedRef } from '../context';
+import { action, CliError, output, printKeyValues, printTable } from '../output';
 
 export const wipCapOption = () =>
   new Option('--wip-cap <n>', "WIP cap override (default: the project's policy wip_cap, else 30)").env('SVC_WIP_CAP');
+
+// Without a project anywhere (flag, SVC_PROJECT, .svc.json) a command that needs one says how to name it.
+export function requireProject(flag: string | undefined): string {
+  const project = scopedProject(flag);
+  if (!project) {
+    throw new CliError(
+      'project_required',
+      'name a project: --project <id>, env SVC_PROJECT, or a .svc.json {"project": "<id>"} here or in a parent folder',
+    );
+  }
+  return project;
+}
 
 export function printFrontierRows(title: string, rows: FrontierItemWire[], withReasons = false): void {
   process.stdout.write(`${paint().bold(tone(title))} (${rows.length})\n`);
@@ -28,13 +40,21 @@ export function registerFrontierCommand(program: Command): void {
 
   frontier
     .command('list')
-    .description('frontier.list: ready rows, blocked rows and every unsatisfied dependency edge of a project')
-    .requiredOption('--project <project>', 'project id')
+    .description('frontier.list: runnable, blocked and frozen rows and every unsatisfied dependency edge of a project')
+    .addOption(projectOption())
     .addOption(wipCapOption())
     .addOption(
       new Option('--gate-point <gate>', 'edges at one gate only').choices(['activation', 'integration', 'closure']),
     )
-    .addOption(new Option('--only <part>', 'return one part only').choices(['ready', 'blocked', 'frozen', 'edges']))
+    .addOption(
+      new Option('--only <part>', 'return one part only (ready is an older name of runnable)').choices([
+        'runnable',
+        'blocked',
+        'frozen',
+        'edges',
+        'ready',
+      ]),
+    )
     .option('--adapter <adapter>', 'rows with this adapter only (refine, shepherd, conduct, polish, usher, wait, ...)')
     .addOption(new Option('--priority <priority>', 'rows with this priority only').choices(['high', 'medium', 'low']))
     .option('--blocker <ref>', 'edges whose blocker is this item')
@@ -43,10 +63,10 @@ export function registerFrontierCommand(program: Command): void {
     .action(
       action(async (options: Record<string, string | boolean | undefined>, command: Command) => {
         const body = await apiOf(command).frontierList({
-          project: options.project as string,
+          project: requireProject(options.project as string | undefined),
           wip_cap: options.wipCap as string | undefined,
           gate_point: options.gatePoint as string | undefined,
-          only: options.only as string | undefined,
+          only: options.only === 'runnable' ? 'ready' : (options.only as string | undefined),
           adapter: options.adapter as string | undefined,
           priority: options.priority as string | undefined,
           blocker: options.blocker as string | undefined,
@@ -58,7 +78,7 @@ export function registerFrontierCommand(program: Command): void {
             ['project', b.project],
             ['wip', `${b.wip_active} active of ${b.wip_cap}`],
           ]);
-          printFrontierRows('ready', b.ready_rows);
+          printFrontierRows('runnable', b.ready_rows);
           printFrontierRows('blocked', b.blocked_rows, true);
           if (b.frozen_rows.length > 0) printFrontierRows('frozen', b.frozen_rows);
           process.stdout.write(`dependency edges (${b.dependency_edges.length})\n`);
@@ -83,11 +103,15 @@ export function registerFrontierCommand(program: Command): void {
 
   frontier
     .command('explain <ref>')
-    .description('why an item is or is not runnable: unsatisfied facts, critical path, bucket and rank')
+    .description(
+      'why an item is or is not runnable: unsatisfied facts, critical path, bucket and rank (a bare number names an ' +
+        'item of the scoped project)',
+    )
     .addOption(wipCapOption())
     .action(
       action(async (ref: string, options: { wipCap?: string }, command: Command) => {
-        const body = await apiOf(command).explain(ref, { wip_cap: options.wipCap });
+        const api = apiOf(command);
+        const body = await api.explain(await scopedRef(api, ref), { wip_cap: options.wipCap });
         output(command, body, (b) => {
           printKeyValues([
             ['item', `${b.item_id} (${b.project})`],

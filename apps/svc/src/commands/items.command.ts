@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 
 import { ItemDetailWire, ItemListWire, ItemWire, PRIORITIES, RESOLUTIONS } from '@app/contracts/backlog';
 
-import { apiOf } from '../context';
+import { allProjectsOption, apiOf, projectOption, scopedProject } from '../context';
 import { action, CliError, output, printKeyValues, printTable } from '../output';
 import { relativeTime } from '../time';
 import { addDependencyCommands } from './dependencies.command';
@@ -98,7 +98,8 @@ export function registerItemsCommand(program: Command): void {
   items
     .command('list')
     .description('list items (filters combine)')
-    .option('--project <project>', 'project id')
+    .addOption(projectOption('only this project'))
+    .addOption(allProjectsOption())
     .option('--status <stages>', 'stage id, or several comma-separated')
     .addOption(new Option('--priority <priority>', 'priority').choices(PRIORITIES))
     .addOption(new Option('--blocked <0|1>', 'operator block flag').choices(['0', '1']))
@@ -108,7 +109,11 @@ export function registerItemsCommand(program: Command): void {
     .option('--offset <n>', 'skip this many', parseIntOption)
     .action(
       action(async (options: Record<string, string | number | undefined>, command: Command) => {
-        const query = Object.fromEntries(Object.entries(options).filter(([k]) => k !== 'json'));
+        const query = Object.fromEntries(
+          Object.entries(options).filter(([k]) => k !== 'json' && k !== 'project' && k !== 'allProjects'),
+        );
+        const project = scopedProject(options.project as string | undefined, { allProjects: !!options.allProjects });
+        if (project) query.project = project;
         output(command, await apiOf(command).items(query), renderItems);
       }),
     );

@@ -1,8 +1,9 @@
 import { Command, Option } from 'commander';
 
+import { DEFAULT_SESSIONS_LIMIT, MAX_SESSIONS_LIMIT, SESSION_STATES } from '@app/contracts';
 import type { RegisterSessionResponse, SessionResponse } from '@app/contracts';
 
-import { apiOf } from '../context';
+import { allProjectsOption, apiOf, projectOption, scopedProject } from '../context';
 import { action, output, printKeyValues, printTable } from '../output';
 import { relativeTime } from '../time';
 
@@ -26,7 +27,7 @@ function render(s: SessionWire): void {
 }
 
 export function registerSessionsCommand(program: Command): void {
-  const sessions = program.command('sessions').description('executor sessions: register, heartbeat, show, end');
+  const sessions = program.command('sessions').description('executor sessions: list, register, heartbeat, show, end');
 
   sessions
     .command('register')
@@ -35,13 +36,52 @@ export function registerSessionsCommand(program: Command): void {
       new Option('--harness <harness>', 'executor harness, e.g. claude-code').env('SVC_HARNESS').default('cli'),
     )
     .addOption(new Option('--model <model>', 'executor model').env('SVC_MODEL').default('unknown'))
-    .addOption(new Option('--project <project>', 'project whose session routing decides the lane').env('SVC_PROJECT'))
+    .addOption(projectOption('project whose session routing decides the lane'))
     .option('--label <label>', 'free text shown in listings')
     .action(
       action(
         async (options: { harness: string; model: string; project?: string; label?: string }, command: Command) => {
-          const body = await apiOf(command).registerSession(options);
+          const body = await apiOf(command).registerSession({ ...options, project: scopedProject(options.project) });
           output(command, body, render);
+        },
+      ),
+    );
+
+  sessions
+    .command('list')
+    .description("your executor sessions (an admin sees everyone's), newest first, with their live claims")
+    .addOption(projectOption('sessions registered for this project'))
+    .addOption(allProjectsOption())
+    .option('--harness <harness>', 'sessions of this harness only')
+    .addOption(new Option('--state <state>', 'live (not ended), ended, or all').choices(SESSION_STATES).default('live'))
+    .option('--limit <n>', `at most this many (default ${DEFAULT_SESSIONS_LIMIT}, max ${MAX_SESSIONS_LIMIT})`)
+    .action(
+      action(
+        async (
+          options: { project?: string; allProjects?: boolean; harness?: string; state: string; limit?: string },
+          command: Command,
+        ) => {
+          const body = await apiOf(command).listSessions({
+            project: scopedProject(options.project, { allProjects: options.allProjects }),
+            harness: options.harness,
+            state: options.state,
+            limit: options.limit,
+          });
+          output(command, body, (b) =>
+            printTable(
+              ['session', 'executor', 'project', 'lane', 'claims', 'last seen', 'ended', 'label'],
+              b.sessions.map((s) => [
+                s.session_id,
+                `${s.harness} / ${s.model}`,
+                s.project,
+                s.lane,
+                s.claims.map((c) => c.item_id).join(', '),
+                relativeTime(s.last_seen_at),
+                s.ended_at ? relativeTime(s.ended_at) : '',
+                s.label,
+              ]),
+            ),
+          );
         },
       ),
     );

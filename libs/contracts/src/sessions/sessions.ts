@@ -32,3 +32,13 @@ export interface HeartbeatResponse {
   session_id: number;
   renewed: ClaimResponse[];
 }
+
+// GET /v1/sessions: which sessions to list (default live), newest first.
+export const SESSION_STATES = ['live', 'ended', 'all'] as const;
+export type SessionState = (typeof SESSION_STATES)[number];
+export const DEFAULT_SESSIONS_LIMIT = 100;
+export const MAX_SESSIONS_LIMIT = 1000;
+
+export interface SessionListResponse {
+  sessions: SessionResponse[];
+}

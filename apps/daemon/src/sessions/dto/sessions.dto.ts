@@ -1,6 +1,9 @@
-import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 
-import { ClaimResponse, SessionResponse } from '@app/contracts';
+import { ClaimResponse, MAX_SESSIONS_LIMIT, SESSION_STATES, SessionResponse, SessionState } from '@app/contracts';
+
+import { toUnsignedInt } from '../../common/transforms';
 
 const TOKEN = /^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,99}$/;
 
@@ -9,6 +12,19 @@ export class RegisterSessionDto {
   @IsString() @Matches(TOKEN, { message: 'model must be a short token such as opus-4' }) model!: string;
   @IsOptional() @IsString() @MaxLength(63) project?: string;
   @IsOptional() @IsString() @MaxLength(200) label?: string;
+}
+
+// GET /v1/sessions: the caller's sessions (an admin's: everyone's), newest first.
+export class ListSessionsQueryDto {
+  @IsOptional() @IsString() @MaxLength(63) project?: string;
+  @IsOptional()
+  @IsString()
+  @Matches(TOKEN, { message: 'harness must be a short token such as claude-code' })
+  harness?: string;
+  @IsOptional()
+  @IsIn(SESSION_STATES, { message: `state must be one of ${SESSION_STATES.join(', ')}` })
+  state?: SessionState;
+  @IsOptional() @Transform(toUnsignedInt) @IsInt() @Min(1) @Max(MAX_SESSIONS_LIMIT) limit?: number;
 }
 
 export interface SessionRow {
@@ -25,6 +41,7 @@ export interface SessionRow {
 }
 
 export interface ClaimRow {
+  session_id?: number;
   item_ref: string;
   project: string;
   entrypoint: string | null;

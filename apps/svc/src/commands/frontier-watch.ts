@@ -1,0 +1,125 @@
+import { isHttpError, openEventStream, SvcApi } from '@app/client';
+import type { FrontierResultWire, StreamNotice } from '@app/contracts';
+
+import { paint } from '../color';
+import { reportError } from '../output';
+
+// Changes arriving within this window after the first one are drawn once.
+export const WATCH_COALESCE_MS = 150;
+
+export interface WatchOptions {
+  api: SvcApi;
+  url: string;
+  token: string | null;
+  project: string | undefined;
+  wipCap: string | undefined;
+  json: boolean;
+  render(body: FrontierResultWire): void;
+}
+
+// Reading the frontier records FrontierComputed: following it would redraw forever.
+export function changesFrontier(notice: StreamNotice): boolean {
+  return !(notice.type === 'event' && notice.data.name === 'FrontierComputed');
+}
+
+// `svc charge-frontier --watch`: draws the frontier, then follows the event stream of its project; every change
+// (coalesced) triggers a conditional read (If-None-Match), and only a changed body is drawn again: on a terminal
+// the screen is cleared and redrawn, piped a new block follows (one compact JSON line per change with --json).
+// Ends on Ctrl-C with 130 (SIGTERM 143), or when the daemon refuses the credential.
+export async function watchFrontier(options: WatchOptions): Promise<number> {
+  const tty = Boolean(process.stdout.isTTY) && !options.json;
+  let etag: string | null = null;
+  const project = options.project;
+
+  const draw = (body: FrontierResultWire) => {
+    if (options.json) {
+      process.stdout.write(`${JSON.stringify(body)}\n`);
+      return;
+    }
+    const header = `${project ?? ''} · ${new Date().toLocaleTimeString()} · watching for changes${tty ? ' (Ctrl-C stops)' : ''}`;
+    if (tty) process.stdout.write('\x1b[H\x1b[2J');
+    process.stdout.write(`${paint().dim(`── ${header}`)}\n`);
+    options.render(body);
+    if (!tty) process.stdout.write('\n');
+  };
+
+  const read = async (): Promise<void> => {
+    const result = await options.api.frontier({ project, wip_cap: options.wipCap }, etag);
+    if (result.notModified) return;
+    etag = result.etag;
+    draw(result.body);
+  };
+
+  // The first read fails like the plain command (project_required lists the projects).
+  await read();
+
+  return new Promise<number>((resolve) => {
+    let timer: NodeJS.Timeout | null = null;
+    let running = false;
+    let again = false;
+    let finished = false;
+
+    const finish = (code: number) => {
+      if (finished) return;
+      finished = true;
+      if (timer) clearTimeout(timer);
+      stream.close();
+      resolve(code);
+    };
+
+    const refresh = async () => {
+      timer = null;
+      if (running) {
+        again = true;
+        return;
+      }
+      running = true;
+      try {
+        do {
+          again = false;
+          await read();
+        } while (again && !finished);
+      } catch (err) {
+        if (isHttpError(err, 401) || isHttpError(err, 403) || isHttpError(err, 404)) {
+          finish(reportError(err, options.json));
+        } else {
+          process.stderr.write(
+            `svc: ${err instanceof Error ? err.message : String(err)}; retrying on the next change\n`,
+          );
+        }
+      } finally {
+        running = false;
+      }
+    };
+
+    const schedule = () => {
+      if (finished) return;
+      if (running) again = true;
+      else timer ??= setTimeout(() => void refresh(), WATCH_COALESCE_MS);
+    };
+
+    const stream = openEventStream({
+      baseUrl: options.url,
+      token: options.token,
+      project,
+      onNotice: (notice) => {
+        if (changesFrontier(notice)) schedule();
+      },
+      onStatus: (status, detail) => {
+        if (status === 'open') {
+          // changes between the last read and this (re)connection were not followed: read once more (a 304 when
+          // nothing changed draws nothing)
+          schedule();
+        } else if (status === 'reconnecting') {
+          const why = detail?.error instanceof Error ? detail.error.message : 'connection lost';
+          process.stderr.write(`svc: stream ${why}; reconnecting in ${detail?.retryInMs ?? 0} ms\n`);
+        } else if (status === 'closed' && !finished) {
+          finish(detail?.error ? reportError(detail.error, options.json) : 0);
+        }
+      },
+    });
+
+    process.once('SIGINT', () => finish(130));
+    process.once('SIGTERM', () => finish(143));
+  });
+}
