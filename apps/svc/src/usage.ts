@@ -1,0 +1,113 @@
+import { Command, CommanderError } from 'commander';
+
+import { paintErr } from './color';
+import { EXIT } from './output';
+
+const FIELD_LIST = /^[a-z_][a-z0-9_]*(,[a-z_][a-z0-9_]*)*$/;
+
+// Every command name and alias of the program: a word after --json that names a command is that command, not a field.
+export function commandWords(program: Command): Set<string> {
+  const words = new Set<string>();
+  const walk = (c: Command) => {
+    for (const sub of c.commands) {
+      words.add(sub.name());
+      for (const alias of sub.aliases()) words.add(alias);
+      walk(sub);
+    }
+  };
+  walk(program);
+  return words;
+}
+
+// `--json a,b` / `--json=a,b` select fields; commander keeps a plain --json flag. The word after --json is taken as
+// fields only when it looks like a field list (lowercase words and commas), is no command name and a command is
+// named elsewhere; otherwise it is left for commander (a command, an argument, another option).
+export function extractJsonFields(argv: string[], commands: Set<string>): { argv: string[]; fields?: string[] } {
+  const out: string[] = [];
+  let fields: string[] | undefined;
+  // no command at all (svc --json nonsense): the word is a mistyped command, not fields
+  const hasCommand = argv.some((a) => commands.has(a));
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--') {
+      out.push(...argv.slice(i));
+      break;
+    }
+    if (arg.startsWith('--json=')) {
+      fields = arg.slice('--json='.length).split(',').filter(Boolean);
+      out.push('--json');
+      continue;
+    }
+    const next = argv[i + 1];
+    if (arg === '--json' && hasCommand && next !== undefined && FIELD_LIST.test(next) && !commands.has(next)) {
+      fields = next.split(',');
+      out.push('--json');
+      i++;
+      continue;
+    }
+    out.push(arg);
+  }
+  return { argv: out, fields };
+}
+
+// --json or --jq anywhere before `--`: errors print as JSON, even when parsing fails before options are known.
+export function jsonRequested(argv: string[]): boolean {
+  const end = argv.indexOf('--');
+  const args = end < 0 ? argv : argv.slice(0, end);
+  return args.some((a) => a === '--json' || a.startsWith('--json=') || a === '--jq' || a.startsWith('--jq='));
+}
+
+const USAGE_CODES: Record<string, string> = {
+  'commander.unknownOption': 'unknown_option',
+  'commander.unknownCommand': 'unknown_command',
+  'commander.missingArgument': 'missing_argument',
+  'commander.optionMissingArgument': 'missing_argument',
+  'commander.missingMandatoryOptionValue': 'missing_option',
+  'commander.invalidArgument': 'invalid_argument',
+  'commander.excessArguments': 'excess_arguments',
+  'commander.conflictingOption': 'conflicting_option',
+};
+
+// A parse failure (commander with exitOverride): exit 64 for a usage error, as JSON {code, message} on stderr under
+// --json (commander's own text otherwise, already written); help and version keep commander's exit code.
+export function usageExit(err: CommanderError, json: boolean): number {
+  const code = USAGE_CODES[err.code];
+  if (!code) return err.exitCode;
+  if (json) {
+    const message = err.message.replace(/^error: /, '');
+    process.stderr.write(`${JSON.stringify({ code, message })}\n`);
+  }
+  return EXIT.usage;
+}
+
+// Commander's error text, red "error:" on a terminal; nothing under --json (usageExit prints the JSON form).
+export function writeUsageError(json: () => boolean) {
+  return (text: string, write: (text: string) => void): void => {
+    if (json()) return;
+    write(text.replace(/^error:/, paintErr().red('error:')));
+  };
+}
+
+export const EXIT_CODES: [number | string, string][] = [
+  [0, 'success (svc charge: dispatched, or a dry run)'],
+  [
+    1,
+    'refused or failed: the daemon answered with an error (4xx/5xx), or the command failed (svc charge: nothing dispatched)',
+  ],
+  [2, 'daemon unreachable: nothing answered at the address (svc auth status: the daemon is down)'],
+  [3, 'not connected: no credential, or the daemon refused it (401/403)'],
+  [
+    64,
+    'usage error: unknown command or option, missing argument, bad option value, unknown --json field, invalid --jq expression, svc charge with no confirmation possible (no --yes, stdin gave no answer)',
+  ],
+  [130, 'cancelled: declined at a confirmation (svc charge, svc setup), or interrupted with Ctrl-C'],
+  [
+    'other',
+    "passed on from the process svc ran: svc charge --dispatch-command (the dispatcher's code), svc daemon and svc self-host (the daemon's code: 69 port taken, 75 data folder in use, 78 bad configuration; 128 killed by a signal), svc tui (the TUI's code)",
+  ],
+];
+
+export function exitCodesHelp(): string {
+  const lines = EXIT_CODES.map(([code, text]) => `  ${String(code).padEnd(6)}${text}`);
+  return `Exit codes of svc:\n\n${lines.join('\n')}\n\nWith --json (or --jq), errors print on stderr as one JSON object {"code", "message"}; the daemon's\nerror bodies print as they are.\n`;
+}
