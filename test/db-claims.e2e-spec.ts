@@ -207,8 +207,8 @@ describe('DB claims (e2e)', () => {
         input: JSON.stringify(declaredClaim()),
       });
       expectOk(result);
-      expect(result.stdout).toMatch(/state\s*│\s*declared/);
-      expect(result.stdout).toMatch(/reviewed\s*│\s*false \(declared\)/);
+      expect(result.stdout).toMatch(/state\s+declared/);
+      expect(result.stdout).toMatch(/reviewed\s+false \(declared\)/);
       expect(result.stdout).toContain('items(deploy_stage)');
       expect(result.stdout).toContain('apps/daemon/src/frontier/frontier.repository.ts (reader)');
       expect(JSON.parse((await stored(ref)).db_mutation_profile)).toMatchObject({ state: 'declared' });

@@ -12,13 +12,13 @@ import {
   runCharge,
   SvcApi,
 } from '@app/client';
-import type { DispatchResponse, ScheduleResponse, ScheduleStep } from '@app/contracts';
+import type { ClaimHolder, DispatchResponse, ScheduleResponse, ScheduleStep } from '@app/contracts';
 
 import { paintErr, tone } from '../color';
 import { apiOf, wantsJson } from '../context';
 import { action, CliError, output, printJson, printKeyValues, printTable } from '../output';
 import { findWorkspace } from '../workspace';
-import { printFrontierRows, wipCapOption } from './frontier.command';
+import { claimCell, claimsByItem, printFrontierRows, wipCapOption } from './frontier.command';
 
 interface ChargeOptions {
   dryRun?: boolean;
@@ -53,17 +53,28 @@ function ask(question: string): Promise<string | null> {
   });
 }
 
-function printSchedule(schedule: ScheduleResponse): void {
+function printSchedule(schedule: ScheduleResponse, claims: Map<string, ClaimHolder> = new Map()): void {
   printTable(
-    ['#', 'item', 'project', 'adapter', 'priority', 'status', 'entrypoint', 'title'],
+    [
+      { header: '#', keep: true },
+      { header: 'item', keep: true },
+      { header: 'project', priority: 2 },
+      { header: 'adapter', priority: 3 },
+      { header: 'priority', priority: 3 },
+      { header: 'status', priority: 2 },
+      { header: 'entrypoint', priority: 1, flex: true },
+      { header: 'claimed by', priority: 4 },
+      { header: 'title', priority: 5, flex: true },
+    ],
     schedule.steps.map((s) => [
       s.position,
       s.item_id,
       s.project,
       s.adapter,
-      s.priority,
+      tone(s.priority),
       s.status,
       s.entrypoint ?? (s.wait ? '(wait)' : `(${s.error?.code ?? 'none'})`),
+      claimCell(claims.get(s.item_id)),
       s.title,
     ]),
   );
@@ -76,7 +87,7 @@ export function cliChargeIO(options: ChargeOptions, json: boolean): ChargeFlowIO
   const say = (text: string) => (json ? process.stderr : process.stdout).write(`${text}\n`);
   return {
     report: say,
-    showSchedule: json ? undefined : printSchedule,
+    showSchedule: json ? undefined : (schedule) => printSchedule(schedule),
     async confirm(target: ScheduleStep): Promise<boolean> {
       if (options.yes) return true;
       const answer = await ask(`Dispatch ${target.item_id} (${target.adapter}: ${target.entrypoint})? [y/N] `);
@@ -201,17 +212,24 @@ export function registerChargeCommand(program: Command): void {
       action(async (_options: unknown, command: Command) => {
         // the parent `charge` shares these option names and parses them first
         const options = command.optsWithGlobals<{ session?: string; project?: string; wipCap?: string }>();
-        const body = await apiOf(command).schedule({
+        const api = apiOf(command);
+        const body = await api.schedule({
           session_id: options.session,
           project: options.project,
           wip_cap: options.wipCap,
         });
+        const claims = wantsJson(command)
+          ? new Map<string, ClaimHolder>()
+          : await claimsByItem(
+              api,
+              body.steps.map((s) => s.project),
+            );
         output(command, body, (b) => {
           printKeyValues([
             ['session', b.session_id ? `${b.session_id} (lane ${b.lane})` : '(none: every lane)'],
             ['scope', b.scope.join(', ')],
           ]);
-          printSchedule(b);
+          printSchedule(b, claims);
           if (b.runnable_elsewhere) {
             process.stdout.write(
               `runnable elsewhere: ${b.runnable_elsewhere.map((r) => `${r.project} (${r.runnable})`).join(', ')}\n`,
@@ -228,17 +246,22 @@ export function registerChargeCommand(program: Command): void {
     .addOption(wipCapOption())
     .action(
       action(async (options: { project?: string; wipCap?: string }, command: Command) => {
-        const read = await apiOf(command).frontier({ project: options.project, wip_cap: options.wipCap });
+        const api = apiOf(command);
+        const read = await api.frontier({ project: options.project, wip_cap: options.wipCap });
         if (read.notModified) return; // never without an etag
         const body = read.body;
+        const rows = [...body.runnable, ...body.blocked, ...body.frozen];
+        const claims = wantsJson(command)
+          ? new Map<string, ClaimHolder>()
+          : await claimsByItem(api, options.project ? [options.project] : rows.map((r) => r.project));
         output(command, body, (b) => {
           printKeyValues([
             ['wip', `${b.wip_active} active of ${b.wip_cap}`],
             ['conduct eligible', b.conduct_eligible.map((i) => i.item_id).join(', ')],
           ]);
-          printFrontierRows('runnable', b.runnable);
-          printFrontierRows('blocked', b.blocked, true);
-          printFrontierRows('frozen', b.frozen);
+          printFrontierRows('runnable', b.runnable, false, claims);
+          printFrontierRows('blocked', b.blocked, true, claims);
+          printFrontierRows('frozen', b.frozen, false, claims);
         });
       }),
     );

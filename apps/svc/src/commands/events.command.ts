@@ -46,15 +46,15 @@ export function registerEventsCommand(program: Command): void {
         });
         output(command, body, (b) =>
           printTable(
-            ['id', 'at', 'name', 'project', 'item', 'payload'],
-            b.events.map((e) => [
-              e.id,
-              relativeTime(e.created_at),
-              e.name,
-              e.project,
-              e.item_id,
-              JSON.stringify(e.payload),
-            ]),
+            [
+              { header: 'id', keep: true },
+              { header: 'at', priority: 4 },
+              { header: 'name', priority: 5 },
+              { header: 'project', priority: 2 },
+              { header: 'item', priority: 3 },
+              { header: 'payload', priority: 1, flex: true },
+            ],
+            b.events.map((e) => [e.id, relativeTime(e.created_at), e.name, e.project, e.item_id, e.payload]),
           ),
         );
       }),
