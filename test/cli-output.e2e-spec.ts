@@ -251,6 +251,9 @@ describe('svc tables, machine output and exit codes against a real daemon', () =
     expect(piped.stdout).toContain(LONG_TITLE);
     expect(piped.stdout).toContain(`#${sessionId} claude-code`);
     expect(piped.stdout).not.toMatch(SGR);
+    const schedule = await runSvc(['charge', 'schedule', '--session', String(sessionId)], { env });
+    expect(schedule.code).toBe(0);
+    expect(schedule.stdout).toMatch(new RegExp(`AL-1 .*#${sessionId} claude-code`));
     const narrowed = await runSvc(['charge-frontier', '--project', 'alpha'], { env: { ...env, COLUMNS: '60' } });
     expect(widest(narrowed.stdout)).toBeLessThanOrEqual(60);
   });

@@ -107,7 +107,24 @@ export const EXIT_CODES: [number | string, string][] = [
   ],
 ];
 
-export function exitCodesHelp(): string {
-  const lines = EXIT_CODES.map(([code, text]) => `  ${String(code).padEnd(6)}${text}`);
-  return `Exit codes of svc:\n\n${lines.join('\n')}\n\nWith --json (or --jq), errors print on stderr as one JSON object {"code", "message"}; the daemon's\nerror bodies print as they are.\n`;
+// Words wrapped to width, every line after the first indented by `indent` spaces.
+export function wrap(text: string, width: number, indent = 0): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/)) {
+    if (line.length > 0 && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = ' '.repeat(indent) + word;
+    } else line = line.length > 0 ? `${line} ${word}` : word;
+  }
+  if (line.length > 0) lines.push(line);
+  return lines.join('\n');
+}
+
+export function exitCodesHelp(width = Math.min(process.stdout.columns || 80, 100)): string {
+  const lines = EXIT_CODES.map(([code, text]) => `  ${String(code).padEnd(6)}${wrap(text, width - 8, 8)}`);
+  const json =
+    'With --json (or --jq), errors print on stderr as one JSON object {"code", "message"}; the error bodies ' +
+    'of the daemon print as they are.';
+  return `Exit codes of svc:\n\n${lines.join('\n')}\n\n${wrap(json, width)}\n`;
 }
