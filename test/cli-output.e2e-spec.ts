@@ -280,6 +280,10 @@ describe('svc tables, machine output and exit codes against a real daemon', () =
     for (const row of body.items) expect(Object.keys(row).sort()).toEqual(['item_id', 'title']);
     const before = await runSvc(['--json', 'item_id', 'items', 'list', '--project', 'alpha'], { env });
     expect((JSON.parse(before.stdout) as { items: object[] }).items[0]).toEqual({ item_id: 'AL-1' });
+    // a word the command needs as its argument stays its argument
+    const shown = await runSvc(['projects', 'get', '--json', 'alpha'], { env });
+    expect(shown.code).toBe(0);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ id: 'alpha' });
   });
 
   it('should refuse an unknown --json field with a usage error naming the available fields', async () => {

@@ -3,7 +3,7 @@ import { CommanderError } from 'commander';
 import { setOutputOptions } from './context';
 import { CliError, EXIT, reportError } from './output';
 import { buildProgram } from './program';
-import { commandWords, extractJsonFields, jsonRequested, usageExit } from './usage';
+import { extractJsonFields, jsonRequested, usageExit } from './usage';
 
 // `svc … | head` closes the pipe early: that is the reader's choice, not an error.
 for (const stream of [process.stdout, process.stderr]) {
@@ -15,7 +15,7 @@ for (const stream of [process.stdout, process.stderr]) {
 
 const json = jsonRequested(process.argv.slice(2));
 const program = buildProgram();
-const { argv, fields } = extractJsonFields(process.argv, commandWords(program));
+const { argv, fields } = extractJsonFields(process.argv, program);
 if (fields) setOutputOptions({ jsonFields: fields });
 
 program.parseAsync(argv).catch((err: unknown) => {

@@ -158,7 +158,12 @@ export function printKeyValues(entries: [string, unknown][]): void {
   const keyWidth = Math.max(...entries.map(([k]) => k.length));
   const width = outputWidth();
   for (const [key, value] of entries) {
-    const text = typeof value === 'string' && ISO_TIME.test(value) ? `${relativeTime(value)} (${value})` : cell(value);
+    let text = typeof value === 'string' && ISO_TIME.test(value) ? `${relativeTime(value)} (${value})` : cell(value);
+    // a detail view shows a JSON value whole when it fits the line (always into a pipe), else its summary
+    if (typeof value === 'object' && value !== null) {
+      const whole = JSON.stringify(value);
+      if (width === null || keyWidth + 2 + visibleWidth(whole) <= width) text = whole;
+    }
     process.stdout.write(`${fitLine(`${paint().bold(key.padEnd(keyWidth))}  ${text}`, width)}\n`);
   }
 }

@@ -1,7 +1,13 @@
+import { Command } from 'commander';
+
 import { extractJsonFields, jsonRequested } from './usage';
 
 describe('--json fields in argv', () => {
-  const commands = new Set(['items', 'list', 'charge-frontier', 'show']);
+  const commands = new Command('svc').option('--json').option('--url <url>');
+  const items = commands.command('items');
+  items.command('list').option('--project <project>');
+  items.command('show <ref>');
+  commands.command('projects').command('show <id>');
   const node = ['node', 'svc'];
 
   it('should take a field list after --json and leave a plain --json flag', () => {
@@ -10,6 +16,13 @@ describe('--json fields in argv', () => {
       fields: ['item_id', 'title'],
     });
     expect(extractJsonFields([...node, '--json=item_id', 'items', 'list'], commands).fields).toEqual(['item_id']);
+    expect(extractJsonFields([...node, 'projects', 'show', 'alpha', '--json', 'name'], commands).fields).toEqual([
+      'name',
+    ]);
+    expect(
+      extractJsonFields([...node, '--json', 'item_id', '--url', 'x', 'items', 'list', '--project', 'p'], commands)
+        .fields,
+    ).toEqual(['item_id']);
   });
 
   it('should leave a command, a ref, an option or anything after -- alone', () => {
@@ -19,6 +32,8 @@ describe('--json fields in argv', () => {
       [...node, 'items', 'list', '--json', '--project', 'alpha'],
       [...node, 'items', 'list', '--', '--json', 'title'],
       [...node, '--json', 'nonsense'],
+      [...node, 'projects', 'show', '--json', 'alpha'],
+      [...node, '--url', 'x', 'projects', 'show', '--json', 'alpha'],
     ]) {
       expect(extractJsonFields(argv, commands)).toEqual({ argv, fields: undefined });
     }

@@ -19,10 +19,43 @@ export function commandWords(program: Command): Set<string> {
   return words;
 }
 
+// Would the command line lack a required argument without the word at `skip`? Then that word is an argument
+// (`svc projects show --json alpha`), not fields. Walks argv as commander will: subcommands, options that take a
+// value (and that value), positional words.
+function wordIsArgument(program: Command, argv: string[], skip: number): boolean {
+  let command = program;
+  let positionals = 0;
+  const optionOf = (flag: string) => {
+    for (let c: Command | null = command; c; c = c.parent) {
+      const found = c.options.find((o) => o.long === flag || o.short === flag);
+      if (found) return found;
+    }
+    return undefined;
+  };
+  for (let j = 2; j < argv.length; j++) {
+    const token = argv[j];
+    if (token === '--') {
+      positionals += argv.length - j - 1;
+      break;
+    }
+    if (token.startsWith('-')) {
+      const option = optionOf(token);
+      if (option && !token.includes('=') && (option.required || option.optional)) j++;
+      continue;
+    }
+    const sub =
+      positionals === 0 ? command.commands.find((c) => c.name() === token || c.aliases().includes(token)) : undefined;
+    if (sub) command = sub;
+    else if (j !== skip) positionals++;
+  }
+  return positionals < command.registeredArguments.filter((a) => a.required).length;
+}
+
 // `--json a,b` / `--json=a,b` select fields; commander keeps a plain --json flag. The word after --json is taken as
-// fields only when it looks like a field list (lowercase words and commas), is no command name and a command is
-// named elsewhere; otherwise it is left for commander (a command, an argument, another option).
-export function extractJsonFields(argv: string[], commands: Set<string>): { argv: string[]; fields?: string[] } {
+// fields only when it looks like a field list (lowercase words and commas), is no command name, a command is named
+// elsewhere and the command does not need it as an argument; otherwise it is left for commander.
+export function extractJsonFields(argv: string[], program: Command): { argv: string[]; fields?: string[] } {
+  const commands = commandWords(program);
   const out: string[] = [];
   let fields: string[] | undefined;
   // no command at all (svc --json nonsense): the word is a mistyped command, not fields
@@ -39,7 +72,14 @@ export function extractJsonFields(argv: string[], commands: Set<string>): { argv
       continue;
     }
     const next = argv[i + 1];
-    if (arg === '--json' && hasCommand && next !== undefined && FIELD_LIST.test(next) && !commands.has(next)) {
+    if (
+      arg === '--json' &&
+      hasCommand &&
+      next !== undefined &&
+      FIELD_LIST.test(next) &&
+      !commands.has(next) &&
+      !wordIsArgument(program, argv, i + 1)
+    ) {
       fields = next.split(',');
       out.push('--json');
       i++;
