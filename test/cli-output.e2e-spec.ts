@@ -314,6 +314,7 @@ describe('svc tables, machine output and exit codes against a real daemon', () =
       [['--json', 'items', 'get'], 'missing_argument'],
       [['--json', '--color', 'sometimes', 'whoami'], 'invalid_argument'],
       [['--json', 'nonsense'], 'unknown_command'],
+      [['events', 'stream', '--jq', '.'], 'json_filter_unsupported'],
     ];
     for (const [args, code] of cases) {
       const result = await runSvc(args, { env });

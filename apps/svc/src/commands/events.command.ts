@@ -3,8 +3,8 @@ import { Command, Option } from 'commander';
 import { openEventStream, SvcHttpError } from '@app/client';
 import type { StreamNotice } from '@app/contracts';
 
-import { apiOf, connectionFor, wantsJson } from '../context';
-import { action, output, printTable, reportError } from '../output';
+import { apiOf, connectionFor, outputOptions, wantsJson } from '../context';
+import { action, output, printTable, reportError, usageError } from '../output';
 import { relativeTime } from '../time';
 
 // One readable line per stream message: time, name, ref and project for recorded events; the change otherwise.
@@ -67,6 +67,13 @@ export function registerEventsCommand(program: Command): void {
     .option('--event-name <name>', 'only events with this name (item changes still pass)')
     .action(
       action(async (options: { project?: string; eventName?: string }, command: Command) => {
+        // --jq filters one JSON document; a stream is NDJSON (one document a line), better filtered downstream
+        if (outputOptions().jq !== undefined || outputOptions().jsonFields !== undefined) {
+          throw usageError(
+            'json_filter_unsupported',
+            'the stream takes --json only (NDJSON); --jq and --json fields do not apply',
+          );
+        }
         const json = wantsJson(command);
         const { url, token } = connectionFor(command);
         await new Promise<void>((resolve) => {
