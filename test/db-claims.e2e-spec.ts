@@ -207,8 +207,8 @@ describe('DB claims (e2e)', () => {
         input: JSON.stringify(declaredClaim()),
       });
       expectOk(result);
-      expect(result.stdout).toMatch(/state\s*│\s*declared/);
-      expect(result.stdout).toMatch(/reviewed\s*│\s*false \(declared\)/);
+      expect(result.stdout).toMatch(/state\s+declared/);
+      expect(result.stdout).toMatch(/reviewed\s+false \(declared\)/);
       expect(result.stdout).toContain('items(deploy_stage)');
       expect(result.stdout).toContain('apps/daemon/src/frontier/frontier.repository.ts (reader)');
       expect(JSON.parse((await stored(ref)).db_mutation_profile)).toMatchObject({ state: 'declared' });
@@ -479,7 +479,8 @@ describe('DB claims (e2e)', () => {
         ['db-claim-amend', '--item', ref, '--state', 'none', '--reason', 'x', '--session', 'abc'],
         { env },
       );
-      expect(cli.code).toBe(1);
+      // a bad option value is a usage error (svc help exit-codes)
+      expect(cli.code).toBe(64);
       expect(cli.stderr).toContain('positive integer');
       const res = await http('POST', `/v1/items/${ref}/db-claim/negative?session_id=abc`, { reason: 'x' });
       expect(res.status).toBe(400);

@@ -10,7 +10,25 @@ export interface GlobalOptions {
   url?: string;
   token?: string;
   json?: boolean;
+  jq?: string;
+  wide?: boolean;
 }
+
+export interface OutputOptions {
+  // --json field1,field2 (taken out of argv before commander parses it: see json-args.ts)
+  jsonFields?: string[];
+  jq?: string;
+  wide?: boolean;
+}
+
+let current: OutputOptions = {};
+
+// Set once per invocation: the fields by main, --jq and --wide by the program's preAction hook.
+export function setOutputOptions(next: OutputOptions): void {
+  current = { ...current, ...next };
+}
+
+export const outputOptions = (): OutputOptions => current;
 
 // The daemon this invocation talks to: --url/--token, then SVC_URL/SVC_TOKEN, then the credential file.
 export function connectionFor(command: Command) {
@@ -25,7 +43,8 @@ export function apiOf(command: Command): SvcApi {
 }
 
 export function wantsJson(command: Command): boolean {
-  return Boolean(command.optsWithGlobals<GlobalOptions>().json);
+  const { json, jq } = command.optsWithGlobals<GlobalOptions>();
+  return Boolean(json) || jq !== undefined || current.jsonFields !== undefined;
 }
 
 // --project of every project-scoped command; its default follows PROJECT_PRECEDENCE (README "Project scope").

@@ -12,7 +12,13 @@ import {
   runCharge,
   SvcApi,
 } from '@app/client';
-import type { DispatchResponse, FrontierResultWire, ScheduleResponse, ScheduleStep } from '@app/contracts';
+import type {
+  ClaimHolder,
+  DispatchResponse,
+  FrontierResultWire,
+  ScheduleResponse,
+  ScheduleStep,
+} from '@app/contracts';
 
 import { paintErr, tone } from '../color';
 import {
@@ -26,7 +32,7 @@ import {
 } from '../context';
 import { action, CliError, output, printJson, printKeyValues, printTable } from '../output';
 import { watchFrontier } from './frontier-watch';
-import { printFrontierRows, wipCapOption } from './frontier.command';
+import { claimsByItem, printFrontierRows, wipCapOption } from './frontier.command';
 
 interface ChargeOptions {
   dryRun?: boolean;
@@ -61,17 +67,28 @@ function ask(question: string): Promise<string | null> {
   });
 }
 
-function printSchedule(schedule: ScheduleResponse): void {
+function printSchedule(schedule: ScheduleResponse, claims: Map<string, ClaimHolder> = new Map()): void {
   printTable(
-    ['#', 'item', 'project', 'adapter', 'priority', 'status', 'entrypoint', 'title'],
+    [
+      { header: '#', keep: true },
+      { header: 'item', keep: true },
+      { header: 'project', priority: 2 },
+      { header: 'adapter', priority: 3 },
+      { header: 'priority', priority: 3 },
+      { header: 'status', priority: 2 },
+      { header: 'entrypoint', priority: 1, flex: true },
+      { header: 'claimed by', priority: 4 },
+      { header: 'title', priority: 5, flex: true },
+    ],
     schedule.steps.map((s) => [
       s.position,
       s.item_id,
       s.project,
       s.adapter,
-      s.priority,
+      tone(s.priority),
       s.status,
       s.entrypoint ?? (s.wait ? '(wait)' : `(${s.error?.code ?? 'none'})`),
+      claimCell(claims.get(s.item_id)),
       s.title,
     ]),
   );
@@ -84,7 +101,7 @@ export function cliChargeIO(options: ChargeOptions, json: boolean): ChargeFlowIO
   const say = (text: string) => (json ? process.stderr : process.stdout).write(`${text}\n`);
   return {
     report: say,
-    showSchedule: json ? undefined : printSchedule,
+    showSchedule: json ? undefined : (schedule) => printSchedule(schedule),
     async confirm(target: ScheduleStep): Promise<boolean> {
       if (options.yes) return true;
       const answer = await ask(`Dispatch ${target.item_id} (${target.adapter}: ${target.entrypoint})? [y/N] `);
@@ -217,17 +234,24 @@ export function registerChargeCommand(program: Command): void {
           allProjects?: boolean;
           wipCap?: string;
         }>();
-        const body = await apiOf(command).schedule({
+        const api = apiOf(command);
+        const body = await api.schedule({
           session_id: options.session,
           project: scopedProject(options.project, { allProjects: options.allProjects }),
           wip_cap: options.wipCap,
         });
+        const claims = wantsJson(command)
+          ? new Map<string, ClaimHolder>()
+          : await claimsByItem(
+              api,
+              body.steps.map((s) => s.project),
+            );
         output(command, body, (b) => {
           printKeyValues([
             ['session', b.session_id ? `${b.session_id} (lane ${b.lane})` : '(none: every lane)'],
             ['scope', b.scope.join(', ')],
           ]);
-          printSchedule(b);
+          printSchedule(b, claims);
           if (b.runnable_elsewhere) {
             process.stdout.write(
               `runnable elsewhere: ${b.runnable_elsewhere.map((r) => `${r.project} (${r.runnable})`).join(', ')}\n`,
@@ -245,26 +269,32 @@ export function registerChargeCommand(program: Command): void {
     .option('-w, --watch', 'redraw on every change (follows the event stream; Ctrl-C stops, exit 130)')
     .action(
       action(async (options: { project?: string; wipCap?: string; watch?: boolean }, command: Command) => {
-        const render = (b: FrontierResultWire) => {
+        const api = apiOf(command);
+        const project = scopedProject(options.project);
+        const json = wantsJson(command);
+        // who holds each claim: read for tables only, so --json stays the HTTP body
+        const render = async (b: FrontierResultWire) => {
+          const rows = [...b.runnable, ...b.blocked, ...b.frozen];
+          const claims = json
+            ? new Map<string, ClaimHolder>()
+            : await claimsByItem(api, project ? [project] : rows.map((r) => r.project));
           printKeyValues([
             ['wip', `${b.wip_active} active of ${b.wip_cap}`],
             ['conduct eligible', b.conduct_eligible.map((i) => i.item_id).join(', ')],
           ]);
-          printFrontierRows('runnable', b.runnable);
-          printFrontierRows('blocked', b.blocked, true);
-          printFrontierRows('frozen', b.frozen);
+          printFrontierRows('runnable', b.runnable, false, claims);
+          printFrontierRows('blocked', b.blocked, true, claims);
+          printFrontierRows('frozen', b.frozen, false, claims);
         };
-        const api = apiOf(command);
-        const project = scopedProject(options.project);
         if (options.watch) {
           const { url, token } = connectionFor(command);
-          const json = wantsJson(command);
           process.exitCode = await watchFrontier({ api, url, token, project, wipCap: options.wipCap, json, render });
           return;
         }
         const read = await api.frontier({ project, wip_cap: options.wipCap });
         if (read.notModified) return; // never without an etag
-        output(command, read.body, render);
+        if (json) printJson(read.body);
+        else await render(read.body);
       }),
     );
 }

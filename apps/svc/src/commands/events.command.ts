@@ -3,8 +3,16 @@ import { Command, Option } from 'commander';
 import { openEventStream, SvcHttpError } from '@app/client';
 import type { StreamNotice } from '@app/contracts';
 
-import { allProjectsOption, apiOf, connectionFor, projectOption, scopedProject, wantsJson } from '../context';
-import { action, output, printTable, reportError } from '../output';
+import {
+  allProjectsOption,
+  apiOf,
+  connectionFor,
+  outputOptions,
+  projectOption,
+  scopedProject,
+  wantsJson,
+} from '../context';
+import { action, output, printTable, reportError, usageError } from '../output';
 import { relativeTime } from '../time';
 
 // One readable line per stream message: time, name, ref and project for recorded events; the change otherwise.
@@ -47,15 +55,15 @@ export function registerEventsCommand(program: Command): void {
         });
         output(command, body, (b) =>
           printTable(
-            ['id', 'at', 'name', 'project', 'item', 'payload'],
-            b.events.map((e) => [
-              e.id,
-              relativeTime(e.created_at),
-              e.name,
-              e.project,
-              e.item_id,
-              JSON.stringify(e.payload),
-            ]),
+            [
+              { header: 'id', keep: true },
+              { header: 'at', priority: 4 },
+              { header: 'name', priority: 5 },
+              { header: 'project', priority: 2 },
+              { header: 'item', priority: 3 },
+              { header: 'payload', priority: 1, flex: true },
+            ],
+            b.events.map((e) => [e.id, relativeTime(e.created_at), e.name, e.project, e.item_id, e.payload]),
           ),
         );
       }),
@@ -69,6 +77,13 @@ export function registerEventsCommand(program: Command): void {
     .option('--event-name <name>', 'only events with this name (item changes still pass)')
     .action(
       action(async (options: { project?: string; allProjects?: boolean; eventName?: string }, command: Command) => {
+        // --jq filters one JSON document; a stream is NDJSON (one document a line), better filtered downstream
+        if (outputOptions().jq !== undefined || outputOptions().jsonFields !== undefined) {
+          throw usageError(
+            'json_filter_unsupported',
+            'the stream takes --json only (NDJSON); --jq and --json fields do not apply',
+          );
+        }
         const json = wantsJson(command);
         const { url, token } = connectionFor(command);
         await new Promise<void>((resolve) => {

@@ -14,7 +14,7 @@ export interface WatchOptions {
   project: string | undefined;
   wipCap: string | undefined;
   json: boolean;
-  render(body: FrontierResultWire): void;
+  render(body: FrontierResultWire): void | Promise<void>;
 }
 
 // Reading the frontier records FrontierComputed: following it would redraw forever.
@@ -31,7 +31,7 @@ export async function watchFrontier(options: WatchOptions): Promise<number> {
   let etag: string | null = null;
   const project = options.project;
 
-  const draw = (body: FrontierResultWire) => {
+  const draw = async (body: FrontierResultWire) => {
     if (options.json) {
       process.stdout.write(`${JSON.stringify(body)}\n`);
       return;
@@ -39,7 +39,7 @@ export async function watchFrontier(options: WatchOptions): Promise<number> {
     const header = `${project ?? ''} · ${new Date().toLocaleTimeString()} · watching for changes${tty ? ' (Ctrl-C stops)' : ''}`;
     if (tty) process.stdout.write('\x1b[H\x1b[2J');
     process.stdout.write(`${paint().dim(`── ${header}`)}\n`);
-    options.render(body);
+    await options.render(body);
     if (!tty) process.stdout.write('\n');
   };
 
@@ -47,7 +47,7 @@ export async function watchFrontier(options: WatchOptions): Promise<number> {
     const result = await options.api.frontier({ project, wip_cap: options.wipCap }, etag);
     if (result.notModified) return;
     etag = result.etag;
-    draw(result.body);
+    await draw(result.body);
   };
 
   // The first read fails like the plain command (project_required lists the projects).

@@ -1,10 +1,12 @@
 import { Command, Option } from 'commander';
 
-import type { FrontierItemWire } from '@app/contracts';
+import type { SvcApi } from '@app/client';
+import type { ClaimHolder, FrontierItemWire } from '@app/contracts';
 
 import { paint, tone } from '../color';
-import { apiOf, projectOption, scopedProject, scopedRef } from '../context';
+import { apiOf, projectOption, scopedProject, scopedRef, wantsJson } from '../context';
 import { action, CliError, output, printKeyValues, printTable } from '../output';
+import { relativeTime } from '../time';
 
 export const wipCapOption = () =>
   new Option('--wip-cap <n>', "WIP cap override (default: the project's policy wip_cap, else 30)").env('SVC_WIP_CAP');
@@ -21,17 +23,71 @@ export function requireProject(flag: string | undefined): string {
   return project;
 }
 
-export function printFrontierRows(title: string, rows: FrontierItemWire[], withReasons = false): void {
+// Who holds each live claim of these projects, by item (GET /v1/charge/claims): the frontier views show it. A
+// daemon that cannot say (an older one) leaves the column empty rather than failing the view.
+export async function claimsByItem(api: SvcApi, projects: string[]): Promise<Map<string, ClaimHolder>> {
+  const bodies = await Promise.all([...new Set(projects)].map((p) => api.claims(p).catch(() => null)));
+  return new Map(bodies.flatMap((b) => b?.claims ?? []).map((c) => [c.item_id, c]));
+}
+
+// session, harness and since: "#12 claude-code 3 min ago"
+export function claimCell(claim: ClaimHolder | undefined): string {
+  return claim ? `#${claim.session_id} ${claim.harness} ${relativeTime(claim.claimed_at)}` : '';
+}
+
+export function printFrontierRows(
+  title: string,
+  rows: FrontierItemWire[],
+  withReasons = false,
+  claims: Map<string, ClaimHolder> = new Map(),
+): void {
   process.stdout.write(`${paint().bold(tone(title))} (${rows.length})\n`);
+  if (withReasons) {
+    printTable(
+      [
+        { header: 'item', keep: true },
+        { header: 'adapter', priority: 2 },
+        { header: 'priority', priority: 3 },
+        { header: 'status', priority: 2 },
+        { header: 'blocked by', priority: 4, flex: true },
+        { header: 'claimed by', priority: 3 },
+        { header: 'reasons', priority: 4, flex: true },
+      ],
+      rows.map((r) => [
+        r.item_id,
+        r.adapter,
+        tone(r.priority),
+        r.status,
+        r.blocked_by.join(', '),
+        claimCell(claims.get(r.item_id)),
+        r.blocked_reasons.join('; '),
+      ]),
+    );
+    return;
+  }
   printTable(
-    withReasons
-      ? ['item', 'adapter', 'priority', 'status', 'blocked by', 'reasons']
-      : ['#', 'item', 'adapter', 'priority', 'status', 'depth', 'unblocks', 'title'],
-    rows.map((r, i) =>
-      withReasons
-        ? [r.item_id, r.adapter, tone(r.priority), r.status, r.blocked_by.join(', '), r.blocked_reasons.join('; ')]
-        : [i + 1, r.item_id, r.adapter, tone(r.priority), r.status, r.downstream_depth, r.unblocks_count, r.title],
-    ),
+    [
+      { header: '#', keep: true },
+      { header: 'item', keep: true },
+      { header: 'adapter', priority: 3 },
+      { header: 'priority', priority: 3 },
+      { header: 'status', priority: 2 },
+      { header: 'depth', priority: 1 },
+      { header: 'unblocks', priority: 1 },
+      { header: 'claimed by', priority: 4 },
+      { header: 'title', priority: 5, flex: true },
+    ],
+    rows.map((r, i) => [
+      i + 1,
+      r.item_id,
+      r.adapter,
+      tone(r.priority),
+      r.status,
+      r.downstream_depth,
+      r.unblocks_count,
+      claimCell(claims.get(r.item_id)),
+      r.title,
+    ]),
   );
 }
 
@@ -47,12 +103,12 @@ export function registerFrontierCommand(program: Command): void {
       new Option('--gate-point <gate>', 'edges at one gate only').choices(['activation', 'integration', 'closure']),
     )
     .addOption(
-      new Option('--only <part>', 'return one part only (ready is an older name of runnable)').choices([
+      new Option('--only <part>', 'return one part only (ready: the same as runnable)').choices([
         'runnable',
+        'ready',
         'blocked',
         'frozen',
         'edges',
-        'ready',
       ]),
     )
     .option('--adapter <adapter>', 'rows with this adapter only (refine, shepherd, conduct, polish, usher, wait, ...)')
@@ -62,10 +118,12 @@ export function registerFrontierCommand(program: Command): void {
     .option('--abandoned', 'edges whose blocker was cancelled or stopped (they can never clear)')
     .action(
       action(async (options: Record<string, string | boolean | undefined>, command: Command) => {
-        const body = await apiOf(command).frontierList({
+        const api = apiOf(command);
+        const body = await api.frontierList({
           project: requireProject(options.project as string | undefined),
           wip_cap: options.wipCap as string | undefined,
           gate_point: options.gatePoint as string | undefined,
+          // one vocabulary: runnable (the API's bucket is named ready)
           only: options.only === 'runnable' ? 'ready' : (options.only as string | undefined),
           adapter: options.adapter as string | undefined,
           priority: options.priority as string | undefined,
@@ -73,17 +131,27 @@ export function registerFrontierCommand(program: Command): void {
           dependent: options.dependent as string | undefined,
           abandoned: Boolean(options.abandoned),
         });
+        const claims = wantsJson(command) ? new Map<string, ClaimHolder>() : await claimsByItem(api, [body.project]);
         output(command, body, (b) => {
           printKeyValues([
             ['project', b.project],
             ['wip', `${b.wip_active} active of ${b.wip_cap}`],
           ]);
-          printFrontierRows('runnable', b.ready_rows);
-          printFrontierRows('blocked', b.blocked_rows, true);
-          if (b.frozen_rows.length > 0) printFrontierRows('frozen', b.frozen_rows);
+          printFrontierRows('runnable', b.ready_rows, false, claims);
+          printFrontierRows('blocked', b.blocked_rows, true, claims);
+          if (b.frozen_rows.length > 0) printFrontierRows('frozen', b.frozen_rows, false, claims);
           process.stdout.write(`dependency edges (${b.dependency_edges.length})\n`);
           printTable(
-            ['blocker', 'dependent', 'gate', 'satisfaction', 'blocker stage', 'terminal', 'abandoned', 'environment'],
+            [
+              { header: 'blocker', keep: true },
+              { header: 'dependent', keep: true },
+              { header: 'gate', priority: 3 },
+              { header: 'satisfaction', priority: 3 },
+              { header: 'blocker stage', priority: 2 },
+              { header: 'terminal', priority: 1 },
+              { header: 'abandoned', priority: 2 },
+              { header: 'environment', priority: 1, flex: true },
+            ],
             b.dependency_edges.map((e) => [
               e.blocker ?? '(missing)',
               e.dependent,

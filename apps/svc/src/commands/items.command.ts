@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 
 import { ItemDetailWire, ItemListWire, ItemWire, PRIORITIES, RESOLUTIONS } from '@app/contracts/backlog';
 
+import { tone } from '../color';
 import { allProjectsOption, apiOf, projectOption, scopedProject } from '../context';
 import { action, CliError, output, printKeyValues, printTable } from '../output';
 import { relativeTime } from '../time';
@@ -41,8 +42,21 @@ export function renderItem(item: ItemWire | ItemDetailWire): void {
 
 function renderItems(list: ItemListWire): void {
   printTable(
-    ['item', 'title', 'status', 'priority', 'blocked', 'frozen'],
-    list.items.map((i) => [i.item_id, i.title, i.status, i.priority, i.blocked ? 'yes' : '', i.frozen ? 'yes' : '']),
+    [
+      { header: 'item', keep: true },
+      { header: 'title', priority: 5, flex: true },
+      { header: 'status', priority: 3 },
+      { header: 'priority', priority: 2 },
+      { header: 'state', priority: 4 },
+    ],
+    // one vocabulary with the frontier: frozen, blocked (runnable is the frontier's to say)
+    list.items.map((i) => [
+      i.item_id,
+      i.title,
+      i.status,
+      tone(i.priority),
+      [i.frozen ? tone('frozen') : '', i.blocked ? tone('blocked') : ''].filter(Boolean).join(', '),
+    ]),
   );
   process.stdout.write(`${list.items.length} of ${list.total}\n`);
 }

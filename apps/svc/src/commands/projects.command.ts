@@ -80,7 +80,7 @@ export function registerProjectsCommand(program: Command): void {
         output(command, body, (b) =>
           printTable(
             ['project', 'name', 'prefix', 'next', 'policy'],
-            b.projects.map((p) => [p.id, p.name, p.public_item_prefix, p.next_sequence, JSON.stringify(p.policy)]),
+            b.projects.map((p) => [p.id, p.name, p.public_item_prefix, p.next_sequence, p.policy]),
           ),
         );
       }),
