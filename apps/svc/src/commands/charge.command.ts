@@ -12,13 +12,7 @@ import {
   runCharge,
   SvcApi,
 } from '@app/client';
-import type {
-  ClaimHolder,
-  DispatchResponse,
-  FrontierResultWire,
-  ScheduleResponse,
-  ScheduleStep,
-} from '@app/contracts';
+import type { ClaimHolder, DispatchResponse, FrontierResultWire, ScheduleResponse, ScheduleStep } from '@app/contracts';
 
 import { paintErr, tone } from '../color';
 import {
@@ -32,7 +26,7 @@ import {
 } from '../context';
 import { action, CliError, output, printJson, printKeyValues, printTable } from '../output';
 import { watchFrontier } from './frontier-watch';
-import { claimsByItem, printFrontierRows, wipCapOption } from './frontier.command';
+import { claimCell, claimsByItem, printFrontierRows, wipCapOption } from './frontier.command';
 
 interface ChargeOptions {
   dryRun?: boolean;
