@@ -344,14 +344,14 @@ describe('svc command-line habits: project scope, --watch, sessions list, comple
 
   it('should suggest the command or option meant, for subcommands too', async () => {
     const top = await runSvc(['itms'], { env });
-    expect(top.code).toBe(1);
+    expect(top.code).toBe(64); // a usage error (svc help exit-codes)
     expect(top.stderr).toContain("unknown command 'itms'");
     expect(top.stderr).toContain('Did you mean items?');
     const sub = await runSvc(['items', 'lsit'], { env });
-    expect(sub.code).toBe(1);
+    expect(sub.code).toBe(64);
     expect(sub.stderr).toContain('Did you mean list?');
     const option = await runSvc(['items', 'list', '--projetc', 'beta'], { env });
-    expect(option.code).toBe(1);
+    expect(option.code).toBe(64);
     expect(option.stderr).toContain('Did you mean --project?');
   });
 
