@@ -459,6 +459,15 @@ describe('views', () => {
     expect(text.match(/critical path/g)).toHaveLength(1);
   });
 
+  it('should show the outcome of an action while a filter is kept, with the filter shortened in front', async () => {
+    start(120, 36);
+    await press('/', 'p', 'r', 'i', '\r');
+    expect(t.text()).toContain('/pri  (1 match)');
+    dispatch({ type: 'status', text: 'approved production for ATL-6 (run r1)', tone: 'ok' });
+    const line = t.lines().find((l) => l.includes('approved production')) ?? '';
+    expect(line).toContain('/pri (1)  ok: approved production for ATL-6 (run r1)');
+  });
+
   it('should keep the approve key off in read-only mode', async () => {
     start(120, 36, { readOnly: true });
     await press('\r', 'A');
