@@ -468,6 +468,45 @@ describe('views', () => {
     expect(line).toContain('/pri (1)  ok: approved production for ATL-6 (run r1)');
   });
 
+  it('should say which capability a needs-capability halt misses, and not offer to approve it', async () => {
+    start(120, 36);
+    await press('\r');
+    dispatch({
+      type: 'detail_loaded',
+      ref: 'ATL-3',
+      data: {
+        part: 'pipeline',
+        value: {
+          flow: 'ship',
+          stages: [
+            { name: 'build', approval: false, capabilities: [] },
+            { name: 'staging', approval: false, capabilities: ['docker'] },
+          ],
+          deploy_stage: 'needs-capability',
+          run_id: 'run-2',
+          environment: 'staging',
+          current_stage: 'staging',
+          stage_index: 2,
+          stage_count: 2,
+          halt: {
+            kind: 'needs-capability',
+            stage: 'staging',
+            missing: ['docker'],
+            since: new Date(NOW - 120_000).toISOString(),
+            summary: 'needs capability docker for staging since 2m',
+          },
+        },
+      },
+    });
+    const text = detailLines(app.store.state, 120, { color: false }).join('\n');
+    expect(text).toContain('stages: ✓ build › ▶ staging (needs docker)');
+    expect(text).toContain('HALTED: needs capability docker for staging since 2m');
+    expect(text).toContain('deploy_stage: needs-capability');
+    await press('A');
+    expect(app.store.state.dialog).toBeNull();
+    expect(t.text()).toContain('nothing to approve for ATL-3: its run needs capability docker for staging');
+  });
+
   it('should keep the approve key off in read-only mode', async () => {
     start(120, 36, { readOnly: true });
     await press('\r', 'A');
