@@ -1,5 +1,5 @@
 import { Agent as HttpAgent, IncomingHttpHeaders, IncomingMessage, request as httpRequest } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type * as Https from 'node:https';
 
 // The HTTP transport of both front ends, on Node's own http/https modules: they are loaded with Node itself,
 // where importing undici cost the TUI 0.13–0.3 s of its first frame (bench/README.md, "Terminal UI").
@@ -21,20 +21,27 @@ export interface TransportResponse {
   body: IncomingMessage;
 }
 
-const agents = {
-  http: new HttpAgent({ keepAlive: true }),
-  https: new HttpsAgent({ keepAlive: true }),
-};
+const httpAgent = new HttpAgent({ keepAlive: true });
+// node:https (and TLS) load on the first https:// call only: a local daemon is plain http
+let tls: { request: typeof Https.request; agent: Https.Agent } | null = null;
+function https(): { request: typeof Https.request; agent: Https.Agent } {
+  if (!tls) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const module = require('node:https') as typeof Https;
+    tls = { request: module.request, agent: new module.Agent({ keepAlive: true }) };
+  }
+  return tls;
+}
 
 export function send(url: URL, options: TransportRequest): Promise<TransportResponse> {
   return new Promise((resolve, reject) => {
-    const https = url.protocol === 'https:';
+    const secure = url.protocol === 'https:' ? https() : null;
     const headers: Record<string, string | number> = { ...options.headers };
     if (options.body !== undefined) headers['content-length'] = Buffer.byteLength(options.body);
-    const req = (https ? httpsRequest : httpRequest)(url, {
+    const req = (secure ? secure.request : httpRequest)(url, {
       method: options.method,
       headers,
-      agent: https ? agents.https : agents.http,
+      agent: secure ? secure.agent : httpAgent,
       signal: options.signal,
     });
     req.once('error', reject);

@@ -1,4 +1,4 @@
-import { USER_CODE_INPUT_PATTERN } from '@app/contracts/machine-authorization/models';
+import type * as MachineAuthorizationModels from '@app/contracts/machine-authorization/models';
 
 import type { EventWire } from '../wire';
 import type { Action, DetailPart } from './actions';
@@ -299,13 +299,19 @@ function reduceKey(state: State, action: Action & { type: 'key' }): State {
   }
 }
 
-const USER_CODE_INPUT = new RegExp(USER_CODE_INPUT_PATTERN);
+let userCodeInput: RegExp | null = null;
 
 // What an approver types (any case, dash optional) as the canonical XXXX-XXXX, or null. Same rule as contracts'
-// normalizeUserCode, whose module would load the schema validator into the TUI's start.
+// normalizeUserCode, whose module would load the schema validator into the TUI's start; the pattern's own module
+// builds the JSON schemas (~16 ms), so it is loaded on the first code typed, not at start.
 export function normalizeUserCode(input: string): string | null {
+  if (!userCodeInput) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const models = require('@app/contracts/machine-authorization/models') as typeof MachineAuthorizationModels;
+    userCodeInput = new RegExp(models.USER_CODE_INPUT_PATTERN);
+  }
   const trimmed = input.trim();
-  if (!USER_CODE_INPUT.test(trimmed)) return null;
+  if (!userCodeInput.test(trimmed)) return null;
   const letters = trimmed.replace('-', '').toUpperCase();
   return `${letters.slice(0, 4)}-${letters.slice(4)}`;
 }
