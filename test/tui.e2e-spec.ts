@@ -162,7 +162,13 @@ describe('svc tui (end to end under tmux)', () => {
     expect(screen).toContain('Blocked by');
     expect(screen).toContain(`reason: ${row.blocked_reasons[0].slice(0, 20)}`);
     expect(screen).toContain(`start first: ${chosen!.unblock_roots.join(', ')}`);
-    await tui.waitFor('Waits on (unsatisfied edges in)');
+    // the edges section lists every edge in and out; a small pane scrolls to it with J
+    for (let i = 0; i < 8 && !tui.capture().includes('Depends on (edges in:'); i++) {
+      const before = tui.capture();
+      tui.keys('J');
+      await tui.waitFor((s) => s !== before, 5_000).catch(() => undefined);
+    }
+    await tui.waitFor(/Depends on \(edges in: [1-9]/);
     tui.keys('Escape');
     await tui.waitFor((s) => !s.includes('critical path:'));
   });
@@ -283,6 +289,87 @@ describe('svc tui (end to end under tmux)', () => {
     );
     expect(created).toMatchObject({ code: 0 });
     await tui.waitFor('Live from the command line', 10_000);
+  });
+
+  it('should show a deployment halt in the detail pane, approve it there after a dialog, refuse a second approval and clear once the usher re-runs', async () => {
+    await home();
+    const token = daemon.token!;
+    const flow = await http(daemon.url, 'POST', '/v1/deployments/flows', {
+      token,
+      body: {
+        id: 'tui-ship',
+        project: 'atlas',
+        name: 'TUI ship',
+        stages: ['build', { name: 'production', environment: 'production', approval: true }],
+      },
+    });
+    expect(flow.status).toBe(201);
+    const created = await http<{ item_id: string }>(daemon.url, 'POST', '/v1/items', {
+      token,
+      body: { project: 'atlas', title: 'Ship the approval pane', priority: 'high', deployment_flow: 'tui-ship' },
+    });
+    expect(created.status).toBe(201);
+    const ref = created.body.item_id;
+    const run = await http<{ id: string }>(daemon.url, 'POST', '/v1/deployments/runs', {
+      token,
+      body: { project: 'atlas', flow_id: 'tui-ship', environment: 'production', items: [ref], stage_index: 1 },
+    });
+    expect(run.status).toBe(201);
+    const halted = await http<{ status: string }>(daemon.url, 'PATCH', `/v1/deployments/runs/${run.body.id}`, {
+      token,
+      body: { stage_index: 2 },
+    });
+    expect(halted.body.status).toBe('halted');
+
+    tui.keys('/');
+    tui.type('approval pane');
+    await tui.waitFor('(1 match');
+    tui.keys('Enter');
+    await tui.waitFor(() => tui.selectedLine().includes(ref));
+    tui.keys('Enter');
+    for (let i = 0; i < 8 && !tui.capture().includes('HALTED'); i++) {
+      const before = tui.capture();
+      tui.keys('J');
+      await tui.waitFor((s) => s !== before, 5_000).catch(() => undefined);
+    }
+    let screen = await tui.waitFor('HALTED: awaiting approval for production');
+    expect(screen).toContain('Deployment pipeline (flow TUI ship)');
+    expect(screen).toContain('deploy_stage: awaiting-approval');
+
+    // the dialog opens with No focused; enter answers it: nothing is recorded
+    tui.keys('A');
+    screen = await tui.waitFor('Approve deployment stage');
+    expect(screen).toContain('>[ No ]<');
+    tui.keys('Enter');
+    await tui.waitFor((s) => !s.includes('Approve deployment stage'));
+    const before = await api<{ events: { name: string }[] }>(`/v1/events?item=${ref}&event_name=DeploymentApproved`);
+    expect(before.events).toHaveLength(0);
+
+    tui.keys('A');
+    await tui.waitFor('Approve deployment stage');
+    tui.keys('y');
+    await tui.waitFor(`approved production for ${ref}`);
+    const after = await api<{ events: { name: string; payload: Record<string, unknown> }[] }>(
+      `/v1/events?item=${ref}&event_name=DeploymentApproved`,
+    );
+    expect(after.events).toHaveLength(1);
+    expect(after.events[0].payload).toMatchObject({ stage: 'production', run_id: run.body.id });
+
+    // approving again before the usher re-runs: the daemon's 409, in words
+    tui.keys('A');
+    await tui.waitFor('Approve deployment stage');
+    tui.keys('y');
+    await tui.waitFor(/error: approve \S+: already_approved: production of run/);
+
+    // the usher step re-runs: the halt clears in the pane without a key press
+    const resumed = await http<{ status: string }>(daemon.url, 'PATCH', `/v1/deployments/runs/${run.body.id}`, {
+      token,
+      body: { stage_index: 2 },
+    });
+    expect(resumed.body.status).not.toBe('halted');
+    screen = await tui.waitFor((s) => !s.includes('HALTED') && s.includes('deploy_stage: production'), 10_000);
+    expect(screen).toContain(`run ${run.body.id}`);
+    expect(screen).toContain('stages: ✓ build › ▶ production (approval)');
   });
 
   it('should show reconnecting when the daemon stops and recover, keeping the selection, when it is back', async () => {

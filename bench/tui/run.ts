@@ -18,6 +18,8 @@ import { generateBacklog } from '../frontier/generate';
 
 const ROOT = resolve(__dirname, '..', '..');
 const TUI_ENTRY = join(ROOT, 'dist', 'apps', 'tui', 'src', 'main.js');
+// what a user runs: `svc tui` (bin/svc.js, the command line's entry, which goes straight to the TUI)
+const SVC_BIN = join(ROOT, 'bin', 'svc.js');
 const RESULTS = join(ROOT, 'bench', 'results', 'tui.json');
 const README = join(ROOT, 'bench', 'README.md');
 const SEED = 42;
@@ -118,7 +120,7 @@ async function startOnce(url: string, firstRef: string): Promise<StartRun> {
   const session = new TmuxSession({
     width: 120,
     height: 36,
-    command: [process.execPath, '--expose-gc', TUI_ENTRY],
+    command: [process.execPath, '--expose-gc', SVC_BIN, 'tui'],
     env: { SVC_URL: url, SVC_TOKEN: 'bench', SVC_CONFIG_DIR: dir, SVC_TUI_BENCH_REPORT: report },
   });
   const started = performance.now();

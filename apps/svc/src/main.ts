@@ -1,11 +1,5 @@
-import { CommanderError } from 'commander';
-
-import { COMPLETE_COMMAND, completionCandidates } from './commands/completion.command';
-import { setOutputOptions } from './context';
-import { FIRST_STEPS } from './discoverability';
-import { CliError, EXIT, reportError } from './output';
-import { buildProgram } from './program';
-import { extractJsonFields, jsonRequested, usageExit } from './usage';
+import type * as Cli from './cli';
+import { tuiFastPath } from './tui-fast-path';
 
 // `svc … | head` closes the pipe early: that is the reader's choice, not an error.
 for (const stream of [process.stdout, process.stderr]) {
@@ -16,25 +10,17 @@ for (const stream of [process.stdout, process.stderr]) {
 }
 
 const words = process.argv.slice(2);
-const json = jsonRequested(words);
-const program = buildProgram();
-
-// `svc` alone says where to start (exit 0); `svc __complete <words…>` answers the shell completion scripts.
-const run = (): Promise<unknown> => {
-  if (words.length === 0) return Promise.resolve(process.stdout.write(FIRST_STEPS));
-  if (words[0] === COMPLETE_COMMAND)
-    return completionCandidates(program, words.slice(1)).then((candidates) => {
-      if (candidates.length > 0) process.stdout.write(`${candidates.join('\n')}\n`);
-    });
-  const { argv, fields } = extractJsonFields(process.argv, program);
-  if (fields) setOutputOptions({ jsonFields: fields });
-  return program.parseAsync(argv);
-};
-
-run().catch((err: unknown) => {
-  if (err instanceof CommanderError) process.exitCode = usageExit(err, json);
-  // thrown while parsing (an option's own check): a usage error too
-  else if (err instanceof CliError)
-    process.exitCode = reportError(new CliError(err.code, err.message, EXIT.usage), json);
-  else process.exitCode = reportError(err, json);
-});
+const tui = tuiFastPath(words);
+if (tui) {
+  tui.then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exitCode = 1;
+    },
+  );
+} else {
+  // The full command line, loaded only when it is needed (`svc tui` starts without it).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  (require('./cli') as typeof Cli).runCli(words);
+}

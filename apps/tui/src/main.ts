@@ -66,7 +66,7 @@ export async function runTui(argv: string[], options: { exitMessage?: boolean } 
   const api = apiFor(connection);
   // the daemon answers while the screen code loads
   const early = prefetch(api, args.project);
-  const blessedModule = await import('blessed');
+  const widgets = await import('./views/widgets');
   const { App: AppClass } = await import('./app');
   const { KeymapError } = await import('./keys/keymap');
   const { initialState } = await import('./state/state');
@@ -80,20 +80,27 @@ export async function runTui(argv: string[], options: { exitMessage?: boolean } 
     held.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString());
     return true;
   }) as typeof process.stderr.write;
+  // blessed spawns `tmux -V` while it builds the screen when TMUX is set; the version only decides how it passes
+  // all-motion mouse tracking through tmux, and the TUI never asks for it: the spawn is skipped (tmux mode is set
+  // on the program right after, so its DCS passthrough still works).
+  const tmux = process.env.TMUX;
+  delete process.env.TMUX;
   let screen: blessed.Widgets.Screen;
   try {
-    screen = blessedModule.screen({
+    screen = widgets.screen({
       smartCSR: true,
       fullUnicode: true,
       autoPadding: false,
       warnings: false,
-      title: 'svc',
       ignoreLocked: ['C-c'],
       dockBorders: false,
     } as blessed.Widgets.IScreenOptions);
   } finally {
     process.stderr.write = realWrite;
+    if (tmux !== undefined) process.env.TMUX = tmux;
   }
+  if (tmux !== undefined) (screen.program as unknown as { tmux: boolean }).tmux = true;
+  screen.title = 'svc';
   if (process.env.SVC_TUI_DEBUG && held.length) realWrite(held.join(''));
 
   return new Promise<number>((resolve) => {

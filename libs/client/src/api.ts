@@ -1,4 +1,16 @@
 import type {
+  ActorListResponse,
+  ActorWire,
+  AddMemberRequest,
+  CreateActorRequest,
+  CreatedTokenResponse,
+  CreateTokenRequest,
+  MemberListResponse,
+  MembershipWire,
+  RemoveMemberRequest,
+  RemoveMemberResponse,
+  RevokeTokenResponse,
+  TokenListResponse,
   CandidatePlanWire,
   ChargeDecisionDetail,
   ChargeDecisionResponse,
@@ -128,6 +140,47 @@ export class SvcApi {
 
   whoami(): Promise<WhoAmIResponse> {
     return this.http.get('v1/whoami');
+  }
+
+  // ---- people, memberships and API tokens (docs/api-team.md)
+  actors(): Promise<ActorListResponse> {
+    return this.http.get('v1/actors');
+  }
+
+  actor(name: string): Promise<ActorWire> {
+    return this.http.get(`v1/actors/${seg(name)}`);
+  }
+
+  createActor(body: CreateActorRequest): Promise<ActorWire> {
+    return this.http.post('v1/actors', body);
+  }
+
+  setActorStatus(name: string, status: 'active' | 'disabled'): Promise<ActorWire> {
+    return this.http.post(`v1/actors/${seg(name)}/${status === 'active' ? 'enable' : 'disable'}`);
+  }
+
+  members(org?: string): Promise<MemberListResponse> {
+    return this.http.get('v1/members', { org });
+  }
+
+  addMember(body: AddMemberRequest): Promise<MembershipWire> {
+    return this.http.post('v1/members', body);
+  }
+
+  removeMember(body: RemoveMemberRequest): Promise<RemoveMemberResponse> {
+    return this.http.post('v1/members/remove', body);
+  }
+
+  tokens(query: { actor?: string; all?: boolean; include_revoked?: boolean } = {}): Promise<TokenListResponse> {
+    return this.http.get('v1/tokens', query);
+  }
+
+  createToken(body: CreateTokenRequest): Promise<CreatedTokenResponse> {
+    return this.http.post('v1/tokens', body);
+  }
+
+  revokeToken(id: number): Promise<RevokeTokenResponse> {
+    return this.http.post(`v1/tokens/${seg(id)}/revoke`);
   }
 
   // ---- projects

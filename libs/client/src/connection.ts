@@ -40,6 +40,12 @@ export function apiFor(connection: Connection): SvcApi {
   return new SvcApi(new SvcClient(connection.url, connection.token));
 }
 
+// For a command that needs a credential: the API of the connection its global options name (NotConnectedError
+// without any credential).
+export function connectedApiFor(options: ConnectionOptions): SvcApi {
+  return apiFor(connectedCredentials(options));
+}
+
 // The daemon's data folder (embedded database, server secret; `svc up` keeps daemon.log and daemon.pid there):
 // SVC_HOME, else /var/lib/svc for root (PostgreSQL refuses to run as root, and root's home is not reachable by
 // the postgres user), else $XDG_DATA_HOME/svc, else ~/.local/share/svc. The daemon and `svc up` share this.

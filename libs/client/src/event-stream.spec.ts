@@ -94,6 +94,38 @@ describe('openEventStream', () => {
     expect(statuses[2][1]).toMatchObject({ attempt: 1, retryInMs: 10 });
   });
 
+  it('should give up on a connection that sends nothing for idleTimeoutMs and connect again', async () => {
+    const server = await sseServer([
+      (_req, res) => {
+        open(res);
+        res.write(': connected\n\n');
+        // then silence: no heartbeat, no close
+      },
+      (_req, res) => {
+        open(res);
+        res.write('id: 5\nevent: event\ndata: {"name":"AfterSilence"}\n\n');
+      },
+    ]);
+    cleanups.push(server.close);
+    const notices: StreamNotice[] = [];
+    const statuses: StreamStatus[] = [];
+    const stream = openEventStream({
+      baseUrl: server.url,
+      token: null,
+      onNotice: (n) => notices.push(n),
+      onStatus: (s) => statuses.push(s),
+      initialRetryMs: 20,
+      idleTimeoutMs: 150,
+      random: () => 0,
+    });
+    cleanups.push(() => stream.close());
+
+    await until(() => notices.length >= 1, 'the notice of the second connection');
+    expect(notices[0].data).toEqual({ name: 'AfterSilence' });
+    expect(server.seen).toHaveLength(2);
+    expect(statuses).toEqual(['connecting', 'open', 'reconnecting', 'open']);
+  });
+
   it('should back off exponentially, capped, while the daemon refuses, then reset once a connection opens', async () => {
     const server = await sseServer([
       (_req, res) => res.writeHead(503).end('{"code":"starting","message":"not ready"}'),

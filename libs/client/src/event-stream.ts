@@ -1,9 +1,9 @@
 import { createParser, EventSourceMessage } from 'eventsource-parser';
-import { request } from 'undici';
 
 import type { StreamNotice } from '@app/contracts';
 
 import { SvcHttpError } from './http-client';
+import { readText, send } from './transport';
 
 export type StreamStatus = 'connecting' | 'open' | 'reconnecting' | 'closed';
 
@@ -110,24 +110,18 @@ export function openEventStream(options: EventStreamOptions): EventStream {
     if (lastEventId) headers['last-event-id'] = lastEventId;
     let opened = false;
     try {
-      const res = await request(target, {
-        method: 'GET',
-        headers,
-        signal: controller.signal,
-        bodyTimeout: idleTimeoutMs,
-        headersTimeout: idleTimeoutMs,
-      });
-      if (res.statusCode !== 200) {
-        const text = await res.body.text().catch(() => '');
-        let body: { code: string; message: string } = { code: `http_${res.statusCode}`, message: text.slice(0, 200) };
+      const res = await send(target, { method: 'GET', headers, signal: controller.signal, idleTimeoutMs });
+      if (res.status !== 200) {
+        const text = await readText(res.body).catch(() => '');
+        let body: { code: string; message: string } = { code: `http_${res.status}`, message: text.slice(0, 200) };
         try {
           const parsed = JSON.parse(text) as { code?: unknown; message?: unknown };
           if (typeof parsed.code === 'string') body = { code: parsed.code, message: String(parsed.message ?? '') };
         } catch {
           // not JSON: keep the text
         }
-        const error = new SvcHttpError(res.statusCode, body, res.headers);
-        return { opened, error, fatal: res.statusCode === 401 || res.statusCode === 403 };
+        const error = new SvcHttpError(res.status, body, res.headers);
+        return { opened, error, fatal: res.status === 401 || res.status === 403 };
       }
       opened = true;
       parser.reset();

@@ -1,4 +1,4 @@
-import { request } from 'undici';
+import { readText, send } from './transport';
 
 export interface ErrorBody {
   code: string;
@@ -108,9 +108,8 @@ export class SvcClient {
       headers['content-type'] = 'application/json';
     }
     try {
-      const res = await request(url, { method: method as 'GET', headers, body });
-      const text = await res.body.text();
-      return { status: res.statusCode, headers: res.headers, text };
+      const res = await send(url, { method, headers, body });
+      return { status: res.status, headers: res.headers, text: await readText(res.body) };
     } catch (cause) {
       throw new SvcConnectionError(this.baseUrl, cause);
     }

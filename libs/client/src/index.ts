@@ -4,4 +4,3 @@ export * from './api';
 export * from './connection';
 export * from './event-stream';
 export * from './charge-flow';
-export * from './team-api';

@@ -1,12 +1,12 @@
 import { Command, Option } from 'commander';
 
-import { teamApiFor } from '@app/client';
+import { connectedApiFor } from '@app/client';
 import type { ActorWire } from '@app/contracts';
 
 import { GlobalOptions } from '../context';
 import { action, output, printKeyValues, printTable } from '../output';
 
-const api = (command: Command) => teamApiFor(command.optsWithGlobals<GlobalOptions>());
+const api = (command: Command) => connectedApiFor(command.optsWithGlobals<GlobalOptions>());
 
 const memberships = (a: ActorWire) =>
   a.memberships.map((m) => `${m.org}:${m.role}${m.status === 'active' ? '' : ' (disabled)'}`).join(', ');

@@ -7,12 +7,11 @@ import {
   readCredentialFile,
   removeCredentials,
   StoredCredentials,
+  SvcApi,
   SvcClient,
   SvcConnectionError,
   SvcHttpError,
   switchCredentials,
-  TeamApi,
-  WhoAmIWire,
 } from '@app/client';
 
 import { GlobalOptions } from '../context';
@@ -45,9 +44,7 @@ async function statusOf(entry: StoredCredentials, current: boolean): Promise<Aut
     error: null,
   };
   try {
-    const me: WhoAmIWire & { expires_at?: string | null } = await new TeamApi(
-      new SvcClient(entry.url, entry.token),
-    ).whoami();
+    const me = await new SvcApi(new SvcClient(entry.url, entry.token)).whoami();
     status.identity = me.name;
     status.expires_at = me.expires_at ?? null;
     status.credential = 'accepted';

@@ -1,11 +1,11 @@
 import { Command, Option } from 'commander';
 
-import { teamApiFor } from '@app/client';
+import { connectedApiFor } from '@app/client';
 
 import { GlobalOptions } from '../context';
 import { action, output, printTable } from '../output';
 
-const api = (command: Command) => teamApiFor(command.optsWithGlobals<GlobalOptions>());
+const api = (command: Command) => connectedApiFor(command.optsWithGlobals<GlobalOptions>());
 
 export function registerMembersCommand(program: Command): void {
   const group = program.command('members').description("an organization's members and their roles");

@@ -1,11 +1,11 @@
 import { Command } from 'commander';
 
-import { teamApiFor } from '@app/client';
+import { connectedApiFor } from '@app/client';
 
 import { GlobalOptions } from '../context';
 import { action, CliError, output, printTable } from '../output';
 
-const api = (command: Command) => teamApiFor(command.optsWithGlobals<GlobalOptions>());
+const api = (command: Command) => connectedApiFor(command.optsWithGlobals<GlobalOptions>());
 
 const UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400, w: 604800 };
 

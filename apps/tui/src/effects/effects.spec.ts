@@ -15,7 +15,12 @@ function setup() {
   let stream: EventStreamOptions | null = null;
   const api = {
     baseUrl: 'http://daemon',
-    http: { get: jest.fn().mockRejectedValue(new SvcHttpError(404, { code: 'not_found', message: 'none' })) },
+    dbClaim: jest.fn().mockRejectedValue(new SvcHttpError(404, { code: 'not_found', message: 'none' })),
+    explain: jest.fn().mockRejectedValue(new SvcHttpError(404, { code: 'not_found', message: 'none' })),
+    item: jest.fn().mockResolvedValue({ item_id: 'ATL-1', deployment_flow: null, deploy_stage: null, body: '' }),
+    dependencies: jest.fn().mockResolvedValue({ item_id: 'ATL-1', dependencies: [] }),
+    frontierList: jest.fn().mockResolvedValue({ dependency_edges: [] }),
+    approveDeployment: jest.fn(),
     whoami: jest
       .fn()
       .mockResolvedValue({ actor_id: 1, name: 'admin', is_admin: true, via: 'api_token', machine_id: null }),
@@ -149,6 +154,53 @@ describe(Effects.name, () => {
     });
     expect(store.state.dialog).toMatchObject({ kind: 'code', busy: false });
     expect((store.state.dialog as { warning: string }).warning).toContain('belongs to another request');
+    effects.stop();
+  });
+  it('should approve an awaiting-approval halt through approveDeployment on yes, and show a 409 in words', async () => {
+    const { api, store, effects } = await started();
+    store.dispatch({ type: 'key', action: 'detail_open' });
+    await jest.advanceTimersByTimeAsync(100);
+    await flush();
+    expect(api.dbClaim).toHaveBeenCalledWith('ATL-1');
+    const halt = {
+      kind: 'awaiting-approval' as const,
+      stage: 'production',
+      missing: [],
+      since: new Date().toISOString(),
+      summary: 'awaiting approval for production since 0s',
+    };
+    const pipeline = {
+      flow: 'ship',
+      stages: [],
+      deploy_stage: 'awaiting-approval',
+      run_id: 'r1',
+      environment: 'production',
+      current_stage: 'production',
+      stage_index: 1,
+      stage_count: 1,
+      halt,
+    };
+    store.dispatch({ type: 'detail_loaded', ref: 'ATL-1', data: { part: 'pipeline', value: pipeline } });
+    api.approveDeployment.mockResolvedValueOnce({ item_id: 'ATL-1', run_id: 'r1', stage: 'production' });
+    store.dispatch({ type: 'key', action: 'deploy_approve' });
+    expect(api.approveDeployment).not.toHaveBeenCalled();
+    store.dispatch({ type: 'key', action: 'dialog_yes' });
+    await flush();
+    expect(api.approveDeployment).toHaveBeenCalledWith('ATL-1');
+    expect(store.state.dialog).toBeNull();
+    expect(store.state.status?.text).toContain('approved production for ATL-1 (run r1)');
+
+    store.dispatch({ type: 'detail_loaded', ref: 'ATL-1', data: { part: 'pipeline', value: pipeline } });
+    api.approveDeployment.mockRejectedValueOnce(
+      new SvcHttpError(409, { code: 'already_approved', message: 'production of run r1 was already approved' }),
+    );
+    store.dispatch({ type: 'key', action: 'deploy_approve' });
+    store.dispatch({ type: 'key', action: 'dialog_yes' });
+    await flush();
+    expect(store.state.status).toMatchObject({
+      tone: 'error',
+      text: 'approve ATL-1: already_approved: production of run r1 was already approved',
+    });
     effects.stop();
   });
 });

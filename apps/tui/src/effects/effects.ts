@@ -12,7 +12,6 @@ import {
   renderDispatchCommand,
   dispatchValues,
   runCharge,
-  seg,
   SvcApi,
   SvcConnectionError,
   SvcHttpError,
@@ -21,6 +20,8 @@ import {
 import type { ProjectListResponse } from '@app/contracts';
 
 import type { Action } from '../state/actions';
+import { detailEdges } from '../state/edges';
+import { pipelineOf } from '../state/pipeline';
 import { isFrontierTab, State } from '../state/state';
 import type { DbClaimResponse, DispatchResponse, ScheduleStep, StreamNotice, WhoAmIResponse } from '../wire';
 import type { Store } from './store';
@@ -217,6 +218,13 @@ export class Effects {
   }
 
   private onNotice(notice: StreamNotice): void {
+    // the open detail pane follows changes to its item, and to its deployment run (the run's events and changes
+    // do not always name the item)
+    const detail = this.state.detailOpen ? this.state.detail : null;
+    if (detail && notice.data.name !== 'FrontierComputed') {
+      const aboutItem = notice.data.item_id === detail.ref || notice.data.ref === detail.ref;
+      if (aboutItem || (detail.pipeline && notice.type !== 'machine_authorization')) this.loadDetail(detail.ref);
+    }
     switch (notice.type) {
       case 'event': {
         const name = typeof notice.data.name === 'string' ? notice.data.name : '';
@@ -377,26 +385,45 @@ export class Effects {
         this.dispatch({ type: 'detail_loaded', ref, data: { part: 'explain', value: await api.explain(ref) } });
       }),
       part('item', async () => {
-        this.dispatch({ type: 'detail_loaded', ref, data: { part: 'item', value: await api.item(ref) } });
+        const value = await api.item(ref);
+        this.dispatch({ type: 'detail_loaded', ref, data: { part: 'item', value } });
+        // an item carried by a deployment flow: its pipeline position and any halt
+        if (value.deployment_flow && project) {
+          const [progress, flows] = await Promise.all([api.itemProgress(ref), api.deploymentFlows(project)]);
+          const flow = flows.flows.find((f) => f.id === value.deployment_flow);
+          this.dispatch({
+            type: 'detail_loaded',
+            ref,
+            data: {
+              part: 'pipeline',
+              value: pipelineOf(value.deployment_flow, value.deploy_stage, progress, flow?.stages),
+            },
+          });
+        } else {
+          this.dispatch({ type: 'detail_loaded', ref, data: { part: 'pipeline', value: null } });
+        }
       }),
       project
         ? part('edges', async () => {
-            const [into, out] = await Promise.all([
+            const [stored, into, out] = await Promise.all([
+              api.dependencies(ref, { direction: 'both' }),
               api.frontierList({ project, dependent: ref, only: 'edges' }),
               api.frontierList({ project, blocker: ref, only: 'edges' }),
             ]);
             this.dispatch({
               type: 'detail_loaded',
               ref,
-              data: { part: 'edges', edgesIn: into.dependency_edges, edgesOut: out.dependency_edges },
+              data: {
+                part: 'edges',
+                edges: detailEdges(stored.dependencies, into.dependency_edges, out.dependency_edges),
+              },
             });
           })
         : null,
       part('db claim', async () => {
         let value: DbClaimResponse | null = null;
         try {
-          // TODO(client layer): SvcApi.dbClaim(ref); the one route spelled outside libs/client
-          value = await api.http.get<DbClaimResponse>(`v1/items/${seg(ref)}/db-claim`);
+          value = await api.dbClaim(ref);
         } catch (err) {
           if (!isHttpError(err, 404)) throw err;
         }
@@ -448,6 +475,9 @@ export class Effects {
         }
         if (before?.kind === 'confirm-deny' && after?.kind === 'confirm-deny' && after.busy && !before.busy) {
           void this.resolveMachine(after.requestId, after.code, 'deny', after.machineName);
+        }
+        if (before?.kind === 'confirm-approve' && after?.kind === 'confirm-approve' && after.busy && !before.busy) {
+          void this.approveDeployment(after.ref);
         }
         break;
       }
@@ -574,6 +604,25 @@ export class Effects {
         this.dispatch({ type: 'status', text: `${action}: ${message}`, tone: 'error' });
       this.refetch(['machines']);
     }
+  }
+
+  // The same HTTP function as `svc approve <ref>`; a refusal (409: not awaiting approval, already approved; 403)
+  // is a status line with the daemon's words.
+  private async approveDeployment(ref: string): Promise<void> {
+    try {
+      const a = await this.config.api.approveDeployment(ref);
+      this.dispatch({ type: 'approve_done' });
+      this.dispatch({
+        type: 'status',
+        text: `approved ${a.stage} for ${a.item_id} (run ${a.run_id}); re-run the usher step to continue the run`,
+        tone: 'ok',
+      });
+    } catch (err) {
+      this.dispatch({ type: 'approve_done' });
+      this.dispatch({ type: 'status', text: `approve ${ref}: ${describe(err)}`, tone: 'error' });
+    }
+    this.refetch(['events', 'frontier']);
+    if (this.state.detail?.ref === ref) this.loadDetail(ref, 0);
   }
 
   private async importDemo(): Promise<void> {

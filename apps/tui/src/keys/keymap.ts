@@ -14,6 +14,7 @@ export const SCOPES = [
   'charge',
   'code',
   'confirm',
+  'approve',
   'projects',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -51,6 +52,7 @@ export const KEY_ACTIONS = [
   'charge_selected',
   'machine_approve',
   'machine_deny',
+  'deploy_approve',
   'dialog_yes',
   'dialog_no',
   'dialog_toggle',
@@ -131,6 +133,13 @@ export const KEYMAP: readonly KeyBinding[] = [
     dangerous: true,
     hint: 'charge sel.',
   },
+  {
+    action: 'deploy_approve',
+    keys: ['A'],
+    help: "approve the deployment stage the selected item's run awaits (detail pane; asks first)",
+    scope: 'frontier',
+    dangerous: true,
+  },
 
   {
     action: 'machine_approve',
@@ -187,6 +196,18 @@ export const KEYMAP: readonly KeyBinding[] = [
   { action: 'dialog_toggle', keys: ['tab', 'left', 'right', 'h', 'l'], help: 'move the focus', scope: 'confirm' },
   { action: 'dialog_activate', keys: ['enter'], help: 'press the focused button', scope: 'confirm' },
 
+  {
+    action: 'dialog_yes',
+    keys: ['y'],
+    help: 'yes: approve the stage (same as svc approve)',
+    scope: 'approve',
+    dangerous: true,
+    hint: 'yes',
+  },
+  { action: 'dialog_no', keys: ['n', 'escape'], help: 'no: leave the run halted', scope: 'approve', hint: 'no' },
+  { action: 'dialog_toggle', keys: ['tab', 'left', 'right', 'h', 'l'], help: 'move the focus', scope: 'approve' },
+  { action: 'dialog_activate', keys: ['enter'], help: 'press the focused button', scope: 'approve' },
+
   { action: 'cursor_down', keys: ['j', 'down'], help: 'move down', scope: 'projects' },
   { action: 'cursor_up', keys: ['k', 'up'], help: 'move up', scope: 'projects' },
   { action: 'project_choose', keys: ['enter'], help: 'open this project', scope: 'projects', hint: 'open' },
@@ -194,7 +215,9 @@ export const KEYMAP: readonly KeyBinding[] = [
 ];
 
 export const DANGEROUS_ACTIONS: ReadonlySet<KeyAction> = new Set(
-  KEYMAP.filter((b) => b.dangerous && b.scope !== 'charge' && b.scope !== 'confirm').map((b) => b.action),
+  KEYMAP.filter((b) => b.dangerous && b.scope !== 'charge' && b.scope !== 'confirm' && b.scope !== 'approve').map(
+    (b) => b.action,
+  ),
 );
 
 // Scopes stacked at once: the first binding found wins, so a key may appear only once in a stack.
@@ -209,6 +232,7 @@ export const SCOPE_STACKS: readonly (readonly Scope[])[] = [
   ['always', 'charge'],
   ['always', 'code'],
   ['always', 'confirm'],
+  ['always', 'approve'],
   ['always', 'projects'],
 ];
 
@@ -320,7 +344,7 @@ export function footerHints(
   for (const s of [...stack].reverse().filter((x) => x !== 'global')) {
     for (const b of keymap) {
       if (b.scope !== s || !b.hint) continue;
-      if (readOnly && b.dangerous && s !== 'charge' && s !== 'confirm') continue;
+      if (readOnly && b.dangerous && s !== 'charge' && s !== 'confirm' && s !== 'approve') continue;
       out.push({ key: keyLabel(b.keys[0]), label: b.hint });
     }
   }

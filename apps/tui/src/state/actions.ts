@@ -2,7 +2,6 @@ import type { KeyAction } from '../keys/keymap';
 import type {
   ClaimHolder,
   DbClaimResponse,
-  DependencyEdgeWire,
   EpicTaskWire,
   EventWire,
   ExplainResponse,
@@ -12,13 +11,16 @@ import type {
   ProjectWire,
   ScheduleStep,
 } from '../wire';
+import type { DetailEdge } from './edges';
+import type { Pipeline } from './pipeline';
 import type { ConnectionState, Failure, StatusTone } from './state';
 
 export type DetailPart =
   | { part: 'explain'; value: ExplainResponse }
   | { part: 'item'; value: ItemWire }
-  | { part: 'edges'; edgesIn: DependencyEdgeWire[]; edgesOut: DependencyEdgeWire[] }
+  | { part: 'edges'; edges: DetailEdge[] }
   | { part: 'dbClaim'; value: DbClaimResponse | null }
+  | { part: 'pipeline'; value: Pipeline | null }
   | { part: 'epicTasks'; value: EpicTaskWire[] | null }
   | { part: 'error'; message: string };
 
@@ -37,6 +39,7 @@ export type Action =
   | { type: 'charge_confirm'; step: ScheduleStep }
   | { type: 'charge_done' }
   | { type: 'code_result'; ok: boolean; warning?: string; close?: boolean }
+  | { type: 'approve_done' }
   | { type: 'importing'; on: boolean }
   | { type: 'status'; text: string; tone: StatusTone }
   | { type: 'layout'; pageSize: number }

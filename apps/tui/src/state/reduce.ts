@@ -1,4 +1,4 @@
-import { USER_CODE_INPUT_PATTERN } from '@app/contracts/machine-authorization/models';
+import type * as MachineAuthorizationModels from '@app/contracts/machine-authorization/models';
 
 import type { EventWire } from '../wire';
 import type { Action, DetailPart } from './actions';
@@ -41,9 +41,9 @@ function withDetailFor(state: State): State {
     ref: item.item_id,
     explain: null,
     item: null,
-    edgesIn: null,
-    edgesOut: null,
+    edges: null,
     dbClaim: null,
+    pipeline: null,
     epicTasks: null,
     errors: [],
     version: 0,
@@ -59,9 +59,11 @@ function applyDetail(detail: Detail, data: DetailPart): Detail {
     case 'item':
       return { ...next, item: data.value };
     case 'edges':
-      return { ...next, edgesIn: data.edgesIn, edgesOut: data.edgesOut };
+      return { ...next, edges: data.edges };
     case 'dbClaim':
       return { ...next, dbClaim: data.value };
+    case 'pipeline':
+      return { ...next, pipeline: data.value };
     case 'epicTasks':
       return { ...next, epicTasks: data.value };
     case 'error':
@@ -215,7 +217,7 @@ function reduceKey(state: State, action: Action & { type: 'key' }): State {
     }
     case 'dialog_toggle': {
       const d = state.dialog;
-      if (d?.kind === 'charge' || d?.kind === 'confirm-deny') {
+      if (d?.kind === 'charge' || d?.kind === 'confirm-deny' || d?.kind === 'confirm-approve') {
         return { ...state, dialog: { ...d, focus: d.focus === 'no' ? 'yes' : 'no' } };
       }
       return state;
@@ -224,7 +226,7 @@ function reduceKey(state: State, action: Action & { type: 'key' }): State {
     case 'dialog_no':
     case 'dialog_activate': {
       const d = state.dialog;
-      if (!d || (d.kind !== 'charge' && d.kind !== 'confirm-deny')) return state;
+      if (!d || (d.kind !== 'charge' && d.kind !== 'confirm-deny' && d.kind !== 'confirm-approve')) return state;
       const yes = action.action === 'dialog_yes' || (action.action === 'dialog_activate' && d.focus === 'yes');
       if (d.kind === 'charge') {
         if (d.phase !== 'confirm') return state;
@@ -232,6 +234,36 @@ function reduceKey(state: State, action: Action & { type: 'key' }): State {
       }
       if (d.busy) return state;
       return { ...state, dialog: yes ? { ...d, busy: true } : null };
+    }
+    case 'deploy_approve': {
+      if (state.readOnly) return status(state, 'read-only: approve is disabled (started with --read-only)', 'warn');
+      const item = selectedItem(state);
+      if (!item) return status(state, 'no item selected', 'warn');
+      const pipeline = state.detail?.ref === item.item_id ? state.detail.pipeline : null;
+      const halt = pipeline?.halt;
+      if (!state.detailOpen || !state.detail || state.detail.ref !== item.item_id) {
+        return status(state, `open the detail pane of ${item.item_id} (enter) to see its deployment pipeline`, 'warn');
+      }
+      if (!halt || halt.kind !== 'awaiting-approval') {
+        const why = !pipeline
+          ? 'it is not carried by a deployment run'
+          : halt
+            ? `its run ${halt.summary}`
+            : 'its run does not await an approval';
+        return status(state, `nothing to approve for ${item.item_id}: ${why}`, 'warn');
+      }
+      return {
+        ...state,
+        dialog: {
+          kind: 'confirm-approve',
+          ref: item.item_id,
+          stage: halt.stage,
+          environment: pipeline?.environment ?? null,
+          since: halt.since,
+          focus: 'no',
+          busy: false,
+        },
+      };
     }
     case 'code_cancel':
       return { ...state, dialog: null };
@@ -267,13 +299,19 @@ function reduceKey(state: State, action: Action & { type: 'key' }): State {
   }
 }
 
-const USER_CODE_INPUT = new RegExp(USER_CODE_INPUT_PATTERN);
+let userCodeInput: RegExp | null = null;
 
 // What an approver types (any case, dash optional) as the canonical XXXX-XXXX, or null. Same rule as contracts'
-// normalizeUserCode, whose module would load the schema validator into the TUI's start.
+// normalizeUserCode, whose module would load the schema validator into the TUI's start; the pattern's own module
+// builds the JSON schemas (~16 ms), so it is loaded on the first code typed, not at start.
 export function normalizeUserCode(input: string): string | null {
+  if (!userCodeInput) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const models = require('@app/contracts/machine-authorization/models') as typeof MachineAuthorizationModels;
+    userCodeInput = new RegExp(models.USER_CODE_INPUT_PATTERN);
+  }
   const trimmed = input.trim();
-  if (!USER_CODE_INPUT.test(trimmed)) return null;
+  if (!userCodeInput.test(trimmed)) return null;
   const letters = trimmed.replace('-', '').toUpperCase();
   return `${letters.slice(0, 4)}-${letters.slice(4)}`;
 }
@@ -377,6 +415,8 @@ export function reduce(state: State, action: Action): State {
       if (d.kind === 'code') return { ...state, dialog: { ...d, busy: false, warning: action.warning ?? null } };
       return { ...state, dialog: null };
     }
+    case 'approve_done':
+      return state.dialog?.kind === 'confirm-approve' ? { ...state, dialog: null } : state;
     case 'importing':
       return { ...state, importing: action.on };
     case 'status':

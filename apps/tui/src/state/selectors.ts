@@ -156,6 +156,7 @@ export function activeScope(state: State): Scope {
     if (d.kind === 'charge') return 'charge';
     if (d.kind === 'code') return 'code';
     if (d.kind === 'confirm-deny') return 'confirm';
+    if (d.kind === 'confirm-approve') return 'approve';
     return 'projects';
   }
   if (state.filtering) return 'filter';

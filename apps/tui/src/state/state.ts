@@ -1,7 +1,6 @@
 import type {
   ClaimHolder,
   DbClaimResponse,
-  DependencyEdgeWire,
   EpicTaskWire,
   EventWire,
   ExplainResponse,
@@ -11,6 +10,8 @@ import type {
   ProjectWire,
   ScheduleStep,
 } from '../wire';
+import type { DetailEdge } from './edges';
+import type { Pipeline } from './pipeline';
 
 export const TABS = ['runnable', 'blocked', 'frozen', 'machines', 'events'] as const;
 export type Tab = (typeof TABS)[number];
@@ -61,6 +62,16 @@ export type Dialog =
       busy: boolean;
     }
   | { kind: 'confirm-deny'; requestId: string; machineName: string; code: string; focus: 'no' | 'yes'; busy: boolean }
+  // approve the deployment stage the item's run awaits (svc approve <ref>)
+  | {
+      kind: 'confirm-approve';
+      ref: string;
+      stage: string;
+      environment: string | null;
+      since: string;
+      focus: 'no' | 'yes';
+      busy: boolean;
+    }
   | { kind: 'help'; filter: string }
   | { kind: 'projects'; index: number };
 
@@ -68,9 +79,11 @@ export interface Detail {
   ref: string;
   explain: ExplainResponse | null;
   item: ItemWire | null;
-  edgesIn: DependencyEdgeWire[] | null;
-  edgesOut: DependencyEdgeWire[] | null;
+  // every dependency edge in and out (null until loaded)
+  edges: DetailEdge[] | null;
   dbClaim: DbClaimResponse | null;
+  // the deployment pipeline of an item carried by a flow (null: none, or not loaded yet)
+  pipeline: Pipeline | null;
   epicTasks: EpicTaskWire[] | null;
   errors: string[];
   // a counter bumped on every change, so views can skip re-formatting an unchanged pane

@@ -68,18 +68,22 @@ function rowCountUnfiltered(state: State, tab: (typeof TABS)[number]): number {
 }
 
 export function statusLine(state: State, width: number, theme: Theme): string {
-  if (state.filtering || state.filter) {
-    const n = rowCount(state, state.tab);
+  const n = rowCount(state, state.tab);
+  if (state.filtering || (state.filter && !state.status)) {
     const cursor = state.filtering ? '▏' : '';
     const text = `/${state.filter}${cursor}  (${n} match${n === 1 ? '' : 'es'}${state.filtering ? ', enter keeps, esc clears' : ''})`;
     return ` ${paint(theme, esc(truncate(text, width - 2)), 'cyan')}`;
   }
   if (state.importing) return ` ${esc('importing the demo backlog…')}`;
   if (!state.status) return '';
+  // a kept filter stays in view, shortened, in front of the outcome of the last action
+  const filter = state.filter ? `/${state.filter} (${n})  ` : '';
   const tone = state.status.tone;
   const prefix = tone === 'error' ? 'error: ' : tone === 'warn' ? 'warning: ' : tone === 'ok' ? 'ok: ' : '';
   const color = tone === 'error' ? 'red' : tone === 'warn' ? 'yellow' : tone === 'ok' ? 'green' : 'white';
-  return ` ${paint(theme, esc(truncate(prefix + state.status.text, width - 2)), color)}`;
+  const message = truncate(filter + prefix + state.status.text, width - 2);
+  const head = message.slice(0, filter.length);
+  return ` ${head ? paint(theme, esc(head), 'cyan') : ''}${paint(theme, esc(message.slice(filter.length)), color)}`;
 }
 
 export function footerLine(state: State, width: number, theme: Theme): string {

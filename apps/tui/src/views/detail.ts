@@ -1,19 +1,66 @@
 import { claimOf, conductEligible, formatAge, selectedItem } from '../state/selectors';
 import { State } from '../state/state';
-import type { DependencyEdgeWire } from '../wire';
+import type { DetailEdge } from '../state/edges';
+import type { Pipeline } from '../state/pipeline';
 import { bold, esc, paint, Theme, wrap } from './format';
 import { claimLabel } from './lists';
 
-function edgeLine(e: DependencyEdgeWire, side: 'in' | 'out'): string {
-  const other = side === 'in' ? (e.blocker ?? '(missing)') : e.dependent;
-  const state = side === 'in' ? (e.blocker_stage ?? 'unknown') : '';
-  const flags = [
-    e.blocking_abandoned ? 'abandoned: can never clear' : '',
-    e.environment ? `env ${e.environment.name} ${e.environment.delivery_state}` : '',
+// An edge as its head (satisfaction marked with a glyph and a word, so it reads without colour) and, for an
+// unsatisfied one, what it needs.
+function edgeLine(e: DetailEdge, theme: Theme): { head: string; extra: string } {
+  const mark = e.satisfied ? paint(theme, '✓ satisfied', 'green') : paint(theme, '✗ unsatisfied', 'red');
+  const state = e.state ? ` (${e.state})` : '';
+  const head = `[${esc(e.gate_point)}] ${esc(`${e.other ?? '(missing item)'}${state} ${e.satisfaction}`)} · ${mark}`;
+  const extra = [
+    e.satisfied ? '' : e.need ? `need ${e.need}` : e.reason,
+    e.abandoned ? 'abandoned: can never clear' : '',
+    e.environment ? `env ${e.environment}` : '',
   ]
     .filter(Boolean)
-    .join(', ');
-  return `[${e.gate_point}] ${other} ${e.satisfaction}${state ? ` · now ${state}` : ''} · unsatisfied${flags ? ` (${flags})` : ''}`;
+    .join('; ');
+  return { head, extra };
+}
+
+// The pipeline as plain sentences; `halt` ones are painted by the caller.
+function pipelineLines(p: Pipeline, now: number): { text: string; halt?: boolean }[] {
+  const out: { text: string; halt?: boolean }[] = [];
+  const current = p.halt?.stage ?? p.current_stage;
+  const index = p.stage_index !== null && p.stage_index > 0 ? p.stage_index - 1 : -1;
+  if (p.stages.length > 0) {
+    const stages = p.stages.map((s, i) => {
+      const gate = `${s.approval ? ' (approval)' : ''}${s.capabilities.length ? ` (needs ${s.capabilities.join(', ')})` : ''}`;
+      const name = `${s.name}${gate}`;
+      if (index >= 0 ? i === index : s.name === current) return `▶ ${name}`;
+      if (index >= 0 && i < index) return `✓ ${name}`;
+      return `· ${name}`;
+    });
+    out.push({ text: `stages: ${stages.join(' › ')}` });
+  }
+  const position = p.stage_index !== null && p.stage_count !== null ? ` · stage ${p.stage_index}/${p.stage_count}` : '';
+  out.push({
+    text: p.run_id
+      ? `run ${p.run_id}${p.environment ? ` to ${p.environment}` : ''}${position}${p.current_stage ? ` · at ${p.current_stage}` : ''}`
+      : 'no run carries it yet',
+  });
+  out.push({ text: `deploy_stage: ${p.deploy_stage ?? '(not set)'}` });
+  const h = p.halt;
+  if (h) {
+    const since = formatAge(h.since, now);
+    out.push({
+      halt: true,
+      text:
+        h.kind === 'awaiting-approval'
+          ? `⏸ HALTED: awaiting approval for ${h.stage} since ${since}`
+          : `⏸ HALTED: needs capability ${h.missing.join(', ')} for ${h.stage} since ${since}`,
+    });
+    out.push({
+      text:
+        h.kind === 'awaiting-approval'
+          ? 'A approves it here (asks first), as `svc approve <ref>` does; then re-run the usher step'
+          : 'fix the capability, then re-run the usher step',
+    });
+  }
+  return out;
 }
 
 // The detail pane as lines (tags included); the layout scrolls them.
@@ -47,31 +94,50 @@ export function detailLines(state: State, width: number, theme: Theme): string[]
     item.blocked_reasons.forEach((r) => text(`  reason: ${r}`));
   }
 
+  // every sentence once in the pane: the Why section skips what Blocked by already said, and the explain
+  // summary's own critical-path sentence gives way to the structured lines
+  const said = new Set<string>([...item.blocked_reasons]);
+  const once = (t: string) => {
+    if (said.has(t)) return;
+    said.add(t);
+    text(t);
+  };
   const ex = d?.explain;
   if (ex) {
     heading('Why');
-    // the summary's own critical-path sentence is replaced by the structured lines below
-    const summary = ex.summary.filter((line) => !line.startsWith('critical path'));
-    summary.forEach((line) => text(line));
-    if (ex.operator_block) text(`operator block: ${ex.operator_block}`);
-    if (ex.critical_path.length > 1) text(`critical path: ${ex.critical_path.join(' → ')}`);
-    if (ex.unblock_roots.length > 0) text(`start first: ${ex.unblock_roots.join(', ')}`);
-    if (ex.stuck.length > 0) text(`needs a person (not runnable, waits on nothing): ${ex.stuck.join(', ')}`);
+    ex.summary.filter((line) => !line.startsWith('critical path')).forEach(once);
+    if (ex.operator_block) once(`operator block: ${ex.operator_block}`);
+    if (ex.critical_path.length > 1) once(`critical path: ${ex.critical_path.join(' → ')}`);
+    if (ex.unblock_roots.length > 0) once(`start first: ${ex.unblock_roots.join(', ')}`);
+    if (ex.stuck.length > 0) once(`needs a person (not runnable, waits on nothing): ${ex.stuck.join(', ')}`);
     for (const u of ex.unsatisfied) {
-      const reason = summary.includes(u.reason) ? '' : `: ${u.reason}`;
-      text(`- ${u.blocker ?? '(missing)'} ${u.satisfaction}${reason}${u.need ? ` — need ${u.need}` : ''}`);
+      once(said.has(u.reason) ? `- ${u.blocker ?? '(missing)'}: need ${u.need}` : `- ${u.reason} — need ${u.need}`);
     }
   } else if (d && !d.errors.length) {
     out.push(paint(theme, ' loading explain…', 'gray'));
   }
 
-  if (d?.edgesIn || d?.edgesOut) {
-    heading('Waits on (unsatisfied edges in)');
-    if (!d.edgesIn?.length) text('none');
-    d.edgesIn?.forEach((e) => text(edgeLine(e, 'in')));
-    heading('Holds back (unsatisfied edges out)');
-    if (!d.edgesOut?.length) text('none');
-    d.edgesOut?.forEach((e) => text(edgeLine(e, 'out')));
+  if (d?.pipeline) {
+    heading(`Deployment pipeline (flow ${d.pipeline.flow})`);
+    for (const l of pipelineLines(d.pipeline, state.now)) {
+      if (l.halt) wrap(l.text, w - 3).forEach((t) => out.push(` ${paint(theme, esc(t), 'yellow')}`));
+      else text(l.text);
+    }
+  }
+
+  const edge = ({ head, extra }: { head: string; extra: string }) => {
+    out.push(` ${head}`);
+    if (extra) text(extra, 3);
+  };
+  if (d?.edges) {
+    const into = d.edges.filter((e) => e.side === 'in');
+    const from = d.edges.filter((e) => e.side === 'out');
+    heading(`Depends on (edges in: ${into.length})`);
+    if (into.length === 0) text('none');
+    into.forEach((e) => edge(edgeLine(e, theme)));
+    heading(`Blocks (edges out: ${from.length})`);
+    if (from.length === 0) text('none');
+    from.forEach((e) => edge(edgeLine(e, theme)));
   }
 
   if (d?.dbClaim !== undefined && d?.dbClaim !== null) {

@@ -1,4 +1,4 @@
-import * as blessed from 'blessed';
+import type * as blessed from 'blessed';
 
 import { detailVisible } from '../state/selectors';
 import { isFrontierTab, State, Tab } from '../state/state';
@@ -7,6 +7,7 @@ import { detailLines } from './detail';
 import { Theme } from './format';
 import { listHeaderLine, ListRender, renderEventRows, renderFrontierRows, renderMachineRows } from './lists';
 import { emptyLines, failureLines, overlayFor } from './overlays';
+import * as widgets from './widgets';
 
 // Below this width the detail pane goes under the list instead of beside it.
 export const SIDE_BY_SIDE_MIN_WIDTH = 120;
@@ -65,7 +66,7 @@ export class Layout {
     private readonly theme: Theme,
   ) {
     const box = (options: blessed.Widgets.BoxOptions) =>
-      blessed.box({ parent: screen, tags: true, wrap: false, ...options } as blessed.Widgets.BoxOptions);
+      widgets.box({ parent: screen, tags: true, wrap: false, ...options } as blessed.Widgets.BoxOptions);
     this.header = box({ top: 0, left: 0, width: '100%', height: 1 });
     this.tabs = box({ top: 1, left: 0, width: '100%', height: 1 });
     this.listHeader = box({ top: 2, left: 0, width: '100%', height: 1 });

@@ -1,5 +1,5 @@
 import { helpRows, keyLabel } from '../keys/keymap';
-import { activeScope } from '../state/selectors';
+import { activeScope, formatAge } from '../state/selectors';
 import { Dialog, State } from '../state/state';
 import { bold, esc, fit, inverse, paint, Theme, truncate, wrap } from './format';
 
@@ -77,6 +77,24 @@ export function confirmDenyDialog(d: Dialog & { kind: 'confirm-deny' }, width: n
   return { title: ' Deny machine ', lines, width: w };
 }
 
+export function confirmApproveDialog(
+  d: Dialog & { kind: 'confirm-approve' },
+  state: State,
+  width: number,
+  theme: Theme,
+): OverlayContent {
+  const w = Math.min(64, width - 4);
+  const lines: string[] = [];
+  const where = d.environment && d.environment !== d.stage ? ` (environment ${d.environment})` : '';
+  wrap(
+    `Approve the ${d.stage} stage${where} for ${d.ref}? It has awaited approval for ${formatAge(d.since, state.now) || 'a moment'}. The approval is recorded under your name, once; re-run the usher step to continue the run.`,
+    w - 4,
+  ).forEach((l) => lines.push(` ${esc(l)}`));
+  lines.push('');
+  lines.push(d.busy ? ` ${paint(theme, 'sending…', 'yellow')}` : buttons(d.focus, 'Yes, approve'));
+  return { title: ' Approve deployment stage ', lines, width: w };
+}
+
 export function helpOverlay(
   state: State,
   d: Dialog & { kind: 'help' },
@@ -125,6 +143,8 @@ export function overlayFor(state: State, width: number, height: number, theme: T
       return codeDialog(d, width, theme);
     case 'confirm-deny':
       return confirmDenyDialog(d, width, theme);
+    case 'confirm-approve':
+      return confirmApproveDialog(d, state, width, theme);
     case 'help':
       return helpOverlay(state, d, width, height, theme);
     case 'projects':

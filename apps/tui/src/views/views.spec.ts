@@ -172,6 +172,68 @@ describe('views', () => {
       else expect(detailTop).toBeGreaterThan(firstRow);
     });
 
+    it('should show the deployment pipeline and its halt, and approve only after a dialog with No focused', async () => {
+      start(columns, rows);
+      await press('j', '\r');
+      dispatch({
+        type: 'detail_loaded',
+        ref: 'ATL-6',
+        data: {
+          part: 'pipeline',
+          value: {
+            flow: 'ship',
+            stages: [
+              { name: 'build', approval: false, capabilities: [] },
+              { name: 'production', approval: true, capabilities: [] },
+            ],
+            deploy_stage: 'awaiting-approval',
+            run_id: 'run-1',
+            environment: 'production',
+            current_stage: 'production',
+            stage_index: 2,
+            stage_count: 2,
+            halt: {
+              kind: 'awaiting-approval',
+              stage: 'production',
+              missing: [],
+              since: new Date(NOW - 3 * 3_600_000).toISOString(),
+              summary: 'awaiting approval for production since 3h',
+            },
+          },
+        },
+      });
+      let text = t.text();
+      for (let i = 0; i < 6 && !text.includes('HALTED'); i++) {
+        await press('J');
+        text = t.text();
+      }
+      expect(text).toContain('Deployment pipeline');
+      expect(text).toContain('HALTED: awaiting approval for production');
+      expect(detailLines(app.store.state, 120, { color: false }).join('\n')).toContain(
+        'HALTED: awaiting approval for production since 3h',
+      );
+      await press('A');
+      text = t.text();
+      expect(text).toContain('Approve deployment stage');
+      expect(text).toContain('production stage');
+      expect(text).toContain('>[ No ]<');
+      // enter presses the focused button: No, the run stays halted
+      await press('\r');
+      expect(t.text()).not.toContain('Approve deployment stage');
+      expect(app.store.state.dialog).toBeNull();
+      await press('A', 'y');
+      expect(app.store.state.dialog).toMatchObject({ kind: 'confirm-approve', ref: 'ATL-6', busy: true });
+    });
+
+    it('should refuse the approve key on an item without an awaiting-approval halt, with a reason', async () => {
+      start(columns, rows);
+      await press('\r');
+      dispatch({ type: 'detail_loaded', ref: 'ATL-3', data: { part: 'pipeline', value: null } });
+      await press('A');
+      expect(app.store.state.dialog).toBeNull();
+      expect(t.text()).toContain('nothing to approve for ATL-3');
+    });
+
     it('should filter as the user types and show the match count', async () => {
       start(columns, rows);
       await press('/', 'p', 'r', 'i');
@@ -328,6 +390,128 @@ describe('views', () => {
     await press('c');
     expect(t.text()).not.toContain('Dispatch');
     expect(t.text()).toContain('warning: read-only: charge is disabled');
+  });
+
+  it('should list every edge in and out with its satisfaction and state, and say each reason once', async () => {
+    start(120, 36);
+    await press('2', '\r');
+    dispatch(
+      { type: 'detail_loaded', ref: 'ATL-8', data: { part: 'explain', value: explainBlocked } },
+      {
+        type: 'detail_loaded',
+        ref: 'ATL-8',
+        data: {
+          part: 'edges',
+          edges: [
+            {
+              side: 'in',
+              gate_point: 'activation',
+              other: 'ATL-5',
+              other_title: 'Tax rules',
+              state: 'planned',
+              satisfaction: 'status:done',
+              satisfied: false,
+              reason: 'ATL-5 is in planned; needs done',
+              need: 'ATL-5 reaches done',
+              abandoned: false,
+              environment: null,
+            },
+            {
+              side: 'in',
+              gate_point: 'closure',
+              other: 'ATL-2',
+              other_title: 'Schema',
+              state: 'done',
+              satisfaction: 'status:done',
+              satisfied: true,
+              reason: 'ATL-2 is done',
+              need: null,
+              abandoned: false,
+              environment: null,
+            },
+            {
+              side: 'out',
+              gate_point: 'integration',
+              other: 'ATL-11',
+              other_title: 'Invoices',
+              state: 'planned',
+              satisfaction: 'status:implementing',
+              satisfied: true,
+              reason: '',
+              need: null,
+              abandoned: false,
+              environment: null,
+            },
+          ],
+        },
+      },
+    );
+    const lines = detailLines(app.store.state, 120, { color: false });
+    const text = lines.join('\n');
+    expect(text).toContain('Depends on (edges in: 2)');
+    expect(text).toContain('[activation] ATL-5 (planned) status:done · ✗ unsatisfied');
+    expect(text).toContain('need ATL-5 reaches done');
+    expect(text).toContain('[closure] ATL-2 (done) status:done · ✓ satisfied');
+    expect(text).toContain('Blocks (edges out: 1)');
+    expect(text).toContain('[integration] ATL-11 (planned) status:implementing · ✓ satisfied');
+    // the reason shows under Blocked by only; the critical path once, as the structured line
+    expect(text.split('ATL-5 is in planned; needs done')).toHaveLength(2);
+    expect(text.match(/critical path/g)).toHaveLength(1);
+  });
+
+  it('should show the outcome of an action while a filter is kept, with the filter shortened in front', async () => {
+    start(120, 36);
+    await press('/', 'p', 'r', 'i', '\r');
+    expect(t.text()).toContain('/pri  (1 match)');
+    dispatch({ type: 'status', text: 'approved production for ATL-6 (run r1)', tone: 'ok' });
+    const line = t.lines().find((l) => l.includes('approved production')) ?? '';
+    expect(line).toContain('/pri (1)  ok: approved production for ATL-6 (run r1)');
+  });
+
+  it('should say which capability a needs-capability halt misses, and not offer to approve it', async () => {
+    start(120, 36);
+    await press('\r');
+    dispatch({
+      type: 'detail_loaded',
+      ref: 'ATL-3',
+      data: {
+        part: 'pipeline',
+        value: {
+          flow: 'ship',
+          stages: [
+            { name: 'build', approval: false, capabilities: [] },
+            { name: 'staging', approval: false, capabilities: ['docker'] },
+          ],
+          deploy_stage: 'needs-capability',
+          run_id: 'run-2',
+          environment: 'staging',
+          current_stage: 'staging',
+          stage_index: 2,
+          stage_count: 2,
+          halt: {
+            kind: 'needs-capability',
+            stage: 'staging',
+            missing: ['docker'],
+            since: new Date(NOW - 120_000).toISOString(),
+            summary: 'needs capability docker for staging since 2m',
+          },
+        },
+      },
+    });
+    const text = detailLines(app.store.state, 120, { color: false }).join('\n');
+    expect(text).toContain('stages: ✓ build › ▶ staging (needs docker)');
+    expect(text).toContain('HALTED: needs capability docker for staging since 2m');
+    expect(text).toContain('deploy_stage: needs-capability');
+    await press('A');
+    expect(app.store.state.dialog).toBeNull();
+    expect(t.text()).toContain('nothing to approve for ATL-3: its run needs capability docker for staging');
+  });
+
+  it('should keep the approve key off in read-only mode', async () => {
+    start(120, 36, { readOnly: true });
+    await press('\r', 'A');
+    expect(app.store.state.dialog).toBeNull();
+    expect(t.text()).toContain('read-only: approve is disabled');
   });
 
   it('should switch projects with P', async () => {
