@@ -122,7 +122,8 @@ describe(FrontierService.name, () => {
     db = await createMediumDatabase('refresh');
     repository = new FrontierRepository(db.dataSource);
     const facts = new DependencyFactsService(new DependenciesRepository(db.dataSource));
-    sut = new FrontierService(repository, null as never, null as never, null as never, facts);
+    const events = { recordBestEffort: () => Promise.resolve() };
+    sut = new FrontierService(repository, null as never, events as never, null as never, facts);
     const { client } = db;
     await createProject(client, { id: 'atl', prefix: 'ATL' });
     await createProject(client, { id: 'ops', prefix: 'OPS' });
@@ -253,6 +254,16 @@ describe(FrontierService.name, () => {
       const full = snapshot(await sut.loadGraph(project, options));
       expect(refreshed).toEqual(full);
     }
+    // the served body (incremental graph, per-item JSON reused across versions) is byte for byte a full reload's
+    const served = await sut.frontierBody(project, 3, null);
+    const full = await sut.loadGraph(project, FRONTIER_READ);
+    const computed = computeFrontier({
+      items: full.items,
+      edges: full.activation,
+      blockerFacts: full.facts,
+      wipCap: 3,
+    });
+    expect(served.body.toString('utf8')).toBe(JSON.stringify(toFrontierResultWire(computed, full.refOf)));
   }
 
   describe('currentGraph', () => {
