@@ -76,6 +76,9 @@ interface CachedGraph {
   broken?: boolean;
 }
 
+// Tombstones are kept an hour: a graph refreshed within that reads its deletions as a delta, an older one reloads.
+export const TOMBSTONE_RETENTION_SECONDS = 3600;
+
 // Projects whose loaded graph is kept between reads (a 100k-item graph is a few hundred MB at most).
 const GRAPH_CACHE_PROJECTS = 4;
 
@@ -288,7 +291,9 @@ export class FrontierService {
     }
     const changes = await this.repository.findChangesSince(state.watermark, options.rationale);
     const { watermark, items, edges } = changes;
-    const outcome = applyDelta(state, { items, edges, tombstones: changes.tombstones });
+    const outcome = changes.pruned
+      ? { reload: true, changed: true, newCandidates: [] }
+      : applyDelta(state, { items, edges, tombstones: changes.tombstones });
     if (outcome.reload) {
       entry.state = await this.loadState(state.project, options);
       entry.reuse = new GraphReuse();
@@ -363,6 +368,11 @@ export class FrontierService {
       },
       reuse,
     );
+  }
+
+  // Tombstones older than the retention are deleted; a cached graph older than them reloads on its next read.
+  pruneTombstones(retentionSeconds = TOMBSTONE_RETENTION_SECONDS): Promise<number> {
+    return this.repository.pruneTombstones(retentionSeconds);
   }
 
   // A full load, bypassing the cache (benchmarks and the incremental-refresh property test compare against it).
