@@ -287,6 +287,12 @@ async function runDataset(server: EmbeddedServer, dataset: Dataset, runs: number
       result.expected_ready_match = got.size === expected.size && [...expected].every((id) => got.has(id));
     }
     return result;
+  } catch (err) {
+    note(
+      `${dataset.name} failed; daemon exit code ${daemon.child.exitCode}, signal ${daemon.child.signalCode}; ` +
+        `its stderr ends:\n${daemon.stderr().slice(-4000)}\nstdout ends:\n${daemon.stdout().slice(-2000)}`,
+    );
+    throw err;
   } finally {
     await daemon.stop();
   }
@@ -373,13 +379,21 @@ async function main(): Promise<void> {
       return;
     }
     const results: DatasetResult[] = [];
+    // --sizes 100000 measures only the generated backlogs named (a partial run writes no table)
+    const sizesIndex = args.indexOf('--sizes');
+    const sizes = sizesIndex >= 0 ? args[sizesIndex + 1].split(',').map(Number) : null;
     for (const [n, runs] of [
       [10_000, 15],
       [100_000, 7],
     ] as const) {
+      if (sizes && !sizes.includes(n)) continue;
       const generated = generateBacklog(n, 42);
       results.push(await runDataset(server, { name: `generated-${n / 1000}k`, ...generated }, runs));
       note(JSON.stringify(results[results.length - 1]));
+    }
+    if (sizes) {
+      process.stdout.write(`${JSON.stringify(results)}\n`);
+      return;
     }
     // ../shared/bench next to the main checkout (a worktree sits one level deeper)
     const shared = [resolve(REPO, '..', 'shared'), resolve(REPO, '..', '..', 'shared')]

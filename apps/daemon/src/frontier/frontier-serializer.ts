@@ -24,7 +24,10 @@ interface Fragment {
   item: FrontierItem;
   // blocked_by as public refs (a blocker's ref disappears when it is deleted)
   refs: readonly string[];
-  json: string;
+  // the item's JSON as a byte range of the body of `generation`
+  start: number;
+  length: number;
+  generation: number;
 }
 
 const NO_REFS: readonly string[] = Object.freeze([]);
@@ -60,60 +63,148 @@ function sameWireFields(a: FrontierItem, b: FrontierItem): boolean {
   );
 }
 
-// Serializes FrontierResults of one project's successive graphs. Each item's JSON is kept and reused by the next
-// serialization when every field it is made of is unchanged, so a write re-serializes the items it reached, not the
-// whole answer; the body is the joined fragments, byte for byte JSON.stringify(toFrontierResultWire(...)).
+// One piece of the next body: text to encode, or a byte range of the previous body or of the body itself.
+interface Piece {
+  text: string | null;
+  self: boolean;
+  start: number;
+  length: number;
+}
+
+const PREVIOUS = false;
+const SELF = true;
+
+// Serializes FrontierResults of one project's successive graphs. Each item's JSON stays where it is in the last
+// body (a byte range, no string kept) and is copied from there when every field it is made of is unchanged, so a
+// write encodes only the items it reached; neighbouring unchanged items are copied as one range with the comma
+// between them, and an item listed twice (conduct_eligible repeats runnable items) is copied from its first place.
+// The body is byte for byte JSON.stringify(toFrontierResultWire(...)).
 export class FrontierSerializer {
-  private fragments = new Map<number, Fragment>();
+  // one entry per item of the last body, updated in place (no per-write map or fragment objects)
+  private readonly fragments = new Map<number, Fragment>();
+  private body: Buffer = Buffer.alloc(0);
+  private generation = 0;
   reused = 0;
   rendered = 0;
 
   serialize(computation: FrontierComputation, refOf: (id: number) => string | undefined): SerializedFrontier {
-    const next = new Map<number, Fragment>();
+    const fragments = this.fragments;
+    const generation = ++this.generation;
+    const pieces: Piece[] = [];
+    let size = 0;
+    let open: Piece | null = null;
+    const text = (value: string): void => {
+      const length = Buffer.byteLength(value, 'utf8');
+      open = { text: value, self: false, start: -1, length };
+      pieces.push(open);
+      size += length;
+    };
+    // a range, with the comma before it when that comma sits right before it in the same source
+    const range = (self: boolean, start: number, length: number, comma: boolean): void => {
+      const last = open as Piece | null;
+      const joined = comma ? start - 1 : start;
+      if (last !== null && last.text === null && last.self === self && last.start + last.length === joined) {
+        last.length += length + (comma ? 1 : 0);
+        size += length + (comma ? 1 : 0);
+        return;
+      }
+      if (comma) text(',');
+      open = { text: null, self, start, length };
+      pieces.push(open);
+      size += length;
+    };
     this.reused = 0;
     this.rendered = 0;
-    const list = (items: readonly FrontierItem[]): string => {
-      const parts = new Array<string>(items.length);
-      for (let k = 0; k < items.length; k++) parts[k] = this.fragment(items[k], refOf, next);
-      return parts.join(',');
+    const list = (items: readonly FrontierItem[]): void => {
+      for (let k = 0; k < items.length; k++) {
+        const item = items[k];
+        const comma = k > 0;
+        const fragment = fragments.get(item.item_id);
+        if (fragment !== undefined && fragment.generation === generation) {
+          if (fragment.item === item) {
+            range(SELF, fragment.start, fragment.length, comma);
+          } else {
+            if (comma) text(',');
+            text(JSON.stringify(toFrontierItemWire(item, refOf)));
+          }
+          continue;
+        }
+        if (
+          fragment !== undefined &&
+          (fragment.item === item || sameWireFields(fragment.item, item)) &&
+          sameRefs(fragment.refs, item.blocked_by, refOf)
+        ) {
+          range(PREVIOUS, fragment.start, fragment.length, comma);
+          fragment.item = item;
+          fragment.start = size - fragment.length;
+          fragment.generation = generation;
+          this.reused++;
+          continue;
+        }
+        if (comma) text(',');
+        const json = JSON.stringify(toFrontierItemWire(item, refOf));
+        const at = size;
+        text(json);
+        const refs = resolveRefs(item.blocked_by, refOf);
+        if (fragment === undefined) {
+          fragments.set(item.item_id, { item, refs, start: at, length: size - at, generation });
+        } else {
+          fragment.item = item;
+          fragment.refs = refs;
+          fragment.start = at;
+          fragment.length = size - at;
+          fragment.generation = generation;
+        }
+        this.rendered++;
+      }
     };
-    const runnable = list(computation.runnable);
-    const blocked = list(computation.blocked);
-    const frozen = list(computation.frozen);
-    const eligible = list(computation.conduct_eligible);
-    this.fragments = next;
-    const json =
-      `{"runnable":[${runnable}],"blocked":[${blocked}],"frozen":[${frozen}],` +
-      `"wip_cap":${JSON.stringify(computation.wip_cap)},"wip_active":${JSON.stringify(computation.wip_active)},` +
-      `"conduct_eligible":[${eligible}]}`;
-    const body = Buffer.from(json, 'utf8');
+    text('{"runnable":[');
+    list(computation.runnable);
+    text('],"blocked":[');
+    list(computation.blocked);
+    text('],"frozen":[');
+    list(computation.frozen);
+    text(`],"wip_cap":${JSON.stringify(computation.wip_cap)},"wip_active":${JSON.stringify(computation.wip_active)},`);
+    text('"conduct_eligible":[');
+    list(computation.conduct_eligible);
+    text(']}');
+    const body = Buffer.allocUnsafe(size);
+    let at = 0;
+    for (const piece of pieces) {
+      if (piece.text !== null) {
+        body.write(piece.text, at, piece.length, 'utf8');
+      } else {
+        // a range of this body always lies before the piece that copies it
+        (piece.self ? body : this.body).copy(body, at, piece.start, piece.start + piece.length);
+      }
+      at += piece.length;
+    }
+    // items no longer on the frontier
+    for (const [id, fragment] of fragments) if (fragment.generation !== generation) fragments.delete(id);
+    this.body = body;
     return { body, etag: etagOf(body) };
   }
+}
 
-  private fragment(item: FrontierItem, refOf: (id: number) => string | undefined, next: Map<number, Fragment>): string {
-    const done = next.get(item.item_id);
-    if (done !== undefined && done.item === item) return done.json;
-    let refs = NO_REFS;
-    if (item.blocked_by.length > 0) {
-      const resolved: string[] = [];
-      for (const id of item.blocked_by) {
-        const ref = refOf(id);
-        if (ref !== undefined) resolved.push(ref);
-      }
-      refs = resolved;
-    }
-    const before = this.fragments.get(item.item_id);
-    let fragment: Fragment;
-    if (before !== undefined && sameStrings(before.refs, refs) && sameWireFields(before.item, item)) {
-      // the previous map is dropped after this call, so its entry is taken over rather than copied
-      before.item = item;
-      fragment = before;
-      this.reused++;
-    } else {
-      fragment = { item, refs, json: JSON.stringify(toFrontierItemWire(item, refOf)) };
-      this.rendered++;
-    }
-    next.set(item.item_id, fragment);
-    return fragment.json;
+// blocked_by as public refs as they resolve now (a deleted blocker drops out).
+function resolveRefs(ids: readonly number[], refOf: (id: number) => string | undefined): readonly string[] {
+  if (ids.length === 0) return NO_REFS;
+  const resolved: string[] = [];
+  for (const id of ids) {
+    const ref = refOf(id);
+    if (ref !== undefined) resolved.push(ref);
   }
+  return resolved;
+}
+
+// resolveRefs(ids) equals refs, without building the list.
+function sameRefs(refs: readonly string[], ids: readonly number[], refOf: (id: number) => string | undefined): boolean {
+  let at = 0;
+  for (const id of ids) {
+    const ref = refOf(id);
+    if (ref === undefined) continue;
+    if (at >= refs.length || refs[at] !== ref) return false;
+    at++;
+  }
+  return at === refs.length;
 }
