@@ -230,5 +230,34 @@ describe('frontier list and explain', () => {
       );
       expect(await runnableRefs()).toContain('FL-10');
     });
+
+    it('should answer 304 to the ETag of an unchanged backlog, and a new body with a new tag after a write', async () => {
+      const url = `${daemon.url}/v1/charge/frontier?project=fl`;
+      const headers = { authorization: `Bearer ${daemon.token}` };
+      const first = await fetch(url, { headers });
+      const body = await first.text();
+      const etag = first.headers.get('etag')!;
+      expect(first.status).toBe(200);
+      expect(first.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(etag).toMatch(/^"[A-Za-z0-9_-]{32}"$/);
+      expect(first.headers.get('content-length')).toBe(String(Buffer.byteLength(body)));
+      expect((JSON.parse(body) as { runnable: unknown[] }).runnable.length).toBeGreaterThan(0);
+
+      const unchanged = await fetch(url, { headers: { ...headers, 'if-none-match': etag } });
+      expect(unchanged.status).toBe(304);
+      expect(await unchanged.text()).toBe('');
+
+      await withClient(db.url, (client) =>
+        client.query(`UPDATE items SET title = 'root, renamed' WHERE id = $1`, [fl[0].id]),
+      );
+      const changed = await fetch(url, { headers: { ...headers, 'if-none-match': etag } });
+      const changedBody = await changed.text();
+      expect(changed.status).toBe(200);
+      expect(changed.headers.get('etag')).not.toBe(etag);
+      expect(changedBody).toContain('"title":"root, renamed"');
+      // every other item's JSON is unchanged, byte for byte
+      expect(changedBody.split('"title":"root, renamed"').join('"title":"root"')).toBe(body);
+      await withClient(db.url, (client) => client.query(`UPDATE items SET title = 'root' WHERE id = $1`, [fl[0].id]));
+    });
   });
 });

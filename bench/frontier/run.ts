@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { resourceUsage } from 'node:process';
 
@@ -16,10 +16,11 @@ import { DependencyFactsService } from '../../apps/daemon/src/dependencies/depen
 import { FrontierRepository } from '../../apps/daemon/src/frontier/frontier.repository';
 import { FrontierService } from '../../apps/daemon/src/frontier/frontier.service';
 import { generateBacklog } from './generate';
+import { NeutralItem, timeTaskwarrior, TaskwarriorResult } from './taskwarrior';
 
 interface NeutralGraph {
   format: string;
-  items: { id: string; title: string; priority: 'H' | 'M' | 'L'; status: 'open' | 'done'; created_at: string }[];
+  items: NeutralItem[];
   edges: { blocker: string; dependent: string }[];
   expected?: { ready?: string[] };
 }
@@ -31,6 +32,8 @@ interface Dataset {
   // neutral ids by item index, and the expected ready set (graph files only)
   neutralIds?: string[];
   expectedReady?: string[];
+  // the graph file's own items and edges (Taskwarrior imports them)
+  neutral?: NeutralGraph;
 }
 
 export interface DatasetResult {
@@ -39,6 +42,9 @@ export interface DatasetResult {
   edges: number;
   http_ms: number;
   http_ms_runs: number[];
+  // unchanged backlog, the client sending the ETag it has (304, no body)
+  http_304_ms: number;
+  http_304_ms_runs: number[];
   // the first read after the daemon started (a cold load of the project)
   http_first_ms: number;
   http_cold_ms: number;
@@ -56,6 +62,11 @@ export interface DatasetResult {
   response_bytes: number;
   daemon_peak_rss_mb: number;
   expected_ready_match?: boolean;
+  // 1-minute load average before and after this dataset (2 cores: above 2 means waiting for a core)
+  load_average: [number, number];
+  taskwarrior?: TaskwarriorResult | null;
+  // Taskwarrior's `task ready` over svc's read after a write (both recompute from the changed backlog)
+  taskwarrior_ratio?: number | null;
 }
 
 const PROJECT = 'bench';
@@ -95,6 +106,7 @@ export function neutralDataset(path: string): Dataset {
     }),
     neutralIds: graph.items.map((item) => item.id),
     expectedReady: graph.expected?.ready,
+    neutral: graph,
   };
 }
 
@@ -109,6 +121,7 @@ function peakRssMb(pid: number): number {
 }
 
 async function runDataset(server: EmbeddedServer, dataset: Dataset, runs: number): Promise<DatasetResult> {
+  const loadBefore = round(loadavg()[0]);
   const database = `bench_${dataset.name.replace(/[^a-z0-9]/gi, '_').toLowerCase()}_${Date.now().toString(36)}`;
   await server.createDatabase(database);
   const url = server.connection.url(database);
@@ -152,6 +165,17 @@ async function runDataset(server: EmbeddedServer, dataset: Dataset, runs: number
       if (i >= 3) httpRuns.push(round(elapsed));
     }
     const body = JSON.parse(text) as { runnable: { item_id: string }[]; blocked: unknown[]; frozen: unknown[] };
+
+    // Unchanged backlog, revalidated: If-None-Match with the ETag of the last body answers 304 without one.
+    const etag = (await fetch(target, { headers }).then(async (res) => (await res.text(), res.headers.get('etag'))))!;
+    const notModifiedRuns: number[] = [];
+    for (let i = 0; i < runs + 3; i++) {
+      const t0 = performance.now();
+      const res = await fetch(target, { headers: { ...headers, 'if-none-match': etag } });
+      await res.text();
+      if (res.status !== 304) throw new Error(`conditional frontier read: HTTP ${res.status}, expected 304`);
+      if (i >= 3) notModifiedRuns.push(round(performance.now() - t0));
+    }
 
     // Cold reads: a write before each read changes the backlog fingerprint, so the daemon reloads and recomputes.
     const coldRuns: number[] = [];
@@ -230,6 +254,8 @@ async function runDataset(server: EmbeddedServer, dataset: Dataset, runs: number
       edges: dataset.edges.length,
       http_ms: round(median(httpRuns)),
       http_ms_runs: httpRuns,
+      http_304_ms: round(median(notModifiedRuns)),
+      http_304_ms_runs: notModifiedRuns,
       http_first_ms: firstMs,
       http_cold_ms: round(median(coldRuns)),
       http_cold_ms_runs: coldRuns,
@@ -245,7 +271,15 @@ async function runDataset(server: EmbeddedServer, dataset: Dataset, runs: number
       frozen: body.frozen.length,
       response_bytes: Buffer.byteLength(text),
       daemon_peak_rss_mb: peakRssMb(daemon.child.pid!),
+      load_average: [loadBefore, round(loadavg()[0])],
     };
+    if (dataset.neutral) {
+      note(`${dataset.name}: timing Taskwarrior's task ready on the same graph (when task is on PATH)`);
+      result.taskwarrior = timeTaskwarrior(dataset.neutral.items, dataset.neutral.edges, 3);
+      result.taskwarrior_ratio = result.taskwarrior
+        ? round(result.taskwarrior.ready_ms / Math.max(result.http_after_write_ms, 0.1))
+        : null;
+    }
     if (dataset.neutralIds && dataset.expectedReady) {
       const neutralOf = new Map(ids.map((item, i) => [item.ref, dataset.neutralIds![i]]));
       const got = new Set(body.runnable.map((r) => neutralOf.get(r.item_id)));
@@ -253,6 +287,12 @@ async function runDataset(server: EmbeddedServer, dataset: Dataset, runs: number
       result.expected_ready_match = got.size === expected.size && [...expected].every((id) => got.has(id));
     }
     return result;
+  } catch (err) {
+    note(
+      `${dataset.name} failed; daemon exit code ${daemon.child.exitCode}, signal ${daemon.child.signalCode}; ` +
+        `its stderr ends:\n${daemon.stderr().slice(-4000)}\nstdout ends:\n${daemon.stdout().slice(-2000)}`,
+    );
+    throw err;
   } finally {
     await daemon.stop();
   }
@@ -285,14 +325,20 @@ function buildDaemon(): void {
   execFileSync('npm', ['run', '-s', 'build:fast'], { cwd: REPO, stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
+function taskCell(r: DatasetResult): string {
+  if (r.taskwarrior === undefined) return '–';
+  if (r.taskwarrior === null) return 'task not installed';
+  return `${r.taskwarrior.ready_ms} ms (${r.taskwarrior_ratio}×)`;
+}
+
 function table(results: DatasetResult[]): string {
   const lines = [
-    '| dataset | items | edges | HTTP, unchanged backlog (median) | HTTP, after a one-item write (median) | HTTP, burst of 50 writes (p50 / p99, reads) | HTTP, first read (cold) | core compute (median) | runnable | blocked | frozen | response | daemon peak RSS |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| dataset | items | edges | HTTP, unchanged, If-None-Match (304) | HTTP, unchanged, full body | HTTP, after a one-item write | HTTP, burst of 50 writes (p50 / p99, reads) | HTTP, first read (cold) | core compute | runnable | blocked | frozen | response | daemon peak RSS | Taskwarrior `task ready` (× after a write) | load average |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of results) {
     lines.push(
-      `| ${r.name}${r.expected_ready_match === undefined ? '' : r.expected_ready_match ? ' (ready set ✓)' : ' (ready set ✗)'} | ${r.items} | ${r.edges} | ${r.http_ms} ms | ${r.http_after_write_ms} ms | ${r.burst_read_p50_ms} / ${r.burst_read_p99_ms} ms (${r.burst_reads}) | ${r.http_first_ms} ms | ${r.core_ms} ms | ${r.runnable} | ${r.blocked} | ${r.frozen} | ${(r.response_bytes / 1e6).toFixed(1)} MB | ${r.daemon_peak_rss_mb} MB |`,
+      `| ${r.name}${r.expected_ready_match === undefined ? '' : r.expected_ready_match ? ' (ready set ✓)' : ' (ready set ✗)'} | ${r.items} | ${r.edges} | ${r.http_304_ms} ms | ${r.http_ms} ms | ${r.http_after_write_ms} ms | ${r.burst_read_p50_ms} / ${r.burst_read_p99_ms} ms (${r.burst_reads}) | ${r.http_first_ms} ms | ${r.core_ms} ms | ${r.runnable} | ${r.blocked} | ${r.frozen} | ${(r.response_bytes / 1e6).toFixed(1)} MB | ${r.daemon_peak_rss_mb} MB | ${taskCell(r)} | ${r.load_average[0]} → ${r.load_average[1]} |`,
     );
   }
   return lines.join('\n');
@@ -316,6 +362,7 @@ async function main(): Promise<void> {
           items: result.items,
           edges: result.edges,
           http_ms: result.http_ms,
+          http_304_ms: result.http_304_ms,
           http_first_ms: result.http_first_ms,
           http_after_write_ms: result.http_after_write_ms,
           burst_read_p50_ms: result.burst_read_p50_ms,
@@ -324,18 +371,29 @@ async function main(): Promise<void> {
           runnable: result.runnable,
           expected_ready_match: result.expected_ready_match ?? null,
           daemon_peak_rss_mb: result.daemon_peak_rss_mb,
+          taskwarrior_ready_ms: result.taskwarrior?.ready_ms ?? null,
+          taskwarrior_ratio: result.taskwarrior_ratio ?? null,
+          load_average: result.load_average,
         })}\n`,
       );
       return;
     }
     const results: DatasetResult[] = [];
+    // --sizes 100000 measures only the generated backlogs named (a partial run writes no table)
+    const sizesIndex = args.indexOf('--sizes');
+    const sizes = sizesIndex >= 0 ? args[sizesIndex + 1].split(',').map(Number) : null;
     for (const [n, runs] of [
       [10_000, 15],
       [100_000, 7],
     ] as const) {
+      if (sizes && !sizes.includes(n)) continue;
       const generated = generateBacklog(n, 42);
       results.push(await runDataset(server, { name: `generated-${n / 1000}k`, ...generated }, runs));
       note(JSON.stringify(results[results.length - 1]));
+    }
+    if (sizes) {
+      process.stdout.write(`${JSON.stringify(results)}\n`);
+      return;
     }
     // ../shared/bench next to the main checkout (a worktree sits one level deeper)
     const shared = [resolve(REPO, '..', 'shared'), resolve(REPO, '..', '..', 'shared')]
@@ -363,7 +421,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${table(results)}\n`);
     writeReadmeTable(table(results));
     process.stdout.write(
-      `${JSON.stringify({ results: out, datasets: results.map((r) => ({ name: r.name, http_ms: r.http_ms, http_after_write_ms: r.http_after_write_ms, burst_read_p50_ms: r.burst_read_p50_ms, burst_read_p99_ms: r.burst_read_p99_ms, core_ms: r.core_ms, daemon_peak_rss_mb: r.daemon_peak_rss_mb })) })}\n`,
+      `${JSON.stringify({ results: out, datasets: results.map((r) => ({ name: r.name, http_304_ms: r.http_304_ms, http_ms: r.http_ms, http_after_write_ms: r.http_after_write_ms, burst_read_p50_ms: r.burst_read_p50_ms, burst_read_p99_ms: r.burst_read_p99_ms, core_ms: r.core_ms, daemon_peak_rss_mb: r.daemon_peak_rss_mb, taskwarrior_ratio: r.taskwarrior_ratio ?? null })) })}\n`,
     );
   } finally {
     await server.stop();

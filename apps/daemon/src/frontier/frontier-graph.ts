@@ -42,8 +42,41 @@ export interface GraphRows {
   halts?: ReadonlyMap<number, DeploymentHalt>;
 }
 
-export function buildProjectGraph(rows: GraphRows): ProjectGraph {
+// What one build derived from each row object, for the next build of the same project's state: rows a refresh left
+// untouched keep their object, so their input item, facts and activation edge are taken over instead of rebuilt.
+// Facts also depend on the delivery rows, so they are reused only while those are the same arrays.
+export class GraphReuse {
+  items = new WeakMap<CandidateRow, FrontierInputItem>();
+  facts = new WeakMap<CandidateRow | BlockerRow, BlockerFacts>();
+  edges = new WeakMap<EdgeRow, FrontierEdge>();
+  runs: RunRow[] | null = null;
+  environments: EnvironmentRow[] | null = null;
+}
+
+const NO_REUSE = {
+  items: { get: () => undefined, set: () => undefined },
+  facts: { get: () => undefined, set: () => undefined },
+  edges: { get: () => undefined, set: () => undefined },
+};
+
+export function buildProjectGraph(rows: GraphRows, reuse?: GraphReuse): ProjectGraph {
   const { project, workflows } = rows;
+  const sameDelivery =
+    reuse !== undefined &&
+    ((reuse.runs === rows.runs && reuse.environments === rows.environments) ||
+      (reuse.runs?.length === 0 &&
+        rows.runs.length === 0 &&
+        reuse.environments?.length === 0 &&
+        rows.environments.length === 0));
+  const itemCache = reuse?.items ?? NO_REUSE.items;
+  const factCache = sameDelivery ? reuse.facts : NO_REUSE.facts;
+  const edgeCache = reuse?.edges ?? NO_REUSE.edges;
+  if (reuse !== undefined) {
+    if (!sameDelivery) reuse.facts = new WeakMap();
+    reuse.runs = rows.runs;
+    reuse.environments = rows.environments;
+  }
+  const factTarget = reuse?.facts ?? NO_REUSE.facts;
   const prefix = `${project.public_item_prefix}-`;
   const registered = new Map<string, Set<string>>();
   const environments = new Map<string, Map<string, EnvironmentRow>>();
@@ -65,14 +98,19 @@ export function buildProjectGraph(rows: GraphRows): ProjectGraph {
 
   const items: FrontierInputItem[] = new Array<FrontierInputItem>(rows.candidates.length);
   const facts = new Map<number, BlockerFacts>();
-  const refs = new Map<number, string>();
   const projectEnvironments = registered.get(project.id) ?? NO_ENVIRONMENTS;
   for (let i = 0; i < rows.candidates.length; i++) {
     const row = rows.candidates[i];
+    const known = itemCache.get(row);
+    const knownFacts = factCache.get(row);
+    if (known !== undefined && knownFacts !== undefined) {
+      items[i] = known;
+      facts.set(row.id, knownFacts);
+      continue;
+    }
     const workflow = workflows.get(row.workflow_version_id);
     const isEpic = workflow?.isEpic ?? row.workflow_id === 'epic';
     const ref = prefix + row.seq;
-    refs.set(row.id, ref);
     items[i] = {
       id: row.id,
       ref,
@@ -90,7 +128,8 @@ export function buildProjectGraph(rows: GraphRows): ProjectGraph {
       lifecycleRank: lifecycleRankOf(workflow, row.status),
       isEpic,
     };
-    facts.set(row.id, {
+    itemCache.set(row, items[i]);
+    const rowFacts: BlockerFacts = {
       status: row.status,
       mergedAt: row.merged_at,
       deployedEnvironments: deployed.get(row.id) ?? NO_ENVIRONMENTS,
@@ -98,14 +137,20 @@ export function buildProjectGraph(rows: GraphRows): ProjectGraph {
       stageOrder: workflow?.order ?? EMPTY_ORDER,
       ref,
       title: row.title,
-    });
+    };
+    factTarget.set(row, rowFacts);
+    facts.set(row.id, rowFacts);
   }
   const blockerProjects = new Map<number, string>();
   for (const row of rows.outside) {
-    const ref = `${row.prefix}-${row.seq}`;
-    refs.set(row.id, ref);
     blockerProjects.set(row.id, row.project);
-    facts.set(row.id, {
+    const knownFacts = factCache.get(row);
+    if (knownFacts !== undefined) {
+      facts.set(row.id, knownFacts);
+      continue;
+    }
+    const ref = `${row.prefix}-${row.seq}`;
+    const rowFacts: BlockerFacts = {
       status: row.status,
       mergedAt: row.merged_at,
       deployedEnvironments: deployed.get(row.id) ?? NO_ENVIRONMENTS,
@@ -113,11 +158,19 @@ export function buildProjectGraph(rows: GraphRows): ProjectGraph {
       stageOrder: workflows.get(row.workflow_version_id)?.order ?? EMPTY_ORDER,
       ref,
       title: row.title,
-    });
+    };
+    factTarget.set(row, rowFacts);
+    facts.set(row.id, rowFacts);
   }
   const activation: FrontierEdge[] = [];
   for (const edge of rows.edges) {
-    if (edge.g === 'activation') activation.push({ blocker: edge.b, dependent: edge.d, satisfaction: edge.s });
+    if (edge.g !== 'activation') continue;
+    let known = edgeCache.get(edge);
+    if (known === undefined) {
+      known = { blocker: edge.b, dependent: edge.d, satisfaction: edge.s };
+      edgeCache.set(edge, known);
+    }
+    activation.push(known);
   }
   return {
     project,
@@ -130,7 +183,8 @@ export function buildProjectGraph(rows: GraphRows): ProjectGraph {
     runs: rows.runs,
     halts: rows.halts ?? new Map(),
     blockerProjects,
-    refOf: (id) => refs.get(id),
+    // every candidate and outside blocker has facts carrying its ref
+    refOf: (id) => facts.get(id)?.ref,
   };
 }
 

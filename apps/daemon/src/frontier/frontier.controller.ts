@@ -25,13 +25,13 @@ export class FrontierController {
     @Headers('if-none-match') ifNoneMatch: string | undefined,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    const { json, etag } = await this.service.frontierJson(actor, dto);
+    const { body, etag } = await this.service.frontierJson(actor, dto);
     void reply.header('etag', etag);
     if (ifNoneMatch !== undefined && etagMatches(ifNoneMatch, etag)) {
       await reply.status(304).send();
       return;
     }
-    await reply.header('content-type', 'application/json; charset=utf-8').status(200).send(json);
+    await reply.header('content-type', 'application/json; charset=utf-8').status(200).send(body);
   }
 
   @Get('frontier/list')

@@ -66,6 +66,8 @@ export interface ChangeSet {
   edges: EdgeRow[];
   tombstones: TombstoneRow[];
   delivery: boolean;
+  // tombstones at or after the watermark may have been pruned: the delta is incomplete, reload
+  pruned: boolean;
 }
 
 export interface TombstoneRow {
@@ -189,10 +191,28 @@ export class FrontierRepository {
                 OR EXISTS (SELECT 1 FROM deployment_approvals WHERE change_xid >= $1::xid8)
                 OR EXISTS (SELECT 1 FROM change_tombstones WHERE change_xid >= $1::xid8
                               AND table_name IN ('deployment_runs', 'environments', 'deployment_flows',
-                                                 'deployment_approvals')) AS delivery`,
+                                                 'deployment_approvals')) AS delivery,
+              EXISTS (SELECT 1 FROM change_horizon WHERE pruned_through >= $1::xid8) AS pruned`,
       [since],
     );
     return rows[0];
+  }
+
+  // Deletes tombstones written more than `retentionSeconds` ago and raises the horizon past them, in one statement
+  // (see the TombstonePruning migration). Returns how many were deleted.
+  async pruneTombstones(retentionSeconds: number): Promise<number> {
+    const rows: { deleted: string }[] = await this.dataSource.query(
+      `WITH gone AS (
+         DELETE FROM change_tombstones WHERE created_at < clock_timestamp() - make_interval(secs => $1)
+         RETURNING change_xid
+       ), raised AS (
+         UPDATE change_horizon SET pruned_through = GREATEST(pruned_through, (SELECT max(change_xid) FROM gone))
+          WHERE id = 1 AND EXISTS (SELECT 1 FROM gone)
+       )
+       SELECT count(*)::text AS deleted FROM gone`,
+      [retentionSeconds],
+    );
+    return Number(rows[0].deleted);
   }
 
   // Edges at the given gates of the given dependents (items that just became candidates).

@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-
 import { Injectable } from '@nestjs/common';
 
 import {
@@ -30,7 +28,7 @@ import {
   toWireList,
 } from './dto/frontier.dto';
 import { toDeploymentHalts } from './deployment-halts';
-import { buildProjectGraph, deliveryState, ProjectGraph, usesDeployedForm } from './frontier-graph';
+import { buildProjectGraph, deliveryState, GraphReuse, ProjectGraph, usesDeployedForm } from './frontier-graph';
 import {
   addEdges,
   addOutside,
@@ -42,7 +40,7 @@ import {
 } from './frontier-graph-state';
 import { projectNotFound, projectRequired } from './frontier.errors';
 import { FrontierRepository, ProjectRow } from './frontier.repository';
-import { toFrontierResultWire } from './frontier.mapper';
+import { FrontierSerializer, SerializedFrontier } from './frontier-serializer';
 import { parseWorkflowStages, WorkflowStages } from './workflow-stages';
 
 export interface ComputedFrontier {
@@ -50,16 +48,8 @@ export interface ComputedFrontier {
   computation: FrontierComputation;
 }
 
-export interface SerializedFrontier {
-  json: string;
-  // a strong validator of exactly these bytes: a digest of the body, computed once with the serialization
-  etag: string;
-}
-
-export function serializeFrontier(result: unknown): SerializedFrontier {
-  const json = JSON.stringify(result);
-  return { json, etag: `"${createHash('sha256').update(json, 'utf8').digest('base64url').slice(0, 32)}"` };
-}
+export { serializeFrontier } from './frontier-serializer';
+export type { SerializedFrontier } from './frontier-serializer';
 
 // One computed state of a project's graph. Never changed once published: a refresh publishes a new version, so a
 // result serialized from an older graph can never be stored under a newer one.
@@ -70,12 +60,16 @@ export interface GraphVersion {
   // the serialized FrontierResult (with its strong ETag) and its FrontierComputed counts, per wip_cap
   results: Map<number, SerializedFrontier>;
   counts: Map<number, FrontierCounts>;
+  // shared by the successive versions of one cached graph: unchanged items keep their JSON across versions
+  serializer: FrontierSerializer;
 }
 
 interface CachedGraph {
   current: GraphVersion;
   // the rows the graph is built from, brought up to date by reading only what changed
   state: GraphState;
+  // what the last build derived from each unchanged row object
+  reuse: GraphReuse;
   projectKey: string;
   options: LoadOptions;
   // refreshes of one entry run one at a time
@@ -83,6 +77,9 @@ interface CachedGraph {
   // a refresh failed part-way: the state is no longer trusted and the next refresh reloads it
   broken?: boolean;
 }
+
+// Tombstones are kept an hour: a graph refreshed within that reads its deletions as a delta, an older one reloads.
+export const TOMBSTONE_RETENTION_SECONDS = 3600;
 
 // Projects whose loaded graph is kept between reads (a 100k-item graph is a few hundred MB at most).
 const GRAPH_CACHE_PROJECTS = 4;
@@ -161,17 +158,21 @@ export class FrontierService {
   // cost the few indexed change queries of a refresh.
   async frontierJson(actor: AuthenticatedActor, dto: FrontierQueryDto): Promise<SerializedFrontier> {
     const project = await this.resolveProject(actor, dto.project);
-    const wipCap = wipCapOf(project, dto.wip_cap);
+    return this.frontierBody(project, wipCapOf(project, dto.wip_cap), actor.id);
+  }
+
+  // The served body of one project's frontier (the incremental-refresh property test compares it to a full reload).
+  async frontierBody(project: ProjectRow, wipCap: number, actorId: number | null): Promise<SerializedFrontier> {
     const { graph, computation, version } = await this.computeWithCache(
       project,
       wipCap,
-      actor.id,
+      actorId,
       null,
       ACTIVATION_ONLY,
     );
     let serialized = version.results.get(wipCap);
     if (serialized === undefined) {
-      serialized = serializeFrontier(toFrontierResultWire(computation!, graph.refOf));
+      serialized = version.serializer.serialize(computation!, graph.refOf);
       version.results.set(wipCap, serialized);
     }
     return serialized;
@@ -254,9 +255,11 @@ export class FrontierService {
     // Let the stale graph go before the new one is built: two 100k-item graphs at once double the GC work.
     this.graphCache.delete(key);
     const state = await this.loadState(project, options);
+    const reuse = new GraphReuse();
     const entry: CachedGraph = {
-      current: this.version(await this.buildGraph(state)),
+      current: this.version(await this.buildGraph(state, reuse), new FrontierSerializer()),
       state,
+      reuse,
       projectKey,
       options,
       lock: Promise.resolve(),
@@ -268,8 +271,8 @@ export class FrontierService {
     return { version: entry.current, reused: false };
   }
 
-  private version(graph: ProjectGraph): GraphVersion {
-    return { fingerprint: `${++this.generation}`, graph, results: new Map(), counts: new Map() };
+  private version(graph: ProjectGraph, serializer: FrontierSerializer): GraphVersion {
+    return { fingerprint: `${++this.generation}`, graph, results: new Map(), counts: new Map(), serializer };
   }
 
   // Brings a cached graph up to date by reading only the rows written since its watermark; true when it changed.
@@ -286,15 +289,19 @@ export class FrontierService {
     const { state, options } = entry;
     if (entry.broken) {
       entry.state = await this.loadState(state.project, options);
-      entry.current = this.version(await this.buildGraph(entry.state));
+      entry.reuse = new GraphReuse();
+      entry.current = this.version(await this.buildGraph(entry.state, entry.reuse), entry.current.serializer);
       entry.broken = false;
       return true;
     }
     const changes = await this.repository.findChangesSince(state.watermark, options.rationale);
     const { watermark, items, edges } = changes;
-    const outcome = applyDelta(state, { items, edges, tombstones: changes.tombstones });
+    const outcome = changes.pruned
+      ? { reload: true, changed: true, newCandidates: [] }
+      : applyDelta(state, { items, edges, tombstones: changes.tombstones });
     if (outcome.reload) {
       entry.state = await this.loadState(state.project, options);
+      entry.reuse = new GraphReuse();
     } else {
       let changed = outcome.changed;
       if (outcome.newCandidates.length > 0) {
@@ -316,7 +323,7 @@ export class FrontierService {
       if (changes.delivery) state.halts = await this.repository.findDeploymentHalts(state.project.id);
       state.watermark = watermark;
     }
-    entry.current = this.version(await this.buildGraph(entry.state));
+    entry.current = this.version(await this.buildGraph(entry.state, entry.reuse), entry.current.serializer);
     return true;
   }
 
@@ -352,20 +359,28 @@ export class FrontierService {
     state.environments = environments;
   }
 
-  private async buildGraph(state: GraphState): Promise<ProjectGraph> {
+  private async buildGraph(state: GraphState, reuse?: GraphReuse): Promise<ProjectGraph> {
     const rows = stateRows(state);
     const versionIds = new Set<number>();
     for (const row of rows.candidates) versionIds.add(row.workflow_version_id);
     for (const row of rows.outside) versionIds.add(row.workflow_version_id);
     const workflows = await this.workflowStages([...versionIds]);
-    return buildProjectGraph({
-      project: state.project,
-      ...rows,
-      workflows,
-      runs: state.runs,
-      environments: state.environments,
-      halts: toDeploymentHalts(state.halts),
-    });
+    return buildProjectGraph(
+      {
+        project: state.project,
+        ...rows,
+        workflows,
+        runs: state.runs,
+        environments: state.environments,
+        halts: toDeploymentHalts(state.halts),
+      },
+      reuse,
+    );
+  }
+
+  // Tombstones older than the retention are deleted; a cached graph older than them reloads on its next read.
+  pruneTombstones(retentionSeconds = TOMBSTONE_RETENTION_SECONDS): Promise<number> {
+    return this.repository.pruneTombstones(retentionSeconds);
   }
 
   // A full load, bypassing the cache (benchmarks and the incremental-refresh property test compare against it).

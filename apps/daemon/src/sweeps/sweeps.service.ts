@@ -2,10 +2,12 @@ import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { Cron } from '@nestjs/schedule';
 
 import { EventsService } from '../events/events.service';
+import { FrontierService } from '../frontier/frontier.service';
 import { MachineAuthorizationSweepService } from '../machine-authorization/machine-authorization-sweep.service';
 
 export const MACHINE_AUTHORIZATION_SWEEP_CRON = '*/5 * * * *';
 export const EVENT_RETENTION_SWEEP_CRON = '17 * * * *';
+export const TOMBSTONE_SWEEP_CRON = '*/10 * * * *';
 
 // Every @Cron of the daemon lives here: a guard against overlapping runs, then one service call.
 @Injectable()
@@ -16,6 +18,7 @@ export class SweepsService implements OnApplicationBootstrap {
   constructor(
     private readonly machineAuthorizations: MachineAuthorizationSweepService,
     private readonly events: EventsService,
+    private readonly frontier: FrontierService,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -44,6 +47,17 @@ export class SweepsService implements OnApplicationBootstrap {
       if (deleted) this.logger.debug(`event retention sweep: deleted ${deleted}`);
     } catch (err) {
       this.logger.warn(`event retention sweep failed: ${(err as Error).message}`);
+    }
+  }
+
+  // The frontier's change tombstones older than its retention (every replica may run it: one statement, idempotent).
+  @Cron(TOMBSTONE_SWEEP_CRON, { name: 'tombstone-sweep' })
+  async sweepTombstones(): Promise<void> {
+    try {
+      const deleted = await this.frontier.pruneTombstones();
+      if (deleted) this.logger.debug(`tombstone sweep: deleted ${deleted}`);
+    } catch (err) {
+      this.logger.warn(`tombstone sweep failed: ${(err as Error).message}`);
     }
   }
 }

@@ -69,7 +69,8 @@ type Op =
   | { kind: 'updateRun'; pick: number; status: number }
   | { kind: 'deleteRun'; pick: number }
   | { kind: 'environment'; project: number; environment: number; action: number }
-  | { kind: 'truncateRuns' };
+  | { kind: 'truncateRuns' }
+  | { kind: 'prune' };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant('insertItem' as const), project: fc.nat(1), status: fc.nat(STATUSES.length - 1) }),
@@ -110,6 +111,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
     action: fc.nat(2),
   }),
   fc.constant({ kind: 'truncateRuns' as const }),
+  fc.constant({ kind: 'prune' as const }),
 );
 
 describe(FrontierService.name, () => {
@@ -122,7 +124,8 @@ describe(FrontierService.name, () => {
     db = await createMediumDatabase('refresh');
     repository = new FrontierRepository(db.dataSource);
     const facts = new DependencyFactsService(new DependenciesRepository(db.dataSource));
-    sut = new FrontierService(repository, null as never, null as never, null as never, facts);
+    const events = { recordBestEffort: () => Promise.resolve() };
+    sut = new FrontierService(repository, null as never, events as never, null as never, facts);
     const { client } = db;
     await createProject(client, { id: 'atl', prefix: 'ATL' });
     await createProject(client, { id: 'ops', prefix: 'OPS' });
@@ -244,6 +247,10 @@ describe(FrontierService.name, () => {
       case 'truncateRuns':
         await q('TRUNCATE deployment_runs');
         return;
+      case 'prune':
+        // every tombstone, however recent: the cached graphs must notice and reload
+        await sut.pruneTombstones(0);
+        return;
     }
   }
 
@@ -253,6 +260,16 @@ describe(FrontierService.name, () => {
       const full = snapshot(await sut.loadGraph(project, options));
       expect(refreshed).toEqual(full);
     }
+    // the served body (incremental graph, per-item JSON reused across versions) is byte for byte a full reload's
+    const served = await sut.frontierBody(project, 3, null);
+    const full = await sut.loadGraph(project, FRONTIER_READ);
+    const computed = computeFrontier({
+      items: full.items,
+      edges: full.activation,
+      blockerFacts: full.facts,
+      wipCap: 3,
+    });
+    expect(served.body.toString('utf8')).toBe(JSON.stringify(toFrontierResultWire(computed, full.refOf)));
   }
 
   describe('currentGraph', () => {
@@ -279,6 +296,41 @@ describe(FrontierService.name, () => {
         }),
         { numRuns: 40, endOnFailure: true },
       );
+    });
+  });
+
+  describe('pruneTombstones', () => {
+    const tombstones = async () =>
+      Number((await db.client.query<{ n: string }>('SELECT count(*) AS n FROM change_tombstones')).rows[0].n);
+
+    it('should keep recent tombstones', async () => {
+      await sut.currentGraph(project, FRONTIER_READ);
+      await db.client.query(
+        `INSERT INTO item_dependencies (dependent_item_id, blocking_item_id, gate_point, satisfaction, source, rationale)
+         SELECT a.id, b.id, 'activation', 'status:done', 'operator', 'x' FROM items a, items b
+          WHERE a.project = 'atl' AND b.project = 'ops' AND a.id <> b.id LIMIT 1 ON CONFLICT DO NOTHING`,
+      );
+      await db.client.query(`DELETE FROM item_dependencies WHERE rationale = 'x'`);
+      const before = await tombstones();
+      expect(before).toBeGreaterThan(0);
+      expect(await sut.pruneTombstones(3600)).toBe(0);
+      expect(await tombstones()).toBe(before);
+      await expectSameAsFullLoad();
+    });
+
+    it('should delete tombstones older than the retention, and a graph loaded before them reloads', async () => {
+      const [item] = await insertItems(db.client, 'atl', [{ status: 'planned' }]);
+      expect((await sut.currentGraph(project, FRONTIER_READ)).items.some((i) => i.id === item.id)).toBe(true);
+      await db.client.query('DELETE FROM items WHERE id = $1', [item.id]);
+      await db.client.query(`UPDATE change_tombstones SET created_at = now() - interval '2 hours'`);
+      expect(await sut.pruneTombstones(3600)).toBeGreaterThan(0);
+      expect(await tombstones()).toBe(0);
+      const candidates = jest.spyOn(repository, 'findCandidates');
+      const graph = await sut.currentGraph(project, FRONTIER_READ);
+      expect(candidates).toHaveBeenCalled();
+      expect(graph.items.some((i) => i.id === item.id)).toBe(false);
+      candidates.mockRestore();
+      await expectSameAsFullLoad();
     });
   });
 });
