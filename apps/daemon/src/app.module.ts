@@ -7,7 +7,7 @@ import { LoggerModule } from 'nestjs-pino';
 import { AuthModule } from './auth/auth.module';
 import { GlobalExceptionFilter } from './common/global-exception.filter';
 import { InputEdgeInterceptor } from './common/input-edge.interceptor';
-import { loggerParams } from './common/logging';
+import { daemonLoggerParams } from './common/logging';
 import { APP_CONFIG, AppConfig } from './config/config';
 import { DatabaseModule } from './database/database.module';
 import { FEATURE_MODULES } from './feature-modules';
@@ -20,7 +20,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, load: [() => ({ app: config })] }),
-        LoggerModule.forRoot(loggerParams(config.logLevel)),
+        LoggerModule.forRoot(daemonLoggerParams(config)),
         ScheduleModule.forRoot(),
         DatabaseModule.forRoot(databaseUrl, config.dbPoolSize),
         AuthModule,

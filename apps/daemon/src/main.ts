@@ -7,8 +7,10 @@ import { EmbeddedServer } from '@app/database';
 
 import { AppModule } from './app.module';
 import { BootstrapService } from './auth/bootstrap.service';
+import { frameBanner } from './boot/banner';
 import { DaemonLock, DaemonLockHeldError } from './boot/daemon-lock';
 import { assertPortFree, PortBusyError } from './boot/port-check';
+import { DaemonLogger } from './common/logging';
 import { writeClientError } from './common/response-writer';
 import { createValidationPipe } from './common/validation';
 import { AppConfig, ConfigError, parseConfig } from './config/config';
@@ -17,6 +19,8 @@ import { runMigrations } from './database/migrate';
 export interface RunningDaemon {
   app: NestFastifyApplication;
   url: string;
+  // the first-boot message (the admin token), printed last by main(); null on every later boot
+  firstBoot: string[] | null;
   stop: () => Promise<void>;
 }
 
@@ -59,7 +63,11 @@ export async function startDaemon(config: AppConfig): Promise<RunningDaemon> {
   }
   try {
     const applied = await runMigrations(databaseUrl);
-    if (applied.length > 0) note(`applied migrations: ${applied.join(', ')}`);
+    if (applied.length > 0) {
+      note(
+        `applied ${applied.length} migration${applied.length === 1 ? '' : 's'} (latest ${applied[applied.length - 1]})`,
+      );
+    }
     const adapter = new FastifyAdapter({
       bodyLimit: config.bodyLimit,
       trustProxy: false,
@@ -71,7 +79,7 @@ export async function startDaemon(config: AppConfig): Promise<RunningDaemon> {
     const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, databaseUrl), adapter, {
       bufferLogs: true,
     });
-    app.useLogger(app.get(Logger));
+    app.useLogger(new DaemonLogger(app.get(Logger)));
     app.useGlobalPipes(createValidationPipe());
     await app.listen({ port: config.port, host: config.host });
     const address = app.getHttpServer().address();
@@ -79,7 +87,7 @@ export async function startDaemon(config: AppConfig): Promise<RunningDaemon> {
     const url = `http://${config.host}:${port}`;
     lock?.update(url);
     embedded?.watch();
-    app.get(BootstrapService).announce(url);
+    const firstBoot = app.get(BootstrapService).announce(url);
     let stopping: Promise<void> | null = null;
     const stop = () => {
       // Drain: Nest closes the HTTP server (in-flight requests finish), then the pool, then the embedded server.
@@ -90,7 +98,7 @@ export async function startDaemon(config: AppConfig): Promise<RunningDaemon> {
         .then(() => lock?.release());
       return stopping;
     };
-    return { app, url, stop };
+    return { app, url, firstBoot, stop };
   } catch (err) {
     await embedded?.stop();
     lock?.release();
@@ -124,7 +132,10 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  note(`listening on ${daemon.url} (ready in ${Date.now() - started} ms)`);
+  // One write, so the first-boot banner follows "listening" at once and is the last thing on the terminal. It goes
+  // to stderr with the other notes: stdout carries log records only (JSON lines when it is not a terminal).
+  const banner = daemon.firstBoot ? `\n${frameBanner(daemon.firstBoot, process.stderr.columns)}` : '';
+  process.stderr.write(`svc daemon: listening on ${daemon.url} (ready in ${Date.now() - started} ms)\n${banner}`);
   // Ctrl-C reaches both `svc daemon` and this process (and svc forwards it too): later signals must not cut the
   // drain short, so every signal after the first is only noted.
   let stopping = false;

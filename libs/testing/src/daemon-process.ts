@@ -58,7 +58,8 @@ export function startDaemonProcess(options: StartDaemonOptions = {}): Promise<Da
       if (!match) return;
       clearTimeout(timer);
       const url = match[1];
-      const tokenMatch = /^\s+(svc_[A-Za-z0-9_-]+)\s*$/m.exec(out);
+      // The first-boot banner (stderr, framed, written with the "listening" line) holds the token on a line of its own.
+      const tokenMatch = /^[\s│]+(svc_[A-Za-z0-9_-]+)[\s│]*$/m.exec(err);
       resolvePromise({
         url,
         port: Number(new URL(url).port),

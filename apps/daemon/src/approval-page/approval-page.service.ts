@@ -6,8 +6,8 @@ import type { FastifyRequest } from 'fastify';
 import { AuthenticatedActor } from '../auth/actor';
 import { AuthRepository } from '../auth/auth.repository';
 import { hashToken } from '../auth/tokens';
-import { DomainError } from '../common/domain-error';
 import { maError, MaCode } from '../machine-authorization/machine-authorization.errors';
+import { signInRateLimited } from './approval-page.errors';
 import { MachineAuthorizationService } from '../machine-authorization/machine-authorization.service';
 import { RATE_SCOPES } from '../machine-authorization/limits';
 import { RateLimitRepository } from '../machine-authorization/rate-limit.repository';
@@ -110,15 +110,7 @@ export class ApprovalPageService {
     const identity = this.identity(request);
     const budget = await this.counters.peek(RATE_SCOPES.signInFailClient, [identity.clientKey]);
     if (budget.hits >= SIGN_IN_FAILURES_PER_MINUTE) {
-      throw new DomainError(
-        'sign_in_rate_limited',
-        `too many failed sign-ins; retry in ${budget.retryAfter} s`,
-        429,
-        {},
-        {
-          'retry-after': String(budget.retryAfter),
-        },
-      );
+      throw signInRateLimited(budget.retryAfter);
     }
     const actor = await this.auth.findActorByCredentialHash(hashToken(form.token));
     const code = userCodeInput(form.code);

@@ -52,9 +52,10 @@ export class BootstrapService implements OnApplicationBootstrap {
     return { token, credentialsFile: null };
   }
 
-  // Called once the daemon listens, so the stored address is the real one (port 0 picks a free port).
-  announce(listeningUrl: string): void {
-    if (!this.result) return;
+  // Called once the daemon listens, so the stored address is the real one (port 0 picks a free port). Returns the
+  // first-boot message for the terminal (main.ts prints it last, framed), or null on any later boot.
+  announce(listeningUrl: string): string[] | null {
+    if (!this.result) return null;
     const url = this.config.publicUrl ?? listeningUrl;
     try {
       this.result.credentialsFile = writeCredentials(this.config.configDir, {
@@ -68,15 +69,20 @@ export class BootstrapService implements OnApplicationBootstrap {
         `could not write the CLI credential file in ${this.config.configDir}: ${(err as Error).message}`,
       );
     }
-    const stored = this.result.credentialsFile
-      ? `svc: stored for the svc command line in ${credentialsPath(this.config.configDir)} (mode 0600)`
-      : '';
-    // A daemon whose stdout is a log file (svc up) keeps the token out of it when the credential file holds it.
-    const lines =
-      this.config.printBootstrapToken || !stored
-        ? ['', 'svc: first boot — the admin API token (shown once, keep it safe):', '', `    ${this.result.token}`, '']
-        : ['', 'svc: first boot — created the admin actor and its API token'];
-    process.stdout.write([...lines, stored, ''].join('\n'));
+    const written = this.result.credentialsFile !== null;
+    const stored = written
+      ? `stored for the svc command line in ${credentialsPath(this.config.configDir)} (mode 0600)`
+      : 'the svc command line credential file could not be written: keep this token';
+    const token = this.result.token;
     this.result = null;
+    // A token the environment supplied (SVC_BOOTSTRAP_TOKEN) is known to whoever set it: never echoed. A daemon
+    // whose output is a log file (svc up) keeps the token out of it when the credential file holds it.
+    if (written && this.config.bootstrapToken) {
+      return ['svc: first boot — created the admin actor; its API token is SVC_BOOTSTRAP_TOKEN', '', stored];
+    }
+    if (written && !this.config.printBootstrapToken) {
+      return ['svc: first boot — created the admin actor and its API token', '', stored];
+    }
+    return ['svc: first boot — the admin API token (shown once, keep it safe):', '', `    ${token}`, '', stored];
   }
 }

@@ -12,16 +12,17 @@ import {
 import { compareRank, FrontierItem, takesWipSlot } from '@app/core';
 
 import { AuthenticatedActor } from '../auth/actor';
-import { DomainError, GENERIC_ERROR_CODES } from '../common/domain-error';
+import { validationFailed } from '../common/domain-error';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { EventsService } from '../events/events.service';
 import { ComputedFrontier, FrontierService, wipCapOf } from '../frontier/frontier.service';
-import { ENTRYPOINT_RECOVERY, FRONTIER_ERROR_CODES, projectNotFound } from '../frontier/frontier.errors';
+import { ENTRYPOINT_RECOVERY, projectNotFound } from '../frontier/frontier.errors';
 import { ProjectRow } from '../frontier/frontier.repository';
 import { renderEntrypoint } from '../frontier/workflow-stages';
 import { RefsService } from '../refs/refs.service';
 import { SessionRow } from '../sessions/dto/sessions.dto';
 import { SessionsService } from '../sessions/sessions.service';
+import { chargeError, ChargeErrorCode } from './charge.errors';
 import { ChargeRepository, LiveClaimRow } from './charge.repository';
 import { ChargeDecisionDto, ClaimsQueryDto, DispatchDto, ScheduleQueryDto } from './dto/charge.dto';
 
@@ -42,9 +43,6 @@ interface RankedStep {
   item: FrontierItem;
 }
 
-const chargeError = (code: string, message: string, extra: Record<string, unknown> = {}) =>
-  new DomainError(code, message, 409, extra);
-
 // A recorded decision states what happened; fields that contradict its reason are refused, not trimmed.
 export function assertDecisionConsistent(dto: ChargeDecisionDto): void {
   const fields: { field: string; problems: string[] }[] = [];
@@ -58,12 +56,7 @@ export function assertDecisionConsistent(dto: ChargeDecisionDto): void {
     fields.push({ field: 'target_bucket', problems: ['target_bucket is carried only by requested_item_unavailable'] });
   }
   if (fields.length === 0) return;
-  throw new DomainError(
-    GENERIC_ERROR_CODES.validationFailed,
-    fields.map((f) => `${f.field}: ${f.problems.join(', ')}`).join('; '),
-    400,
-    { fields },
-  );
+  throw validationFailed(fields);
 }
 
 @Injectable()
@@ -102,7 +95,7 @@ export class ChargeService {
     };
     if (!wait && entrypoint === null) {
       step.error = {
-        code: FRONTIER_ERROR_CODES.entrypointUnavailable,
+        code: ChargeErrorCode.EntrypointUnavailable,
         message: `workflow ${item.workflow_id} version ${item.workflow_version_id} binds no entrypoint at stage ${item.status}`,
         recovery: ENTRYPOINT_RECOVERY,
       };
@@ -223,7 +216,7 @@ export class ChargeService {
     const session = await this.sessions.owned(actor, dto.session_id);
     const resolved = await this.refs.resolve(dto.item_id);
     if (dto.project && dto.project !== resolved.project) {
-      throw chargeError('project_mismatch', `${resolved.ref} belongs to project ${resolved.project}`);
+      throw chargeError(ChargeErrorCode.ProjectMismatch, `${resolved.ref} belongs to project ${resolved.project}`);
     }
     const project = await this.frontier.resolveProject(actor, resolved.project).catch(() => {
       throw projectNotFound(resolved.project);
@@ -247,7 +240,7 @@ export class ChargeService {
           project: project.id,
         });
         throw chargeError(
-          'deployment_awaiting_approval',
+          ChargeErrorCode.DeploymentAwaitingApproval,
           `${placed.ref} is awaiting approval for ${halted.stage} (run ${halted.run_id}); approve it with svc approve ${placed.ref}, then charge again`,
           {
             item_id: placed.ref,
@@ -267,7 +260,7 @@ export class ChargeService {
         // The item was offered as runnable but a blocker appeared: the wait adapter stops the dispatch.
         const event = await decide({ item_id: resolved.ref, adapter: 'wait', reason: 'wait_adapter_encountered' });
         throw chargeError(
-          'wait_adapter_encountered',
+          ChargeErrorCode.WaitAdapterEncountered,
           `${resolved.ref} is blocked: ${blocked.blocked_reasons.join('; ')}`,
           {
             item_id: resolved.ref,
@@ -284,18 +277,22 @@ export class ChargeService {
         reason: 'requested_item_unavailable',
         target_bucket: frozen ? 'frozen' : 'not_found',
       });
-      throw chargeError('item_not_runnable', `${resolved.ref} is ${frozen ? 'frozen' : 'not a frontier candidate'}`, {
-        item_id: resolved.ref,
-        target_bucket: frozen ? 'frozen' : 'not_found',
-        decision_recorded: true,
-        event_id: event.event_id,
-      });
+      throw chargeError(
+        ChargeErrorCode.ItemNotRunnable,
+        `${resolved.ref} is ${frozen ? 'frozen' : 'not a frontier candidate'}`,
+        {
+          item_id: resolved.ref,
+          target_bucket: frozen ? 'frozen' : 'not_found',
+          decision_recorded: true,
+          event_id: event.event_id,
+        },
+      );
     }
     const step = this.step(computed, runnable, session.id);
     if (step.wait) {
       const event = await decide({ item_id: runnable.ref, adapter: 'wait', reason: 'wait_adapter_encountered' });
       throw chargeError(
-        'wait_adapter_encountered',
+        ChargeErrorCode.WaitAdapterEncountered,
         `${runnable.ref} has the wait adapter at stage ${runnable.status}`,
         {
           item_id: runnable.ref,
@@ -310,7 +307,7 @@ export class ChargeService {
         adapter: runnable.adapter,
         reason: 'entrypoint_unavailable',
       });
-      throw new DomainError(FRONTIER_ERROR_CODES.entrypointUnavailable, step.error?.message ?? 'no entrypoint', 409, {
+      throw chargeError(ChargeErrorCode.EntrypointUnavailable, step.error?.message ?? 'no entrypoint', {
         item_id: runnable.ref,
         recovery: ENTRYPOINT_RECOVERY,
         decision_recorded: true,
@@ -319,7 +316,7 @@ export class ChargeService {
     }
     if (step.lane !== session.lane) {
       throw chargeError(
-        'lane_mismatch',
+        ChargeErrorCode.LaneMismatch,
         `${runnable.ref} is offered in lane ${step.lane}, the session is in ${session.lane}`,
         {
           item_id: runnable.ref,
@@ -349,15 +346,23 @@ export class ChargeService {
       if (!claimed) {
         const holder = await this.repository.claimHolder(manager, resolved.id);
         if (holder !== null && holder !== session.id) {
-          throw chargeError('item_already_claimed', `${runnable.ref} is already claimed by another session`, {
-            item_id: runnable.ref,
-          });
+          throw chargeError(
+            ChargeErrorCode.ItemAlreadyClaimed,
+            `${runnable.ref} is already claimed by another session`,
+            {
+              item_id: runnable.ref,
+            },
+          );
         }
-        throw chargeError('wip_cap_reached', `the WIP cap of ${project.id} (${computation.wip_cap}) is reached`, {
-          item_id: runnable.ref,
-          wip_cap: computation.wip_cap,
-          wip_active: computation.wip_active,
-        });
+        throw chargeError(
+          ChargeErrorCode.WipCapReached,
+          `the WIP cap of ${project.id} (${computation.wip_cap}) is reached`,
+          {
+            item_id: runnable.ref,
+            wip_cap: computation.wip_cap,
+            wip_active: computation.wip_active,
+          },
+        );
       }
       await this.repository.touchSession(manager, session.id);
       const event = await this.events.record(

@@ -1,4 +1,4 @@
-import { DomainError, GENERIC_ERROR_CODES } from './domain-error';
+import { invalidRequest, validationFailed } from './domain-error';
 
 // The deepest JSON a request may nest. The deepest wire shape (a backlog import: items > sections > …) stays under
 // ten levels; 32 leaves room and keeps every recursive walker (class-transformer, class-validator) far from the
@@ -34,16 +34,9 @@ function childPath(parent: string, key: string | number): string {
   return parent ? `${parent}.${shown}` : shown;
 }
 
-export const tooDeep = (where: string) =>
-  new DomainError(GENERIC_ERROR_CODES.invalidRequest, `${where} nests deeper than ${MAX_BODY_DEPTH} levels`, 400);
+export const tooDeep = (where: string) => invalidRequest(`${where} nests deeper than ${MAX_BODY_DEPTH} levels`);
 
-export const unstorable = (fields: FieldProblem[]) =>
-  new DomainError(
-    GENERIC_ERROR_CODES.validationFailed,
-    fields.map((f) => `${f.field}: ${f.problems.join(', ')}`).join('; '),
-    400,
-    { fields },
-  );
+export const unstorable = (fields: FieldProblem[]) => validationFailed(fields);
 
 // Walks a parsed request part without recursion (a hostile body cannot exhaust the stack here): refuses nesting
 // past MAX_BODY_DEPTH (invalid_request) and every string or key PostgreSQL cannot store (validation_failed, naming

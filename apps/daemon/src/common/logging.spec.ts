@@ -1,4 +1,4 @@
-import { redactUrl } from './logging';
+import { DaemonLogger, nestLogLevel, prettyMessage, redactUrl, requestLogLevel, resolveLogFormat } from './logging';
 
 describe(redactUrl.name, () => {
   it('should hide a user code in the approval page path', () => {
@@ -11,5 +11,92 @@ describe(redactUrl.name, () => {
 
   it('should keep ordinary paths when they carry no code', () => {
     expect(redactUrl('/v1/charge/frontier')).toBe('/v1/charge/frontier');
+  });
+});
+
+describe(resolveLogFormat.name, () => {
+  it('should pick readable lines on a terminal and JSON lines otherwise when left to auto', () => {
+    expect(resolveLogFormat('auto', true)).toBe('pretty');
+    expect(resolveLogFormat('auto', false)).toBe('json');
+  });
+
+  it('should follow SVC_LOG_FORMAT whatever stdout is', () => {
+    expect(resolveLogFormat('json', true)).toBe('json');
+    expect(resolveLogFormat('pretty', false)).toBe('pretty');
+  });
+});
+
+describe(requestLogLevel.name, () => {
+  it.each([
+    [200, 'debug'],
+    [204, 'debug'],
+    [302, 'debug'],
+    [304, 'debug'],
+    [400, 'warn'],
+    [404, 'warn'],
+    [429, 'warn'],
+    [500, 'error'],
+    [503, 'error'],
+  ] as const)('should log a %i answer at %s', (status, level) => {
+    expect(requestLogLevel(status)).toBe(level);
+  });
+
+  it('should log a request that failed with an error at error whatever its status', () => {
+    expect(requestLogLevel(200, new Error('socket closed'))).toBe('error');
+  });
+});
+
+describe(nestLogLevel.name, () => {
+  it.each(['NestFactory', 'InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestApplication'])(
+    'should demote %s start-up lines to debug',
+    (context) => {
+      expect(nestLogLevel(context)).toBe('debug');
+    },
+  );
+
+  it('should keep the daemon own lines at info', () => {
+    expect(nestLogLevel('BootstrapService')).toBe('info');
+    expect(nestLogLevel(undefined)).toBe('info');
+  });
+});
+
+describe(DaemonLogger.name, () => {
+  const inner = () => ({ log: jest.fn(), error: jest.fn(), warn: jest.fn(), debug: jest.fn(), verbose: jest.fn() });
+
+  it('should route a Nest start-up line to debug and keep its context', () => {
+    const sut = inner();
+    new DaemonLogger(sut).log('AppModule dependencies initialized', 'InstanceLoader');
+    expect(sut.debug).toHaveBeenCalledWith('AppModule dependencies initialized', 'InstanceLoader');
+    expect(sut.log).not.toHaveBeenCalled();
+  });
+
+  it('should pass other lines through at their level', () => {
+    const sut = inner();
+    const logger = new DaemonLogger(sut);
+    logger.log('first boot', 'BootstrapService');
+    logger.warn('careful', 'Sweeps');
+    expect(sut.log).toHaveBeenCalledWith('first boot', 'BootstrapService');
+    expect(sut.warn).toHaveBeenCalledWith('careful', 'Sweeps');
+  });
+});
+
+describe(prettyMessage.name, () => {
+  it('should write a request as method, path, status and time', () => {
+    const line = prettyMessage(
+      {
+        msg: 'request completed',
+        req: { method: 'GET', url: '/v1/items' },
+        res: { statusCode: 200 },
+        responseTime: 3.2,
+      },
+      'msg',
+    );
+    expect(line).toBe('GET /v1/items → 200 (3 ms)');
+  });
+
+  it('should put the context before the message', () => {
+    expect(prettyMessage({ msg: 'first boot', context: 'BootstrapService' }, 'msg')).toBe(
+      '[BootstrapService] first boot',
+    );
   });
 });

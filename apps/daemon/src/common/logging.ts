@@ -1,5 +1,7 @@
-import { RequestMethod } from '@nestjs/common';
+import { LoggerService, RequestMethod } from '@nestjs/common';
 import type { Params } from 'nestjs-pino';
+import type { Options as HttpLoggerOptions } from 'pino-http';
+import pinoPretty from 'pino-pretty';
 
 import { PINO_REDACT_PATHS } from '@app/contracts';
 
@@ -38,26 +40,119 @@ const UNLOGGED_ROUTES = [
   { method: RequestMethod.POST, path: 'api/orgs/:slug/machine/authorizations/token' },
 ];
 
-export function loggerParams(level: string): Params {
+export type LogFormat = 'json' | 'pretty';
+
+// auto: a person at a terminal reads lines; anything else (a pipe, a file, a container's log) gets JSON lines.
+export function resolveLogFormat(setting: 'auto' | LogFormat, stdoutIsTty: boolean): LogFormat {
+  if (setting !== 'auto') return setting;
+  return stdoutIsTty ? 'pretty' : 'json';
+}
+
+// Successful requests are routine: debug. Refusals are worth a look (warn); failures of the server are errors.
+export function requestLogLevel(statusCode: number, err?: unknown): 'error' | 'warn' | 'debug' {
+  if (err || statusCode >= 500) return 'error';
+  if (statusCode >= 400) return 'warn';
+  return 'debug';
+}
+
+// Nest's own start-up chatter (one line per module, controller and route): debug, so a boot shows what matters.
+export const NEST_BOOT_CONTEXTS: ReadonlySet<string> = new Set([
+  'NestFactory',
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+  'NestApplication',
+]);
+
+export function nestLogLevel(context: unknown): 'debug' | 'info' {
+  return typeof context === 'string' && NEST_BOOT_CONTEXTS.has(context) ? 'debug' : 'info';
+}
+
+// Wraps nestjs-pino's logger so Nest's start-up lines are logged at debug instead of info.
+export class DaemonLogger implements LoggerService {
+  constructor(private readonly inner: LoggerService) {}
+
+  log(message: unknown, ...params: unknown[]): void {
+    if (nestLogLevel(params[params.length - 1]) === 'debug') this.inner.debug?.(message, ...params);
+    else this.inner.log(message, ...params);
+  }
+  error(message: unknown, ...params: unknown[]): void {
+    this.inner.error(message, ...params);
+  }
+  warn(message: unknown, ...params: unknown[]): void {
+    this.inner.warn(message, ...params);
+  }
+  debug(message: unknown, ...params: unknown[]): void {
+    this.inner.debug?.(message, ...params);
+  }
+  verbose(message: unknown, ...params: unknown[]): void {
+    this.inner.verbose?.(message, ...params);
+  }
+  fatal(message: unknown, ...params: unknown[]): void {
+    this.inner.fatal?.(message, ...params);
+  }
+}
+
+interface RequestLogFields {
+  context?: unknown;
+  req?: { method?: string; url?: string };
+  res?: { statusCode?: number };
+  responseTime?: number;
+}
+
+// One readable line per record: "[Context] message", and "GET /v1/items → 200 (3 ms)" for a request.
+export function prettyMessage(log: Record<string, unknown>, messageKey: string): string {
+  const { context, req, res, responseTime } = log as RequestLogFields;
+  const message = String(log[messageKey] ?? '');
+  if (req?.method && res?.statusCode !== undefined) {
+    const took = typeof responseTime === 'number' ? ` (${Math.round(responseTime)} ms)` : '';
+    return `${req.method} ${req.url ?? ''} → ${res.statusCode}${took}`;
+  }
+  return typeof context === 'string' && context ? `[${context}] ${message}` : message;
+}
+
+// Synchronous, in-process pretty printing: lines keep their order with what the daemon writes to the terminal.
+export function prettyStream(colorize: boolean) {
+  return pinoPretty({
+    colorize,
+    sync: true,
+    translateTime: 'SYS:HH:MM:ss',
+    ignore: 'pid,hostname,context,req,res,responseTime,reqId',
+    messageFormat: prettyMessage,
+    singleLine: true,
+  });
+}
+
+export function loggerParams(level: string, format: LogFormat = 'json', colorize = false): Params {
+  const options: HttpLoggerOptions = {
+    level,
+    redact: { paths: [...new Set([...LOG_REDACT_PATHS, ...PINO_REDACT_PATHS])], censor: '[redacted]' },
+    autoLogging: {
+      ignore: (req) => HEALTH_PATHS.has((req as { originalUrl?: string }).originalUrl ?? req.url ?? ''),
+    },
+    serializers: {
+      req: (req: { id?: unknown; method?: string; url?: string; remoteAddress?: string }) => ({
+        id: req.id,
+        method: req.method,
+        url: redactUrl(req.url ?? ''),
+        remoteAddress: req.remoteAddress,
+      }),
+      res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
+    },
+    customLogLevel: (_req, res, err) => requestLogLevel(res.statusCode, err),
+  };
   return {
     exclude: UNLOGGED_ROUTES,
-    pinoHttp: {
-      level,
-      redact: { paths: [...new Set([...LOG_REDACT_PATHS, ...PINO_REDACT_PATHS])], censor: '[redacted]' },
-      autoLogging: {
-        ignore: (req) => HEALTH_PATHS.has((req as { originalUrl?: string }).originalUrl ?? req.url ?? ''),
-      },
-      serializers: {
-        req: (req: { id?: unknown; method?: string; url?: string; remoteAddress?: string }) => ({
-          id: req.id,
-          method: req.method,
-          url: redactUrl(req.url ?? ''),
-          remoteAddress: req.remoteAddress,
-        }),
-        res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
-      },
-      customLogLevel: (_req, res, err) =>
-        err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
-    },
+    pinoHttp: format === 'pretty' ? [options, prettyStream(colorize)] : options,
   };
+}
+
+// The daemon's logger: the format follows SVC_LOG_FORMAT (auto: stdout a terminal or not); colour only on a terminal
+// and not under NO_COLOR (colorette's rule, which pino-pretty uses).
+export function daemonLoggerParams(
+  config: { logLevel: string; logFormat: 'auto' | LogFormat },
+  stdoutIsTty = process.stdout.isTTY === true,
+): Params {
+  const format = resolveLogFormat(config.logFormat, stdoutIsTty);
+  return loggerParams(config.logLevel, format, stdoutIsTty && pinoPretty.isColorSupported);
 }

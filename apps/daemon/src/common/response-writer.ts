@@ -5,7 +5,7 @@ import { HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 
 import { DATABASE_RETRY_AFTER_SECONDS, isDataException, isDatabaseUnavailable } from './database-outage';
-import { DomainError, GENERIC_ERROR_CODES } from './domain-error';
+import { databaseUnavailable as databaseUnavailableAfter, DomainError, GenericErrorCode } from './domain-error';
 
 // The one place that turns a thrown value into an error answer and writes it: the exception filters (JSON, the
 // machine-authorization contract's models, the approval page's HTML) and the middlewares that answer before Nest's
@@ -18,15 +18,15 @@ interface FastifyLikeError {
 }
 
 const FASTIFY_CODES: Record<string, { code: string; message?: string }> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: { code: GENERIC_ERROR_CODES.payloadTooLarge, message: 'request body is too large' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { code: GenericErrorCode.PayloadTooLarge, message: 'request body is too large' },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: {
-    code: GENERIC_ERROR_CODES.unsupportedMediaType,
+    code: GenericErrorCode.UnsupportedMediaType,
     message: 'content type must be application/json',
   },
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: GENERIC_ERROR_CODES.invalidRequest },
-  FST_ERR_CTP_EMPTY_JSON_BODY: { code: GENERIC_ERROR_CODES.invalidRequest, message: 'request body is empty' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: GenericErrorCode.InvalidRequest },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { code: GenericErrorCode.InvalidRequest, message: 'request body is empty' },
   FST_ERR_CTP_INVALID_JSON_BODY: {
-    code: GENERIC_ERROR_CODES.invalidRequest,
+    code: GenericErrorCode.InvalidRequest,
     message: 'request body is not valid JSON',
   },
 };
@@ -34,23 +34,23 @@ const FASTIFY_CODES: Record<string, { code: string; message?: string }> = {
 function statusCodeOf(status: number): string {
   switch (status) {
     case 400:
-      return GENERIC_ERROR_CODES.invalidRequest;
+      return GenericErrorCode.InvalidRequest;
     case 401:
-      return GENERIC_ERROR_CODES.unauthorized;
+      return GenericErrorCode.Unauthorized;
     case 403:
-      return GENERIC_ERROR_CODES.forbidden;
+      return GenericErrorCode.Forbidden;
     case 404:
-      return GENERIC_ERROR_CODES.notFound;
+      return GenericErrorCode.NotFound;
     case 409:
-      return GENERIC_ERROR_CODES.conflict;
+      return GenericErrorCode.Conflict;
     case 413:
-      return GENERIC_ERROR_CODES.payloadTooLarge;
+      return GenericErrorCode.PayloadTooLarge;
     case 415:
-      return GENERIC_ERROR_CODES.unsupportedMediaType;
+      return GenericErrorCode.UnsupportedMediaType;
     case 503:
-      return GENERIC_ERROR_CODES.unavailable;
+      return GenericErrorCode.Unavailable;
     default:
-      return status >= 500 ? GENERIC_ERROR_CODES.internalError : GENERIC_ERROR_CODES.invalidRequest;
+      return status >= 500 ? GenericErrorCode.InternalError : GenericErrorCode.InvalidRequest;
   }
 }
 
@@ -60,14 +60,7 @@ export interface ErrorResponse {
   headers: Record<string, string>;
 }
 
-export const databaseUnavailable = (): DomainError =>
-  new DomainError(
-    GENERIC_ERROR_CODES.databaseUnavailable,
-    `the database is unavailable; retry in ${DATABASE_RETRY_AFTER_SECONDS} s`,
-    503,
-    {},
-    { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) },
-  );
+export const databaseUnavailable = (): DomainError => databaseUnavailableAfter(DATABASE_RETRY_AFTER_SECONDS);
 
 // Shapes any thrown value into { code, message, ...extra }; anything unknown is a 500 with a fixed message.
 export function toErrorResponse(exception: unknown): ErrorResponse {
@@ -112,13 +105,13 @@ export function toErrorResponse(exception: unknown): ErrorResponse {
     return {
       status: 400,
       body: {
-        code: GENERIC_ERROR_CODES.invalidRequest,
+        code: GenericErrorCode.InvalidRequest,
         message: 'a value in the request cannot be stored (out of range, or not valid text)',
       },
       headers: {},
     };
   }
-  return { status: 500, body: { code: GENERIC_ERROR_CODES.internalError, message: 'internal error' }, headers: {} };
+  return { status: 500, body: { code: GenericErrorCode.InternalError, message: 'internal error' }, headers: {} };
 }
 
 const OUTAGE_LOG_INTERVAL_MS = 5000;
@@ -188,7 +181,7 @@ export function writeClientError(err: NodeJS.ErrnoException, socket: Duplex): vo
       : status === 408
         ? 'the request took too long to arrive'
         : 'malformed HTTP request';
-  const body = JSON.stringify({ code: GENERIC_ERROR_CODES.invalidRequest, message });
+  const body = JSON.stringify({ code: GenericErrorCode.InvalidRequest, message });
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nconnection: close\r\n` +
       `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,

@@ -1,6 +1,6 @@
 import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 
-import { DomainError, GENERIC_ERROR_CODES } from './domain-error';
+import { validationFailed } from './domain-error';
 import { int4Problem } from './input-limits';
 
 function flatten(errors: ValidationError[], prefix = ''): { field: string; problems: string[] }[] {
@@ -9,15 +9,6 @@ function flatten(errors: ValidationError[], prefix = ''): { field: string; probl
     const own = error.constraints ? [{ field, problems: Object.values(error.constraints) }] : [];
     return [...own, ...flatten(error.children ?? [], field)];
   });
-}
-
-function validationFailed(fields: { field: string; problems: string[] }[]): DomainError {
-  return new DomainError(
-    GENERIC_ERROR_CODES.validationFailed,
-    fields.map((f) => `${f.field}: ${f.problems.join(', ')}`).join('; ') || 'invalid request',
-    400,
-    { fields },
-  );
 }
 
 // Global pipes run before a parameter's own pipe (ParseIntPipe): a numeric path or query parameter is checked

@@ -6,6 +6,7 @@ import { defaultConfigDir, defaultHome } from '@app/client';
 import { EnvDto } from './env.dto';
 
 export type ServerMode = 'self-host' | 'hosted';
+export type LogFormatSetting = 'auto' | 'json' | 'pretty';
 
 export interface AppConfig {
   home: string;
@@ -14,6 +15,8 @@ export interface AppConfig {
   port: number;
   publicUrl: string | null;
   logLevel: string;
+  // auto: readable lines when stdout is a terminal, JSON lines otherwise
+  logFormat: LogFormatSetting;
   configDir: string;
   trustedProxies: string[];
   serverSecret: string | null;
@@ -56,6 +59,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     port: dto.SVC_PORT ?? 7700,
     publicUrl: dto.SVC_PUBLIC_URL ?? null,
     logLevel: dto.SVC_LOG_LEVEL ?? 'info',
+    logFormat: (dto.SVC_LOG_FORMAT as LogFormatSetting | undefined) ?? 'auto',
     configDir: dto.SVC_CONFIG_DIR ?? defaultConfigDir(env),
     trustedProxies: (dto.SVC_API_TRUSTED_PROXIES ?? '')
       .split(',')

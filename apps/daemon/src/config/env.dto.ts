@@ -17,6 +17,8 @@ export class EnvDto {
 
   @IsOptional() @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) SVC_LOG_LEVEL?: string;
 
+  @IsOptional() @IsIn(['auto', 'json', 'pretty']) SVC_LOG_FORMAT?: string;
+
   @IsOptional()
   @Matches(/^https?:\/\/[^/]+$/, { message: 'SVC_PUBLIC_URL must be an origin such as https://svc.example.com' })
   SVC_PUBLIC_URL?: string;

@@ -1,7 +1,8 @@
-import { assertUnreachable } from '@app/contracts';
+import { HttpStatus } from '@nestjs/common';
+
 import { DbClaimValidationError, ProseMismatch } from '@app/core';
 
-import { DomainError } from '../common/domain-error';
+import { DomainError, errorFactory, ErrorStatusTable } from '../common/domain-error';
 
 export enum DbClaimErrorCode {
   Invalid = 'db_claim_invalid',
@@ -10,24 +11,24 @@ export enum DbClaimErrorCode {
   ProseMismatch = 'GATE_DB_CLAIM_PROSE_MISMATCH',
 }
 
+export const DB_CLAIM_ERROR_STATUS: ErrorStatusTable<DbClaimErrorCode> = {
+  [DbClaimErrorCode.Invalid]: HttpStatus.BAD_REQUEST,
+  [DbClaimErrorCode.UnknownKey]: HttpStatus.BAD_REQUEST,
+  [DbClaimErrorCode.ReservedKey]: HttpStatus.BAD_REQUEST,
+  [DbClaimErrorCode.ProseMismatch]: HttpStatus.CONFLICT,
+};
+
+const dbClaimError = errorFactory(DB_CLAIM_ERROR_STATUS);
+
 export function dbClaimErrorStatus(code: DbClaimErrorCode): number {
-  switch (code) {
-    case DbClaimErrorCode.Invalid:
-    case DbClaimErrorCode.UnknownKey:
-    case DbClaimErrorCode.ReservedKey:
-      return 400;
-    case DbClaimErrorCode.ProseMismatch:
-      return 409;
-    default:
-      return assertUnreachable(code, 'DB claim error code');
-  }
+  return DB_CLAIM_ERROR_STATUS[code];
 }
 
 // The most specific code names the refusal: a reserved key, else an unknown key, else an invalid value. Every
 // problem is listed in `fields` with its own code.
 export function refusalCode(errors: readonly DbClaimValidationError[]): DbClaimErrorCode {
-  if (errors.some((e) => e.code === 'db_claim_reserved_key')) return DbClaimErrorCode.ReservedKey;
-  if (errors.some((e) => e.code === 'db_claim_unknown_key')) return DbClaimErrorCode.UnknownKey;
+  if (errors.some((e) => e.code === DbClaimErrorCode.ReservedKey)) return DbClaimErrorCode.ReservedKey;
+  if (errors.some((e) => e.code === DbClaimErrorCode.UnknownKey)) return DbClaimErrorCode.UnknownKey;
   return DbClaimErrorCode.Invalid;
 }
 
@@ -35,18 +36,13 @@ export function dbClaimRefused(errors: readonly DbClaimValidationError[]): Domai
   const code = refusalCode(errors);
   const problems = errors.map((e) => e.message).join('; ');
   const noun = errors.length === 1 ? 'problem' : 'problems';
-  return new DomainError(
-    code,
-    `the DB claim was refused (${errors.length} ${noun}): ${problems}`,
-    dbClaimErrorStatus(code),
-    {
-      fields: errors.map((e) => ({ field: e.field, code: e.code, message: e.message })),
-    },
-  );
+  return dbClaimError(code, `the DB claim was refused (${errors.length} ${noun}): ${problems}`, {
+    fields: errors.map((e) => ({ field: e.field, code: e.code, message: e.message })),
+  });
 }
 
 export function proseMismatchRefused(mismatch: ProseMismatch): DomainError {
-  return new DomainError(mismatch.code, mismatch.message, dbClaimErrorStatus(DbClaimErrorCode.ProseMismatch), {
+  return dbClaimError(DbClaimErrorCode.ProseMismatch, mismatch.message, {
     recovery: mismatch.recovery,
     trigger: mismatch.trigger,
   });

@@ -1,5 +1,7 @@
 import { DB_CLAIM_RESERVED_KEYS, DbClaimValidationError, validateNegativeReason } from '@app/core';
 
+import { DbClaimErrorCode } from './db-claims.errors';
+
 export interface NegativeClaimRequest {
   reason: string;
 }
@@ -17,7 +19,7 @@ export function validateNegativeClaimRequest(raw: unknown): NegativeClaimRequest
     return {
       ok: false,
       errors: [
-        { field: '$', code: 'db_claim_invalid', message: 'the negative claim must be a JSON object { reason }' },
+        { field: '$', code: DbClaimErrorCode.Invalid, message: 'the negative claim must be a JSON object { reason }' },
       ],
     };
   }
@@ -28,13 +30,13 @@ export function validateNegativeClaimRequest(raw: unknown): NegativeClaimRequest
     if (RESERVED_KEYS.has(key)) {
       errors.push({
         field: key,
-        code: 'db_claim_reserved_key',
+        code: DbClaimErrorCode.ReservedKey,
         message: `${key} is workflow-managed; the shortcut sets it`,
       });
     } else {
       errors.push({
         field: key,
-        code: 'db_claim_unknown_key',
+        code: DbClaimErrorCode.UnknownKey,
         message: `${JSON.stringify(key)} is not a field of the negative claim (only reason)`,
       });
     }
@@ -44,7 +46,7 @@ export function validateNegativeClaimRequest(raw: unknown): NegativeClaimRequest
   if (state !== undefined && state !== 'none') {
     errors.push({
       field: 'state',
-      code: 'db_claim_invalid',
+      code: DbClaimErrorCode.Invalid,
       message: 'state must be none for the negative claim shortcut; declare a claim with the full payload',
     });
   }

@@ -12,23 +12,24 @@ import { DependencyAddWire, DependencyListEntryWire } from '@app/contracts/backl
 import { EntityManager } from 'typeorm';
 
 import { AuthenticatedActor } from '../auth/actor';
-import { DomainError } from '../common/domain-error';
 import { ProjectAccessService } from '../projects/project-access.service';
 import { RefsService } from '../refs/refs.service';
 import { DependenciesRepository, NewEdge } from './dependencies.repository';
 import { DependencyFactsService } from './dependency-facts.service';
+import {
+  activationCycle,
+  dependencyNotFound,
+  evidenceTooLarge,
+  invalidSatisfaction,
+  selfDependency,
+} from './dependencies.errors';
 import { AddDependencyDto, toDependencyResponse } from './dto/dependencies.dto';
 
 // The column's CHECK constraint, so a form the kernel parses but the table refuses is a 400, not a 500.
 const STORABLE_SATISFACTION = /^(status:[a-z][a-z0-9-]*|fact:merged|fact:deployed:[A-Za-z0-9._-]+)$/;
 export const EVIDENCE_LIMIT = 64 * 1024;
 
-export function invalidSatisfaction(raw: string, detail: string): DomainError {
-  return new DomainError('invalid_satisfaction', `satisfaction "${raw.slice(0, 80)}": ${detail}`, 400, {
-    satisfaction: raw,
-    forms: ['status:<stage-id>', 'fact:merged', 'fact:deployed:<environment-name>'],
-  });
-}
+export { invalidSatisfaction };
 
 export interface EdgeInput {
   dependent: { id: number; ref: string };
@@ -76,7 +77,7 @@ export class DependenciesService {
   // `pairs` (import) is the activation graph loaded once under the lock; each accepted edge is appended.
   async addIn(input: EdgeInput, manager: EntityManager, pairs?: DependencyPair[]): Promise<boolean> {
     if (input.dependent.id === input.blocker.id) {
-      throw new DomainError('self_dependency', `${input.dependent.ref} cannot depend on itself`, 400);
+      throw selfDependency(input.dependent.ref);
     }
     const form = parseSatisfaction(input.satisfaction);
     if (form.kind === 'invalid') throw invalidSatisfaction(input.satisfaction, form.error);
@@ -95,9 +96,7 @@ export class DependenciesService {
     }
     const evidenceJson = input.evidenceJson ?? JSON.stringify(input.evidence);
     if (evidenceJson.length > EVIDENCE_LIMIT) {
-      throw new DomainError('invalid_value', `evidence is larger than ${EVIDENCE_LIMIT} bytes`, 400, {
-        field: 'evidence',
-      });
+      throw evidenceTooLarge(EVIDENCE_LIMIT);
     }
     if (input.gatePoint === 'activation') {
       let graph = pairs;
@@ -109,12 +108,7 @@ export class DependenciesService {
       if (cycle) {
         const refs = await this.refs.refsOf(cycle, manager);
         const named = cycle.map((id) => refs.get(id) ?? `#${id}`);
-        throw new DomainError(
-          'dependency_cycle',
-          `${input.dependent.ref} waiting on ${input.blocker.ref} would close an activation cycle: ${named.join(' → ')}`,
-          409,
-          { cycle: named },
-        );
+        throw activationCycle(input.dependent.ref, input.blocker.ref, named);
       }
     }
     const edge: NewEdge = {
@@ -182,11 +176,7 @@ export class DependenciesService {
     const blocker = resolved.get(blockerRef)!;
     const gate = gatePoint ?? 'activation';
     if (!(await this.repository.remove(dependent.id, blocker.id, gate))) {
-      throw new DomainError(
-        'dependency_not_found',
-        `${dependent.ref} has no ${gate} dependency on ${blocker.ref}`,
-        404,
-      );
+      throw dependencyNotFound(dependent.ref, gate, blocker.ref);
     }
     return { removed: true, dependent: dependent.ref, blocker: blocker.ref, gate_point: gate };
   }

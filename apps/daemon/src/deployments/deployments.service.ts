@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
 
 import { AuthenticatedActor } from '../auth/actor';
-import { DomainError } from '../common/domain-error';
+import { DomainError, validationMessage } from '../common/domain-error';
 import { ProjectAccessService } from '../projects/project-access.service';
 import { RefsService } from '../refs/refs.service';
 import { EntityManager } from 'typeorm';
 
 import { EventsService } from '../events/events.service';
 import { StageGateContext } from '../workflows/stage-gates';
+import { deploymentError, DeploymentErrorCode } from './deployments.errors';
 import { DeploymentsRepository } from './deployments.repository';
 import {
   ApproveDto,
@@ -27,7 +28,8 @@ import {
 import { deploymentRunNotFound, runNotHalted, runStillHalted } from './deployments.errors';
 import { FlowStage, flowStagesProblem, parseFlowStages } from './flow-stages';
 
-const flowNotFound = (id: string) => new DomainError('deployment_flow_not_found', `no deployment flow ${id}`, 404);
+const flowNotFound = (id: string) =>
+  deploymentError(DeploymentErrorCode.DeploymentFlowNotFound, `no deployment flow ${id}`);
 
 export const DEPLOYMENT_COMPLETE_GATE = 'deployment_complete';
 // The status an item reaches only once its deployment run completed (unless its flow says otherwise).
@@ -71,7 +73,7 @@ export class DeploymentsService {
   async createFlow(actor: AuthenticatedActor, dto: CreateFlowDto): Promise<FlowWire> {
     await this.access.assertProject(actor, dto.project);
     const problem = flowStagesProblem(dto.stages);
-    if (problem) throw new DomainError('validation_failed', problem, 400);
+    if (problem) throw validationMessage(problem);
     const inserted = await this.repository.insertFlow({
       id: dto.id,
       project: dto.project,
@@ -83,7 +85,8 @@ export class DeploymentsService {
       closing: dto.closing ?? false,
       complete_before_done: dto.complete_before_done ?? true,
     });
-    if (!inserted) throw new DomainError('deployment_flow_exists', `deployment flow ${dto.id} already exists`, 409);
+    if (!inserted)
+      throw deploymentError(DeploymentErrorCode.DeploymentFlowExists, `deployment flow ${dto.id} already exists`);
     return (await this.repository.flow(dto.id))!;
   }
 
@@ -105,7 +108,10 @@ export class DeploymentsService {
       flow_id: dto.flow_id ?? null,
     });
     if (!inserted) {
-      throw new DomainError('environment_exists', `project ${dto.project} already has an environment ${dto.name}`, 409);
+      throw deploymentError(
+        DeploymentErrorCode.EnvironmentExists,
+        `project ${dto.project} already has an environment ${dto.name}`,
+      );
     }
     return (await this.repository.environment(dto.project, dto.name))!;
   }
@@ -118,7 +124,7 @@ export class DeploymentsService {
   async retireEnvironment(actor: AuthenticatedActor, project: string, name: string): Promise<EnvironmentWire> {
     await this.access.assertProject(actor, project);
     if (!(await this.repository.retireEnvironment(project, name))) {
-      throw new DomainError('environment_not_found', `project ${project} has no environment ${name}`, 404);
+      throw deploymentError(DeploymentErrorCode.EnvironmentNotFound, `project ${project} has no environment ${name}`);
     }
     return (await this.repository.environment(project, name))!;
   }
@@ -160,7 +166,7 @@ export class DeploymentsService {
   async updateRun(actor: AuthenticatedActor, id: string, dto: UpdateRunDto): Promise<RunWire> {
     const existing = await this.repository.run(id);
     if (!existing || !(await this.access.canSee(actor, [existing.project]))) {
-      throw new DomainError('deployment_run_not_found', `no deployment run ${id}`, 404);
+      throw deploymentError(DeploymentErrorCode.DeploymentRunNotFound, `no deployment run ${id}`);
     }
     const run = await this.repository.transaction(async (manager) => {
       const locked = (await this.repository.lockRun(id, manager))!;
@@ -293,12 +299,11 @@ export class DeploymentsService {
     return this.repository.transaction(async (manager) => {
       const run = await this.repository.latestFlowRun(item.id, manager, true);
       if (!run || run.status !== 'halted' || run.halt_kind !== 'awaiting-approval') {
-        throw new DomainError(
-          'not_awaiting_approval',
+        throw deploymentError(
+          DeploymentErrorCode.NotAwaitingApproval,
           run
             ? `${item.ref} is not awaiting approval: its run ${run.id} is ${haltOf(run)?.summary ?? run.status}`
             : `${item.ref} is not awaiting approval: no deployment run carries it`,
-          409,
           { item_id: item.ref, run: run ? runState(run) : null },
         );
       }
@@ -306,10 +311,9 @@ export class DeploymentsService {
       const stage = flow ? parseFlowStages(flow.stages)[run.stage_index - 1] : undefined;
       const existing = await this.repository.approval(run.id, run.stage_index, manager);
       if (existing) {
-        throw new DomainError(
-          'already_approved',
+        throw deploymentError(
+          DeploymentErrorCode.AlreadyApproved,
           `${run.halt_stage} of run ${run.id} was already approved by ${existing.approved_by ?? 'a removed actor'}; re-run the usher step`,
-          409,
           {
             item_id: item.ref,
             run: runState(run),
@@ -321,18 +325,16 @@ export class DeploymentsService {
       const standing = await this.repository.approverStanding(run.project, actor.id, manager);
       const needsAdmin = stage?.approval?.role === 'admin' || standing.policy.deployment_approval_role === 'admin';
       if (standing.organization !== null && standing.status !== 'active') {
-        throw new DomainError(
-          'organization_membership_required',
+        throw deploymentError(
+          DeploymentErrorCode.OrganizationMembershipRequired,
           `only active members of ${standing.organization} approve its deployments`,
-          403,
           { organization: standing.organization },
         );
       }
       if (needsAdmin && !(standing.organization === null ? actor.isAdmin : standing.role === 'admin')) {
-        throw new DomainError(
-          'admin_approval_required',
+        throw deploymentError(
+          DeploymentErrorCode.AdminApprovalRequired,
           `${run.halt_stage} needs an admin's approval${standing.organization ? ` of ${standing.organization}` : ''}`,
-          403,
           { organization: standing.organization },
         );
       }
@@ -341,7 +343,10 @@ export class DeploymentsService {
         manager,
       );
       if (!inserted)
-        throw new DomainError('already_approved', `${run.halt_stage} of run ${run.id} was already approved`, 409);
+        throw deploymentError(
+          DeploymentErrorCode.AlreadyApproved,
+          `${run.halt_stage} of run ${run.id} was already approved`,
+        );
       const event = await this.events.record(
         {
           name: 'DeploymentApproved',
@@ -383,19 +388,17 @@ export class DeploymentsService {
       const flow = run.flow_id ? await this.repository.flow(run.flow_id, ctx.manager) : null;
       if (flow && !flow.complete_before_done) return null;
       const halt = haltOf(run);
-      return new DomainError(
-        'deployment_incomplete',
+      return deploymentError(
+        DeploymentErrorCode.DeploymentIncomplete,
         `${ctx.item.ref} cannot be done before its deployment run ${run.id} to ${run.environment} completes (it is ${halt?.summary ?? `${run.status} at ${run.current_stage ?? 'its start'}`})`,
-        409,
         { item_id: ctx.item.ref, gate: DEPLOYMENT_COMPLETE_GATE, run: runState(run) },
       );
     }
     const { flow, completeBeforeDone } = await this.repository.itemFlow(ctx.item.id, ctx.manager);
     if (flow === null || !completeBeforeDone) return null;
-    return new DomainError(
-      'deployment_incomplete',
+    return deploymentError(
+      DeploymentErrorCode.DeploymentIncomplete,
       `${ctx.item.ref} is in deployment flow ${flow} and cannot be done before a run of it completes (none has started)`,
-      409,
       { item_id: ctx.item.ref, gate: DEPLOYMENT_COMPLETE_GATE, run: null },
     );
   }

@@ -5,7 +5,6 @@ import { EpicTaskWire } from '@app/contracts';
 import { DependencyPair, findCycleIfAdded } from '@app/core';
 
 import { AuthenticatedActor } from '../auth/actor';
-import { DomainError } from '../common/domain-error';
 import { assertTitle } from '../items/items.service';
 import { ProjectAccessService } from '../projects/project-access.service';
 import { ResolvedRef } from '../refs/refs.repository';
@@ -23,12 +22,19 @@ import {
   UpdateEpicTaskDto,
   UpsertChainDto,
 } from './dto/epics.dto';
+import {
+  invalidWorktree,
+  maxAttemptsReached,
+  notAnEpic,
+  taskCycle,
+  taskExists,
+  taskNotFound,
+  unknownQueuedTasks,
+  unknownTaskDependencies,
+} from './epics.errors';
 import { EpicsRepository } from './epics.repository';
 
 export const EPIC_WORKFLOW = 'epic';
-
-const taskNotFound = (epic: string, num: number) =>
-  new DomainError('epic_task_not_found', `${epic} has no task ${num}`, 404, { epic, task_num: num });
 
 // Task dependencies must name tasks of the same epic and stay acyclic (checked with the shared kernel).
 export function checkTaskDependencies(
@@ -40,14 +46,7 @@ export function checkTaskDependencies(
   const known = new Set(tasks.map((t) => t.task_num));
   const unknown = deps.filter((d) => !known.has(d) || d === num);
   if (unknown.length > 0) {
-    throw new DomainError(
-      'unknown_task',
-      `${epic}: task dependencies must name other tasks of the epic (${unknown.join(', ')})`,
-      400,
-      {
-        unknown,
-      },
-    );
+    throw unknownTaskDependencies(epic, unknown);
   }
   const pairs: DependencyPair[] = tasks
     .filter((t) => t.task_num !== num)
@@ -55,14 +54,7 @@ export function checkTaskDependencies(
   for (const dep of deps) {
     const cycle = findCycleIfAdded(pairs, { blocker: dep, dependent: num });
     if (cycle) {
-      throw new DomainError(
-        'dependency_cycle',
-        `${epic}: task dependencies would form a cycle ${cycle.join(' → ')}`,
-        409,
-        {
-          cycle,
-        },
-      );
+      throw taskCycle(epic, cycle);
     }
     pairs.push({ blocker: dep, dependent: num });
   }
@@ -80,7 +72,7 @@ export class EpicsService {
     const epic = await this.access.resolveItem(actor, ref);
     const info = await this.repository.epicInfo(epic.id);
     if (info.workflow_id !== EPIC_WORKFLOW) {
-      throw new DomainError('not_an_epic', `${epic.ref} is not an epic (workflow ${info.workflow_id})`, 409);
+      throw notAnEpic(epic.ref, info.workflow_id);
     }
     return epic;
   }
@@ -126,7 +118,7 @@ export class EpicsService {
       const tasks = await this.repository.tasks(epic.id, manager);
       const num = dto.task_num ?? tasks.reduce((max, t) => Math.max(max, t.task_num), 0) + 1;
       if (tasks.some((t) => t.task_num === num)) {
-        throw new DomainError('epic_task_exists', `${epic.ref} already has task ${num}`, 409);
+        throw taskExists(epic.ref, num);
       }
       const { dependencies, ...rest } = dto;
       const values: Record<string, unknown> = { ...rest };
@@ -158,12 +150,7 @@ export class EpicsService {
     const row = await this.repository.task(epic.id, num);
     if (!row) throw taskNotFound(epic.ref, num);
     if (!(await this.repository.countDispatch(epic.id, num))) {
-      throw new DomainError(
-        'max_attempts_reached',
-        `${epic.ref} task ${num} has used all ${row.max_attempts} dispatch attempts`,
-        409,
-        { dispatch_attempts: row.dispatch_attempts, max_attempts: row.max_attempts },
-      );
+      throw maxAttemptsReached(epic.ref, num, row.dispatch_attempts, row.max_attempts);
     }
     return toTaskResponse(epic.ref, (await this.repository.task(epic.id, num))!);
   }
@@ -187,7 +174,7 @@ export class EpicsService {
 
   async upsertChain(actor: AuthenticatedActor, ref: string, worktree: string, dto: UpsertChainDto): Promise<ChainWire> {
     if (worktree.length === 0 || worktree.length > 500) {
-      throw new DomainError('invalid_value', 'worktree must be 1..500 characters', 400, { field: 'worktree' });
+      throw invalidWorktree();
     }
     const epic = await this.epic(actor, ref);
     await this.repository.transaction(async (manager) => {
@@ -197,9 +184,7 @@ export class EpicsService {
         const known = new Set((await this.repository.tasks(epic.id, manager)).map((t) => t.task_num));
         const unknown = dto.queue.filter((n) => !known.has(n));
         if (unknown.length > 0) {
-          throw new DomainError('unknown_task', `${epic.ref}: queue names unknown tasks ${unknown.join(', ')}`, 400, {
-            unknown,
-          });
+          throw unknownQueuedTasks(epic.ref, unknown);
         }
         values.queue = JSON.stringify(dto.queue);
       }

@@ -4,7 +4,8 @@ import { BlockerFacts, evaluateGate, evaluateGateBatch, GateEvaluation, planCand
 import { CandidatePlanWire, GateEvaluationWire } from '@app/contracts/backlog';
 
 import { AuthenticatedActor } from '../auth/actor';
-import { DomainError } from '../common/domain-error';
+import { DomainError, invalidRequest } from '../common/domain-error';
+import { blockedByDependencies } from './gates.errors';
 import { DependencyFactsService, toGateBlockerWire } from '../dependencies/dependency-facts.service';
 import { ProjectAccessService } from '../projects/project-access.service';
 import { StageGateContext, StageGateRegistry } from '../workflows/stage-gates';
@@ -53,11 +54,9 @@ export class GatesService implements OnModuleInit {
     const gateStage = ctx.gateStage ?? ctx.toStage;
     const what = ctx.write === 'merged_at' ? 'record merged_at' : `move to ${ctx.toStage}`;
     const via = ctx.write !== 'merged_at' && gateStage !== ctx.toStage ? ` (past the gate on ${gateStage})` : '';
-    return new DomainError(
-      'blocked_by_dependencies',
+    return blockedByDependencies(
       `${ctx.item.ref} cannot ${what}${via}: ${wire.blockers.length} unsatisfied ${gatePoint} ` +
         `dependenc${wire.blockers.length === 1 ? 'y' : 'ies'} (${wire.blockers.map((b) => b.reason).join('; ')})`,
-      409,
       {
         item_id: ctx.item.ref,
         stage: ctx.toStage,
@@ -81,7 +80,7 @@ export class GatesService implements OnModuleInit {
     dto: EvaluateBatchDto,
   ): Promise<{ gate_point: string; evaluations: GateEvaluationWire[] }> {
     if ((dto.items === undefined) === (dto.project === undefined)) {
-      throw new DomainError('invalid_request', 'give either items (refs) or project', 400);
+      throw invalidRequest('give either items (refs) or project');
     }
     let targets: { id: number; ref: string }[];
     if (dto.project !== undefined) {

@@ -15,13 +15,12 @@ import {
 } from '@app/contracts/backlog';
 
 import { AuthenticatedActor } from '../auth/actor';
-import { DomainError } from '../common/domain-error';
 import { haltOf } from '../deployments/dto/deployments.dto';
 import { ISO_TIMESTAMP } from '../projects/backlog-sql';
 import { ProjectAccessService, projectNotFound } from '../projects/project-access.service';
 import { titleMaxLength } from '../projects/project-policy';
 import { StageGateItem, StageGateRegistry } from '../workflows/stage-gates';
-import { stageIds, stageOf } from '../workflows/workflow-definition';
+import { stageOf } from '../workflows/workflow-definition';
 import { WorkflowsService } from '../workflows/workflows.service';
 import {
   CreateItemDto,
@@ -43,6 +42,18 @@ import {
   PLAIN_WRITABLE_FIELDS,
   READABLE_FIELDS,
 } from './item-fields';
+import {
+  fieldNotWritable,
+  invalidSectionName,
+  invalidValue,
+  itemDeploymentFlowNotFound,
+  itemNotFound,
+  resolutionRefRequired,
+  sectionNotFound,
+  stageNotInWorkflow,
+  titleTooLong,
+  unknownField,
+} from './items.errors';
 import { ItemsRepository } from './items.repository';
 
 export const DEFAULT_WORKFLOW = 'issue';
@@ -53,31 +64,9 @@ const RESOLUTION_STATUS: Readonly<Record<string, string>> = {
   wontfix: 'cancelled',
 };
 
-export function titleTooLong(length: number, max: number): DomainError {
-  return new DomainError(
-    'title_too_long',
-    `title is ${length} characters; this project's policy allows at most ${max}`,
-    400,
-    { max_length: max, length },
-  );
-}
-
 export function assertTitle(title: string, policy: Record<string, unknown>): void {
   const max = titleMaxLength(policy);
   if (title.length > max) throw titleTooLong(title.length, max);
-}
-
-export function stageNotInWorkflow(status: string, definition: WorkflowDefinition, version: number): DomainError {
-  return new DomainError(
-    'stage_not_in_workflow',
-    `${status} is not a stage of workflow ${definition.id} v${version}`,
-    409,
-    { status, workflow_id: definition.id, workflow_version: version, stages: stageIds(definition) },
-  );
-}
-
-function unknownField(field: string, fields: readonly string[]): DomainError {
-  return new DomainError('unknown_field', `${field.slice(0, 60)} is not an item field`, 400, { fields });
 }
 
 export interface ItemWorkflowWire {
@@ -113,11 +102,7 @@ export class ItemsService {
         dto.deployment_flow !== undefined &&
         !(await this.repository.flowExists(dto.project, dto.deployment_flow, manager))
       ) {
-        throw new DomainError(
-          'deployment_flow_not_found',
-          `project ${dto.project} has no deployment flow ${dto.deployment_flow}`,
-          400,
-        );
+        throw itemDeploymentFlowNotFound(dto.project, dto.deployment_flow);
       }
       const values: Record<string, string | number | null> = {};
       for (const key of CREATE_COPIED_FIELDS) {
@@ -192,22 +177,17 @@ export class ItemsService {
     if (!structured && !(PLAIN_WRITABLE_FIELDS as readonly string[]).includes(field)) {
       if (READABLE_FIELDS.includes(field)) {
         const how = FIELD_OPERATIONS[field];
-        throw new DomainError(
-          'field_not_writable',
-          `${field} is not written with items update${how ? `; use ${how}` : ' (it is maintained by the service)'}`,
-          400,
-          { field },
-        );
+        throw fieldNotWritable(field, how);
       }
       throw unknownField(field, [...STRUCTURED_FIELDS, ...PLAIN_WRITABLE_FIELDS]);
     }
     if (value === null && NOT_NULL_FIELDS.includes(field)) {
-      throw new DomainError('invalid_value', `${field} cannot be cleared`, 400, { field });
+      throw invalidValue(field, `${field} cannot be cleared`);
     }
     const resolved = await this.access.resolveItem(actor, ref);
     await this.repository.transaction(async (manager) => {
       const row = await this.repository.lock(resolved.id, manager);
-      if (!row) throw new DomainError('item_not_found', `no item ${ref}`, 404);
+      if (!row) throw itemNotFound(ref);
       const checked = await this.checkFieldValue(row, field, value, manager);
       if (field === 'merged_at' && checked !== null) {
         const version = await this.workflows.versionById(row.workflow_version_id, manager);
@@ -228,22 +208,21 @@ export class ItemsService {
       case 'title': {
         const [project] = await manager.query(`SELECT policy FROM projects WHERE id = $1`, [row.project]);
         assertTitle(value, (project as { policy: Record<string, unknown> }).policy);
-        if (value.length === 0) throw new DomainError('invalid_value', 'title cannot be empty', 400, { field });
+        if (value.length === 0) throw invalidValue(field, 'title cannot be empty');
         return value;
       }
       case 'priority':
         if (!['high', 'medium', 'low'].includes(value)) {
-          throw new DomainError('invalid_value', 'priority must be one of high, medium, low', 400, { field });
+          throw invalidValue(field, 'priority must be one of high, medium, low');
         }
         return value;
       case 'merged_at':
         if (!ISO_TIMESTAMP.test(value) || Number.isNaN(Date.parse(value))) {
-          throw new DomainError('invalid_value', 'merged_at must be an ISO 8601 timestamp with a zone', 400, { field });
+          throw invalidValue(field, 'merged_at must be an ISO 8601 timestamp with a zone');
         }
         return value;
       case 'owner':
-        if (!/^[0-9]{1,12}$/.test(value))
-          throw new DomainError('invalid_value', 'owner must be an actor id', 400, { field });
+        if (!/^[0-9]{1,12}$/.test(value)) throw invalidValue(field, 'owner must be an actor id');
         return value;
       case 'workflow_posture': {
         let parsed: unknown;
@@ -253,17 +232,13 @@ export class ItemsService {
           parsed = undefined;
         }
         if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-          throw new DomainError('invalid_value', 'workflow_posture must be a JSON object', 400, { field });
+          throw invalidValue(field, 'workflow_posture must be a JSON object');
         }
         return JSON.stringify(parsed);
       }
       case 'deployment_flow':
         if (!(await this.repository.flowExists(row.project, value, manager))) {
-          throw new DomainError(
-            'deployment_flow_not_found',
-            `project ${row.project} has no deployment flow ${value}`,
-            400,
-          );
+          throw itemDeploymentFlowNotFound(row.project, value);
         }
         return value;
       default:
@@ -275,7 +250,7 @@ export class ItemsService {
     const resolved = await this.access.resolveItem(actor, ref);
     await this.repository.transaction(async (manager) => {
       const row = await this.repository.lock(resolved.id, manager);
-      if (!row) throw new DomainError('item_not_found', `no item ${ref}`, 404);
+      if (!row) throw itemNotFound(ref);
       const version = await this.workflows.versionById(row.workflow_version_id, manager);
       await this.moveStatus(row, status, version.definition, version.version, manager);
     });
@@ -344,15 +319,13 @@ export class ItemsService {
   async resolve(actor: AuthenticatedActor, ref: string, dto: ResolveDto): Promise<ItemDetailWire> {
     const resolved = await this.access.resolveItem(actor, ref);
     if (dto.resolution === 'duplicate' && !dto.resolution_ref) {
-      throw new DomainError('resolution_ref_required', 'a duplicate resolution names the item it duplicates', 400);
+      throw resolutionRefRequired();
     }
     let resolutionRef: string | null = null;
     if (dto.resolution_ref) {
       const other = await this.access.resolveItem(actor, dto.resolution_ref);
       if (other.id === resolved.id) {
-        throw new DomainError('invalid_value', 'an item cannot resolve as a duplicate of itself', 400, {
-          field: 'resolution_ref',
-        });
+        throw invalidValue('resolution_ref', 'an item cannot resolve as a duplicate of itself');
       }
       resolutionRef = other.ref;
     }
@@ -377,7 +350,7 @@ export class ItemsService {
     dto: UpsertSectionDto,
   ): Promise<{ item_id: string; section: ItemSectionWire }> {
     if (!SECTION_NAME_PATTERN.test(name)) {
-      throw new DomainError('invalid_section_name', 'a section name is 1..100 letters, digits, spaces, _ . ( ) -', 400);
+      throw invalidSectionName();
     }
     const resolved = await this.access.resolveItem(actor, ref);
     await this.repository.transaction((manager) =>
@@ -396,7 +369,7 @@ export class ItemsService {
     const removed = await this.repository.transaction((manager) =>
       this.repository.deleteSection(resolved.id, name, manager),
     );
-    if (!removed) throw new DomainError('section_not_found', `${resolved.ref} has no section ${name}`, 404);
+    if (!removed) throw sectionNotFound(resolved.ref, name);
     return { item_id: resolved.ref, removed };
   }
 
@@ -425,7 +398,7 @@ export class ItemsService {
 
   async detail(id: number, manager?: EntityManager): Promise<ItemDetailWire> {
     const row = await this.repository.findById(id, manager);
-    if (!row) throw new DomainError('item_not_found', `no item #${id}`, 404);
+    if (!row) throw itemNotFound(`#${id}`);
     const sections = (await this.repository.sectionsFor([id], manager)).map(toSectionResponse);
     return { ...toItemResponse(row, sections), sections };
   }

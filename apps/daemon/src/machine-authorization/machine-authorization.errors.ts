@@ -1,19 +1,37 @@
+import { HttpStatus } from '@nestjs/common';
+
 import { describeMachineAuthorizationError, MachineAuthorizationErrorCode } from '@app/contracts';
 
-import { DomainError } from '../common/domain-error';
+import { DomainError, errorFactory, ErrorStatusTable } from '../common/domain-error';
 
 export { MachineAuthorizationErrorCode as MaCode } from '@app/contracts';
 
-// Failed code lookups by approvers; not a contract code (the contract lists no throttle for the two functions).
-export const RESOLVE_RATE_LIMITED = 'authorization_resolve_rate_limited';
+// The contract's codes: their status comes from the contract's x-http table, never from here.
+export const MACHINE_AUTHORIZATION_ERROR_STATUS: ErrorStatusTable<MachineAuthorizationErrorCode> = Object.fromEntries(
+  Object.values(MachineAuthorizationErrorCode).map((code) => [code, describeMachineAuthorizationError(code).status]),
+) as Record<MachineAuthorizationErrorCode, HttpStatus>;
 
-// The status of every contract code comes from the contract's x-http table, never from here.
+// The request-scoped resolve (GET /v1/machine-authorizations lists, the TUI decides one) and failed code lookups by
+// approvers: not contract codes (the contract lists no throttle for the two functions).
+export enum MachineRequestErrorCode {
+  ResolveRateLimited = 'authorization_resolve_rate_limited',
+  CodeMismatch = 'authorization_code_mismatch',
+}
+
+export const MACHINE_REQUEST_ERROR_STATUS: ErrorStatusTable<MachineRequestErrorCode> = {
+  [MachineRequestErrorCode.ResolveRateLimited]: HttpStatus.TOO_MANY_REQUESTS,
+  [MachineRequestErrorCode.CodeMismatch]: HttpStatus.CONFLICT,
+};
+
+const contractError = errorFactory(MACHINE_AUTHORIZATION_ERROR_STATUS);
+const machineRequestError = errorFactory(MACHINE_REQUEST_ERROR_STATUS);
+
 export function maError(
   code: MachineAuthorizationErrorCode,
   message: string,
   headers: Record<string, string> = {},
 ): DomainError {
-  return new DomainError(code, message, describeMachineAuthorizationError(code).status, {}, headers);
+  return contractError(code, message, {}, headers);
 }
 
 export const rateLimited = (code: MachineAuthorizationErrorCode, retryAfter: number, what: string) =>
@@ -25,14 +43,18 @@ export const unknownCode = () =>
     'no authorization is waiting with this code (unknown, expired or used)',
   );
 
-// The request-scoped resolve (GET /v1/machine-authorizations lists, the TUI decides one): not contract codes.
-export const AUTHORIZATION_CODE_MISMATCH = 'authorization_code_mismatch';
+export const resolveRateLimited = (retryAfter: number) =>
+  machineRequestError(
+    MachineRequestErrorCode.ResolveRateLimited,
+    `too many unknown codes; retry in ${retryAfter} s`,
+    {},
+    { 'retry-after': String(retryAfter) },
+  );
 
 export const codeMismatch = () =>
-  new DomainError(
-    AUTHORIZATION_CODE_MISMATCH,
+  machineRequestError(
+    MachineRequestErrorCode.CodeMismatch,
     'the code you typed belongs to another machine request than the one selected; nothing was decided',
-    409,
   );
 
 export const requestGone = () =>

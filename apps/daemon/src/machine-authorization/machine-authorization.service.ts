@@ -25,7 +25,7 @@ import {
   MaCode,
   rateLimited,
   requestGone,
-  RESOLVE_RATE_LIMITED,
+  resolveRateLimited,
   unknownCode,
 } from './machine-authorization.errors';
 import { ApproverStanding, AuthorizationRow, MachineAuthorizationRepository } from './machine-authorization.repository';
@@ -485,15 +485,7 @@ export class MachineAuthorizationService {
     ]);
     if (byActor.hits >= FAILED_LOOKUPS_PER_ACTOR_PER_MINUTE || byClient.hits >= FAILED_LOOKUPS_PER_CLIENT_PER_MINUTE) {
       const retryAfter = Math.max(byActor.retryAfter, byClient.retryAfter);
-      throw new DomainError(
-        RESOLVE_RATE_LIMITED,
-        `too many unknown codes; retry in ${retryAfter} s`,
-        429,
-        {},
-        {
-          'retry-after': String(retryAfter),
-        },
-      );
+      throw resolveRateLimited(retryAfter);
     }
   }
 

@@ -3,10 +3,11 @@ import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type * as OpenIdClient from 'openid-client';
 
-import { DomainError, notFound } from '../common/domain-error';
+import { notFound } from '../common/domain-error';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { ServerSecretService } from '../machine-authorization/server-secret.service';
 import { oidcSettings, OidcSettings } from './oidc-settings';
+import { oidcUnavailable, signInActorDisabled, signInFailed, signInNotAdmitted } from './oidc.errors';
 import { OidcRepository, SignInActorRow } from './oidc.repository';
 
 type Configured = Extract<OidcSettings, { state: 'configured' }>;
@@ -101,16 +102,12 @@ export class OidcService {
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
       this.logger.warn(`company sign-in refused by the provider or invalid: ${reason}`);
-      throw new DomainError('sign_in_failed', 'company sign-in did not complete; start again', 401);
+      throw signInFailed('company sign-in did not complete; start again');
     }
-    if (!claims) throw new DomainError('sign_in_failed', 'the provider sent no identity; start again', 401);
+    if (!claims) throw signInFailed('the provider sent no identity; start again');
     const actor = await this.admit(settings, claims, origin);
     if (actor.status !== 'active') {
-      throw new DomainError(
-        'actor_disabled',
-        'your account is disabled; ask an organization admin to re-enable it',
-        403,
-      );
+      throw signInActorDisabled();
     }
     return actor;
   }
@@ -123,14 +120,7 @@ export class OidcService {
     if (linked) return linked;
     const email = typeof claims.email === 'string' ? claims.email.toLowerCase() : null;
     const verified = claims.email_verified === true;
-    const refused = () =>
-      new DomainError(
-        'sign_in_not_admitted',
-        email
-          ? `${email} is not admitted here; ask an admin to invite you (svc actors create <name> --email ${email})`
-          : 'your company account has no email; ask an admin to invite you',
-        403,
-      );
+    const refused = () => signInNotAdmitted(email);
     if (!email || !verified) throw refused();
     const invited = await this.repository.linkInvited(email, issuer, claims.sub);
     if (invited) return invited;
@@ -167,11 +157,7 @@ export class OidcService {
         .catch((err: unknown) => {
           this.configuration = null;
           this.logger.warn(`company sign-in: discovery of ${settings.issuer.href} failed: ${(err as Error).message}`);
-          throw new DomainError(
-            'oidc_unavailable',
-            'the company sign-in provider does not answer; try again or sign in with an API token',
-            503,
-          );
+          throw oidcUnavailable();
         });
     }
     return this.configuration;

@@ -3,12 +3,13 @@ import { EntityManager } from 'typeorm';
 
 import { AccessService } from '../auth/access.service';
 import { AuthenticatedActor } from '../auth/actor';
-import { DomainError } from '../common/domain-error';
 import { ResolvedRef } from '../refs/refs.repository';
-import { itemNotFound, RefsService } from '../refs/refs.service';
+import { itemNotFound, itemsNotFound } from '../refs/refs.errors';
+import { RefsService } from '../refs/refs.service';
+import { projectNotFound } from './projects.errors';
 
-export const projectNotFound = (id: string) =>
-  new DomainError('project_not_found', `no project ${id}`, 404, { project: id });
+// Named where callers import it from.
+export { projectNotFound };
 
 // A project the caller cannot see answers exactly like one that does not exist.
 @Injectable()
@@ -49,7 +50,7 @@ export class ProjectAccessService {
     if (visible !== null) {
       const hidden = [...resolved.entries()].filter(([, r]) => !visible.includes(r.project)).map(([ref]) => ref);
       if (hidden.length > 0) {
-        throw new DomainError('item_not_found', `no items ${hidden.join(', ')}`, 404, { missing: hidden });
+        throw itemsNotFound(hidden);
       }
     }
     return resolved;

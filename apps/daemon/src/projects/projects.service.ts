@@ -3,19 +3,14 @@ import { Injectable } from '@nestjs/common';
 import { ProjectWire } from '@app/contracts/backlog';
 
 import { AuthenticatedActor } from '../auth/actor';
-import { DomainError, GENERIC_ERROR_CODES } from '../common/domain-error';
+import { validationFailed } from '../common/domain-error';
 import { CreateProjectDto, toProjectResponse, UpdateProjectDto } from './dto/projects.dto';
-import { ProjectAccessService, projectNotFound } from './project-access.service';
+import { ProjectAccessService } from './project-access.service';
+import { prefixTaken, projectExists, projectNotFound } from './projects.errors';
 import { mergePolicy, PolicyProblem, validatePolicyPatch } from './project-policy';
 import { ProjectsRepository } from './projects.repository';
 
-export const policyInvalid = (problems: PolicyProblem[]) =>
-  new DomainError(
-    GENERIC_ERROR_CODES.validationFailed,
-    problems.map((p) => `${p.field}: ${p.problems.join(', ')}`).join('; '),
-    400,
-    { fields: problems },
-  );
+export const policyInvalid = (problems: PolicyProblem[]) => validationFailed(problems);
 
 @Injectable()
 export class ProjectsService {
@@ -38,9 +33,7 @@ export class ProjectsService {
     });
     if (!inserted) {
       const conflict = await this.repository.conflictOf(dto.id, dto.public_item_prefix);
-      throw conflict === 'prefix'
-        ? new DomainError('prefix_taken', `public_item_prefix ${dto.public_item_prefix} is already used`, 409)
-        : new DomainError('project_exists', `project ${dto.id} already exists`, 409);
+      throw conflict === 'prefix' ? prefixTaken(dto.public_item_prefix) : projectExists(dto.id);
     }
     return toProjectResponse((await this.repository.find(dto.id))!);
   }

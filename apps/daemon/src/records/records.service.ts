@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 
 import { AuthenticatedActor } from '../auth/actor';
-import { DomainError } from '../common/domain-error';
 import { ProjectAccessService } from '../projects/project-access.service';
 import {
   AddDispositionDto,
@@ -12,6 +11,7 @@ import {
   OuroborosWire,
   VerdictWire,
 } from './dto/records.dto';
+import { dispositionExists, itemRequired, ouroborosEntryNotFound, verdictNotFound } from './records.errors';
 import { RecordsRepository } from './records.repository';
 
 // Verdicts and dispositions are keyed by the item's public ref (the spec's text column), stored canonical.
@@ -43,7 +43,7 @@ export class RecordsService {
     if (dto.verdict_id !== undefined) {
       const verdictItem = await this.repository.verdictItem(dto.verdict_id);
       if (verdictItem !== item.ref) {
-        throw new DomainError('verdict_not_found', `no shepherd verdict ${dto.verdict_id} for ${item.ref}`, 404);
+        throw verdictNotFound(dto.verdict_id, item.ref);
       }
     }
     const attempt = dto.attempt ?? 1;
@@ -58,11 +58,7 @@ export class RecordsService {
       verdict_id: dto.verdict_id ?? null,
     });
     if (!row) {
-      throw new DomainError(
-        'disposition_exists',
-        `caveat ${dto.caveat_num} of ${item.ref} ${dto.transition} attempt ${attempt} already has a disposition`,
-        409,
-      );
+      throw dispositionExists(dto.caveat_num, item.ref, dto.transition, attempt);
     }
     return row;
   }
@@ -74,7 +70,7 @@ export class RecordsService {
   // One item, or (admins) everything; others see the records of one item at a time.
   private async scope(actor: AuthenticatedActor, ref?: string): Promise<string[] | null> {
     if (ref !== undefined) return [(await this.access.resolveItem(actor, ref)).ref];
-    if (!actor.isAdmin) throw new DomainError('item_required', 'name the item (?item=<ref>)', 400);
+    if (!actor.isAdmin) throw itemRequired();
     return null;
   }
 
@@ -102,7 +98,7 @@ export class RecordsService {
 
   async markOuroboros(id: number, column: 'reviewed_at' | 'archived_at'): Promise<OuroborosWire> {
     if (!(await this.repository.markOuroboros(id, column))) {
-      throw new DomainError('ouroboros_entry_not_found', `no ouroboros entry ${id}`, 404);
+      throw ouroborosEntryNotFound(id);
     }
     return (await this.repository.ouroborosEntry(id))!;
   }

@@ -10,7 +10,6 @@ import {
 import { LanePolicy, resolveLane } from '@app/core';
 
 import { AuthenticatedActor } from '../auth/actor';
-import { DomainError } from '../common/domain-error';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { FrontierService } from '../frontier/frontier.service';
 import { ProjectRow } from '../frontier/frontier.repository';
@@ -22,10 +21,10 @@ import {
   toClaimResponse,
   toSessionResponse,
 } from './dto/sessions.dto';
+import { sessionEnded, sessionNotFound } from './sessions.errors';
 import { SessionsRepository } from './sessions.repository';
 
-export const sessionNotFound = (id: number | string) =>
-  new DomainError('session_not_found', `no executor session ${id}`, 404, { session_id: id });
+export { sessionNotFound };
 
 // The project's session-routing capability: policy.session_routing (lane_rules, executor_default_lane_*).
 export function sessionRoutingOf(project: ProjectRow): LanePolicy {
@@ -69,7 +68,7 @@ export class SessionsService {
   async owned(actor: AuthenticatedActor, id: number, { live = true } = {}): Promise<SessionRow> {
     const row = await this.repository.find(id);
     if (!row || (row.actor_id !== actor.id && !actor.isAdmin)) throw sessionNotFound(id);
-    if (live && row.ended_at) throw new DomainError('session_ended', `executor session ${id} has ended`, 409);
+    if (live && row.ended_at) throw sessionEnded(id);
     return row;
   }
 

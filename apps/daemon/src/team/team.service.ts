@@ -14,14 +14,13 @@ import type {
 
 import { AuthenticatedActor } from '../auth/actor';
 import { API_TOKEN_PREFIX, generateToken, hashToken, tokenDisplayPrefix } from '../auth/tokens';
-import { DomainError, GENERIC_ERROR_CODES, invalidRequest, notFound } from '../common/domain-error';
+import { forbidden, invalidRequest, notFound } from '../common/domain-error';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { AddMemberDto, CreateActorDto, CreateTokenDto, ListTokensQueryDto, RemoveMemberDto } from './dto/team.dto';
+import { actorExists, cannotDisableSelf, emailTaken, lastAdmin, targetDisabled } from './team.errors';
 import { ActorRow, MembershipRow, OrganizationRow, TeamRepository, TokenRow } from './team.repository';
 
 const DEFAULT_ORGANIZATION_SLUG = 'default';
-
-const forbidden = (message: string) => new DomainError(GENERIC_ERROR_CODES.forbidden, message, 403);
 
 export function toActorWire(row: ActorRow): ActorWire {
   return {
@@ -87,9 +86,9 @@ export class TeamService {
         isAdmin,
       });
       if (id === 'name_taken') {
-        throw new DomainError('actor_exists', `an actor named ${dto.name} already exists`, 409);
+        throw actorExists(dto.name);
       }
-      if (id === 'email_taken') throw new DomainError('email_taken', 'another actor already has this email', 409);
+      if (id === 'email_taken') throw emailTaken();
       await this.repository.upsertMembership(manager, organization.id, id, dto.admin ? 'admin' : 'member');
       return id;
     });
@@ -100,7 +99,7 @@ export class TeamService {
     const target = await this.visibleActor(caller, name);
     await this.assertManages(caller, target);
     if (status === 'disabled' && target.id === caller.id) {
-      throw new DomainError('cannot_disable_self', 'you cannot disable yourself; ask another admin', 409);
+      throw cannotDisableSelf();
     }
     if (target.status !== status) await this.repository.setActorStatus(target.id, status);
     return toActorWire((await this.repository.actorById(target.id))!);
@@ -136,11 +135,7 @@ export class TeamService {
     const outcome = await this.repository.removeMembership(organization.id, target.id);
     if (outcome === 'absent') throw notFound(`membership of ${dto.actor} in ${organization.slug}`);
     if (outcome === 'last_admin') {
-      throw new DomainError(
-        'last_admin',
-        `${dto.actor} is the last admin of ${organization.slug}; make another member admin first`,
-        409,
-      );
+      throw lastAdmin(dto.actor, organization.slug);
     }
     return { org: organization.slug, actor: target.name, removed: true };
   }
@@ -167,7 +162,7 @@ export class TeamService {
       target = await this.visibleActor(caller, dto.actor);
       await this.assertManages(caller, target);
       if (target.status !== 'active') {
-        throw new DomainError('actor_disabled', `${target.name} is disabled; enable them first`, 409);
+        throw targetDisabled(target.name);
       }
     }
     const token = generateToken(API_TOKEN_PREFIX);

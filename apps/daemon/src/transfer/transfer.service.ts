@@ -4,7 +4,7 @@ import { EntityManager } from 'typeorm';
 import { WorkflowDefinition } from '@app/contracts/backlog';
 
 import { AuthenticatedActor } from '../auth/actor';
-import { DomainError, GENERIC_ERROR_CODES } from '../common/domain-error';
+import { DomainError, validationFailed } from '../common/domain-error';
 import { DependenciesRepository } from '../dependencies/dependencies.repository';
 import { DependenciesService } from '../dependencies/dependencies.service';
 import { parseEvidence } from '../dependencies/dto/dependencies.dto';
@@ -14,7 +14,8 @@ import { checkTaskDependencies, EPIC_WORKFLOW } from '../epics/epics.service';
 import { ItemRow } from '../items/dto/items.dto';
 import { INSERTABLE_COLUMNS, ITEM_DOC_COLUMNS } from '../items/item-fields';
 import { ItemsRepository } from '../items/items.repository';
-import { assertTitle, stageNotInWorkflow } from '../items/items.service';
+import { stageNotInWorkflow } from '../items/items.errors';
+import { assertTitle } from '../items/items.service';
 import { ProjectAccessService, projectNotFound } from '../projects/project-access.service';
 import { mergePolicy, validatePolicyPatch } from '../projects/project-policy';
 import { ProjectsRepository } from '../projects/projects.repository';
@@ -23,10 +24,20 @@ import { stageOf } from '../workflows/workflow-definition';
 import { WorkflowsService } from '../workflows/workflows.service';
 import { BACKLOG_FORMAT, validateBacklogDocument } from './backlog-format';
 import { BacklogDocument, DocItem, ImportSummary } from './dto/transfer.dto';
+import {
+  flowExistsElsewhere,
+  importPrefixTaken,
+  invalidBacklog,
+  itemOfFileRefused,
+  notAnEpicItem,
+  pinnedWorkflowMissing,
+  prefixMismatch,
+  projectNotEmpty,
+  runExists,
+  unknownEpicTasks,
+  unresolvedRefs,
+} from './transfer.errors';
 import { TransferRepository } from './transfer.repository';
-
-const invalidBacklog = (problems: string[]) =>
-  new DomainError('invalid_backlog', problems.slice(0, 20).join('; '), 400, { problems: problems.slice(0, 50) });
 
 function sequenceOf(ref: string): number {
   return Number(ref.slice(ref.lastIndexOf('-') + 1));
@@ -203,12 +214,7 @@ export class TransferService {
   async import(actor: AuthenticatedActor, raw: unknown, replace: boolean): Promise<ImportSummary> {
     const problems = validateBacklogDocument(raw);
     if (problems.length > 0) {
-      throw new DomainError(
-        GENERIC_ERROR_CODES.validationFailed,
-        problems.map((p) => `${p.field}: ${p.problems.join(', ')}`).join('; '),
-        400,
-        { fields: problems },
-      );
+      throw validationFailed(problems);
     }
     const doc = raw as BacklogDocument;
     const policyProblems = validatePolicyPatch(doc.project.policy ?? {});
@@ -256,26 +262,17 @@ export class TransferService {
     if (existing) {
       if (!(await this.access.canSee(actor, [projectId]))) throw projectNotFound(projectId);
       if (existing.public_item_prefix !== prefix) {
-        throw new DomainError(
-          'prefix_mismatch',
-          `project ${projectId} uses prefix ${existing.public_item_prefix}, the file ${prefix}`,
-          409,
-        );
+        throw prefixMismatch(projectId, existing.public_item_prefix, prefix);
       }
       if (Number(existing.items) > 0 && !replace) {
-        throw new DomainError(
-          'project_not_empty',
-          `project ${projectId} already has ${existing.items} items; import with --replace to overwrite it`,
-          409,
-          { items: Number(existing.items) },
-        );
+        throw projectNotEmpty(projectId, Number(existing.items));
       }
       external = await this.repository.externalEdges(projectId, manager);
       await this.repository.clearProject(projectId, prefix, manager);
       await this.repository.updateProject(projectId, doc.project.name, doc.project.policy, manager);
     } else {
       if ((await this.projects.conflictOf(projectId, prefix, manager)) === 'prefix') {
-        throw new DomainError('prefix_taken', `public_item_prefix ${prefix} is already used`, 409);
+        throw importPrefixTaken(prefix);
       }
       await this.projects.insert(
         {
@@ -323,11 +320,7 @@ export class TransferService {
 
     for (const flow of doc.deployments?.flows ?? []) {
       if (!(await this.repository.insertFlow(projectId, flow, manager))) {
-        throw new DomainError(
-          'deployment_flow_exists',
-          `deployment flow ${flow.id} already exists in another project`,
-          409,
-        );
+        throw flowExistsElsewhere(flow.id);
       }
       summary.deployment_flows += 1;
     }
@@ -339,13 +332,12 @@ export class TransferService {
       const pin = await this.pinFor(item, pins, manager);
       const status = item.status ?? pin.definition.initial_stage;
       if (!stageOf(pin.definition, status)) {
-        const error = stageNotInWorkflow(status, pin.definition, pin.version);
-        throw new DomainError(error.code, `${item.ref}: ${error.message}`, 400, error.extra);
+        throw itemOfFileRefused(item.ref, stageNotInWorkflow(status, pin.definition, pin.version));
       }
       try {
         assertTitle(item.title, policy);
       } catch (err) {
-        if (err instanceof DomainError) throw new DomainError(err.code, `${item.ref}: ${err.message}`, 400, err.extra);
+        if (err instanceof DomainError) throw itemOfFileRefused(item.ref, err);
         throw err;
       }
       const values: Record<string, string | number | null> = {};
@@ -380,12 +372,7 @@ export class TransferService {
     for (const found of await this.repository.resolveExisting([...outside], manager)) idOf.set(found.ref, found.id);
     const unresolved = [...outside].filter((r) => !idOf.has(r));
     if (unresolved.length > 0) {
-      throw new DomainError(
-        'unresolved_refs',
-        `these refs are neither items of the file nor existing items: ${unresolved.join(', ')}`,
-        400,
-        { refs: unresolved },
-      );
+      throw unresolvedRefs(unresolved);
     }
 
     const pairs = await this.dependencies.lockGraph(manager);
@@ -406,7 +393,7 @@ export class TransferService {
     }
 
     for (const epic of doc.epics ?? []) {
-      if (!epicItems.has(epic.epic)) throw new DomainError('not_an_epic', `${epic.epic} is not an epic item`, 400);
+      if (!epicItems.has(epic.epic)) throw notAnEpicItem(epic.epic);
       const epicId = idOf.get(epic.epic)!;
       const tasks = epic.tasks ?? [];
       const taskRows = tasks.map((t) => ({ task_num: t.task_num, dependencies: (t.dependencies ?? []).join(',') }));
@@ -424,7 +411,7 @@ export class TransferService {
         ...(epic.chains ?? []).flatMap((c) => c.queue ?? []),
       ].filter((n) => !known.has(n));
       if (strays.length > 0) {
-        throw new DomainError('unknown_task', `${epic.epic}: no tasks ${[...new Set(strays)].join(', ')}`, 400);
+        throw unknownEpicTasks(epic.epic, strays);
       }
       for (const file of epic.files ?? []) await this.repository.insertFile(epicId, file, manager);
       for (const chain of epic.chains ?? []) await this.repository.insertChain(epicId, chain, manager);
@@ -452,7 +439,7 @@ export class TransferService {
     for (const run of doc.deployments?.runs ?? []) {
       const carried = [...new Set(run.items.map((r) => idOf.get(r)!))];
       if (!(await this.repository.insertRun(projectId, run, carried, manager))) {
-        throw new DomainError('deployment_run_exists', `deployment run ${run.id} already exists`, 409);
+        throw runExists(run.id);
       }
       summary.deployment_runs += 1;
     }
@@ -482,11 +469,7 @@ export class TransferService {
       if (pinned) return pinned;
       const row = await this.workflows.findVersionRow(workflowId, item.workflow_version, manager);
       if (!row) {
-        throw new DomainError(
-          'workflow_not_found',
-          `${item.ref}: workflow ${workflowId} v${item.workflow_version} is neither in the file nor registered`,
-          404,
-        );
+        throw pinnedWorkflowMissing(item.ref, workflowId, item.workflow_version);
       }
       return { id: row.id, version: row.version, definition: row.definition };
     }

@@ -5,6 +5,7 @@ import { WorkflowDefinition, WorkflowGateSpec, WorkflowStage } from '@app/contra
 
 import { DomainError } from '../common/domain-error';
 import { stageOf } from './workflow-definition';
+import { gateUnavailable } from './workflows.errors';
 
 // What a checker sees of the item, read under the status write's row lock.
 export interface StageGateItem {
@@ -110,12 +111,7 @@ export class StageGateRegistry {
     for (const gate of stage.gates) {
       const checker = this.checkers.get(gate.type);
       if (!checker) {
-        throw new DomainError(
-          'gate_unavailable',
-          `stage ${stage.id} requires gate ${gate.type}, which this daemon does not provide`,
-          409,
-          { gate: gate.type, stage: stage.id },
-        );
+        throw gateUnavailable(stage.id, gate.type);
       }
       const refusal = await checker({ ...ctx, gate, gateStage: stage.id });
       if (refusal) throw refusal;

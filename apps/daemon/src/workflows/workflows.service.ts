@@ -9,29 +9,15 @@ import {
 } from '@app/contracts/backlog';
 
 import { AuthenticatedActor } from '../auth/actor';
-import { DomainError, GENERIC_ERROR_CODES } from '../common/domain-error';
+import { forbidden, internalError } from '../common/domain-error';
 import { toWorkflowSummary, toWorkflowVersionResponse, WorkflowVersionRow } from './dto/workflows.dto';
 import { StageGateRegistry } from './stage-gates';
 import { gateTypes, validateWorkflowDefinition } from './workflow-definition';
+import { definitionInvalid, unknownGateType, workflowNotFound } from './workflows.errors';
 import { WorkflowsRepository } from './workflows.repository';
 
-export const workflowNotFound = (id: string, version?: number) =>
-  new DomainError(
-    'workflow_not_found',
-    version === undefined ? `no workflow ${id}` : `workflow ${id} has no version ${version}`,
-    404,
-    { workflow_id: id, ...(version === undefined ? {} : { version }) },
-  );
-
-export function definitionInvalid(problems: { field: string; problems: string[] }[], prefix = ''): DomainError {
-  const fields = problems.map((p) => ({ field: prefix + p.field, problems: p.problems }));
-  return new DomainError(
-    'invalid_workflow_definition',
-    fields.map((f) => `${f.field}: ${f.problems.join(', ')}`).join('; '),
-    400,
-    { fields },
-  );
-}
+// Named where callers import them from.
+export { definitionInvalid, workflowNotFound };
 
 @Injectable()
 export class WorkflowsService {
@@ -46,10 +32,7 @@ export class WorkflowsService {
     if (!result.ok) throw definitionInvalid(result.problems, fieldPrefix);
     const unknown = gateTypes(result.definition).filter((t) => !this.gates.has(t));
     if (unknown.length > 0) {
-      throw new DomainError('unknown_gate_type', `no checker for gate type ${unknown.join(', ')}`, 400, {
-        gate_types: unknown,
-        known: this.gates.types(),
-      });
+      throw unknownGateType(unknown, this.gates.types());
     }
     return result.definition;
   }
@@ -57,7 +40,7 @@ export class WorkflowsService {
   // A new version every time the definition changes; an identical definition is a no-op.
   async register(actor: AuthenticatedActor, raw: unknown): Promise<WorkflowRegisterWire> {
     if (!actor.isAdmin) {
-      throw new DomainError(GENERIC_ERROR_CODES.forbidden, 'registering a workflow needs an admin', 403);
+      throw forbidden('registering a workflow needs an admin');
     }
     const definition = this.parseDefinition(raw);
     return this.repository.transaction(async (manager) => {
@@ -111,7 +94,7 @@ export class WorkflowsService {
 
   async versionById(id: number, manager?: EntityManager): Promise<WorkflowVersionRow> {
     const row = await this.repository.findVersionById(id, manager);
-    if (!row) throw new DomainError(GENERIC_ERROR_CODES.internalError, `workflow version ${id} is missing`, 500);
+    if (!row) throw internalError(`workflow version ${id} is missing`);
     return row;
   }
 

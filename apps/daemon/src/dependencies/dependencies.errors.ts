@@ -1,0 +1,43 @@
+import { HttpStatus } from '@nestjs/common';
+
+import { errorFactory, ErrorStatusTable } from '../common/domain-error';
+
+export enum DependencyErrorCode {
+  InvalidSatisfaction = 'invalid_satisfaction',
+  SelfDependency = 'self_dependency',
+  InvalidValue = 'invalid_value',
+  DependencyCycle = 'dependency_cycle',
+  DependencyNotFound = 'dependency_not_found',
+}
+
+export const DEPENDENCY_ERROR_STATUS: ErrorStatusTable<DependencyErrorCode> = {
+  [DependencyErrorCode.InvalidSatisfaction]: HttpStatus.BAD_REQUEST,
+  [DependencyErrorCode.SelfDependency]: HttpStatus.BAD_REQUEST,
+  [DependencyErrorCode.InvalidValue]: HttpStatus.BAD_REQUEST,
+  [DependencyErrorCode.DependencyCycle]: HttpStatus.CONFLICT,
+  [DependencyErrorCode.DependencyNotFound]: HttpStatus.NOT_FOUND,
+};
+
+const dependencyError = errorFactory(DEPENDENCY_ERROR_STATUS);
+
+export const invalidSatisfaction = (raw: string, detail: string) =>
+  dependencyError(DependencyErrorCode.InvalidSatisfaction, `satisfaction "${raw.slice(0, 80)}": ${detail}`, {
+    satisfaction: raw,
+    forms: ['status:<stage-id>', 'fact:merged', 'fact:deployed:<environment-name>'],
+  });
+
+export const selfDependency = (ref: string) =>
+  dependencyError(DependencyErrorCode.SelfDependency, `${ref} cannot depend on itself`);
+
+export const evidenceTooLarge = (limit: number) =>
+  dependencyError(DependencyErrorCode.InvalidValue, `evidence is larger than ${limit} bytes`, { field: 'evidence' });
+
+export const activationCycle = (dependent: string, blocker: string, cycle: string[]) =>
+  dependencyError(
+    DependencyErrorCode.DependencyCycle,
+    `${dependent} waiting on ${blocker} would close an activation cycle: ${cycle.join(' → ')}`,
+    { cycle },
+  );
+
+export const dependencyNotFound = (dependent: string, gate: string, blocker: string) =>
+  dependencyError(DependencyErrorCode.DependencyNotFound, `${dependent} has no ${gate} dependency on ${blocker}`);
