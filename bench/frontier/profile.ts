@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-import { computeFrontier, isTerminalStatus } from '../../libs/core/src';
+import { CHARGE_RELEVANT_STATUSES, computeFrontier, isTerminalStatus } from '../../libs/core/src';
 import { buildProjectGraph } from '../../apps/daemon/src/frontier/frontier-graph';
 import { BlockerRow, CandidateRow, EdgeRow } from '../../apps/daemon/src/frontier/frontier.repository';
 import { toFrontierResultWire } from '../../apps/daemon/src/frontier/frontier.mapper';
@@ -9,25 +9,8 @@ import { generateBacklog } from './generate';
 
 // In-process profile of the frontier's steps on a generated backlog (no database): graph build, core, wire mapping,
 // JSON, digest. `node --cpu-prof -r ts-node/register/transpile-only bench/frontier/profile.ts 100000`.
-const STAGES = [
-  'idea',
-  'refining-idea',
-  'refined-idea',
-  'plan-drafted',
-  'refining-plan',
-  'planning',
-  'planned',
-  'implementing',
-  'reviewing-implementation',
-  'reviewed-implementation',
-  'polishing-implementation',
-  'implemented',
-  'release',
-  'done',
-  'cancelled',
-  'stopped',
-  'failed',
-];
+// the issue workflow's stages: the charge-relevant ones, then the terminal ones
+const STAGES = [...CHARGE_RELEVANT_STATUSES, 'done', 'cancelled', 'stopped', 'failed'];
 
 export function generatedRows(n: number) {
   const { items, edges } = generateBacklog(n, 42);
