@@ -342,6 +342,42 @@ describe('svc command-line habits: project scope, --watch, sessions list, comple
     expect(away).toEqual({ code: 0, stdout: '', stderr: '' });
   }, 180_000);
 
+  // zsh and fish run the printed scripts as they would on a prompt: zsh's _svc with compadd standing in for the
+  // completion system, fish's own `complete -C`. CI installs both shells (.ci/run); elsewhere a missing shell skips.
+  it.each([
+    [
+      'zsh',
+      (svc: string) =>
+        `svc() { ${svc} "$@"; }\neval "$(svc completion zsh)"\ncompadd() { shift; print -l -- "$@"; }\n` +
+        `words=(svc ite); CURRENT=2; _svc; print '>>>'; words=(svc items list --pr); CURRENT=4; _svc`,
+    ],
+    [
+      'fish',
+      (svc: string) =>
+        `function svc; ${svc} $argv; end\nsvc completion fish | source\n` +
+        `complete -C 'svc ite'; echo '>>>'; complete -C 'svc items list --pr'`,
+    ],
+  ])(
+    'should complete commands and options in %s',
+    async (shellName, script) => {
+      const found = await bash(`command -v ${shellName}`, deep, env);
+      if (found.code !== 0 && process.env.CI !== 'true') return;
+      const shell = await new Promise<CliResult>((resolve) => {
+        execFile(
+          shellName,
+          ['-c', script(`"${process.execPath}" "${SVC_BIN}"`)],
+          { cwd: deep, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, timeout: 120_000 },
+          (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+        );
+      });
+      const [commands, options] = shell.stdout.split('>>>\n').map((block) => block.split('\n').filter(Boolean));
+      // fish prints "candidate<TAB>description"
+      expect(commands.map((c) => c.split('\t')[0])).toEqual(['items']);
+      expect(options.map((c) => c.split('\t')[0])).toEqual(expect.arrayContaining(['--project', '--priority']));
+    },
+    120_000,
+  );
+
   it('should suggest the command or option meant, for subcommands too', async () => {
     const top = await runSvc(['itms'], { env });
     expect(top.code).toBe(64); // a usage error (svc help exit-codes)

@@ -305,11 +305,14 @@ describe(FrontierService.name, () => {
 
     it('should keep recent tombstones', async () => {
       await sut.currentGraph(project, FRONTIER_READ);
-      await db.client.query(
+      // two fresh items, so the edge is new whatever the property runs above left behind
+      const [dependent, blocker] = await insertItems(db.client, 'atl', [{ status: 'planned' }, { status: 'planned' }]);
+      const inserted = await db.client.query(
         `INSERT INTO item_dependencies (dependent_item_id, blocking_item_id, gate_point, satisfaction, source, rationale)
-         SELECT a.id, b.id, 'activation', 'status:done', 'operator', 'x' FROM items a, items b
-          WHERE a.project = 'atl' AND b.project = 'ops' AND a.id <> b.id LIMIT 1 ON CONFLICT DO NOTHING`,
+         VALUES ($1, $2, 'activation', 'status:done', 'operator', 'x')`,
+        [dependent.id, blocker.id],
       );
+      expect(inserted.rowCount).toBe(1);
       await db.client.query(`DELETE FROM item_dependencies WHERE rationale = 'x'`);
       const before = await tombstones();
       expect(before).toBeGreaterThan(0);
