@@ -6,11 +6,10 @@ import { bold, esc, paint, Theme, wrap } from './format';
 import { claimLabel } from './lists';
 
 // An edge as its head (satisfaction marked with a glyph and a word, so it reads without colour) and, for an
-// unsatisfied one, what it needs.
-function edgeLine(e: DetailEdge, theme: Theme): { head: string; extra: string } {
-  const mark = e.satisfied ? paint(theme, '✓ satisfied', 'green') : paint(theme, '✗ unsatisfied', 'red');
+// unsatisfied one, what it needs. The head is plain text (it wraps to the pane); the mark is painted at the end.
+function edgeLine(e: DetailEdge): { head: string; mark: string; color: string; extra: string } {
   const state = e.state ? ` (${e.state})` : '';
-  const head = `[${esc(e.gate_point)}] ${esc(`${e.other ?? '(missing item)'}${state} ${e.satisfaction}`)} · ${mark}`;
+  const head = `[${e.gate_point}] ${e.other ?? '(missing item)'}${state} ${e.satisfaction}`;
   const extra = [
     e.satisfied ? '' : e.need ? `need ${e.need}` : e.reason,
     e.abandoned ? 'abandoned: can never clear' : '',
@@ -18,7 +17,24 @@ function edgeLine(e: DetailEdge, theme: Theme): { head: string; extra: string } 
   ]
     .filter(Boolean)
     .join('; ');
-  return { head, extra };
+  return e.satisfied
+    ? { head, mark: '✓ satisfied', color: 'green', extra }
+    : { head, mark: '✗ unsatisfied', color: 'red', extra };
+}
+
+// A DB mutation profile is stored as JSON text: shown as its fields ("state none"), the text itself otherwise.
+function profileText(profile: string): string {
+  try {
+    const parsed: unknown = JSON.parse(profile);
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
+      return Object.entries(parsed)
+        .map(([k, v]) => `${k} ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
+        .join(' · ');
+    }
+  } catch {
+    // not JSON: the text as it is
+  }
+  return profile;
 }
 
 // The pipeline as plain sentences; `halt` ones are painted by the caller.
@@ -125,8 +141,13 @@ export function detailLines(state: State, width: number, theme: Theme): string[]
     }
   }
 
-  const edge = ({ head, extra }: { head: string; extra: string }) => {
-    out.push(` ${head}`);
+  const edge = ({ head, mark, color, extra }: ReturnType<typeof edgeLine>) => {
+    const lines = wrap(`${head} · ${mark}`, w - 3);
+    lines.forEach((l, i) => {
+      const indent = i === 0 ? ' ' : '   ';
+      const last = i === lines.length - 1 && l.endsWith(mark);
+      out.push(indent + (last ? `${esc(l.slice(0, -mark.length))}${paint(theme, mark, color)}` : esc(l)));
+    });
     if (extra) text(extra, 3);
   };
   if (d?.edges) {
@@ -134,17 +155,17 @@ export function detailLines(state: State, width: number, theme: Theme): string[]
     const from = d.edges.filter((e) => e.side === 'out');
     heading(`Depends on (edges in: ${into.length})`);
     if (into.length === 0) text('none');
-    into.forEach((e) => edge(edgeLine(e, theme)));
+    into.forEach((e) => edge(edgeLine(e)));
     heading(`Blocks (edges out: ${from.length})`);
     if (from.length === 0) text('none');
-    from.forEach((e) => edge(edgeLine(e, theme)));
+    from.forEach((e) => edge(edgeLine(e)));
   }
 
   if (d?.dbClaim !== undefined && d?.dbClaim !== null) {
     heading('DB claim');
     const c = d.dbClaim;
     text(`${c.reviewed ? 'reviewed' : 'not reviewed'} (${c.reviewed_reason})${c.malformed ? ' · malformed' : ''}`);
-    if (c.db_mutation_profile) text(`mutation profile: ${c.db_mutation_profile}`);
+    if (c.db_mutation_profile) text(`mutation profile: ${profileText(c.db_mutation_profile)}`);
   }
 
   if (d?.epicTasks && d.epicTasks.length > 0) {

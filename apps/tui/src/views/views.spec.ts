@@ -457,6 +457,36 @@ describe('views', () => {
     // the reason shows under Blocked by only; the critical path once, as the structured line
     expect(text.split('ATL-5 is in planned; needs done')).toHaveLength(2);
     expect(text.match(/critical path/g)).toHaveLength(1);
+    // a narrow pane wraps an edge instead of cutting it, and keeps its mark (the glyph and the word)
+    const narrow = detailLines(app.store.state, 40, { color: true });
+    expect(narrow.every((l) => l.replace(/\{[^}]*\}/g, '').length <= 40)).toBe(true);
+    const edge = narrow.slice(narrow.findIndex((l) => l.includes('[activation] ATL-5')));
+    expect(edge.slice(0, 2).join(' ')).toContain('{red-fg}✗ unsatisfied{/red-fg}');
+  });
+
+  it('should show the mutation profile of a DB claim as its fields, not as JSON', async () => {
+    start(120, 36);
+    await press('2', '\r');
+    dispatch({
+      type: 'detail_loaded',
+      ref: 'ATL-8',
+      data: {
+        part: 'dbClaim',
+        value: {
+          item_id: 'ATL-8',
+          claim: {} as never,
+          reviewed: false,
+          reviewed_reason: 'bare_default',
+          malformed: false,
+          malformed_halves: [],
+          db_mutation_profile: '{"state":"none"}',
+          db_compatibility_attestation: null,
+        },
+      },
+    });
+    const text = detailLines(app.store.state, 120, { color: false }).join('\n');
+    expect(text).toContain('not reviewed (bare_default)');
+    expect(text).toContain('mutation profile: state none');
   });
 
   it('should show the outcome of an action while a filter is kept, with the filter shortened in front', async () => {
