@@ -155,6 +155,9 @@ describe('deployment halts from the command line', () => {
     expect(missing.halt!.summary).toMatch(/^needs capability docker for staging since \d+s$/);
     const progress = await ok<{ halt: { summary: string } | null }>(['items', 'progress', 'DP-1']);
     expect(progress.halt!.summary).toMatch(/^needs capability docker for staging since/);
+    // the readable view says it in words, not as a JSON object
+    const readable = await runSvc(['items', 'progress', 'DP-1'], { env });
+    expect(readable.stdout).toMatch(/^halt\s+needs capability docker for staging since \d+s$/m);
     expect((await ok<{ deploy_stage: string }>(['items', 'get', 'DP-1'])).deploy_stage).toBe('needs-capability');
 
     // the frontier lists it as blocked, with the halt in words; explain says the same

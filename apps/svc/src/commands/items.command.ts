@@ -231,7 +231,10 @@ export function registerItemsCommand(program: Command): void {
     .action(
       action(async (item: string, _options: unknown, command: Command) => {
         const body = await apiOf(command).itemProgress(item);
-        output(command, body, (b) => printKeyValues(Object.entries(b)));
+        // the halt in words ("awaiting approval for production since 3h"); its fields are in --json
+        output(command, body, ({ halt, ...rest }) =>
+          printKeyValues([...Object.entries(rest), ['halt', halt ? halt.summary : 'none']]),
+        );
       }),
     );
 
