@@ -15,7 +15,7 @@ export interface GlobalOptions {
 }
 
 export interface OutputOptions {
-  // --json field1,field2 (taken out of argv before commander parses it: see json-args.ts)
+  // --json field1,field2 (taken out of argv before commander parses it: see usage.ts extractJsonFields)
   jsonFields?: string[];
   jq?: string;
   wide?: boolean;
