@@ -10,6 +10,7 @@ import {
   FrontierInputItem,
   PRIORITIES,
 } from './compute-frontier';
+import { radixSort } from './ranking';
 
 // The frontier sorts by packed numeric keys (priority, depth and unblocks in one double; lifecycle and created_at in
 // a second one when they fit exactly, else compared one by one). Whatever the inputs, that order must be exactly
@@ -39,16 +40,26 @@ const graphArb = fc
     fc.tuple(
       fc.constant(items),
       fc.array(fc.tuple(fc.nat(items.length - 1), fc.nat(items.length - 1), fc.boolean()), { maxLength: 120 }),
+      // ids: 1..n in input order (the daemon's), or distinct ids in any order, beyond 2^32 too (the radix sort then
+      // sorts by id as well)
+      fc.oneof(
+        fc.constant(null),
+        fc.uniqueArray(fc.oneof(fc.nat(1000), fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER })), {
+          minLength: items.length,
+          maxLength: items.length,
+        }),
+      ),
     ),
   );
 
 describe('ranking (packed keys)', () => {
   it('should order runnable items exactly as compareRank does', () => {
     fc.assert(
-      fc.property(graphArb, ([specs, pairs]) => {
+      fc.property(graphArb, ([specs, pairs, shuffled]) => {
+        const idOf = (i: number) => (shuffled === null ? i + 1 : shuffled[i]);
         const base = Date.UTC(2026, 0, 1);
         const items: FrontierInputItem[] = specs.map((s, i) => ({
-          id: i + 1,
+          id: idOf(i),
           ref: `A-${i + 1}`,
           title: `item ${i + 1}`,
           status: s.status,
@@ -69,7 +80,7 @@ describe('ranking (packed keys)', () => {
         const edges: FrontierEdge[] = [];
         for (const [a, b, met] of pairs) {
           if (a === b) continue;
-          const [blocker, dependent] = a < b ? [a + 1, b + 1] : [b + 1, a + 1];
+          const [blocker, dependent] = a < b ? [idOf(a), idOf(b)] : [idOf(b), idOf(a)];
           edges.push({ blocker, dependent, satisfaction: met ? 'status:idea' : 'status:done' });
         }
         const facts = new Map<number, BlockerFacts>(
@@ -91,6 +102,28 @@ describe('ranking (packed keys)', () => {
         const blockedExpected = [...result.blocked].sort(compareRank).map((i) => i.item_id);
         expect(result.blocked.map((i) => i.item_id)).toEqual(blockedExpected);
       }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('should sort by every key and then by id, whatever the input order (radix sort)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.nat(3), fc.nat(2 ** 44), fc.oneof(fc.nat(5), fc.nat(2 ** 52 - 1))), { maxLength: 300 }),
+        fc.boolean(),
+        (rows, largeIds) => {
+          const n = rows.length;
+          const primary = Float64Array.from(rows, (r) => r[0] * 2 ** 44 + r[1]);
+          const secondary = Float64Array.from(rows, (r) => r[2]);
+          const ids = Float64Array.from(rows, (_r, i) => (largeIds ? 2 ** 40 + ((i * 7919) % n) : (i * 31) % 1009));
+          const candidates = Array.from({ length: n }, (_v, i) => i).filter((i) => ids.indexOf(ids[i]) === i);
+          const expected = [...candidates].sort(
+            (a, b) => primary[a] - primary[b] || secondary[a] - secondary[b] || ids[a] - ids[b],
+          );
+          expect(radixSort(candidates, [primary, secondary], ids)).toBe(true);
+          expect(candidates).toEqual(expected);
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -40,7 +40,8 @@ export function rankDifference(a: FrontierItem, b: FrontierItem): { key: Ranking
   return { key: 'item_id', difference: a.item_id - b.item_id };
 }
 
-// Ranking keys precomputed once, then one sort. priority, depth and unblocks pack exactly into one double
+// Ranking keys precomputed once, then one sort (an adaptive one: candidates handed in close to rank order, as the
+// memo does after a small write, cost about one comparison each). priority, depth and unblocks pack exactly into one double
 // (2 + 22 + 22 bits; counts saturate at 2^22 - 1); lifecycle (negated, closer to done first) and created_at pack
 // into a second one whenever both fit exactly, else they are compared one after the other.
 export function rankCandidates(
@@ -49,6 +50,10 @@ export function rankCandidates(
   ids: Float64Array,
   depth: Int32Array,
   unblocks: Int32Array,
+  // created_at already parsed, by position (NaN: parse it here)
+  parsed?: Float64Array,
+  // candidates come close to rank order (the previous run's): the adaptive comparison sort is cheaper then
+  presorted = false,
 ): void {
   const n = items.length;
   const primaryKey = new Float64Array(n);
@@ -69,7 +74,8 @@ export function rankCandidates(
       packable = false;
     }
     lifecycleKey[v] = Number.isFinite(rank) ? -rank : Infinity;
-    const created = parseTimestamp(item.createdAt);
+    const known = parsed === undefined ? NaN : parsed[v];
+    const created = known === known ? known : parseTimestamp(item.createdAt);
     createdKey[v] = created;
     if (created < minCreated) {
       minCreated = created;
@@ -83,7 +89,9 @@ export function rankCandidates(
       const v = candidates[k];
       lifecycleKey[v] = (LIFECYCLE_LIMIT - 1 + lifecycleKey[v]) * CREATED_SPAN_LIMIT + (createdKey[v] - minCreated);
     }
-    candidates.sort((a, b) => primaryKey[a] - primaryKey[b] || lifecycleKey[a] - lifecycleKey[b] || ids[a] - ids[b]);
+    if (presorted || !radixSort(candidates, [primaryKey, lifecycleKey], ids)) {
+      candidates.sort((a, b) => primaryKey[a] - primaryKey[b] || lifecycleKey[a] - lifecycleKey[b] || ids[a] - ids[b]);
+    }
     return;
   }
   candidates.sort(
@@ -93,4 +101,63 @@ export function rankCandidates(
       (createdKey[a] === createdKey[b] ? 0 : createdKey[a] < createdKey[b] ? -1 : 1) ||
       ids[a] - ids[b],
   );
+}
+
+const DIGIT_BITS = 16;
+const DIGITS = 1 << DIGIT_BITS;
+const TWO_32 = 2 ** 32;
+
+// Sorts candidate positions by keys[0], then keys[1], ..., then id, all non-negative integers below 2^53 (ids: any
+// safe integer is fine when they ascend in `candidates`' order; otherwise non-negative ones below 2^53): an LSD
+// radix sort, one stable counting pass per 16-bit digit from the least significant key up, passes whose digit is
+// the same for every candidate skipped. Linear where a comparison sort makes ~n log n calls of a comparator.
+// Returns false (nothing done) when an id does not fit; the caller then sorts by comparison.
+export function radixSort(candidates: number[], keys: readonly Float64Array[], ids: Float64Array): boolean {
+  const c = candidates.length;
+  let idsAscend = true;
+  for (let k = 1; k < c; k++) {
+    if (ids[candidates[k - 1]] >= ids[candidates[k]]) {
+      idsAscend = false;
+      break;
+    }
+  }
+  // least significant key first: the ids (unless the candidates already come in id order), then the keys
+  const passes: Float64Array[] = [];
+  if (!idsAscend) {
+    for (let k = 0; k < c; k++) {
+      const id = ids[candidates[k]];
+      if (!(Number.isSafeInteger(id) && id >= 0)) return false;
+    }
+    passes.push(ids);
+  }
+  for (let key = keys.length - 1; key >= 0; key--) passes.push(keys[key]);
+  let order = Int32Array.from(candidates);
+  let next = new Int32Array(c);
+  const digit = new Int32Array(c);
+  const count = new Int32Array(DIGITS);
+  for (const values of passes) {
+    for (let high = 0; high < 2; high++) {
+      for (let shift = 0; shift < 32; shift += DIGIT_BITS) {
+        count.fill(0);
+        for (let k = 0; k < c; k++) {
+          const x = values[order[k]];
+          const word = high === 0 ? x % TWO_32 : Math.floor(x / TWO_32);
+          const d = (word >>> shift) & (DIGITS - 1);
+          digit[k] = d;
+          count[d]++;
+        }
+        if (count[digit[0]] === c) continue;
+        let at = 0;
+        for (let d = 0; d < DIGITS; d++) {
+          const n = count[d];
+          count[d] = at;
+          at += n;
+        }
+        for (let k = 0; k < c; k++) next[count[digit[k]]++] = order[k];
+        [order, next] = [next, order];
+      }
+    }
+  }
+  for (let k = 0; k < c; k++) candidates[k] = order[k];
+  return true;
 }
