@@ -7,10 +7,11 @@ import {
   defaultStageAdapter,
   FrontierEdge,
   FrontierInputItem,
+  FrontierItem,
 } from '@app/core';
 
-import { FrontierSerializer, serializeFrontier } from './frontier-serializer';
-import { toFrontierResultWire } from './frontier.mapper';
+import { frontierItemJson, FrontierSerializer, serializeFrontier } from './frontier-serializer';
+import { toFrontierItemWire, toFrontierResultWire } from './frontier.mapper';
 
 const STATUSES = ['idea', 'planned', 'implementing', 'release', 'done', 'cancelled'];
 const PRIORITIES = ['high', 'medium', 'low'];
@@ -108,7 +109,106 @@ describe(FrontierSerializer.name, () => {
     const second = computeFrontier({ items, edges: w.edges, blockerFacts: w.facts, wipCap: 3 });
     const body = sut.serialize(second, createRefResolver(items, w.facts)).body.toString('utf8');
     expect(sut.rendered).toBe(1);
-    expect(sut.reused).toBe(items.length - 1);
+    // conduct_eligible repeats runnable items: copied too
+    expect(sut.reused).toBe(items.length - 1 + second.conduct_eligible.length);
     expect(body).toContain('"title":"renamed"');
+  });
+
+  // compute_frontier hands back the previous object of an unchanged item; the serializer copies it by identity,
+  // unless a blocker it names changed its ref (deleted: left out of blocked_by) while the item stayed the same.
+  it('should give exact bytes when unchanged items are the previous objects, whatever happened to their blockers', () => {
+    // each step: the same world again (every item unchanged) or another one, and blockers whose facts disappear
+    // (a deleted item) while the items naming them stay the same objects
+    const step = fc.record({
+      world: fc.option(worldArb, { freq: 2 }),
+      forget: fc.array(fc.integer({ min: 1, max: 27 }), { maxLength: 4 }),
+    });
+    fc.assert(
+      fc.property(worldArb, fc.array(step, { minLength: 1, maxLength: 6 }), (first, steps) => {
+        const sut = new FrontierSerializer();
+        let known = new Map<string, FrontierItem>();
+        let w = first;
+        for (const { world, forget } of steps) {
+          w = world ?? w;
+          const computed = computeFrontier({ items: w.items, edges: w.edges, blockerFacts: w.facts, wipCap: w.wipCap });
+          // the previous object wherever every field is equal, as the incremental core does
+          const reuse = (item: FrontierItem): FrontierItem => {
+            const key = JSON.stringify(item);
+            const before = known.get(key);
+            return before ?? item;
+          };
+          const computation = {
+            ...computed,
+            runnable: computed.runnable.map(reuse),
+            blocked: computed.blocked.map(reuse),
+            frozen: computed.frozen.map(reuse),
+            conduct_eligible: computed.conduct_eligible.map(reuse),
+          };
+          known = new Map(
+            [...computation.runnable, ...computation.blocked, ...computation.frozen].map((i) => [JSON.stringify(i), i]),
+          );
+          const facts = new Map(w.facts);
+          for (const id of forget) facts.delete(id);
+          const refOf = (id: number) => facts.get(id)?.ref;
+          const expected = serializeFrontier(toFrontierResultWire(computation, refOf));
+          const got = sut.serialize(computation, refOf);
+          expect(got.body.toString('utf8')).toBe(expected.body.toString('utf8'));
+          expect(got.etag).toBe(expected.etag);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('should encode an item exactly as JSON.stringify does, escapes and absent refs included', () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          title: fc.string({ unit: 'binary' }),
+          words: fc.array(fc.oneof(fc.constantFrom('planned', 'high', 'alpha', 'issue', 'wait'), fc.string()), {
+            minLength: 6,
+            maxLength: 6,
+          }),
+          createdAt: fc.oneof(
+            fc.constant('2026-01-01T00:00:00Z'),
+            fc.constant('2026-01-01T00:00:00.123'),
+            fc.string({ unit: 'binary' }),
+          ),
+          reasons: fc.array(fc.string({ unit: 'binary' }), { maxLength: 3 }),
+          blockers: fc.array(fc.integer({ min: 1, max: 6 }), { maxLength: 4 }),
+          counts: fc.tuple(
+            fc.oneof(fc.nat(), fc.double()),
+            fc.oneof(fc.nat(), fc.constant(-0)),
+            fc.oneof(fc.nat(), fc.double()),
+          ),
+        }),
+        ({ title, words, createdAt, reasons, blockers, counts }) => {
+          const item: FrontierItem = {
+            item_id: 9,
+            ref: words[5],
+            title,
+            status: words[0],
+            priority: words[1],
+            project: words[2],
+            workflow_id: words[3],
+            workflow_version_id: counts[0],
+            adapter: words[4] as FrontierItem['adapter'],
+            blocked_by: blockers,
+            blocked_reasons: reasons,
+            unblocks_count: counts[1],
+            downstream_depth: counts[2],
+            created_at: createdAt,
+            stage_adapter: 'refine',
+            lifecycle_rank: 1,
+            is_epic: false,
+            frozen: false,
+            blocked_flag: false,
+          };
+          const refOf = (id: number) => (id % 3 === 0 ? undefined : id === 4 ? 'B "4"' : `B-${id}`);
+          expect(frontierItemJson(item, refOf)).toBe(JSON.stringify(toFrontierItemWire(item, refOf)));
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-import type { FrontierComputation, FrontierItem } from '@app/core';
+import { FrontierComputation, FrontierItem, toZonelessIso } from '@app/core';
 
 import { toFrontierItemWire } from './frontier.mapper';
 
@@ -20,191 +20,316 @@ export function serializeFrontier(result: unknown): SerializedFrontier {
   return { body, etag: etagOf(body) };
 }
 
-interface Fragment {
-  item: FrontierItem;
-  // blocked_by as public refs (a blocker's ref disappears when it is deleted)
-  refs: readonly string[];
-  // the item's JSON as a byte range of the body of `generation`
-  start: number;
-  length: number;
-  generation: number;
-}
-
-const NO_REFS: readonly string[] = Object.freeze([]);
+type RefOf = (id: number) => string | undefined;
 
 function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true;
   if (a.length !== b.length) return false;
   for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
   return true;
 }
 
 function sameNumbers(a: readonly number[], b: readonly number[]): boolean {
+  if (a === b) return true;
   if (a.length !== b.length) return false;
   for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
   return true;
 }
 
-// Every field the wire item is made of (toFrontierItemWire), so equal here means byte-identical JSON.
+// Every field the wire item is made of (toFrontierItemWire) but the refs of blocked_by, which the serializer checks
+// per blocker (see knownRefs): equal here means byte-identical JSON.
 function sameWireFields(a: FrontierItem, b: FrontierItem): boolean {
   return (
-    a.ref === b.ref &&
-    a.title === b.title &&
-    a.status === b.status &&
-    a.priority === b.priority &&
-    a.project === b.project &&
-    a.workflow_id === b.workflow_id &&
-    a.workflow_version_id === b.workflow_version_id &&
-    a.adapter === b.adapter &&
-    a.unblocks_count === b.unblocks_count &&
-    a.downstream_depth === b.downstream_depth &&
-    a.created_at === b.created_at &&
-    sameNumbers(a.blocked_by, b.blocked_by) &&
-    sameStrings(a.blocked_reasons, b.blocked_reasons)
+    a === b ||
+    (a.item_id === b.item_id &&
+      a.ref === b.ref &&
+      a.title === b.title &&
+      a.status === b.status &&
+      a.priority === b.priority &&
+      a.project === b.project &&
+      a.workflow_id === b.workflow_id &&
+      a.workflow_version_id === b.workflow_version_id &&
+      a.adapter === b.adapter &&
+      a.unblocks_count === b.unblocks_count &&
+      a.downstream_depth === b.downstream_depth &&
+      a.created_at === b.created_at &&
+      sameNumbers(a.blocked_by, b.blocked_by) &&
+      sameStrings(a.blocked_reasons, b.blocked_reasons))
   );
 }
 
-// One piece of the next body: text to encode, or a byte range of the previous body or of the body itself.
-interface Piece {
-  text: string | null;
-  self: boolean;
-  start: number;
-  length: number;
+// JSON of a string that needs no escaping (refs, timestamps, vocabulary), without JSON.stringify's call.
+const PLAIN = /^[\w .:+-]*$/;
+function quote(value: string): string {
+  return PLAIN.test(value) ? `"${value}"` : JSON.stringify(value);
 }
 
-const PREVIOUS = false;
-const SELF = true;
+// Quoted forms of the few vocabulary values (status, priority, project, workflow, adapter).
+const QUOTED = new Map<string, string>();
+function quoteWord(value: string): string {
+  let quoted = QUOTED.get(value);
+  if (quoted === undefined) {
+    quoted = JSON.stringify(value);
+    if (QUOTED.size < 4096) QUOTED.set(value, quoted);
+  }
+  return quoted;
+}
 
-// Serializes FrontierResults of one project's successive graphs. Each item's JSON stays where it is in the last
-// body (a byte range, no string kept) and is copied from there when every field it is made of is unchanged, so a
-// write encodes only the items it reached; neighbouring unchanged items are copied as one range with the comma
-// between them, and an item listed twice (conduct_eligible repeats runnable items) is copied from its first place.
+// toFrontierItemWire's JSON, written field by field (same keys, same order, same escaping) without the
+// intermediate object; anything JSON.stringify would treat specially (an absent field) takes the generic path.
+export function frontierItemJson(item: FrontierItem, refOf: RefOf): string {
+  const createdAt = item.created_at;
+  if (
+    typeof item.title !== 'string' ||
+    typeof item.ref !== 'string' ||
+    typeof item.status !== 'string' ||
+    typeof item.priority !== 'string' ||
+    typeof item.project !== 'string' ||
+    typeof item.workflow_id !== 'string' ||
+    typeof item.adapter !== 'string' ||
+    typeof createdAt !== 'string' ||
+    !Number.isFinite(item.workflow_version_id) ||
+    !Number.isFinite(item.unblocks_count) ||
+    !Number.isFinite(item.downstream_depth)
+  ) {
+    return JSON.stringify(toFrontierItemWire(item, refOf));
+  }
+  let blockedBy = '[';
+  for (const id of item.blocked_by) {
+    const ref = refOf(id);
+    if (ref !== undefined) blockedBy += (blockedBy.length > 1 ? ',' : '') + quote(ref);
+  }
+  let reasons = '[';
+  const texts = item.blocked_reasons;
+  for (let k = 0; k < texts.length; k++) reasons += (k > 0 ? ',' : '') + JSON.stringify(texts[k]);
+  return (
+    '{"item_id":' +
+    quote(item.ref) +
+    ',"title":' +
+    JSON.stringify(item.title) +
+    ',"status":' +
+    quoteWord(item.status) +
+    ',"priority":' +
+    quoteWord(item.priority) +
+    ',"project":' +
+    quoteWord(item.project) +
+    ',"workflow_id":' +
+    quoteWord(item.workflow_id) +
+    ',"workflow_version_id":' +
+    String(item.workflow_version_id) +
+    ',"adapter":' +
+    quoteWord(item.adapter) +
+    ',"blocked_by":' +
+    blockedBy +
+    '],"blocked_reasons":' +
+    reasons +
+    '],"unblocks_count":' +
+    String(item.unblocks_count) +
+    ',"downstream_depth":' +
+    String(item.downstream_depth) +
+    ',"created_at":' +
+    quote(toZonelessIso(createdAt)) +
+    '}'
+  );
+}
+
+// A byte range of a body, copied into the next one.
+class Range {
+  constructor(
+    readonly from: Buffer,
+    readonly start: number,
+    public end: number,
+  ) {}
+}
+
+// One list of the last body (runnable, blocked, frozen, conduct_eligible): its items and where each one's JSON sits.
+interface Placed {
+  items: readonly FrontierItem[];
+  start: Int32Array;
+  end: Int32Array;
+}
+
+const NO_LIST: Placed = { items: [], start: new Int32Array(0), end: new Int32Array(0) };
+const LIST_COUNT = 4;
+// how far ahead in the same list an item is looked for before it counts as missed
+const LOOK_AHEAD = 4;
+// encoding an item costs a few microseconds, a map of every item's place a few milliseconds at 100k items: items
+// missed in place are encoded until this many were, then looked up by id
+const LOCATE_AFTER_MISSES = 256;
+
+// Serializes FrontierResults of one project's successive graphs. The last body is kept with each item's byte range,
+// list by list; the next body copies an item's range when the item is the same object as before (compute_frontier
+// hands back the previous object for an unchanged item) or has the same wire fields, and none of its blockers'
+// refs changed. Lists are walked side by side with the previous ones, so an unchanged item costs one comparison and
+// neighbouring unchanged items are copied as one range (with the commas between them); items found elsewhere (moved
+// by a change of rank) are looked up by id. A write thus encodes only the items it reached.
 // The body is byte for byte JSON.stringify(toFrontierResultWire(...)).
 export class FrontierSerializer {
-  // one entry per item of the last body, updated in place (no per-write map or fragment objects)
-  private readonly fragments = new Map<number, Fragment>();
   private body: Buffer = Buffer.alloc(0);
-  private generation = 0;
+  private lists: Placed[] = [NO_LIST, NO_LIST, NO_LIST, NO_LIST];
+  // every blocker named by an item of the last body → its ref as written there (undefined: left out)
+  private knownRefs = new Map<number, string | undefined>();
+  // items copied and items encoded by the last serialize (tests and profiles read them)
   reused = 0;
   rendered = 0;
 
-  serialize(computation: FrontierComputation, refOf: (id: number) => string | undefined): SerializedFrontier {
-    const fragments = this.fragments;
-    const generation = ++this.generation;
-    const pieces: Piece[] = [];
-    let size = 0;
-    let open: Piece | null = null;
-    const text = (value: string): void => {
-      const length = Buffer.byteLength(value, 'utf8');
-      open = { text: value, self: false, start: -1, length };
-      pieces.push(open);
-      size += length;
+  serialize(computation: FrontierComputation, refOf: RefOf): SerializedFrontier {
+    const changedBlockers = this.changedBlockers(refOf);
+    const previous = this.lists;
+    const from = this.body;
+    let located: Map<number, number> | null = null;
+    // id → list * 2^24 + index of its first place in the last body, built on the first item not found in place
+    const locate = (id: number): number => {
+      if (located === null) {
+        located = new Map();
+        for (let l = 0; l < LIST_COUNT; l++) {
+          const items = previous[l].items;
+          for (let k = 0; k < items.length; k++) {
+            const key = items[k].item_id;
+            if (!located.has(key)) located.set(key, l * 0x1000000 + k);
+          }
+        }
+      }
+      return located.get(id) ?? -1;
     };
-    // a range, with the comma before it when that comma sits right before it in the same source
-    const range = (self: boolean, start: number, length: number, comma: boolean): void => {
-      const last = open as Piece | null;
-      const joined = comma ? start - 1 : start;
-      if (last !== null && last.text === null && last.self === self && last.start + last.length === joined) {
-        last.length += length + (comma ? 1 : 0);
-        size += length + (comma ? 1 : 0);
+
+    // encoded texts (each written into the body as it is: no large concatenated string) and copied ranges
+    const pieces: (string | Range)[] = [];
+    let size = 0;
+    let last: Range | null = null;
+    const write = (value: string): void => {
+      pieces.push(value);
+      size += Buffer.byteLength(value, 'utf8');
+      last = null;
+    };
+    const copy = (start: number, end: number, comma: boolean): void => {
+      const open = last as Range | null;
+      if (comma && open !== null && open.end + 1 === start) {
+        // the item sat right after the previous one in the last body: the comma between them comes along
+        size += end - open.end;
+        open.end = end;
         return;
       }
-      if (comma) text(',');
-      open = { text: null, self, start, length };
-      pieces.push(open);
-      size += length;
+      if (comma) write(',');
+      last = new Range(from, start, end);
+      pieces.push(last);
+      size += end - start;
     };
-    this.reused = 0;
-    this.rendered = 0;
-    const list = (items: readonly FrontierItem[]): void => {
+
+    const citesChanged = (item: FrontierItem): boolean => {
+      if (changedBlockers === null) return false;
+      for (const id of item.blocked_by) if (changedBlockers.has(id)) return true;
+      return false;
+    };
+    const knownRefs = this.knownRefs;
+    let reused = 0;
+    let rendered = 0;
+    let misses = 0;
+    const place = (items: readonly FrontierItem[], was: Placed): Placed => {
+      const start = new Int32Array(items.length);
+      const end = new Int32Array(items.length);
+      const before = was.items;
+      let j = 0;
       for (let k = 0; k < items.length; k++) {
         const item = items[k];
         const comma = k > 0;
-        const fragment = fragments.get(item.item_id);
-        if (fragment !== undefined && fragment.generation === generation) {
-          if (fragment.item === item) {
-            range(SELF, fragment.start, fragment.length, comma);
-          } else {
-            if (comma) text(',');
-            text(JSON.stringify(toFrontierItemWire(item, refOf)));
-          }
-          continue;
-        }
-        if (
-          fragment !== undefined &&
-          (fragment.item === item || sameWireFields(fragment.item, item)) &&
-          sameRefs(fragment.refs, item.blocked_by, refOf)
-        ) {
-          range(PREVIOUS, fragment.start, fragment.length, comma);
-          fragment.item = item;
-          fragment.start = size - fragment.length;
-          fragment.generation = generation;
-          this.reused++;
-          continue;
-        }
-        if (comma) text(',');
-        const json = JSON.stringify(toFrontierItemWire(item, refOf));
-        const at = size;
-        text(json);
-        const refs = resolveRefs(item.blocked_by, refOf);
-        if (fragment === undefined) {
-          fragments.set(item.item_id, { item, refs, start: at, length: size - at, generation });
+        // where the item's JSON sits in the last body, if it can be copied from there
+        let list: Placed | null = null;
+        let at = -1;
+        if (j < before.length && sameWireFields(before[j], item)) {
+          list = was;
+          at = j++;
         } else {
-          fragment.item = item;
-          fragment.refs = refs;
-          fragment.start = at;
-          fragment.length = size - at;
-          fragment.generation = generation;
+          // a few places ahead: the items in between left the list or moved down
+          for (let d = 1; d <= LOOK_AHEAD && j + d < before.length; d++) {
+            if (sameWireFields(before[j + d], item)) {
+              list = was;
+              at = j + d;
+              j += d + 1;
+              break;
+            }
+          }
+          // further away (moved up, or from another list): by id, once enough items were missed to pay for the map
+          if (list === null && ++misses > LOCATE_AFTER_MISSES) {
+            const found = locate(item.item_id);
+            if (found >= 0) {
+              const l = Math.floor(found / 0x1000000);
+              const index = found % 0x1000000;
+              if (sameWireFields(previous[l].items[index], item)) {
+                list = previous[l];
+                at = index;
+                if (list === was && index >= j) j = index + 1;
+              }
+            }
+          }
         }
-        this.rendered++;
+        if (list !== null && !citesChanged(item)) {
+          copy(list.start[at], list.end[at], comma);
+          end[k] = size;
+          start[k] = size - (list.end[at] - list.start[at]);
+          reused++;
+          continue;
+        }
+        const json = frontierItemJson(item, refOf);
+        const bytes = Buffer.byteLength(json, 'utf8');
+        pieces.push(comma ? `,${json}` : json);
+        last = null;
+        size += bytes + (comma ? 1 : 0);
+        start[k] = size - bytes;
+        end[k] = size;
+        for (const id of item.blocked_by) knownRefs.set(id, refOf(id));
+        rendered++;
       }
+      return { items, start, end };
     };
-    text('{"runnable":[');
-    list(computation.runnable);
-    text('],"blocked":[');
-    list(computation.blocked);
-    text('],"frozen":[');
-    list(computation.frozen);
-    text(`],"wip_cap":${JSON.stringify(computation.wip_cap)},"wip_active":${JSON.stringify(computation.wip_active)},`);
-    text('"conduct_eligible":[');
-    list(computation.conduct_eligible);
-    text(']}');
+
+    const next: Placed[] = [];
+    write('{"runnable":[');
+    next.push(place(computation.runnable, previous[0]));
+    write('],"blocked":[');
+    next.push(place(computation.blocked, previous[1]));
+    write('],"frozen":[');
+    next.push(place(computation.frozen, previous[2]));
+    write(`],"wip_cap":${JSON.stringify(computation.wip_cap)},"wip_active":${JSON.stringify(computation.wip_active)},`);
+    write('"conduct_eligible":[');
+    next.push(place(computation.conduct_eligible, previous[3]));
+    write(']}');
+
     const body = Buffer.allocUnsafe(size);
     let at = 0;
     for (const piece of pieces) {
-      if (piece.text !== null) {
-        body.write(piece.text, at, piece.length, 'utf8');
+      if (typeof piece === 'string') {
+        at += body.write(piece, at, 'utf8');
       } else {
-        // a range of this body always lies before the piece that copies it
-        (piece.self ? body : this.body).copy(body, at, piece.start, piece.start + piece.length);
+        at += piece.from.copy(body, at, piece.start, piece.end);
       }
-      at += piece.length;
     }
-    // items no longer on the frontier
-    for (const [id, fragment] of fragments) if (fragment.generation !== generation) fragments.delete(id);
     this.body = body;
+    this.lists = next;
+    this.reused = reused;
+    this.rendered = rendered;
+    // blockers named long ago pile up in knownRefs; past a bound the next answer is encoded afresh
+    if (knownRefs.size > 4 * (next[0].items.length + next[1].items.length + next[2].items.length) + 1024) {
+      this.forget();
+    }
     return { body, etag: etagOf(body) };
   }
-}
 
-// blocked_by as public refs as they resolve now (a deleted blocker drops out).
-function resolveRefs(ids: readonly number[], refOf: (id: number) => string | undefined): readonly string[] {
-  if (ids.length === 0) return NO_REFS;
-  const resolved: string[] = [];
-  for (const id of ids) {
-    const ref = refOf(id);
-    if (ref !== undefined) resolved.push(ref);
+  // Blockers whose ref is not what the last body says (deleted, or back): items naming them are encoded again.
+  private changedBlockers(refOf: RefOf): Set<number> | null {
+    let changed: Set<number> | null = null;
+    for (const [id, ref] of this.knownRefs) {
+      const now = refOf(id);
+      if (now !== ref) {
+        (changed ??= new Set()).add(id);
+        this.knownRefs.set(id, now);
+      }
+    }
+    return changed;
   }
-  return resolved;
-}
 
-// resolveRefs(ids) equals refs, without building the list.
-function sameRefs(refs: readonly string[], ids: readonly number[], refOf: (id: number) => string | undefined): boolean {
-  let at = 0;
-  for (const id of ids) {
-    const ref = refOf(id);
-    if (ref === undefined) continue;
-    if (at >= refs.length || refs[at] !== ref) return false;
-    at++;
+  private forget(): void {
+    this.lists = [NO_LIST, NO_LIST, NO_LIST, NO_LIST];
+    this.knownRefs = new Map();
   }
-  return at === refs.length;
 }
