@@ -44,6 +44,11 @@ export interface DeltaOutcome {
   reload: boolean;
   // items that just became candidates: their edges must be read
   newCandidates: number[];
+  // candidates whose row was replaced in place (same id, still a candidate)
+  updated: number[];
+  // anything but in-place updates of candidates changed: candidates, edges or outside blockers came or went, or an
+  // outside blocker changed (the graph is rebuilt rather than patched)
+  shape: boolean;
 }
 
 export function createGraphState(
@@ -140,16 +145,16 @@ function toBlocker(row: ChangedItemRow): BlockerRow {
 
 // Applies written and deleted rows to the state. Re-reading a row already applied changes nothing.
 export function applyDelta(state: GraphState, delta: GraphDelta): DeltaOutcome {
-  const outcome: DeltaOutcome = { changed: false, reload: false, newCandidates: [] };
+  const outcome: DeltaOutcome = { changed: false, reload: false, newCandidates: [], updated: [], shape: false };
   for (const t of delta.tombstones) {
     if (t.row_id === '*') return { ...outcome, reload: true };
     const id = Number(t.row_id);
     if (t.table_name === 'items') {
       state.absent.add(id);
-      if (state.candidates.delete(id)) outcome.changed = true;
-      if (state.outside.delete(id)) outcome.changed = true;
+      if (state.candidates.delete(id)) outcome.changed = outcome.shape = true;
+      if (state.outside.delete(id)) outcome.changed = outcome.shape = true;
     } else if (t.table_name === 'item_dependencies') {
-      if (state.edges.delete(id)) outcome.changed = true;
+      if (state.edges.delete(id)) outcome.changed = outcome.shape = true;
     }
   }
   const projectId = state.project.id;
@@ -160,18 +165,27 @@ export function applyDelta(state: GraphState, delta: GraphDelta): DeltaOutcome {
       if (!same(before, row, CANDIDATE_FIELDS)) {
         state.candidates.set(row.id, toCandidate(row));
         outcome.changed = true;
-        if (before === undefined) outcome.newCandidates.push(row.id);
+        if (before === undefined) {
+          outcome.newCandidates.push(row.id);
+          outcome.shape = true;
+        } else {
+          outcome.updated.push(row.id);
+        }
       }
-      if (state.outside.delete(row.id)) outcome.changed = true;
+      if (state.outside.delete(row.id)) outcome.changed = outcome.shape = true;
     } else {
       if (state.candidates.delete(row.id)) {
         leftCandidates.add(row.id);
-        outcome.changed = true;
+        outcome.changed = outcome.shape = true;
       }
-      // kept as an outside blocker for now; settleOutside drops it if no edge names it
+      // kept as an outside blocker for now; settleOutside drops it if no edge names it. A row the state never held
+      // (another project's item, a terminal one) is named by no loaded edge: an edge written with it comes in this
+      // delta, and settleOutside reads what such an edge names.
       const before = state.outside.get(row.id);
+      if (before === undefined && !leftCandidates.has(row.id) && !state.absent.has(row.id)) continue;
       if (!same(before, toBlocker(row), BLOCKER_FIELDS)) {
         state.outside.set(row.id, toBlocker(row));
+        outcome.shape = true;
         if (before !== undefined) outcome.changed = true;
       }
     }
@@ -186,10 +200,10 @@ export function applyDelta(state: GraphState, delta: GraphDelta): DeltaOutcome {
     if (state.candidates.has(edge.d) && state.gates.includes(edge.g)) {
       if (!sameEdge(state.edges.get(id), edge)) {
         state.edges.set(id, edge);
-        outcome.changed = true;
+        outcome.changed = outcome.shape = true;
       }
     } else if (state.edges.delete(id)) {
-      outcome.changed = true;
+      outcome.changed = outcome.shape = true;
     }
   }
   return outcome;

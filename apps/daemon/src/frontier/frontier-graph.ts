@@ -11,7 +11,7 @@ export interface ProjectGraph {
   activation: FrontierEdge[];
   // every loaded edge with its gate point and rationale (frontier.list)
   edges: EdgeRow[];
-  facts: Map<number, BlockerFacts>;
+  facts: ReadonlyMap<number, BlockerFacts>;
   workflows: Map<number, WorkflowStages>;
   // environment name → registered for that project, with its delivery-flow reach
   environments: Map<string, Map<string, EnvironmentRow>>;
@@ -21,6 +21,8 @@ export interface ProjectGraph {
   // projects of blockers outside the candidate set
   blockerProjects: Map<number, string>;
   refOf: (id: number) => string | undefined;
+  // position of each candidate in `items`, built on the first patch and shared by the patched versions
+  positions?: Map<number, number>;
 }
 
 const NO_ENVIRONMENTS: ReadonlySet<string> = new Set();
@@ -58,6 +60,143 @@ const NO_REUSE = {
   facts: { get: () => undefined, set: () => undefined },
   edges: { get: () => undefined, set: () => undefined },
 };
+
+// A candidate row's input item and facts (its facts as a blocker of other candidates).
+function candidateInputs(
+  row: CandidateRow,
+  projectId: string,
+  prefix: string,
+  workflow: WorkflowStages | undefined,
+  environments: { deployed: ReadonlySet<string>; registered: ReadonlySet<string> },
+): { item: FrontierInputItem; facts: BlockerFacts } {
+  const isEpic = workflow?.isEpic ?? row.workflow_id === 'epic';
+  const ref = prefix + row.seq;
+  const item: FrontierInputItem = {
+    id: row.id,
+    ref,
+    title: row.title,
+    status: row.status,
+    priority: row.priority,
+    project: projectId,
+    workflowId: row.workflow_id,
+    workflowVersionId: row.workflow_version_id,
+    frozen: row.frozen === 1,
+    blocked: row.blocked === 1,
+    blockedReason: row.blocked_reason,
+    createdAt: row.created_at,
+    stageAdapter: stageAdapterOf(workflow, row.status, isEpic),
+    lifecycleRank: lifecycleRankOf(workflow, row.status),
+    isEpic,
+  };
+  const facts: BlockerFacts = {
+    status: row.status,
+    mergedAt: row.merged_at,
+    deployedEnvironments: environments.deployed,
+    registeredEnvironments: environments.registered,
+    stageOrder: workflow?.order ?? EMPTY_ORDER,
+    ref,
+    title: row.title,
+  };
+  return { item, facts };
+}
+
+// Blocker facts of a patched graph: the replaced entries over the full map of the last build (never mutated).
+// Only get and has are on the hot path; the rest reads a merged copy.
+export class PatchedFacts implements ReadonlyMap<number, BlockerFacts> {
+  constructor(
+    readonly base: ReadonlyMap<number, BlockerFacts>,
+    readonly top: ReadonlyMap<number, BlockerFacts>,
+  ) {}
+
+  get(id: number): BlockerFacts | undefined {
+    return this.top.get(id) ?? this.base.get(id);
+  }
+
+  has(id: number): boolean {
+    return this.top.has(id) || this.base.has(id);
+  }
+
+  get size(): number {
+    return this.merged().size;
+  }
+
+  forEach(callback: (value: BlockerFacts, key: number, map: ReadonlyMap<number, BlockerFacts>) => void): void {
+    this.merged().forEach((value, key) => callback(value, key, this));
+  }
+
+  entries(): MapIterator<[number, BlockerFacts]> {
+    return this.merged().entries();
+  }
+
+  keys(): MapIterator<number> {
+    return this.merged().keys();
+  }
+
+  values(): MapIterator<BlockerFacts> {
+    return this.merged().values();
+  }
+
+  [Symbol.iterator](): MapIterator<[number, BlockerFacts]> {
+    return this.merged().entries();
+  }
+
+  merged(): Map<number, BlockerFacts> {
+    const all = new Map(this.base);
+    for (const [id, facts] of this.top) all.set(id, facts);
+    return all;
+  }
+}
+
+// Past this many replaced entries a patch folds them into a new full map (one copy of the map, amortized).
+const PATCH_FOLD_AT = 4096;
+
+// The graph after candidate rows were replaced in place (same candidates, edges, outside blockers and delivery
+// rows as `previous`): a new items array with those positions replaced and their facts laid over the previous
+// ones, everything else shared. Equal to buildProjectGraph over the same rows, at the cost of the rows changed.
+export function patchProjectGraph(
+  previous: ProjectGraph,
+  rows: readonly CandidateRow[],
+  workflows: ReadonlyMap<number, WorkflowStages>,
+  reuse?: GraphReuse,
+): ProjectGraph {
+  const prefix = `${previous.project.public_item_prefix}-`;
+  let positions = previous.positions;
+  if (positions === undefined) {
+    positions = new Map();
+    for (let i = 0; i < previous.items.length; i++) positions.set(previous.items[i].id, i);
+  }
+  const items = previous.items.slice();
+  const base = previous.facts instanceof PatchedFacts ? previous.facts.base : previous.facts;
+  const top = new Map(previous.facts instanceof PatchedFacts ? previous.facts.top : []);
+  for (const row of rows) {
+    const at = positions.get(row.id);
+    const before = previous.facts.get(row.id);
+    if (at === undefined || before === undefined) throw new Error(`patchProjectGraph: ${row.id} is not a candidate`);
+    const built = candidateInputs(row, previous.project.id, prefix, workflows.get(row.workflow_version_id), {
+      deployed: before.deployedEnvironments,
+      registered: before.registeredEnvironments,
+    });
+    items[at] = built.item;
+    top.set(row.id, built.facts);
+    reuse?.items.set(row, built.item);
+    reuse?.facts.set(row, built.facts);
+  }
+  let facts: ReadonlyMap<number, BlockerFacts>;
+  if (top.size > PATCH_FOLD_AT) {
+    const all = new Map(base);
+    for (const [id, f] of top) all.set(id, f);
+    facts = all;
+  } else {
+    facts = new PatchedFacts(base, top);
+  }
+  return {
+    ...previous,
+    items,
+    facts,
+    positions,
+    refOf: (id) => facts.get(id)?.ref,
+  };
+}
 
 export function buildProjectGraph(rows: GraphRows, reuse?: GraphReuse): ProjectGraph {
   const { project, workflows } = rows;
@@ -108,36 +247,13 @@ export function buildProjectGraph(rows: GraphRows, reuse?: GraphReuse): ProjectG
       facts.set(row.id, knownFacts);
       continue;
     }
-    const workflow = workflows.get(row.workflow_version_id);
-    const isEpic = workflow?.isEpic ?? row.workflow_id === 'epic';
-    const ref = prefix + row.seq;
-    items[i] = {
-      id: row.id,
-      ref,
-      title: row.title,
-      status: row.status,
-      priority: row.priority,
-      project: project.id,
-      workflowId: row.workflow_id,
-      workflowVersionId: row.workflow_version_id,
-      frozen: row.frozen === 1,
-      blocked: row.blocked === 1,
-      blockedReason: row.blocked_reason,
-      createdAt: row.created_at,
-      stageAdapter: stageAdapterOf(workflow, row.status, isEpic),
-      lifecycleRank: lifecycleRankOf(workflow, row.status),
-      isEpic,
-    };
-    itemCache.set(row, items[i]);
-    const rowFacts: BlockerFacts = {
-      status: row.status,
-      mergedAt: row.merged_at,
-      deployedEnvironments: deployed.get(row.id) ?? NO_ENVIRONMENTS,
-      registeredEnvironments: projectEnvironments,
-      stageOrder: workflow?.order ?? EMPTY_ORDER,
-      ref,
-      title: row.title,
-    };
+    const built = candidateInputs(row, project.id, prefix, workflows.get(row.workflow_version_id), {
+      deployed: deployed.get(row.id) ?? NO_ENVIRONMENTS,
+      registered: projectEnvironments,
+    });
+    items[i] = built.item;
+    itemCache.set(row, built.item);
+    const rowFacts = built.facts;
     factTarget.set(row, rowFacts);
     facts.set(row.id, rowFacts);
   }

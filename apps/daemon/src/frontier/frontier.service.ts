@@ -9,6 +9,7 @@ import {
   explainItem,
   FrontierComputation,
   FrontierItem,
+  FrontierMemo,
 } from '@app/core';
 
 import { AccessService } from '../auth/access.service';
@@ -28,12 +29,20 @@ import {
   toWireList,
 } from './dto/frontier.dto';
 import { toDeploymentHalts } from './deployment-halts';
-import { buildProjectGraph, deliveryState, GraphReuse, ProjectGraph, usesDeployedForm } from './frontier-graph';
+import {
+  buildProjectGraph,
+  deliveryState,
+  GraphReuse,
+  patchProjectGraph,
+  ProjectGraph,
+  usesDeployedForm,
+} from './frontier-graph';
 import {
   addEdges,
   addOutside,
   applyDelta,
   createGraphState,
+  DeltaOutcome,
   GraphState,
   settleOutside,
   stateRows,
@@ -62,6 +71,8 @@ export interface GraphVersion {
   counts: Map<number, FrontierCounts>;
   // shared by the successive versions of one cached graph: unchanged items keep their JSON across versions
   serializer: FrontierSerializer;
+  // compute_frontier's memo of its last run over this cached graph (unchanged items keep their output object)
+  memo: FrontierMemo;
 }
 
 interface CachedGraph {
@@ -163,7 +174,7 @@ export class FrontierService {
 
   // The served body of one project's frontier (the incremental-refresh property test compares it to a full reload).
   async frontierBody(project: ProjectRow, wipCap: number, actorId: number | null): Promise<SerializedFrontier> {
-    const { graph, computation, version } = await this.computeWithCache(
+    const { graph, computation, version, recorded } = await this.computeWithCache(
       project,
       wipCap,
       actorId,
@@ -175,6 +186,8 @@ export class FrontierService {
       serialized = version.serializer.serialize(computation!, graph.refOf);
       version.results.set(wipCap, serialized);
     }
+    // the FrontierComputed row is written while the answer is serialized, and in place before it is sent
+    await recorded;
     return serialized;
   }
 
@@ -186,7 +199,15 @@ export class FrontierService {
     sessionId: number | null = null,
     options: LoadOptions = ACTIVATION_ONLY,
   ): Promise<ComputedFrontier> {
-    const { graph, computation } = await this.computeWithCache(project, wipCap, actorId, sessionId, options, true);
+    const { graph, computation, recorded } = await this.computeWithCache(
+      project,
+      wipCap,
+      actorId,
+      sessionId,
+      options,
+      true,
+    );
+    await recorded;
     return { graph, computation: computation! };
   }
 
@@ -198,21 +219,30 @@ export class FrontierService {
     sessionId: number | null,
     options: LoadOptions,
     always = false,
-  ): Promise<{ graph: ProjectGraph; computation: FrontierComputation | null; version: GraphVersion }> {
+  ): Promise<{
+    graph: ProjectGraph;
+    computation: FrontierComputation | null;
+    version: GraphVersion;
+    // the FrontierComputed event's insert, under way (best effort: never rejects)
+    recorded: Promise<void>;
+  }> {
     const started = process.hrtime.bigint();
     const { version, reused } = await this.cachedGraph(project, options);
     const graph = version.graph;
     const computation =
       always || !version.results.has(wipCap)
         ? applyDeploymentHalts(
-            computeFrontier({ items: graph.items, edges: graph.activation, blockerFacts: graph.facts, wipCap }),
+            computeFrontier(
+              { items: graph.items, edges: graph.activation, blockerFacts: graph.facts, wipCap },
+              version.memo,
+            ),
             graph.halts,
           )
         : null;
     const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
     const counts = computation ? frontierCounts(computation) : version.counts.get(wipCap);
     if (computation) version.counts.set(wipCap, frontierCounts(computation));
-    await this.events.recordBestEffort({
+    const recorded = this.events.recordBestEffort({
       name: 'FrontierComputed',
       kind: 'workflow',
       project: project.id,
@@ -228,7 +258,7 @@ export class FrontierService {
         duration_ms: Math.round(durationMs * 10) / 10,
       },
     });
-    return { graph, computation, version };
+    return { graph, computation, version, recorded };
   }
 
   private async cachedGraph(
@@ -257,7 +287,7 @@ export class FrontierService {
     const state = await this.loadState(project, options);
     const reuse = new GraphReuse();
     const entry: CachedGraph = {
-      current: this.version(await this.buildGraph(state, reuse), new FrontierSerializer()),
+      current: this.version(await this.buildGraph(state, reuse), new FrontierSerializer(), new FrontierMemo()),
       state,
       reuse,
       projectKey,
@@ -271,8 +301,13 @@ export class FrontierService {
     return { version: entry.current, reused: false };
   }
 
-  private version(graph: ProjectGraph, serializer: FrontierSerializer): GraphVersion {
-    return { fingerprint: `${++this.generation}`, graph, results: new Map(), counts: new Map(), serializer };
+  private version(graph: ProjectGraph, serializer: FrontierSerializer, memo: FrontierMemo): GraphVersion {
+    return { fingerprint: `${++this.generation}`, graph, results: new Map(), counts: new Map(), serializer, memo };
+  }
+
+  // The next version of an entry's graph, sharing its serializer and memo.
+  private next(entry: CachedGraph, graph: ProjectGraph): GraphVersion {
+    return this.version(graph, entry.current.serializer, entry.current.memo);
   }
 
   // Brings a cached graph up to date by reading only the rows written since its watermark; true when it changed.
@@ -290,20 +325,30 @@ export class FrontierService {
     if (entry.broken) {
       entry.state = await this.loadState(state.project, options);
       entry.reuse = new GraphReuse();
-      entry.current = this.version(await this.buildGraph(entry.state, entry.reuse), entry.current.serializer);
+      entry.current = this.next(entry, await this.buildGraph(entry.state, entry.reuse));
       entry.broken = false;
       return true;
     }
     const changes = await this.repository.findChangesSince(state.watermark, options.rationale);
     const { watermark, items, edges } = changes;
-    const outcome = changes.pruned
-      ? { reload: true, changed: true, newCandidates: [] }
+    const outcome: DeltaOutcome = changes.pruned
+      ? { reload: true, changed: true, newCandidates: [], updated: [], shape: true }
       : applyDelta(state, { items, edges, tombstones: changes.tombstones });
     if (outcome.reload) {
       entry.state = await this.loadState(state.project, options);
       entry.reuse = new GraphReuse();
     } else {
       let changed = outcome.changed;
+      if (changed && !outcome.shape && !changes.delivery) {
+        // candidates replaced in place, nothing else: patch the graph at their positions
+        const rows = outcome.updated.map((id) => state.candidates.get(id)!);
+        const known = entry.current.graph.workflows;
+        if (rows.every((row) => known.has(row.workflow_version_id))) {
+          entry.current = this.next(entry, patchProjectGraph(entry.current.graph, rows, known, entry.reuse));
+          state.watermark = watermark;
+          return true;
+        }
+      }
       if (outcome.newCandidates.length > 0) {
         addEdges(
           state,
@@ -323,7 +368,7 @@ export class FrontierService {
       if (changes.delivery) state.halts = await this.repository.findDeploymentHalts(state.project.id);
       state.watermark = watermark;
     }
-    entry.current = this.version(await this.buildGraph(entry.state, entry.reuse), entry.current.serializer);
+    entry.current = this.next(entry, await this.buildGraph(entry.state, entry.reuse));
     return true;
   }
 
