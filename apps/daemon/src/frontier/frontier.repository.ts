@@ -92,6 +92,49 @@ const TERMINAL = [...TERMINAL_STATUSES];
 // Zoneless UTC ISO 8601 straight from the database: no Date objects on the hot path.
 const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS'`;
 
+// The driver makes a new string for every field of every row; a project's rows repeat a handful of statuses,
+// priorities, workflows, gates and satisfaction forms. One shared string per value keeps a 100k-item graph a few
+// tens of MB smaller and lets the core compare them by identity. Bounded: past the bound values are kept as read.
+const VOCABULARY = new Map<string, string>();
+const VOCABULARY_LIMIT = 4096;
+
+function word(value: string): string;
+function word(value: string | null): string | null;
+function word(value: string | null): string | null {
+  if (value === null) return null;
+  const known = VOCABULARY.get(value);
+  if (known !== undefined) return known;
+  if (VOCABULARY.size < VOCABULARY_LIMIT) VOCABULARY.set(value, value);
+  return value;
+}
+
+function shareCandidateWords<T extends CandidateRow>(rows: T[]): T[] {
+  for (const row of rows) {
+    row.status = word(row.status);
+    row.priority = word(row.priority);
+    row.workflow_id = word(row.workflow_id);
+  }
+  return rows;
+}
+
+function shareEdgeWords(rows: EdgeRow[]): EdgeRow[] {
+  for (const row of rows) {
+    row.s = word(row.s);
+    row.g = word(row.g);
+  }
+  return rows;
+}
+
+function shareBlockerWords(rows: BlockerRow[]): BlockerRow[] {
+  for (const row of rows) {
+    row.status = word(row.status);
+    row.prefix = word(row.prefix);
+    row.project = word(row.project);
+    row.workflow_id = word(row.workflow_id);
+  }
+  return rows;
+}
+
 // Every read of a frontier is a fixed number of set-based queries, whatever the size of the backlog.
 @Injectable()
 export class FrontierRepository {
@@ -114,33 +157,38 @@ export class FrontierRepository {
   }
 
   // Non-terminal items of the project: the candidates, and the population wip_active counts.
-  findCandidates(project: string): Promise<CandidateRow[]> {
-    return this.dataSource.query(
-      `SELECT id, project_sequence AS seq, title, status, priority, workflow_id, workflow_version_id, frozen, blocked,
+  async findCandidates(project: string): Promise<CandidateRow[]> {
+    return shareCandidateWords(
+      await this.dataSource.query(
+        `SELECT id, project_sequence AS seq, title, status, priority, workflow_id, workflow_version_id, frozen, blocked,
               blocked_reason, to_char(created_at AT TIME ZONE 'UTC', ${ISO}) AS created_at,
               to_char(merged_at AT TIME ZONE 'UTC', ${ISO}) AS merged_at
          FROM items
         WHERE project = $1 AND status <> ALL ($2::text[])`,
-      [project, TERMINAL],
+        [project, TERMINAL],
+      ),
     );
   }
 
   // Edges at the given gates whose dependent is a non-terminal item of the project.
-  findEdges(project: string, gates: readonly string[], withRationale: boolean): Promise<EdgeRow[]> {
-    return this.dataSource.query(
-      `SELECT d.id, d.blocking_item_id AS b, d.dependent_item_id AS d, d.satisfaction AS s, d.gate_point AS g,
+  async findEdges(project: string, gates: readonly string[], withRationale: boolean): Promise<EdgeRow[]> {
+    return shareEdgeWords(
+      await this.dataSource.query(
+        `SELECT d.id, d.blocking_item_id AS b, d.dependent_item_id AS d, d.satisfaction AS s, d.gate_point AS g,
               ${withRationale ? 'd.rationale' : "''"} AS r
          FROM item_dependencies d
          JOIN items i ON i.id = d.dependent_item_id
         WHERE i.project = $1 AND i.status <> ALL ($2::text[]) AND d.gate_point = ANY ($3::text[])`,
-      [project, TERMINAL, gates],
+        [project, TERMINAL, gates],
+      ),
     );
   }
 
   // Blockers of those edges that are not themselves candidates: terminal items and other projects' items.
-  findOutsideBlockers(project: string, gates: readonly string[]): Promise<BlockerRow[]> {
-    return this.dataSource.query(
-      `SELECT b.id, p.public_item_prefix AS prefix, b.project_sequence AS seq, b.title, b.status,
+  async findOutsideBlockers(project: string, gates: readonly string[]): Promise<BlockerRow[]> {
+    return shareBlockerWords(
+      await this.dataSource.query(
+        `SELECT b.id, p.public_item_prefix AS prefix, b.project_sequence AS seq, b.title, b.status,
               to_char(b.merged_at AT TIME ZONE 'UTC', ${ISO}) AS merged_at, b.project, b.workflow_id,
               b.workflow_version_id
          FROM items b
@@ -150,7 +198,8 @@ export class FrontierRepository {
                          JOIN items i ON i.id = d.dependent_item_id
                         WHERE i.project = $1 AND i.status <> ALL ($2::text[]) AND d.gate_point = ANY ($3::text[]))
           AND NOT (b.project = $1 AND b.status <> ALL ($2::text[]))`,
-      [project, TERMINAL, gates],
+        [project, TERMINAL, gates],
+      ),
     );
   }
 
@@ -195,7 +244,11 @@ export class FrontierRepository {
               EXISTS (SELECT 1 FROM change_horizon WHERE pruned_through >= $1::xid8) AS pruned`,
       [since],
     );
-    return rows[0];
+    const changes = rows[0];
+    shareCandidateWords(changes.items);
+    shareBlockerWords(changes.items);
+    shareEdgeWords(changes.edges);
+    return changes;
   }
 
   // Deletes tombstones written more than `retentionSeconds` ago and raises the horizon past them, in one statement
@@ -216,26 +269,34 @@ export class FrontierRepository {
   }
 
   // Edges at the given gates of the given dependents (items that just became candidates).
-  findEdgesOfDependents(ids: readonly number[], gates: readonly string[], withRationale: boolean): Promise<EdgeRow[]> {
-    if (ids.length === 0) return Promise.resolve([]);
-    return this.dataSource.query(
-      `SELECT d.id, d.blocking_item_id AS b, d.dependent_item_id AS d, d.satisfaction AS s, d.gate_point AS g,
+  async findEdgesOfDependents(
+    ids: readonly number[],
+    gates: readonly string[],
+    withRationale: boolean,
+  ): Promise<EdgeRow[]> {
+    if (ids.length === 0) return [];
+    return shareEdgeWords(
+      await this.dataSource.query(
+        `SELECT d.id, d.blocking_item_id AS b, d.dependent_item_id AS d, d.satisfaction AS s, d.gate_point AS g,
               ${withRationale ? 'd.rationale' : "''"} AS r
          FROM item_dependencies d
         WHERE d.dependent_item_id = ANY ($1::int[]) AND d.gate_point = ANY ($2::text[])`,
-      [ids, gates],
+        [ids, gates],
+      ),
     );
   }
 
-  findItemsById(ids: readonly number[]): Promise<BlockerRow[]> {
-    if (ids.length === 0) return Promise.resolve([]);
-    return this.dataSource.query(
-      `SELECT b.id, p.public_item_prefix AS prefix, b.project_sequence AS seq, b.title, b.status,
+  async findItemsById(ids: readonly number[]): Promise<BlockerRow[]> {
+    if (ids.length === 0) return [];
+    return shareBlockerWords(
+      await this.dataSource.query(
+        `SELECT b.id, p.public_item_prefix AS prefix, b.project_sequence AS seq, b.title, b.status,
               to_char(b.merged_at AT TIME ZONE 'UTC', ${ISO}) AS merged_at, b.project, b.workflow_id,
               b.workflow_version_id
          FROM items b JOIN projects p ON p.id = b.project
         WHERE b.id = ANY ($1::int[])`,
-      [ids],
+        [ids],
+      ),
     );
   }
 
