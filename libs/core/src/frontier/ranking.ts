@@ -40,10 +40,11 @@ export function rankDifference(a: FrontierItem, b: FrontierItem): { key: Ranking
   return { key: 'item_id', difference: a.item_id - b.item_id };
 }
 
-// Ranking keys precomputed once, then one sort (an adaptive one: candidates handed in close to rank order, as the
-// memo does after a small write, cost about one comparison each). priority, depth and unblocks pack exactly into one double
-// (2 + 22 + 22 bits; counts saturate at 2^22 - 1); lifecycle (negated, closer to done first) and created_at pack
-// into a second one whenever both fit exactly, else they are compared one after the other.
+// Ranking keys precomputed once, then one sort: a radix sort from scratch, the adaptive comparison sort when the
+// candidates come close to rank order (the memo's previous order after a small write: about one comparison each).
+// priority, depth and unblocks pack exactly into one double (2 + 22 + 22 bits; counts saturate at 2^22 - 1);
+// lifecycle (negated, closer to done first) and created_at pack into a second one whenever both fit exactly, else
+// they are compared one after the other.
 export function rankCandidates(
   candidates: number[],
   items: readonly FrontierInputItem[],
