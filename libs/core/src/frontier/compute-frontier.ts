@@ -33,6 +33,11 @@ const RUNNABLE = 0;
 const BLOCKED = 1;
 const FROZEN = 2;
 
+// The reason text of an item the operator blocked.
+function operatorReason(item: FrontierInputItem): string {
+  return item.blockedReason ? `blocked by operator: ${item.blockedReason}` : 'blocked by operator';
+}
+
 function toFrontierItem(
   item: FrontierInputItem,
   v: number,
@@ -51,7 +56,7 @@ function toFrontierItem(
     const texts = new Array<string>((item.blocked ? 1 : 0) + (cycle === undefined ? 0 : 1) + edgeCount);
     let at = 0;
     if (item.blocked) {
-      texts[at++] = item.blockedReason ? `blocked by operator: ${item.blockedReason}` : 'blocked by operator';
+      texts[at++] = operatorReason(item);
     }
     if (cycle !== undefined) {
       texts[at++] = cycle;
@@ -116,8 +121,7 @@ function unchangedOutput(
   const cycle = cycleReason?.get(v);
   let at = 0;
   if (item.blocked) {
-    const operator = item.blockedReason ? `blocked by operator: ${item.blockedReason}` : 'blocked by operator';
-    if (texts[at++] !== operator) {
+    if (texts[at++] !== operatorReason(item)) {
       return false;
     }
   }
