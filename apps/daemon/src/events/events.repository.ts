@@ -59,17 +59,23 @@ export interface EventFilter {
   projects: string[] | null;
 }
 
+// Asynchronous commit for the statement's own (implicit) transaction: set_config(..., true) is SET LOCAL, in force
+// when the transaction commits. The CTE is referenced by the SELECT, so it runs before the insert's commit.
+const ASYNC_COMMIT = `WITH async_commit AS MATERIALIZED (SELECT set_config('synchronous_commit', 'off', true)),`;
+
 @Injectable()
 export class EventsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  // Insert and announce in one statement: NOTIFY is delivered at commit, to every replica's listener.
+  // Insert and announce in one statement: NOTIFY is delivered at commit, to every replica's listener. With
+  // `asynchronousCommit` (an insert in a transaction of its own) the commit does not wait for its WAL flush.
   async insert(
     event: NewEvent,
     manager: EntityManager = this.dataSource.manager,
+    asynchronousCommit = false,
   ): Promise<{ id: string; created_at: Date }> {
     const rows: { id: string; created_at: Date }[] = await manager.query(
-      `WITH e AS (
+      `${asynchronousCommit ? ASYNC_COMMIT : 'WITH'} e AS (
          INSERT INTO events (name, kind, project, item_ref, actor_id, session_id, payload)
          VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb)
          RETURNING id, name, project, item_ref, created_at
@@ -77,7 +83,7 @@ export class EventsRepository {
        SELECT e.id, e.created_at,
               pg_notify($8, json_build_object('type', 'event', 'id', e.id, 'name', e.name,
                                               'project', e.project, 'item_ref', e.item_ref)::text)
-         FROM e`,
+         FROM e${asynchronousCommit ? ', async_commit' : ''}`,
       [
         event.name,
         event.kind,

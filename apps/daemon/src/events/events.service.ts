@@ -36,10 +36,11 @@ export class EventsService {
     return this.repository.insert(event, manager);
   }
 
-  // Telemetry that must never fail its caller (DbClaimAmended): a failure is logged and dropped.
+  // Telemetry that must never fail its caller (DbClaimAmended, FrontierComputed): a failure is logged and dropped,
+  // and the commit does not wait for the WAL flush (a PostgreSQL crash may drop the last instant of it).
   async recordBestEffort(event: NewEvent): Promise<void> {
     try {
-      await this.repository.insert(event);
+      await this.repository.insert(event, undefined, true);
     } catch (err) {
       this.logger.warn(`event ${event.name} not recorded: ${err instanceof Error ? err.message : String(err)}`);
     }
