@@ -38,14 +38,17 @@ function operatorReason(item: FrontierInputItem): string {
   return item.blockedReason ? `blocked by operator: ${item.blockedReason}` : 'blocked by operator';
 }
 
-function toFrontierItem(
-  item: FrontierInputItem,
-  v: number,
-  resolution: EdgeResolution,
-  grouped: GroupedEdges,
-  cycleReason: Map<number, string> | null,
-  depth: Int32Array,
-): FrontierItem {
+// What an output item is built from besides its input item: one run's edge resolution, unsatisfied edges grouped
+// by dependent, stuck-cycle reasons and depths.
+interface RunFacts {
+  resolution: EdgeResolution;
+  grouped: GroupedEdges;
+  cycleReason: Map<number, string> | null;
+  depth: Int32Array;
+}
+
+function toFrontierItem(item: FrontierInputItem, v: number, run: RunFacts): FrontierItem {
+  const { resolution, grouped, cycleReason, depth } = run;
   const edgeCount = resolution.unsatisfiedCount[v];
   const waiting = edgeCount > 0 || item.blocked;
   let blockedBy: readonly number[] = NO_BLOCKERS;
@@ -95,15 +98,8 @@ function toFrontierItem(
 
 // The previous output item when every field this run would give it is equal: same input object (so every field
 // taken from the item), same adapter, counts, blockers and reasons.
-function unchangedOutput(
-  previous: FrontierItem,
-  item: FrontierInputItem,
-  v: number,
-  resolution: EdgeResolution,
-  grouped: GroupedEdges,
-  cycleReason: Map<number, string> | null,
-  depth: Int32Array,
-): boolean {
+function unchangedOutput(previous: FrontierItem, item: FrontierInputItem, v: number, run: RunFacts): boolean {
+  const { resolution, grouped, cycleReason, depth } = run;
   const edgeCount = resolution.unsatisfiedCount[v];
   const waiting = edgeCount > 0 || item.blocked;
   if (
@@ -210,6 +206,7 @@ export function computeFrontier(input: FrontierInput, memo?: FrontierMemo): Fron
 
   // Output objects are built in input order (sequential reads of items and arrays), then placed by rank.
   const grouped = groupUnsatisfied(resolution, edges, n);
+  const run: RunFacts = { resolution, grouped, cycleReason, depth };
   const built: FrontierItem[] = new Array<FrontierItem>(n);
   const bucketOf = new Uint8Array(n);
   const created = new Float64Array(n).fill(NaN);
@@ -219,9 +216,7 @@ export function computeFrontier(input: FrontierInput, memo?: FrontierMemo): Fron
     const p = aligned === null ? -1 : aligned[v];
     const previous = p >= 0 ? memo!.outputs[p] : undefined;
     built[v] =
-      previous !== undefined && unchangedOutput(previous, item, v, resolution, grouped, cycleReason, depth)
-        ? previous
-        : toFrontierItem(item, v, resolution, grouped, cycleReason, depth);
+      previous !== undefined && unchangedOutput(previous, item, v, run) ? previous : toFrontierItem(item, v, run);
     bucketOf[v] = item.frozen ? FROZEN : item.blocked || resolution.unsatisfiedCount[v] > 0 ? BLOCKED : RUNNABLE;
     created[v] = p >= 0 && memo!.created.length > p ? memo!.created[p] : parseTimestamp(item.createdAt);
   }
