@@ -1,4 +1,4 @@
-import { BlockerFacts, DeploymentHalt, FrontierEdge, FrontierInputItem, isTerminalStatus } from '@app/core';
+import { alignItems, BlockerFacts, DeploymentHalt, FrontierEdge, FrontierInputItem, isTerminalStatus } from '@app/core';
 
 import { BlockerRow, CandidateRow, EdgeRow, EnvironmentRow, ProjectRow, RunRow } from './frontier.repository';
 import { lifecycleRankOf, stageAdapterOf, WorkflowStages } from './workflow-stages';
@@ -44,22 +44,23 @@ export interface GraphRows {
   halts?: ReadonlyMap<number, DeploymentHalt>;
 }
 
-// What one build derived from each row object, for the next build of the same project's state: rows a refresh left
-// untouched keep their object, so their input item, facts and activation edge are taken over instead of rebuilt.
-// Facts also depend on the delivery rows, so they are reused only while those are the same arrays.
+// What the last build of a project's state derived from its rows, position by position, for the next build: rows a
+// refresh left untouched keep their object, so their input item, facts and activation edge are taken over instead of
+// rebuilt. Rows are in id order in both builds, so a side-by-side walk finds them (alignItems) at no hashing cost;
+// keyed by row object (WeakMaps) this cost ~50 ms of a 100k-item project's first build and ephemeron work in every
+// full GC. Facts also depend on the delivery rows, so they are reused only while those are the same arrays.
 export class GraphReuse {
-  items = new WeakMap<CandidateRow, FrontierInputItem>();
-  facts = new WeakMap<CandidateRow | BlockerRow, BlockerFacts>();
-  edges = new WeakMap<EdgeRow, FrontierEdge>();
+  candidates: readonly CandidateRow[] = [];
+  items: readonly FrontierInputItem[] = [];
+  candidateFacts: readonly BlockerFacts[] = [];
+  outside: readonly BlockerRow[] = [];
+  outsideFacts: readonly BlockerFacts[] = [];
+  edges: readonly EdgeRow[] = [];
+  // by position in `edges`: its activation edge (undefined at other gates)
+  activation: readonly (FrontierEdge | undefined)[] = [];
   runs: RunRow[] | null = null;
   environments: EnvironmentRow[] | null = null;
 }
-
-const NO_REUSE = {
-  items: { get: () => undefined, set: () => undefined },
-  facts: { get: () => undefined, set: () => undefined },
-  edges: { get: () => undefined, set: () => undefined },
-};
 
 // A candidate row's input item and facts (its facts as a blocker of other candidates).
 function candidateInputs(
@@ -168,6 +169,7 @@ export function patchProjectGraph(
   const items = previous.items.slice();
   const base = previous.facts instanceof PatchedFacts ? previous.facts.base : previous.facts;
   const top = new Map(previous.facts instanceof PatchedFacts ? previous.facts.top : []);
+  const replaced: { at: number; row: CandidateRow; item: FrontierInputItem; facts: BlockerFacts }[] = [];
   for (const row of rows) {
     const at = positions.get(row.id);
     const before = previous.facts.get(row.id);
@@ -178,8 +180,19 @@ export function patchProjectGraph(
     });
     items[at] = built.item;
     top.set(row.id, built.facts);
-    reuse?.items.set(row, built.item);
-    reuse?.facts.set(row, built.facts);
+    replaced.push({ at, row, item: built.item, facts: built.facts });
+  }
+  // the reuse describes this graph from now on (its positions are the items' positions)
+  if (reuse !== undefined && reuse.items === previous.items) {
+    const candidates = reuse.candidates.slice();
+    const candidateFacts = reuse.candidateFacts.slice();
+    for (const r of replaced) {
+      candidates[r.at] = r.row;
+      candidateFacts[r.at] = r.facts;
+    }
+    reuse.candidates = candidates;
+    reuse.items = items;
+    reuse.candidateFacts = candidateFacts;
   }
   let facts: ReadonlyMap<number, BlockerFacts>;
   if (top.size > PATCH_FOLD_AT) {
@@ -207,15 +220,10 @@ export function buildProjectGraph(rows: GraphRows, reuse?: GraphReuse): ProjectG
         rows.runs.length === 0 &&
         reuse.environments?.length === 0 &&
         rows.environments.length === 0));
-  const itemCache = reuse?.items ?? NO_REUSE.items;
-  const factCache = sameDelivery ? reuse.facts : NO_REUSE.facts;
-  const edgeCache = reuse?.edges ?? NO_REUSE.edges;
-  if (reuse !== undefined) {
-    if (!sameDelivery) reuse.facts = new WeakMap();
-    reuse.runs = rows.runs;
-    reuse.environments = rows.environments;
-  }
-  const factTarget = reuse?.facts ?? NO_REUSE.facts;
+  // position of each row in the last build's rows (same object), or -1
+  const candidateAt = reuse === undefined ? null : alignItems(rows.candidates, reuse.candidates);
+  const outsideAt = reuse === undefined || !sameDelivery ? null : alignItems(rows.outside, reuse.outside);
+  const edgeAt = reuse === undefined ? null : alignItems(rows.edges, reuse.edges);
   const prefix = `${project.public_item_prefix}-`;
   const registered = new Map<string, Set<string>>();
   const environments = new Map<string, Map<string, EnvironmentRow>>();
@@ -236,33 +244,36 @@ export function buildProjectGraph(rows: GraphRows, reuse?: GraphReuse): ProjectG
   }
 
   const items: FrontierInputItem[] = new Array<FrontierInputItem>(rows.candidates.length);
+  const candidateFacts: BlockerFacts[] = new Array<BlockerFacts>(rows.candidates.length);
   const facts = new Map<number, BlockerFacts>();
   const projectEnvironments = registered.get(project.id) ?? NO_ENVIRONMENTS;
   for (let i = 0; i < rows.candidates.length; i++) {
     const row = rows.candidates[i];
-    const known = itemCache.get(row);
-    const knownFacts = factCache.get(row);
-    if (known !== undefined && knownFacts !== undefined) {
-      items[i] = known;
-      facts.set(row.id, knownFacts);
+    const was = candidateAt === null ? -1 : candidateAt[i];
+    if (was >= 0 && sameDelivery) {
+      items[i] = reuse.items[was];
+      candidateFacts[i] = reuse.candidateFacts[was];
+      facts.set(row.id, candidateFacts[i]);
       continue;
     }
     const built = candidateInputs(row, project.id, prefix, workflows.get(row.workflow_version_id), {
       deployed: deployed.get(row.id) ?? NO_ENVIRONMENTS,
       registered: projectEnvironments,
     });
-    items[i] = built.item;
-    itemCache.set(row, built.item);
-    const rowFacts = built.facts;
-    factTarget.set(row, rowFacts);
-    facts.set(row.id, rowFacts);
+    // an unchanged row keeps its input item even when its facts are rebuilt (new delivery rows)
+    items[i] = was >= 0 ? reuse!.items[was] : built.item;
+    candidateFacts[i] = built.facts;
+    facts.set(row.id, built.facts);
   }
   const blockerProjects = new Map<number, string>();
-  for (const row of rows.outside) {
+  const outsideFacts: BlockerFacts[] = new Array<BlockerFacts>(rows.outside.length);
+  for (let i = 0; i < rows.outside.length; i++) {
+    const row = rows.outside[i];
     blockerProjects.set(row.id, row.project);
-    const knownFacts = factCache.get(row);
-    if (knownFacts !== undefined) {
-      facts.set(row.id, knownFacts);
+    const was = outsideAt === null ? -1 : outsideAt[i];
+    if (was >= 0) {
+      outsideFacts[i] = reuse!.outsideFacts[was];
+      facts.set(row.id, outsideFacts[i]);
       continue;
     }
     const ref = `${row.prefix}-${row.seq}`;
@@ -275,18 +286,33 @@ export function buildProjectGraph(rows: GraphRows, reuse?: GraphReuse): ProjectG
       ref,
       title: row.title,
     };
-    factTarget.set(row, rowFacts);
+    outsideFacts[i] = rowFacts;
     facts.set(row.id, rowFacts);
   }
   const activation: FrontierEdge[] = [];
-  for (const edge of rows.edges) {
+  const edgeActivation = new Array<FrontierEdge | undefined>(rows.edges.length);
+  for (let i = 0; i < rows.edges.length; i++) {
+    const edge = rows.edges[i];
     if (edge.g !== 'activation') continue;
-    let known = edgeCache.get(edge);
-    if (known === undefined) {
-      known = { blocker: edge.b, dependent: edge.d, satisfaction: edge.s };
-      edgeCache.set(edge, known);
-    }
-    activation.push(known);
+    const was = edgeAt === null ? -1 : edgeAt[i];
+    const built = (was >= 0 ? reuse!.activation[was] : undefined) ?? {
+      blocker: edge.b,
+      dependent: edge.d,
+      satisfaction: edge.s,
+    };
+    edgeActivation[i] = built;
+    activation.push(built);
+  }
+  if (reuse !== undefined) {
+    reuse.candidates = rows.candidates;
+    reuse.items = items;
+    reuse.candidateFacts = candidateFacts;
+    reuse.outside = rows.outside;
+    reuse.outsideFacts = outsideFacts;
+    reuse.edges = rows.edges;
+    reuse.activation = edgeActivation;
+    reuse.runs = rows.runs;
+    reuse.environments = rows.environments;
   }
   return {
     project,

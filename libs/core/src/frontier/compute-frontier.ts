@@ -18,7 +18,7 @@ export * from './vocabulary';
 export { parseTimestamp, toZonelessIso } from './timestamps';
 export { compareRank, priorityRank, rankDifference } from './ranking';
 export { createRefResolver } from './ref-resolver';
-export { FrontierMemo } from './memo';
+export { alignItems, FrontierMemo } from './memo';
 export { applyWipCap, CONDUCT_ADAPTERS, DEFAULT_WIP_CAP, isWipStatus, takesWipSlot, WIP_STATUSES } from './wip';
 
 // compute_frontier: candidates, hard-block resolution, depth, ranking, partition and the WIP cap, each in its own

@@ -26,7 +26,7 @@ const LOOK_AHEAD = 8;
 // For each position of `items`, the position of the same object in `previous`, or -1. Both are usually in the
 // same order (ids ascending) with a few items inserted, removed or replaced, so a walk with a short look-ahead
 // finds nearly all of them; past a run of misses the rest is found through a map.
-export function alignItems(items: readonly FrontierInputItem[], previous: readonly FrontierInputItem[]): Int32Array {
+export function alignItems<T>(items: readonly T[], previous: readonly T[]): Int32Array {
   const n = items.length;
   const aligned = new Int32Array(n).fill(-1);
   if (previous.length === 0) {
@@ -34,7 +34,7 @@ export function alignItems(items: readonly FrontierInputItem[], previous: readon
   }
   let j = 0;
   let misses = 0;
-  let byObject: Map<FrontierInputItem, number> | null = null;
+  let byObject: Map<T, number> | null = null;
   for (let v = 0; v < n; v++) {
     const item = items[v];
     if (byObject !== null) {

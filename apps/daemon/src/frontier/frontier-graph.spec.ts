@@ -1,0 +1,114 @@
+import { buildProjectGraph, GraphReuse, GraphRows, patchProjectGraph } from './frontier-graph';
+import { BlockerRow, CandidateRow, EdgeRow } from './frontier.repository';
+import { parseWorkflowStages } from './workflow-stages';
+
+const workflows = new Map([[1, parseWorkflowStages(1, 'issue', { stages: [{ id: 'planned' }, { id: 'done' }] })]]);
+
+function candidate(id: number, title = `Item ${id}`): CandidateRow {
+  return {
+    id,
+    seq: id,
+    title,
+    status: 'planned',
+    priority: 'medium',
+    workflow_id: 'issue',
+    workflow_version_id: 1,
+    frozen: 0,
+    blocked: 0,
+    blocked_reason: null,
+    created_at: '2026-01-01T00:00:00.000',
+    merged_at: null,
+  };
+}
+
+function outside(id: number): BlockerRow {
+  return {
+    id,
+    prefix: 'BN',
+    seq: id,
+    title: `Done ${id}`,
+    status: 'done',
+    merged_at: null,
+    project: 'p',
+    workflow_id: 'issue',
+    workflow_version_id: 1,
+  };
+}
+
+function rowsOf(candidates: CandidateRow[], edges: EdgeRow[], blockers: BlockerRow[], runs: GraphRows['runs'] = []) {
+  return {
+    project: { id: 'p', name: 'p', public_item_prefix: 'BN', policy: {} },
+    candidates,
+    edges,
+    outside: blockers,
+    workflows,
+    runs,
+    environments: [],
+  };
+}
+
+describe(buildProjectGraph.name, () => {
+  const candidates = [1, 2, 3, 4, 5].map((id) => candidate(id));
+  const edges: EdgeRow[] = [
+    { id: 1, b: 1, d: 2, s: 'status:done', g: 'activation', r: '' },
+    { id: 2, b: 9, d: 3, s: 'status:done', g: 'activation', r: '' },
+    { id: 3, b: 2, d: 4, s: 'status:done', g: 'review', r: '' },
+  ];
+  const blockers = [outside(9)];
+
+  it('should keep what it derived from rows a refresh left untouched, and rebuild the rest', () => {
+    const reuse = new GraphReuse();
+    const first = buildProjectGraph(rowsOf(candidates, edges, blockers), reuse);
+    const renamed = candidate(3, 'renamed');
+    const next = [candidates[0], candidates[1], renamed, candidates[3], candidate(6)];
+    const second = buildProjectGraph(rowsOf(next, edges.slice(1), blockers), reuse);
+
+    expect(second.items[0]).toBe(first.items[0]);
+    expect(second.items[1]).toBe(first.items[1]);
+    expect(second.items[2]).not.toBe(first.items[2]);
+    expect(second.items[2].title).toBe('renamed');
+    expect(second.items[3]).toBe(first.items[3]);
+    expect(second.items[4].id).toBe(6);
+    expect(second.facts.get(9)).toBe(first.facts.get(9));
+    expect(second.facts.get(3)?.title).toBe('renamed');
+    expect(second.activation).toEqual([{ blocker: 9, dependent: 3, satisfaction: 'status:done' }]);
+    expect(second.activation[0]).toBe(first.activation[1]);
+  });
+
+  it('should rebuild facts, and only facts, when the delivery rows change', () => {
+    const reuse = new GraphReuse();
+    const first = buildProjectGraph(rowsOf(candidates, edges, blockers), reuse);
+    const run = { item_id: 9, environment: 'prod', status: 'succeeded' };
+    const second = buildProjectGraph(rowsOf(candidates, edges, blockers, [run]), reuse);
+
+    expect(second.items).toEqual(first.items);
+    second.items.forEach((item, k) => expect(item).toBe(first.items[k]));
+    expect(second.facts.get(1)).not.toBe(first.facts.get(1));
+    expect(second.facts.get(9)?.deployedEnvironments.has('prod')).toBe(true);
+  });
+
+  it('should build afresh without a reuse, and equal what a reuse gives', () => {
+    const reuse = new GraphReuse();
+    buildProjectGraph(rowsOf(candidates, edges, blockers), reuse);
+    const reused = buildProjectGraph(rowsOf(candidates, edges, blockers), reuse);
+    const fresh = buildProjectGraph(rowsOf(candidates, edges, blockers));
+
+    expect(fresh.items).toEqual(reused.items);
+    expect(fresh.items[0]).not.toBe(reused.items[0]);
+    expect([...fresh.facts]).toEqual([...reused.facts]);
+  });
+
+  it('should keep a patched item for the next build of the same rows', () => {
+    const reuse = new GraphReuse();
+    const first = buildProjectGraph(rowsOf(candidates, edges, blockers), reuse);
+    const renamed = candidate(2, 'renamed');
+    const patched = patchProjectGraph(first, [renamed], workflows, reuse);
+    const next = candidates.map((row) => (row.id === 2 ? renamed : row));
+    const rebuilt = buildProjectGraph(rowsOf(next, edges, blockers), reuse);
+
+    expect(patched.items[1].title).toBe('renamed');
+    expect(rebuilt.items[1]).toBe(patched.items[1]);
+    expect(rebuilt.items[0]).toBe(first.items[0]);
+    expect(rebuilt.facts.get(2)).toBe(patched.facts.get(2));
+  });
+});
