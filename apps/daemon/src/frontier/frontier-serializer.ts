@@ -75,9 +75,25 @@ function quoteWord(value: string): string {
   return quoted;
 }
 
+// The JSON of a blocker's ref ('' when it is left out of blocked_by) and of a reason text.
+export interface Quoter {
+  ref(id: number): string;
+  text(value: string): string;
+}
+
+function plainQuoter(refOf: RefOf): Quoter {
+  return {
+    ref: (id) => {
+      const ref = refOf(id);
+      return ref === undefined ? '' : quote(ref);
+    },
+    text: (value) => JSON.stringify(value),
+  };
+}
+
 // toFrontierItemWire's JSON, written field by field (same keys, same order, same escaping) without the
 // intermediate object; anything JSON.stringify would treat specially (an absent field) takes the generic path.
-export function frontierItemJson(item: FrontierItem, refOf: RefOf): string {
+export function frontierItemJson(item: FrontierItem, refOf: RefOf, quoter: Quoter = plainQuoter(refOf)): string {
   const createdAt = item.created_at;
   if (
     typeof item.title !== 'string' ||
@@ -95,13 +111,14 @@ export function frontierItemJson(item: FrontierItem, refOf: RefOf): string {
     return JSON.stringify(toFrontierItemWire(item, refOf));
   }
   let blockedBy = '[';
-  for (const id of item.blocked_by) {
-    const ref = refOf(id);
-    if (ref !== undefined) blockedBy += (blockedBy.length > 1 ? ',' : '') + quote(ref);
+  const ids = item.blocked_by;
+  for (let k = 0; k < ids.length; k++) {
+    const ref = quoter.ref(ids[k]);
+    if (ref !== '') blockedBy += blockedBy.length > 1 ? `,${ref}` : ref;
   }
   let reasons = '[';
   const texts = item.blocked_reasons;
-  for (let k = 0; k < texts.length; k++) reasons += (k > 0 ? ',' : '') + JSON.stringify(texts[k]);
+  for (let k = 0; k < texts.length; k++) reasons += (k > 0 ? ',' : '') + quoter.text(texts[k]);
   return (
     '{"item_id":' +
     quote(item.ref) +
@@ -169,6 +186,8 @@ export class FrontierSerializer {
   private lists: Placed[] = [NO_LIST, NO_LIST, NO_LIST, NO_LIST];
   // every blocker named by an item of the last body → its ref as written there (undefined: left out)
   private knownRefs = new Map<number, string | undefined>();
+  // the same blockers' refs as JSON (an answer names a few thousand blockers over and over)
+  private quotedRefs = new Map<number, string>();
   // items copied and items encoded by the last serialize (tests and profiles read them)
   reused = 0;
   rendered = 0;
@@ -222,6 +241,7 @@ export class FrontierSerializer {
       return false;
     };
     const knownRefs = this.knownRefs;
+    const quoter = this.quoter(refOf);
     let reused = 0;
     let rendered = 0;
     let misses = 0;
@@ -270,14 +290,13 @@ export class FrontierSerializer {
           reused++;
           continue;
         }
-        const json = frontierItemJson(item, refOf);
+        const json = frontierItemJson(item, refOf, quoter);
         const bytes = Buffer.byteLength(json, 'utf8');
         pieces.push(comma ? `,${json}` : json);
         last = null;
         size += bytes + (comma ? 1 : 0);
         start[k] = size - bytes;
         end[k] = size;
-        for (const id of item.blocked_by) knownRefs.set(id, refOf(id));
         rendered++;
       }
       return { items, start, end };
@@ -315,6 +334,24 @@ export class FrontierSerializer {
     return { body, etag: etagOf(body) };
   }
 
+  // Quotes through the memos; a blocker quoted for the first time is recorded in knownRefs.
+  private quoter(refOf: RefOf): Quoter {
+    const { knownRefs, quotedRefs } = this;
+    return {
+      ref: (id) => {
+        let quoted = quotedRefs.get(id);
+        if (quoted === undefined) {
+          const ref = refOf(id);
+          knownRefs.set(id, ref);
+          quoted = ref === undefined ? '' : quote(ref);
+          quotedRefs.set(id, quoted);
+        }
+        return quoted;
+      },
+      text: (value) => JSON.stringify(value),
+    };
+  }
+
   // Blockers whose ref is not what the last body says (deleted, or back): items naming them are encoded again.
   private changedBlockers(refOf: RefOf): Set<number> | null {
     let changed: Set<number> | null = null;
@@ -323,6 +360,7 @@ export class FrontierSerializer {
       if (now !== ref) {
         (changed ??= new Set()).add(id);
         this.knownRefs.set(id, now);
+        this.quotedRefs.delete(id);
       }
     }
     return changed;
@@ -331,5 +369,6 @@ export class FrontierSerializer {
   private forget(): void {
     this.lists = [NO_LIST, NO_LIST, NO_LIST, NO_LIST];
     this.knownRefs = new Map();
+    this.quotedRefs = new Map();
   }
 }
