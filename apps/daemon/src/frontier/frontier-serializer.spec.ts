@@ -11,7 +11,13 @@ import {
   FrontierItem,
 } from '@app/core';
 
-import { frontierItemJson, FrontierSerializer, serializeFrontier } from './frontier-serializer';
+import {
+  bodyBytes,
+  frontierItemJson,
+  FrontierSerializer,
+  SerializedFrontier,
+  serializeFrontier,
+} from './frontier-serializer';
 import { toFrontierItemWire, toFrontierResultWire } from './frontier.mapper';
 
 const STATUSES = ['idea', 'planned', 'implementing', 'release', 'done', 'cancelled'];
@@ -86,26 +92,32 @@ function expectStringifiedBytes(
 ): void {
   const expected = serializeFrontier(toFrontierResultWire(computation, refOf));
   const got = sut.serialize(computation, refOf);
-  expect(got.body.toString('utf8')).toBe(expected.body.toString('utf8'));
+  expect(bodyBytes(got).toString('utf8')).toBe(bodyBytes(expected).toString('utf8'));
+  expect(got.length).toBe(bodyBytes(got).length);
   expect(got.etag).toBe(expected.etag);
 }
 
 describe(FrontierSerializer.name, () => {
+  // maxChunks 1 copies every body whole; 3 compacts now and then; the default keeps views of earlier bodies
   it('should give, after any sequence of answers, exactly the bytes and tag of serializing the whole answer', () => {
     fc.assert(
-      fc.property(fc.array(worldArb, { minLength: 1, maxLength: 6 }), (worlds) => {
-        const sut = new FrontierSerializer();
-        for (const w of worlds) {
-          const computation = computeFrontier({
-            items: w.items,
-            edges: w.edges,
-            blockerFacts: w.facts,
-            wipCap: w.wipCap,
-          });
-          const refOf = createRefResolver(w.items, w.facts);
-          expectStringifiedBytes(sut, computation, refOf);
-        }
-      }),
+      fc.property(
+        fc.array(worldArb, { minLength: 1, maxLength: 6 }),
+        fc.constantFrom(1, 3, undefined),
+        (worlds, max) => {
+          const sut = new FrontierSerializer(max);
+          for (const w of worlds) {
+            const computation = computeFrontier({
+              items: w.items,
+              edges: w.edges,
+              blockerFacts: w.facts,
+              wipCap: w.wipCap,
+            });
+            const refOf = createRefResolver(w.items, w.facts);
+            expectStringifiedBytes(sut, computation, refOf);
+          }
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -117,11 +129,44 @@ describe(FrontierSerializer.name, () => {
     sut.serialize(first, createRefResolver(w.items, w.facts));
     const items = w.items.map((i) => (i.id === 5 ? { ...i, title: 'renamed' } : i));
     const second = computeFrontier({ items, edges: w.edges, blockerFacts: w.facts, wipCap: 3 });
-    const body = sut.serialize(second, createRefResolver(items, w.facts)).body.toString('utf8');
+    const body = bodyBytes(sut.serialize(second, createRefResolver(items, w.facts))).toString('utf8');
     expect(sut.rendered).toBe(1);
     // conduct_eligible repeats runnable items: copied too
     expect(sut.reused).toBe(items.length - 1 + second.conduct_eligible.length);
     expect(body).toContain('"title":"renamed"');
+  });
+
+  it('should send what did not change as views of the previous body, and bound how many', () => {
+    const w = world(25, [1], [], [0]);
+    const bodiesOf = (sut: FrontierSerializer): SerializedFrontier[] => {
+      let items = w.items;
+      const bodies = [
+        sut.serialize(
+          computeFrontier({ items, edges: w.edges, blockerFacts: w.facts, wipCap: 3 }),
+          createRefResolver(items, w.facts),
+        ),
+      ];
+      for (const id of [5, 9, 13]) {
+        items = items.map((i) => (i.id === id ? { ...i, title: `renamed ${id}` } : i));
+        const refOf = createRefResolver(items, w.facts);
+        bodies.push(sut.serialize(computeFrontier({ items, edges: w.edges, blockerFacts: w.facts, wipCap: 3 }), refOf));
+      }
+      return bodies;
+    };
+
+    const views = bodiesOf(new FrontierSerializer());
+    expect(views[0].chunks).toHaveLength(1);
+    // one item encoded anew between views of the first body
+    expect(views[1].chunks.length).toBeGreaterThan(3);
+    expect(views[1].chunks.filter((chunk) => chunk.buffer === views[0].chunks[0].buffer).length).toBeGreaterThan(1);
+
+    const bounded = bodiesOf(new FrontierSerializer(views[1].chunks.length - 1));
+    // past the bound the body is copied into one buffer again
+    expect(bounded[1].chunks).toHaveLength(1);
+    bounded.forEach((body, k) => {
+      expect(body.chunks.length).toBeLessThan(views[1].chunks.length);
+      expect(bodyBytes(body)).toEqual(bodyBytes(views[k]));
+    });
   });
 
   // compute_frontier hands back the previous object of an unchanged item; the serializer copies it by identity,

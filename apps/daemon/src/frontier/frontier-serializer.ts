@@ -5,19 +5,29 @@ import { FrontierComputation, FrontierItem, toZonelessIso } from '@app/core';
 import { toFrontierItemWire } from './frontier.mapper';
 
 export interface SerializedFrontier {
-  // the UTF-8 bytes sent as they are (no per-response string encoding)
-  body: Buffer;
+  // the UTF-8 bytes, sent one chunk after another as they are (no per-response encoding); after a write most chunks
+  // are views of earlier answers' buffers (see FrontierSerializer)
+  chunks: readonly Buffer[];
+  // bytes in all
+  length: number;
   // a strong validator of exactly these bytes: a digest of the body, computed once with the serialization
   etag: string;
 }
 
-export function etagOf(body: Buffer): string {
-  return `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
+export function etagOf(chunks: readonly Buffer[]): string {
+  const hash = createHash('sha256');
+  for (const chunk of chunks) hash.update(chunk);
+  return `"${hash.digest('base64url').slice(0, 32)}"`;
 }
 
 export function serializeFrontier(result: unknown): SerializedFrontier {
   const body = Buffer.from(JSON.stringify(result), 'utf8');
-  return { body, etag: etagOf(body) };
+  return { chunks: [body], length: body.length, etag: etagOf([body]) };
+}
+
+// The whole body in one buffer (tests; the daemon sends the chunks).
+export function bodyBytes(serialized: SerializedFrontier): Buffer {
+  return serialized.chunks.length === 1 ? serialized.chunks[0] : Buffer.concat(serialized.chunks, serialized.length);
 }
 
 type RefOf = (id: number) => string | undefined;
@@ -150,10 +160,9 @@ export function frontierItemJson(item: FrontierItem, refOf: RefOf, quoter: Quote
   );
 }
 
-// A byte range of a body, copied into the next one.
+// A byte range of the last body, taken into the next one.
 class Range {
   constructor(
-    readonly from: Buffer,
     readonly start: number,
     public end: number,
   ) {}
@@ -174,6 +183,23 @@ const LOOK_AHEAD = 4;
 // missed in place are encoded until this many were, then looked up by id
 const LOCATE_AFTER_MISSES = 256;
 
+// A body after many writes is a list of views; past this many chunks it is copied into one buffer again.
+const MAX_CHUNKS = 1024;
+const RETAINED_SLACK = 1 << 20;
+
+// Bytes of the distinct buffers a body's chunks are views of.
+function retainedBytes(chunks: readonly Buffer[]): number {
+  const seen = new Set<ArrayBufferLike>();
+  let bytes = 0;
+  for (const chunk of chunks) {
+    if (!seen.has(chunk.buffer)) {
+      seen.add(chunk.buffer);
+      bytes += chunk.buffer.byteLength;
+    }
+  }
+  return bytes;
+}
+
 // Serializes FrontierResults of one project's successive graphs. The last body is kept with each item's byte range,
 // list by list; the next body copies an item's range when the item is the same object as before (compute_frontier
 // hands back the previous object for an unchanged item) or has the same wire fields, and none of its blockers'
@@ -182,7 +208,9 @@ const LOCATE_AFTER_MISSES = 256;
 // by a change of rank) are looked up by id. A write thus encodes only the items it reached.
 // The body is byte for byte JSON.stringify(toFrontierResultWire(...)).
 export class FrontierSerializer {
-  private body: Buffer = Buffer.alloc(0);
+  // the last body's chunks, and where each starts in the whole (one more entry: the length)
+  private chunks: readonly Buffer[] = [];
+  private chunkStart: number[] = [0];
   private lists: Placed[] = [NO_LIST, NO_LIST, NO_LIST, NO_LIST];
   // every blocker named by an item of the last body → its ref as written there (undefined: left out)
   private knownRefs = new Map<number, string | undefined>();
@@ -192,10 +220,11 @@ export class FrontierSerializer {
   reused = 0;
   rendered = 0;
 
+  constructor(private readonly maxChunks = MAX_CHUNKS) {}
+
   serialize(computation: FrontierComputation, refOf: RefOf): SerializedFrontier {
     const changedBlockers = this.changedBlockers(refOf);
     const previous = this.lists;
-    const from = this.body;
     let located: Map<number, number> | null = null;
     // id → list * 2^24 + index of its first place in the last body, built on the first item not found in place
     const locate = (id: number): number => {
@@ -215,10 +244,14 @@ export class FrontierSerializer {
     // encoded texts (each written into the body as it is: no large concatenated string) and copied ranges
     const pieces: (string | Range)[] = [];
     let size = 0;
+    // bytes of the encoded texts
+    let fresh = 0;
     let last: Range | null = null;
     const write = (value: string): void => {
       pieces.push(value);
-      size += Buffer.byteLength(value, 'utf8');
+      const bytes = Buffer.byteLength(value, 'utf8');
+      size += bytes;
+      fresh += bytes;
       last = null;
     };
     const copy = (start: number, end: number, comma: boolean): void => {
@@ -230,7 +263,7 @@ export class FrontierSerializer {
         return;
       }
       if (comma) write(',');
-      last = new Range(from, start, end);
+      last = new Range(start, end);
       pieces.push(last);
       size += end - start;
     };
@@ -295,6 +328,7 @@ export class FrontierSerializer {
         pieces.push(comma ? `,${json}` : json);
         last = null;
         size += bytes + (comma ? 1 : 0);
+        fresh += bytes + (comma ? 1 : 0);
         start[k] = size - bytes;
         end[k] = size;
         rendered++;
@@ -314,16 +348,10 @@ export class FrontierSerializer {
     next.push(place(computation.conduct_eligible, previous[3]));
     write(']}');
 
-    const body = Buffer.allocUnsafe(size);
-    let at = 0;
-    for (const piece of pieces) {
-      if (typeof piece === 'string') {
-        at += body.write(piece, at, 'utf8');
-      } else {
-        at += piece.from.copy(body, at, piece.start, piece.end);
-      }
-    }
-    this.body = body;
+    const chunks = this.assemble(pieces, fresh, size);
+    this.chunks = chunks;
+    this.chunkStart = [0];
+    for (const chunk of chunks) this.chunkStart.push(this.chunkStart[this.chunkStart.length - 1] + chunk.length);
     this.lists = next;
     this.reused = reused;
     this.rendered = rendered;
@@ -331,7 +359,60 @@ export class FrontierSerializer {
     if (knownRefs.size > 4 * (next[0].items.length + next[1].items.length + next[2].items.length) + 1024) {
       this.forget();
     }
-    return { body, etag: etagOf(body) };
+    return { chunks, length: size, etag: etagOf(chunks) };
+  }
+
+  // The next body's chunks: the encoded texts written into one new buffer, each range of the last body as views of
+  // its chunks. A body is thus never copied whole after a write (at 100k items a 23 MB allocation and copy per read,
+  // and as much garbage); past maxChunks, or when the buffers the views keep alive hold more than twice the body,
+  // it is copied into one buffer again.
+  private assemble(pieces: readonly (string | Range)[], fresh: number, size: number): Buffer[] {
+    const text = Buffer.allocUnsafe(fresh);
+    const chunks: Buffer[] = [];
+    let at = 0;
+    let open = -1;
+    for (const piece of pieces) {
+      if (typeof piece === 'string') {
+        if (open < 0) open = at;
+        at += text.write(piece, at, 'utf8');
+        continue;
+      }
+      if (open >= 0) {
+        chunks.push(text.subarray(open, at));
+        open = -1;
+      }
+      this.viewsOf(piece.start, piece.end, chunks);
+    }
+    if (open >= 0) chunks.push(text.subarray(open, at));
+    if (chunks.length > this.maxChunks || retainedBytes(chunks) > 2 * size + RETAINED_SLACK) {
+      return [Buffer.concat(chunks, size)];
+    }
+    return chunks;
+  }
+
+  // Views of the last body's bytes [start, end), appended to `chunks` (merged with the last one when contiguous).
+  private viewsOf(start: number, end: number, chunks: Buffer[]): void {
+    const starts = this.chunkStart;
+    // the last chunk starting at or before `start`
+    let low = 0;
+    let high = this.chunks.length - 1;
+    while (low < high) {
+      const mid = (low + high + 1) >> 1;
+      if (starts[mid] <= start) low = mid;
+      else high = mid - 1;
+    }
+    for (let k = low; start < end; k++) {
+      const chunk = this.chunks[k];
+      const to = Math.min(end, starts[k + 1]);
+      const view = chunk.subarray(start - starts[k], to - starts[k]);
+      const tail = chunks.length > 0 ? chunks[chunks.length - 1] : null;
+      if (tail !== null && tail.buffer === view.buffer && tail.byteOffset + tail.length === view.byteOffset) {
+        chunks[chunks.length - 1] = Buffer.from(tail.buffer, tail.byteOffset, tail.length + view.length);
+      } else {
+        chunks.push(view);
+      }
+      start = to;
+    }
   }
 
   // Quotes through the memos; a blocker quoted for the first time is recorded in knownRefs.

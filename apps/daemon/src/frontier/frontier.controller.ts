@@ -1,3 +1,5 @@
+import { Readable } from 'node:stream';
+
 import { Controller, Get, Header, Headers, Param, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 
@@ -25,13 +27,18 @@ export class FrontierController {
     @Headers('if-none-match') ifNoneMatch: string | undefined,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    const { body, etag } = await this.service.frontierJson(actor, dto);
+    const { chunks, length, etag } = await this.service.frontierJson(actor, dto);
     void reply.header('etag', etag);
     if (ifNoneMatch !== undefined && etagMatches(ifNoneMatch, etag)) {
       await reply.status(304).send();
       return;
     }
-    await reply.header('content-type', 'application/json; charset=utf-8').status(200).send(body);
+    // after a write the body is mostly views of earlier answers' buffers: written one after another, never joined
+    await reply
+      .header('content-type', 'application/json; charset=utf-8')
+      .header('content-length', length)
+      .status(200)
+      .send(chunks.length === 1 ? chunks[0] : Readable.from(chunks, { objectMode: false }));
   }
 
   @Get('frontier/list')

@@ -8,6 +8,7 @@ import { createProject, insertEdges, insertEnvironment, insertItems, insertRun }
 import { DependenciesRepository } from '../../src/dependencies/dependencies.repository';
 import { DependencyFactsService } from '../../src/dependencies/dependency-facts.service';
 import { ProjectGraph } from '../../src/frontier/frontier-graph';
+import { bodyBytes } from '../../src/frontier/frontier-serializer';
 import { FrontierRepository, ProjectRow } from '../../src/frontier/frontier.repository';
 import { FrontierService, LoadOptions } from '../../src/frontier/frontier.service';
 import { createMediumDatabase, MediumDatabase } from './setup/medium';
@@ -269,7 +270,7 @@ describe(FrontierService.name, () => {
       blockerFacts: full.facts,
       wipCap: 3,
     });
-    expect(served.body.toString('utf8')).toBe(JSON.stringify(toFrontierResultWire(computed, full.refOf)));
+    expect(bodyBytes(served).toString('utf8')).toBe(JSON.stringify(toFrontierResultWire(computed, full.refOf)));
   }
 
   describe('currentGraph', () => {
