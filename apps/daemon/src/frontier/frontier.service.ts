@@ -355,7 +355,8 @@ export class FrontierService {
           await this.repository.findEdgesOfDependents(outcome.newCandidates, state.gates, options.rationale),
         );
       }
-      const settled = settleOutside(state);
+      // the outside blockers follow the edges and candidates: nothing to settle when the delta left those alone
+      const settled = outcome.shape ? settleOutside(state) : { missing: [] };
       if (settled.missing.length > 0) {
         addOutside(state, settled.missing, await this.repository.findItemsById(settled.missing));
         changed = true;
