@@ -1,8 +1,9 @@
-import { buildCompactGraph } from '../dependencies/cycles';
 import { isTerminalStatus } from '../dependencies/satisfaction';
-import { downstreamDepth, namedStuckCycles } from './depth';
-import { EdgeResolution, GroupedEdges, groupUnsatisfied, indexItems } from './edge-resolution';
-import { rankCandidates } from './ranking';
+import { namedStuckCycles } from './depth';
+import { EdgeResolution } from './edge-resolution';
+import { EdgeStructure } from './edge-structure';
+import { changedInPlace, indexItems } from './item-index';
+import { placeInOrder, rankCandidates } from './ranking';
 import {
   CHARGE_RELEVANT_STATUSES,
   FrontierComputation,
@@ -11,7 +12,7 @@ import {
   FrontierItem,
 } from './vocabulary';
 import { applyWipCap, DEFAULT_WIP_CAP } from './wip';
-import { alignItems, FrontierMemo } from './memo';
+import { alignItems, FrontierMemo, FrontierState } from './memo';
 import { parseTimestamp } from './timestamps';
 
 export * from './vocabulary';
@@ -38,17 +39,30 @@ function operatorReason(item: FrontierInputItem): string {
   return item.blockedReason ? `blocked by operator: ${item.blockedReason}` : 'blocked by operator';
 }
 
-// What an output item is built from besides its input item: one run's edge resolution, unsatisfied edges grouped
-// by dependent, stuck-cycle reasons and depths.
+// What an output item is built from besides its input item: one run's edges, their resolution and stuck-cycle
+// reasons.
 interface RunFacts {
+  structure: EdgeStructure;
   resolution: EdgeResolution;
-  grouped: GroupedEdges;
   cycleReason: Map<number, string> | null;
-  depth: Int32Array;
+}
+
+// Step 1: a candidate is a kept, non-terminal item that is charge-relevant or flagged blocked.
+function isCandidateItem(item: FrontierInputItem): boolean {
+  return !isTerminalStatus(item.status) && (item.blocked || CHARGE_RELEVANT.has(item.status));
+}
+
+// Step 5: wip_active counts these over every input item.
+function countsAsWip(item: FrontierInputItem): number {
+  return !item.frozen && (item.status === 'implementing' || item.status === 'reviewing-implementation') ? 1 : 0;
+}
+
+function bucketOf(item: FrontierInputItem, v: number, run: RunFacts): number {
+  return item.frozen ? FROZEN : item.blocked || run.resolution.unsatisfiedCount[v] > 0 ? BLOCKED : RUNNABLE;
 }
 
 function toFrontierItem(item: FrontierInputItem, v: number, run: RunFacts): FrontierItem {
-  const { resolution, grouped, cycleReason, depth } = run;
+  const { structure, resolution, cycleReason } = run;
   const edgeCount = resolution.unsatisfiedCount[v];
   const waiting = edgeCount > 0 || item.blocked;
   let blockedBy: readonly number[] = NO_BLOCKERS;
@@ -64,11 +78,14 @@ function toFrontierItem(item: FrontierInputItem, v: number, run: RunFacts): Fron
     if (cycle !== undefined) {
       texts[at++] = cycle;
     }
-    const start = grouped.start[v];
-    const reasonText = resolution.reasonText;
-    for (let k = 0; k < edgeCount; k++) {
-      ids[k] = grouped.blockerId[start + k];
-      texts[at++] = reasonText[grouped.reason[start + k]];
+    const { inEdges, blockerSlot, slotIds } = structure;
+    const { unsatisfied, reason } = resolution;
+    for (let slot = structure.inStart[v], k = 0; k < edgeCount; slot++) {
+      const e = inEdges[slot];
+      if (unsatisfied[e] === 1) {
+        ids[k++] = slotIds[blockerSlot[e]];
+        texts[at++] = reason[e];
+      }
     }
     blockedBy = ids;
     reasons = texts;
@@ -85,8 +102,8 @@ function toFrontierItem(item: FrontierInputItem, v: number, run: RunFacts): Fron
     adapter: waiting ? 'wait' : item.stageAdapter,
     blocked_by: blockedBy,
     blocked_reasons: reasons,
-    unblocks_count: resolution.unblocks[v],
-    downstream_depth: depth[v],
+    unblocks_count: structure.unblocks[v],
+    downstream_depth: structure.depth[v],
     created_at: item.createdAt,
     stage_adapter: item.stageAdapter,
     lifecycle_rank: item.lifecycleRank,
@@ -99,13 +116,13 @@ function toFrontierItem(item: FrontierInputItem, v: number, run: RunFacts): Fron
 // The previous output item when every field this run would give it is equal: same input object (so every field
 // taken from the item), same adapter, counts, blockers and reasons.
 function unchangedOutput(previous: FrontierItem, item: FrontierInputItem, v: number, run: RunFacts): boolean {
-  const { resolution, grouped, cycleReason, depth } = run;
+  const { structure, resolution, cycleReason } = run;
   const edgeCount = resolution.unsatisfiedCount[v];
   const waiting = edgeCount > 0 || item.blocked;
   if (
     previous.adapter !== (waiting ? 'wait' : item.stageAdapter) ||
-    previous.unblocks_count !== resolution.unblocks[v] ||
-    previous.downstream_depth !== depth[v] ||
+    previous.unblocks_count !== structure.unblocks[v] ||
+    previous.downstream_depth !== structure.depth[v] ||
     previous.blocked_by.length !== edgeCount
   ) {
     return false;
@@ -127,38 +144,52 @@ function unchangedOutput(previous: FrontierItem, item: FrontierInputItem, v: num
   if (texts.length !== at + edgeCount) {
     return false;
   }
-  const start = grouped.start[v];
-  const reasonText = resolution.reasonText;
-  for (let k = 0; k < edgeCount; k++) {
-    if (
-      previous.blocked_by[k] !== grouped.blockerId[start + k] ||
-      texts[at + k] !== reasonText[grouped.reason[start + k]]
-    ) {
-      return false;
+  const { inEdges, blockerSlot, slotIds } = structure;
+  const { unsatisfied, reason } = resolution;
+  for (let slot = structure.inStart[v], k = 0; k < edgeCount; slot++) {
+    const e = inEdges[slot];
+    if (unsatisfied[e] === 1) {
+      if (previous.blocked_by[k] !== slotIds[blockerSlot[e]] || texts[at + k] !== reason[e]) {
+        return false;
+      }
+      k++;
     }
   }
   return true;
 }
 
+// Stuck cycles are looked for only where the edges close one.
+function stuckCycles(
+  items: readonly FrontierInputItem[],
+  structure: EdgeStructure,
+  resolution: EdgeResolution,
+  cycles: number[][],
+): Map<number, string> | null {
+  return structure.hasCycle || resolution.selfLoopTotal > 0
+    ? namedStuckCycles(items, structure, resolution, cycles)
+    : null;
+}
+
 // Candidates in the order of their previous rank (those without one last, in input order): the sort that follows
 // then mostly confirms it.
-function inPreviousOrder(candidates: readonly number[], aligned: Int32Array, previousRank: Int32Array): number[] {
-  const slots = new Int32Array(previousRank.length).fill(-1);
+function inPreviousOrder(candidates: readonly number[], aligned: Int32Array, previous: FrontierState): number[] {
+  // current position of each previous candidate still a candidate
+  const now = new Int32Array(previous.items.length).fill(-1);
   const fresh: number[] = [];
   for (let k = 0; k < candidates.length; k++) {
     const v = candidates[k];
     const p = aligned[v];
-    const rank = p >= 0 && p < previousRank.length ? previousRank[p] : -1;
-    if (rank >= 0 && slots[rank] === -1) {
-      slots[rank] = v;
+    if (p >= 0 && previous.isCandidate[p] === 1 && now[p] === -1) {
+      now[p] = v;
     } else {
       fresh.push(v);
     }
   }
   const order: number[] = [];
-  for (let r = 0; r < slots.length; r++) {
-    if (slots[r] !== -1) {
-      order.push(slots[r]);
+  for (let k = 0; k < previous.order.length; k++) {
+    const v = now[previous.order[k]];
+    if (v !== -1) {
+      order.push(v);
     }
   }
   for (const v of fresh) {
@@ -167,14 +198,16 @@ function inPreviousOrder(candidates: readonly number[], aligned: Int32Array, pre
   return order;
 }
 
-// With a memo (kept by the caller between runs over one project), unchanged output items are the previous objects
-// and the ranking starts from the previous order; the answer is the same with or without it (see memo.ts).
-export function computeFrontier(input: FrontierInput, memo?: FrontierMemo): FrontierComputation {
+// Every step over every item and edge. With a previous state, an output item equal to the previous one for the same
+// input object is that object, and the ranking starts from the previous order. `changed` (see changedInPlace) is
+// given only with a previous state.
+function computeAll(input: FrontierInput, previous: FrontierState | null, changed: Uint8Array | null): FrontierState {
   const { items, edges, blockerFacts } = input;
   const n = items.length;
-  const index = indexItems(items);
-  // position of each item in the memo's previous run (same object), or -1
-  const aligned = memo === undefined ? null : alignItems(items, memo.items);
+  // positions carry over when the write updated items in place
+  const index = changed !== null ? previous!.index : indexItems(items);
+  const structure =
+    changed !== null && previous!.structure.describes(edges) ? previous!.structure : new EdgeStructure(edges, index, n);
 
   // Step 1: candidates; step 5: wip_active over every input item.
   const candidates: number[] = [];
@@ -185,83 +218,162 @@ export function computeFrontier(input: FrontierInput, memo?: FrontierMemo): Fron
       continue;
     }
     const item = items[v];
-    const status = item.status;
-    if (!item.frozen && (status === 'implementing' || status === 'reviewing-implementation')) {
-      wipActive++;
-    }
-    if (!isTerminalStatus(status) && (item.blocked || CHARGE_RELEVANT.has(status))) {
+    wipActive += countsAsWip(item);
+    if (isCandidateItem(item)) {
       candidates.push(v);
       isCandidate[v] = 1;
     }
   }
 
-  const resolution = new EdgeResolution(items, edges, blockerFacts, input.acceptForeignRuns ?? false);
-  resolution.resolve(index, isCandidate);
-
-  const depth = new Int32Array(n);
-  const graph = buildCompactGraph(n, resolution.blockerOf, resolution.dependentOf, edges.length, resolution.graphEdge);
-  const hasCycle = downstreamDepth(graph, depth);
+  const resolution = new EdgeResolution(structure, n, blockerFacts, input.acceptForeignRuns ?? false);
+  resolution.resolveAll(items, isCandidate);
   const cycles: number[][] = [];
-  const cycleReason = hasCycle || resolution.anySelfLoop ? namedStuckCycles(items, resolution, cycles) : null;
+  const run: RunFacts = { structure, resolution, cycleReason: stuckCycles(items, structure, resolution, cycles) };
 
+  // position of each item in the previous run (same object), or -1
+  const aligned =
+    previous === null
+      ? null
+      : changed === null
+        ? alignItems(items, previous.items)
+        : Int32Array.from(changed, (c, v) => (c === 1 ? -1 : v));
   // Output objects are built in input order (sequential reads of items and arrays), then placed by rank.
-  const grouped = groupUnsatisfied(resolution, edges, n);
-  const run: RunFacts = { resolution, grouped, cycleReason, depth };
-  const built: FrontierItem[] = new Array<FrontierItem>(n);
-  const bucketOf = new Uint8Array(n);
-  const created = new Float64Array(n).fill(NaN);
+  const outputs = new Array<FrontierItem | undefined>(n);
+  const bucket = new Uint8Array(n);
+  const created = new Float64Array(n);
   for (let k = 0; k < candidates.length; k++) {
     const v = candidates[k];
     const item = items[v];
     const p = aligned === null ? -1 : aligned[v];
-    const previous = p >= 0 ? memo!.outputs[p] : undefined;
-    built[v] =
-      previous !== undefined && unchangedOutput(previous, item, v, run) ? previous : toFrontierItem(item, v, run);
-    bucketOf[v] = item.frozen ? FROZEN : item.blocked || resolution.unsatisfiedCount[v] > 0 ? BLOCKED : RUNNABLE;
-    created[v] = p >= 0 && memo!.created.length > p ? memo!.created[p] : parseTimestamp(item.createdAt);
+    const before = p >= 0 ? previous!.outputs[p] : undefined;
+    outputs[v] = before !== undefined && unchangedOutput(before, item, v, run) ? before : toFrontierItem(item, v, run);
+    bucket[v] = bucketOf(item, v, run);
+    created[v] = before !== undefined ? previous!.created[p] : parseTimestamp(item.createdAt);
   }
-  const order = aligned === null ? candidates : inPreviousOrder(candidates, aligned, memo!.rank);
-  rankCandidates(
-    order,
+  const order = aligned === null ? candidates : inPreviousOrder(candidates, aligned, previous!);
+  const rankFacts = { items, ids: index.ids, depth: structure.depth, unblocks: structure.unblocks, created };
+  rankCandidates(order, rankFacts, aligned !== null);
+  return {
     items,
-    index.ids,
-    depth,
-    resolution.unblocks,
+    index,
+    structure,
+    resolution,
+    isCandidate,
+    wipActive,
+    outputs,
+    bucket,
     created,
-    aligned !== null && memo!.items.length > 0,
-  );
+    cycleReason: run.cycleReason,
+    cycles,
+    order: Int32Array.from(order),
+  };
+}
 
-  // Steps 7 and 8: reclassification (done in toFrontierItem) and partition, in rank order.
-  const runnable: FrontierItem[] = [];
-  const blocked: FrontierItem[] = [];
-  const frozen: FrontierItem[] = [];
+// A run after items were updated in place, over the same edges: the previous state brought up to date at the changed
+// positions and the outputs they reach (through their edges or a stuck cycle).
+function computeChanged(input: FrontierInput, previous: FrontierState, changed: Uint8Array): FrontierState {
+  const { items, blockerFacts } = input;
+  const n = items.length;
+  const { structure, resolution, isCandidate, outputs, bucket, created, index } = previous;
+  let wipActive = previous.wipActive;
+  // changed candidates, whose rank keys may have changed with their items
+  const moved: number[] = [];
+  for (let v = 0; v < n; v++) {
+    if (changed[v] === 0 || index.keep[v] === 0) {
+      continue;
+    }
+    const item = items[v];
+    wipActive += countsAsWip(item) - countsAsWip(previous.items[v]);
+    isCandidate[v] = isCandidateItem(item) ? 1 : 0;
+    if (isCandidate[v] === 1) {
+      moved.push(v);
+      created[v] = parseTimestamp(item.createdAt);
+    } else {
+      outputs[v] = undefined;
+    }
+  }
+
+  // dependents of re-evaluated edges, and items on a stuck cycle before or now
+  const touched = new Uint8Array(n);
+  resolution.resolveChanged(items, blockerFacts, changed, isCandidate, touched);
+  const cycles: number[][] = [];
+  const run: RunFacts = { structure, resolution, cycleReason: stuckCycles(items, structure, resolution, cycles) };
+  for (const reasons of [previous.cycleReason, run.cycleReason]) {
+    reasons?.forEach((_reason, v) => (touched[v] = 1));
+  }
+
+  for (let v = 0; v < n; v++) {
+    if (isCandidate[v] === 0 || (changed[v] === 0 && touched[v] === 0)) {
+      continue;
+    }
+    const item = items[v];
+    const before = changed[v] === 0 ? outputs[v] : undefined;
+    outputs[v] = before !== undefined && unchangedOutput(before, item, v, run) ? before : toFrontierItem(item, v, run);
+    bucket[v] = bucketOf(item, v, run);
+  }
+
+  // the previous order less the changed and former candidates is still in rank order
+  const order = previous.order;
+  let kept = 0;
   for (let k = 0; k < order.length; k++) {
     const v = order[k];
-    const bucket = bucketOf[v];
-    (bucket === RUNNABLE ? runnable : bucket === BLOCKED ? blocked : frozen).push(built[v]);
+    if (changed[v] === 0) {
+      order[kept++] = v;
+    }
   }
+  const rankFacts = { items, ids: index.ids, depth: structure.depth, unblocks: structure.unblocks, created };
+  return {
+    ...previous,
+    items,
+    wipActive,
+    cycleReason: run.cycleReason,
+    cycles,
+    order: placeInOrder(order.subarray(0, kept), moved, rankFacts),
+  };
+}
+
+// With a memo (kept by the caller between runs over one project), unchanged output items are the previous objects
+// and the ranking starts from the previous order; the answer is the same with or without it (see memo.ts).
+export function computeFrontier(input: FrontierInput, memo?: FrontierMemo): FrontierComputation {
+  const previous = memo?.take() ?? null;
+  const changed = previous === null ? null : changedInPlace(input.items, previous.items, previous.index);
+  // an update in place over the same edges and options
+  const state =
+    previous !== null &&
+    changed !== null &&
+    previous.structure.describes(input.edges) &&
+    previous.resolution.acceptForeignRuns === (input.acceptForeignRuns ?? false)
+      ? computeChanged(input, previous, changed)
+      : computeAll(input, previous, changed);
+
+  // Steps 7 and 8: reclassification (done in toFrontierItem) and partition, in rank order (each list allocated once,
+  // at its size).
+  const { order, outputs, bucket } = state;
+  const sizes = [0, 0, 0];
+  for (let k = 0; k < order.length; k++) {
+    sizes[bucket[order[k]]]++;
+  }
+  const lists = sizes.map((size) => new Array<FrontierItem>(size));
+  const filled = [0, 0, 0];
+  for (let k = 0; k < order.length; k++) {
+    const v = order[k];
+    const b = bucket[v];
+    lists[b][filled[b]++] = outputs[v] as FrontierItem;
+  }
+  const [runnable, blocked, frozen] = lists;
 
   const wipCap = Number.isFinite(input.wipCap) ? Math.max(0, Math.floor(input.wipCap)) : DEFAULT_WIP_CAP;
-  const { eligible, suppressed, remaining } = applyWipCap(runnable, wipCap, wipActive);
-  if (memo !== undefined) {
-    const rank = new Int32Array(n).fill(-1);
-    for (let k = 0; k < order.length; k++) {
-      rank[order[k]] = k;
-    }
-    memo.items = items;
-    memo.outputs = built;
-    memo.rank = rank;
-    memo.created = created;
-  }
+  const { eligible, suppressed, remaining } = applyWipCap(runnable, wipCap, state.wipActive);
+  memo?.keep(state);
   return {
     runnable,
     blocked,
     frozen,
     wip_cap: wipCap,
-    wip_active: wipActive,
+    wip_active: state.wipActive,
     conduct_eligible: eligible,
     wip_remaining: remaining,
     wip_suppressed: suppressed,
-    cycles,
+    cycles: state.cycles,
   };
 }

@@ -1,10 +1,50 @@
 import { buildCompactGraph, CompactGraph, cycleThrough, stronglyConnectedComponents } from '../dependencies/cycles';
 import { formatCycle } from '../dependencies/gates';
-import { EdgeResolution } from './edge-resolution';
+import type { EdgeResolution } from './edge-resolution';
+import type { EdgeStructure } from './edge-structure';
 import { FrontierInputItem } from './vocabulary';
 
-// Step 4: downstream_depth. Tarjan emits components sinks-first, so every dependent outside a node's own
-// component is final before the node; edges inside a component (cycle edges) are ignored.
+// Step 4: downstream_depth when the edges between input items form no cycle (the usual graph): items are taken
+// sinks first (Kahn's order over the reversed edges), each one final once all its dependents are. `graphOut` is each
+// item's count of such edges to another input item, `inStart`/`inEdges` the edges into each item. False, with depth
+// left partial, when a cycle keeps some item from being reached.
+export function acyclicDepth(
+  graphOut: Int32Array,
+  inStart: Int32Array,
+  inEdges: Int32Array,
+  blockerOf: Int32Array,
+  depth: Int32Array,
+): boolean {
+  const n = graphOut.length;
+  const remaining = graphOut.slice();
+  const queue = new Int32Array(n);
+  let tail = 0;
+  for (let v = 0; v < n; v++) {
+    if (remaining[v] === 0) {
+      queue[tail++] = v;
+    }
+  }
+  for (let head = 0; head < tail; head++) {
+    const w = queue[head];
+    const reach = depth[w] + 1;
+    for (let slot = inStart[w]; slot < inStart[w + 1]; slot++) {
+      const b = blockerOf[inEdges[slot]];
+      if (b < 0 || b === w) {
+        continue;
+      }
+      if (depth[b] < reach) {
+        depth[b] = reach;
+      }
+      if (--remaining[b] === 0) {
+        queue[tail++] = b;
+      }
+    }
+  }
+  return tail === n;
+}
+
+// Step 4 over any graph: downstream_depth. Tarjan emits components sinks-first, so every dependent outside a
+// node's own component is final before the node; edges inside a component (cycle edges) are ignored.
 export function downstreamDepth(graph: CompactGraph, depth: Int32Array): boolean {
   const { offsets, targets } = graph;
   const { componentOf, order } = stronglyConnectedComponents(graph);
@@ -30,23 +70,25 @@ export function downstreamDepth(graph: CompactGraph, depth: Int32Array): boolean
 // shared by all its members.
 export function namedStuckCycles(
   items: readonly FrontierInputItem[],
+  structure: EdgeStructure,
   resolution: EdgeResolution,
   cycles: number[][],
 ): Map<number, string> {
   const n = items.length;
-  const m = resolution.unsatisfied.length;
+  const { blockerOf, dependentOf } = structure;
+  const m = blockerOf.length;
   const include = new Uint8Array(m);
   for (let e = 0; e < m; e++) {
-    include[e] = resolution.unsatisfied[e] === 1 && resolution.blockerOf[e] >= 0 ? 1 : 0;
+    include[e] = resolution.unsatisfied[e] === 1 && blockerOf[e] >= 0 ? 1 : 0;
   }
-  const stuck = buildCompactGraph(n, resolution.blockerOf, resolution.dependentOf, m, include);
+  const stuck = buildCompactGraph(n, blockerOf, dependentOf, m, include);
   const components = stronglyConnectedComponents(stuck);
   const reasonOfComponent = new Map<number, string>();
   const cycleReason = new Map<number, string>();
   const label = (v: number): string => items[v].ref;
   for (let v = 0; v < n; v++) {
     const component = components.componentOf[v];
-    if (components.componentSize[component] === 1 && resolution.selfLoop[v] === 0) {
+    if (components.componentSize[component] === 1 && resolution.selfLoops[v] === 0) {
       continue;
     }
     let reason = reasonOfComponent.get(component);

@@ -127,6 +127,141 @@ describe('computeFrontier with a memo', () => {
     );
   });
 
+  // The memo carries edge results, outputs and the rank order across runs where items were replaced in place and the
+  // edges array is the same; any change to an item, a facts object, the facts map, the edges or the options must
+  // reach every answer that depends on it.
+  it('should give exactly the answer without it across in-place writes, facts changes and new edges', () => {
+    const ORDER = ['idea', 'planned', 'implementing', 'reviewing-implementation', 'release', 'done'];
+    const FORMS = [
+      'status:done',
+      'status:implementing',
+      'status:planned',
+      'fact:merged',
+      'fact:deployed:prod',
+      'bogus',
+    ];
+    const itemOf = (id: number, spec: Spec, label: number): FrontierInputItem => ({
+      ...inputItem(id, spec),
+      ref: label % 2 === 0 ? `A-${id}` : `A-${id}-renamed`,
+    });
+    const factsArb = fc.record({
+      status: fc.option(fc.constantFrom(...STATUSES), { freq: 5 }),
+      merged: fc.boolean(),
+      deployed: fc.boolean(),
+      registered: fc.boolean(),
+      withRef: fc.boolean(),
+      withOrder: fc.boolean(),
+    });
+    const factsOfSpec = (id: number, f: typeof factsArb extends fc.Arbitrary<infer T> ? T : never): BlockerFacts => ({
+      status: f.status,
+      mergedAt: f.merged ? '2026-01-01T00:00:00.000' : null,
+      deployedEnvironments: new Set(f.deployed ? ['prod'] : []),
+      registeredEnvironments: new Set(f.registered ? ['prod'] : []),
+      stageOrder: f.withOrder ? ORDER : undefined,
+      ref: f.withRef ? `F-${id}` : undefined,
+    });
+    const id = fc.integer({ min: 1, max: 24 });
+    // ids 21..24 are never items: blockers outside the input
+    const opArb = fc.oneof(
+      { weight: 6, arbitrary: fc.record({ kind: fc.constant('item' as const), id, spec: specArb, label: fc.nat(1) }) },
+      { weight: 2, arbitrary: fc.record({ kind: fc.constant('same item' as const), id }) },
+      { weight: 4, arbitrary: fc.record({ kind: fc.constant('facts' as const), id, facts: factsArb }) },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant('drop facts' as const), id }) },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant('same facts' as const) }) },
+      {
+        weight: 1,
+        arbitrary: fc.record({
+          kind: fc.constant('edge' as const),
+          blocker: id,
+          dependent: id,
+          satisfaction: fc.constantFrom(...FORMS),
+        }),
+      },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant('unedge' as const), at: fc.nat() }) },
+      {
+        weight: 1,
+        arbitrary: fc.record({ kind: fc.constant('replace edge' as const), at: fc.nat(), blocker: id, dependent: id }),
+      },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant('same edges' as const) }) },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant('remove' as const), id }) },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant('duplicate' as const), id }) },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant('foreign' as const) }) },
+    );
+    fc.assert(
+      fc.property(
+        fc.array(specArb, { minLength: 20, maxLength: 20 }),
+        fc.array(fc.tuple(id, id, fc.constantFrom(...FORMS)), { maxLength: 40 }),
+        fc.array(fc.option(factsArb, { freq: 8 }), { minLength: 24, maxLength: 24 }),
+        fc.array(fc.array(opArb, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 12 }),
+        (specs, edgeSpecs, factSpecs, batches) => {
+          let items: FrontierInputItem[] = specs.map((spec, i) => itemOf(i + 1, spec, 0));
+          let edges: FrontierEdge[] = edgeSpecs.map(([blocker, dependent, satisfaction]) => ({
+            blocker,
+            dependent,
+            satisfaction,
+          }));
+          let facts = new Map<number, BlockerFacts>();
+          factSpecs.forEach((f, i) => f !== null && facts.set(i + 1, factsOfSpec(i + 1, f)));
+          let acceptForeignRuns = false;
+          const memo = new FrontierMemo();
+          let previous: FrontierComputation | null = null;
+          let previousInputs = new Map<number, FrontierInputItem>();
+          for (const batch of [[], ...batches]) {
+            for (const op of batch) {
+              const at = items.findIndex((item) => item.id === (op as { id?: number }).id);
+              if (op.kind === 'item' && at >= 0) {
+                items = items.slice();
+                items[at] = itemOf(op.id, op.spec, op.label);
+              } else if (op.kind === 'same item' && at >= 0) {
+                items = items.slice();
+                items[at] = { ...items[at] };
+              } else if (op.kind === 'facts' || op.kind === 'drop facts' || op.kind === 'same facts') {
+                facts = new Map(facts);
+                if (op.kind === 'facts') facts.set(op.id, factsOfSpec(op.id, op.facts));
+                if (op.kind === 'drop facts') facts.delete(op.id);
+              } else if (op.kind === 'edge') {
+                edges = [...edges, { blocker: op.blocker, dependent: op.dependent, satisfaction: op.satisfaction }];
+              } else if (op.kind === 'unedge' && edges.length > 0) {
+                edges = edges.filter((_e, k) => k !== op.at % edges.length);
+              } else if (op.kind === 'replace edge' && edges.length > 0) {
+                const k = op.at % edges.length;
+                edges = edges.slice();
+                edges[k] = { ...edges[k], blocker: op.blocker, dependent: op.dependent };
+              } else if (op.kind === 'same edges') {
+                edges = edges.slice();
+              } else if (op.kind === 'remove' && at >= 0) {
+                items = items.filter((_item, k) => k !== at);
+              } else if (op.kind === 'duplicate' && at >= 0) {
+                items = [...items.slice(0, at + 1), { ...items[at], title: 'second' }, ...items.slice(at + 1)];
+              } else if (op.kind === 'foreign') {
+                acceptForeignRuns = !acceptForeignRuns;
+              }
+            }
+            const input = { items, edges, blockerFacts: facts, wipCap: 3, acceptForeignRuns };
+            const fresh = computeFrontier(input);
+            const got = computeFrontier(input, memo);
+            expect(got).toEqual(fresh);
+            const inputs = new Map<number, FrontierInputItem>();
+            for (const item of [...items].reverse()) inputs.set(item.id, item);
+            if (previous !== null) {
+              const before = new Map(outputs(previous).map((o) => [o.item_id, o]));
+              for (const output of outputs(got)) {
+                const old = before.get(output.item_id);
+                const sameInput = previousInputs.get(output.item_id) === inputs.get(output.item_id);
+                if (old !== undefined && sameInput && JSON.stringify(old) === JSON.stringify(output)) {
+                  expect(output).toBe(old);
+                }
+              }
+            }
+            previous = got;
+            previousInputs = inputs;
+          }
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
   it('should align items that kept their object across inserts, removals and replacements', () => {
     const make = (id: number) => inputItem(id, { status: 1, priority: 0, frozen: false, blocked: false, created: 0 });
     const before = Array.from({ length: 80 }, (_v, i) => make(i + 1));

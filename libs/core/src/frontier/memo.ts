@@ -1,22 +1,55 @@
+import type { EdgeResolution } from './edge-resolution';
+import type { EdgeStructure } from './edge-structure';
+import type { ItemIndex } from './item-index';
 import { FrontierInputItem, FrontierItem } from './vocabulary';
 
 // What one compute_frontier leaves for the next one over the same project, so that a run after a small write
 // costs little more than the write: the output item of every unchanged candidate is handed back as the very same
 // object (a serializer copies its bytes after one identity check), each item's created_at is parsed once, and the
-// ranking starts from the previous order (an adaptive sort then does close to one comparison per item).
+// ranking starts from the previous order.
 //
 // Input items are recognised by identity: the caller gives an unchanged row the same FrontierInputItem object as
-// before, and never mutates one it has handed over. Everything the output depends on besides the input item
-// (edges, blocker facts, depth, unblocks, cycles) is recomputed and compared, so a memo never changes an answer:
+// before, and never mutates one it has handed over; likewise the edges array, the edge objects in it, the
+// blockerFacts map and the facts objects in it (a change comes as a new array, map or object). When every position
+// holds the same id as last run (a write that updated items in place) and the edges are the same objects, the run
+// re-evaluates only the edges whose blocker facts object or end items changed, rebuilds only the outputs those
+// reach, and places only the changed candidates into the previous order; anything else recomputes the edges and
+// compares each output with the previous one. Either way a memo never changes an answer:
 // computeFrontier(input, memo) deep-equals computeFrontier(input), whatever the memo holds.
 export class FrontierMemo {
-  items: readonly FrontierInputItem[] = [];
-  // by position in `items`: the output item built for it (candidates only)
-  outputs: (FrontierItem | undefined)[] = [];
-  // by position in `items`: its place in the previous rank order, -1 when not a candidate
-  rank: Int32Array = new Int32Array(0);
-  // by position in `items`: created_at parsed (NaN: not parsed)
-  created: Float64Array = new Float64Array(0);
+  private state: FrontierState | null = null;
+
+  // The last run's state, for one run: that run updates it in place and keeps its own when it finishes, so a run
+  // that throws leaves an empty memo, never a half-updated one.
+  take(): FrontierState | null {
+    const state = this.state;
+    this.state = null;
+    return state;
+  }
+
+  keep(state: FrontierState): void {
+    this.state = state;
+  }
+}
+
+// One run's results, by item position unless said otherwise.
+export interface FrontierState {
+  items: readonly FrontierInputItem[];
+  index: ItemIndex;
+  structure: EdgeStructure;
+  resolution: EdgeResolution;
+  isCandidate: Uint8Array;
+  wipActive: number;
+  // the output item built for each candidate (undefined elsewhere), and its bucket
+  outputs: (FrontierItem | undefined)[];
+  bucket: Uint8Array;
+  // created_at parsed (candidates only)
+  created: Float64Array;
+  // stuck-cycle reason of each item on one; the cycles named (this run's answer, not read by the next run)
+  cycleReason: Map<number, string> | null;
+  cycles: number[][];
+  // candidate positions in rank order
+  order: Int32Array;
 }
 
 // Consecutive misses after which alignment stops looking nearby and maps every previous item by identity.

@@ -10,7 +10,7 @@ import {
   FrontierInputItem,
   PRIORITIES,
 } from './compute-frontier';
-import { radixSort } from './ranking';
+import { placeInOrder, radixSort, rankCandidates } from './ranking';
 
 // The frontier sorts by packed numeric keys (priority, depth and unblocks in one double; lifecycle and created_at in
 // a second one when they fit exactly, else compared one by one). Whatever the inputs, that order must be exactly
@@ -125,6 +125,62 @@ describe('ranking (packed keys)', () => {
         },
       ),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe('placeInOrder', () => {
+  // After a write only the changed candidates are placed into the previous order, one comparison at a time: that
+  // comparison must agree with the packed keys of the full ranking, saturated counts and unpackable keys included.
+  it('should put the moved candidates exactly where ranking every candidate puts them', () => {
+    const count = fc.constantFrom(0, 1, 2, 2 ** 22 - 1, 2 ** 22, 2 ** 23);
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            priority: fc.constantFrom(...PRIORITIES, 'urgent'),
+            lifecycle: fc.oneof(fc.integer({ min: 0, max: 3 }), fc.constantFrom(-1, 2.5, 5000, NaN, Infinity)),
+            created: fc.oneof(fc.integer({ min: 0, max: 3 }), fc.constantFrom(2 ** 50, Infinity)),
+            depth: count,
+            unblocks: count,
+            moved: fc.boolean(),
+          }),
+          { minLength: 1, maxLength: 40 },
+        ),
+        fc.boolean(),
+        (rows, shuffledIds) => {
+          const items = rows.map((row, i): FrontierInputItem => ({
+            id: shuffledIds ? (i * 7919) % 10007 : i + 1,
+            ref: `A-${i + 1}`,
+            title: `item ${i + 1}`,
+            status: 'planned',
+            priority: row.priority,
+            project: 'alpha',
+            workflowId: 'issue',
+            workflowVersionId: 1,
+            frozen: false,
+            blocked: false,
+            blockedReason: null,
+            createdAt: '2026-01-01T00:00:00.000',
+            stageAdapter: 'conduct',
+            lifecycleRank: row.lifecycle,
+            isEpic: false,
+          }));
+          const facts = {
+            items,
+            ids: Float64Array.from(items, (item) => item.id),
+            depth: Int32Array.from(rows, (row) => row.depth),
+            unblocks: Int32Array.from(rows, (row) => row.unblocks),
+            created: Float64Array.from(rows, (row) => row.created),
+          };
+          const ranked = rows.map((_row, v) => v);
+          rankCandidates(ranked, facts);
+          const kept = Int32Array.from(ranked.filter((v) => !rows[v].moved));
+          const moved = ranked.filter((v) => rows[v].moved).reverse();
+          expect([...placeInOrder(kept, moved, facts)]).toEqual(ranked);
+        },
+      ),
+      { numRuns: 500 },
     );
   });
 });

@@ -2,11 +2,8 @@ import { parseTimestamp } from './timestamps';
 import { FrontierInputItem, FrontierItem, RankingKey } from './vocabulary';
 
 const COUNT_LIMIT = 2 ** 22 - 1;
-// lifecycle ranks below 2^10 and created_at spans below 2^42 ms (139 years) pack exactly into one double
-const LIFECYCLE_LIMIT = 2 ** 10;
-const CREATED_SPAN_LIMIT = 2 ** 42;
-const DEPTH_WEIGHT = 2 ** 22;
-const PRIORITY_WEIGHT = 2 ** 44;
+// integers up to here are exact in a double
+const PACK_LIMIT = 2 ** 53;
 
 // Unknown priority values rank after low.
 export function priorityRank(priority: string): number {
@@ -41,78 +38,145 @@ export function rankDifference(a: FrontierItem, b: FrontierItem): { key: Ranking
 }
 
 // Ranking keys precomputed once, then one sort: a radix sort from scratch, the adaptive comparison sort when the
-// candidates come close to rank order (the memo's previous order after a small write: about one comparison each).
-// priority, depth and unblocks pack exactly into one double (2 + 22 + 22 bits; counts saturate at 2^22 - 1);
-// lifecycle (negated, closer to done first) and created_at pack into a second one whenever both fit exactly, else
-// they are compared one after the other.
-export function rankCandidates(
-  candidates: number[],
-  items: readonly FrontierInputItem[],
-  ids: Float64Array,
-  depth: Int32Array,
-  unblocks: Int32Array,
-  // created_at already parsed, by position (NaN: parse it here)
-  parsed?: Float64Array,
-  // candidates come close to rank order (the previous run's): the adaptive comparison sort is cheaper then
-  presorted = false,
-): void {
+// candidates come close to rank order (a previous run's order: about one comparison each). Each key is packed over
+// the range the candidates actually use: priority, depth and unblocks into one double (counts saturate at 2^22 - 1,
+// so at most 2 + 22 + 22 bits); lifecycle (closer to done first) and created_at into a second one whenever the product
+// of their ranges fits exactly, else they are compared one after the other.
+export function rankCandidates(candidates: number[], facts: RankFacts, presorted = false): void {
+  const { items, ids, depth, unblocks, created } = facts;
   const n = items.length;
-  const primaryKey = new Float64Array(n);
-  const lifecycleKey = new Float64Array(n);
-  const createdKey = new Float64Array(n);
-  let packable = true;
+  const priority = new Uint8Array(n);
+  const lifecycle = new Float64Array(n);
+  let maxDepth = 0;
+  let maxUnblocks = 0;
+  let integralRanks = true;
+  let minRank = Infinity;
+  let maxRank = -Infinity;
   let minCreated = Infinity;
   let maxCreated = -Infinity;
   for (let k = 0; k < candidates.length; k++) {
     const v = candidates[k];
     const item = items[v];
-    primaryKey[v] =
-      priorityRank(item.priority) * PRIORITY_WEIGHT +
-      (COUNT_LIMIT - Math.min(depth[v], COUNT_LIMIT)) * DEPTH_WEIGHT +
-      (COUNT_LIMIT - Math.min(unblocks[v], COUNT_LIMIT));
+    priority[v] = priorityRank(item.priority);
     const rank = item.lifecycleRank;
-    if (!((rank | 0) === rank && rank >= 0 && rank < LIFECYCLE_LIMIT)) {
-      packable = false;
+    if (!Number.isSafeInteger(rank)) {
+      integralRanks = false;
     }
-    lifecycleKey[v] = Number.isFinite(rank) ? -rank : Infinity;
-    const known = parsed === undefined ? NaN : parsed[v];
-    const created = known === known ? known : parseTimestamp(item.createdAt);
-    createdKey[v] = created;
-    if (created < minCreated) {
-      minCreated = created;
-    }
-    if (created > maxCreated) {
-      maxCreated = created;
-    }
+    lifecycle[v] = Number.isFinite(rank) ? -rank : Infinity;
+    minRank = Math.min(minRank, rank);
+    maxRank = Math.max(maxRank, rank);
+    minCreated = Math.min(minCreated, created[v]);
+    maxCreated = Math.max(maxCreated, created[v]);
+    maxDepth = Math.max(maxDepth, Math.min(depth[v], COUNT_LIMIT));
+    maxUnblocks = Math.max(maxUnblocks, Math.min(unblocks[v], COUNT_LIMIT));
   }
-  if (packable && candidates.length > 0 && maxCreated - minCreated < CREATED_SPAN_LIMIT) {
+  const primaryKey = new Float64Array(n);
+  for (let k = 0; k < candidates.length; k++) {
+    const v = candidates[k];
+    primaryKey[v] =
+      (priority[v] * (maxDepth + 1) + (maxDepth - Math.min(depth[v], COUNT_LIMIT))) * (maxUnblocks + 1) +
+      (maxUnblocks - Math.min(unblocks[v], COUNT_LIMIT));
+  }
+  const createdSpan = maxCreated - minCreated + 1;
+  if (integralRanks && candidates.length > 0 && (maxRank - minRank + 1) * createdSpan < PACK_LIMIT) {
+    const secondaryKey = lifecycle;
     for (let k = 0; k < candidates.length; k++) {
       const v = candidates[k];
-      lifecycleKey[v] = (LIFECYCLE_LIMIT - 1 + lifecycleKey[v]) * CREATED_SPAN_LIMIT + (createdKey[v] - minCreated);
+      secondaryKey[v] = (lifecycle[v] + maxRank) * createdSpan + (created[v] - minCreated);
     }
-    if (presorted || !radixSort(candidates, [primaryKey, lifecycleKey], ids)) {
-      candidates.sort((a, b) => primaryKey[a] - primaryKey[b] || lifecycleKey[a] - lifecycleKey[b] || ids[a] - ids[b]);
+    if (presorted || !radixSort(candidates, [primaryKey, secondaryKey], ids)) {
+      candidates.sort((a, b) => primaryKey[a] - primaryKey[b] || secondaryKey[a] - secondaryKey[b] || ids[a] - ids[b]);
     }
     return;
   }
   candidates.sort(
     (a, b) =>
       primaryKey[a] - primaryKey[b] ||
-      (lifecycleKey[a] === lifecycleKey[b] ? 0 : lifecycleKey[a] < lifecycleKey[b] ? -1 : 1) ||
-      (createdKey[a] === createdKey[b] ? 0 : createdKey[a] < createdKey[b] ? -1 : 1) ||
+      (lifecycle[a] === lifecycle[b] ? 0 : lifecycle[a] < lifecycle[b] ? -1 : 1) ||
+      (created[a] === created[b] ? 0 : created[a] < created[b] ? -1 : 1) ||
       ids[a] - ids[b],
   );
 }
 
-const DIGIT_BITS = 16;
-const DIGITS = 1 << DIGIT_BITS;
+// What the candidates are ranked by besides their input items; by position.
+export interface RankFacts {
+  items: readonly FrontierInputItem[];
+  ids: Float64Array;
+  depth: Int32Array;
+  unblocks: Int32Array;
+  // created_at parsed
+  created: Float64Array;
+}
+
+// rankCandidates' order, one pair at a time (the same keys, saturated and ordered the same way).
+export function compareCandidates(a: number, b: number, facts: RankFacts): number {
+  const { items, depth, unblocks, created } = facts;
+  const itemA = items[a];
+  const itemB = items[b];
+  const priority = priorityRank(itemA.priority) - priorityRank(itemB.priority);
+  if (priority !== 0) {
+    return priority;
+  }
+  const depthA = Math.min(depth[a], COUNT_LIMIT);
+  const depthB = Math.min(depth[b], COUNT_LIMIT);
+  if (depthA !== depthB) {
+    return depthB - depthA;
+  }
+  const unblocksA = Math.min(unblocks[a], COUNT_LIMIT);
+  const unblocksB = Math.min(unblocks[b], COUNT_LIMIT);
+  if (unblocksA !== unblocksB) {
+    return unblocksB - unblocksA;
+  }
+  const rankA = itemA.lifecycleRank;
+  const rankB = itemB.lifecycleRank;
+  const lifecycleA = Number.isFinite(rankA) ? -rankA : Infinity;
+  const lifecycleB = Number.isFinite(rankB) ? -rankB : Infinity;
+  if (lifecycleA !== lifecycleB) {
+    return lifecycleA < lifecycleB ? -1 : 1;
+  }
+  if (created[a] !== created[b]) {
+    return created[a] < created[b] ? -1 : 1;
+  }
+  return facts.ids[a] - facts.ids[b];
+}
+
+// The rank order after a write: `kept` (the previous order less the candidates whose keys may have changed, so still
+// in order) with `moved` (those candidates) placed by binary search. Linear copying and a few comparisons each,
+// where a sort of every candidate would compare them all.
+export function placeInOrder(kept: Int32Array, moved: number[], facts: RankFacts): Int32Array {
+  moved.sort((a, b) => compareCandidates(a, b, facts));
+  const order = new Int32Array(kept.length + moved.length);
+  let from = 0;
+  let at = 0;
+  for (const v of moved) {
+    let low = from;
+    let high = kept.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (compareCandidates(kept[middle], v, facts) < 0) {
+        low = middle + 1;
+      } else {
+        high = middle;
+      }
+    }
+    order.set(kept.subarray(from, low), at);
+    at += low - from;
+    from = low;
+    order[at++] = v;
+  }
+  order.set(kept.subarray(from), at);
+  return order;
+}
+
+const MAX_DIGIT_BITS = 16;
 const TWO_32 = 2 ** 32;
 
-// Sorts candidate positions by keys[0], then keys[1], ..., then id, all non-negative integers below 2^53 (ids: any
-// safe integer is fine when they ascend in `candidates`' order; otherwise non-negative ones below 2^53): an LSD
-// radix sort, one stable counting pass per 16-bit digit from the least significant key up, passes whose digit is
-// the same for every candidate skipped. Linear where a comparison sort makes ~n log n calls of a comparator.
-// Returns false (nothing done) when an id does not fit; the caller then sorts by comparison.
+// Sorts candidate positions by keys[0], then keys[1], ..., then id, all integers whose spread over the candidates
+// is below 2^53 (ids: any safe integer is fine when they ascend in `candidates`' order; otherwise non-negative ones
+// below 2^53): an LSD radix sort, from the least significant key up, of each key less its minimum in as few stable
+// counting passes as its range needs (digits of at most 16 bits), none for a key every candidate shares. Linear where
+// a comparison sort makes ~n log n calls of a comparator. Returns false (nothing done) when an id does not fit; the
+// caller then sorts by comparison.
 export function radixSort(candidates: number[], keys: readonly Float64Array[], ids: Float64Array): boolean {
   const c = candidates.length;
   let idsAscend = true;
@@ -135,28 +199,46 @@ export function radixSort(candidates: number[], keys: readonly Float64Array[], i
   let order = Int32Array.from(candidates);
   let next = new Int32Array(c);
   const digit = new Int32Array(c);
-  const count = new Int32Array(DIGITS);
+  const count = new Int32Array(1 << MAX_DIGIT_BITS);
   for (const values of passes) {
-    for (let high = 0; high < 2; high++) {
-      for (let shift = 0; shift < 32; shift += DIGIT_BITS) {
-        count.fill(0);
-        for (let k = 0; k < c; k++) {
-          const x = values[order[k]];
-          const word = high === 0 ? x % TWO_32 : Math.floor(x / TWO_32);
-          const d = (word >>> shift) & (DIGITS - 1);
-          digit[k] = d;
-          count[d]++;
-        }
-        if (count[digit[0]] === c) continue;
-        let at = 0;
-        for (let d = 0; d < DIGITS; d++) {
-          const n = count[d];
-          count[d] = at;
-          at += n;
-        }
-        for (let k = 0; k < c; k++) next[count[digit[k]]++] = order[k];
-        [order, next] = [next, order];
+    let min = Infinity;
+    let max = -Infinity;
+    for (let k = 0; k < c; k++) {
+      const x = values[order[k]];
+      if (x < min) min = x;
+      if (x > max) max = x;
+    }
+    let bits = 0;
+    while (bits < 53 && 2 ** bits <= max - min) bits++;
+    const rounds = Math.ceil(bits / MAX_DIGIT_BITS);
+    const width = Math.ceil(bits / Math.max(rounds, 1));
+    const mask = (1 << width) - 1;
+    for (let round = 0; round < rounds; round++) {
+      const shift = round * width;
+      count.fill(0, 0, mask + 1);
+      for (let k = 0; k < c; k++) {
+        const x = values[order[k]] - min;
+        const low = x >>> 0;
+        const high = (x - low) / TWO_32;
+        // the digit's bits, from the low word, the high word, or both when it straddles them
+        const d =
+          (shift >= 32
+            ? high >>> (shift - 32)
+            : shift + width <= 32
+              ? low >>> shift
+              : (low >>> shift) | (high << (32 - shift))) & mask;
+        digit[k] = d;
+        count[d]++;
       }
+      if (count[digit[0]] === c) continue;
+      let at = 0;
+      for (let d = 0; d <= mask; d++) {
+        const n = count[d];
+        count[d] = at;
+        at += n;
+      }
+      for (let k = 0; k < c; k++) next[count[digit[k]]++] = order[k];
+      [order, next] = [next, order];
     }
   }
   for (let k = 0; k < c; k++) candidates[k] = order[k];

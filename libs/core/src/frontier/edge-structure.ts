@@ -1,0 +1,139 @@
+import { buildCompactGraph } from '../dependencies/cycles';
+import { ParsedSatisfaction, parseSatisfaction } from '../dependencies/satisfaction';
+import { acyclicDepth, downstreamDepth } from './depth';
+import { ItemIndex, lookupIndex } from './item-index';
+import { FrontierEdge } from './vocabulary';
+
+// What the edges say whatever the blockers' facts: endpoints as item positions, parsed forms, the edges into each
+// item, unblocks_count and downstream_depth (steps 3 and 4 count satisfied edges too). It depends only on the edge
+// objects in order and the items' ids position by position, so a run after a write that changed neither keeps it.
+export class EdgeStructure {
+  // by edge: item positions of its ends (-1 = not an input item), index into `forms`
+  readonly blockerOf: Int32Array;
+  readonly dependentOf: Int32Array;
+  readonly formOf: Int32Array;
+  readonly forms: ParsedSatisfaction[] = [];
+  // by edge into an input item: its blocker's slot (-1 for other edges); each blocker id has one, so its facts are
+  // looked up once per run however many edges it has (slotIds: the id of each slot)
+  readonly blockerSlot: Int32Array;
+  readonly slotIds: Float64Array;
+  // edges into item v, in edge order: inEdges[inStart[v]] .. inEdges[inStart[v + 1] - 1]
+  readonly inStart: Int32Array;
+  readonly inEdges: Int32Array;
+  // by item
+  readonly unblocks: Int32Array;
+  readonly depth: Int32Array;
+  // some edges between input items form a cycle (satisfied or not)
+  readonly hasCycle: boolean;
+
+  constructor(
+    private edges: readonly FrontierEdge[],
+    index: ItemIndex,
+    n: number,
+  ) {
+    const m = edges.length;
+    const blockerOf = new Int32Array(m);
+    const dependentOf = new Int32Array(m);
+    const formOf = new Int32Array(m);
+    const inStart = new Int32Array(n + 1);
+    const unblocks = new Int32Array(n);
+    const formIds = new Map<string, number>();
+    const blockerSlot = new Int32Array(m).fill(-1);
+    const slotOfItem = new Int32Array(n).fill(-1);
+    // blockers outside the items by id: in a table beside the index's when it has one and the id fits it
+    const outsideTable = index.table === null ? null : new Int32Array(index.table.length).fill(-1);
+    const outsideMap = new Map<number, number>();
+    const slotIds = new Float64Array(m);
+    let slots = 0;
+    let lastRaw: string | undefined;
+    let formId = -1;
+    for (let e = 0; e < m; e++) {
+      const edge = edges[e];
+      const d = lookupIndex(index, edge.dependent);
+      const b = lookupIndex(index, edge.blocker);
+      dependentOf[e] = d;
+      blockerOf[e] = b;
+      const raw = edge.satisfaction;
+      if (raw !== lastRaw) {
+        lastRaw = raw;
+        formId = formIds.get(raw) ?? -1;
+        if (formId === -1) {
+          formId = this.forms.length;
+          this.forms.push(parseSatisfaction(raw));
+          formIds.set(raw, formId);
+        }
+      }
+      formOf[e] = formId;
+      if (d < 0) {
+        continue;
+      }
+      const id = edge.blocker;
+      const inTable = outsideTable !== null && (id | 0) === id && id >= 0 && id < outsideTable.length;
+      let slot = b >= 0 ? slotOfItem[b] : inTable ? outsideTable[id] : (outsideMap.get(id) ?? -1);
+      if (slot === -1) {
+        slot = slots++;
+        slotIds[slot] = id;
+        if (b >= 0) {
+          slotOfItem[b] = slot;
+        } else if (inTable) {
+          outsideTable[id] = slot;
+        } else {
+          outsideMap.set(id, slot);
+        }
+      }
+      blockerSlot[e] = slot;
+      inStart[d + 1]++;
+      if (b >= 0 && b !== d) {
+        unblocks[b]++;
+      }
+    }
+    for (let v = 0; v < n; v++) {
+      inStart[v + 1] += inStart[v];
+    }
+    const inEdges = new Int32Array(inStart[n]);
+    const cursor = inStart.slice(0, n);
+    for (let e = 0; e < m; e++) {
+      const d = dependentOf[e];
+      if (d >= 0) {
+        inEdges[cursor[d]++] = e;
+      }
+    }
+    this.blockerOf = blockerOf;
+    this.dependentOf = dependentOf;
+    this.formOf = formOf;
+    this.blockerSlot = blockerSlot;
+    this.slotIds = slotIds.slice(0, slots);
+    this.inStart = inStart;
+    this.inEdges = inEdges;
+    this.unblocks = unblocks;
+    this.depth = new Int32Array(n);
+    this.hasCycle = !acyclicDepth(unblocks, inStart, inEdges, blockerOf, this.depth);
+    if (this.hasCycle) {
+      // edges between two input items, self-dependencies aside
+      const graphEdge = new Uint8Array(m);
+      for (let e = 0; e < m; e++) {
+        graphEdge[e] = dependentOf[e] >= 0 && blockerOf[e] >= 0 && blockerOf[e] !== dependentOf[e] ? 1 : 0;
+      }
+      this.depth.fill(0);
+      downstreamDepth(buildCompactGraph(n, blockerOf, dependentOf, m, graphEdge), this.depth);
+    }
+  }
+
+  // Whether `edges` holds the very edge objects this was built from, in order (a caller may rebuild the array around
+  // unchanged edges, which it never mutates); then it is adopted, so that the next run compares the arrays alone.
+  describes(edges: readonly FrontierEdge[]): boolean {
+    if (edges === this.edges) {
+      return true;
+    }
+    if (edges.length !== this.edges.length) {
+      return false;
+    }
+    for (let e = 0; e < edges.length; e++) {
+      if (edges[e] !== this.edges[e]) {
+        return false;
+      }
+    }
+    this.edges = edges;
+    return true;
+  }
+}
