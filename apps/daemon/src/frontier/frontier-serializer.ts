@@ -68,8 +68,11 @@ function sameWireFields(a: FrontierItem, b: FrontierItem): boolean {
   );
 }
 
-// JSON of a string that needs no escaping (refs, timestamps, vocabulary), without JSON.stringify's call.
-const PLAIN = /^[\w .:+-]*$/;
+// JSON of a string without JSON.stringify's call when it needs no escaping (most titles, refs, reasons, timestamps).
+// JSON.stringify escapes only quotes, backslashes, control characters and lone surrogates: a string with none of
+// those (surrogates left out even in pairs, to keep the test simple) is its own JSON between quotes.
+// eslint-disable-next-line no-control-regex
+const PLAIN = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
 function quote(value: string): string {
   return PLAIN.test(value) ? `"${value}"` : JSON.stringify(value);
 }
@@ -133,7 +136,7 @@ export function frontierItemJson(item: FrontierItem, refOf: RefOf, quoter: Quote
     '{"item_id":' +
     quote(item.ref) +
     ',"title":' +
-    JSON.stringify(item.title) +
+    quote(item.title) +
     ',"status":' +
     quoteWord(item.status) +
     ',"priority":' +
@@ -462,7 +465,7 @@ export class FrontierSerializer {
         }
         return quoted;
       },
-      text: (value) => JSON.stringify(value),
+      text: quote,
     };
   }
 
