@@ -267,6 +267,8 @@ export class FrontierSerializer {
   serialize(computation: FrontierComputation, refOf: RefOf): SerializedFrontier {
     const changedBlockers = this.changedBlockers(refOf);
     const previous = this.lists;
+    // an answer from scratch has nothing to look up
+    const fromScratch = previous.every((list) => list.items.length === 0);
     let located: Map<number, number> | null = null;
     // id → list * 2^24 + index of its first place in the last body, built on the first item not found in place
     const locate = (id: number): number => {
@@ -352,7 +354,7 @@ export class FrontierSerializer {
             }
           }
           // further away (moved up, or from another list): by id, once enough items were missed to pay for the map
-          if (list === null && ++misses > LOCATE_AFTER_MISSES) {
+          if (list === null && !fromScratch && ++misses > LOCATE_AFTER_MISSES) {
             const found = locate(item.item_id);
             if (found >= 0) {
               const l = Math.floor(found / 0x1000000);
