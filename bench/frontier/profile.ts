@@ -40,9 +40,16 @@ export function generatedRows(n: number) {
   });
   const isCandidate = new Set(candidates.map((c) => c.id));
   const edgeRows: EdgeRow[] = edges
-    .map((e, k) => ({ id: k + 1, b: e.blocker + 1, d: e.dependent + 1, s: e.satisfaction, g: 'activation', r: '' }))
-    .filter((e) => isCandidate.has(e.d));
-  const referenced = new Set(edgeRows.map((e) => e.b));
+    .map((e, k) => ({
+      id: k + 1,
+      blocker: e.blocker + 1,
+      dependent: e.dependent + 1,
+      satisfaction: e.satisfaction,
+      g: 'activation',
+      r: '',
+    }))
+    .filter((e) => isCandidate.has(e.dependent));
+  const referenced = new Set(edgeRows.map((e) => e.blocker));
   return {
     project: { id: 'bench', public_item_prefix: 'BN', policy: { wip_cap: 30 } } as never,
     candidates,

@@ -73,7 +73,7 @@ export function createGraphState(
   for (const row of rows.outside) state.outside.set(row.id, row);
   rows.edges.forEach((row, i) => state.edges.set(row.id ?? -1 - i, row));
   for (const edge of rows.edges) {
-    if (!state.candidates.has(edge.b) && !state.outside.has(edge.b)) state.absent.add(edge.b);
+    if (!state.candidates.has(edge.blocker) && !state.outside.has(edge.blocker)) state.absent.add(edge.blocker);
   }
   return state;
 }
@@ -109,7 +109,14 @@ function same<T extends object>(a: T | undefined, b: T, fields: readonly (keyof 
 }
 
 function sameEdge(a: EdgeRow | undefined, b: EdgeRow): boolean {
-  return a !== undefined && a.b === b.b && a.d === b.d && a.s === b.s && a.g === b.g && a.r === b.r;
+  return (
+    a !== undefined &&
+    a.blocker === b.blocker &&
+    a.dependent === b.dependent &&
+    a.satisfaction === b.satisfaction &&
+    a.g === b.g &&
+    a.r === b.r
+  );
 }
 
 function toCandidate(row: ChangedItemRow): CandidateRow {
@@ -192,12 +199,12 @@ export function applyDelta(state: GraphState, delta: GraphDelta): DeltaOutcome {
   }
   if (leftCandidates.size > 0) {
     for (const [id, edge] of state.edges) {
-      if (leftCandidates.has(edge.d)) state.edges.delete(id);
+      if (leftCandidates.has(edge.dependent)) state.edges.delete(id);
     }
   }
   for (const edge of delta.edges) {
     const id = edge.id!;
-    if (state.candidates.has(edge.d) && state.gates.includes(edge.g)) {
+    if (state.candidates.has(edge.dependent) && state.gates.includes(edge.g)) {
       if (!sameEdge(state.edges.get(id), edge)) {
         state.edges.set(id, edge);
         outcome.changed = outcome.shape = true;
@@ -211,7 +218,7 @@ export function applyDelta(state: GraphState, delta: GraphDelta): DeltaOutcome {
 
 export function addEdges(state: GraphState, edges: readonly EdgeRow[]): void {
   for (const edge of edges) {
-    if (state.candidates.has(edge.d) && state.gates.includes(edge.g)) state.edges.set(edge.id!, edge);
+    if (state.candidates.has(edge.dependent) && state.gates.includes(edge.g)) state.edges.set(edge.id!, edge);
   }
 }
 
@@ -219,7 +226,7 @@ export function addEdges(state: GraphState, edges: readonly EdgeRow[]): void {
 // (a blocker that no longer exists stays unread: its facts are absent, as on a full load).
 export function settleOutside(state: GraphState): { missing: number[]; changed: boolean } {
   const referenced = new Set<number>();
-  for (const edge of state.edges.values()) if (!state.candidates.has(edge.b)) referenced.add(edge.b);
+  for (const edge of state.edges.values()) if (!state.candidates.has(edge.blocker)) referenced.add(edge.blocker);
   let changed = false;
   // unreferenced outside rows change no answer; dropping them keeps the state equal to a full load's
   for (const id of state.outside.keys()) if (!referenced.has(id)) state.outside.delete(id);

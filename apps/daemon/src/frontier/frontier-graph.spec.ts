@@ -50,9 +50,9 @@ function rowsOf(candidates: CandidateRow[], edges: EdgeRow[], blockers: BlockerR
 describe(buildProjectGraph.name, () => {
   const candidates = [1, 2, 3, 4, 5].map((id) => candidate(id));
   const edges: EdgeRow[] = [
-    { id: 1, b: 1, d: 2, s: 'status:done', g: 'activation', r: '' },
-    { id: 2, b: 9, d: 3, s: 'status:done', g: 'activation', r: '' },
-    { id: 3, b: 2, d: 4, s: 'status:done', g: 'review', r: '' },
+    { id: 1, blocker: 1, dependent: 2, satisfaction: 'status:done', g: 'activation', r: '' },
+    { id: 2, blocker: 9, dependent: 3, satisfaction: 'status:done', g: 'activation', r: '' },
+    { id: 3, blocker: 2, dependent: 4, satisfaction: 'status:done', g: 'review', r: '' },
   ];
   const blockers = [outside(9)];
 
@@ -71,8 +71,10 @@ describe(buildProjectGraph.name, () => {
     expect(second.items[4].id).toBe(6);
     expect(second.facts.get(9)).toBe(first.facts.get(9));
     expect(second.facts.get(3)?.title).toBe('renamed');
-    expect(second.activation).toEqual([{ blocker: 9, dependent: 3, satisfaction: 'status:done' }]);
+    // the edge rows at the activation gate are the core's edges themselves
+    expect(second.activation).toEqual([edges[1]]);
     expect(second.activation[0]).toBe(first.activation[1]);
+    expect(first.activation).toEqual([edges[0], edges[1]]);
   });
 
   it('should rebuild facts, and only facts, when the delivery rows change', () => {

@@ -29,7 +29,7 @@ const NO_ENVIRONMENTS: ReadonlySet<string> = new Set();
 const EMPTY_ORDER: readonly string[] = [];
 
 export function usesDeployedForm(edges: readonly EdgeRow[]): boolean {
-  for (const edge of edges) if (edge.s.startsWith('fact:deployed:')) return true;
+  for (const edge of edges) if (edge.satisfaction.startsWith('fact:deployed:')) return true;
   return false;
 }
 
@@ -45,8 +45,8 @@ export interface GraphRows {
 }
 
 // What the last build of a project's state derived from its rows, position by position, for the next build: rows a
-// refresh left untouched keep their object, so their input item, facts and activation edge are taken over instead of
-// rebuilt. Rows are in id order in both builds, so a side-by-side walk finds them (alignItems) at no hashing cost;
+// refresh left untouched keep their object, so their input item and facts are taken over instead of rebuilt (an edge
+// row is its own activation edge). Rows are in id order in both builds, so a side-by-side walk finds them (alignItems) at no hashing cost;
 // keyed by row object (WeakMaps) this cost ~50 ms of a 100k-item project's first build and ephemeron work in every
 // full GC. Facts also depend on the delivery rows, so they are reused only while those are the same arrays.
 export class GraphReuse {
@@ -55,9 +55,6 @@ export class GraphReuse {
   candidateFacts: readonly BlockerFacts[] = [];
   outside: readonly BlockerRow[] = [];
   outsideFacts: readonly BlockerFacts[] = [];
-  edges: readonly EdgeRow[] = [];
-  // by position in `edges`: its activation edge (undefined at other gates)
-  activation: readonly (FrontierEdge | undefined)[] = [];
   runs: RunRow[] | null = null;
   environments: EnvironmentRow[] | null = null;
 }
@@ -223,7 +220,6 @@ export function buildProjectGraph(rows: GraphRows, reuse?: GraphReuse): ProjectG
   // position of each row in the last build's rows (same object), or -1
   const candidateAt = reuse === undefined ? null : alignItems(rows.candidates, reuse.candidates);
   const outsideAt = reuse === undefined || !sameDelivery ? null : alignItems(rows.outside, reuse.outside);
-  const edgeAt = reuse === undefined ? null : alignItems(rows.edges, reuse.edges);
   const prefix = `${project.public_item_prefix}-`;
   const registered = new Map<string, Set<string>>();
   const environments = new Map<string, Map<string, EnvironmentRow>>();
@@ -289,19 +285,13 @@ export function buildProjectGraph(rows: GraphRows, reuse?: GraphReuse): ProjectG
     outsideFacts[i] = rowFacts;
     facts.set(row.id, rowFacts);
   }
-  const activation: FrontierEdge[] = [];
-  const edgeActivation = new Array<FrontierEdge | undefined>(rows.edges.length);
-  for (let i = 0; i < rows.edges.length; i++) {
-    const edge = rows.edges[i];
-    if (edge.g !== 'activation') continue;
-    const was = edgeAt === null ? -1 : edgeAt[i];
-    const built = (was >= 0 ? reuse!.activation[was] : undefined) ?? {
-      blocker: edge.b,
-      dependent: edge.d,
-      satisfaction: edge.s,
-    };
-    edgeActivation[i] = built;
-    activation.push(built);
+  // an edge row is its own activation edge (the core never mutates it, a refresh replaces a changed row)
+  let activation: EdgeRow[] = rows.edges;
+  for (const edge of rows.edges) {
+    if (edge.g !== 'activation') {
+      activation = rows.edges.filter((e) => e.g === 'activation');
+      break;
+    }
   }
   if (reuse !== undefined) {
     reuse.candidates = rows.candidates;
@@ -309,8 +299,6 @@ export function buildProjectGraph(rows: GraphRows, reuse?: GraphReuse): ProjectG
     reuse.candidateFacts = candidateFacts;
     reuse.outside = rows.outside;
     reuse.outsideFacts = outsideFacts;
-    reuse.edges = rows.edges;
-    reuse.activation = edgeActivation;
     reuse.runs = rows.runs;
     reuse.environments = rows.environments;
   }

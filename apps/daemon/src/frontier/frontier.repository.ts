@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 
-import { TERMINAL_STATUSES } from '@app/core';
+import { FrontierEdge, TERMINAL_STATUSES } from '@app/core';
 
 import { DeliveryRunRow, EnvironmentFactRow } from '../dependencies/dependencies.repository';
 import { DEPLOYMENT_HALTS_SQL, DeploymentHaltRow } from './deployment-halts';
@@ -29,12 +29,11 @@ export interface CandidateRow {
   merged_at: string | null;
 }
 
-export interface EdgeRow {
+// An edge row is also the core's activation edge (blocker, dependent, satisfaction): a graph hands the row itself
+// to computeFrontier, no second object per edge.
+export interface EdgeRow extends FrontierEdge {
   // item_dependencies.id (absent in rows built by hand)
   id?: number;
-  b: number;
-  d: number;
-  s: string;
   g: string;
   r: string;
 }
@@ -119,7 +118,7 @@ function shareCandidateWords<T extends CandidateRow>(rows: T[]): T[] {
 
 function shareEdgeWords(rows: EdgeRow[]): EdgeRow[] {
   for (const row of rows) {
-    row.s = word(row.s);
+    row.satisfaction = word(row.satisfaction);
     row.g = word(row.g);
   }
   return rows;
@@ -135,7 +134,7 @@ function edgeColumns(gates: readonly string[], withRationale: boolean): string {
 function completeEdges(rows: EdgeRow[], gates: readonly string[], withRationale: boolean): EdgeRow[] {
   const gate = gates.length === 1 ? word(gates[0]) : null;
   for (const row of rows) {
-    row.s = word(row.s);
+    row.satisfaction = word(row.satisfaction);
     row.g = gate ?? word(row.g);
     if (!withRationale) row.r = '';
   }
@@ -191,7 +190,7 @@ export class FrontierRepository {
   async findEdges(project: string, gates: readonly string[], withRationale: boolean): Promise<EdgeRow[]> {
     return completeEdges(
       await this.dataSource.query(
-        `SELECT d.id, d.blocking_item_id AS b, d.dependent_item_id AS d, d.satisfaction AS s,
+        `SELECT d.id, d.blocking_item_id AS blocker, d.dependent_item_id AS dependent, d.satisfaction,
               ${edgeColumns(gates, withRationale)}
          FROM item_dependencies d
          JOIN items i ON i.id = d.dependent_item_id
@@ -247,7 +246,7 @@ export class FrontierRepository {
                   FROM items i JOIN projects p ON p.id = i.project
                  WHERE i.change_xid >= $1::xid8) c), '[]') AS items,
               COALESCE((SELECT json_agg(c) FROM (
-                SELECT d.id, d.blocking_item_id AS b, d.dependent_item_id AS d, d.satisfaction AS s, d.gate_point AS g,
+                SELECT d.id, d.blocking_item_id AS blocker, d.dependent_item_id AS dependent, d.satisfaction, d.gate_point AS g,
                        ${withRationale ? 'd.rationale' : "''"} AS r
                   FROM item_dependencies d
                  WHERE d.change_xid >= $1::xid8) c), '[]') AS edges,
@@ -296,7 +295,7 @@ export class FrontierRepository {
     if (ids.length === 0) return [];
     return completeEdges(
       await this.dataSource.query(
-        `SELECT d.id, d.blocking_item_id AS b, d.dependent_item_id AS d, d.satisfaction AS s,
+        `SELECT d.id, d.blocking_item_id AS blocker, d.dependent_item_id AS dependent, d.satisfaction,
               ${edgeColumns(gates, withRationale)}
          FROM item_dependencies d
         WHERE d.dependent_item_id = ANY ($1::int[]) AND d.gate_point = ANY ($2::text[])`,

@@ -396,7 +396,9 @@ export class FrontierService {
       state.environments = [];
       return;
     }
-    const blockers = [...new Set(edges.filter((e) => e.s.startsWith('fact:deployed:')).map((e) => e.b))];
+    const blockers = [
+      ...new Set(edges.filter((e) => e.satisfaction.startsWith('fact:deployed:')).map((e) => e.blocker)),
+    ];
     const projects = [state.project.id, ...[...state.outside.values()].map((o) => o.project)];
     const { runs, environments } = await this.dependencyFacts.deliveryFacts(blockers, projects, {
       inFlight: options.inFlightRuns,
@@ -480,8 +482,14 @@ export class FrontierService {
   private dependencyEdges(graph: ProjectGraph, dto: FrontierListQueryDto): DependencyEdgeWire[] {
     const rationale = new Map<string, string>();
     const edges: DependencyEdge[] = graph.edges.map((e) => {
-      rationale.set(`${e.d}:${e.b}:${e.g}`, e.r);
-      return { blocker: e.b, dependent: e.d, gatePoint: e.g, satisfaction: e.s, rationale: e.r };
+      rationale.set(`${e.dependent}:${e.blocker}:${e.g}`, e.r);
+      return {
+        blocker: e.blocker,
+        dependent: e.dependent,
+        gatePoint: e.g,
+        satisfaction: e.satisfaction,
+        rationale: e.r,
+      };
     });
     const dependents = graph.items.map((i) => i.id);
     const wanted = (ref: string | undefined) => ref?.toUpperCase();
