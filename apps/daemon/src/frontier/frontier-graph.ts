@@ -46,9 +46,10 @@ export interface GraphRows {
 
 // What the last build of a project's state derived from its rows, position by position, for the next build: rows a
 // refresh left untouched keep their object, so their input item and facts are taken over instead of rebuilt (an edge
-// row is its own activation edge). Rows are in id order in both builds, so a side-by-side walk finds them (alignItems) at no hashing cost;
-// keyed by row object (WeakMaps) this cost ~50 ms of a 100k-item project's first build and ephemeron work in every
-// full GC. Facts also depend on the delivery rows, so they are reused only while those are the same arrays.
+// row is its own activation edge). Rows are in id order in both builds, so a side-by-side walk finds them
+// (alignItems) at no hashing cost; keyed by row object (WeakMaps) this cost ~50 ms of a 100k-item project's first
+// build and ephemeron work in every full GC. Facts also depend on the delivery rows, so they are reused only while
+// those are the same arrays.
 export class GraphReuse {
   candidates: readonly CandidateRow[] = [];
   items: readonly FrontierInputItem[] = [];
@@ -166,7 +167,7 @@ export function patchProjectGraph(
   const items = previous.items.slice();
   const base = previous.facts instanceof PatchedFacts ? previous.facts.base : previous.facts;
   const top = new Map(previous.facts instanceof PatchedFacts ? previous.facts.top : []);
-  const replaced: { at: number; row: CandidateRow; item: FrontierInputItem; facts: BlockerFacts }[] = [];
+  const replaced: { at: number; row: CandidateRow; facts: BlockerFacts }[] = [];
   for (const row of rows) {
     const at = positions.get(row.id);
     const before = previous.facts.get(row.id);
@@ -177,7 +178,7 @@ export function patchProjectGraph(
     });
     items[at] = built.item;
     top.set(row.id, built.facts);
-    replaced.push({ at, row, item: built.item, facts: built.facts });
+    replaced.push({ at, row, facts: built.facts });
   }
   // the reuse describes this graph from now on (its positions are the items' positions)
   if (reuse !== undefined && reuse.items === previous.items) {

@@ -100,7 +100,7 @@ function plainQuoter(refOf: RefOf): Quoter {
       const ref = refOf(id);
       return ref === undefined ? '' : quote(ref);
     },
-    text: (value) => JSON.stringify(value),
+    text: quote,
   };
 }
 
