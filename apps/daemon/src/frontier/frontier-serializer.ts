@@ -374,9 +374,10 @@ export class FrontierSerializer {
           reused++;
           continue;
         }
-        if (comma) write(',');
-        start[k] = size;
-        write(frontierItemJson(item, refOf, quoter));
+        // the comma goes with the item's text: one write each
+        const json = frontierItemJson(item, refOf, quoter);
+        start[k] = size + (comma ? 1 : 0);
+        write(comma ? `,${json}` : json);
         end[k] = size;
         rendered++;
       }
