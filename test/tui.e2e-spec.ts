@@ -375,7 +375,8 @@ describe('svc tui (end to end under tmux)', () => {
   it('should show reconnecting when the daemon stops and recover, keeping the selection, when it is back', async () => {
     await home();
     tui.keys('g', 'j', 'j');
-    await tui.waitFor(() => tui.selectedLine().length > 0);
+    // the third row, once all three keys are drawn (reading the selection earlier raced them)
+    await tui.waitFor(() => /^›\s*3\s/.test(tui.selectedLine()));
     const selected = /^›\s*\d+\s+(\S+)/.exec(tui.selectedLine())![1];
     const port = daemon.port;
     await daemon.stop();
