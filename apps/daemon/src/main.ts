@@ -7,6 +7,7 @@ import { EmbeddedServer } from '@app/database';
 
 import { AppModule } from './app.module';
 import { BootstrapService } from './auth/bootstrap.service';
+import { warmUpFrontier } from './frontier/frontier-warm-up';
 import { frameBanner } from './boot/banner';
 import { DaemonLock, DaemonLockHeldError } from './boot/daemon-lock';
 import { assertPortFree, PortBusyError } from './boot/port-check';
@@ -88,6 +89,8 @@ export async function startDaemon(config: AppConfig): Promise<RunningDaemon> {
     lock?.update(url);
     embedded?.watch();
     const firstBoot = app.get(BootstrapService).announce(url);
+    // CPU only, in short steps between requests (see frontier-warm-up.ts)
+    void warmUpFrontier().catch((err: unknown) => note(`frontier warm-up: ${(err as Error).message}`));
     let stopping: Promise<void> | null = null;
     const stop = () => {
       // Drain: Nest closes the HTTP server (in-flight requests finish), then the pool, then the embedded server.
