@@ -183,7 +183,13 @@ class BinaryCopyOut<T> implements Submittable {
         this.handBack(data.subarray(at));
         return;
       }
-      const next = at + 1 + int32(data, at + 1);
+      const length = int32(data, at + 1);
+      if (length < 4) {
+        // not a message PostgreSQL sends: the driver fails the connection on it
+        this.handBack(data.subarray(at));
+        return;
+      }
+      const next = at + 1 + length;
       if (next > data.length) break;
       if (code === COPY_DATA && this.failure === null) {
         try {
