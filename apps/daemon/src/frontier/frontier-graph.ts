@@ -1,5 +1,6 @@
 import { alignItems, BlockerFacts, DeploymentHalt, FrontierEdge, FrontierInputItem, isTerminalStatus } from '@app/core';
 
+import { FactsById } from './facts-by-id';
 import { BlockerRow, CandidateRow, EdgeRow, EnvironmentRow, ProjectRow, RunRow } from './frontier.repository';
 import { lifecycleRankOf, stageAdapterOf, WorkflowStages } from './workflow-stages';
 
@@ -194,9 +195,13 @@ export function patchProjectGraph(
   }
   let facts: ReadonlyMap<number, BlockerFacts>;
   if (top.size > PATCH_FOLD_AT) {
-    const all = new Map(base);
-    for (const [id, f] of top) all.set(id, f);
-    facts = all;
+    if (base instanceof FactsById) {
+      facts = base.with(top);
+    } else {
+      const all = new Map(base);
+      for (const [id, f] of top) all.set(id, f);
+      facts = all;
+    }
   } else {
     facts = new PatchedFacts(base, top);
   }
@@ -242,7 +247,7 @@ export function buildProjectGraph(rows: GraphRows, reuse?: GraphReuse): ProjectG
 
   const items: FrontierInputItem[] = new Array<FrontierInputItem>(rows.candidates.length);
   const candidateFacts: BlockerFacts[] = new Array<BlockerFacts>(rows.candidates.length);
-  const facts = new Map<number, BlockerFacts>();
+  const facts = FactsById.forRows(rows.candidates, rows.outside);
   const projectEnvironments = registered.get(project.id) ?? NO_ENVIRONMENTS;
   for (let i = 0; i < rows.candidates.length; i++) {
     const row = rows.candidates[i];

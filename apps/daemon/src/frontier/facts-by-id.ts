@@ -1,0 +1,98 @@
+import { BlockerFacts } from '@app/core';
+
+// Ranges wider than this (ids per entry) are too sparse for an array: the facts go to a plain Map.
+const MAX_SPREAD = 4;
+const MIN_RANGE = 4096;
+
+// A project's blocker facts by item id, for the core's hottest lookup (one per blocker per run). Item ids are the
+// serial keys of one table, so a project's candidates and their outside blockers fill most of a range: an array
+// indexed by id less the smallest is read in id order, where a Map of ~90k entries hashes every lookup to a
+// scattered bucket (~6 ms of the 100k core's ~65, measured). Ids outside the range given at creation, or not safe
+// integers, are kept in a Map beside it. Built once by the graph builder, read-only after (ReadonlyMap).
+// Iteration is in insertion order, as a Map's.
+export class FactsById implements ReadonlyMap<number, BlockerFacts> {
+  private constructor(
+    private readonly low: number,
+    private readonly slots: (BlockerFacts | undefined)[],
+    private readonly spill: Map<number, BlockerFacts>,
+    // ids in insertion order, for iteration
+    private readonly order: number[],
+  ) {}
+
+  // Facts for the rows of `lists` (keyed by their ids): by array when the ids are integers spread over a range at most
+  // a few times their count, else a plain Map.
+  static forRows(...lists: readonly (readonly { id: number }[])[]): FactsById | Map<number, BlockerFacts> {
+    let low = Infinity;
+    let high = -Infinity;
+    let count = 0;
+    for (const rows of lists) {
+      count += rows.length;
+      for (let i = 0; i < rows.length; i++) {
+        const id = rows[i].id;
+        if (!Number.isSafeInteger(id)) return new Map();
+        if (id < low) low = id;
+        if (id > high) high = id;
+      }
+    }
+    const range = high - low + 1;
+    if (!(range > 0) || range > count * MAX_SPREAD + MIN_RANGE) return new Map();
+    // pushed, not `new Array(range)`: a long array made by length alone gets dictionary elements
+    const slots: (BlockerFacts | undefined)[] = [];
+    for (let i = 0; i < range; i++) slots.push(undefined);
+    return new FactsById(low, slots, new Map(), []);
+  }
+
+  // This map with `entries` set over a copy of it.
+  with(entries: Iterable<[number, BlockerFacts]>): FactsById {
+    const copy = new FactsById(this.low, this.slots.slice(), new Map(this.spill), this.order.slice());
+    for (const [id, facts] of entries) copy.set(id, facts);
+    return copy;
+  }
+
+  set(id: number, facts: BlockerFacts): this {
+    const at = id - this.low;
+    if (Number.isSafeInteger(id) && at >= 0 && at < this.slots.length) {
+      if (this.slots[at] === undefined) this.order.push(id);
+      this.slots[at] = facts;
+    } else {
+      if (!this.spill.has(id)) this.order.push(id);
+      this.spill.set(id, facts);
+    }
+    return this;
+  }
+
+  get(id: number): BlockerFacts | undefined {
+    const at = id - this.low;
+    // an in-range integer id is only ever in the array; anything else (fractions, NaN, far ids) only in the spill
+    if (at >= 0 && at < this.slots.length && (at | 0) === at) return this.slots[at];
+    return this.spill.size === 0 ? undefined : this.spill.get(id);
+  }
+
+  has(id: number): boolean {
+    return this.get(id) !== undefined;
+  }
+
+  get size(): number {
+    return this.order.length;
+  }
+
+  forEach(callback: (value: BlockerFacts, key: number, map: ReadonlyMap<number, BlockerFacts>) => void): void {
+    for (const id of this.order) callback(this.get(id)!, id, this);
+  }
+
+  *entries(): MapIterator<[number, BlockerFacts]> {
+    for (const id of this.order) yield [id, this.get(id)!];
+  }
+
+  *keys(): MapIterator<number> {
+    yield* this.order;
+  }
+
+  *values(): MapIterator<BlockerFacts> {
+    for (const id of this.order) yield this.get(id)!;
+  }
+
+  [Symbol.iterator](): MapIterator<[number, BlockerFacts]> {
+    return this.entries();
+  }
+}
