@@ -299,6 +299,28 @@ describe('computeFrontier', () => {
         'A-1 is in idea and not merged; needs a confirmed merge',
       ]);
     });
+
+    // The lists are copied out by size (literals up to four, a slice past that): every size, with and without the
+    // operator's reason before the edges' (satisfied edges in between are skipped).
+    it('should list every unsatisfied blocker in edge order whatever their number', () => {
+      const blockers = [1, 2, 3, 4, 5, 6].map((id) => item(id, { status: 'implementing' }));
+      const done = item(7, { status: 'done' });
+      for (const operator of [false, true]) {
+        for (let count = 0; count <= 6; count++) {
+          const dependent = item(100, { blocked: operator, blockedReason: operator ? 'hold' : null });
+          const edges = [edge(7, 100), ...blockers.slice(0, count).flatMap((b) => [edge(b.id, 100), edge(7, 100)])];
+          const result = run([...blockers, done, dependent], edges);
+          const found = [...result.runnable, ...result.blocked].find((i) => i.item_id === 100)!;
+          const ids = blockers.slice(0, count).map((b) => b.id);
+          expect(found.blocked_by).toEqual(ids);
+          expect(found.blocked_reasons).toEqual([
+            ...(operator ? ['blocked by operator: hold'] : []),
+            ...ids.map((id) => `A-${id} is in implementing; needs done`),
+          ]);
+          expect(result.blocked.includes(found)).toBe(operator || count > 0);
+        }
+      }
+    });
   });
 
   describe('blocked flag', () => {
