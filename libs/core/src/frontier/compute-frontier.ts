@@ -61,14 +61,14 @@ function bucketOf(item: FrontierInputItem, v: number, run: RunFacts): number {
   return item.frozen ? FROZEN : item.blocked || run.resolution.unsatisfiedCount[v] > 0 ? BLOCKED : RUNNABLE;
 }
 
-// An item's blockers and reasons are gathered here, then copied out at their size (see listOf).
+// An item's blockers and reasons are gathered here, then copied out at their size (blockerList, reasonList).
 const blockerScratch: number[] = [];
 const reasonScratch: string[] = [];
 
 // The first n values as a new array; up to four of them as an array literal. These arrays live as long as the answer,
 // and V8 allocates a literal's site straight into the old generation once its arrays keep surviving, where
 // `new Array(n)` is always allocated young and copied by every scavenge until promoted: at 100k items (~100k such
-// arrays per run) that copying was a quarter of the core's time (measured). Two functions, so that each site keeps
+// arrays per run) that copying was about a fifth of the core's time (measured). Two functions, so that each site keeps
 // one elements kind.
 function blockerList(values: number[], n: number): readonly number[] {
   switch (n) {
