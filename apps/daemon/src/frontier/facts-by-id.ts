@@ -1,6 +1,7 @@
 import { BlockerFacts } from '@app/core';
 
-// Ranges wider than this (ids per entry) are too sparse for an array: the facts go to a plain Map.
+// Ids spanning more than MAX_SPREAD slots per id, plus MIN_RANGE (so that a small project's ids a few thousand apart
+// still qualify), are too sparse for an array: the facts go to a plain Map.
 const MAX_SPREAD = 4;
 const MIN_RANGE = 4096;
 
