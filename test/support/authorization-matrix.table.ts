@@ -1,0 +1,458 @@
+import { MatrixRow } from './authorization-matrix';
+
+// One row per route (METHOD path as the Nest router registers it). The fixtures (see the spec): project `alpha`
+// (ALP) in `default` with items ALP-1 (a plain item), ALP-2 (an epic with task 1), ALP-3 (an item with a DB
+// claim); project `beta` (BET) in `other`; environment `staging` and flow `ship` in alpha with run `RUN`.
+const item = 'ALP-1';
+const epic = 'ALP-2';
+
+export const MATRIX: Record<string, MatrixRow> = {
+  // ---- device-code flow: the machine side needs no credential ----
+  'GET /api/machine/authorizations': { access: 'public', request: () => ({ path: '/api/machine/authorizations' }) },
+  'POST /api/machine/authorizations': {
+    access: 'public',
+    request: () => ({ path: '/api/machine/authorizations', body: { machine_id: 'mx-1', machine_name: 'box' } }),
+  },
+  'POST /api/machine/authorizations/token': {
+    access: 'public',
+    request: () => ({
+      path: '/api/machine/authorizations/token',
+      body: { device_code: 'x'.repeat(43), machine_id: 'mx-1', machine_name: 'box' },
+    }),
+  },
+  'GET /api/orgs/:slug/api/machine/authorizations': {
+    access: 'public',
+    request: () => ({ path: '/api/orgs/default/api/machine/authorizations' }),
+  },
+  'POST /api/orgs/:slug/api/machine/authorizations': {
+    access: 'public',
+    request: () => ({
+      path: '/api/orgs/default/api/machine/authorizations',
+      body: { machine_id: 'mx-1', machine_name: 'box' },
+    }),
+  },
+  'POST /api/orgs/:slug/api/machine/authorizations/token': {
+    access: 'public',
+    request: () => ({
+      path: '/api/orgs/default/api/machine/authorizations/token',
+      body: { device_code: 'x'.repeat(43), machine_id: 'mx-1', machine_name: 'box' },
+    }),
+  },
+  // The organization-path forward: checked row by row in hosted mode (every /v1 row again under /api/orgs/default).
+  'GET /api/orgs/:slug/v1/*': {
+    access: 'org',
+    mode: 'hosted',
+    request: () => ({ path: '/api/orgs/default/v1/projects/alpha' }),
+  },
+  'POST /api/orgs/:slug/v1/*': {
+    access: 'org',
+    mode: 'hosted',
+    request: () => ({ path: `/api/orgs/default/v1/items/${item}/block`, body: { reason: 'matrix' } }),
+  },
+  'GET /api/orgs/:slug/v1/machine-authorizations': {
+    access: 'org_admin',
+    mode: 'hosted',
+    request: () => ({ path: '/api/orgs/default/v1/machine-authorizations' }),
+  },
+  'GET /api/orgs/:slug/v1/machine-authorizations/:code': {
+    access: 'org_admin',
+    mode: 'hosted',
+    request: async (fx) => ({
+      path: `/api/orgs/default/v1/machine-authorizations/${(await fx.fresh.code()).userCode}`,
+    }),
+  },
+  'POST /api/orgs/:slug/v1/machine-authorizations/requests/:request_id/resolve': {
+    access: 'org_admin',
+    mode: 'hosted',
+    request: async (fx) => {
+      const code = await fx.fresh.code();
+      return {
+        path: `/api/orgs/default/v1/machine-authorizations/requests/${code.requestId}/resolve`,
+        body: { code: code.userCode, action: 'deny' },
+      };
+    },
+  },
+  'POST /api/orgs/:slug/v1/machine-authorizations/resolve': {
+    access: 'org_admin',
+    mode: 'hosted',
+    request: async (fx) => ({
+      path: '/api/orgs/default/v1/machine-authorizations/resolve',
+      body: { code: (await fx.fresh.code()).userCode, action: 'deny' },
+    }),
+  },
+
+  // ---- health and the approval page (their own session, not a bearer) ----
+  'GET /healthz': { access: 'public', request: () => ({ path: '/healthz' }) },
+  'GET /readyz': { access: 'public', request: () => ({ path: '/readyz' }) },
+  'GET /machine-approval': { access: 'public', request: () => ({ path: '/machine-approval' }) },
+  'GET /machine-approval/:code': { access: 'public', request: () => ({ path: '/machine-approval/BCDF-GHJK' }) },
+  'POST /machine-approval/:code/decision': {
+    access: 'public',
+    request: () => ({ path: '/machine-approval/BCDF-GHJK/decision', body: { action: 'approve' } }),
+  },
+  'GET /machine-approval/oidc/callback': {
+    access: 'public',
+    request: () => ({ path: '/machine-approval/oidc/callback?code=x&state=y' }),
+  },
+  'GET /machine-approval/oidc/start': { access: 'public', request: () => ({ path: '/machine-approval/oidc/start' }) },
+  'POST /machine-approval/session': {
+    access: 'public',
+    request: () => ({ path: '/machine-approval/session', body: { token: 'svc_not-a-token' } }),
+  },
+  'POST /machine-approval/sign-out': { access: 'public', request: () => ({ path: '/machine-approval/sign-out' }) },
+
+  // ---- people, organizations, tokens ----
+  'GET /v1/whoami': { access: 'self', request: () => ({ path: '/v1/whoami' }) },
+  'GET /v1/actors': { access: 'self', request: () => ({ path: '/v1/actors' }) },
+  'POST /v1/actors': {
+    access: 'org_admin',
+    request: async (fx) => ({
+      path: '/v1/actors',
+      body: { name: `new-${await fx.fresh.actor('none')}`, org: 'default' },
+    }),
+  },
+  'GET /v1/actors/:name': {
+    access: 'org_admin',
+    request: async (fx) => ({ path: `/v1/actors/${await fx.fresh.actor('default')}` }),
+    hiddenLike: () => ({ path: '/v1/actors/nobody-by-this-name' }),
+  },
+  'POST /v1/actors/:name/disable': {
+    access: 'org_admin',
+    request: async (fx) => ({ path: `/v1/actors/${await fx.fresh.actor('default')}/disable` }),
+  },
+  'POST /v1/actors/:name/enable': {
+    access: 'org_admin',
+    request: async (fx) => ({ path: `/v1/actors/${await fx.fresh.actor('default')}/enable` }),
+  },
+  'GET /v1/members': { access: 'org', request: () => ({ path: '/v1/members?org=default' }) },
+  'POST /v1/members': {
+    access: 'org_admin',
+    request: async (fx) => ({ path: '/v1/members', body: { actor: await fx.fresh.actor('none'), org: 'default' } }),
+  },
+  'POST /v1/members/remove': {
+    access: 'org_admin',
+    request: async (fx) => ({
+      path: '/v1/members/remove',
+      body: { actor: await fx.fresh.actor('default'), org: 'default' },
+    }),
+  },
+  'GET /v1/tokens': { access: 'self', request: () => ({ path: '/v1/tokens' }) },
+  'POST /v1/tokens': { access: 'self', request: () => ({ path: '/v1/tokens', body: { name: 'matrix' } }) },
+  'POST /v1/tokens/:id/revoke': {
+    access: 'self',
+    request: async (fx, persona) => ({ path: `/v1/tokens/${await fx.fresh.token(persona)}/revoke` }),
+  },
+  'GET /v1/machines': { access: 'self', request: () => ({ path: '/v1/machines' }) },
+  'POST /v1/machines/revoke': {
+    access: 'self',
+    request: async (fx, persona) => ({
+      path: '/v1/machines/revoke',
+      body: { machine_id: await fx.fresh.machine(persona) },
+    }),
+  },
+
+  // ---- approving machines ----
+  'GET /v1/machine-authorizations': { access: 'self', request: () => ({ path: '/v1/machine-authorizations' }) },
+  'GET /v1/machine-authorizations/:code': {
+    access: 'org',
+    hostedAccess: 'org_admin',
+    request: async (fx) => ({ path: `/v1/machine-authorizations/${(await fx.fresh.code()).userCode}` }),
+  },
+  'POST /v1/machine-authorizations/requests/:request_id/resolve': {
+    access: 'org',
+    hostedAccess: 'org_admin',
+    request: async (fx) => {
+      const code = await fx.fresh.code();
+      return {
+        path: `/v1/machine-authorizations/requests/${code.requestId}/resolve`,
+        body: { code: code.userCode, action: 'deny' },
+      };
+    },
+  },
+  'POST /v1/machine-authorizations/resolve': {
+    access: 'org',
+    hostedAccess: 'org_admin',
+    request: async (fx) => ({
+      path: '/v1/machine-authorizations/resolve',
+      body: { code: (await fx.fresh.code()).userCode, action: 'deny' },
+    }),
+  },
+
+  // ---- projects and workflows ----
+  'GET /v1/projects': { access: 'self', request: () => ({ path: '/v1/projects' }) },
+  'POST /v1/projects': {
+    access: 'any_member',
+    request: async (fx) => {
+      const suffix = (await fx.fresh.actor('none')).replace(/[^a-z0-9]/g, '').slice(-8);
+      return {
+        path: '/v1/projects',
+        body: { id: `p${suffix}`, name: 'matrix', public_item_prefix: `M${suffix.toUpperCase()}`.slice(0, 10) },
+      };
+    },
+  },
+  'GET /v1/projects/:id': { access: 'org', request: () => ({ path: '/v1/projects/alpha' }) },
+  'PATCH /v1/projects/:id': { access: 'org', request: () => ({ path: '/v1/projects/alpha', body: { name: 'Alpha' } }) },
+  'GET /v1/workflows': { access: 'self', request: () => ({ path: '/v1/workflows' }) },
+  'POST /v1/workflows': { access: 'server_admin', request: () => ({ path: '/v1/workflows', body: { id: 'issue' } }) },
+  'GET /v1/workflows/:id/definition': { access: 'self', request: () => ({ path: '/v1/workflows/issue/definition' }) },
+  'GET /v1/workflows/:id/versions/:version': {
+    access: 'self',
+    request: () => ({ path: '/v1/workflows/issue/versions/1' }),
+  },
+
+  // ---- items ----
+  'GET /v1/items': {
+    access: 'org',
+    request: () => ({ path: '/v1/items?project=alpha' }),
+    hiddenLike: () => ({ path: '/v1/items?project=nowhere' }),
+  },
+  'POST /v1/items': {
+    access: 'org',
+    request: () => ({ path: '/v1/items', body: { project: 'alpha', title: 'matrix' } }),
+  },
+  'GET /v1/items/:ref': { access: 'org', request: () => ({ path: `/v1/items/${item}` }) },
+  'POST /v1/items/:ref/block': {
+    access: 'org',
+    request: () => ({ path: `/v1/items/${item}/block`, body: { reason: 'matrix' } }),
+  },
+  'POST /v1/items/:ref/unblock': { access: 'org', request: () => ({ path: `/v1/items/${item}/unblock` }) },
+  'POST /v1/items/:ref/freeze': {
+    access: 'org',
+    request: () => ({ path: `/v1/items/${item}/freeze`, body: { reason: 'matrix' } }),
+  },
+  'POST /v1/items/:ref/unfreeze': { access: 'org', request: () => ({ path: `/v1/items/${item}/unfreeze` }) },
+  'GET /v1/items/:ref/db-claim': { access: 'org', request: () => ({ path: `/v1/items/${item}/db-claim` }) },
+  'POST /v1/items/:ref/db-claim': {
+    access: 'org',
+    request: () => ({ path: `/v1/items/${item}/db-claim`, body: { state: 'none' } }),
+  },
+  'POST /v1/items/:ref/db-claim/negative': {
+    access: 'org',
+    request: () => ({ path: `/v1/items/${item}/db-claim/negative`, body: { reason: 'matrix' } }),
+  },
+  'GET /v1/items/:ref/dependencies': { access: 'org', request: () => ({ path: `/v1/items/${item}/dependencies` }) },
+  'POST /v1/items/:ref/dependencies': {
+    access: 'org',
+    request: async (fx) => ({ path: `/v1/items/${item}/dependencies`, body: { blocker: await fx.fresh.item() } }),
+  },
+  'DELETE /v1/items/:ref/dependencies/:blocker': {
+    access: 'org',
+    request: async (fx) => ({ path: `/v1/items/${item}/dependencies/${await fx.fresh.blocker(item)}` }),
+  },
+  'GET /v1/items/:ref/fields/:field': { access: 'org', request: () => ({ path: `/v1/items/${item}/fields/title` }) },
+  'PUT /v1/items/:ref/fields/:field': {
+    access: 'org',
+    request: () => ({ path: `/v1/items/${item}/fields/title`, body: { value: 'matrix title' } }),
+  },
+  'GET /v1/items/:ref/progress': { access: 'org', request: () => ({ path: `/v1/items/${item}/progress` }) },
+  'POST /v1/items/:ref/resolve': {
+    access: 'org',
+    request: async (fx) => ({ path: `/v1/items/${await fx.fresh.item()}/resolve`, body: { resolution: 'wontfix' } }),
+  },
+  'PUT /v1/items/:ref/sections/:name': {
+    access: 'org',
+    request: () => ({ path: `/v1/items/${item}/sections/notes`, body: { content: 'matrix' } }),
+  },
+  'DELETE /v1/items/:ref/sections/:name': {
+    access: 'org',
+    request: async (fx) => ({ path: `/v1/items/${item}/sections/${await fx.fresh.section(item)}` }),
+  },
+  'POST /v1/items/:ref/status': {
+    access: 'org',
+    request: () => ({ path: `/v1/items/${item}/status`, body: { status: 'idea' } }),
+  },
+  'GET /v1/items/:ref/workflow': { access: 'org', request: () => ({ path: `/v1/items/${item}/workflow` }) },
+
+  // ---- epics ----
+  'GET /v1/epics/:ref': { access: 'org', request: () => ({ path: `/v1/epics/${epic}` }) },
+  'GET /v1/epics/:ref/chains': { access: 'org', request: () => ({ path: `/v1/epics/${epic}/chains` }) },
+  'PUT /v1/epics/:ref/chains/:worktree': {
+    access: 'org',
+    request: () => ({ path: `/v1/epics/${epic}/chains/main`, body: { queue: [1] } }),
+  },
+  'GET /v1/epics/:ref/files': { access: 'org', request: () => ({ path: `/v1/epics/${epic}/files` }) },
+  'GET /v1/epics/:ref/notes': { access: 'org', request: () => ({ path: `/v1/epics/${epic}/notes` }) },
+  'GET /v1/epics/:ref/tasks': { access: 'org', request: () => ({ path: `/v1/epics/${epic}/tasks` }) },
+  'POST /v1/epics/:ref/tasks': {
+    access: 'org',
+    request: () => ({ path: `/v1/epics/${epic}/tasks`, body: { title: 'matrix' } }),
+  },
+  'GET /v1/epics/:ref/tasks/:num': { access: 'org', request: () => ({ path: `/v1/epics/${epic}/tasks/1` }) },
+  'PATCH /v1/epics/:ref/tasks/:num': {
+    access: 'org',
+    request: () => ({ path: `/v1/epics/${epic}/tasks/1`, body: { heartbeat: true } }),
+  },
+  'POST /v1/epics/:ref/tasks/:num/dispatch': {
+    access: 'org',
+    request: () => ({ path: `/v1/epics/${epic}/tasks/1/dispatch` }),
+  },
+  'POST /v1/epics/:ref/tasks/:num/files': {
+    access: 'org',
+    request: () => ({ path: `/v1/epics/${epic}/tasks/1/files`, body: { file_path: 'src/a.ts' } }),
+  },
+  'POST /v1/epics/:ref/tasks/:num/notes': {
+    access: 'org',
+    request: () => ({ path: `/v1/epics/${epic}/tasks/1/notes`, body: { body: 'matrix' } }),
+  },
+
+  // ---- the frontier, charge, gates ----
+  'GET /v1/charge/frontier': { access: 'org', request: () => ({ path: '/v1/charge/frontier?project=alpha' }) },
+  'GET /v1/charge/schedule': { access: 'org', request: () => ({ path: '/v1/charge/schedule?project=alpha' }) },
+  'GET /v1/charge/claims': { access: 'org', request: () => ({ path: '/v1/charge/claims?project=alpha' }) },
+  'POST /v1/charge/dispatch': {
+    access: 'org',
+    request: (fx, persona) => ({
+      path: '/v1/charge/dispatch',
+      body: { project: 'alpha', item_id: item, session_id: fx.sessionIds[persona] },
+    }),
+  },
+  'POST /v1/charge/decisions': {
+    access: 'org',
+    request: () => ({
+      path: '/v1/charge/decisions',
+      body: { project: 'alpha', reason: 'operator_cancelled', item_id: item },
+    }),
+  },
+  'GET /v1/frontier/explain/:ref': { access: 'org', request: () => ({ path: `/v1/frontier/explain/${item}` }) },
+  'GET /v1/frontier/list': { access: 'org', request: () => ({ path: '/v1/frontier/list?project=alpha' }) },
+  'GET /v1/gates/evaluate': {
+    access: 'org',
+    request: () => ({ path: `/v1/gates/evaluate?item=${item}&gate_point=activation` }),
+  },
+  'POST /v1/gates/evaluate-batch': {
+    access: 'org',
+    request: () => ({ path: '/v1/gates/evaluate-batch', body: { gate_point: 'activation', items: [item] } }),
+  },
+  'POST /v1/gates/plan': {
+    access: 'org',
+    request: () => ({ path: '/v1/gates/plan', body: { gate_point: 'activation', items: [item] } }),
+  },
+
+  // ---- deployments ----
+  'GET /v1/deployments/environments': {
+    access: 'org',
+    request: () => ({ path: '/v1/deployments/environments?project=alpha' }),
+  },
+  'POST /v1/deployments/environments': {
+    access: 'org',
+    request: async (fx) => ({
+      path: '/v1/deployments/environments',
+      body: { project: 'alpha', name: `env-${(await fx.fresh.actor('none')).slice(-6)}` },
+    }),
+  },
+  'POST /v1/deployments/environments/:project/:name/retire': {
+    access: 'org',
+    request: () => ({ path: '/v1/deployments/environments/alpha/scratch/retire' }),
+  },
+  'GET /v1/deployments/flows': { access: 'org', request: () => ({ path: '/v1/deployments/flows?project=alpha' }) },
+  'POST /v1/deployments/flows': {
+    access: 'org',
+    request: async (fx) => ({
+      path: '/v1/deployments/flows',
+      body: {
+        id: `f-${(await fx.fresh.actor('none')).slice(-6)}`,
+        project: 'alpha',
+        name: 'matrix',
+        stages: ['build'],
+      },
+    }),
+  },
+  'GET /v1/deployments/runs': { access: 'org', request: () => ({ path: '/v1/deployments/runs?project=alpha' }) },
+  'POST /v1/deployments/runs': {
+    access: 'org',
+    request: () => ({ path: '/v1/deployments/runs', body: { project: 'alpha', environment: 'scratch', items: [] } }),
+  },
+  'PATCH /v1/deployments/runs/:id': {
+    access: 'org',
+    request: (fx) => ({ path: `/v1/deployments/runs/${fx.runId}`, body: { qa_summary: 'matrix' } }),
+  },
+  'POST /v1/deployments/runs/:id/resume': {
+    access: 'org',
+    request: (fx) => ({ path: `/v1/deployments/runs/${fx.runId}/resume` }),
+  },
+  'POST /v1/deployments/approvals': {
+    access: 'org',
+    request: () => ({ path: '/v1/deployments/approvals', body: { item } }),
+  },
+
+  // ---- records, events, sessions, transfer ----
+  'GET /v1/records/shepherd-verdicts': {
+    access: 'org',
+    request: () => ({ path: `/v1/records/shepherd-verdicts?item=${item}` }),
+  },
+  'POST /v1/records/shepherd-verdicts': {
+    access: 'org',
+    request: () => ({
+      path: '/v1/records/shepherd-verdicts',
+      body: { item, transition: 'implementing', worker: 'w', verdict: 'pass' },
+    }),
+  },
+  'GET /v1/records/caveat-dispositions': {
+    access: 'org',
+    request: () => ({ path: `/v1/records/caveat-dispositions?item=${item}` }),
+  },
+  'POST /v1/records/caveat-dispositions': {
+    access: 'org',
+    request: async (fx) => ({
+      path: '/v1/records/caveat-dispositions',
+      body: {
+        item,
+        transition: 'implementing',
+        caveat_num: 1 + ((await fx.fresh.token('none')) % 9000),
+        caveat_text: 'c',
+        disposition: 'RESOLVED',
+      },
+    }),
+  },
+  'GET /v1/records/ouroboros': { access: 'self', request: () => ({ path: '/v1/records/ouroboros' }) },
+  'POST /v1/records/ouroboros': {
+    access: 'self',
+    request: () => ({ path: '/v1/records/ouroboros', body: { agent: 'a', category: 'note', body: 'matrix' } }),
+  },
+  'POST /v1/records/ouroboros/:id/review': {
+    access: 'self',
+    request: (fx) => ({ path: `/v1/records/ouroboros/${fx.ouroborosId}/review` }),
+  },
+  'POST /v1/records/ouroboros/:id/archive': {
+    access: 'self',
+    request: (fx) => ({ path: `/v1/records/ouroboros/${fx.ouroborosId}/archive` }),
+  },
+  'GET /v1/events': { access: 'self', request: () => ({ path: '/v1/events?limit=1' }) },
+  'GET /v1/events/stream': {
+    access: 'self',
+    request: () => ({ path: '/v1/events/stream' }),
+    note: 'opened and closed',
+  },
+  'GET /v1/sessions': { access: 'self', request: () => ({ path: '/v1/sessions' }) },
+  'POST /v1/sessions': {
+    access: 'self',
+    request: () => ({ path: '/v1/sessions', body: { harness: 'claude-code', model: 'opus-4' } }),
+  },
+  'GET /v1/sessions/:id': {
+    access: 'self',
+    request: (fx, persona) => ({ path: `/v1/sessions/${fx.sessionIds[persona]}` }),
+  },
+  'POST /v1/sessions/:id/heartbeat': {
+    access: 'self',
+    request: (fx, persona) => ({ path: `/v1/sessions/${fx.sessionIds[persona]}/heartbeat` }),
+  },
+  'POST /v1/sessions/:id/end': {
+    access: 'self',
+    request: (fx, persona) => ({ path: `/v1/sessions/${fx.sessionIds[persona]}/end` }),
+  },
+  'GET /v1/export': { access: 'org', request: () => ({ path: '/v1/export?project=alpha' }) },
+  'POST /v1/import': {
+    access: 'any_member',
+    request: async (fx) => {
+      const suffix = (await fx.fresh.actor('none')).replace(/[^a-z0-9]/g, '').slice(-8);
+      return {
+        path: '/v1/import',
+        body: {
+          format: 'svc-backlog/v1',
+          project: { id: `i${suffix}`, name: 'imported', public_item_prefix: `I${suffix.toUpperCase()}`.slice(0, 10) },
+          items: [],
+        },
+      };
+    },
+  },
+};
