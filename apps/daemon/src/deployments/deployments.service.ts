@@ -459,17 +459,19 @@ export class DeploymentsService {
     );
   }
 
-  // Who may approve deployments of the project is who may write its gated flows, environments and runs: an active
-  // member of its organization approves member stages and an admin of it admin stages; for a project of no
-  // organization anyone who sees it approves member stages and the server admin admin stages (as approve() says).
+  // Who may write a project's gated flows, environments and runs is who may approve its deployments (as approve()
+  // says): an active member of its organization for member stages and an admin of it for admin stages; for a project
+  // of no organization anyone who sees it for member stages and the server admin for admin stages. The server admin
+  // also writes them in every organization (they administer the server; they still approve only where approve()
+  // lets them).
   private async approverStanding(
     actor: AuthenticatedActor,
     project: string,
   ): Promise<{ role: ApprovalRole | null; organization: string | null; policyAdmin: boolean }> {
     const standing = await this.repository.approverStanding(project, actor.id);
     const policyAdmin = standing.policy.deployment_approval_role === 'admin';
-    if (standing.organization === null)
-      return { role: actor.isAdmin ? 'admin' : 'member', organization: null, policyAdmin };
+    if (actor.isAdmin || standing.organization === null)
+      return { role: actor.isAdmin ? 'admin' : 'member', organization: standing.organization, policyAdmin };
     if (standing.status !== 'active') return { role: null, organization: standing.organization, policyAdmin };
     return {
       role: standing.role === 'admin' ? 'admin' : 'member',
