@@ -85,9 +85,12 @@ describe('deployment approvals cannot be walked around', () => {
     http<RunWire & { code?: string }>(base, 'PATCH', `/v1/deployments/runs/${id}`, { token, body });
   const stored = async (id: string) =>
     (
-      await sql<{ status: string; stage_index: number; current_stage: string | null; halt_kind: string | null }>(
+      await sql(
         db.url,
-        'SELECT status, stage_index, current_stage, halt_kind FROM deployment_runs WHERE id = $1',
+        `SELECT r.status, r.stage_index, r.current_stage, r.halt_kind, r.halted_at, r.capabilities,
+                ARRAY(SELECT i.deploy_stage FROM items i
+                       WHERE r.carried_work -> 'items' @> to_jsonb(i.id) ORDER BY i.id) AS deploy_stages
+           FROM deployment_runs r WHERE r.id = $1`,
         [id],
       )
     )[0];
@@ -109,6 +112,7 @@ describe('deployment approvals cannot be walked around', () => {
   it('should refuse to move a halted run past its unapproved stage, or to record it succeeded, and change nothing', async () => {
     const runId = await haltedRun('GT-1');
     const before = await stored(runId);
+    expect(before).toMatchObject({ status: 'halted', stage_index: 2, deploy_stages: ['awaiting-approval'] });
 
     // the finding: a member's usher step past the admin-only stage
     const byMember = await patch(mia.token, runId, { stage_index: 3 });
@@ -117,10 +121,21 @@ describe('deployment approvals cannot be walked around', () => {
     expect(await stored(runId)).toEqual(before);
 
     // not even someone who may approve walks past it without recording the approval first
-    for (const body of [{ stage_index: 3 }, { current_stage: 'smoke' }, { stage_index: 4 }, { status: 'succeeded' }]) {
+    for (const body of [
+      { stage_index: 3 },
+      { current_stage: 'smoke' },
+      { stage_index: 4 },
+      { status: 'succeeded' },
+      { stage_index: 3, status: 'succeeded', capabilities: ['kubectl'] },
+    ]) {
       const refused = await patch(ann.token, runId, body);
       expect(refused.status).toBe(409);
-      expect(refused.body).toMatchObject({ code: 'approval_required', stage: 'production', stage_index: 2 });
+      expect(refused.body).toMatchObject({
+        code: 'approval_required',
+        stage: 'production',
+        stage_index: 2,
+        run: { id: runId, status: 'halted', stage_index: 2 },
+      });
       expect(await stored(runId)).toEqual(before);
     }
     const memberSucceeded = await patch(mia.token, runId, { status: 'succeeded' });
@@ -136,7 +151,7 @@ describe('deployment approvals cannot be walked around', () => {
         body: { project: 'gt', flow_id: 'release', environment: 'production', items: ['GT-5'], ...extra },
       });
       expect(created.status).toBe(409);
-      expect(created.body).toMatchObject({ code: 'approval_required' });
+      expect(created.body).toMatchObject({ code: 'approval_required', run: null });
     }
     // a run of no flow in the gated environment cannot be succeeded either: it has no approval
     const flowless = await http(base, 'POST', '/v1/deployments/runs', {

@@ -82,17 +82,21 @@ export const runStillHalted = (run: RunStateDetail, itemRefs: readonly string[])
 // The usher step asked to pass a stage whose approval is not recorded (or to succeed without every approval the run
 // needs): nothing changed.
 export const approvalRequired = (
-  run: RunStateDetail,
+  run: RunStateDetail | null,
+  environment: string,
   need: { stage: string | null; stage_index: number | null; required_approval: string | null },
   itemRefs: readonly string[],
-) =>
-  deploymentError(
+) => {
+  const which = run ? `deployment run ${run.id}` : 'a new deployment run';
+  const by = need.required_approval === 'admin' ? 'an admin' : 'a member';
+  return deploymentError(
     DeploymentErrorCode.ApprovalRequired,
     need.stage
-      ? `deployment run ${run.id} cannot pass ${need.stage} (stage ${need.stage_index}) before its approval is recorded; approve it first (svc approve ${itemRefs[0] ?? '<ref>'}) once the run halts there`
-      : `deployment run ${run.id} to ${run.environment} cannot succeed without an approval by ${need.required_approval === 'admin' ? 'an admin' : 'a member'}: that environment has approval stages and this run recorded none`,
+      ? `${which} cannot pass ${need.stage} (stage ${need.stage_index}) before its approval is recorded; let it halt there and approve it (svc approve ${itemRefs[0] ?? '<ref>'}) first`
+      : `${which} to ${environment} cannot succeed without an approval by ${by} recorded on it: ${environment} has approval stages`,
     { run, ...need },
   );
+};
 
 // Writing a flow, environment or run of an environment with approval stages needs someone who may give that approval.
 export const approverRequired = (

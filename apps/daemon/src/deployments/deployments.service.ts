@@ -283,9 +283,12 @@ export class DeploymentsService {
     const stages = flow ? parseFlowStages(flow.stages) : [];
     const approved = await this.repository.approvals(run.id, manager);
     const refuse = async (need: { stage: string | null; stage_index: number | null }) =>
-      approvalRequired(runState(before ?? run), { ...need, required_approval: run.required_approval }, [
-        ...(await this.refs.refsOf(run.carried_items)).values(),
-      ]);
+      approvalRequired(
+        before && runState(before),
+        run.environment,
+        { ...need, required_approval: run.required_approval },
+        [...(await this.refs.refsOf(run.carried_items)).values()],
+      );
     // stage_index counts stages from 1 ("stage 2 of 3"); 0 = not at a stage yet. A named stage wins.
     let position = run.stage_index;
     const named = dto.current_stage === undefined ? -1 : stages.findIndex((s) => s.name === dto.current_stage);
