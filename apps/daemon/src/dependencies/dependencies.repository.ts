@@ -166,7 +166,9 @@ export class DependenciesRepository {
 
   // The one loader of delivery facts (fact:deployed and the frontier's delivery state): deployment runs in the given
   // statuses carrying any of the items, counted only when the run is owned by the carried item's own project (the
-  // strict variant). A carried entry that is not an item id is ignored.
+  // strict variant). A carried entry that is not an item id is ignored. A succeeded run that needed an approval
+  // (required_approval, recorded on the run by the database: its environment has approval stages) counts only
+  // when such an approval is recorded on it: any for 'member', an admin's for 'admin' (issue 24).
   runsCarrying(
     itemIds: readonly number[],
     statuses: readonly string[],
@@ -178,7 +180,10 @@ export class DependenciesRepository {
          FROM deployment_runs r
         CROSS JOIN LATERAL jsonb_array_elements_text(r.carried_work -> 'items') AS x(value)
          JOIN items i ON i.id = CASE WHEN x.value ~ '^[0-9]{1,9}$' THEN (x.value)::int END AND i.project = r.project
-        WHERE r.status = ANY ($2::text[]) AND i.id = ANY ($1::int[])`,
+        WHERE r.status = ANY ($2::text[]) AND i.id = ANY ($1::int[])
+          AND (r.status <> 'succeeded' OR r.required_approval IS NULL
+               OR EXISTS (SELECT 1 FROM deployment_approvals a
+                           WHERE a.run_id = r.id AND (r.required_approval = 'member' OR a.approver_role = 'admin')))`,
       [itemIds, statuses],
     );
   }

@@ -15,6 +15,10 @@ export enum DeploymentErrorCode {
   DeploymentIncomplete = 'deployment_incomplete',
   RunNotHalted = 'run_not_halted',
   RunStillHalted = 'run_still_halted',
+  // issue 24: a run moved into or past a stage whose approval is not recorded, or recorded as succeeded without it
+  ApprovalRequired = 'approval_required',
+  // issue 24: flows and runs of an environment with approval stages are written only by those who may approve
+  ApproverRequired = 'approver_required',
 }
 
 export const DEPLOYMENT_ERROR_STATUS: ErrorStatusTable<DeploymentErrorCode> = {
@@ -30,6 +34,8 @@ export const DEPLOYMENT_ERROR_STATUS: ErrorStatusTable<DeploymentErrorCode> = {
   [DeploymentErrorCode.DeploymentIncomplete]: HttpStatus.CONFLICT,
   [DeploymentErrorCode.RunNotHalted]: HttpStatus.CONFLICT,
   [DeploymentErrorCode.RunStillHalted]: HttpStatus.CONFLICT,
+  [DeploymentErrorCode.ApprovalRequired]: HttpStatus.CONFLICT,
+  [DeploymentErrorCode.ApproverRequired]: HttpStatus.FORBIDDEN,
 };
 
 // The refusals carry the run's state as extra fields; the code must be one of the enum's and the status comes
@@ -72,3 +78,35 @@ export const runStillHalted = (run: RunStateDetail, itemRefs: readonly string[])
     { run, missing: halt.missing },
   );
 };
+
+// The usher step asked to pass a stage whose approval is not recorded (or to succeed without every approval the run
+// needs): nothing changed.
+export const approvalRequired = (
+  run: RunStateDetail | null,
+  environment: string,
+  need: { stage: string | null; stage_index: number | null; required_approval: string | null },
+  itemRefs: readonly string[],
+) => {
+  const which = run ? `deployment run ${run.id}` : 'a new deployment run';
+  const by = need.required_approval === 'admin' ? 'an admin' : 'a member';
+  return deploymentError(
+    DeploymentErrorCode.ApprovalRequired,
+    need.stage
+      ? `${which} cannot pass ${need.stage} (stage ${need.stage_index}) before its approval is recorded; let it halt there and approve it (svc approve ${itemRefs[0] ?? '<ref>'}) first`
+      : `${which} to ${environment} cannot succeed without an approval by ${by} recorded on it: ${environment} has approval stages`,
+    { run, ...need },
+  );
+};
+
+// Writing a flow, environment or run of an environment with approval stages needs someone who may give that approval.
+export const approverRequired = (
+  what: string,
+  environment: string,
+  required: 'admin' | 'member',
+  organization: string | null,
+) =>
+  deploymentError(
+    DeploymentErrorCode.ApproverRequired,
+    `${what} in environment ${environment} needs someone who may approve its deployments (${required === 'admin' ? 'an admin' : 'an active member'}${organization ? ` of ${organization}` : ''})`,
+    { environment, required, organization },
+  );

@@ -4,6 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 
 import { affected, isoUtc } from '../projects/backlog-sql';
 import { EnvironmentWire, FlowWire, HaltKind, RunRow } from './dto/deployments.dto';
+import { ApprovalRole } from './flow-stages';
 
 export const FLOW_SELECT = `SELECT id, project, name, stages, target_tier, done_description, active, closing,
        complete_before_done, ${isoUtc('created_at')} AS created_at FROM deployment_flows`;
@@ -12,7 +13,7 @@ export const ENVIRONMENT_SELECT = `SELECT project, name, tier, flow_id, ${isoUtc
 export const RUN_SELECT = `SELECT id, project, flow_id, environment, status, current_stage, stage_index, stage_count,
        ARRAY(SELECT jsonb_array_elements_text(carried_work -> 'items')::int) AS carried_items, qa_summary,
        blocked_reason, ${isoUtc('started_at')} AS started_at, ${isoUtc('finished_at')} AS finished_at,
-       halt_kind, halt_stage, halt_missing, ${isoUtc('halted_at')} AS halted_at, capabilities
+       halt_kind, halt_stage, halt_missing, ${isoUtc('halted_at')} AS halted_at, capabilities, required_approval
   FROM deployment_runs`;
 
 @Injectable()
@@ -180,12 +181,32 @@ export class DeploymentsRepository {
     return rows[0] ?? null;
   }
 
-  async approvedStages(runId: string, manager = this.dataSource.manager): Promise<Set<number>> {
-    const rows: { stage_index: number }[] = await manager.query(
-      'SELECT stage_index FROM deployment_approvals WHERE run_id = $1',
+  // The run's recorded approvals: the stages approved, and whether any was given by an admin.
+  async approvals(
+    runId: string,
+    manager = this.dataSource.manager,
+  ): Promise<{ stages: Set<number>; byAdmin: boolean }> {
+    const rows: { stage_index: number; approver_role: string }[] = await manager.query(
+      'SELECT stage_index, approver_role FROM deployment_approvals WHERE run_id = $1',
       [runId],
     );
-    return new Set(rows.map((r) => r.stage_index));
+    return { stages: new Set(rows.map((r) => r.stage_index)), byAdmin: rows.some((r) => r.approver_role === 'admin') };
+  }
+
+  // The approval each environment of the project needs (svc_deployment_approval_role: the strongest approval stage of
+  // a flow of the project that reaches it, with the flow given counted as reaching it), or null when none does.
+  async approvalRoles(
+    project: string,
+    environments: readonly string[],
+    flowId: string | null,
+    manager = this.dataSource.manager,
+  ): Promise<Map<string, ApprovalRole>> {
+    if (environments.length === 0) return new Map();
+    const rows: { environment: string; role: ApprovalRole | null }[] = await manager.query(
+      `SELECT e AS environment, svc_deployment_approval_role($1, e, $3) AS role FROM unnest($2::text[]) AS e`,
+      [project, [...new Set(environments)], flowId],
+    );
+    return new Map(rows.filter((r) => r.role !== null).map((r) => [r.environment, r.role!]));
   }
 
   // The newest run of a flow carrying the item (locked when asked), or null.
@@ -213,13 +234,14 @@ export class DeploymentsRepository {
   }
 
   async insertApproval(
-    a: { runId: string; stageIndex: number; stage: string; itemId: number; actorId: number },
+    a: { runId: string; stageIndex: number; stage: string; itemId: number; actorId: number; role: ApprovalRole },
     manager: EntityManager,
   ): Promise<{ approved_at: string } | null> {
     const rows: { approved_at: string }[] = await manager.query(
-      `INSERT INTO deployment_approvals (run_id, stage_index, stage, item_id, approved_by) VALUES ($1, $2, $3, $4, $5)
+      `INSERT INTO deployment_approvals (run_id, stage_index, stage, item_id, approved_by, approver_role)
+       VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (run_id, stage_index) DO NOTHING RETURNING ${isoUtc('approved_at')} AS approved_at`,
-      [a.runId, a.stageIndex, a.stage, a.itemId, a.actorId],
+      [a.runId, a.stageIndex, a.stage, a.itemId, a.actorId, a.role],
     );
     return rows[0] ?? null;
   }
@@ -228,7 +250,7 @@ export class DeploymentsRepository {
   async approverStanding(
     project: string,
     actorId: number,
-    manager: EntityManager,
+    manager: EntityManager = this.dataSource.manager,
   ): Promise<{
     organization: string | null;
     role: string | null;

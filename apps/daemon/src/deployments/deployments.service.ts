@@ -25,8 +25,14 @@ import {
   toRunResponse,
   UpdateRunDto,
 } from './dto/deployments.dto';
-import { deploymentRunNotFound, runNotHalted, runStillHalted } from './deployments.errors';
-import { FlowStage, flowStagesProblem, parseFlowStages } from './flow-stages';
+import {
+  approvalRequired,
+  approverRequired,
+  deploymentRunNotFound,
+  runNotHalted,
+  runStillHalted,
+} from './deployments.errors';
+import { ApprovalRole, FlowStage, flowStagesProblem, parseFlowStages } from './flow-stages';
 
 const flowNotFound = (id: string) =>
   deploymentError(DeploymentErrorCode.DeploymentFlowNotFound, `no deployment flow ${id}`);
@@ -47,6 +53,15 @@ export interface ApproveResponse {
   event_id: string;
   // the usher step re-runs the run (PATCH /v1/deployments/runs/:id) to pass the gate
   run: RunWire;
+}
+
+const RANK: Record<ApprovalRole, number> = { member: 1, admin: 2 };
+
+// The strongest of the approvals environments need, as [environment, role], or null when none needs one.
+function strongest(needs: Iterable<[string, ApprovalRole]>): [string, ApprovalRole] | null {
+  let best: [string, ApprovalRole] | null = null;
+  for (const need of needs) if (best === null || RANK[need[1]] > RANK[best[1]]) best = need;
+  return best;
 }
 
 function runState(run: RunRow) {
@@ -74,6 +89,19 @@ export class DeploymentsService {
     await this.access.assertProject(actor, dto.project);
     const problem = flowStagesProblem(dto.stages);
     if (problem) throw validationMessage(problem);
+    // the environments the flow reaches (a stage's environment, else its name; its target tier), and the approvals
+    // they need already or would need by its own approval stages
+    const stages = parseFlowStages(dto.stages);
+    const reached = stages.map((s) => s.environment ?? s.name);
+    if (dto.target_tier) reached.push(dto.target_tier);
+    const needs = [...(await this.repository.approvalRoles(dto.project, reached, null)).entries()];
+    const standing = await this.approverStanding(actor, dto.project);
+    for (const stage of stages) {
+      if (stage.approval === null) continue;
+      const role = standing.policyAdmin ? 'admin' : stage.approval.role;
+      needs.push([stage.environment ?? stage.name, role]);
+    }
+    this.assertApprover(standing, strongest(needs), `creating deployment flow ${dto.id}`);
     const inserted = await this.repository.insertFlow({
       id: dto.id,
       project: dto.project,
@@ -101,6 +129,7 @@ export class DeploymentsService {
       const flow = await this.repository.flow(dto.flow_id);
       if (!flow || flow.project !== dto.project) throw flowNotFound(dto.flow_id);
     }
+    await this.assertWrites(actor, dto.project, dto.name, dto.flow_id ?? null, null, 'registering an environment');
     const inserted = await this.repository.insertEnvironment({
       project: dto.project,
       name: dto.name,
@@ -139,6 +168,7 @@ export class DeploymentsService {
       if (!flow || flow.project !== dto.project) throw flowNotFound(dto.flow_id);
       stageCount ??= flow.stages.length;
     }
+    await this.assertWrites(actor, dto.project, dto.environment, dto.flow_id ?? null, null, 'a deployment run');
     const run = await this.repository.transaction(async (manager) => {
       const id = await this.repository.insertRun(
         {
@@ -156,7 +186,7 @@ export class DeploymentsService {
         manager,
       );
       if (dto.capabilities !== undefined) await this.repository.setCapabilities(id, dto.capabilities, manager);
-      const row = await this.gate((await this.repository.lockRun(id, manager))!, dto, manager);
+      const row = await this.gate((await this.repository.lockRun(id, manager))!, dto, manager, null);
       await this.repository.cacheDeployStage(row, manager);
       return row;
     });
@@ -168,6 +198,7 @@ export class DeploymentsService {
     if (!existing || !(await this.access.canSee(actor, [existing.project]))) {
       throw deploymentError(DeploymentErrorCode.DeploymentRunNotFound, `no deployment run ${id}`);
     }
+    await this.assertRunWrites(actor, existing, `updating deployment run ${id}`);
     const run = await this.repository.transaction(async (manager) => {
       const locked = (await this.repository.lockRun(id, manager))!;
       // a re-run (the usher step again) of a halted run resumes it unless it names another status
@@ -175,7 +206,7 @@ export class DeploymentsService {
       const { capabilities: _capabilities, ...values } = dto;
       await this.repository.updateRun(id, { ...values, ...(resumed ? { status: 'running' } : {}) }, manager);
       if (dto.capabilities !== undefined) await this.repository.setCapabilities(id, dto.capabilities, manager);
-      const row = await this.gate((await this.repository.lockRun(id, manager))!, dto, manager);
+      const row = await this.gate((await this.repository.lockRun(id, manager))!, dto, manager, locked);
       await this.repository.cacheDeployStage(row, manager);
       return row;
     });
@@ -189,12 +220,13 @@ export class DeploymentsService {
   async resumeRun(actor: AuthenticatedActor, id: string, dto: ResumeRunDto): Promise<RunWire> {
     const existing = await this.repository.run(id);
     if (!existing || !(await this.access.canSee(actor, [existing.project]))) throw deploymentRunNotFound(id);
+    await this.assertRunWrites(actor, existing, `resuming deployment run ${id}`);
     const run = await this.repository.transaction(async (manager) => {
       const locked = (await this.repository.lockRun(id, manager))!;
       if (locked.status !== 'halted' || locked.halt_kind === null) throw runNotHalted(runState(locked));
       if (dto.capabilities !== undefined) await this.repository.setCapabilities(id, dto.capabilities, manager);
       await this.repository.updateRun(id, { status: 'running' }, manager);
-      const row = await this.gate((await this.repository.lockRun(id, manager))!, dto, manager);
+      const row = await this.gate((await this.repository.lockRun(id, manager))!, dto, manager, locked);
       if (row.halt_kind !== null) {
         const refs = await this.refs.refsOf(row.carried_items);
         throw runStillHalted(
@@ -236,32 +268,51 @@ export class DeploymentsService {
   }
 
   // The flow's gates at the run's position: a stage needing approval halts the run until an approval of that stage is
-  // recorded; a stage needing capabilities halts it while the usher step does not report them all. A run declared
-  // succeeded must have passed every approval stage. Answers the run as stored afterwards.
+  // recorded; a stage needing capabilities halts it while the usher step does not report them all. Passing a stage
+  // needing approval (a position after it) before its approval is recorded, and succeeding without every approval
+  // of the flow and the approval the run's environment needs (required_approval), are refused with 409
+  // approval_required, and the caller's transaction then changes nothing (issue 24). Answers the run as stored
+  // afterwards. `before` is the run as stored before this write (null for a new run), for the refusal.
   private async gate(
     run: RunRow,
     dto: { capabilities?: string[]; current_stage?: string; stage_index?: number },
     manager: EntityManager,
+    before: RunRow | null,
   ): Promise<RunRow> {
     const flow = run.flow_id ? await this.repository.flow(run.flow_id, manager) : null;
     const stages = flow ? parseFlowStages(flow.stages) : [];
-    if (stages.length === 0) return run;
+    const approved = await this.repository.approvals(run.id, manager);
+    const refuse = async (need: { stage: string | null; stage_index: number | null }) =>
+      approvalRequired(
+        before && runState(before),
+        run.environment,
+        { ...need, required_approval: run.required_approval },
+        [...(await this.refs.refsOf(run.carried_items)).values()],
+      );
     // stage_index counts stages from 1 ("stage 2 of 3"); 0 = not at a stage yet. A named stage wins.
     let position = run.stage_index;
     const named = dto.current_stage === undefined ? -1 : stages.findIndex((s) => s.name === dto.current_stage);
     if (named >= 0) position = named + 1;
+    const succeeded = run.status === 'succeeded';
+    if (succeeded || OPEN_RUN_STATUSES.has(run.status)) {
+      const passed = succeeded ? stages.length : Math.min(position - 1, stages.length);
+      const skipped = stages.findIndex((s, i) => i < passed && s.approval !== null && !approved.stages.has(i + 1));
+      if (skipped >= 0) throw await refuse({ stage: stages[skipped].name, stage_index: skipped + 1 });
+    }
+    if (
+      succeeded &&
+      run.required_approval !== null &&
+      !(run.required_approval === 'admin' ? approved.byAdmin : approved.stages.size > 0)
+    )
+      throw await refuse({ stage: null, stage_index: null });
+    if (stages.length === 0) return run;
     let halt: { kind: HaltKind; stage: FlowStage; position: number; missing: string[] } | null = null;
-    const approved = await this.repository.approvedStages(run.id, manager);
-    if (run.status === 'succeeded') {
-      const unapproved = stages.findIndex((s, i) => s.approval !== null && !approved.has(i + 1));
-      if (unapproved >= 0)
-        halt = { kind: 'awaiting-approval', stage: stages[unapproved], position: unapproved + 1, missing: [] };
-    } else if (OPEN_RUN_STATUSES.has(run.status) && position >= 1 && position <= stages.length) {
+    if (OPEN_RUN_STATUSES.has(run.status) && position >= 1 && position <= stages.length) {
       const stage = stages[position - 1];
       // what this usher step declares, else what the run last declared
       const have = new Set(dto.capabilities ?? run.capabilities ?? []);
       const missing = stage.capabilities.filter((c) => !have.has(c));
-      if (stage.approval !== null && !approved.has(position))
+      if (stage.approval !== null && !approved.stages.has(position))
         halt = { kind: 'awaiting-approval', stage, position, missing: [] };
       else if (missing.length > 0) halt = { kind: 'needs-capability', stage, position, missing };
     }
@@ -338,8 +389,16 @@ export class DeploymentsService {
           { organization: standing.organization },
         );
       }
+      const asAdmin = standing.organization === null ? actor.isAdmin : standing.role === 'admin';
       const inserted = await this.repository.insertApproval(
-        { runId: run.id, stageIndex: run.stage_index, stage: run.halt_stage ?? '', itemId: item.id, actorId: actor.id },
+        {
+          runId: run.id,
+          stageIndex: run.stage_index,
+          stage: run.halt_stage ?? '',
+          itemId: item.id,
+          actorId: actor.id,
+          role: asAdmin ? 'admin' : 'member',
+        },
         manager,
       );
       if (!inserted)
@@ -401,6 +460,59 @@ export class DeploymentsService {
       `${ctx.item.ref} is in deployment flow ${flow} and cannot be done before a run of it completes (none has started)`,
       { item_id: ctx.item.ref, gate: DEPLOYMENT_COMPLETE_GATE, run: null },
     );
+  }
+
+  // Who may write a project's gated flows, environments and runs is who may approve its deployments (as approve()
+  // says): an active member of its organization for member stages and an admin of it for admin stages; for a project
+  // of no organization anyone who sees it for member stages and the server admin for admin stages. The server admin
+  // also writes them in every organization (they administer the server; they still approve only where approve()
+  // lets them).
+  private async approverStanding(
+    actor: AuthenticatedActor,
+    project: string,
+  ): Promise<{ role: ApprovalRole | null; organization: string | null; policyAdmin: boolean }> {
+    const standing = await this.repository.approverStanding(project, actor.id);
+    const policyAdmin = standing.policy.deployment_approval_role === 'admin';
+    if (actor.isAdmin || standing.organization === null)
+      return { role: actor.isAdmin ? 'admin' : 'member', organization: standing.organization, policyAdmin };
+    if (standing.status !== 'active') return { role: null, organization: standing.organization, policyAdmin };
+    return {
+      role: standing.role === 'admin' ? 'admin' : 'member',
+      organization: standing.organization,
+      policyAdmin,
+    };
+  }
+
+  private assertApprover(
+    standing: { role: ApprovalRole | null; organization: string | null },
+    need: [string, ApprovalRole] | null,
+    what: string,
+  ): void {
+    if (need === null) return;
+    if (standing.role !== null && RANK[standing.role] >= RANK[need[1]]) return;
+    throw approverRequired(what, need[0], need[1], standing.organization);
+  }
+
+  // Flows, environments and runs of an environment with approval stages are written only by those who may approve.
+  private async assertWrites(
+    actor: AuthenticatedActor,
+    project: string,
+    environment: string,
+    flowId: string | null,
+    recorded: ApprovalRole | null,
+    what: string,
+  ): Promise<void> {
+    const needs: [string, ApprovalRole][] = [
+      ...(await this.repository.approvalRoles(project, [environment], flowId)).entries(),
+    ];
+    if (recorded !== null) needs.push([environment, recorded]);
+    const need = strongest(needs);
+    if (need === null) return;
+    this.assertApprover(await this.approverStanding(actor, project), need, what);
+  }
+
+  private assertRunWrites(actor: AuthenticatedActor, run: RunRow, what: string): Promise<void> {
+    return this.assertWrites(actor, run.project, run.environment, run.flow_id, run.required_approval, what);
   }
 
   private async toWire(run: RunRow): Promise<RunWire> {

@@ -159,7 +159,7 @@ export class TransferService {
         flows: flows.map(({ project: _p, ...f }) => f),
         environments: envs.map(({ project: _p, ...e }) => e),
         // halts and the runner's declared capabilities are not exported: the next usher step declares and derives
-        // them again from the flow and the approvals
+        // them again from the flow and the approvals; required_approval is the database's (it records it on import)
         runs: runs.map(
           ({
             project: _p,
@@ -169,6 +169,7 @@ export class TransferService {
             halt_missing: _m,
             halted_at: _h,
             capabilities: _c,
+            required_approval: _ra,
             ...r
           }) => {
             const { started_at, finished_at, ...rest } = r;

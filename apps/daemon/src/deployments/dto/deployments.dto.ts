@@ -141,6 +141,9 @@ export interface RunRow {
   halted_at: string | null;
   // what the usher step last declared it has (null: never declared)
   capabilities: string[] | null;
+  // the approval its environment (and its own flow) needed while it was written, recorded by the database on every
+  // write and never weakened; null: none (issue 24)
+  required_approval: 'member' | 'admin' | null;
 }
 
 export type HaltKind = DeploymentHaltWire['kind'];
