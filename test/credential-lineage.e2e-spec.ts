@@ -1,4 +1,4 @@
-import { createTestDatabase, DaemonProcess, startDaemonProcess, TestDatabase } from '@app/testing';
+import { createTestDatabase, DaemonProcess, runSvc, startDaemonProcess, TestDatabase } from '@app/testing';
 import {
   createActor,
   http,
@@ -76,6 +76,16 @@ describe('credential lineage', () => {
     );
     expect(row.expires_at.toISOString()).toBe(hour.body.expires_at);
     expect(row.parent_token_id).toBe(hour.body.token_id);
+
+    // the command line says when the lifetime was capped, and which credential minted a token
+    const env = { SVC_URL: daemon.url, SVC_TOKEN: hour.body.token, SVC_CONFIG_DIR: daemon.configDir };
+    const cli = await runSvc(['tokens', 'create', '--name', 'cli-child', '--expires-in', '90d', '--json'], { env });
+    expect(cli.code).toBe(0);
+    expect(JSON.parse(cli.stdout)).toMatchObject({ expires_at: hour.body.expires_at });
+    const text = await runSvc(['tokens', 'create', '--name', 'cli-child-2', '--expires-in', '90d'], { env });
+    expect(text.stderr).toContain('capped at the expiry of the credential that created it');
+    const listed = await runSvc(['--wide', 'tokens', 'list'], { env: { ...env, SVC_TOKEN: mia.token } });
+    expect(listed.stdout).toMatch(/cli-child .*token #\d+/);
   });
 
   it('should revoke what a token minted, transitively, when it is revoked', async () => {

@@ -307,3 +307,58 @@ describe('organizations are walls', () => {
     });
   });
 });
+
+// The same steps through the hosted organization paths, where a takeover made the attacker an admin of the other
+// organization: refused the same way.
+describe('organizations are walls (hosted)', () => {
+  let db: TestDatabase;
+  let daemon: DaemonProcess;
+  let dana: TestActor;
+  let eve: TestActor;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('server', 'team_walls_hosted');
+    daemon = await startDaemonProcess({
+      env: {
+        SVC_DATABASE_URL: db.url,
+        SVC_SERVER_SECRET: 'e2e-team-walls-hosted-0123456789abcdef',
+        SVC_MODE: 'hosted',
+        SVC_API_TRUSTED_PROXIES: '127.0.0.1',
+      },
+    });
+    dana = await createActor(db.url, { name: 'dana', org: 'acme', role: 'admin' });
+    eve = await createActor(db.url, { name: 'eve', org: 'beta', role: 'admin' });
+  });
+
+  afterAll(async () => {
+    await daemon?.stop();
+    await db?.drop();
+  });
+
+  it("should refuse an organization admin making another organization's admin hers", async () => {
+    const at = (path: string, body: unknown) =>
+      http(daemon.url, 'POST', `/api/orgs/acme${path}`, { token: dana.token, body });
+    const added = await at('/v1/members', { actor: 'eve', role: 'admin' });
+    const unknown = await at('/v1/members', { actor: 'nobody', role: 'admin' });
+    expect(added.status).toBe(404);
+    expect(added.text.split('eve').join('<name>')).toBe(unknown.text.split('nobody').join('<name>'));
+    const minted = await at('/v1/tokens', { actor: 'eve' });
+    expect(minted.status).toBe(404);
+    expect(minted.body).toEqual({ code: 'not_found', message: 'actor eve not found' });
+    expect((await at('/v1/members', { actor: 'eve', org: 'beta', role: 'admin' })).status).toBe(404);
+    const rows = await sql<{ slug: string; role: string }>(
+      db.url,
+      `SELECT o.slug, m.role FROM memberships m JOIN organizations o ON o.id = m.organization_id
+        WHERE m.actor_id = $1 ORDER BY o.slug`,
+      [eve.id],
+    );
+    expect(rows).toEqual([{ slug: 'beta', role: 'admin' }]);
+    const members = await sql(
+      db.url,
+      `SELECT 1 FROM memberships m JOIN organizations o ON o.id = m.organization_id
+        WHERE o.slug = 'beta' AND m.actor_id = $1`,
+      [dana.id],
+    );
+    expect(members).toEqual([]);
+  });
+});
