@@ -124,6 +124,14 @@ describe('credential lineage', () => {
     expect(minted.body).toMatchObject({ expires_at: null, parent_token_id: null, parent_machine_id: machine.id });
     const grandchild = await mint(minted.body.token);
     expect(await whoami(minted.body.token)).toBe(200);
+    // both stay confined to the machine's organization
+    const confined = await sql<{ id: number; org: string }>(
+      db.url,
+      `SELECT t.id, o.slug AS org FROM api_tokens t JOIN organizations o ON o.id = t.organization_id
+        WHERE t.id = ANY($1::int[]) ORDER BY t.id`,
+      [[minted.body.token_id, grandchild.body.token_id]],
+    );
+    expect(confined.map((r) => r.org)).toEqual(['default', 'default']);
 
     const revoked = await http(daemon.url, 'POST', '/v1/machines/revoke', {
       token: mia.token,

@@ -251,7 +251,8 @@ export class TeamRepository {
     });
   }
 
-  // Mints a token as a child of the caller's credential; it expires no later than its parent (LEAST ignores a NULL:
+  // Mints a token as a child of the caller's credential, confined to the parent's organization if the parent is (a
+  // machine credential always is); it expires no later than its parent (LEAST ignores a NULL:
   // a parent without expiry leaves the requested lifetime as it is). The parent is locked FOR SHARE and must still
   // be live, so a revocation running at the same time either waits for this insert (and its cascade then reaches
   // the new token) or committed first (and the parent is gone). null: the parent is no longer live.
@@ -264,26 +265,26 @@ export class TeamRepository {
     parent: ParentCredential,
   ): Promise<TokenRow | null> {
     const id = await this.dataSource.transaction(async (manager) => {
-      const live: { expires_at: Date | null }[] =
+      const live: { expires_at: Date | null; organization_id: number | null }[] =
         parent.via === 'api_token'
           ? await manager.query(
-              `SELECT expires_at FROM api_tokens
+              `SELECT expires_at, organization_id FROM api_tokens
                 WHERE id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now()) FOR SHARE`,
               [parent.id],
             )
           : await manager.query(
-              `SELECT NULL::timestamptz AS expires_at FROM machine_credentials
+              `SELECT NULL::timestamptz AS expires_at, organization_id FROM machine_credentials
                 WHERE id = $1 AND revoked_at IS NULL FOR SHARE`,
               [parent.id],
             );
       if (live.length === 0) return null;
       const rows: { id: number }[] = await manager.query(
-        `INSERT INTO api_tokens
-                (actor_id, name, token_hash, token_prefix, expires_at, parent_token_id, parent_machine_credential_id)
+        `INSERT INTO api_tokens (actor_id, name, token_hash, token_prefix, expires_at, parent_token_id,
+                                 parent_machine_credential_id, organization_id)
          VALUES ($1, $2, $3, $4,
                  LEAST(CASE WHEN $5::integer IS NULL THEN NULL ELSE now() + make_interval(secs => $5) END,
                        $6::timestamptz),
-                 $7, $8)
+                 $7, $8, $9)
          RETURNING id`,
         [
           actorId,
@@ -294,6 +295,7 @@ export class TeamRepository {
           live[0].expires_at,
           parent.via === 'api_token' ? parent.id : null,
           parent.via === 'machine_credential' ? parent.id : null,
+          live[0].organization_id,
         ],
       );
       return rows[0].id;

@@ -3,7 +3,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 // Issue 24: an API token records the credential that minted it (an API token or a machine credential), and dies
 // with it. The cascade is a trigger so that every path that revokes a credential (POST /v1/tokens/:id/revoke,
 // POST /v1/machines/revoke, `svc logout`, a machine's re-approval rotating its credential, and any later one)
-// revokes the minted tokens in the same transaction, transitively, in one recursive statement.
+// revokes the minted tokens in the same transaction, transitively, in one recursive statement. A token minted from
+// a machine credential also keeps the organization that credential is confined to (organization_id).
 export class CredentialLineage1764300000001 implements MigrationInterface {
   name = 'CredentialLineage1764300000001';
 
@@ -12,6 +13,9 @@ export class CredentialLineage1764300000001 implements MigrationInterface {
       ALTER TABLE api_tokens
         ADD COLUMN parent_token_id integer REFERENCES api_tokens (id) ON DELETE SET NULL,
         ADD COLUMN parent_machine_credential_id integer REFERENCES machine_credentials (id) ON DELETE SET NULL,
+        -- The organization a token minted (directly or not) by a machine credential is confined to, like that
+        -- credential: inherited at creation from the machine credential or the parent token. NULL: not confined.
+        ADD COLUMN organization_id integer REFERENCES organizations (id) ON DELETE CASCADE,
         ADD CONSTRAINT ck_api_tokens_one_parent
           CHECK (parent_token_id IS NULL OR parent_machine_credential_id IS NULL);
       CREATE INDEX ix_api_tokens_parent_token ON api_tokens (parent_token_id) WHERE parent_token_id IS NOT NULL;
@@ -68,7 +72,7 @@ export class CredentialLineage1764300000001 implements MigrationInterface {
       DROP INDEX IF EXISTS ix_api_tokens_parent_machine_credential;
       DROP INDEX IF EXISTS ix_api_tokens_parent_token;
       ALTER TABLE api_tokens DROP CONSTRAINT IF EXISTS ck_api_tokens_one_parent,
-        DROP COLUMN IF EXISTS parent_machine_credential_id, DROP COLUMN IF EXISTS parent_token_id;
+        DROP COLUMN IF EXISTS organization_id, DROP COLUMN IF EXISTS parent_machine_credential_id, DROP COLUMN IF EXISTS parent_token_id;
     `);
   }
 }
