@@ -3,10 +3,14 @@ import type {
   ActorWire,
   AddMemberRequest,
   CreateActorRequest,
+  CreateOrganizationRequest,
   CreatedTokenResponse,
   CreateTokenRequest,
   MemberListResponse,
   MembershipWire,
+  OrganizationDetailWire,
+  OrganizationListResponse,
+  OrganizationWire,
   RemoveMemberRequest,
   RemoveMemberResponse,
   RevokeTokenResponse,
@@ -181,6 +185,18 @@ export class SvcApi {
 
   revokeToken(id: number): Promise<RevokeTokenResponse> {
     return this.http.post(`v1/tokens/${seg(id)}/revoke`);
+  }
+
+  organizations(): Promise<OrganizationListResponse> {
+    return this.http.get('v1/orgs');
+  }
+
+  organization(slug: string): Promise<OrganizationDetailWire> {
+    return this.http.get(`v1/orgs/${seg(slug)}`);
+  }
+
+  createOrganization(body: CreateOrganizationRequest): Promise<OrganizationWire> {
+    return this.http.post('v1/orgs', body);
   }
 
   // ---- projects

@@ -6,6 +6,9 @@ import type {
   CreatedTokenResponse,
   MemberListResponse,
   MembershipWire,
+  OrganizationDetailWire,
+  OrganizationListResponse,
+  OrganizationWire,
   RemoveMemberResponse,
   RevokeTokenResponse,
   TokenListResponse,
@@ -17,8 +20,10 @@ import {
   ACTOR_NAME_PATTERN,
   AddMemberDto,
   CreateActorDto,
+  CreateOrganizationDto,
   CreateTokenDto,
   ListTokensQueryDto,
+  ORG_SLUG,
   OrgQueryDto,
   RemoveMemberDto,
   TokenIdParamDto,
@@ -28,6 +33,32 @@ import { TeamService } from './team.service';
 function actorName(name: string): string {
   if (!ACTOR_NAME_PATTERN.test(name)) throw invalidRequest('an actor name has letters, digits, . _ - (at most 64)');
   return name;
+}
+
+function organizationSlug(slug: string): string {
+  if (!ORG_SLUG.test(slug))
+    throw invalidRequest('an organization slug has lower-case letters, digits and - (at most 63)');
+  return slug;
+}
+
+@Controller('v1/orgs')
+export class OrganizationsController {
+  constructor(private readonly service: TeamService) {}
+
+  @Get()
+  list(@CurrentActor() actor: AuthenticatedActor): Promise<OrganizationListResponse> {
+    return this.service.listOrganizations(actor);
+  }
+
+  @Post()
+  create(@CurrentActor() actor: AuthenticatedActor, @Body() dto: CreateOrganizationDto): Promise<OrganizationWire> {
+    return this.service.createOrganization(actor, dto);
+  }
+
+  @Get(':slug')
+  show(@CurrentActor() actor: AuthenticatedActor, @Param('slug') slug: string): Promise<OrganizationDetailWire> {
+    return this.service.showOrganization(actor, organizationSlug(slug));
+  }
 }
 
 @Controller('v1/actors')

@@ -9,6 +9,9 @@ export enum TeamErrorCode {
   LastAdmin = 'last_admin',
   // the target of the change is disabled (the caller is not): a conflict with its state
   ActorDisabled = 'actor_disabled',
+  // an organization admin creating an actor under a name that is taken, in their view or not: it does not say where
+  NameUnavailable = 'name_unavailable',
+  OrganizationExists = 'organization_exists',
 }
 
 export const TEAM_ERROR_STATUS: ErrorStatusTable<TeamErrorCode> = {
@@ -17,6 +20,8 @@ export const TEAM_ERROR_STATUS: ErrorStatusTable<TeamErrorCode> = {
   [TeamErrorCode.CannotDisableSelf]: HttpStatus.CONFLICT,
   [TeamErrorCode.LastAdmin]: HttpStatus.CONFLICT,
   [TeamErrorCode.ActorDisabled]: HttpStatus.CONFLICT,
+  [TeamErrorCode.NameUnavailable]: HttpStatus.CONFLICT,
+  [TeamErrorCode.OrganizationExists]: HttpStatus.CONFLICT,
 };
 
 const teamError = errorFactory(TEAM_ERROR_STATUS);
@@ -34,3 +39,9 @@ export const lastAdmin = (actor: string, organization: string) =>
 
 export const targetDisabled = (name: string) =>
   teamError(TeamErrorCode.ActorDisabled, `${name} is disabled; enable them first`);
+
+export const nameUnavailable = (name: string) =>
+  teamError(TeamErrorCode.NameUnavailable, `the name ${name} is not available; choose another`);
+
+export const organizationExists = (slug: string) =>
+  teamError(TeamErrorCode.OrganizationExists, `an organization ${slug} already exists`);

@@ -22,6 +22,14 @@ export interface OrganizationRow {
   name: string;
 }
 
+export interface OrganizationSummaryRow extends OrganizationRow {
+  created_at: Date;
+  member_count: number;
+  admin_count: number;
+  // the caller's role in it (null: not an active member)
+  role: MembershipRole | null;
+}
+
 export interface MembershipRow {
   org: string;
   actor: string;
@@ -40,6 +48,14 @@ export interface TokenRow {
   last_used_at: Date | null;
   expires_at: Date | null;
   revoked_at: Date | null;
+  parent_token_id: number | null;
+  parent_machine_id: string | null;
+}
+
+// The credential a new token is minted by (the caller's): it becomes the token's parent.
+export interface ParentCredential {
+  via: 'api_token' | 'machine_credential';
+  id: number;
 }
 
 const ACTOR_COLUMNS = `a.id, a.name, a.email, a.kind, a.status, a.is_admin, a.oidc_subject, a.created_at,
@@ -48,7 +64,23 @@ const ACTOR_COLUMNS = `a.id, a.name, a.email, a.kind, a.status, a.is_admin, a.oi
              WHERE m.actor_id = a.id), '[]'::json) AS memberships`;
 
 const TOKEN_COLUMNS = `t.id, t.name, a.name AS actor, t.actor_id, t.token_prefix, t.created_at, t.last_used_at,
-  t.expires_at, t.revoked_at`;
+  t.expires_at, t.revoked_at, t.parent_token_id,
+  (SELECT mc.machine_id FROM machine_credentials mc WHERE mc.id = t.parent_machine_credential_id) AS parent_machine_id`;
+
+// The walls between organizations: whether actor `a` is in the view of the caller $1 ($2: the caller is a server
+// admin, who sees everyone). Everyone sees themselves; an organization admin also sees the actors who are not
+// server admins, have at least one membership, and have every membership (whatever its status) in an organization
+// the caller is an active admin of. An actor with a membership anywhere else, with none at all, or a server admin
+// is outside their view, exactly like a name that does not exist.
+const IN_VIEW = `(a.id = $1 OR $2::boolean OR (
+  NOT a.is_admin
+  AND EXISTS (SELECT 1 FROM memberships vm WHERE vm.actor_id = a.id)
+  AND NOT EXISTS (
+    SELECT 1 FROM memberships vm
+     WHERE vm.actor_id = a.id
+       AND NOT EXISTS (SELECT 1 FROM memberships cm
+                        WHERE cm.actor_id = $1 AND cm.organization_id = vm.organization_id
+                          AND cm.role = 'admin' AND cm.status = 'active'))))`;
 
 @Injectable()
 export class TeamRepository {
@@ -79,9 +111,28 @@ export class TeamRepository {
     return rows[0] ?? null;
   }
 
-  async actorByName(name: string, manager: EntityManager = this.dataSource.manager): Promise<ActorRow | null> {
-    const rows: ActorRow[] = await manager.query(`SELECT ${ACTOR_COLUMNS} FROM actors a WHERE a.name = $1`, [name]);
-    return rows[0] ?? null;
+  // Every organization (all) or those the caller is an active member of; slug: only that one.
+  async organizationSummaries(callerId: number, all: boolean, slug: string | null): Promise<OrganizationSummaryRow[]> {
+    return this.dataSource.query(
+      `SELECT o.id, o.slug, o.name, o.created_at, mine.role,
+              (SELECT count(*)::int FROM memberships m WHERE m.organization_id = o.id) AS member_count,
+              (SELECT count(*)::int FROM memberships m
+                WHERE m.organization_id = o.id AND m.role = 'admin' AND m.status = 'active') AS admin_count
+         FROM organizations o
+         LEFT JOIN memberships mine ON mine.organization_id = o.id AND mine.actor_id = $1 AND mine.status = 'active'
+        WHERE ($2::boolean OR mine.actor_id IS NOT NULL) AND ($3::text IS NULL OR o.slug = $3)
+        ORDER BY o.slug`,
+      [callerId, all, slug],
+    );
+  }
+
+  // null: the slug is taken.
+  async insertOrganization(slug: string, name: string): Promise<number | null> {
+    const rows: { id: number }[] = await this.dataSource.query(
+      'INSERT INTO organizations (slug, name) VALUES ($1, $2) ON CONFLICT (slug) DO NOTHING RETURNING id',
+      [slug, name],
+    );
+    return rows[0]?.id ?? null;
   }
 
   async actorById(id: number): Promise<ActorRow | null> {
@@ -89,24 +140,41 @@ export class TeamRepository {
     return rows[0] ?? null;
   }
 
-  // Every actor (organizationIds null) or the actors with a membership in one of the organizations.
-  async listActors(organizationIds: number[] | null, selfId: number): Promise<ActorRow[]> {
-    return this.dataSource.query(
-      `SELECT ${ACTOR_COLUMNS} FROM actors a
-        WHERE $1::integer[] IS NULL OR a.id = $2
-           OR EXISTS (SELECT 1 FROM memberships m WHERE m.actor_id = a.id AND m.organization_id = ANY($1::integer[]))
-        ORDER BY a.name`,
-      [organizationIds, selfId],
-    );
+  // The caller and the actors in their view (see IN_VIEW).
+  async listActors(callerId: number, callerIsAdmin: boolean): Promise<ActorRow[]> {
+    return this.dataSource.query(`SELECT ${ACTOR_COLUMNS} FROM actors a WHERE ${IN_VIEW} ORDER BY a.name`, [
+      callerId,
+      callerIsAdmin,
+    ]);
   }
 
-  // Whether any of the target's memberships is in one of these organizations.
-  async isMemberOfAny(actorId: number, organizationIds: number[]): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(
-      'SELECT 1 FROM memberships WHERE actor_id = $1 AND organization_id = ANY($2::integer[]) LIMIT 1',
-      [actorId, organizationIds],
+  // The named actor if the caller sees them, else null: the same answer whether the name is outside the caller's
+  // view or does not exist.
+  async visibleActorByName(callerId: number, callerIsAdmin: boolean, name: string): Promise<ActorRow | null> {
+    const rows: ActorRow[] = await this.dataSource.query(
+      `SELECT ${ACTOR_COLUMNS} FROM actors a WHERE a.name = $3 AND ${IN_VIEW}`,
+      [callerId, callerIsAdmin, name],
     );
+    return rows[0] ?? null;
+  }
+
+  async isInView(callerId: number, callerIsAdmin: boolean, actorId: number): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(`SELECT 1 FROM actors a WHERE a.id = $3 AND ${IN_VIEW}`, [
+      callerId,
+      callerIsAdmin,
+      actorId,
+    ]);
     return rows.length > 0;
+  }
+
+  // An actor with a membership in the organization (whatever else they belong to).
+  async memberByName(organizationId: number, name: string): Promise<ActorRow | null> {
+    const rows: ActorRow[] = await this.dataSource.query(
+      `SELECT ${ACTOR_COLUMNS} FROM actors a
+        WHERE a.name = $2 AND EXISTS (SELECT 1 FROM memberships m WHERE m.actor_id = a.id AND m.organization_id = $1)`,
+      [organizationId, name],
+    );
+    return rows[0] ?? null;
   }
 
   async insertActor(
@@ -183,20 +251,56 @@ export class TeamRepository {
     });
   }
 
+  // Mints a token as a child of the caller's credential, confined to the parent's organization if the parent is (a
+  // machine credential always is); it expires no later than its parent (LEAST ignores a NULL:
+  // a parent without expiry leaves the requested lifetime as it is). The parent is locked FOR SHARE and must still
+  // be live, so a revocation running at the same time either waits for this insert (and its cascade then reaches
+  // the new token) or committed first (and the parent is gone). null: the parent is no longer live.
   async insertToken(
     actorId: number,
     name: string,
     hash: Buffer,
     prefix: string,
     expiresInSeconds: number | null,
-  ): Promise<TokenRow> {
-    const rows: { id: number }[] = await this.dataSource.query(
-      `INSERT INTO api_tokens (actor_id, name, token_hash, token_prefix, expires_at)
-       VALUES ($1, $2, $3, $4, CASE WHEN $5::integer IS NULL THEN NULL ELSE now() + make_interval(secs => $5) END)
-       RETURNING id`,
-      [actorId, name, hash, prefix, expiresInSeconds],
-    );
-    return (await this.tokenById(rows[0].id))!;
+    parent: ParentCredential,
+  ): Promise<TokenRow | null> {
+    const id = await this.dataSource.transaction(async (manager) => {
+      const live: { expires_at: Date | null; organization_id: number | null }[] =
+        parent.via === 'api_token'
+          ? await manager.query(
+              `SELECT expires_at, organization_id FROM api_tokens
+                WHERE id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now()) FOR SHARE`,
+              [parent.id],
+            )
+          : await manager.query(
+              `SELECT NULL::timestamptz AS expires_at, organization_id FROM machine_credentials
+                WHERE id = $1 AND revoked_at IS NULL FOR SHARE`,
+              [parent.id],
+            );
+      if (live.length === 0) return null;
+      const rows: { id: number }[] = await manager.query(
+        `INSERT INTO api_tokens (actor_id, name, token_hash, token_prefix, expires_at, parent_token_id,
+                                 parent_machine_credential_id, organization_id)
+         VALUES ($1, $2, $3, $4,
+                 LEAST(CASE WHEN $5::integer IS NULL THEN NULL ELSE now() + make_interval(secs => $5) END,
+                       $6::timestamptz),
+                 $7, $8, $9)
+         RETURNING id`,
+        [
+          actorId,
+          name,
+          hash,
+          prefix,
+          expiresInSeconds,
+          live[0].expires_at,
+          parent.via === 'api_token' ? parent.id : null,
+          parent.via === 'machine_credential' ? parent.id : null,
+          live[0].organization_id,
+        ],
+      );
+      return rows[0].id;
+    });
+    return id === null ? null : this.tokenById(id);
   }
 
   async tokenById(id: number): Promise<TokenRow | null> {
@@ -207,25 +311,25 @@ export class TeamRepository {
     return rows[0] ?? null;
   }
 
-  // actorIds null: every actor's tokens.
-  async listTokens(actorIds: number[] | null, includeRevoked: boolean): Promise<TokenRow[]> {
+  // The tokens of one actor (actorId) or of the caller and every actor in their view (actorId null; for a server
+  // admin: every token). Only ever the tokens of actors in the caller's view.
+  async listTokens(
+    callerId: number,
+    callerIsAdmin: boolean,
+    actorId: number | null,
+    includeRevoked: boolean,
+  ): Promise<TokenRow[]> {
     return this.dataSource.query(
       `SELECT ${TOKEN_COLUMNS} FROM api_tokens t JOIN actors a ON a.id = t.actor_id
-        WHERE ($1::integer[] IS NULL OR t.actor_id = ANY($1::integer[]))
-          AND ($2::boolean OR (t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())))
+        WHERE ($3::integer IS NULL OR t.actor_id = $3) AND ${IN_VIEW}
+          AND ($4::boolean OR (t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())))
         ORDER BY a.name, t.id`,
-      [actorIds, includeRevoked],
+      [callerId, callerIsAdmin, actorId, includeRevoked],
     );
   }
 
-  async actorIdsInOrganizations(organizationIds: number[]): Promise<number[]> {
-    const rows: { actor_id: number }[] = await this.dataSource.query(
-      'SELECT DISTINCT actor_id FROM memberships WHERE organization_id = ANY($1::integer[])',
-      [organizationIds],
-    );
-    return rows.map((r) => r.actor_id);
-  }
-
+  // The tokens minted from it are revoked, transitively and in the same transaction, by the trigger
+  // tr_api_tokens_revoke_minted (migration CredentialLineage), which every way of revoking goes through.
   async revokeToken(id: number): Promise<boolean> {
     // TypeORM answers an UPDATE with [rows, affected].
     const [, affected]: [unknown[], number] = await this.dataSource.query(

@@ -6,6 +6,9 @@ import type {
   CreatedTokenResponse,
   MemberListResponse,
   MembershipWire,
+  OrganizationDetailWire,
+  OrganizationListResponse,
+  OrganizationWire,
   RemoveMemberResponse,
   RevokeTokenResponse,
   TokenListResponse,
@@ -14,11 +17,33 @@ import type {
 
 import { AuthenticatedActor } from '../auth/actor';
 import { API_TOKEN_PREFIX, generateToken, hashToken, tokenDisplayPrefix } from '../auth/tokens';
-import { forbidden, invalidRequest, notFound } from '../common/domain-error';
+import { forbidden, invalidRequest, notFound, unauthorized } from '../common/domain-error';
 import { APP_CONFIG, AppConfig } from '../config/config';
-import { AddMemberDto, CreateActorDto, CreateTokenDto, ListTokensQueryDto, RemoveMemberDto } from './dto/team.dto';
-import { actorExists, cannotDisableSelf, emailTaken, lastAdmin, targetDisabled } from './team.errors';
-import { ActorRow, MembershipRow, OrganizationRow, TeamRepository, TokenRow } from './team.repository';
+import {
+  AddMemberDto,
+  CreateActorDto,
+  CreateOrganizationDto,
+  CreateTokenDto,
+  ListTokensQueryDto,
+  RemoveMemberDto,
+} from './dto/team.dto';
+import {
+  actorExists,
+  cannotDisableSelf,
+  emailTaken,
+  lastAdmin,
+  nameUnavailable,
+  organizationExists,
+  targetDisabled,
+} from './team.errors';
+import {
+  ActorRow,
+  MembershipRow,
+  OrganizationRow,
+  OrganizationSummaryRow,
+  TeamRepository,
+  TokenRow,
+} from './team.repository';
 
 const DEFAULT_ORGANIZATION_SLUG = 'default';
 
@@ -50,12 +75,27 @@ function toTokenWire(row: TokenRow): TokenWire {
     last_used_at: row.last_used_at?.toISOString() ?? null,
     expires_at: row.expires_at?.toISOString() ?? null,
     revoked_at: row.revoked_at?.toISOString() ?? null,
+    parent_token_id: row.parent_token_id,
+    parent_machine_id: row.parent_machine_id,
   };
 }
 
-// People, memberships and API tokens. A server admin (actors.is_admin) manages everyone; an organization's active
-// admins manage the actors who belong to their organization (never a server admin); every actor manages their own
-// tokens. Anything outside the caller's view answers 404, so names of other organizations' people do not leak.
+function toOrganizationWire(row: OrganizationSummaryRow): OrganizationWire {
+  return {
+    slug: row.slug,
+    name: row.name,
+    created_at: row.created_at.toISOString(),
+    member_count: row.member_count,
+    admin_count: row.admin_count,
+    role: row.role,
+  };
+}
+
+// People, memberships, organizations and API tokens. A server admin (actors.is_admin) manages everyone; an
+// organization admin manages the actors in their view: those all of whose memberships are in organizations they
+// administer (never a server admin, never someone who also belongs elsewhere; see IN_VIEW in the repository);
+// every actor manages their own tokens. Anything outside the caller's view answers the same 404 as a name that
+// does not exist, so names of other organizations' people do not leak.
 @Injectable()
 export class TeamService {
   constructor(
@@ -63,9 +103,30 @@ export class TeamService {
     private readonly repository: TeamRepository,
   ) {}
 
+  // Organizations: a server admin creates them and sees them all; anyone else sees those they are an active member
+  // of, and any other answers the same 404 as a slug that does not exist.
+  async createOrganization(caller: AuthenticatedActor, dto: CreateOrganizationDto): Promise<OrganizationWire> {
+    if (!caller.isAdmin) throw forbidden('only a server admin creates organizations');
+    if ((await this.repository.insertOrganization(dto.slug, dto.name ?? dto.slug)) === null) {
+      throw organizationExists(dto.slug);
+    }
+    return toOrganizationWire((await this.repository.organizationSummaries(caller.id, true, dto.slug))[0]);
+  }
+
+  async listOrganizations(caller: AuthenticatedActor): Promise<OrganizationListResponse> {
+    const rows = await this.repository.organizationSummaries(caller.id, caller.isAdmin, null);
+    return { organizations: rows.map(toOrganizationWire) };
+  }
+
+  async showOrganization(caller: AuthenticatedActor, slug: string): Promise<OrganizationDetailWire> {
+    const [row] = await this.repository.organizationSummaries(caller.id, caller.isAdmin, slug);
+    if (!row) throw notFound(`organization ${slug}`);
+    const members = await this.repository.listMembers(row.id);
+    return { ...toOrganizationWire(row), members: members.map(toMembershipWire) };
+  }
+
   async listActors(caller: AuthenticatedActor): Promise<ActorListResponse> {
-    const scope = await this.adminScope(caller);
-    const rows = await this.repository.listActors(scope, caller.id);
+    const rows = await this.repository.listActors(caller.id, caller.isAdmin);
     return { actors: rows.map(toActorWire) };
   }
 
@@ -85,9 +146,8 @@ export class TeamService {
         kind: dto.kind ?? 'person',
         isAdmin,
       });
-      if (id === 'name_taken') {
-        throw actorExists(dto.name);
-      }
+      // An organization admin is not told whether the name is someone in their view or in another organization.
+      if (id === 'name_taken') throw caller.isAdmin ? actorExists(dto.name) : nameUnavailable(dto.name);
       if (id === 'email_taken') throw emailTaken();
       await this.repository.upsertMembership(manager, organization.id, id, dto.admin ? 'admin' : 'member');
       return id;
@@ -97,7 +157,6 @@ export class TeamService {
 
   async setStatus(caller: AuthenticatedActor, name: string, status: 'active' | 'disabled'): Promise<ActorWire> {
     const target = await this.visibleActor(caller, name);
-    await this.assertManages(caller, target);
     if (status === 'disabled' && target.id === caller.id) {
       throw cannotDisableSelf();
     }
@@ -117,9 +176,9 @@ export class TeamService {
   async addMember(caller: AuthenticatedActor, dto: AddMemberDto): Promise<MembershipWire> {
     const organization = await this.organizationFor(caller, dto.org);
     await this.assertOrganizationAdmin(caller, organization);
-    const target = await this.repository.actorByName(dto.actor);
-    if (!target) throw notFound(`actor ${dto.actor}`);
-    if (target.is_admin && !caller.isAdmin) throw forbidden('only a server admin changes a server admin');
+    // Someone who belongs to another organization (or a server admin) is outside an organization admin's view:
+    // adding them takes a server admin.
+    const target = await this.visibleActor(caller, dto.actor);
     await this.repository.transaction((manager) =>
       this.repository.upsertMembership(manager, organization.id, target.id, dto.role ?? 'member'),
     );
@@ -129,9 +188,10 @@ export class TeamService {
   async removeMember(caller: AuthenticatedActor, dto: RemoveMemberDto): Promise<RemoveMemberResponse> {
     const organization = await this.organizationFor(caller, dto.org);
     await this.assertOrganizationAdmin(caller, organization);
-    const target = await this.repository.actorByName(dto.actor);
-    if (!target) throw notFound(`actor ${dto.actor}`);
-    if (target.is_admin && !caller.isAdmin) throw forbidden('only a server admin changes a server admin');
+    // An organization admin may take anyone out of their own organization (it changes nothing elsewhere and its
+    // member list already shows them), except a server admin; anyone else answers like an unknown name.
+    const member = await this.repository.memberByName(organization.id, dto.actor);
+    const target = member && (caller.isAdmin || !member.is_admin) ? member : await this.visibleActor(caller, dto.actor);
     const outcome = await this.repository.removeMembership(organization.id, target.id);
     if (outcome === 'absent') throw notFound(`membership of ${dto.actor} in ${organization.slug}`);
     if (outcome === 'last_admin') {
@@ -141,26 +201,21 @@ export class TeamService {
   }
 
   async listTokens(caller: AuthenticatedActor, query: ListTokensQueryDto): Promise<TokenListResponse> {
-    let actorIds: number[] | null;
-    if (query.actor !== undefined) {
-      const target = await this.visibleActor(caller, query.actor);
-      if (target.id !== caller.id) await this.assertManages(caller, target);
-      actorIds = [target.id];
-    } else if (query.all) {
-      const scope = await this.adminScope(caller);
-      actorIds = scope === null ? null : [...new Set([caller.id, ...(await this.actorIdsIn(scope))])];
-    } else {
-      actorIds = [caller.id];
-    }
-    const rows = await this.repository.listTokens(actorIds, query.include_revoked ?? false);
+    // Only ever tokens of actors in the caller's view: ?all=true is the caller's and those of their view.
+    let actorId: number | null = caller.id;
+    if (query.actor !== undefined) actorId = (await this.visibleActor(caller, query.actor)).id;
+    else if (query.all) actorId = null;
+    const rows = await this.repository.listTokens(caller.id, caller.isAdmin, actorId, query.include_revoked ?? false);
     return { tokens: rows.map(toTokenWire) };
   }
 
+  // The new token is a child of the caller's credential (whoever it is for): it expires no later than that
+  // credential and is revoked with it. A requested lifetime beyond the parent's expiry is capped, visibly in
+  // expires_at.
   async createToken(caller: AuthenticatedActor, dto: CreateTokenDto): Promise<CreatedTokenResponse> {
     let target: ActorRow | null = null;
     if (dto.actor !== undefined && dto.actor !== caller.name) {
       target = await this.visibleActor(caller, dto.actor);
-      await this.assertManages(caller, target);
       if (target.status !== 'active') {
         throw targetDisabled(target.name);
       }
@@ -172,55 +227,37 @@ export class TeamService {
       hashToken(token),
       tokenDisplayPrefix(token),
       dto.expires_in ?? null,
+      { via: caller.via, id: caller.credentialId },
     );
+    if (!row) throw unauthorized('this credential was revoked or has expired');
     return { ...toTokenWire(row), token };
   }
 
   async revokeToken(caller: AuthenticatedActor, id: number): Promise<RevokeTokenResponse> {
     const row = await this.repository.tokenById(id);
     if (!row) throw notFound(`token ${id}`);
-    if (row.actor_id !== caller.id) {
-      const owner = await this.repository.actorById(row.actor_id);
-      if (!owner || !(await this.manages(caller, owner))) throw notFound(`token ${id}`);
+    if (row.actor_id !== caller.id && !(await this.repository.isInView(caller.id, caller.isAdmin, row.actor_id))) {
+      throw notFound(`token ${id}`);
     }
     return { token_id: id, revoked: await this.repository.revokeToken(id) };
   }
 
-  // null: every actor (server admin); else the organizations the caller administers (possibly none).
-  private async adminScope(caller: AuthenticatedActor): Promise<number[] | null> {
-    if (caller.isAdmin) return null;
-    return (await this.repository.adminOrganizations(caller.id)).map((o) => o.id);
-  }
-
-  private async actorIdsIn(organizationIds: number[]): Promise<number[]> {
-    return organizationIds.length === 0 ? [] : this.repository.actorIdsInOrganizations(organizationIds);
-  }
-
+  // The named actor if the caller sees them; else the same 404 whether the name exists elsewhere or not at all.
   private async visibleActor(caller: AuthenticatedActor, name: string): Promise<ActorRow> {
-    const row = await this.repository.actorByName(name);
-    if (row && (row.id === caller.id || (await this.manages(caller, row)))) return row;
-    throw notFound(`actor ${name}`);
-  }
-
-  private async manages(caller: AuthenticatedActor, target: ActorRow): Promise<boolean> {
-    if (caller.isAdmin) return true;
-    if (target.is_admin) return false;
-    const scope = await this.adminScope(caller);
-    return scope !== null && scope.length > 0 && this.repository.isMemberOfAny(target.id, scope);
-  }
-
-  private async assertManages(caller: AuthenticatedActor, target: ActorRow): Promise<void> {
-    if (!(await this.manages(caller, target))) {
-      throw forbidden(`only an admin of ${target.name}'s organization can do this`);
-    }
+    const row = await this.repository.visibleActorByName(caller.id, caller.isAdmin, name);
+    if (!row) throw notFound(`actor ${name}`);
+    return row;
   }
 
   private async assertOrganizationAdmin(caller: AuthenticatedActor, organization: OrganizationRow): Promise<void> {
     if (caller.isAdmin) return;
     const admins = await this.repository.adminOrganizations(caller.id);
-    if (!admins.some((o) => o.id === organization.id)) {
-      throw forbidden(`only an admin of ${organization.slug} can do this`);
+    if (admins.some((o) => o.id === organization.id)) return;
+    // An organization the caller is not an active member of is answered like one that does not exist.
+    if ((await this.repository.membership(organization.id, caller.id))?.status !== 'active') {
+      throw notFound(`organization ${organization.slug}`);
     }
+    throw forbidden(`only an admin of ${organization.slug} can do this`);
   }
 
   // The organization a request means: the named one; else the caller's only administered organization; else (a

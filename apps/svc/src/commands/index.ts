@@ -23,6 +23,7 @@ import { registerUpCommands } from './up.command';
 import { registerWhoAmICommand } from './whoami.command';
 import { registerActorsCommand } from './actors.command';
 import { registerMembersCommand } from './members.command';
+import { registerOrgsCommand } from './orgs.command';
 import { registerTokensCommand } from './tokens.command';
 import { registerAuthCommands } from './auth.command';
 import { registerSetupCommand } from './setup.command';
@@ -53,6 +54,7 @@ export const COMMAND_GROUPS: ((program: Command) => void)[] = [
   registerTransferCommands,
   registerActorsCommand,
   registerMembersCommand,
+  registerOrgsCommand,
   registerTokensCommand,
   registerAuthCommands,
   registerSetupCommand,

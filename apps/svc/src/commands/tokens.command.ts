@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 
 import { connectedApiFor } from '@app/client';
+import type { TokenWire } from '@app/contracts';
 
 import { GlobalOptions } from '../context';
 import { action, CliError, output, printTable } from '../output';
@@ -15,6 +16,12 @@ export function parseDuration(text: string): number {
   if (!match)
     throw new CliError('invalid_request', `--expires-in: use a number with s, m, h, d or w (e.g. 90d), not "${text}"`);
   return Number(match[1]) * UNITS[match[2] || 's'];
+}
+
+// The credential a token was created with: revoking it revokes this token too.
+function mintedBy(t: TokenWire): string {
+  if (t.parent_token_id !== null) return `token #${t.parent_token_id}`;
+  return t.parent_machine_id === null ? '' : `machine ${t.parent_machine_id}`;
 }
 
 export function registerTokensCommand(program: Command): void {
@@ -38,6 +45,11 @@ export function registerTokensCommand(program: Command): void {
           process.stderr.write(
             `token #${t.token_id} "${t.name}" for ${t.actor}${t.expires_at ? `, expires ${t.expires_at}` : ''} — shown once, store it now:\n`,
           );
+          // A token expires no later than the credential that created it: say so when that shortened the lifetime.
+          const asked = expiresIn === undefined ? Infinity : Date.now() + expiresIn * 1000;
+          if (t.expires_at !== null && Date.parse(t.expires_at) < asked - 60_000) {
+            process.stderr.write('(its expiry is capped at the expiry of the credential that created it)\n');
+          }
           process.stdout.write(`${t.token}\n`);
         });
       }),
@@ -58,7 +70,7 @@ export function registerTokensCommand(program: Command): void {
         });
         output(command, body, (b) =>
           printTable(
-            ['id', 'name', 'actor', 'prefix', 'created', 'last used', 'expires', 'revoked'],
+            ['id', 'name', 'actor', 'prefix', 'created', 'last used', 'expires', 'revoked', 'minted by'],
             b.tokens.map((t) => [
               t.token_id,
               t.name,
@@ -68,6 +80,7 @@ export function registerTokensCommand(program: Command): void {
               t.last_used_at ?? 'never',
               t.expires_at ?? 'never',
               t.revoked_at,
+              mintedBy(t),
             ]),
           ),
         );

@@ -66,6 +66,10 @@ export interface TokenWire {
   last_used_at: string | null;
   expires_at: string | null;
   revoked_at: string | null;
+  // the credential that minted it (issue 24): an API token's id, or a machine's id; both null for the first-boot
+  // token. The token expires no later than that credential and is revoked with it.
+  parent_token_id: number | null;
+  parent_machine_id: string | null;
 }
 
 export interface TokenListResponse {
@@ -87,4 +91,28 @@ export interface CreatedTokenResponse extends TokenWire {
 export interface RevokeTokenResponse {
   token_id: number;
   revoked: boolean;
+}
+
+// Organizations (issue 24): created by a server admin; listed to a server admin (all) or to their active members.
+export interface OrganizationWire {
+  slug: string;
+  name: string;
+  created_at: string;
+  member_count: number;
+  admin_count: number;
+  // the caller's role in it; null: not an active member (a server admin looking at another organization)
+  role: MembershipRole | null;
+}
+
+export interface OrganizationListResponse {
+  organizations: OrganizationWire[];
+}
+
+export interface OrganizationDetailWire extends OrganizationWire {
+  members: MembershipWire[];
+}
+
+export interface CreateOrganizationRequest {
+  slug: string;
+  name?: string;
 }

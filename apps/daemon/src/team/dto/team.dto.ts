@@ -4,7 +4,8 @@ import { IsBoolean, IsEmail, IsIn, IsInt, IsOptional, IsString, Length, Matches,
 import { toBool, toUnsignedInt } from '../../common/transforms';
 
 export const ACTOR_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-const ORG_SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
+// The organizations table's CHECK (ck_organizations_slug) spells the same pattern.
+export const ORG_SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 const TEN_YEARS_SECONDS = 10 * 366 * 24 * 3600;
 
 export class CreateActorDto {
@@ -44,4 +45,13 @@ export class ListTokensQueryDto {
 
 export class TokenIdParamDto {
   @Transform(toUnsignedInt) @IsInt() @Min(1) @Max(2147483647) id!: number;
+}
+
+export class CreateOrganizationDto {
+  @IsString()
+  @Matches(ORG_SLUG, {
+    message: 'slug: lower-case letters, digits and -, starting with a letter or digit (at most 63)',
+  })
+  slug!: string;
+  @IsOptional() @IsString() @Length(1, 100) name?: string;
 }
