@@ -127,7 +127,10 @@ export const MATRIX: Record<string, MatrixRow> = {
   'GET /v1/members': { access: 'org', request: () => ({ path: '/v1/members?org=default' }) },
   'POST /v1/members': {
     access: 'org_admin',
-    request: async (fx) => ({ path: '/v1/members', body: { actor: await fx.fresh.actor('none'), org: 'default' } }),
+    request: async (fx) => ({
+      path: '/v1/members',
+      body: { actor: await fx.fresh.actor('default'), org: 'default', role: 'admin' },
+    }),
   },
   'POST /v1/members/remove': {
     access: 'org_admin',
@@ -136,6 +139,15 @@ export const MATRIX: Record<string, MatrixRow> = {
       body: { actor: await fx.fresh.actor('default'), org: 'default' },
     }),
   },
+  'GET /v1/orgs': { access: 'self', request: () => ({ path: '/v1/orgs' }) },
+  'POST /v1/orgs': {
+    access: 'server_admin',
+    request: async (fx) => ({
+      path: '/v1/orgs',
+      body: { slug: (await fx.fresh.actor('none')).replace(/[^a-z0-9-]/g, '') },
+    }),
+  },
+  'GET /v1/orgs/:slug': { access: 'org', request: () => ({ path: '/v1/orgs/default' }) },
   'GET /v1/tokens': { access: 'self', request: () => ({ path: '/v1/tokens' }) },
   'POST /v1/tokens': { access: 'self', request: () => ({ path: '/v1/tokens', body: { name: 'matrix' } }) },
   'POST /v1/tokens/:id/revoke': {
