@@ -20,7 +20,7 @@ import { runMigrations } from './database/migrate';
 export interface RunningDaemon {
   app: NestFastifyApplication;
   url: string;
-  // the first-boot message (the admin token), printed last by main(); null on every later boot
+  // the first-boot message (with the admin token only on a terminal), printed last by main(); null on later boots
   firstBoot: string[] | null;
   stop: () => Promise<void>;
 }
@@ -88,7 +88,9 @@ export async function startDaemon(config: AppConfig): Promise<RunningDaemon> {
     const url = `http://${config.host}:${port}`;
     lock?.update(url);
     embedded?.watch();
-    const firstBoot = app.get(BootstrapService).announce(url);
+    // the token is shown only on a terminal: `svc daemon > file` (or 2> file) leaves it in the credential file only
+    const onTerminal = Boolean(process.stdout.isTTY) && Boolean(process.stderr.isTTY);
+    const firstBoot = app.get(BootstrapService).announce(url, onTerminal);
     // CPU only, in short steps between requests (see frontier-warm-up.ts)
     void warmUpFrontier().catch((err: unknown) => note(`frontier warm-up: ${(err as Error).message}`));
     let stopping: Promise<void> | null = null;

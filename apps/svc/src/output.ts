@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 
-import { NotConnectedError, SvcConnectionError, SvcHttpError } from '@app/client';
+import { NotConnectedError, SvcConnectionError, SvcHttpError, terminalLine, terminalSafe } from '@app/client';
 
 import { paint, paintErr } from './color';
 import { printBlockerRefusal } from './commands/blockers-output';
@@ -95,10 +95,25 @@ export async function flushOutput(): Promise<void> {
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;
 
+// The CLI's own colours (picocolors: SGR sequences) in a cell it painted.
+// eslint-disable-next-line no-control-regex
+const SGR = /(\u001b\[[0-9;]*m)/;
+
+// A cell is one line: newline, tab and every other control character or bidi override show as escapes
+// (terminal-text.ts), except the SGR colour sequences the CLI itself wrapped around a word. Text from the daemon was
+// made safe before it was painted (output()); this catches a table built from anything else.
+export function cellLine(text: string): string {
+  if (!text.includes('\u001b')) return terminalLine(text);
+  return text
+    .split(SGR)
+    .map((part, i) => (i % 2 === 1 ? part : terminalLine(part)))
+    .join('');
+}
+
 // One table cell: timestamps become relative ("3h ago"), JSON values a summary, never the raw blob.
 export function cell(value: unknown): string {
   if (value === null || value === undefined) return '';
-  if (typeof value === 'string') return ISO_TIME.test(value) ? relativeTime(value) : value;
+  if (typeof value === 'string') return ISO_TIME.test(value) ? relativeTime(value) : cellLine(value);
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
   if (Array.isArray(value)) {
     if (value.length === 0) return '';
@@ -113,7 +128,7 @@ export function cell(value: unknown): string {
     if (entries.length === 0) return '';
     // a small flat object reads best as its fields; anything else as its size
     if (entries.every(([, v]) => v === null || ['string', 'number', 'boolean'].includes(typeof v))) {
-      const flat = entries.map(([k, v]) => `${k}=${cell(v)}`).join(' ');
+      const flat = entries.map(([k, v]) => `${terminalLine(k)}=${cell(v)}`).join(' ');
       if (flat.length <= 40) return flat;
     }
     return `{${entries.length} key${entries.length === 1 ? '' : 's'}}`;
@@ -154,47 +169,55 @@ export function printTable(columns: ColumnSpec[], rows: unknown[][]): void {
   if (hidden.length > 0) process.stdout.write(`${fitLine(p.dim(`(--wide shows ${hidden.join(', ')})`), width)}\n`);
 }
 
-export function printKeyValues(entries: [string, unknown][]): void {
+export function printKeyValues(pairs: [string, unknown][]): void {
+  const entries = pairs.map(([k, v]): [string, unknown] => [terminalLine(k), v]);
   const keyWidth = Math.max(...entries.map(([k]) => k.length));
   const width = outputWidth();
   for (const [key, value] of entries) {
     let text = typeof value === 'string' && ISO_TIME.test(value) ? `${relativeTime(value)} (${value})` : cell(value);
     // a detail view shows a JSON value whole when it fits the line (always into a pipe), else its summary
     if (typeof value === 'object' && value !== null) {
-      const whole = JSON.stringify(value);
+      // JSON escapes C0 controls but not DEL, C1 or bidi overrides
+      const whole = terminalLine(JSON.stringify(value));
       if (width === null || keyWidth + 2 + visibleWidth(whole) <= width) text = whole;
     }
     process.stdout.write(`${fitLine(`${paint().bold(key.padEnd(keyWidth))}  ${text}`, width)}\n`);
   }
 }
 
-// `--json` prints the wire body unchanged (or narrowed by --json fields / --jq); otherwise `render` prints text.
+// `--json` prints the wire body unchanged (or narrowed by --json fields / --jq); otherwise `render` prints text, from
+// a copy whose every string is terminal-safe (control characters but newline and tab, and bidi overrides, shown as
+// escapes), so no renderer can write stored text raw. Tables and key-value lines escape newline and tab too.
 export function output<T>(command: Command, value: T, render: (value: T) => void): void {
   if (wantsJson(command)) printJson(value);
-  else render(value);
+  else render(terminalSafe(value));
 }
+
+// A refusal's message may echo stored text (a name, a title): one line, escaped.
+const safeLine = (text: unknown): string => terminalLine(String(text ?? ''));
 
 // Errors print their code and message (and the body with --json) and set a non-zero exit code.
 export function reportError(err: unknown, json: boolean): number {
   if (err instanceof SvcHttpError) {
     if (json) process.stderr.write(`${JSON.stringify(err.body)}\n`);
-    else process.stderr.write(`${paintErr().red('error:')} ${err.body.code}: ${err.body.message}\n`);
+    else
+      process.stderr.write(`${paintErr().red('error:')} ${safeLine(err.body.code)}: ${safeLine(err.body.message)}\n`);
     if (!json) printBlockerRefusal(err.body);
     return err.status === 401 || err.status === 403 ? EXIT.notConnected : EXIT.error;
   }
   if (err instanceof SvcConnectionError) {
     if (json) process.stderr.write(`${JSON.stringify({ code: 'daemon_unreachable', message: err.message })}\n`);
-    else process.stderr.write(`${paintErr().red('error:')} daemon_unreachable: ${err.message}\n`);
+    else process.stderr.write(`${paintErr().red('error:')} daemon_unreachable: ${safeLine(err.message)}\n`);
     return EXIT.unreachable;
   }
   if (err instanceof CliError || err instanceof NotConnectedError) {
     if (json) process.stderr.write(`${JSON.stringify({ code: err.code, message: err.message })}\n`);
-    else process.stderr.write(`${paintErr().red('error:')} ${err.code}: ${err.message}\n`);
+    else process.stderr.write(`${paintErr().red('error:')} ${safeLine(err.code)}: ${safeLine(err.message)}\n`);
     return err instanceof CliError ? err.exitCode : EXIT.notConnected;
   }
   const message = err instanceof Error ? err.message : String(err);
   if (json) process.stderr.write(`${JSON.stringify({ code: 'internal_error', message })}\n`);
-  else process.stderr.write(`${paintErr().red('error:')} ${message}\n`);
+  else process.stderr.write(`${paintErr().red('error:')} ${safeLine(message)}\n`);
   return EXIT.error;
 }
 

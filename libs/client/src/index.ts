@@ -4,3 +4,4 @@ export * from './api';
 export * from './connection';
 export * from './event-stream';
 export * from './charge-flow';
+export * from './terminal-text';

@@ -1,5 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -24,6 +24,21 @@ export interface StartDaemonOptions {
   configDir?: string;
   timeoutMs?: number;
   port?: number;
+}
+
+// The token the daemon's first boot stored for this server in the CLI's credential file (else the current one).
+export function storedToken(configDir: string, url: string): string | null {
+  try {
+    const file = JSON.parse(readFileSync(join(configDir, 'credentials.json'), 'utf8')) as {
+      current?: string | null;
+      servers?: { url: string; token: string }[];
+    };
+    const servers = file.servers ?? [];
+    const entry = servers.find((s) => s.url === url) ?? servers.find((s) => s.url === file.current);
+    return entry?.token ?? null;
+  } catch {
+    return null;
+  }
 }
 
 // Runs the built daemon as a user would, on port 0 unless told otherwise, and waits for its "listening" line.
@@ -58,12 +73,14 @@ export function startDaemonProcess(options: StartDaemonOptions = {}): Promise<Da
       if (!match) return;
       clearTimeout(timer);
       const url = match[1];
-      // The first-boot banner (stderr, framed, written with the "listening" line) holds the token on a line of its own.
+      // The first-boot banner (stderr, written with the "listening" line) shows the token only on a terminal; piped,
+      // as here, the first boot leaves it in the credential file only.
       const tokenMatch = /^[\s│]+(svc_[A-Za-z0-9_-]+)[\s│]*$/m.exec(err);
+      const token = tokenMatch ? tokenMatch[1] : /first boot/.test(err) ? storedToken(configDir, url) : null;
       resolvePromise({
         url,
         port: Number(new URL(url).port),
-        token: tokenMatch ? tokenMatch[1] : null,
+        token,
         configDir,
         child,
         stdout: () => out,

@@ -16,8 +16,8 @@ export interface BootstrapResult {
   credentialsFile: string | null;
 }
 
-// First boot: the first admin actor, its organization and an API token. The token is printed once on the
-// terminal (never through the logger) and stored in the CLI's credential file so `svc` works at once.
+// First boot: the first admin actor, its organization and an API token. The token is stored in the CLI's credential
+// file so `svc` works at once, and shown once only when the daemon's output is a terminal (never through the logger).
 @Injectable()
 export class BootstrapService implements OnApplicationBootstrap {
   private readonly logger = new Logger(BootstrapService.name);
@@ -53,8 +53,10 @@ export class BootstrapService implements OnApplicationBootstrap {
   }
 
   // Called once the daemon listens, so the stored address is the real one (port 0 picks a free port). Returns the
-  // first-boot message for the terminal (main.ts prints it last, framed), or null on any later boot.
-  announce(listeningUrl: string): string[] | null {
+  // first-boot message for the terminal (main.ts prints it last, framed), or null on any later boot. The token is
+  // written to the credential file, and shown only when `onTerminal` (stdout and stderr are terminals): never into a
+  // file, a pipe or a log (issue 24).
+  announce(listeningUrl: string, onTerminal = false): string[] | null {
     if (!this.result) return null;
     const url = this.config.publicUrl ?? listeningUrl;
     try {
@@ -70,19 +72,31 @@ export class BootstrapService implements OnApplicationBootstrap {
       );
     }
     const written = this.result.credentialsFile !== null;
+    const file = credentialsPath(this.config.configDir);
     const stored = written
-      ? `stored for the svc command line in ${credentialsPath(this.config.configDir)} (mode 0600)`
+      ? `stored for the svc command line in ${file} (mode 0600)`
       : 'the svc command line credential file could not be written: keep this token';
     const token = this.result.token;
     this.result = null;
-    // A token the environment supplied (SVC_BOOTSTRAP_TOKEN) is known to whoever set it: never echoed. A daemon
-    // whose output is a log file (svc up) keeps the token out of it when the credential file holds it.
-    if (written && this.config.bootstrapToken) {
+    // A token the environment supplied (SVC_BOOTSTRAP_TOKEN) is known to whoever set it: never echoed.
+    if (this.config.bootstrapToken) {
       return ['svc: first boot — created the admin actor; its API token is SVC_BOOTSTRAP_TOKEN', '', stored];
     }
-    if (written && !this.config.printBootstrapToken) {
-      return ['svc: first boot — created the admin actor and its API token', '', stored];
+    // On a terminal the token is shown unless SVC_PRINT_BOOTSTRAP_TOKEN=false and the file holds it.
+    if (onTerminal && (this.config.printBootstrapToken || !written)) {
+      return ['svc: first boot — the admin API token (shown once, keep it safe):', '', `    ${token}`, '', stored];
     }
-    return ['svc: first boot — the admin API token (shown once, keep it safe):', '', `    ${token}`, '', stored];
+    if (written) {
+      return [
+        'svc: first boot — created the admin actor and its API token',
+        '',
+        `stored for the svc command line in ${file} (mode 0600); it is shown only on a terminal`,
+      ];
+    }
+    return [
+      'svc: first boot — created the admin actor, but its API token could not be stored and is never written where the output is not a terminal',
+      '',
+      `make ${file} writable (SVC_CONFIG_DIR), then start again on an empty data folder on a terminal, or with SVC_BOOTSTRAP_TOKEN set`,
+    ];
   }
 }

@@ -1,4 +1,5 @@
 import { invalidRequest, validationFailed } from './domain-error';
+import { controlCharacterProblem } from './text-fields';
 
 // The deepest JSON a request may nest. The deepest wire shape (a backlog import: items > sections > …) stays under
 // ten levels; 32 leaves room and keeps every recursive walker (class-transformer, class-validator) far from the
@@ -30,7 +31,7 @@ export function unstorableText(value: string): string | null {
 // A field's name as the answer shows it; a key that is itself unstorable is shown escaped.
 function childPath(parent: string, key: string | number): string {
   if (typeof key === 'number') return `${parent}[${key}]`;
-  const shown = unstorableText(key) ? JSON.stringify(key).slice(1, -1) : key;
+  const shown = unstorableText(key) || controlCharacterProblem(key, false) ? JSON.stringify(key).slice(1, -1) : key;
   return parent ? `${parent}.${shown}` : shown;
 }
 
@@ -38,16 +39,29 @@ export const tooDeep = (where: string) => invalidRequest(`${where} nests deeper 
 
 export const unstorable = (fields: FieldProblem[]) => validationFailed(fields);
 
+// A string's problem: unstorable first (NUL, lone surrogates), then control characters for its kind of field.
+function textProblem(value: string, multiLine: boolean): string | null {
+  return unstorableText(value) ?? controlCharacterProblem(value, multiLine);
+}
+
 // Walks a parsed request part without recursion (a hostile body cannot exhaust the stack here): refuses nesting
-// past MAX_BODY_DEPTH (invalid_request) and every string or key PostgreSQL cannot store (validation_failed, naming
-// each field). `prefix` names the part's fields: '' for the body, 'query.' style is left to the caller.
-export function checkRequestPart(value: unknown, where: string, prefix = ''): void {
+// past MAX_BODY_DEPTH (invalid_request) and every string or key PostgreSQL cannot store or a terminal would obey
+// (validation_failed, naming each field). A string is single-line unless its JSON path (`[]` for any index) is in
+// `multiLine` (text-fields.ts); keys are always single-line. `prefix` names the part's fields: '' for the body.
+export function checkRequestPart(
+  value: unknown,
+  where: string,
+  prefix = '',
+  multiLine: ReadonlySet<string> = new Set(),
+): void {
   const problems: FieldProblem[] = [];
-  const stack: { value: unknown; path: string; depth: number }[] = [{ value, path: prefix, depth: 0 }];
+  const stack: { value: unknown; path: string; pattern: string; depth: number }[] = [
+    { value, path: prefix, pattern: prefix, depth: 0 },
+  ];
   while (stack.length > 0) {
-    const { value: current, path, depth } = stack.pop()!;
+    const { value: current, path, pattern, depth } = stack.pop()!;
     if (typeof current === 'string') {
-      const problem = unstorableText(current);
+      const problem = textProblem(current, multiLine.has(pattern));
       if (problem && problems.length < MAX_REPORTED_FIELDS)
         problems.push({ field: path || where, problems: [problem] });
       continue;
@@ -56,18 +70,23 @@ export function checkRequestPart(value: unknown, where: string, prefix = ''): vo
     if (depth >= MAX_BODY_DEPTH) throw tooDeep(where);
     if (Array.isArray(current)) {
       for (let i = current.length - 1; i >= 0; i--) {
-        stack.push({ value: current[i], path: childPath(path, i), depth: depth + 1 });
+        stack.push({ value: current[i], path: childPath(path, i), pattern: `${pattern}[]`, depth: depth + 1 });
       }
       continue;
     }
     const keys = Object.keys(current);
     for (let i = keys.length - 1; i >= 0; i--) {
       const key = keys[i];
-      const keyProblem = unstorableText(key);
+      const keyProblem = textProblem(key, false);
       if (keyProblem && problems.length < MAX_REPORTED_FIELDS) {
         problems.push({ field: childPath(path, key), problems: [`name ${keyProblem}`] });
       }
-      stack.push({ value: (current as Record<string, unknown>)[key], path: childPath(path, key), depth: depth + 1 });
+      stack.push({
+        value: (current as Record<string, unknown>)[key],
+        path: childPath(path, key),
+        pattern: pattern ? `${pattern}.${key}` : key,
+        depth: depth + 1,
+      });
     }
   }
   if (problems.length > 0) throw unstorable(problems);

@@ -4,15 +4,18 @@ import { InvalidArgumentError } from 'commander';
 
 import { CliError } from '../output';
 
+// CRLF line ends (a Windows editor) become LF: the daemon takes newline and tab only in prose fields.
+const lfLineEnds = (text: string) => text.replace(/\r\n/g, '\n');
+
 export async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-  return Buffer.concat(chunks).toString('utf8');
+  return lfLineEnds(Buffer.concat(chunks).toString('utf8'));
 }
 
 export function readText(path: string): string {
   try {
-    return readFileSync(path, 'utf8');
+    return lfLineEnds(readFileSync(path, 'utf8'));
   } catch (err) {
     throw new CliError('file_unreadable', `cannot read ${path}: ${(err as Error).message}`);
   }

@@ -1,5 +1,6 @@
 import Table from 'cli-table3';
 
+import { terminalLine } from '@app/client';
 import { GateBlockerWire } from '@app/contracts/backlog';
 
 // A blocked_by_dependencies refusal, printed the way `frontier explain` prints unsatisfied facts: the message, then
@@ -15,7 +16,12 @@ export function printBlockerRefusal(
     wordWrap: true,
   });
   for (const b of body.blockers as GateBlockerWire[]) {
-    table.push([b.blocker ?? '(missing)', b.satisfaction, b.blocker_status ?? '', b.need ?? '']);
+    // the refusal echoes stored text: each cell one line, control characters escaped
+    table.push(
+      [b.blocker ?? '(missing)', b.satisfaction, b.blocker_status ?? '', b.need ?? ''].map((c) =>
+        terminalLine(String(c ?? '')),
+      ),
+    );
   }
   write(`${table.toString()}\n`);
   return true;

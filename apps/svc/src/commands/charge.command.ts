@@ -11,6 +11,9 @@ import {
   renderDispatchCommand,
   runCharge,
   SvcApi,
+  terminalLine,
+  terminalSafe,
+  terminalText,
 } from '@app/client';
 import type { ClaimHolder, DispatchResponse, FrontierResultWire, ScheduleResponse, ScheduleStep } from '@app/contracts';
 
@@ -92,13 +95,16 @@ function printSchedule(schedule: ScheduleResponse, claims: Map<string, ClaimHold
 // and the dispatcher (the configured template run through /bin/sh, or the entrypoint printed).
 export function cliChargeIO(options: ChargeOptions, json: boolean): ChargeFlowIO {
   // With --json the JSON result alone goes to stdout; the conversation goes to stderr.
-  const say = (text: string) => (json ? process.stderr : process.stdout).write(`${text}\n`);
+  // reports name items, adapters and entrypoints (stored text): control characters escaped
+  const say = (text: string) => (json ? process.stderr : process.stdout).write(`${terminalText(text)}\n`);
   return {
     report: say,
-    showSchedule: json ? undefined : (schedule) => printSchedule(schedule),
+    showSchedule: json ? undefined : (schedule) => printSchedule(terminalSafe(schedule)),
     async confirm(target: ScheduleStep): Promise<boolean> {
       if (options.yes) return true;
-      const answer = await ask(`Dispatch ${target.item_id} (${target.adapter}: ${target.entrypoint})? [y/N] `);
+      const answer = await ask(
+        terminalLine(`Dispatch ${target.item_id} (${target.adapter}: ${target.entrypoint})? [y/N] `),
+      );
       if (answer === null) {
         process.stderr.write('\n');
         throw new CliError(
@@ -163,11 +169,13 @@ async function runChargeCommand(
   if (json) printJson({ ...decision, session_id: outcome.session_id, ...outcome.extra });
   else if (!decision.dispatched) {
     (json ? process.stderr : process.stdout).write(
-      `charge: ${tone(decision.reason)}${decision.item_id ? ` (${decision.item_id})` : ''}\n`,
+      `charge: ${tone(terminalLine(decision.reason))}${decision.item_id ? ` (${terminalLine(decision.item_id)})` : ''}\n`,
     );
   }
   if (outcome.error) {
-    process.stderr.write(`${paintErr().red('error:')} ${outcome.error.code}: ${outcome.error.message}\n`);
+    process.stderr.write(
+      `${paintErr().red('error:')} ${terminalLine(outcome.error.code)}: ${terminalLine(outcome.error.message)}\n`,
+    );
   }
   process.exitCode = chargeExitCode(outcome);
 }
@@ -288,7 +296,7 @@ export function registerChargeCommand(program: Command): void {
         const read = await api.frontier({ project, wip_cap: options.wipCap });
         if (read.notModified) return; // never without an etag
         if (json) printJson(read.body);
-        else await render(read.body);
+        else await render(terminalSafe(read.body));
       }),
     );
 }

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 
 import { Command, Option } from 'commander';
 
-import { apiFor, defaultConfigDir, RawResponse, writeCredentials } from '@app/client';
+import { apiFor, defaultConfigDir, RawResponse, terminalLine, writeCredentials } from '@app/client';
 import {
   authorizationOrigin,
   AuthorizationResponse,
@@ -121,7 +121,7 @@ function poll(base: string, body: unknown): Promise<RawResponse> {
 export async function connectWithToken(origin: string, token: string, configDir: string): Promise<void> {
   const me = await apiFor({ url: origin, token }).whoami();
   const file = writeCredentials(configDir, { url: origin, token, kind: 'api_token', actor: me.name });
-  process.stdout.write(`connected to ${origin} as ${me.name} (API token stored in ${file}, mode 0600)\n`);
+  process.stdout.write(`connected to ${origin} as ${terminalLine(me.name)} (API token stored in ${file}, mode 0600)\n`);
 }
 
 async function start(base: string, body: unknown): Promise<MachineAuthorizationStarted> {
@@ -181,7 +181,10 @@ export async function connectWithDeviceCode(
       `Machine id:   ${machine.machine_id}`,
       'Approve only if the page shows this same machine name and id.',
       '',
-    ].join('\n'),
+    ]
+      // the address and code come from the server: one line each, control characters escaped
+      .map(terminalLine)
+      .join('\n'),
   );
   if (options.open) openBrowser(started.verification_uri_complete);
   const deadline = Date.now() + started.expires_in * 1000;
@@ -248,7 +251,7 @@ async function pollUntilDecided(
       ...(me ? { actor: me.name } : {}),
     });
     process.stdout.write(
-      `connected to ${apiUrl}${me ? ` as ${me.name}` : ''} (organization ${parsed.value.org}); credential stored in ${file} (mode 0600)\n`,
+      `${terminalLine(`connected to ${apiUrl}${me ? ` as ${me.name}` : ''} (organization ${parsed.value.org}); credential stored in ${file} (mode 0600)`)}\n`,
     );
     return;
   }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 
 import { Command, InvalidArgumentError, Option } from 'commander';
 
-import { SvcHttpError } from '@app/client';
+import { SvcHttpError, terminalLine } from '@app/client';
 import type { DbClaimResponse } from '@app/contracts';
 
 import { apiOf, wantsJson } from '../context';
@@ -136,7 +136,7 @@ export function registerDbClaimsCommand(program: Command): void {
           if (problems.length === 0 || wantsJson(command)) throw err;
           process.exitCode = reportError(err, false);
           for (const p of problems)
-            process.stderr.write(`  - ${p.field}: ${p.message ?? ''} (${p.code ?? 'invalid'})\n`);
+            process.stderr.write(`  - ${terminalLine(`${p.field}: ${p.message ?? ''} (${p.code ?? 'invalid'})`)}\n`);
         }
       }),
     );

@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 
-import { openEventStream, SvcHttpError } from '@app/client';
+import { openEventStream, SvcHttpError, terminalLine } from '@app/client';
 import type { StreamNotice } from '@app/contracts';
 
 import {
@@ -16,7 +16,12 @@ import { action, output, printTable, reportError, usageError } from '../output';
 import { relativeTime } from '../time';
 
 // One readable line per stream message: time, name, ref and project for recorded events; the change otherwise.
+// Stored text in it (names, payload values) shows control characters and bidi overrides escaped.
 export function noticeLine(notice: StreamNotice): string {
+  return terminalLine(rawNoticeLine(notice));
+}
+
+function rawNoticeLine(notice: StreamNotice): string {
   const d = notice.data;
   const str = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v) : '');
   if (notice.type === 'event') {
@@ -96,7 +101,9 @@ export function registerEventsCommand(program: Command): void {
             onStatus: (status, detail) => {
               if (status === 'reconnecting') {
                 const why = detail?.error instanceof Error ? detail.error.message : 'connection lost';
-                process.stderr.write(`svc: stream ${why}; reconnecting in ${detail?.retryInMs ?? 0} ms\n`);
+                process.stderr.write(
+                  `svc: stream ${terminalLine(why)}; reconnecting in ${detail?.retryInMs ?? 0} ms\n`,
+                );
               } else if (status === 'closed') {
                 if (detail?.error instanceof SvcHttpError) process.exitCode = reportError(detail.error, json);
                 resolve();

@@ -1,4 +1,4 @@
-import { isHttpError, openEventStream, SvcApi } from '@app/client';
+import { isHttpError, openEventStream, SvcApi, terminalLine, terminalSafe } from '@app/client';
 import type { FrontierResultWire, StreamNotice } from '@app/contracts';
 
 import { paint } from '../color';
@@ -36,10 +36,11 @@ export async function watchFrontier(options: WatchOptions): Promise<number> {
       process.stdout.write(`${JSON.stringify(body)}\n`);
       return;
     }
-    const header = `${project ?? ''} · ${new Date().toLocaleTimeString()} · watching for changes${tty ? ' (Ctrl-C stops)' : ''}`;
+    const header = `${terminalLine(project ?? '')} · ${new Date().toLocaleTimeString()} · watching for changes${tty ? ' (Ctrl-C stops)' : ''}`;
     if (tty) process.stdout.write('\x1b[H\x1b[2J');
     process.stdout.write(`${paint().dim(`── ${header}`)}\n`);
-    await options.render(body);
+    // not through output(): the body is made terminal-safe here
+    await options.render(terminalSafe(body));
     if (!tty) process.stdout.write('\n');
   };
 
@@ -84,7 +85,7 @@ export async function watchFrontier(options: WatchOptions): Promise<number> {
           finish(reportError(err, options.json));
         } else {
           process.stderr.write(
-            `svc: ${err instanceof Error ? err.message : String(err)}; retrying on the next change\n`,
+            `svc: ${terminalLine(err instanceof Error ? err.message : String(err))}; retrying on the next change\n`,
           );
         }
       } finally {
@@ -112,7 +113,7 @@ export async function watchFrontier(options: WatchOptions): Promise<number> {
           schedule();
         } else if (status === 'reconnecting') {
           const why = detail?.error instanceof Error ? detail.error.message : 'connection lost';
-          process.stderr.write(`svc: stream ${why}; reconnecting in ${detail?.retryInMs ?? 0} ms\n`);
+          process.stderr.write(`svc: stream ${terminalLine(why)}; reconnecting in ${detail?.retryInMs ?? 0} ms\n`);
         } else if (status === 'closed' && !finished) {
           finish(detail?.error ? reportError(detail.error, options.json) : 0);
         }

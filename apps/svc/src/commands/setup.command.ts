@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { confirm, input, password, select } from '@inquirer/prompts';
 import { Command } from 'commander';
 
-import { defaultConfigDir, SvcClient, SvcConnectionError } from '@app/client';
+import { defaultConfigDir, SvcClient, SvcConnectionError, terminalText } from '@app/client';
 import { authorizationOrigin, MachineAuthorizationUrlError } from '@app/contracts';
 
 import { action, CliError } from '../output';
@@ -67,7 +67,8 @@ function readStdin(): Promise<string> {
   });
 }
 
-const say = (line: string) => process.stdout.write(`${line}\n`);
+// lines may carry a server's message: control characters escaped
+const say = (line: string) => process.stdout.write(`${terminalText(line)}\n`);
 
 // `svc up` starts the embedded daemon on this machine (and connects the CLI to it).
 function runUp(): Promise<void> {

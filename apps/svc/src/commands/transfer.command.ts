@@ -40,8 +40,8 @@ export function registerTransferCommands(program: Command): void {
             );
           return;
         }
-        // The document is JSON either way; --json changes nothing here.
-        output(command, body, printJson);
+        // The document is JSON either way (exact, never made terminal-safe); --json changes nothing here.
+        printJson(body);
       }),
     );
 }

@@ -1,3 +1,5 @@
+import { terminalLine } from '@app/client';
+
 // Text helpers for blessed tag strings: widths are counted on the raw text, then it is escaped and painted.
 
 export interface Theme {
@@ -13,9 +15,10 @@ export function esc(text: string): string {
   return text.replace(/[{}]/g, (c) => (c === '{' ? '{open}' : '{close}'));
 }
 
-// Control characters would move the cursor; titles and bodies come from other people.
+// Control characters would move the cursor and bidi overrides reorder the line; titles and bodies come from other
+// people: shown as visible escapes, as the command line shows them (libs/client terminal-text.ts).
 export function clean(text: string): string {
-  return text.replace(/\p{Cc}+/gu, ' ');
+  return terminalLine(text);
 }
 
 export function fit(text: string, width: number, align: 'left' | 'right' = 'left'): string {
@@ -48,7 +51,7 @@ export function wrap(text: string, width: number): string[] {
   const out: string[] = [];
   const w = Math.max(8, width);
   for (const raw of text.replace(/\r/g, '').split('\n')) {
-    const line = raw.replace(/\t/g, '  ').replace(/\p{Cc}/gu, ' ');
+    const line = clean(raw.replace(/\t/g, '  '));
     if (line.length <= w) {
       out.push(line);
       continue;
