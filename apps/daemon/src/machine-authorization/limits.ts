@@ -2,6 +2,10 @@ export const CODE_LIFETIME_SECONDS = 600;
 export const POLL_INTERVAL_SECONDS = 5;
 export const CLIENT_CAPACITY = 8;
 export const SERVER_CAPACITY = 128;
+// One network (IPv4 /24, IPv6 /48) holds at most a quarter of the server's pool: four clients' worth, so an office
+// behind one prefix still connects four machines per person-minute while the other three quarters stay open to
+// everyone else (issue 24).
+export const NETWORK_CAPACITY = 32;
 export const STARTS_PER_MINUTE = 6;
 export const POLLS_PER_MINUTE = 120;
 export const FAILED_LOOKUPS_PER_ACTOR_PER_MINUTE = 10;
