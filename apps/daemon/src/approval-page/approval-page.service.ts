@@ -14,7 +14,7 @@ import { RateLimitRepository } from '../machine-authorization/rate-limit.reposit
 import { RequestIdentity, RequestIdentityService } from '../machine-authorization/request-identity';
 import { ServerSecretService } from '../machine-authorization/server-secret.service';
 import { canonicalUserCode } from '../machine-authorization/user-code';
-import { OidcService } from '../oidc/oidc.service';
+import { OIDC_SIGN_IN_LIFETIME_SECONDS, OidcService } from '../oidc/oidc.service';
 import {
   APPROVAL_BASE,
   codeEntryPage,
@@ -33,7 +33,6 @@ export const SESSION_COOKIE = 'svc_approval';
 export const SESSION_TTL_SECONDS = 1800;
 export const OIDC_COOKIE = 'svc_oidc';
 const OIDC_COOKIE_PATH = `${APPROVAL_BASE}/oidc`;
-const OIDC_TTL_SECONDS = 600;
 const SIGN_IN_FAILURES_PER_MINUTE = 10;
 
 export interface PageResponse {
@@ -137,7 +136,7 @@ export class ApprovalPageService {
       location: started.location,
       cookie: sessionCookie(OIDC_COOKIE, started.binding, {
         path: OIDC_COOKIE_PATH,
-        maxAge: OIDC_TTL_SECONDS,
+        maxAge: OIDC_SIGN_IN_LIFETIME_SECONDS,
         secure: identity.origin.startsWith('https://'),
         sameSite: 'Lax',
       }),
@@ -150,14 +149,14 @@ export class ApprovalPageService {
     const binding = readCookie(request.headers.cookie, OIDC_COOKIE);
     if (!binding) throw maError(MaCode.Unauthorized, 'this sign-in expired or began in another browser; start again');
     const callbackUrl = new URL(request.url, identity.origin);
-    const actor = await this.oidc.finish(identity.origin, callbackUrl, binding);
+    const { actor, returnCode } = await this.oidc.finish(identity.origin, callbackUrl, binding);
     const clear = sessionCookie(OIDC_COOKIE, '', {
       path: OIDC_COOKIE_PATH,
       maxAge: 0,
       secure: identity.origin.startsWith('https://'),
       sameSite: 'Lax',
     });
-    const session = await this.startSession(identity, actor.id, OidcService.returnCode(binding), clear);
+    const session = await this.startSession(identity, actor.id, returnCode, clear);
     const ctx = await this.context(request, null);
     return { ...session, status: 200, html: signedInPage(ctx, session.location!), location: undefined };
   }
