@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { BrowserContext, chromium, Page } from 'playwright-core';
 
 import { createTestDatabase, DaemonProcess, startDaemonProcess, TestDatabase } from '@app/testing';
-import { http, sql } from '@app/testing/machine-auth';
+import { awaitRoomInMinute, http, sql } from '@app/testing/machine-auth';
 
 import { CHROMIUM, CHROMIUM_ARGS, CLIENT_ID, CLIENT_SECRET, freePort, startProvider } from './support/company-sign-in';
 
@@ -40,6 +40,7 @@ describe('company sign-in replay', () => {
         SVC_OIDC_CLIENT_ID: CLIENT_ID,
         SVC_OIDC_CLIENT_SECRET: CLIENT_SECRET,
         SVC_OIDC_ALLOWED_DOMAINS: 'example.com',
+        SVC_API_TRUSTED_PROXIES: '127.0.0.1,::1',
       },
     });
     profile = mkdtempSync(join(tmpdir(), 'svc-chromium-'));
@@ -152,5 +153,17 @@ describe('company sign-in replay', () => {
     expectRefused(await replay(callback, binding));
     expect(await sessions()).toBe(before);
     await page.close();
+  });
+
+  it('should limit the company sign-ins one address starts in a minute', async () => {
+    await awaitRoomInMinute(db.url);
+    const start = (clientIp: string) => http(daemon.url, 'GET', '/machine-approval/oidc/start', { clientIp });
+    for (let i = 0; i < 20; i += 1) expect((await start('192.0.2.50')).status).toBe(303);
+    const refused = await start('192.0.2.50');
+    expect(refused.status).toBe(429);
+    expect(refused.text).toContain('sign_in_rate_limited');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // Another address is not affected.
+    expect((await start('192.0.2.51')).status).toBe(303);
   });
 });

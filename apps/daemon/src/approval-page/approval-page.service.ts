@@ -9,7 +9,7 @@ import { hashToken } from '../auth/tokens';
 import { maError, MaCode } from '../machine-authorization/machine-authorization.errors';
 import { signInRateLimited } from './approval-page.errors';
 import { MachineAuthorizationService } from '../machine-authorization/machine-authorization.service';
-import { RATE_SCOPES } from '../machine-authorization/limits';
+import { COMPANY_SIGN_IN_STARTS_PER_MINUTE, RATE_SCOPES } from '../machine-authorization/limits';
 import { RateLimitRepository } from '../machine-authorization/rate-limit.repository';
 import { RequestIdentity, RequestIdentityService } from '../machine-authorization/request-identity';
 import { ServerSecretService } from '../machine-authorization/server-secret.service';
@@ -128,8 +128,13 @@ export class ApprovalPageService {
 
   // Company sign-in, step 1: the browser goes to the provider with PKCE, state and nonce bound to a short-lived
   // SameSite=Lax cookie (it must come back on the provider's cross-site redirect).
+  // Every start stores the sign-in state server-side: starts are budgeted per client.
   async startCompanySignIn(request: FastifyRequest, form: CompanySignInFormDto): Promise<PageResponse> {
     const identity = this.identity(request);
+    const budget = await this.counters.hit(RATE_SCOPES.companySignInStart, identity.clientKey);
+    if (budget.hits > COMPANY_SIGN_IN_STARTS_PER_MINUTE) {
+      throw signInRateLimited(budget.retryAfter, 'company sign-ins started from this address');
+    }
     const started = await this.oidc.start(identity.origin, userCodeInput(form.code));
     return {
       status: 303,
