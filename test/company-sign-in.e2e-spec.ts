@@ -1,69 +1,14 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { BrowserContext, chromium } from 'playwright-core';
 
-import { createTestDatabase, DaemonProcess, REPO_ROOT, startDaemonProcess, TestDatabase } from '@app/testing';
+import { createTestDatabase, DaemonProcess, startDaemonProcess, TestDatabase } from '@app/testing';
 import { http, pollMachineAuthorization, sql, startMachineAuthorization } from '@app/testing/machine-auth';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const CLIENT_ID = 'svc-e2e';
-const CLIENT_SECRET = 'svc-e2e-client-secret-0123456789';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-// oidc-provider is ESM-only: it runs in its own process (test/support/oidc-provider.mjs).
-function startProvider(
-  redirectUri: string,
-  accounts: Record<string, unknown>,
-): Promise<{ issuer: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [join(REPO_ROOT, 'test', 'support', 'oidc-provider.mjs')], {
-    env: {
-      PATH: process.env.PATH,
-      OIDC_CLIENT_ID: CLIENT_ID,
-      OIDC_CLIENT_SECRET: CLIENT_SECRET,
-      OIDC_REDIRECT_URI: redirectUri,
-      OIDC_ACCOUNTS: JSON.stringify(accounts),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the OpenID provider did not start:\n${out}\n${err}`)), 30000);
-    child.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const match = /^issuer (\S+)$/m.exec(out);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ issuer: match[1], child });
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`the OpenID provider exited (${code}):\n${err}`)));
-  });
-}
+import { CHROMIUM, CHROMIUM_ARGS, CLIENT_ID, CLIENT_SECRET, freePort, startProvider } from './support/company-sign-in';
 
 // Each test drives several real svc processes (and a browser or a terminal): generous on a loaded machine.
 jest.setTimeout(180000);

@@ -60,8 +60,9 @@ function startDaemon(env: Record<string, string>): Promise<{ url: string; child:
   });
 }
 
-// 10.0.0.0/8 gives ~16M distinct client addresses, so no client meets its own budget by accident.
-const ip = (n: number) => `10.${(n >> 16) & 0xff}.${(n >> 8) & 0xff}.${n & 0xff}`;
+// 10.0.0.0/8 gives ~16M distinct client addresses, so no client meets its own budget by accident; consecutive
+// clients fall in different /24s, so none meets its network's share of the code pool either.
+const ip = (n: number) => `10.${n & 0xff}.${(n >> 8) & 0xff}.${(n >> 16) & 0xff}`;
 
 async function main(): Promise<void> {
   const loadBefore = loadavg()[0];

@@ -1,7 +1,8 @@
 /* global process, console */
 // A real OpenID provider (oidc-provider, ESM-only) on loopback for the company sign-in tests, run as a child process
 // because jest under swc cannot load ESM. Environment: OIDC_CLIENT_ID, OIDC_CLIENT_SECRET, OIDC_REDIRECT_URI,
-// OIDC_ACCOUNTS (JSON: { "<login>": { "email": "...", "email_verified": true } }). Prints "issuer <url>" when ready.
+// OIDC_ACCOUNTS (JSON: { "<login>": { "email": "...", "email_verified": true } }), OIDC_ALLOW_CODE_REUSE=1 (a lax
+// provider that redeems one authorization code again and again). Prints "issuer <url>" when ready.
 import { createServer } from 'node:http';
 
 import Provider from 'oidc-provider';
@@ -30,6 +31,10 @@ const provider = new Provider(issuer, {
     claims: () => ({ sub: id, ...(accounts[id] ?? {}) }),
   }),
 });
+if (process.env.OIDC_ALLOW_CODE_REUSE === '1') {
+  // oidc-provider refuses a consumed code (and revokes its grant); a code that is never marked consumed is reusable.
+  provider.AuthorizationCode.prototype.consume = async function consume() {};
+}
 provider.on('server_error', (_ctx, err) => console.error('oidc-provider server_error', err));
 server.on('request', provider.callback());
 process.stdout.write(`issuer ${issuer}\n`);

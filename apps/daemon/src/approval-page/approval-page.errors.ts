@@ -12,10 +12,10 @@ export const APPROVAL_PAGE_ERROR_STATUS: ErrorStatusTable<ApprovalPageErrorCode>
 
 const approvalPageError = errorFactory(APPROVAL_PAGE_ERROR_STATUS);
 
-export const signInRateLimited = (retryAfter: number) =>
+export const signInRateLimited = (retryAfter: number, what = 'failed sign-ins') =>
   approvalPageError(
     ApprovalPageErrorCode.SignInRateLimited,
-    `too many failed sign-ins; retry in ${retryAfter} s`,
+    `too many ${what}; retry in ${retryAfter} s`,
     {},
     { 'retry-after': String(retryAfter) },
   );

@@ -9,12 +9,12 @@ import { hashToken } from '../auth/tokens';
 import { maError, MaCode } from '../machine-authorization/machine-authorization.errors';
 import { signInRateLimited } from './approval-page.errors';
 import { MachineAuthorizationService } from '../machine-authorization/machine-authorization.service';
-import { RATE_SCOPES } from '../machine-authorization/limits';
+import { COMPANY_SIGN_IN_STARTS_PER_MINUTE, RATE_SCOPES } from '../machine-authorization/limits';
 import { RateLimitRepository } from '../machine-authorization/rate-limit.repository';
 import { RequestIdentity, RequestIdentityService } from '../machine-authorization/request-identity';
 import { ServerSecretService } from '../machine-authorization/server-secret.service';
 import { canonicalUserCode } from '../machine-authorization/user-code';
-import { OidcService } from '../oidc/oidc.service';
+import { OIDC_SIGN_IN_LIFETIME_SECONDS, OidcService } from '../oidc/oidc.service';
 import {
   APPROVAL_BASE,
   codeEntryPage,
@@ -33,7 +33,6 @@ export const SESSION_COOKIE = 'svc_approval';
 export const SESSION_TTL_SECONDS = 1800;
 export const OIDC_COOKIE = 'svc_oidc';
 const OIDC_COOKIE_PATH = `${APPROVAL_BASE}/oidc`;
-const OIDC_TTL_SECONDS = 600;
 const SIGN_IN_FAILURES_PER_MINUTE = 10;
 
 export interface PageResponse {
@@ -129,15 +128,20 @@ export class ApprovalPageService {
 
   // Company sign-in, step 1: the browser goes to the provider with PKCE, state and nonce bound to a short-lived
   // SameSite=Lax cookie (it must come back on the provider's cross-site redirect).
+  // Every start stores the sign-in state server-side: starts are budgeted per client.
   async startCompanySignIn(request: FastifyRequest, form: CompanySignInFormDto): Promise<PageResponse> {
     const identity = this.identity(request);
+    const budget = await this.counters.hit(RATE_SCOPES.companySignInStart, identity.clientKey);
+    if (budget.hits > COMPANY_SIGN_IN_STARTS_PER_MINUTE) {
+      throw signInRateLimited(budget.retryAfter, 'company sign-ins started from this address');
+    }
     const started = await this.oidc.start(identity.origin, userCodeInput(form.code));
     return {
       status: 303,
       location: started.location,
       cookie: sessionCookie(OIDC_COOKIE, started.binding, {
         path: OIDC_COOKIE_PATH,
-        maxAge: OIDC_TTL_SECONDS,
+        maxAge: OIDC_SIGN_IN_LIFETIME_SECONDS,
         secure: identity.origin.startsWith('https://'),
         sameSite: 'Lax',
       }),
@@ -150,14 +154,14 @@ export class ApprovalPageService {
     const binding = readCookie(request.headers.cookie, OIDC_COOKIE);
     if (!binding) throw maError(MaCode.Unauthorized, 'this sign-in expired or began in another browser; start again');
     const callbackUrl = new URL(request.url, identity.origin);
-    const actor = await this.oidc.finish(identity.origin, callbackUrl, binding);
+    const { actor, returnCode } = await this.oidc.finish(identity.origin, callbackUrl, binding);
     const clear = sessionCookie(OIDC_COOKIE, '', {
       path: OIDC_COOKIE_PATH,
       maxAge: 0,
       secure: identity.origin.startsWith('https://'),
       sameSite: 'Lax',
     });
-    const session = await this.startSession(identity, actor.id, OidcService.returnCode(binding), clear);
+    const session = await this.startSession(identity, actor.id, returnCode, clear);
     const ctx = await this.context(request, null);
     return { ...session, status: 200, html: signedInPage(ctx, session.location!), location: undefined };
   }

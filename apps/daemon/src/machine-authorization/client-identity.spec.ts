@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 
-import { clientAddress, clientKey, compileTrust } from './client-identity';
+import { clientAddress, clientKey, compileTrust, networkKey } from './client-identity';
 
 function request(peer: string, forwardedFor?: string): IncomingMessage {
   return {
@@ -47,5 +47,25 @@ describe(clientKey.name, () => {
     expect(clientKey('2001:db8:1:2::1')).toBe('2001:db8:1:2::/64');
     expect(clientKey('2001:db8:1:2:ffff:1:2:3')).toBe('2001:db8:1:2::/64');
     expect(clientKey('::1')).toBe('0:0:0:0::/64');
+  });
+});
+
+describe(networkKey.name, () => {
+  it('should group IPv4 addresses by their /24, also when IPv4-mapped', () => {
+    expect(networkKey('192.0.2.1')).toBe('192.0.2.0/24');
+    expect(networkKey('192.0.2.254')).toBe('192.0.2.0/24');
+    expect(networkKey('::ffff:192.0.2.9')).toBe('192.0.2.0/24');
+    expect(networkKey('::ffff:c000:0209')).toBe('192.0.2.0/24');
+    expect(networkKey('192.0.3.1')).toBe('192.0.3.0/24');
+  });
+
+  it('should group IPv6 addresses by their /48', () => {
+    expect(networkKey('2001:db8:1:2::1')).toBe('2001:db8:1::/48');
+    expect(networkKey('2001:db8:1:ffff:1:2:3:4')).toBe('2001:db8:1::/48');
+    expect(networkKey('2001:db8:2::1')).toBe('2001:db8:2::/48');
+  });
+
+  it('should keep anything else as its own network', () => {
+    expect(networkKey('not-an-ip')).toBe('other:not-an-ip');
   });
 });

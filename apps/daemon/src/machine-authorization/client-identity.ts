@@ -33,17 +33,39 @@ function expandIPv6(address: string): number[] | null {
   return groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : null;
 }
 
+type ParsedAddress = { v4: number[] } | { v6: number[] } | { other: string };
+
+// IPv4-mapped IPv6 (::ffff:a.b.c.d) is IPv4.
+function parseAddress(address: string): ParsedAddress {
+  if (isIPv4(address)) return { v4: address.split('.').map(Number) };
+  if (!isIPv6(address)) return { other: address };
+  const groups = expandIPv6(address);
+  if (!groups) return { other: address };
+  const mapped = groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff;
+  if (mapped) return { v4: [groups[6] >> 8, groups[6] & 0xff, groups[7] >> 8, groups[7] & 0xff] };
+  return { v6: groups };
+}
+
+const v6Prefix = (groups: number[], count: number) =>
+  groups
+    .slice(0, count)
+    .map((g) => g.toString(16))
+    .join(':');
+
 // The budget key of an address: IPv4 as is (also when IPv4-mapped), IPv6 by its /64, because one host holds a
 // whole /64 and could otherwise mint a fresh budget per address.
 export function clientKey(address: string): string {
-  if (isIPv4(address)) return address;
-  if (!isIPv6(address)) return `other:${address}`;
-  const groups = expandIPv6(address);
-  if (!groups) return `other:${address}`;
-  const mapped = groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff;
-  if (mapped) return `${groups[6] >> 8}.${groups[6] & 0xff}.${groups[7] >> 8}.${groups[7] & 0xff}`;
-  return `${groups
-    .slice(0, 4)
-    .map((g) => g.toString(16))
-    .join(':')}::/64`;
+  const parsed = parseAddress(address);
+  if ('v4' in parsed) return parsed.v4.join('.');
+  if ('v6' in parsed) return `${v6Prefix(parsed.v6, 4)}::/64`;
+  return `other:${parsed.other}`;
+}
+
+// The network of an address for the per-network share of the code pool: the IPv4 /24 (also when IPv4-mapped) or
+// the IPv6 /48, the blocks one operator commonly holds (a subnet, a site's allocation).
+export function networkKey(address: string): string {
+  const parsed = parseAddress(address);
+  if ('v4' in parsed) return `${parsed.v4.slice(0, 3).join('.')}.0/24`;
+  if ('v6' in parsed) return `${v6Prefix(parsed.v6, 3)}::/48`;
+  return `other:${parsed.other}`;
 }

@@ -9,6 +9,7 @@ export interface SweepResult {
   authorizations: number;
   rateCounters: number;
   approvalSessions: number;
+  signInStates: number;
 }
 
 @Injectable()
@@ -21,13 +22,15 @@ export class MachineAuthorizationSweepService {
       const [lock]: { locked: boolean }[] = await manager.query('SELECT pg_try_advisory_xact_lock($1) AS locked', [
         SWEEP_LOCK_KEY,
       ]);
-      if (!lock.locked) return { ran: false, authorizations: 0, rateCounters: 0, approvalSessions: 0 };
+      if (!lock.locked) return { ran: false, authorizations: 0, rateCounters: 0, approvalSessions: 0, signInStates: 0 };
       const count = async (sql: string) => ((await manager.query(sql)) as [unknown[], number])[1];
       return {
         ran: true,
         authorizations: await count('DELETE FROM machine_authorizations WHERE expires_at < now()'),
         rateCounters: await count('DELETE FROM rate_counters WHERE expires_at < now()'),
         approvalSessions: await count('DELETE FROM approval_sessions WHERE expires_at < now()'),
+        // company sign-ins started and never finished, or finished (consumed rows stay until expiry)
+        signInStates: await count('DELETE FROM oidc_sign_in_states WHERE expires_at < now()'),
       };
     });
   }

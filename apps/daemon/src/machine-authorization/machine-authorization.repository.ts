@@ -5,7 +5,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { BudgetPool } from './budget-pool';
 import { PollBatcher } from './poll-batch';
 import { hotPathPool } from './hot-path-pool';
-import { CAPACITY_LOCK_KEY, CLIENT_CAPACITY, CODE_LIFETIME_SECONDS, SERVER_CAPACITY } from './limits';
+import { CAPACITY_LOCK_KEY, CLIENT_CAPACITY, CODE_LIFETIME_SECONDS, NETWORK_CAPACITY, SERVER_CAPACITY } from './limits';
 
 export type StoredStatus = 'pending' | 'approved' | 'denied' | 'consumed';
 
@@ -18,6 +18,7 @@ export interface NewAuthorization {
   deviceCodeHash: Buffer;
   userCodeHash: Buffer;
   clientKey: string;
+  networkKey: string;
   machineId: string;
   machineName: string;
   origin: string;
@@ -27,6 +28,7 @@ export interface NewAuthorization {
 export interface CapacityResult {
   inserted: { id: string; expiresAt: Date } | null;
   clientOpen: number;
+  networkOpen: number;
   serverOpen: number;
 }
 
@@ -79,6 +81,26 @@ interface RawAuthorizationRow {
   decided_by: number | null;
   expires_at: Date;
 }
+
+interface OpenCounts {
+  client_open: number;
+  network_open: number;
+  server_open: number;
+}
+
+// Open (pending or approved, live) codes of the client ($1), of its network ($2) and of the whole server.
+const OPEN_COUNTS = `count(*) FILTER (WHERE client_key = $1)::int AS client_open,
+       count(*) FILTER (WHERE network_key = $2)::int AS network_open, count(*)::int AS server_open`;
+
+const withinCapacity = (open: OpenCounts) =>
+  open.client_open < CLIENT_CAPACITY && open.network_open < NETWORK_CAPACITY && open.server_open < SERVER_CAPACITY;
+
+const capacityResult = (open: OpenCounts, inserted: CapacityResult['inserted']): CapacityResult => ({
+  inserted,
+  clientOpen: open.client_open,
+  networkOpen: open.network_open,
+  serverOpen: open.server_open,
+});
 
 const AUTHORIZATION_COLUMNS = `ma.id, ma.status, ma.expires_at > now() AS live, ma.machine_id, ma.machine_name,
          ma.organization_id, o.slug, ma.decided_by, ma.expires_at`;
@@ -150,55 +172,51 @@ export class MachineAuthorizationRepository {
   }
 
   // Unconsumed codes are counted and the new one inserted under one transaction-scoped advisory lock, so
-  // concurrent starts on any replica cannot pass the limits together; expired codes stop counting at once.
+  // concurrent starts on any replica cannot pass the limits together (per client, per network, server-wide);
+  // expired codes stop counting at once.
   async insertWithinCapacity(row: NewAuthorization): Promise<CapacityResult> {
-    // Lock-free pre-check: a full server refuses without queueing on the lock (a stale read can only over-count a
-    // code consumed a moment ago, never admit one too many).
-    const { rows: open } = await hotPathPool(this.dataSource).query<{ client_open: number; server_open: number }>(
-      `SELECT count(*) FILTER (WHERE client_key = $1)::int AS client_open, count(*)::int AS server_open
-         FROM machine_authorizations WHERE status IN ('pending', 'approved') AND expires_at > now()`,
-      [row.clientKey],
+    // Lock-free pre-check: a full server, network or client refuses without queueing on the lock (a stale read can
+    // only over-count a code consumed a moment ago, never admit one too many).
+    const { rows: open } = await hotPathPool(this.dataSource).query<OpenCounts>(
+      `SELECT ${OPEN_COUNTS} FROM machine_authorizations WHERE status IN ('pending', 'approved') AND expires_at > now()`,
+      [row.clientKey, row.networkKey],
     );
-    if (open[0].client_open >= CLIENT_CAPACITY || open[0].server_open >= SERVER_CAPACITY) {
-      return { inserted: null, clientOpen: open[0].client_open, serverOpen: open[0].server_open };
-    }
+    if (!withinCapacity(open[0])) return capacityResult(open[0], null);
     return this.dataSource.transaction(async (manager) => {
       await manager.query('SELECT pg_advisory_xact_lock($1)', [CAPACITY_LOCK_KEY]);
-      const rows: { client_open: number; server_open: number; id: string | null; expires_at: Date | null }[] =
-        await manager.query(
-          `WITH open AS (
-             SELECT count(*) FILTER (WHERE client_key = $3)::int AS client_open, count(*)::int AS server_open
-               FROM machine_authorizations
-              WHERE status IN ('pending', 'approved') AND expires_at > now()
-           ), ins AS (
-             INSERT INTO machine_authorizations
-                    (device_code_hash, user_code_hash, client_key, machine_id, machine_name, origin, organization_id,
-                     expires_at)
-             SELECT $1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => $8)
-               FROM open
-              WHERE open.client_open < $9 AND open.server_open < $10
-             RETURNING id, expires_at
-           )
-           SELECT open.client_open, open.server_open, ins.id, ins.expires_at FROM open LEFT JOIN ins ON true`,
-          [
-            row.deviceCodeHash,
-            row.userCodeHash,
-            row.clientKey,
-            row.machineId,
-            row.machineName,
-            row.origin,
-            row.organizationId,
-            CODE_LIFETIME_SECONDS,
-            CLIENT_CAPACITY,
-            SERVER_CAPACITY,
-          ],
-        );
+      const rows: (OpenCounts & { id: string | null; expires_at: Date | null })[] = await manager.query(
+        `WITH open AS (
+           SELECT ${OPEN_COUNTS}
+             FROM machine_authorizations
+            WHERE status IN ('pending', 'approved') AND expires_at > now()
+         ), ins AS (
+           INSERT INTO machine_authorizations
+                  (device_code_hash, user_code_hash, client_key, network_key, machine_id, machine_name, origin,
+                   organization_id, expires_at)
+           SELECT $3, $4, $1, $2, $5, $6, $7, $8, now() + make_interval(secs => $9)
+             FROM open
+            WHERE open.client_open < $10 AND open.network_open < $11 AND open.server_open < $12
+           RETURNING id, expires_at
+         )
+         SELECT open.client_open, open.network_open, open.server_open, ins.id, ins.expires_at
+           FROM open LEFT JOIN ins ON true`,
+        [
+          row.clientKey,
+          row.networkKey,
+          row.deviceCodeHash,
+          row.userCodeHash,
+          row.machineId,
+          row.machineName,
+          row.origin,
+          row.organizationId,
+          CODE_LIFETIME_SECONDS,
+          CLIENT_CAPACITY,
+          NETWORK_CAPACITY,
+          SERVER_CAPACITY,
+        ],
+      );
       const result = rows[0];
-      return {
-        inserted: result.id ? { id: result.id, expiresAt: result.expires_at! } : null,
-        clientOpen: result.client_open,
-        serverOpen: result.server_open,
-      };
+      return capacityResult(result, result.id ? { id: result.id, expiresAt: result.expires_at! } : null);
     });
   }
 

@@ -33,6 +33,7 @@ import {
   CLIENT_CAPACITY,
   FAILED_LOOKUPS_PER_ACTOR_PER_MINUTE,
   FAILED_LOOKUPS_PER_CLIENT_PER_MINUTE,
+  NETWORK_CAPACITY,
   POLLS_PER_MINUTE,
   RATE_SCOPES,
 } from './limits';
@@ -110,6 +111,7 @@ export class MachineAuthorizationService {
           deviceCodeHash: deviceCodeDigest(deviceCode),
           userCodeHash: this.userCodeHash(userCode),
           clientKey: identity.clientKey,
+          networkKey: identity.networkKey,
           machineId,
           machineName,
           origin: identity.origin,
@@ -120,6 +122,14 @@ export class MachineAuthorizationService {
           throw maError(
             MaCode.AuthorizationClientCapacity,
             `this address already has ${CLIENT_CAPACITY} codes waiting: finish one of those approvals or retry after they expire`,
+          );
+        }
+        // The network's share is a limit on the caller's side, like the client's (the server still has room for
+        // other networks): the client code tells the machine the truth, the message names the network.
+        if (result.networkOpen >= NETWORK_CAPACITY) {
+          throw maError(
+            MaCode.AuthorizationClientCapacity,
+            `the network of this address (${identity.networkKey}) already has ${NETWORK_CAPACITY} codes waiting: retry after some of them are approved or expire`,
           );
         }
         throw maError(

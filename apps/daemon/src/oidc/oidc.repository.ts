@@ -10,11 +10,54 @@ export interface SignInActorRow {
   oidc_subject: string | null;
 }
 
+export interface NewSignInState {
+  stateDigest: Buffer;
+  bindingDigest: Buffer;
+  pkceVerifier: string;
+  nonce: string;
+  returnCode: string | null;
+  lifetimeSeconds: number;
+}
+
+export interface SignInStateRow {
+  pkce_verifier: string;
+  nonce: string;
+  return_code: string | null;
+}
+
 const DEFAULT_ORGANIZATION_SLUG = 'default';
 
 @Injectable()
 export class OidcRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async saveSignInState(state: NewSignInState): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO oidc_sign_in_states (state_digest, binding_digest, pkce_verifier, nonce, return_code, expires_at)
+       VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6))`,
+      [
+        state.stateDigest,
+        state.bindingDigest,
+        state.pkceVerifier,
+        state.nonce,
+        state.returnCode,
+        state.lifetimeSeconds,
+      ],
+    );
+  }
+
+  // Single use: the one callback that flips consumed_at gets the state; a replay, another browser's cookie or an
+  // expired sign-in gets nothing. Concurrent callbacks serialize on the row: the second matches no row.
+  async consumeSignInState(stateDigest: Buffer, bindingDigest: Buffer): Promise<SignInStateRow | null> {
+    // TypeORM answers an UPDATE … RETURNING with [rows, affected].
+    const [rows]: [SignInStateRow[], number] = await this.dataSource.query(
+      `UPDATE oidc_sign_in_states SET consumed_at = now()
+        WHERE state_digest = $1 AND binding_digest = $2 AND consumed_at IS NULL AND expires_at > now()
+        RETURNING pkce_verifier, nonce, return_code`,
+      [stateDigest, bindingDigest],
+    );
+    return rows[0] ?? null;
+  }
 
   async actorBySubject(issuer: string, subject: string): Promise<SignInActorRow | null> {
     const rows: SignInActorRow[] = await this.dataSource.query(

@@ -13,8 +13,9 @@ import { OidcRepository, SignInActorRow } from './oidc.repository';
 type Configured = Extract<OidcSettings, { state: 'configured' }>;
 
 export const OIDC_CALLBACK_PATH = '/machine-approval/oidc/callback';
-const BINDING_BYTES = 32;
-const BINDING_LENGTH = 43; // base64url of 32 bytes
+// How long a started sign-in may take (the binding cookie lives as long).
+export const OIDC_SIGN_IN_LIFETIME_SECONDS = 600;
+const RANDOM_BYTES = 32;
 
 // openid-client 6 is ESM-only; Node 20.19+ loads it with require() (it has no top-level await). Loaded on first
 // use so that nothing else (jest under swc, a daemon without company sign-in) ever touches it.
@@ -27,10 +28,18 @@ function openIdClient(): typeof OpenIdClient {
 
 export interface SignInStart {
   location: string;
-  // the browser binding: a random value kept in a short-lived cookie; state, nonce and the PKCE verifier are
-  // derived from it with the server secret, so nothing is stored server-side and any replica finishes the flow
+  // the browser binding: a random value kept in a short-lived cookie; the server-side sign-in state (state, nonce,
+  // PKCE verifier, code to return to) is found only with it, so a callback from another browser finds nothing
   binding: string;
 }
+
+export interface SignInFinish {
+  actor: SignInActorRow;
+  // the code the person was approving when they started signing in, if any
+  returnCode: string | null;
+}
+
+const random = () => randomBytes(RANDOM_BYTES).toString('base64url');
 
 const LOCAL_PART = /^[^@]+/;
 
@@ -56,41 +65,58 @@ export class OidcService {
     return this.settings.state === 'configured' ? this.settings.label : null;
   }
 
+  // The state, nonce and PKCE verifier are random and stored (state and binding as digests) in one row that the
+  // callback consumes: any replica finishes the flow, and only once.
   async start(origin: string, returnCode: string | null): Promise<SignInStart> {
     const settings = this.configured();
     const client = openIdClient();
     const config = await this.discover(settings);
-    const binding = randomBytes(BINDING_BYTES).toString('base64url');
-    const derived = this.derive(binding);
+    const binding = random();
+    const state = random();
+    const nonce = random();
+    const pkceVerifier = random();
+    await this.repository.saveSignInState({
+      stateDigest: this.digest('oidc_state', state),
+      bindingDigest: this.digest('oidc_binding', binding),
+      pkceVerifier,
+      nonce,
+      returnCode,
+      lifetimeSeconds: OIDC_SIGN_IN_LIFETIME_SECONDS,
+    });
     const location = client.buildAuthorizationUrl(config, {
       redirect_uri: `${origin}${OIDC_CALLBACK_PATH}`,
       scope: 'openid email profile',
-      code_challenge: await client.calculatePKCECodeChallenge(derived.verifier),
+      code_challenge: await client.calculatePKCECodeChallenge(pkceVerifier),
       code_challenge_method: 'S256',
-      state: derived.state,
-      nonce: derived.nonce,
+      state,
+      nonce,
     });
-    return { location: location.href, binding: `${binding}${returnCode ? returnCode.replace('-', '') : ''}` };
+    return { location: location.href, binding };
   }
 
-  // The binding cookie's value → the code to return to (or null).
-  static returnCode(cookieValue: string): string | null {
-    const letters = cookieValue.slice(BINDING_LENGTH);
-    return /^[A-Z]{8}$/.test(letters) ? `${letters.slice(0, 4)}-${letters.slice(4)}` : null;
-  }
-
-  // Finishes the flow on the callback URL and returns the admitted, active actor.
-  async finish(origin: string, callbackUrl: URL, cookieValue: string): Promise<SignInActorRow> {
+  // Finishes the flow on the callback URL and returns the admitted, active actor. The sign-in state is consumed
+  // before the code is redeemed: a replayed callback is refused here even if the provider would accept the same
+  // authorization code again.
+  async finish(origin: string, callbackUrl: URL, binding: string): Promise<SignInFinish> {
     const settings = this.configured();
     const client = openIdClient();
     const config = await this.discover(settings);
-    const derived = this.derive(cookieValue.slice(0, BINDING_LENGTH));
+    const state = callbackUrl.searchParams.get('state');
+    const stored = state
+      ? await this.repository.consumeSignInState(this.digest('oidc_state', state), this.digest('oidc_binding', binding))
+      : null;
+    if (!stored) {
+      this.logger.warn(
+        'company sign-in callback without a live sign-in of this browser (replayed, expired or foreign)',
+      );
+      throw signInFailed('this sign-in was already used, has expired or began in another browser; start again');
+    }
     let claims: OpenIdClient.IDToken | undefined;
     try {
       const tokens = await client.authorizationCodeGrant(config, callbackUrl, {
-        pkceCodeVerifier: derived.verifier,
-        expectedState: derived.state,
-        expectedNonce: derived.nonce,
+        pkceCodeVerifier: stored.pkce_verifier,
+        expectedState: state!,
+        expectedNonce: stored.nonce,
         idTokenExpected: true,
       });
       claims = tokens.claims();
@@ -109,7 +135,7 @@ export class OidcService {
     if (actor.status !== 'active') {
       throw signInActorDisabled();
     }
-    return actor;
+    return { actor, returnCode: stored.return_code };
   }
 
   // Admission: an actor already linked to this company account; else an invited actor (created by an admin with
@@ -163,8 +189,7 @@ export class OidcService {
     return this.configuration;
   }
 
-  private derive(binding: string): { verifier: string; state: string; nonce: string } {
-    const mac = (purpose: string) => this.secret.mac(purpose, binding).toString('base64url');
-    return { verifier: mac('oidc_pkce'), state: mac('oidc_state'), nonce: mac('oidc_nonce') };
+  private digest(purpose: string, value: string): Buffer {
+    return this.secret.mac(purpose, value);
   }
 }
