@@ -145,6 +145,68 @@ describe('trust boundaries: revocation and membership (self-host)', () => {
       );
     });
 
+    describe('membership of one of two organizations removed', () => {
+      let vera: TestActor;
+      const touchOther = () => withClient(db.url, (client) => insertItems(client, 'ot', [{ status: 'idea' }]));
+
+      beforeAll(async () => {
+        vera = await member('vera');
+        await createActor(db.url, { name: 'olaf', org: 'second', role: 'admin' });
+        await sql(
+          db.url,
+          `INSERT INTO memberships (organization_id, actor_id) SELECT id, $1 FROM organizations WHERE slug = 'second'`,
+          [vera.id],
+        );
+        await sql(
+          db.url,
+          `INSERT INTO projects (id, name, public_item_prefix, organization_id)
+           SELECT 'ot', 'ot', 'OT', id FROM organizations WHERE slug = 'second'`,
+        );
+      });
+
+      it("should stop that organization's items at once and keep the stream for the others", async () => {
+        const stream = await opened(vera.token);
+        await touchOther();
+        await stream.waitFor((m) => m.event === 'item' && m.data.project === 'ot');
+        await sql(
+          db.url,
+          `DELETE FROM memberships WHERE actor_id = $1
+              AND organization_id = (SELECT id FROM organizations WHERE slug = 'second')`,
+          [vera.id],
+        );
+        const before = stream.messages.length;
+        await touchOther();
+        await touch();
+        await stream.waitFor((m, i = stream.messages.indexOf(m)) => i >= before && m.data.project === 'rv');
+        expect(stream.messages.slice(before).map((m) => m.data.project)).toEqual(['rv']);
+        expect(stream.ended).toBe(false);
+        await stream.close();
+      });
+
+      it('should close a stream that follows a project no longer visible', async () => {
+        await sql(
+          db.url,
+          `INSERT INTO memberships (organization_id, actor_id) SELECT id, $1 FROM organizations WHERE slug = 'second'`,
+          [vera.id],
+        );
+        const stream = await openStream(base, vera.token, { query: 'project=ot' });
+        expect(stream.status).toBe(200);
+        await touchOther();
+        await stream.waitFor((m) => m.event === 'item' && m.data.project === 'ot');
+        await sql(
+          db.url,
+          `DELETE FROM memberships WHERE actor_id = $1
+              AND organization_id = (SELECT id FROM organizations WHERE slug = 'second')`,
+          [vera.id],
+        );
+        await touchOther();
+        const closed = await stream.waitFor((m) => m.event === 'closed');
+        expect(closed.data).toMatchObject({ code: 'project_not_visible' });
+        await until(() => stream.ended);
+        expect(stream.messages.filter((m) => m.event === 'item')).toHaveLength(1);
+      });
+    });
+
     it('should refuse the 17th concurrent stream of one actor with 429 and Retry-After', async () => {
       const sam = await member('sam');
       const streams: OpenedStream[] = [];
@@ -278,7 +340,8 @@ describe('trust boundaries: revocation and membership (self-host)', () => {
       expect(created.body).toMatchObject({ code: 'organization_membership_required' });
       expect(await sql(db.url, `SELECT 1 FROM projects WHERE id = 'nomad-p'`)).toEqual([]);
 
-      const exported = await http<{ project: Record<string, unknown> }>(base, 'GET', '/v1/export?project=rv', {
+      await withClient(db.url, (client) => createProject(client, { id: 'empty', prefix: 'EMPTY' }));
+      const exported = await http<{ project: Record<string, unknown> }>(base, 'GET', '/v1/export?project=empty', {
         token: admin(),
       });
       expect(exported.status).toBe(200);

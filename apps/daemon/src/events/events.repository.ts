@@ -186,12 +186,13 @@ export class EventsRepository {
               CASE WHEN a.is_admin THEN NULL
                    ELSE ARRAY(SELECT o.slug FROM memberships m JOIN organizations o ON o.id = m.organization_id
                                WHERE $5::boolean AND m.actor_id = a.id AND m.status = 'active' AND m.role = 'admin'
+                                 AND ($4::integer IS NULL OR o.id = $4)
                               UNION ALL
                               SELECT o.slug
                                 FROM (SELECT id, slug FROM organizations ORDER BY (slug = 'default') DESC, id LIMIT 1) o
                                 JOIN memberships m ON m.organization_id = o.id AND m.actor_id = a.id
                                                   AND m.status = 'active'
-                               WHERE NOT $5::boolean) END AS machine_orgs
+                               WHERE NOT $5::boolean AND ($4::integer IS NULL OR o.id = $4)) END AS machine_orgs
          FROM actors a
          LEFT JOIN LATERAL (
                SELECT t.revoked_at IS NULL AS live, (t.expires_at IS NOT NULL AND t.expires_at <= now()) AS expired
