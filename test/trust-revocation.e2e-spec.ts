@@ -45,7 +45,7 @@ describe('trust boundaries: revocation and membership (self-host)', () => {
   let db: TestDatabase;
   let daemon: DaemonProcess;
   let base: string;
-  const admin = () => daemon.token;
+  const admin = () => daemon.token!;
 
   beforeAll(async () => {
     db = await createTestDatabase('server', 'trust_revocation');
