@@ -41,7 +41,8 @@ describe('daemon surfaces for the TUI: claims, conditional frontier, stream repl
       await createProject(client, { id: 'hid', prefix: 'HD' });
       await insertItems(client, 'hid', [{ title: 'secret', status: 'planned' }]);
     });
-    otto = await createActor(db.url, { name: 'otto', membership: null });
+    // a member of the server's organization (issue 24: without a membership he would see nothing)
+    otto = await createActor(db.url, { name: 'otto', org: 'default' });
     // 'hid' belongs to an organization otto is not in
     await sql(db.url, `INSERT INTO organizations (slug, name) VALUES ('hidden', 'hidden')`);
     await sql(

@@ -10,6 +10,8 @@ export interface OpenedStream {
   status: number;
   contentType: string | null;
   messages: SseMessage[];
+  // true once the server ended the stream (not when close() aborted it)
+  readonly ended: boolean;
   waitFor(predicate: (m: SseMessage) => boolean, timeoutMs?: number): Promise<SseMessage>;
   close(): Promise<void>;
 }
@@ -26,6 +28,7 @@ export async function openStream(
     signal: controller.signal,
   });
   const messages: SseMessage[] = [];
+  let ended = false;
   let buffer = '';
   const decoder = new TextDecoder();
   const pump =
@@ -39,7 +42,10 @@ export async function openStream(
           try {
             for (;;) {
               const { value, done } = await reader.read();
-              if (done) return;
+              if (done) {
+                ended = true;
+                return;
+              }
               buffer += decoder.decode(value, { stream: true });
               let end: number;
               while ((end = buffer.indexOf('\n\n')) >= 0) {
@@ -64,6 +70,9 @@ export async function openStream(
     status: res.status,
     contentType: res.headers.get('content-type'),
     messages,
+    get ended() {
+      return ended;
+    },
     waitFor: async (predicate, timeoutMs = 20000) => {
       const deadline = Date.now() + timeoutMs;
       while (Date.now() < deadline) {

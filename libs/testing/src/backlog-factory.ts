@@ -68,7 +68,11 @@ export async function withClient<T>(url: string, work: (client: Client) => Promi
 
 export async function createProject(client: Client, spec: ProjectSpec): Promise<void> {
   await client.query(
-    `INSERT INTO projects (id, name, public_item_prefix, policy) VALUES ($1, $2, $3, $4::jsonb)
+    // In the server's organization, as the daemon would create it (a project with none is visible to server admins
+    // only).
+    `INSERT INTO projects (id, name, public_item_prefix, policy, organization_id)
+     VALUES ($1, $2, $3, $4::jsonb,
+             (SELECT id FROM organizations ORDER BY (slug = 'default') DESC, created_at, id LIMIT 1))
      ON CONFLICT (id) DO UPDATE SET policy = EXCLUDED.policy`,
     [spec.id, spec.name ?? spec.id, spec.prefix, JSON.stringify(spec.policy ?? {})],
   );

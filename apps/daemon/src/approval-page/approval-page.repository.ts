@@ -6,6 +6,7 @@ export interface SessionActorRow {
   id: number;
   name: string;
   is_admin: boolean;
+  api_token_id: number | null;
 }
 
 export interface CodeContextRow {
@@ -18,18 +19,29 @@ export interface CodeContextRow {
 export class ApprovalPageRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  async createSession(hash: Buffer, actorId: number, ttlSeconds: number): Promise<void> {
+  // apiTokenId: the token the person signed in with (null for company sign-in); the session ends with it.
+  async createSession(hash: Buffer, actorId: number, apiTokenId: number | null, ttlSeconds: number): Promise<void> {
     await this.dataSource.query(
-      `INSERT INTO approval_sessions (session_hash, actor_id, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))`,
-      [hash, actorId, ttlSeconds],
+      `INSERT INTO approval_sessions (session_hash, actor_id, api_token_id, expires_at)
+       VALUES ($1, $2, $3, now() + make_interval(secs => $4))`,
+      [hash, actorId, apiTokenId, ttlSeconds],
     );
   }
 
-  // A disabled actor's sessions stop working at once, like its tokens.
+  // Checked on every page view and form post, in one statement, so a session stops working at once when its actor
+  // is disabled, its sign-in token is revoked, expires or is deleted, or its actor is no longer an active member of
+  // any organization (server admins excepted).
   async findSessionActor(hash: Buffer): Promise<SessionActorRow | null> {
     const rows: SessionActorRow[] = await this.dataSource.query(
-      `SELECT a.id, a.name, a.is_admin FROM approval_sessions s JOIN actors a ON a.id = s.actor_id
-        WHERE s.session_hash = $1 AND s.expires_at > now() AND a.status = 'active'`,
+      `SELECT a.id, a.name, a.is_admin, s.api_token_id
+         FROM approval_sessions s JOIN actors a ON a.id = s.actor_id
+        WHERE s.session_hash = $1 AND s.expires_at > now() AND a.status = 'active'
+          AND (s.api_token_id IS NULL
+               OR EXISTS (SELECT 1 FROM api_tokens t
+                           WHERE t.id = s.api_token_id AND t.actor_id = s.actor_id AND t.revoked_at IS NULL
+                             AND (t.expires_at IS NULL OR t.expires_at > now())))
+          AND (a.is_admin
+               OR EXISTS (SELECT 1 FROM memberships m WHERE m.actor_id = a.id AND m.status = 'active'))`,
       [hash],
     );
     return rows[0] ?? null;

@@ -123,7 +123,7 @@ export class ApprovalPageService {
         }),
       };
     }
-    return this.startSession(identity, actor.id, code, null);
+    return this.startSession(identity, actor.id, actor.credentialId, code, null);
   }
 
   // Company sign-in, step 1: the browser goes to the provider with PKCE, state and nonce bound to a short-lived
@@ -161,7 +161,7 @@ export class ApprovalPageService {
       secure: identity.origin.startsWith('https://'),
       sameSite: 'Lax',
     });
-    const session = await this.startSession(identity, actor.id, returnCode, clear);
+    const session = await this.startSession(identity, actor.id, null, returnCode, clear);
     const ctx = await this.context(request, null);
     return { ...session, status: 200, html: signedInPage(ctx, session.location!), location: undefined };
   }
@@ -192,11 +192,12 @@ export class ApprovalPageService {
   private async startSession(
     identity: RequestIdentity,
     actorId: number,
+    apiTokenId: number | null,
     code: string | null,
     extraCookie: string | null,
   ): Promise<PageResponse> {
     const raw = randomBytes(32).toString('base64url');
-    await this.repository.createSession(hashToken(raw), actorId, SESSION_TTL_SECONDS);
+    await this.repository.createSession(hashToken(raw), actorId, apiTokenId, SESSION_TTL_SECONDS);
     const cookie = this.cookie(identity, raw, SESSION_TTL_SECONDS);
     return {
       status: 303,
@@ -243,7 +244,7 @@ export class ApprovalPageService {
         isAdmin: row.is_admin,
         status: 'active',
         via: 'api_token',
-        credentialId: 0,
+        credentialId: row.api_token_id ?? 0,
         machineId: null,
         organizationId: null,
       },

@@ -12,6 +12,20 @@ export interface AuthenticatedActor {
   organizationId: number | null;
   // API tokens may expire; machine credentials do not (they are revoked or rotated).
   expiresAt?: Date | null;
+  // Set by the hosted /api/orgs/<slug> forward (see RequestScopeService): this request may see only that
+  // organization's projects, whoever the caller is.
+  scopeOrganizationId?: number | null;
+}
+
+// The one organization a request is confined to, or null when it is not confined: the hosted path's organization,
+// else a machine credential's own (a machine credential acts only in the organization it was approved for).
+export function organizationScope(actor: AuthenticatedActor): number | null {
+  return actor.scopeOrganizationId ?? (actor.via === 'machine_credential' ? actor.organizationId : null);
+}
+
+// Every project, no filter: a server admin whose request is not confined to one organization.
+export function seesEveryProject(actor: AuthenticatedActor): boolean {
+  return actor.isAdmin && organizationScope(actor) === null;
 }
 
 export interface RequestWithActor {

@@ -5,12 +5,19 @@ import { AccessService } from './access.service';
 import { AuthRepository } from './auth.repository';
 import { BearerAuthGuard } from './bearer-auth.guard';
 import { BootstrapService } from './bootstrap.service';
+import { RequestScopeService } from './request-scope.service';
 import { WhoAmIController } from './whoami.controller';
 
 @Global()
 @Module({
   controllers: [WhoAmIController],
-  providers: [AuthRepository, AccessService, BootstrapService, { provide: APP_GUARD, useClass: BearerAuthGuard }],
-  exports: [AuthRepository, AccessService, BootstrapService],
+  providers: [
+    AuthRepository,
+    AccessService,
+    BootstrapService,
+    RequestScopeService,
+    { provide: APP_GUARD, useClass: BearerAuthGuard },
+  ],
+  exports: [AuthRepository, AccessService, BootstrapService, RequestScopeService],
 })
 export class AuthModule {}

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 
-import { AuthenticatedActor } from './actor';
+import { AuthenticatedActor, organizationScope } from './actor';
 
 const TOUCH_INTERVAL_MS = 60_000;
 const TOUCH_CACHE_LIMIT = 10_000;
@@ -23,6 +23,16 @@ export interface ProjectAccessRow {
   id: string;
   name: string;
   public_item_prefix: string;
+}
+
+// The visibility rule as one SQL condition, shared by accessibleProjects and the event stream's re-check so the two
+// cannot drift: actor id, is-admin flag and scope (organization id or NULL) are SQL parameters or expressions.
+export function accessibleProjectWhere(p: string, actorId: string, isAdmin: string, scope: string): string {
+  return `(${scope}::integer IS NULL OR ${p}.organization_id = ${scope}::integer)
+          AND ((${isAdmin})::boolean
+               OR EXISTS (SELECT 1 FROM memberships am
+                           WHERE am.organization_id = ${p}.organization_id AND am.actor_id = ${actorId}
+                             AND am.status = 'active'))`;
 }
 
 @Injectable()
@@ -88,17 +98,17 @@ export class AuthRepository {
     return { actorId: actor.id, organizationId: org.id };
   }
 
-  // Admins see every project; others see the projects of organizations they are active members of.
+  // A project is visible to an active member of its organization (machine credentials included: a removed member's
+  // machine sees nothing), and only within the organization the request is confined to (a machine credential's own,
+  // or the hosted path's; see organizationScope). Server admins see every project of that scope, or every project
+  // when unconfined. A project with no organization (only raw SQL can still make one) is visible to server admins only.
   async accessibleProjects(actor: AuthenticatedActor): Promise<ProjectAccessRow[]> {
     return this.dataSource.query(
       `SELECT p.id, p.name, p.public_item_prefix
          FROM projects p
-        WHERE $2::boolean
-           OR p.organization_id IS NULL
-           OR EXISTS (SELECT 1 FROM memberships m
-                       WHERE m.organization_id = p.organization_id AND m.actor_id = $1 AND m.status = 'active')
+        WHERE ${accessibleProjectWhere('p', '$1', '$2', '$3')}
         ORDER BY p.id`,
-      [actor.id, actor.isAdmin],
+      [actor.id, actor.isAdmin, organizationScope(actor)],
     );
   }
 

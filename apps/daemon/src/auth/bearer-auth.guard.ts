@@ -5,6 +5,7 @@ import { RequestWithActor } from './actor';
 import { bearerRequired, callerDisabled } from './auth.errors';
 import { AuthRepository } from './auth.repository';
 import { IS_PUBLIC } from './public.decorator';
+import { RequestScopeService, SCOPE_HEADER } from './request-scope.service';
 import { hashToken } from './tokens';
 
 // Every route needs a bearer token (API token or machine credential) unless it is marked @Public().
@@ -14,6 +15,7 @@ export class BearerAuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly repository: AuthRepository,
+    private readonly scope: RequestScopeService,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -28,6 +30,13 @@ export class BearerAuthGuard implements CanActivate {
     if (!actor) throw bearerRequired();
     if (actor.status !== 'active') {
       throw callerDisabled();
+    }
+    // The hosted forward's inner request: confined to the path's organization (see RequestScopeService). A
+    // machine credential of another organization never gets here (the forward refuses it), but it is refused anyway.
+    const scope = this.scope.read(request.headers[SCOPE_HEADER]);
+    if (scope !== null) {
+      if (actor.via === 'machine_credential' && actor.organizationId !== scope) throw bearerRequired();
+      actor.scopeOrganizationId = scope;
     }
     request.actor = actor;
     void this.repository.touchCredential(actor).catch(() => undefined);

@@ -23,6 +23,9 @@ export interface AppConfig {
   mode: ServerMode;
   oidc: { issuer?: string; clientId?: string; clientSecret?: string; allowedDomains: string[] };
   eventRetentionDays: number;
+  // Concurrent event streams per actor and per client address, counted by each daemon process.
+  eventStreamsPerActor: number;
+  eventStreamsPerAddress: number;
   bodyLimit: number;
   claimTtlSeconds: number;
   // machine-level session routing (lane_rules, executor_default_lane_*): used only for sessions without a project
@@ -77,6 +80,8 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
         .filter((s) => s.length > 0),
     },
     eventRetentionDays: dto.SVC_EVENT_RETENTION_DAYS ?? 30,
+    eventStreamsPerActor: dto.SVC_EVENT_STREAMS_PER_ACTOR ?? 16,
+    eventStreamsPerAddress: dto.SVC_EVENT_STREAMS_PER_ADDRESS ?? 32,
     bodyLimit: dto.SVC_BODY_LIMIT ?? 1024 * 1024,
     claimTtlSeconds: dto.SVC_CLAIM_TTL_SECONDS ?? 1800,
     sessionRouting: parseJsonObject(dto.SVC_SESSION_ROUTING),

@@ -2,6 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 
+import { AuthenticatedActor, organizationScope } from '../auth/actor';
+import { accessibleProjectWhere } from '../auth/auth.repository';
+
 export type EventKind = 'workflow' | 'lifecycle' | 'telemetry';
 
 export interface NewEvent {
@@ -46,6 +49,29 @@ export interface ReplayRow {
 export interface MachineNoticeScope {
   orgs: Set<string>;
   unbound: boolean;
+}
+
+// Why an open stream was ended (the `closed` event's code).
+export type StreamCloseCode =
+  | 'token_revoked'
+  | 'token_expired'
+  | 'machine_credential_revoked'
+  | 'actor_disabled'
+  | 'membership_removed'
+  | 'project_not_visible';
+
+// An open stream's caller, read again at every notice and heartbeat: still allowed, and what it may see now.
+export type StreamStanding =
+  { ok: true; projects: string[] | null; machines: MachineNoticeScope | null } | { ok: false; code: StreamCloseCode };
+
+interface StandingRow {
+  status: 'active' | 'disabled';
+  is_admin: boolean;
+  live: boolean | null;
+  expired: boolean | null;
+  member: boolean;
+  projects: string[] | null;
+  machine_orgs: string[] | null;
 }
 
 export interface EventFilter {
@@ -143,6 +169,52 @@ export class EventsRepository {
        ) missed ORDER BY id`,
       [filter.afterId, filter.name ?? null, filter.project ?? null, filter.projects, filter.limit],
     );
+  }
+
+  // One statement by primary keys and the membership index: the credential the stream opened with (revoked, expired,
+  // deleted), its actor (disabled, demoted), its memberships (removed) and the projects and machine notices it may
+  // see now, under the same visibility rule as every request (accessibleProjectWhere).
+  async standing(actor: AuthenticatedActor, hosted: boolean): Promise<StreamStanding> {
+    const rows: StandingRow[] = await this.dataSource.query(
+      `SELECT a.status, a.is_admin, c.live, c.expired,
+              EXISTS (SELECT 1 FROM memberships m
+                       WHERE m.actor_id = a.id AND m.status = 'active'
+                         AND ($4::integer IS NULL OR m.organization_id = $4)) AS member,
+              CASE WHEN a.is_admin AND $4::integer IS NULL THEN NULL
+                   ELSE ARRAY(SELECT p.id FROM projects p
+                               WHERE ${accessibleProjectWhere('p', 'a.id', 'a.is_admin', '$4')}) END AS projects,
+              CASE WHEN a.is_admin THEN NULL
+                   ELSE ARRAY(SELECT o.slug FROM memberships m JOIN organizations o ON o.id = m.organization_id
+                               WHERE $5::boolean AND m.actor_id = a.id AND m.status = 'active' AND m.role = 'admin'
+                                 AND ($4::integer IS NULL OR o.id = $4)
+                              UNION ALL
+                              SELECT o.slug
+                                FROM (SELECT id, slug FROM organizations ORDER BY (slug = 'default') DESC, id LIMIT 1) o
+                                JOIN memberships m ON m.organization_id = o.id AND m.actor_id = a.id
+                                                  AND m.status = 'active'
+                               WHERE NOT $5::boolean AND ($4::integer IS NULL OR o.id = $4)) END AS machine_orgs
+         FROM actors a
+         LEFT JOIN LATERAL (
+               SELECT t.revoked_at IS NULL AS live, (t.expires_at IS NOT NULL AND t.expires_at <= now()) AS expired
+                 FROM api_tokens t WHERE $2 = 'api_token' AND t.id = $3 AND t.actor_id = a.id
+               UNION ALL
+               SELECT m.revoked_at IS NULL, false
+                 FROM machine_credentials m WHERE $2 = 'machine_credential' AND m.id = $3 AND m.actor_id = a.id
+              ) c ON true
+        WHERE a.id = $1`,
+      [actor.id, actor.via, actor.credentialId, organizationScope(actor), hosted],
+    );
+    const row = rows[0];
+    const revoked: StreamCloseCode = actor.via === 'api_token' ? 'token_revoked' : 'machine_credential_revoked';
+    if (!row || row.live === null || !row.live) return { ok: false, code: revoked };
+    if (row.expired) return { ok: false, code: 'token_expired' };
+    if (row.status !== 'active') return { ok: false, code: 'actor_disabled' };
+    if (!row.is_admin && !row.member) return { ok: false, code: 'membership_removed' };
+    const machines =
+      row.machine_orgs === null
+        ? null
+        : { orgs: new Set(row.machine_orgs), unbound: hosted && row.machine_orgs.length > 0 };
+    return { ok: true, projects: row.projects, machines };
   }
 
   // Self-host: the server organization (as in machine authorization) when the actor is its active member.

@@ -3,9 +3,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { EntityManager } from 'typeorm';
 
 import { AccessService } from '../auth/access.service';
-import { AuthenticatedActor } from '../auth/actor';
+import { AuthenticatedActor, organizationScope, seesEveryProject } from '../auth/actor';
+import { bearerRequired } from '../auth/auth.errors';
 import { invalidRequest } from '../common/domain-error';
 import { APP_CONFIG, AppConfig } from '../config/config';
+import { clientAddress, clientKey, compileTrust, TrustFunction } from '../machine-authorization/client-identity';
+import { projectNotFound } from '../projects/projects.errors';
 import {
   DEFAULT_EVENTS_LIMIT,
   EVENT_ID_PATTERN,
@@ -16,20 +19,38 @@ import {
   toEventResponse,
 } from './dto/events.dto';
 import { EventsStreamService, StreamMessage } from './events-stream.service';
-import { EventsRepository, NewEvent, REPLAY_LIMIT } from './events.repository';
+import { streamMembershipRequired } from './events.errors';
+import { EventsRepository, NewEvent, REPLAY_LIMIT, StreamCloseCode, StreamStanding } from './events.repository';
+import { StreamLimits } from './stream-limits';
 
 export const STREAM_HEARTBEAT_MS = 15_000;
+
+// The `closed` event's message for each code.
+const CLOSE_MESSAGES: Record<StreamCloseCode, string> = {
+  token_revoked: 'the API token of this stream was revoked',
+  token_expired: 'the API token of this stream expired',
+  machine_credential_revoked: "this machine's credential was revoked",
+  actor_disabled: 'this actor was disabled',
+  membership_removed: 'this actor is no longer an active member of an organization it could see here',
+  project_not_visible: 'the project this stream follows is no longer visible to this actor',
+};
 
 @Injectable()
 export class EventsService {
   private readonly logger = new Logger(EventsService.name);
+  private readonly limits: StreamLimits;
+  private readonly trust: TrustFunction;
+  private readonly heartbeatMs = STREAM_HEARTBEAT_MS;
 
   constructor(
     private readonly repository: EventsRepository,
     private readonly access: AccessService,
     private readonly stream: EventsStreamService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.limits = new StreamLimits(config.eventStreamsPerActor, config.eventStreamsPerAddress);
+    this.trust = compileTrust(config.trustedProxies);
+  }
 
   // For events the decision depends on (e.g. inside the caller's transaction).
   record(event: NewEvent, manager?: EntityManager): Promise<{ id: string; created_at: Date }> {
@@ -47,7 +68,7 @@ export class EventsService {
   }
 
   private async visibleProjects(actor: AuthenticatedActor): Promise<string[] | null> {
-    if (actor.isAdmin) return null;
+    if (seesEveryProject(actor)) return null;
     return (await this.access.accessibleProjects(actor)).map((p) => p.id);
   }
 
@@ -70,6 +91,13 @@ export class EventsService {
   // missed (the newest REPLAY_LIMIT of them, filtered as the live ones; `event: replay_truncated` says when older
   // ones were left out), then the live stream; live messages arriving meanwhile are held and sent after, without
   // the replayed ones. Item, claim and machine-authorization notices carry no id and are not replayed.
+  //
+  // Revocation reaches open streams: every notice waits for a re-check of the caller's standing that began after it
+  // arrived (EventsRepository.standing, one statement), and so does every heartbeat. A check that fails ends the
+  // stream with `event: closed` and `data: {"code", "message"}` (token_revoked, token_expired,
+  // machine_credential_revoked, actor_disabled, membership_removed, project_not_visible); one that passes delivers
+  // the waiting notices filtered by what the caller may see now. Checks are coalesced: per stream one in flight, and
+  // streams of the same credential share a check that began after their newest waiting notice.
   async openStream(
     actor: AuthenticatedActor,
     dto: EventsStreamQueryDto,
@@ -81,22 +109,28 @@ export class EventsService {
     if (lastEventId !== null && !EVENT_ID_PATTERN.test(lastEventId)) {
       throw invalidRequest('Last-Event-ID must be an event id (a whole number)');
     }
-    const projects = await this.visibleProjects(actor);
-    const visible = projects ? new Set(projects) : null;
-    const machines = actor.isAdmin
-      ? null
-      : await this.repository.machineNoticeScope(actor.id, this.config.mode === 'hosted');
-    const wanted = (m: StreamMessage) => {
+    const hosted = this.config.mode === 'hosted';
+    const first = await this.standing(actor, hosted);
+    // The guard checked the credential an instant ago; what can still fail is membership (or a race).
+    if (!first.ok) throw first.code === 'membership_removed' ? streamMembershipRequired() : bearerRequired();
+    if (dto.project && first.projects !== null && !first.projects.includes(dto.project)) {
+      throw projectNotFound(dto.project);
+    }
+    const release = this.limits.acquire(actor.id, clientKey(clientAddress(request.raw, this.trust)));
+    let visible = first.projects ? new Set(first.projects) : null;
+    let machines = first.machines;
+    // What the caller's filters ask for; visibility is applied at delivery, with the latest standing.
+    const asked = (m: StreamMessage) =>
+      m.type === 'machine_authorization' ||
+      ((!dto.project || m.project === dto.project) &&
+        (!dto.event_name || m.type !== 'event' || m.name === dto.event_name));
+    const allowed = (m: StreamMessage) => {
       if (m.type === 'machine_authorization') {
         if (machines === null) return true;
         const org = m.data.org;
         return typeof org === 'string' ? machines.orgs.has(org) : machines.unbound;
       }
-      return (
-        (m.project === null || visible === null || visible.has(m.project)) &&
-        (!dto.project || m.project === dto.project) &&
-        (!dto.event_name || m.type !== 'event' || m.name === dto.event_name)
-      );
+      return m.project === null || visible === null || visible.has(m.project);
     };
     reply.hijack();
     const raw = reply.raw;
@@ -113,19 +147,62 @@ export class EventsService {
     };
     // Held while the replay is read: the subscription starts first so nothing committed meanwhile is lost.
     let held: StreamMessage[] | null = lastEventId === null ? null : [];
+    // Notices waiting for a standing check that began after they arrived, and the arrival mark of the newest one.
+    let waiting: StreamMessage[] = [];
+    let newest = 0;
+    let checking = false;
+    const check = (): void => {
+      if (checking || closed) return;
+      checking = true;
+      const batch = waiting;
+      const mark = newest;
+      waiting = [];
+      void this.sharedStanding(actor, hosted, mark)
+        .then((standing) => {
+          if (closed) return;
+          if (!standing.ok) return end(standing.code);
+          visible = standing.projects ? new Set(standing.projects) : null;
+          machines = standing.machines;
+          if (dto.project && visible !== null && !visible.has(dto.project)) return end('project_not_visible');
+          for (const m of batch) {
+            if (!allowed(m)) continue;
+            if (held) held.push(m);
+            else send(m);
+          }
+        })
+        .catch((err: unknown) => {
+          // Fail closed: a notice is never delivered unchecked; the client reconnects and is checked anew.
+          this.logger.warn(`event stream re-check failed: ${err instanceof Error ? err.message : String(err)}`);
+          close();
+        })
+        .finally(() => {
+          checking = false;
+          if (waiting.length > 0) check();
+        });
+    };
     const subscription = this.stream.messages.subscribe((m) => {
-      if (!wanted(m)) return;
-      if (held) held.push(m);
-      else send(m);
+      if (closed || !asked(m)) return;
+      waiting.push(m);
+      newest = this.arrive();
+      check();
     });
-    const heartbeat = setInterval(() => raw.write(': ping\n\n'), STREAM_HEARTBEAT_MS);
+    const heartbeat = setInterval(() => {
+      raw.write(': ping\n\n');
+      newest = this.arrive();
+      check();
+    }, this.heartbeatMs);
     const close = () => {
       if (closed) return;
       closed = true;
       clearInterval(heartbeat);
       subscription.unsubscribe();
       unregister();
+      release();
       raw.end();
+    };
+    const end = (code: StreamCloseCode) => {
+      send({ id: null, type: 'closed', data: { code, message: CLOSE_MESSAGES[code] } });
+      close();
     };
     const unregister = this.stream.onClose(close);
     request.raw.on('close', close);
@@ -133,11 +210,40 @@ export class EventsService {
       await this.replay(
         lastEventId,
         dto,
-        projects,
+        first.projects,
         send,
         () => held ?? [],
         () => (held = null),
       );
+  }
+
+  // Arrival marks: a check that began at mark k has seen every notice marked k or lower arrive first.
+  private arrival = 0;
+  private arrive(): number {
+    return ++this.arrival;
+  }
+
+  // One standing check per credential in flight: a stream joins the current one if it began after its newest
+  // waiting notice (mark), else starts a new one.
+  private readonly inFlight = new Map<string, { mark: number; result: Promise<StreamStanding> }>();
+
+  private sharedStanding(actor: AuthenticatedActor, hosted: boolean, mark: number): Promise<StreamStanding> {
+    const key = `${actor.via}:${actor.credentialId}:${organizationScope(actor) ?? ''}`;
+    const current = this.inFlight.get(key);
+    if (current && current.mark >= mark) return current.result;
+    const started = { mark: this.arrive(), result: this.standing(actor, hosted) };
+    this.inFlight.set(key, started);
+    const forget = () => {
+      if (this.inFlight.get(key) === started) this.inFlight.delete(key);
+    };
+    started.result.then(forget, forget);
+    return started.result;
+  }
+
+  private async standing(actor: AuthenticatedActor, hosted: boolean): Promise<StreamStanding> {
+    // An expiry known in memory needs no statement.
+    if (actor.expiresAt && actor.expiresAt.getTime() <= Date.now()) return { ok: false, code: 'token_expired' };
+    return this.repository.standing(actor, hosted);
   }
 
   private async replay(

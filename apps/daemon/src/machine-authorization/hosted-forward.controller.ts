@@ -3,6 +3,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 import { AuthenticatedActor, CurrentActor } from '../auth/actor';
+import { RequestScopeService, SCOPE_HEADER } from '../auth/request-scope.service';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { maError, MaCode } from './machine-authorization.errors';
 import { MachineAuthorizationRepository } from './machine-authorization.repository';
@@ -17,6 +18,7 @@ export class HostedForwardController {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly adapterHost: HttpAdapterHost,
     private readonly repository: MachineAuthorizationRepository,
+    private readonly scope: RequestScopeService,
   ) {}
 
   @All('api/orgs/:slug/v1/*')
@@ -26,12 +28,15 @@ export class HostedForwardController {
     @Req() req: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    await this.assertMember(slug, actor);
+    const organizationId = await this.assertMember(slug, actor);
     const prefix = `/api/orgs/${slug}`;
     const url = req.url.startsWith(prefix) ? req.url.slice(prefix.length) : req.url;
     const headers = Object.fromEntries(
       Object.entries(req.headers).filter(([name]) => !DROPPED_HEADERS.has(name) && !name.startsWith('x-forwarded-')),
     ) as Record<string, string>;
+    // The inner request sees only this organization's projects, whoever the caller is (see RequestScopeService);
+    // whatever the caller sent under that name is replaced.
+    headers[SCOPE_HEADER] = this.scope.header(organizationId);
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
     const res = await fastify.inject({
       method: req.method as 'GET',
@@ -45,16 +50,16 @@ export class HostedForwardController {
     await reply.status(res.statusCode).send(res.rawPayload);
   }
 
-  private async assertMember(slug: string, actor: AuthenticatedActor): Promise<void> {
+  private async assertMember(slug: string, actor: AuthenticatedActor): Promise<number> {
     if (this.config.mode !== 'hosted')
       throw maError(MaCode.NotFound, 'this self-hosted server has no organization paths');
     const organization = await this.repository.organizationBySlug(slug);
     if (!organization) throw maError(MaCode.NotFound, 'no such organization');
     if (actor.via === 'machine_credential') {
-      if (actor.organizationId === organization.id) return;
+      if (actor.organizationId === organization.id) return organization.id;
     } else {
       const membership = await this.repository.membership(actor.id, organization.id);
-      if (actor.isAdmin || membership?.status === 'active') return;
+      if (actor.isAdmin || membership?.status === 'active') return organization.id;
     }
     throw maError(
       MaCode.OrganizationMembershipRequired,

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 
 import { AccessService } from '../auth/access.service';
-import { AuthenticatedActor } from '../auth/actor';
+import { AuthenticatedActor, seesEveryProject } from '../auth/actor';
 import { ResolvedRef } from '../refs/refs.repository';
 import { itemNotFound, itemsNotFound } from '../refs/refs.errors';
 import { RefsService } from '../refs/refs.service';
@@ -19,9 +19,9 @@ export class ProjectAccessService {
     private readonly refs: RefsService,
   ) {}
 
-  // null = every project (admins)
+  // null = every project (server admins on a request not confined to one organization)
   async visibleProjects(actor: AuthenticatedActor): Promise<string[] | null> {
-    if (actor.isAdmin) return null;
+    if (seesEveryProject(actor)) return null;
     return (await this.access.accessibleProjects(actor)).map((p) => p.id);
   }
 

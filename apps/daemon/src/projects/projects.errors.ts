@@ -6,12 +6,15 @@ export enum ProjectErrorCode {
   ProjectNotFound = 'project_not_found',
   ProjectExists = 'project_exists',
   PrefixTaken = 'prefix_taken',
+  // the caller has no active membership of an organization to create the project in
+  OrganizationMembershipRequired = 'organization_membership_required',
 }
 
 export const PROJECT_ERROR_STATUS: ErrorStatusTable<ProjectErrorCode> = {
   [ProjectErrorCode.ProjectNotFound]: HttpStatus.NOT_FOUND,
   [ProjectErrorCode.ProjectExists]: HttpStatus.CONFLICT,
   [ProjectErrorCode.PrefixTaken]: HttpStatus.CONFLICT,
+  [ProjectErrorCode.OrganizationMembershipRequired]: HttpStatus.FORBIDDEN,
 };
 
 const projectError = errorFactory(PROJECT_ERROR_STATUS);
@@ -25,3 +28,10 @@ export const projectExists = (id: string) =>
 
 export const prefixTaken = (prefix: string) =>
   projectError(ProjectErrorCode.PrefixTaken, `public_item_prefix ${prefix} is already used`);
+
+// Nothing is created without an organization: a project belongs to one the caller is an active member of.
+export const organizationMembershipRequired = () =>
+  projectError(
+    ProjectErrorCode.OrganizationMembershipRequired,
+    'you are not an active member of an organization this project could belong to; ask an organization admin to add you',
+  );

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 
+import { AuthenticatedActor, organizationScope } from '../auth/actor';
 import { isoUtc } from './backlog-sql';
 import { ProjectRow } from './dto/projects.dto';
 
@@ -15,7 +16,7 @@ export interface NewProject {
   name: string;
   prefix: string;
   policy: Record<string, unknown>;
-  organizationId: number | null;
+  organizationId: number;
   nextSequence?: number;
 }
 
@@ -27,13 +28,20 @@ export class ProjectsRepository {
     return this.dataSource.transaction(work);
   }
 
-  // The creating actor's organization: its machine credential's, else its first active membership.
-  async organizationFor(actorId: number, machineOrg: number | null, manager = this.dataSource.manager) {
-    if (machineOrg !== null) return machineOrg;
+  // The organization a new project belongs to, or null when the caller may create none: the one the request is
+  // confined to (a machine credential's, or the hosted path's), else the caller's first active membership; in every
+  // case the caller must be an active member of it. A server admin with no membership gets the server's
+  // organization (the first-boot `default` one, else the oldest).
+  async organizationFor(actor: AuthenticatedActor, manager = this.dataSource.manager): Promise<number | null> {
     const rows: { organization_id: number }[] = await manager.query(
-      `SELECT organization_id FROM memberships WHERE actor_id = $1 AND status = 'active'
-        ORDER BY created_at, organization_id LIMIT 1`,
-      [actorId],
+      `SELECT organization_id FROM (
+         SELECT m.organization_id, 0 AS rank, m.created_at, m.organization_id AS tie FROM memberships m
+          WHERE m.actor_id = $1 AND m.status = 'active' AND ($2::integer IS NULL OR m.organization_id = $2)
+         UNION ALL
+         SELECT o.id, 1, o.created_at, CASE WHEN o.slug = 'default' THEN 0 ELSE o.id END FROM organizations o
+          WHERE $3::boolean AND ($2::integer IS NULL OR o.id = $2)
+       ) c ORDER BY rank, tie = 0 DESC, created_at, tie LIMIT 1`,
+      [actor.id, organizationScope(actor), actor.isAdmin],
     );
     return rows[0]?.organization_id ?? null;
   }

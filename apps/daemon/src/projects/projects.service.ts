@@ -6,7 +6,7 @@ import { AuthenticatedActor } from '../auth/actor';
 import { validationFailed } from '../common/domain-error';
 import { CreateProjectDto, toProjectResponse, UpdateProjectDto } from './dto/projects.dto';
 import { ProjectAccessService } from './project-access.service';
-import { prefixTaken, projectExists, projectNotFound } from './projects.errors';
+import { organizationMembershipRequired, prefixTaken, projectExists, projectNotFound } from './projects.errors';
 import { mergePolicy, PolicyProblem, validatePolicyPatch } from './project-policy';
 import { ProjectsRepository } from './projects.repository';
 
@@ -23,7 +23,8 @@ export class ProjectsService {
     const policy = dto.policy ?? {};
     const problems = validatePolicyPatch(policy);
     if (problems.length > 0) throw policyInvalid(problems);
-    const organizationId = await this.repository.organizationFor(actor.id, actor.organizationId);
+    const organizationId = await this.repository.organizationFor(actor);
+    if (organizationId === null) throw organizationMembershipRequired();
     const inserted = await this.repository.insert({
       id: dto.id,
       name: dto.name,

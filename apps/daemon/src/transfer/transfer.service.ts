@@ -18,6 +18,7 @@ import { stageNotInWorkflow } from '../items/items.errors';
 import { assertTitle } from '../items/items.service';
 import { ProjectAccessService, projectNotFound } from '../projects/project-access.service';
 import { mergePolicy, validatePolicyPatch } from '../projects/project-policy';
+import { organizationMembershipRequired } from '../projects/projects.errors';
 import { ProjectsRepository } from '../projects/projects.repository';
 import { policyInvalid } from '../projects/projects.service';
 import { stageOf } from '../workflows/workflow-definition';
@@ -275,13 +276,16 @@ export class TransferService {
       if ((await this.projects.conflictOf(projectId, prefix, manager)) === 'prefix') {
         throw importPrefixTaken(prefix);
       }
+      // Nothing is created without an organization (see ProjectsRepository.organizationFor).
+      const organizationId = await this.projects.organizationFor(actor, manager);
+      if (organizationId === null) throw organizationMembershipRequired();
       await this.projects.insert(
         {
           id: projectId,
           name: doc.project.name ?? projectId,
           prefix,
           policy: mergePolicy({}, doc.project.policy ?? {}),
-          organizationId: await this.projects.organizationFor(actor.id, actor.organizationId, manager),
+          organizationId,
         },
         manager,
       );

@@ -1,0 +1,41 @@
+import { streamLimitReached } from './events.errors';
+
+// How long a refused client should wait: streams end when their clients go, so a slot frees up within seconds.
+export const STREAM_LIMIT_RETRY_AFTER_SECONDS = 30;
+
+// Concurrent event streams per actor and per client address, counted in this process (a stream lives on one
+// process; N replicas allow N times the caps). acquire() refuses with 429 event_stream_limit_reached + Retry-After
+// and otherwise returns the release function, idempotent, to call when the stream ends.
+export class StreamLimits {
+  private readonly byActor = new Map<number, number>();
+  private readonly byAddress = new Map<string, number>();
+
+  constructor(
+    private readonly perActor: number,
+    private readonly perAddress: number,
+  ) {}
+
+  acquire(actorId: number, address: string): () => void {
+    if ((this.byActor.get(actorId) ?? 0) >= this.perActor) {
+      throw streamLimitReached('actor', this.perActor, STREAM_LIMIT_RETRY_AFTER_SECONDS);
+    }
+    if ((this.byAddress.get(address) ?? 0) >= this.perAddress) {
+      throw streamLimitReached('address', this.perAddress, STREAM_LIMIT_RETRY_AFTER_SECONDS);
+    }
+    this.byActor.set(actorId, (this.byActor.get(actorId) ?? 0) + 1);
+    this.byAddress.set(address, (this.byAddress.get(address) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      decrement(this.byActor, actorId);
+      decrement(this.byAddress, address);
+    };
+  }
+}
+
+function decrement<K>(map: Map<K, number>, key: K): void {
+  const n = (map.get(key) ?? 1) - 1;
+  if (n <= 0) map.delete(key);
+  else map.set(key, n);
+}
