@@ -144,6 +144,34 @@ describe('credential lineage', () => {
     expect(await whoami(mia.token)).toBe(200);
   });
 
+  it("should confine what a machine credential minted to the machine's organization", async () => {
+    // mia also belongs to `side`, which has a project of its own: her own token sees both.
+    await sql(db.url, `INSERT INTO organizations (slug, name) VALUES ('side', 'side') ON CONFLICT DO NOTHING`);
+    await sql(
+      db.url,
+      `INSERT INTO memberships (organization_id, actor_id, role, status)
+       SELECT o.id, $1, 'member', 'active' FROM organizations o WHERE o.slug = 'side'`,
+      [mia.id],
+    );
+    await sql(
+      db.url,
+      `INSERT INTO projects (id, name, public_item_prefix, policy, organization_id)
+       SELECT 'sidecar', 'sidecar', 'SIDE', '{}'::jsonb, id FROM organizations WHERE slug = 'side'`,
+    );
+    const listed = async (token: string) =>
+      (await http<{ projects: { id: string }[] }>(daemon.url, 'GET', '/v1/projects', { token })).body.projects.map(
+        (p) => p.id,
+      );
+    expect(await listed(mia.token)).toContain('sidecar');
+    const credential = await approveMachine({ id: 'mia-desk-id', name: 'mia-desk' });
+    const minted = await mint(credential, { name: 'from-desk' });
+    expect(minted.status).toBe(201);
+    expect(await listed(credential)).not.toContain('sidecar');
+    expect(await listed(minted.body.token)).not.toContain('sidecar');
+    const read = await http(daemon.url, 'GET', '/v1/projects/sidecar', { token: minted.body.token });
+    expect(read.status).toBe(404);
+  });
+
   it("should revoke what a machine credential minted when the machine's approval rotates it", async () => {
     const machine = { id: 'mia-desktop-id', name: 'mia-desktop' };
     const first = await approveMachine(machine);

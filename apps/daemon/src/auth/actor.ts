@@ -18,9 +18,10 @@ export interface AuthenticatedActor {
 }
 
 // The one organization a request is confined to, or null when it is not confined: the hosted path's organization,
-// else a machine credential's own (a machine credential acts only in the organization it was approved for).
+// else the credential's own: a machine credential acts only in the organization it was approved for, and so does
+// every API token minted from one (api_tokens.organization_id, carried down the lineage).
 export function organizationScope(actor: AuthenticatedActor): number | null {
-  return actor.scopeOrganizationId ?? (actor.via === 'machine_credential' ? actor.organizationId : null);
+  return actor.scopeOrganizationId ?? actor.organizationId;
 }
 
 // Every project, no filter: a server admin whose request is not confined to one organization.

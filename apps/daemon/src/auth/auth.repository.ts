@@ -47,7 +47,7 @@ export class AuthRepository {
               c.expires_at
          FROM (
                SELECT 'api_token' AS via, t.id AS credential_id, t.actor_id, NULL::text AS machine_id,
-                      NULL::integer AS organization_id, t.expires_at
+                      t.organization_id, t.expires_at
                  FROM api_tokens t
                 WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())
                UNION ALL

@@ -35,7 +35,7 @@ export class BearerAuthGuard implements CanActivate {
     // machine credential of another organization never gets here (the forward refuses it), but it is refused anyway.
     const scope = this.scope.read(request.headers[SCOPE_HEADER]);
     if (scope !== null) {
-      if (actor.via === 'machine_credential' && actor.organizationId !== scope) throw bearerRequired();
+      if (actor.organizationId !== null && actor.organizationId !== scope) throw bearerRequired();
       actor.scopeOrganizationId = scope;
     }
     request.actor = actor;

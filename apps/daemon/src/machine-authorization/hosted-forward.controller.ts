@@ -55,7 +55,8 @@ export class HostedForwardController {
       throw maError(MaCode.NotFound, 'this self-hosted server has no organization paths');
     const organization = await this.repository.organizationBySlug(slug);
     if (!organization) throw maError(MaCode.NotFound, 'no such organization');
-    if (actor.via === 'machine_credential') {
+    // A credential bound to an organization (a machine's, or a token one minted) acts only there.
+    if (actor.organizationId !== null) {
       if (actor.organizationId === organization.id) return organization.id;
     } else {
       const membership = await this.repository.membership(actor.id, organization.id);
