@@ -496,6 +496,19 @@ describe('trust boundaries: hosted organization paths', () => {
     expect(created.body).toMatchObject({ organization: 'other' });
   });
 
+  it("should stream /api/orgs/<slug>/v1/events/stream live, with that organization's items only", async () => {
+    const stream = await openStream(`${base}/api/orgs/default`, ann.token);
+    expect(stream.status).toBe(200);
+    await withClient(db.url, (client) => insertItems(client, 'op', [{ title: 'theirs' }]));
+    await withClient(db.url, (client) => insertItems(client, 'dp', [{ title: 'ours' }]));
+    await stream.waitFor((m) => m.event === 'item' && m.data.project === 'dp');
+    expect(stream.messages.filter((m) => m.event === 'item').map((m) => m.data.project)).toEqual(['dp']);
+    await stream.close();
+    const outsider = await openStream(`${base}/api/orgs/other`, credential);
+    expect(outsider.status).toBe(403);
+    await outsider.close();
+  });
+
   it('should not let an outside caller forge the internal scope header', async () => {
     const forged = await http<{ projects: { id: string }[] }>(base, 'GET', '/v1/projects', {
       token: ann.token,

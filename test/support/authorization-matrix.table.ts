@@ -49,6 +49,11 @@ export const MATRIX: Record<string, MatrixRow> = {
     mode: 'hosted',
     request: () => ({ path: `/api/orgs/default/v1/items/${item}/block`, body: { reason: 'matrix' } }),
   },
+  'GET /api/orgs/:slug/v1/events/stream': {
+    access: 'org',
+    mode: 'hosted',
+    request: () => ({ path: '/api/orgs/default/v1/events/stream' }),
+  },
   'GET /api/orgs/:slug/v1/machine-authorizations': {
     access: 'org_admin',
     mode: 'hosted',

@@ -1,10 +1,12 @@
-import { All, Controller, Inject, Param, Req, Res } from '@nestjs/common';
+import { All, Controller, Get, Inject, Param, Query, Req, Res } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 import { AuthenticatedActor, CurrentActor } from '../auth/actor';
 import { RequestScopeService, SCOPE_HEADER } from '../auth/request-scope.service';
 import { APP_CONFIG, AppConfig } from '../config/config';
+import { EventsStreamQueryDto } from '../events/dto/events.dto';
+import { EventsService } from '../events/events.service';
 import { maError, MaCode } from './machine-authorization.errors';
 import { MachineAuthorizationRepository } from './machine-authorization.repository';
 
@@ -19,7 +21,22 @@ export class HostedForwardController {
     private readonly adapterHost: HttpAdapterHost,
     private readonly repository: MachineAuthorizationRepository,
     private readonly scope: RequestScopeService,
+    private readonly events: EventsService,
   ) {}
+
+  // The live stream cannot go through inject (which waits for the whole response): it is served here, in this
+  // request, confined to the path's organization exactly as a forwarded request is.
+  @Get('api/orgs/:slug/v1/events/stream')
+  async stream(
+    @Param('slug') slug: string,
+    @CurrentActor() actor: AuthenticatedActor,
+    @Query() dto: EventsStreamQueryDto,
+    @Req() req: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    actor.scopeOrganizationId = await this.assertMember(slug, actor);
+    return this.events.openStream(actor, dto, req, reply);
+  }
 
   @All('api/orgs/:slug/v1/*')
   async forward(
