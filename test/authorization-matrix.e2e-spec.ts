@@ -121,8 +121,7 @@ async function buildFixture(daemon: DaemonProcess, dbUrl: string, mode: 'self-ho
   const entry = await as('/v1/records/ouroboros', { agent: 'a', category: 'note', body: 'seed' });
   expect(entry.status).toBe(201);
 
-  const sessionIds = {} as Record<Persona, number>;
-  for (const persona of PERSONAS) {
+  const session = async (persona: Persona): Promise<number> => {
     const token = tokens[persona];
     const made = token
       ? await http<{ session_id?: number; id?: number }>(daemon.url, 'POST', '/v1/sessions', {
@@ -131,8 +130,10 @@ async function buildFixture(daemon: DaemonProcess, dbUrl: string, mode: 'self-ho
         })
       : null;
     const id = made && made.status === 201 ? (made.body.session_id ?? made.body.id) : undefined;
-    sessionIds[persona] = id ?? 999999;
-  }
+    return id ?? 999999;
+  };
+  const sessionIds = {} as Record<Persona, number>;
+  for (const persona of PERSONAS) sessionIds[persona] = await session(persona);
 
   const actorIdOf = async (persona: Persona) =>
     (await sql<{ id: number }>(dbUrl, `SELECT id FROM actors WHERE name = $1`, [actorNames[persona]]))[0].id;
@@ -175,6 +176,7 @@ async function buildFixture(daemon: DaemonProcess, dbUrl: string, mode: 'self-ho
         );
         return machineId;
       },
+      session,
       item: async () => {
         const [created] = await withClient(dbUrl, (client) => insertItems(client, 'alpha', [{ title: 'fresh' }]));
         return created.ref;

@@ -318,9 +318,9 @@ export const MATRIX: Record<string, MatrixRow> = {
   'GET /v1/charge/claims': { access: 'org', request: () => ({ path: '/v1/charge/claims?project=alpha' }) },
   'POST /v1/charge/dispatch': {
     access: 'org',
-    request: (fx, persona) => ({
+    request: async (fx, persona) => ({
       path: '/v1/charge/dispatch',
-      body: { project: 'alpha', item_id: item, session_id: fx.sessionIds[persona] },
+      body: { project: 'alpha', item_id: item, session_id: await fx.fresh.session(persona) },
     }),
   },
   'POST /v1/charge/decisions': {
@@ -436,7 +436,7 @@ export const MATRIX: Record<string, MatrixRow> = {
   },
   'GET /v1/events': { access: 'self', request: () => ({ path: '/v1/events?limit=1' }) },
   'GET /v1/events/stream': {
-    access: 'self',
+    access: 'any_member',
     request: () => ({ path: '/v1/events/stream' }),
     note: 'opened and closed',
   },

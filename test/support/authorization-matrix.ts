@@ -84,6 +84,8 @@ export interface FreshFactory {
   section(ref: string): Promise<string>;
   // A pending device code of `default`: what the person types and the request's id.
   code(): Promise<{ userCode: string; requestId: string }>;
+  // A live executor session of the caller's (an unknown id for callers that cannot register one).
+  session(persona: Persona): Promise<number>;
 }
 
 export interface Request {
