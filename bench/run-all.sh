@@ -3,5 +3,6 @@
 set -e
 npm run -s bench:frontier
 npm run -s bench:machine-auth
+npm run -s bench:topology
 npm run -s bench:faults
 npm run -s bench:tui

@@ -1,0 +1,458 @@
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { request } from 'undici';
+
+import { createTestDatabase, DaemonProcess, REPO_ROOT, startDaemonProcess, SVC_BIN, TestDatabase } from '@app/testing';
+import { CaddyProcess, caddyBinary, CADDYFILE, freePort, startCaddy, UPSTREAM_HEADER } from '@app/testing/caddy';
+import { awaitRoomInMinute, resolveMachineAuthorization, sql } from '@app/testing/machine-auth';
+
+import { clientAddress, compileTrust } from '../apps/daemon/src/machine-authorization/client-identity';
+
+// js-yaml 4 is in the tree already (eslint, jest); only its load() is used here.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const yaml = require('js-yaml') as { load(text: string): unknown };
+
+const SECRET = 'e2e-team-server-topology-0123456789abcdef';
+const COMPOSE = join(REPO_ROOT, 'docker', 'compose.yaml');
+
+// ---------------------------------------------------------------------------------------------------------------
+// docker/compose.yaml and docker/Caddyfile, checked without a container engine (none on these machines): the YAML
+// parsed and its services, environment and health checks checked; the Caddyfile adapted by the real caddy binary
+// with the environment compose gives it.
+
+type Service = {
+  image?: string;
+  build?: unknown;
+  ports?: string[];
+  expose?: string[];
+  environment?: Record<string, string>;
+  depends_on?: Record<string, { condition: string }>;
+  healthcheck?: { test: string[] | string };
+  deploy?: { replicas?: number };
+  volumes?: string[];
+  networks?: string[] | Record<string, { ipv4_address?: string }>;
+};
+type Compose = {
+  name: string;
+  services: Record<string, Service>;
+  networks: Record<string, { ipam?: { config: { subnet: string }[] } }>;
+};
+
+// Compose's interpolation of ${VAR}, ${VAR:-default} and ${VAR:?error} with the given variables.
+function interpolate(text: string, vars: Record<string, string>): string {
+  return text.replace(/\$\{([A-Z0-9_]+)(?::([-?])([^}]*))?\}/g, (_, name: string, kind?: string, arg?: string) => {
+    const value = vars[name];
+    if (value !== undefined && value !== '') return value;
+    if (kind === '?') throw new Error(`compose would refuse: ${arg}`);
+    return kind === '-' ? (arg ?? '') : '';
+  });
+}
+
+function adaptCaddyfile(env: Record<string, string>): Record<string, unknown> {
+  const home = mkdtempSync(join(tmpdir(), 'svc-caddy-adapt-'));
+  const out = execFileSync(caddyBinary()!, ['adapt', '--config', CADDYFILE, '--adapter', 'caddyfile'], {
+    env: { PATH: process.env.PATH, HOME: home, XDG_DATA_HOME: join(home, 'data'), ...env },
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return JSON.parse(out) as Record<string, unknown>;
+}
+
+describe('docker/compose.yaml and docker/Caddyfile (no container engine here: parsed and adapted)', () => {
+  const text = readFileSync(COMPOSE, 'utf8');
+  const compose = yaml.load(text) as Compose;
+  const { postgres, daemon, caddy } = compose.services;
+  const defaults = (value: string) => interpolate(value, { SVC_SERVER_SECRET: 'x'.repeat(48) });
+
+  it('should run PostgreSQL, daemon replicas and Caddy, with only Caddy published', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(['caddy', 'daemon', 'postgres']);
+    expect(daemon.deploy?.replicas).toBe(3);
+    expect(daemon.ports).toBeUndefined();
+    expect(postgres.ports).toBeUndefined();
+    expect(caddy.ports!.map(defaults)).toEqual(['80:80', '443:443', '443:443/udp']);
+    expect(caddy.image).toMatch(/^caddy:2\.6/);
+    expect(caddy.volumes).toContain('./Caddyfile:/etc/caddy/Caddyfile:ro');
+  });
+
+  it('should trust the proxy’s fixed address only, inside the network’s subnet', () => {
+    const trusted = defaults(daemon.environment!.SVC_API_TRUSTED_PROXIES);
+    const caddyNet = caddy.networks as Record<string, { ipv4_address?: string }>;
+    expect(defaults(caddyNet.svc.ipv4_address!)).toBe(trusted);
+    expect(trusted).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+    const subnet = defaults(compose.networks.svc.ipam!.config[0].subnet);
+    expect(subnet).toBe('172.30.57.0/24');
+    expect(trusted.startsWith('172.30.57.')).toBe(true);
+    // the daemons refuse to start without the shared secret
+    expect(() => interpolate(daemon.environment!.SVC_SERVER_SECRET, {})).toThrow(/SVC_SERVER_SECRET/);
+    expect(defaults(daemon.environment!.SVC_PUBLIC_URL)).toBe('https://localhost');
+  });
+
+  it('should gate on /readyz: daemons healthy before Caddy, PostgreSQL healthy before the daemons', () => {
+    expect(JSON.stringify(daemon.healthcheck!.test)).toContain('http://127.0.0.1:7700/readyz');
+    expect(daemon.depends_on).toEqual({ postgres: { condition: 'service_healthy' } });
+    expect(caddy.depends_on).toEqual({ daemon: { condition: 'service_healthy' } });
+    expect(JSON.stringify(postgres.healthcheck!.test)).toContain('pg_isready');
+  });
+
+  it('should name every default upstream after a compose replica of the daemon service', () => {
+    const upstreams = defaults(caddy.environment!.SVC_UPSTREAMS).split(' ');
+    expect(upstreams).toEqual(
+      Array.from({ length: daemon.deploy!.replicas! }, (_, i) => `${compose.name}-daemon-${i + 1}:7700`),
+    );
+  });
+
+  const caddyDescribe = caddyBinary() || process.env.CI ? describe : describe.skip;
+  caddyDescribe('the Caddyfile, adapted by caddy with compose’s environment', () => {
+    const composeEnv = () =>
+      Object.fromEntries(Object.entries(caddy.environment!).map(([k, v]) => [k, defaults(v)])) as Record<
+        string,
+        string
+      >;
+    const proxyOf = (config: Record<string, unknown>): Record<string, unknown> => {
+      const found = JSON.stringify(config).match(/"handler":"reverse_proxy"/);
+      expect(found).not.toBeNull();
+      let handler: Record<string, unknown> | null = null;
+      const walk = (node: unknown) => {
+        if (Array.isArray(node)) node.forEach(walk);
+        else if (node && typeof node === 'object') {
+          const o = node as Record<string, unknown>;
+          if (o.handler === 'reverse_proxy') handler = o;
+          Object.values(o).forEach(walk);
+        }
+      };
+      walk(config);
+      return handler!;
+    };
+
+    it('should serve localhost with the internal CA, round robin over the replicas, /readyz checks, unbuffered', () => {
+      const config = adaptCaddyfile(composeEnv());
+      const text = JSON.stringify(config);
+      expect(text).toContain('"host":["localhost"]');
+      expect(text).toContain('"module":"internal"');
+      expect(text).toContain('"admin":{"disabled":true}');
+      const proxy = proxyOf(config);
+      expect(proxy.upstreams).toEqual([
+        { dial: 'svc-daemon-1:7700' },
+        { dial: 'svc-daemon-2:7700' },
+        { dial: 'svc-daemon-3:7700' },
+      ]);
+      expect(proxy.flush_interval).toBe(-1);
+      expect(proxy.health_checks).toMatchObject({ active: { uri: '/readyz' } });
+      expect(proxy.load_balancing).toMatchObject({ selection_policy: { policy: 'round_robin' } });
+      // no trusted_proxies: Caddy replaces a client's X-Forwarded-For rather than extending it
+      expect(proxy.trusted_proxies).toBeUndefined();
+      expect(proxy.headers).toBeUndefined();
+    });
+
+    it('should ask an ACME CA for a real certificate when a domain and an e-mail are set', () => {
+      const config = adaptCaddyfile({ ...composeEnv(), SVC_SITE: 'svc.example.com', SVC_TLS: 'ops@example.com' });
+      const text = JSON.stringify(config);
+      expect(text).toContain('"host":["svc.example.com"]');
+      expect(text).toContain('"module":"acme"');
+      expect(text).not.toContain('"module":"internal"');
+    });
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// The same topology as processes: Caddy (Debian's package) in front of three daemons on one PostgreSQL database.
+
+interface Reply {
+  status: number;
+  upstream: string;
+  body: Record<string, unknown>;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+interface Cli {
+  child: ChildProcess;
+  out: () => string;
+  err: () => string;
+  waitFor: (what: string, test: (out: string) => boolean, timeoutMs?: number) => Promise<void>;
+  exited: Promise<number | null>;
+}
+
+function startCli(args: string[], env: Record<string, string>): Cli {
+  const child = spawn(process.execPath, [SVC_BIN, ...args], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const waitFor = async (what: string, test: (o: string) => boolean, timeoutMs = 20_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!test(out)) {
+      if (Date.now() > deadline) throw new Error(`svc ${args[0]}: no ${what}.\nstdout:\n${out}\nstderr:\n${err}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  return { child, out: () => out, err: () => err, waitFor, exited };
+}
+
+async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+// Skipped on a developer machine without caddy; under CI (.ci/run installs it) a missing caddy fails the run.
+const describeTopology = caddyBinary() || process.env.CI ? describe : describe.skip;
+
+describeTopology('the team server topology as processes: Caddy over HTTPS in front of three replicas', () => {
+  let db: TestDatabase;
+  const replicas: DaemonProcess[] = [];
+  let caddy: CaddyProcess;
+  let admin: string;
+  // the upstream list as Caddy has it, in its round-robin order
+  let order: string[];
+  const upstreamOf = (d: DaemonProcess) => `127.0.0.1:${d.port}`;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('server', 'topology');
+    const port = await freePort();
+    const env = {
+      SVC_DATABASE_URL: db.url,
+      SVC_SERVER_SECRET: SECRET,
+      // Caddy connects to the replicas from 127.0.0.1: that address, and no other, is the proxy.
+      SVC_API_TRUSTED_PROXIES: '127.0.0.1',
+      SVC_PUBLIC_URL: `https://127.0.0.1:${port}`,
+    };
+    // Booted together, as compose starts them: one applies the migrations and one creates the admin (advisory locks).
+    replicas.push(...(await Promise.all([0, 1, 2].map(() => startDaemonProcess({ env })))));
+    const tokens = replicas.map((d) => d.token).filter((t): t is string => t !== null);
+    expect(tokens).toHaveLength(1);
+    admin = tokens[0];
+    order = replicas.map(upstreamOf);
+    caddy = await startCaddy({ upstreams: order, port, upstreamHeader: true });
+  });
+
+  afterAll(async () => {
+    await caddy?.stop();
+    await Promise.all(replicas.map((d) => d.stop()));
+    await db?.drop();
+  });
+
+  // One request through the proxy, in-process (undici trusting Caddy's root), from the given loopback address.
+  async function viaProxy(
+    method: 'GET' | 'POST',
+    path: string,
+    options: { body?: unknown; token?: string; headers?: Record<string, string>; from?: string } = {},
+  ): Promise<Reply> {
+    const headers: Record<string, string> = { ...(options.headers ?? {}) };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    if (options.body !== undefined) headers['content-type'] = 'application/json';
+    const res = await request(`${caddy.url}${path}`, {
+      method,
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      dispatcher: agentFor(options.from ?? '127.0.0.1'),
+    });
+    const text = await res.body.text();
+    let body: Record<string, unknown> = {};
+    try {
+      body = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      // not JSON
+    }
+    return { status: res.statusCode, upstream: String(res.headers[UPSTREAM_HEADER]), body, headers: res.headers };
+  }
+  const agents = new Map<string, ReturnType<CaddyProcess['agent']>>();
+  const agentFor = (from: string) => {
+    if (!agents.has(from)) agents.set(from, caddy.agent(from));
+    return agents.get(from)!;
+  };
+
+  // Which replica served `action`'s one request through the proxy: round robin hands out the upstreams in order, so
+  // a probe just before and just after pin it, when nothing else went through the proxy meanwhile and no replica
+  // was skipped (on a loaded machine a health check can time out: then `undo` and try again).
+  async function servedBy<T>(
+    action: () => Promise<T>,
+    undo: (value: T) => Promise<void>,
+  ): Promise<{ value: T; replica: DaemonProcess }> {
+    for (let attempt = 1; ; attempt += 1) {
+      const before = (await viaProxy('GET', '/readyz')).upstream;
+      const value = await action();
+      const after = (await viaProxy('GET', '/readyz')).upstream;
+      const i = order.indexOf(before);
+      if (i >= 0 && after === order[(i + 2) % order.length])
+        return { value, replica: replicas[(i + 1) % order.length] };
+      await undo(value);
+      if (attempt === 3) throw new Error(`could not pin the serving replica (${before}, then ${after})`);
+    }
+  }
+
+  const cliEnv = (extra: Record<string, string> = {}) => ({
+    NODE_EXTRA_CA_CERTS: caddy.rootCaPath,
+    SVC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'svc-topology-cli-')),
+    ...extra,
+  });
+
+  it('should serve HTTPS with the internal CA and spread requests over the three replicas', async () => {
+    const seen = new Set<string>();
+    for (let i = 0; i < 6; i += 1) {
+      const res = await viaProxy('GET', '/v1/whoami', { token: admin });
+      expect(res.status).toBe(200);
+      seen.add(res.upstream);
+    }
+    expect([...seen].sort()).toEqual([...order].sort());
+    // an untrusting client is refused: the certificate is Caddy's own CA's, not a public one
+    await expect(request(`${caddy.url}/readyz`)).rejects.toThrow();
+  });
+
+  it('should connect a machine with the device code started through the proxy and approved on another replica', async () => {
+    const env = cliEnv();
+    const {
+      value: { cli, code },
+      replica: starter,
+    } = await servedBy(
+      async () => {
+        const started = startCli(['connect', caddy.url, '--machine-name', 'topology box'], env);
+        let found = '';
+        await started.waitFor('code', (out) => {
+          const m = /^\s+([BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4})\s*$/m.exec(out);
+          found = m ? m[1] : '';
+          return found !== '';
+        });
+        return { cli: started, code: found };
+      },
+      async ({ cli: started }) => {
+        started.child.kill('SIGTERM');
+        await started.exited;
+      },
+    );
+    const approver = replicas.find((d) => d !== starter)!;
+    expect((await resolveMachineAuthorization(approver.url, admin, code, 'approve')).status).toBe(200);
+    expect(await cli.exited).toBe(0);
+    expect(cli.out()).toContain(`connected to ${caddy.url}`);
+    const stored = JSON.parse(readFileSync(join(env.SVC_CONFIG_DIR, 'credentials.json'), 'utf8')) as {
+      servers: { url: string; kind: string }[];
+    };
+    expect(stored.servers[0]).toMatchObject({ url: caddy.url, kind: 'machine_credential' });
+    // and the stored credential works through the proxy, over TLS, from a fresh process
+    const whoami = startCli(['whoami', '--json'], { ...env });
+    expect(await whoami.exited).toBe(0);
+    expect(JSON.parse(whoami.out())).toMatchObject({ name: 'admin', via: 'machine_credential' });
+  });
+
+  it('should key the start budget by the real client address and ignore a forged X-Forwarded-For', async () => {
+    await awaitRoomInMinute(db.url);
+    const statuses: number[] = [];
+    const servedFrom = new Set<string>();
+    for (let i = 0; i < 7; i += 1) {
+      // every request claims another client; the proxy says who it really is (127.0.0.2)
+      const res = await viaProxy('POST', '/api/machine/authorizations', {
+        body: { machine_id: `m-topo-a-${i}`, machine_name: 'a' },
+        headers: { 'x-forwarded-for': `203.0.113.${i + 1}` },
+        from: '127.0.0.2',
+      });
+      statuses.push(res.status);
+      servedFrom.add(res.upstream);
+      if (res.status === 429) expect(res.body).toMatchObject({ code: 'authorization_start_rate_limited' });
+    }
+    // the budget is shared by the replicas (all three answered) and spent by the one real client
+    expect(statuses).toEqual([201, 201, 201, 201, 201, 201, 429]);
+    expect(servedFrom.size).toBe(3);
+    // another client behind the same proxy has its own budget (the proxy's address is not the key)
+    const other = await viaProxy('POST', '/api/machine/authorizations', {
+      body: { machine_id: 'm-topo-b', machine_name: 'b' },
+      from: '127.0.0.3',
+    });
+    expect(other.status).toBe(201);
+    const subjects = await sql<{ subject: string }>(
+      db.url,
+      `SELECT DISTINCT subject FROM rate_counters WHERE scope = 'machine_auth_start' ORDER BY subject`,
+    );
+    expect(subjects.map((r) => r.subject)).toEqual(expect.arrayContaining(['127.0.0.2', '127.0.0.3']));
+    expect(subjects.filter((r) => r.subject.startsWith('203.0.113.'))).toEqual([]);
+    const keys = await sql<{ client_key: string }>(
+      db.url,
+      `SELECT DISTINCT client_key FROM machine_authorizations WHERE machine_id LIKE 'm-topo-a-%'`,
+    );
+    expect(keys).toEqual([{ client_key: '127.0.0.2' }]);
+  });
+
+  it('should take the hop the proxy vouches for, also if a proxy passed a forged header on', () => {
+    // Caddy replaces the header (above); were it to append (trusted_proxies), the daemon still takes the last hop.
+    const trust = compileTrust(['127.0.0.1']);
+    const req = (xff: string) =>
+      ({ headers: { 'x-forwarded-for': xff }, socket: { remoteAddress: '127.0.0.1' } }) as unknown as IncomingMessage;
+    expect(clientAddress(req('203.0.113.9, 198.51.100.7'), trust)).toBe('198.51.100.7');
+    expect(clientAddress(req('198.51.100.7'), trust)).toBe('198.51.100.7');
+  });
+
+  it('should stream, unbuffered through the proxy, the writes of every replica, and survive its replica being killed', async () => {
+    const record = async (base: string) => {
+      const res = await request(`${base}/v1/charge/decisions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ reason: 'dry_run' }),
+      });
+      expect(res.statusCode).toBe(201);
+      return String(((await res.body.json()) as { event_id: string }).event_id);
+    };
+    const idsIn = (out: string) =>
+      out
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as { type: string; id: string | null; data: { name?: string } })
+        .filter((n) => n.type === 'event' && n.data.name === 'ChargeDecisionMade')
+        .map((n) => n.id!);
+
+    // The stream's one request goes through the proxy; pinned to its replica by the probes around it.
+    const stop = async (cli: Cli) => {
+      cli.child.kill('SIGTERM');
+      await cli.exited;
+    };
+    const { value: stream, replica: holder } = await servedBy(async () => {
+      const opened = startCli(
+        ['events', 'stream', '--json', '--all-projects'],
+        cliEnv({ SVC_URL: caddy.url, SVC_TOKEN: admin }),
+      );
+      // a write straight to a replica (not through the proxy) shows when the stream is open
+      await until('the stream to open', async () => {
+        const id = await record(replicas[0].url);
+        await new Promise((r) => setTimeout(r, 200));
+        return idsIn(opened.out()).includes(id);
+      });
+      return opened;
+    }, stop);
+    try {
+      // a write through each replica reaches the one stream, whichever replica serves it
+      const written = await Promise.all(replicas.map((d) => record(d.url)));
+      await stream.waitFor('a write of every replica', (out) => written.every((id) => idsIn(out).includes(id)));
+
+      // the replica serving the stream dies; the others keep serving through the proxy
+      await holder.kill();
+      for (let i = 0; i < 6; i += 1) {
+        const res = await viaProxy('GET', '/v1/whoami', { token: admin });
+        expect(res.status).toBe(200);
+        expect(res.upstream).not.toBe(upstreamOf(holder));
+      }
+      const during: string[] = [];
+      for (let i = 0; i < 3; i += 1) {
+        const res = await viaProxy('POST', '/v1/charge/decisions', { token: admin, body: { reason: 'dry_run' } });
+        expect(res.status).toBe(201);
+        expect(res.upstream).not.toBe(upstreamOf(holder));
+        during.push(String(res.body.event_id));
+      }
+      // the stream reconnects through the proxy to a live replica and, with Last-Event-ID, misses nothing
+      await stream.waitFor('the writes made while it reconnected', (out) =>
+        during.every((id) => idsIn(out).includes(id)),
+      );
+      expect(stream.err()).toMatch(/reconnecting/);
+      const ids = idsIn(stream.out());
+      expect(new Set(ids).size).toBe(ids.length);
+    } finally {
+      await stop(stream);
+    }
+  });
+});
