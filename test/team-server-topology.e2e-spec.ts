@@ -4,6 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { load as loadYaml } from 'js-yaml';
 import { request } from 'undici';
 
 import { createTestDatabase, DaemonProcess, REPO_ROOT, startDaemonProcess, SVC_BIN, TestDatabase } from '@app/testing';
@@ -11,10 +12,6 @@ import { CaddyProcess, caddyBinary, CADDYFILE, freePort, startCaddy, UPSTREAM_HE
 import { awaitRoomInMinute, resolveMachineAuthorization, sql } from '@app/testing/machine-auth';
 
 import { clientAddress, compileTrust } from '../apps/daemon/src/machine-authorization/client-identity';
-
-// js-yaml 4 is in the tree already (eslint, jest); only its load() is used here.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const yaml = require('js-yaml') as { load(text: string): unknown };
 
 const SECRET = 'e2e-team-server-topology-0123456789abcdef';
 const COMPOSE = join(REPO_ROOT, 'docker', 'compose.yaml');
@@ -64,7 +61,7 @@ function adaptCaddyfile(env: Record<string, string>): Record<string, unknown> {
 
 describe('docker/compose.yaml and docker/Caddyfile (no container engine here: parsed and adapted)', () => {
   const text = readFileSync(COMPOSE, 'utf8');
-  const compose = yaml.load(text) as Compose;
+  const compose = loadYaml(text) as Compose;
   const { postgres, daemon, caddy } = compose.services;
   const defaults = (value: string) => interpolate(value, { SVC_SERVER_SECRET: 'x'.repeat(48) });
 
