@@ -465,9 +465,19 @@ describe('machine authorization (self-host)', () => {
     }
 
     it('should show the machine and the code without deciding anything on GET', async () => {
+      // A bidi override in a machine name is refused at the edge (issue 24); one stored before that rule is still
+      // shown neutralised on the page.
+      const refused = await startMachineAuthorization(base, { id: 'm-page', name: 'evil\u202edrow' }, freshClientIp());
+      expect(refused.status).toBe(400);
+      expect(refused.body).toMatchObject({ code: 'invalid_request' });
       const started = (
-        await startMachineAuthorization(base, { id: 'm-page\u202e', name: '<b>evil</b>\u202edrow' }, freshClientIp())
+        await startMachineAuthorization(base, { id: 'm-page', name: '<b>evil</b>drow' }, freshClientIp())
       ).body;
+      await sql(
+        db.url,
+        `UPDATE machine_authorizations SET machine_id = 'm-page\u202e', machine_name = '<b>evil</b>\u202edrow'
+          WHERE machine_id = 'm-page'`,
+      );
       const anonymous = await http(base, 'GET', `/machine-approval/${started.user_code}`);
       expect(anonymous.status).toBe(200);
       expect(anonymous.text).toContain('API token');
