@@ -1,6 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 
 import {
+  REPO_ROOT,
   createProject,
   createTestDatabase,
   DaemonProcess,
@@ -182,6 +185,17 @@ describe('GET /metrics', () => {
     await waitFor(1);
     controller.abort();
     await waitFor(0);
+  });
+
+  it('should expose every series the Grafana dashboard in docker/ queries', async () => {
+    const dashboard = readFileSync(join(REPO_ROOT, 'docker', 'grafana-dashboard.json'), 'utf8');
+    const queried = new Set([...dashboard.matchAll(/\b((?:svc|nodejs|process)_[a-z0-9_]+)/g)].map((m) => m[1]));
+    expect(queried.size).toBeGreaterThan(5);
+    const text = await scrape();
+    for (const name of queried) {
+      const family = name.replace(/_(bucket|count|sum)$/, '');
+      expect(`${family}: ${text.includes(`# TYPE ${family} `)}`).toBe(`${family}: true`);
+    }
   });
 
   it('should serve the same text without a token on the local metrics port, bound to 127.0.0.1 only', async () => {
