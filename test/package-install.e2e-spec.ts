@@ -138,6 +138,10 @@ describe('the installable package', () => {
     const me = await run(svc, ['whoami', '--json'], { cwd: work, env, timeoutMs: 30_000 });
     expect(me.code).toBe(0);
     expect(JSON.parse(me.stdout)).toMatchObject({ name: 'admin', is_admin: true });
+    // the doctor of the installed package, on its embedded server (library links complete again)
+    const doctor = await run(svc, ['doctor'], { cwd: work, env, timeoutMs: 60_000 });
+    expect(doctor.stdout).toMatch(/^ok +embedded server +PostgreSQL 17/m);
+    expect(doctor.code).toBe(0);
     const down = await run(svc, ['down'], { cwd: work, env, timeoutMs: 120_000 });
     expect(down.code).toBe(0);
     expect(down.stdout).toContain('stopped the daemon');
