@@ -89,6 +89,9 @@ export const MATRIX: Record<string, MatrixRow> = {
   // ---- health and the approval page (their own session, not a bearer) ----
   'GET /healthz': { access: 'public', request: () => ({ path: '/healthz' }) },
   'GET /readyz': { access: 'public', request: () => ({ path: '/readyz' }) },
+  // issue 28: Prometheus text and the doctor's report, for server admins only (SVC_METRICS_PORT serves metrics locally)
+  'GET /metrics': { access: 'server_admin', request: () => ({ path: '/metrics' }) },
+  'GET /v1/doctor': { access: 'server_admin', request: () => ({ path: '/v1/doctor' }) },
   'GET /machine-approval': { access: 'public', request: () => ({ path: '/machine-approval' }) },
   'GET /machine-approval/:code': { access: 'public', request: () => ({ path: '/machine-approval/BCDF-GHJK' }) },
   'POST /machine-approval/:code/decision': {

@@ -59,6 +59,7 @@ import type {
   RegisterSessionResponse,
   ScheduleResponse,
   WhoAmIResponse,
+  DoctorReport,
 } from '@app/contracts';
 
 import { Query, RawResponse, SvcClient, SvcHttpError } from './http-client';
@@ -144,6 +145,23 @@ export class SvcApi {
 
   whoami(): Promise<WhoAmIResponse> {
     return this.http.get('v1/whoami');
+  }
+
+  // GET /readyz with its body (the health checks that failed), for svc doctor.
+  async readiness(): Promise<{ status: number; body: unknown }> {
+    const res = await this.http.raw('GET', 'readyz');
+    let body: unknown = null;
+    try {
+      body = JSON.parse(res.text);
+    } catch {
+      body = res.text.slice(0, 200);
+    }
+    return { status: res.status, body };
+  }
+
+  // GET /v1/doctor (server admins): this replica's view of the team server.
+  doctor(): Promise<DoctorReport> {
+    return this.http.get('v1/doctor');
   }
 
   // ---- people, memberships and API tokens (docs/api-team.md)

@@ -15,3 +15,4 @@ export * from './machine-authorization/secrets';
 export * from './machine-authorization/client-helpers';
 export * from './machine-authorization/requests';
 export * from './team/team';
+export * from './doctor/doctor';

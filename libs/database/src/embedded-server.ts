@@ -16,6 +16,8 @@ import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 
+import { binariesPackageDir, missingSymlinksMessage, repairPgSymlinks } from './pg-symlinks';
+
 export interface EmbeddedServerOptions {
   // Everything lives below this folder: pg/ (the cluster), postgres.log, pg-password.
   home: string;
@@ -155,6 +157,11 @@ export class EmbeddedServer {
     }
     const { EmbeddedPostgres, binaries } = loaded;
     this.binaries = binaries;
+    const links = repairPgSymlinks(binariesPackageDir(binaries.postgres));
+    if (links.created.length > 0) {
+      this.log(`created ${links.created.length} missing shared-library links of the embedded PostgreSQL`);
+    }
+    if (links.missing.length > 0) throw new EmbeddedServerError(missingSymlinksMessage(links));
     mkdirSync(this.options.home, { recursive: true, mode: 0o755 });
     this.runAs = postgresIds();
     // As root the server runs as the postgres user, which must be able to pass through the home folder.

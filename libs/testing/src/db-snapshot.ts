@@ -1,13 +1,15 @@
 import { Client } from 'pg';
 
 // Tables a refused request may still touch by design: budget counters spent per request, approval-page sessions,
-// last-used stamps of credentials, the events of charge decisions a CLI records. Everything else must not change.
+// last-used stamps of credentials, the events of charge decisions a CLI records, the replicas' heartbeats (every
+// minute, svc doctor). Everything else must not change.
 export const VOLATILE_TABLES = new Set([
   'rate_counters',
   'approval_sessions',
   'api_tokens',
   'machine_credentials',
   'migrations',
+  'daemon_replicas',
 ]);
 
 // One digest of every row of every table (one round trip): equal digests mean no row changed.

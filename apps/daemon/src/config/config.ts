@@ -35,6 +35,8 @@ export interface AppConfig {
   // false: the first-boot token goes to the credential file only (printed only if that file cannot be written)
   printBootstrapToken: boolean;
   dbPoolSize: number;
+  // SVC_METRICS_PORT: /metrics on 127.0.0.1 without a token; null: only the admin-token route on the public port
+  metricsPort: number | null;
 }
 
 export class ConfigError extends Error {
@@ -89,6 +91,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     bootstrapToken: dto.SVC_BOOTSTRAP_TOKEN ?? null,
     printBootstrapToken: dto.SVC_PRINT_BOOTSTRAP_TOKEN ?? true,
     dbPoolSize: dto.SVC_DB_POOL_SIZE ?? 10,
+    metricsPort: dto.SVC_METRICS_PORT ?? null,
   };
 }
 

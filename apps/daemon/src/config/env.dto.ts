@@ -58,4 +58,7 @@ export class EnvDto {
   @IsOptional() @Transform(toBool) @IsBoolean() SVC_PRINT_BOOTSTRAP_TOKEN?: boolean;
 
   @IsOptional() @Transform(toNumber) @IsInt() @Min(1) @Max(200) SVC_DB_POOL_SIZE?: number;
+
+  // Prometheus text on 127.0.0.1:<port>/metrics without a token (0: any free port)
+  @IsOptional() @Transform(toNumber) @IsInt() @Min(0) @Max(65535) SVC_METRICS_PORT?: number;
 }

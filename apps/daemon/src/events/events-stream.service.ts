@@ -82,6 +82,11 @@ export class EventsStreamService implements OnModuleInit, OnModuleDestroy {
     await this.connect();
   }
 
+  // Streams open on this replica (the metrics gauge).
+  get openStreams(): number {
+    return this.closers.size;
+  }
+
   // Registered by each open stream, so shutdown can end them before the HTTP server drains.
   onClose(closer: () => void): () => void {
     this.closers.add(closer);

@@ -49,6 +49,7 @@ import {
 } from './frontier-graph-state';
 import { projectNotFound, projectRequired } from './frontier.errors';
 import { FrontierRepository, ProjectRow } from './frontier.repository';
+import { elapsedMs, FrontierObserver } from './frontier-observer';
 import { FrontierSerializer, SerializedFrontier } from './frontier-serializer';
 import { parseWorkflowStages, WorkflowStages } from './workflow-stages';
 
@@ -148,6 +149,8 @@ export class FrontierService {
     private readonly events: EventsService,
     private readonly refs: RefsService,
     private readonly dependencyFacts: DependencyFactsService,
+    // defaulted for the benchmarks and integration tests that build the service by hand
+    private readonly observer: FrontierObserver = new FrontierObserver(),
   ) {}
 
   async resolveProject(actor: AuthenticatedActor, projectId: string | undefined): Promise<ProjectRow> {
@@ -229,6 +232,7 @@ export class FrontierService {
     const started = process.hrtime.bigint();
     const { version, reused } = await this.cachedGraph(project, options);
     const graph = version.graph;
+    const computeStarted = process.hrtime.bigint();
     const computation =
       always || !version.results.has(wipCap)
         ? applyDeploymentHalts(
@@ -239,6 +243,7 @@ export class FrontierService {
             graph.halts,
           )
         : null;
+    if (computation) this.observer.computed(elapsedMs(computeStarted));
     const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
     const counts = computation ? frontierCounts(computation) : version.counts.get(wipCap);
     if (computation) version.counts.set(wipCap, frontierCounts(computation));
@@ -273,15 +278,19 @@ export class FrontierService {
       this.graphCache.set(key, hit);
       const run = hit.lock.then(() => this.refresh(hit));
       hit.lock = run.catch(() => undefined);
+      const started = process.hrtime.bigint();
       try {
         const changed = await run;
+        this.observer.graphRefreshed(elapsedMs(started), changed ? 'changed' : 'unchanged');
         return { version: hit.current, reused: !changed };
       } catch (err) {
+        this.observer.graphRefreshed(elapsedMs(started), 'failed');
         // a half-applied delta is never served: the next read loads the project again
         if (this.graphCache.get(key) === hit) this.graphCache.delete(key);
         throw err;
       }
     }
+    const loadStarted = process.hrtime.bigint();
     // Let the stale graph go before the new one is built: two 100k-item graphs at once double the GC work.
     this.graphCache.delete(key);
     const state = await this.loadState(project, options);
@@ -298,6 +307,7 @@ export class FrontierService {
     while (this.graphCache.size > GRAPH_CACHE_PROJECTS) {
       this.graphCache.delete(this.graphCache.keys().next().value as string);
     }
+    this.observer.graphRefreshed(elapsedMs(loadStarted), 'load');
     return { version: entry.current, reused: false };
   }
 

@@ -1,8 +1,14 @@
 import { Module } from '@nestjs/common';
 
+import { DoctorModule } from '../doctor/doctor.module';
 import { FrontierModule } from '../frontier/frontier.module';
 import { MachineAuthorizationModule } from '../machine-authorization/machine-authorization.module';
+import { SweepObserver } from './sweep-observer';
 import { SweepsService } from './sweeps.service';
 
-@Module({ imports: [MachineAuthorizationModule, FrontierModule], providers: [SweepsService] })
+@Module({
+  imports: [MachineAuthorizationModule, FrontierModule, DoctorModule],
+  providers: [SweepsService, SweepObserver],
+  exports: [SweepObserver],
+})
 export class SweepsModule {}

@@ -6,6 +6,7 @@ import { registerChargeCommand } from './charge.command';
 import { registerDaemonCommand } from './daemon.command';
 import { registerGateCommands } from './dependencies.command';
 import { registerDeploymentsCommand } from './deployments.command';
+import { registerDoctorCommand } from './doctor.command';
 import { registerEpicsCommand } from './epics.command';
 import { registerRecordsCommand } from './records.command';
 import { registerTransferCommands } from './transfer.command';
@@ -58,4 +59,5 @@ export const COMMAND_GROUPS: ((program: Command) => void)[] = [
   registerTokensCommand,
   registerAuthCommands,
   registerSetupCommand,
+  registerDoctorCommand,
 ];

@@ -1,0 +1,22 @@
+import { Controller, Get, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+
+import { AuthenticatedActor, CurrentActor } from '../auth/actor';
+import { MetricsService } from './metrics.service';
+
+// GET /metrics on the public port: a server admin's token only (SVC_METRICS_PORT serves it locally without one).
+@Controller('metrics')
+export class MetricsController {
+  constructor(private readonly service: MetricsService) {}
+
+  // The text content type is set only on the answer itself: a refusal stays the usual JSON error body.
+  @Get()
+  async scrape(
+    @CurrentActor() actor: AuthenticatedActor,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string> {
+    const text = await this.service.scrape(actor);
+    void reply.header('content-type', this.service.contentType).header('cache-control', 'no-store');
+    return text;
+  }
+}

@@ -1,0 +1,26 @@
+import { Injectable } from '@nestjs/common';
+
+export type SweepOutcome = 'ok' | 'failed' | 'skipped';
+
+export type SweepListener = (sweep: string, outcome: SweepOutcome, durationMs: number) => void;
+
+// Each sweep run for whoever listens (the metrics feature); sweeps import nothing of their listeners.
+@Injectable()
+export class SweepObserver {
+  private readonly listeners = new Set<SweepListener>();
+
+  subscribe(listener: SweepListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  ran(sweep: string, outcome: SweepOutcome, durationMs: number): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(sweep, outcome, durationMs);
+      } catch {
+        // an observer never breaks a sweep
+      }
+    }
+  }
+}

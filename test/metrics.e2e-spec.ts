@@ -1,0 +1,209 @@
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+import {
+  REPO_ROOT,
+  createProject,
+  createTestDatabase,
+  DaemonProcess,
+  startDaemonProcess,
+  TestDatabase,
+  withClient,
+} from '@app/testing';
+import {
+  createActor,
+  freshClientIp,
+  http,
+  pollMachineAuthorization,
+  startMachineAuthorization,
+  TestActor,
+} from '@app/testing/machine-auth';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+// The value of one sample of the exposition text (labels in any order), or 0 when the series is not there yet.
+function sample(text: string, name: string, labels: Record<string, string> = {}): number {
+  for (const line of text.split('\n')) {
+    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!match || match[1] !== name) continue;
+    const present = new Map([...(match[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+    if (Object.entries(labels).every(([k, v]) => present.get(k) === v)) return Number(match[3]);
+  }
+  return 0;
+}
+
+const FAMILIES = [
+  'svc_http_request_duration_seconds',
+  'svc_frontier_compute_duration_seconds',
+  'svc_frontier_graph_refresh_duration_seconds',
+  'svc_event_streams_open',
+  'svc_device_code_requests_total',
+  'svc_device_code_refusals_total',
+  'svc_db_pool_connections',
+  'svc_sweeps_total',
+  'svc_sweep_duration_seconds',
+  'svc_build_info',
+  'process_cpu_user_seconds_total',
+  'nodejs_eventloop_lag_seconds',
+];
+
+describe('GET /metrics', () => {
+  let db: TestDatabase;
+  let daemon: DaemonProcess;
+  let admin: string;
+  let member: TestActor;
+  let localPort: number;
+
+  const scrape = async (): Promise<string> => {
+    const res = await http(daemon.url, 'GET', '/metrics', { token: admin });
+    expect(res.status).toBe(200);
+    return res.text;
+  };
+
+  beforeAll(async () => {
+    db = await createTestDatabase('server', 'metrics');
+    localPort = await freePort();
+    daemon = await startDaemonProcess({
+      env: { SVC_DATABASE_URL: db.url, SVC_METRICS_PORT: String(localPort), SVC_API_TRUSTED_PROXIES: '127.0.0.1' },
+    });
+    admin = daemon.token!;
+    member = await createActor(db.url, { name: 'metrics-member' });
+    await withClient(db.url, (client) => createProject(client, { id: 'metered', prefix: 'MET' }));
+  });
+
+  afterAll(async () => {
+    await daemon?.stop();
+    await db?.drop();
+  });
+
+  it('should refuse an anonymous scrape on the public port with 401 and a member with 403', async () => {
+    const anonymous = await http(daemon.url, 'GET', '/metrics');
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body).toMatchObject({ code: 'unauthorized' });
+    expect(anonymous.text).not.toContain('svc_');
+    const asMember = await http(daemon.url, 'GET', '/metrics', { token: member.token });
+    expect(asMember.status).toBe(403);
+    expect(asMember.body).toMatchObject({ code: 'forbidden' });
+  });
+
+  it('should give an admin every family in Prometheus text format', async () => {
+    const res = await http(daemon.url, 'GET', '/metrics', { token: admin });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    for (const family of FAMILIES) expect(res.text).toContain(`# TYPE ${family} `);
+    // the boot-time sweep and the pool are there from the start
+    expect(sample(res.text, 'svc_sweeps_total', { sweep: 'machine_authorizations', outcome: 'ok' })).toBeGreaterThan(0);
+    expect(sample(res.text, 'svc_db_pool_connections', { state: 'max' })).toBe(10);
+    expect(sample(res.text, 'svc_db_pool_connections', { state: 'total' })).toBeGreaterThan(0);
+  });
+
+  it('should label requests by route pattern and status, never by the raw URL', async () => {
+    const before = await scrape();
+    const missing = await http(daemon.url, 'GET', '/v1/items/MET-4242', { token: admin });
+    expect(missing.status).toBe(404);
+    expect((await http(daemon.url, 'GET', '/no/such/route/777')).status).toBe(404);
+    const after = await scrape();
+    const item = { method: 'GET', route: '/v1/items/:ref', status_code: '404' };
+    expect(sample(after, 'svc_http_request_duration_seconds_count', item)).toBe(
+      sample(before, 'svc_http_request_duration_seconds_count', item) + 1,
+    );
+    const unmatched = { method: 'GET', route: '(unmatched)', status_code: '404' };
+    expect(sample(after, 'svc_http_request_duration_seconds_count', unmatched)).toBeGreaterThan(
+      sample(before, 'svc_http_request_duration_seconds_count', unmatched),
+    );
+    expect(after).not.toContain('MET-4242');
+    expect(after).not.toContain('/no/such/route');
+  });
+
+  it('should time frontier computes and graph refreshes', async () => {
+    const before = await scrape();
+    for (let i = 0; i < 2; i += 1) {
+      const res = await http(daemon.url, 'GET', '/v1/charge/frontier?project=metered&wip_cap=' + (i + 1), {
+        token: admin,
+      });
+      expect(res.status).toBe(200);
+    }
+    const after = await scrape();
+    expect(sample(after, 'svc_frontier_compute_duration_seconds_count')).toBeGreaterThanOrEqual(
+      sample(before, 'svc_frontier_compute_duration_seconds_count') + 2,
+    );
+    const refreshes = (text: string) =>
+      ['load', 'changed', 'unchanged'].reduce(
+        (sum, outcome) => sum + sample(text, 'svc_frontier_graph_refresh_duration_seconds_count', { outcome }),
+        0,
+      );
+    expect(refreshes(after)).toBeGreaterThanOrEqual(refreshes(before) + 2);
+    expect(sample(after, 'svc_frontier_graph_refresh_duration_seconds_count', { outcome: 'load' })).toBeGreaterThan(0);
+  });
+
+  it('should count device-code starts, polls and refusals by code', async () => {
+    const before = await scrape();
+    const ip = freshClientIp();
+    const machine = { id: 'metrics-m1', name: 'metered box' };
+    const started = await startMachineAuthorization(daemon.url, machine, ip);
+    expect(started.status).toBe(201);
+    const pending = await pollMachineAuthorization(daemon.url, started.body.device_code, machine, ip);
+    expect(pending.status).toBe(202);
+    const unknown = await pollMachineAuthorization(daemon.url, 'x'.repeat(43), machine, ip);
+    expect(unknown.status).toBeGreaterThanOrEqual(400);
+    const refusal = String((unknown.body as { code: string }).code);
+    const after = await scrape();
+    const delta = (name: string, labels: Record<string, string>) =>
+      sample(after, name, labels) - sample(before, name, labels);
+    expect(delta('svc_device_code_requests_total', { operation: 'start', outcome: 'ok' })).toBe(1);
+    expect(delta('svc_device_code_requests_total', { operation: 'poll', outcome: 'authorization_pending' })).toBe(1);
+    expect(delta('svc_device_code_requests_total', { operation: 'poll', outcome: refusal })).toBe(1);
+    expect(delta('svc_device_code_refusals_total', { operation: 'poll', code: refusal })).toBe(1);
+    expect(delta('svc_device_code_refusals_total', { operation: 'poll', code: 'authorization_pending' })).toBe(0);
+  });
+
+  it('should count the event streams open on this replica', async () => {
+    const controller = new AbortController();
+    const stream = await fetch(`${daemon.url}/v1/events/stream`, {
+      headers: { authorization: `Bearer ${admin}`, accept: 'text/event-stream' },
+      signal: controller.signal,
+    });
+    expect(stream.status).toBe(200);
+    const waitFor = async (value: number) => {
+      for (let i = 0; i < 100; i += 1) {
+        if (sample(await scrape(), 'svc_event_streams_open') === value) return;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new Error(`svc_event_streams_open never reached ${value}`);
+    };
+    await waitFor(1);
+    controller.abort();
+    await waitFor(0);
+  });
+
+  it('should expose every series the Grafana dashboard in docker/ queries', async () => {
+    const dashboard = readFileSync(join(REPO_ROOT, 'docker', 'grafana-dashboard.json'), 'utf8');
+    const queried = new Set([...dashboard.matchAll(/\b((?:svc|nodejs|process)_[a-z0-9_]+)/g)].map((m) => m[1]));
+    expect(queried.size).toBeGreaterThan(5);
+    const text = await scrape();
+    for (const name of queried) {
+      const family = name.replace(/_(bucket|count|sum)$/, '');
+      expect(`${family}: ${text.includes(`# TYPE ${family} `)}`).toBe(`${family}: true`);
+    }
+  });
+
+  it('should serve the same text without a token on the local metrics port, bound to 127.0.0.1 only', async () => {
+    const res = await fetch(`http://127.0.0.1:${localPort}/metrics`);
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    for (const family of FAMILIES) expect(text).toContain(`# TYPE ${family} `);
+    expect((await fetch(`http://127.0.0.1:${localPort}/v1/whoami`)).status).toBe(404);
+    expect(daemon.stderr()).toContain(`metrics on http://127.0.0.1:${localPort}/metrics`);
+  });
+});
