@@ -47,6 +47,7 @@ export const EXAMPLES: Record<string, string[]> = {
   records: ['svc records verdicts ls AL-12', 'svc records ouroboros ls --limit 20'],
   deployments: ['svc deployments flows ls', 'svc deployments environments ls', 'svc deployments runs ls'],
   actors: ['svc actors ls', 'svc actors create ada'],
+  orgs: ['svc orgs ls', 'svc orgs create acme --name "Acme Inc"', 'svc orgs show acme'],
   members: ['svc members ls'],
   tokens: ['svc tokens ls', 'svc tokens create --name ci --expires-in 90d'],
   auth: ['svc auth status', 'svc auth ls', 'svc auth switch https://svc.example.com'],
