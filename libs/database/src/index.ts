@@ -1,1 +1,2 @@
 export * from './embedded-server';
+export * from './snapshot';
