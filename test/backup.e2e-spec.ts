@@ -116,9 +116,10 @@ describe('svc backup and svc restore', () => {
 
   afterAll(async () => {
     await daemon?.stop();
+    // (dropping a few databases and stopping an embedded server takes a while on a busy machine)
     for (const step of cleanup.reverse()) await step().catch(() => undefined);
     await db?.drop();
-  });
+  }, 120000);
 
   async function emptyDatabase(label: string): Promise<TestDatabase> {
     const made = await createTestDatabase('server', label);
@@ -222,6 +223,16 @@ describe('svc backup and svc restore', () => {
       const busy = await runSvc(['restore', file, '--force'], { env: { SVC_HOME: home } });
       expect(busy.code).toBe(1);
       expect(busy.stderr).toContain('daemon_running');
+
+      // and backed up through its running server, which keeps serving
+      const second = join(dir, 'embedded.svcbak');
+      expect(await runSvc(['backup', second], { env: { SVC_HOME: home } })).toMatchObject({ code: 0 });
+      expect((await http(again.url, 'GET', '/v1/whoami', { token: admin })).status).toBe(200);
+      const stable = new Set(['migrations', ...VOLATILE_TABLES]);
+      const live = tableDigests(await tableRows(embeddedUrl(home), stable));
+      const into = await emptyDatabase('backup_embedded');
+      expect(await runSvc(['restore', second], { env: { SVC_DATABASE_URL: into.url } })).toMatchObject({ code: 0 });
+      expect(tableDigests(await tableRows(into.url, stable))).toEqual(live);
     });
 
     it("should restore every table's rows exactly, volatile ones too, into an empty SVC_DATABASE_URL", async () => {
@@ -239,6 +250,31 @@ describe('svc backup and svc restore', () => {
         `SELECT nextval('events_id_seq') > (SELECT max(id) FROM events) AS fresh`,
       );
       expect(seq[0].fresh).toBe(true);
+    });
+
+    it('should restore as a role that is not a superuser but owns the database (triggers disabled per table)', async () => {
+      const role = `svc_restorer_${Date.now().toString(36)}`;
+      await sql(db.url, `CREATE ROLE ${role} LOGIN NOSUPERUSER`);
+      // cleaned up in reverse: the database first, then its owner
+      cleanup.push(() => sql(db.url, `DROP ROLE IF EXISTS ${role}`));
+      const into = await emptyDatabase('backup_owner');
+      await sql(into.url, `ALTER DATABASE ${into.name} OWNER TO ${role}`);
+      await sql(into.url, `ALTER SCHEMA public OWNER TO ${role}`);
+      const asOwner = new URL(into.url);
+      asOwner.username = role;
+      asOwner.password = '';
+      const restored = await runSvc(['restore', file], { env: { SVC_DATABASE_URL: asOwner.toString() } });
+      expect(restored).toMatchObject({ code: 0, stderr: '' });
+      expect(tableDigests(await tableRows(into.url))).toEqual(source);
+      // the triggers are on again: a new item is stamped for the frontier's change tracking
+      const stamped = await sql<{ stamped: boolean }>(
+        asOwner.toString(),
+        `UPDATE items SET title = title || '!' WHERE id = (SELECT min(id) FROM items) RETURNING change_xid IS NOT NULL
+           AND change_xid = pg_current_xact_id() AS stamped`,
+      );
+      expect(stamped).toEqual([{ stamped: true }]);
+      await into.drop();
+      await sql(db.url, `DROP ROLE ${role}`);
     });
 
     it('should refuse a non-empty database without --force, and replace it with --force', async () => {

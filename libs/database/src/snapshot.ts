@@ -67,8 +67,8 @@ const MIGRATIONS_TABLE = 'migrations';
 
 const q = (name: string) => escapeIdentifier(name);
 
-// Base tables of the public schema, parents before children (a foreign key's target first); the migrations table
-// is the schema version, not data. Tables in a foreign-key cycle keep name order after the rest.
+// Base tables of the public schema, parents before children (the target of an immediate foreign key first;
+// deferred ones are checked at commit); the migrations table is the schema version, not data.
 async function tablesInLoadOrder(client: Client): Promise<SnapshotTable[]> {
   const columns = await client.query<{ table: string; columns: string[] }>(
     `SELECT c.relname AS table, array_agg(a.attname::text ORDER BY a.attnum) AS columns
@@ -85,22 +85,25 @@ async function tablesInLoadOrder(client: Client): Promise<SnapshotTable[]> {
        JOIN pg_class ch ON ch.oid = k.conrelid
        JOIN pg_class pa ON pa.oid = k.confrelid
        JOIN pg_namespace n ON n.oid = ch.relnamespace AND n.nspname = 'public'
-      WHERE k.contype = 'f' AND ch.oid <> pa.oid`,
+      WHERE k.contype = 'f' AND ch.oid <> pa.oid AND NOT k.condeferred`,
   );
   const parents = new Map(columns.rows.map((r) => [r.table, new Set<string>()]));
   for (const { child, parent } of edges.rows) parents.get(child)?.add(parent);
   const ordered: string[] = [];
   const placed = new Set<string>();
-  for (let progress = true; progress;) {
-    progress = false;
-    for (const [table, needs] of parents) {
-      if (placed.has(table) || [...needs].some((p) => parents.has(p) && !placed.has(p))) continue;
+  const waitingFor = (table: string) => [...parents.get(table)!].filter((p) => parents.has(p) && !placed.has(p)).length;
+  while (placed.size < parents.size) {
+    const ready = [...parents.keys()].filter((t) => !placed.has(t) && waitingFor(t) === 0);
+    // a cycle of immediate foreign keys: the table waiting for the fewest goes first
+    const next =
+      ready.length > 0
+        ? ready
+        : [[...parents.keys()].filter((t) => !placed.has(t)).sort((a, b) => waitingFor(a) - waitingFor(b))[0]];
+    for (const table of next) {
       ordered.push(table);
       placed.add(table);
-      progress = true;
     }
   }
-  for (const table of parents.keys()) if (!placed.has(table)) ordered.push(table);
   const byName = new Map(columns.rows.map((r) => [r.table, r.columns]));
   return ordered.map((name) => ({ name, columns: byName.get(name)! }));
 }
@@ -401,7 +404,11 @@ async function loadRows(
     for (const { table, column } of stamps.rows) {
       await client.query(`UPDATE ${q(table)} SET ${q(column)} = pg_current_xact_id() WHERE ${q(column)} IS NOT NULL`);
     }
-    if (!superuser) for (const name of names) await client.query(`ALTER TABLE ${name} ENABLE TRIGGER USER`);
+    if (!superuser) {
+      // the deferred foreign keys are checked now: a table with pending checks cannot be altered
+      await client.query('SET CONSTRAINTS ALL IMMEDIATE');
+      for (const name of names) await client.query(`ALTER TABLE ${name} ENABLE TRIGGER USER`);
+    }
     const trailer = JSON.parse(await reader.line()) as SnapshotTrailer;
     for (const table of header.tables) {
       if (trailer.rows?.[table.name] !== rows[table.name]) {
