@@ -1,16 +1,18 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 
-import { createTestDatabase, DaemonProcess, startDaemonProcess, TestDatabase } from '@app/testing';
+import { createTestDatabase, DaemonProcess, runSvc, startDaemonProcess, TestDatabase } from '@app/testing';
 import { http, sql } from '@app/testing/machine-auth';
 
 import { revertAllMigrations, runMigrations } from '../apps/daemon/src/database/migrate';
-import { tableRows } from './support/database-rows';
+import { tableDigests, tableRows } from './support/database-rows';
 
 // A database as commit b9ec66c left it (test/fixtures/upgrade-b9ec66c.sql, made by scripts/make-upgrade-fixture.js:
 // that build's migrations as they ran, then data added through its daemon, with the frontier it served). That
-// release ran ProgressFromRunFlow's landed text, and predates DeploymentResume.
+// release ran ProgressFromRunFlow's landed text, and predates DeploymentResume. Today's migrations are applied with
+// the function the daemon runs at boot, then today's daemon serves the upgraded database.
 const FIXTURE = 'upgrade-b9ec66c';
 const SECRET = 'e2e-upgrade-secret-0123456789abcdefghijkl';
 
@@ -82,12 +84,20 @@ describe('upgrading a database an earlier release created', () => {
   const recorded = JSON.parse(readFileSync(join(fixtures, `${FIXTURE}.frontier.json`), 'utf8')) as Recorded;
   let db: TestDatabase;
   let before: Map<string, string[]>;
+  let after: Map<string, string[]>;
+  let applied: string[];
   let daemon: DaemonProcess;
+  const oldBackup = join(mkdtempSync(join(tmpdir(), 'svc-upgrade-')), 'old.svcbak');
 
   beforeAll(async () => {
     db = await createTestDatabase('server', 'upgrade');
     await load(db.url, join(fixtures, `${FIXTURE}.sql`));
     before = await tableRows(db.url);
+    // a backup the old release's database would have had
+    expect(await runSvc(['backup', oldBackup], { env: { SVC_DATABASE_URL: db.url } })).toMatchObject({ code: 0 });
+    // what a daemon of today runs at boot, before its sweeps (which remove expired device codes) start
+    applied = await runMigrations(db.url);
+    after = await tableRows(db.url);
     daemon = await startDaemonProcess({ env: { SVC_DATABASE_URL: db.url, SVC_SERVER_SECRET: SECRET } });
   });
 
@@ -96,28 +106,34 @@ describe('upgrading a database an earlier release created', () => {
     await db?.drop();
   });
 
-  it("should apply today's migrations at boot and keep every row", async () => {
-    expect(daemon.stderr()).toMatch(/applied \d+ migrations \(latest LandedMigrationFixes1764410000000\)/);
-    const after = await tableRows(db.url);
-    const client = new Client({ connectionString: db.url });
-    await client.connect();
+  it("should apply today's migrations and keep every row", async () => {
+    expect(applied[applied.length - 1]).toBe('LandedMigrationFixes1764410000000');
+    expect(applied).toContain('DeploymentResume1764187200000');
+    for (const [table, rows] of before) {
+      // the row as the old release had it: today's columns it did not have are left out
+      const old = new Set(Object.keys(JSON.parse(rows[0] ?? '{}') as object));
+      const project = (row: string) =>
+        JSON.stringify(
+          Object.fromEntries(
+            Object.entries(JSON.parse(row) as object).filter(([key]) => old.size === 0 || old.has(key)),
+          ),
+        );
+      expect({ table, rows: after.get(table)!.map(project).sort() }).toEqual({ table, rows: rows.map(project).sort() });
+    }
+  });
+
+  it("should restore the old release's backup at its own schema version, then migrate it like the upgrade did", async () => {
+    const into = await createTestDatabase('server', 'upgrade_restore');
     try {
-      for (const [table, rows] of before) {
-        // the row as the old release had it: today's columns it did not have are left out
-        const old = new Set(Object.keys(JSON.parse(rows[0] ?? '{}') as object));
-        const project = (row: string) =>
-          JSON.stringify(
-            Object.fromEntries(
-              Object.entries(JSON.parse(row) as object).filter(([key]) => old.size === 0 || old.has(key)),
-            ),
-          );
-        expect({ table, rows: after.get(table)!.map(project).sort() }).toEqual({
-          table,
-          rows: rows.map(project).sort(),
-        });
-      }
+      const restored = await runSvc(['restore', oldBackup, '--json'], { env: { SVC_DATABASE_URL: into.url } });
+      expect(restored).toMatchObject({ code: 0 });
+      const body = JSON.parse(restored.stdout) as { migrations_in_file: number; migrated_forward: string[] };
+      expect(body.migrations_in_file).toBe(9);
+      expect(body.migrated_forward).toContain('LandedMigrationFixes1764410000000');
+      expect(tableDigests(await tableRows(into.url))).toEqual(tableDigests(after));
+      expect(await schema(into.url)).toEqual(await schema(db.url));
     } finally {
-      await client.end();
+      await into.drop();
     }
   });
 
