@@ -465,6 +465,8 @@ export async function restoreSnapshot(
   } finally {
     reader.close();
   }
+  // the planner's statistics for the rows just loaded (the frontier's first reads would otherwise guess)
+  await client.query('ANALYZE');
   const forward = await migrator.migrate();
   return {
     file,
