@@ -6,7 +6,7 @@ import { Client } from 'pg';
 import { createTestDatabase, DaemonProcess, runSvc, startDaemonProcess, TestDatabase } from '@app/testing';
 import { http, sql } from '@app/testing/machine-auth';
 
-import { revertAllMigrations, runMigrations } from '../apps/daemon/src/database/migrate';
+import { knownMigrations, revertAllMigrations, runMigrations } from '../apps/daemon/src/database/migrate';
 import { tableDigests, tableRows } from './support/database-rows';
 
 // A database as commit b9ec66c left it (test/fixtures/upgrade-b9ec66c.sql, made by scripts/make-upgrade-fixture.js:
@@ -166,6 +166,30 @@ describe('upgrading a database an earlier release created', () => {
     expect(await sql(db.url, `SELECT tablename FROM pg_tables WHERE schemaname = 'public'`)).toEqual([
       { tablename: 'migrations' },
     ]);
+  });
+});
+
+describe('a database that ran the edited texts of the two landed migrations', () => {
+  it("should take today's migrations too, and end with a fresh database's schema", async () => {
+    const edited = await createTestDatabase('server', 'upgrade_edited');
+    const fresh = await createTestDatabase('server', 'upgrade_edited_fresh');
+    try {
+      await runMigrations(
+        edited.url,
+        new Set(knownMigrations().filter((n) => n !== 'LandedMigrationFixes1764410000000')),
+      );
+      // what the edited DeploymentResume and ProgressFromRunFlow left (main until issue 28)
+      await sql(
+        edited.url,
+        `CREATE INDEX ix_deployment_runs_halted ON deployment_runs (project) WHERE status = 'halted'`,
+      );
+      expect(await runMigrations(edited.url)).toEqual(['LandedMigrationFixes1764410000000']);
+      await runMigrations(fresh.url);
+      expect(await schema(edited.url)).toEqual(await schema(fresh.url));
+    } finally {
+      await edited.drop();
+      await fresh.drop();
+    }
   });
 });
 
