@@ -1,2 +1,3 @@
 export * from './embedded-server';
 export * from './pg-symlinks';
+export * from './snapshot';

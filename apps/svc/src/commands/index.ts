@@ -28,6 +28,7 @@ import { registerOrgsCommand } from './orgs.command';
 import { registerTokensCommand } from './tokens.command';
 import { registerAuthCommands } from './auth.command';
 import { registerSetupCommand } from './setup.command';
+import { registerBackupCommands } from './backup.command';
 
 // Every command group registers itself here.
 export const COMMAND_GROUPS: ((program: Command) => void)[] = [
@@ -60,4 +61,5 @@ export const COMMAND_GROUPS: ((program: Command) => void)[] = [
   registerAuthCommands,
   registerSetupCommand,
   registerDoctorCommand,
+  registerBackupCommands,
 ];

@@ -5,15 +5,13 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 //   needs-capability gate reads it when an update or a resume does not declare it again (NULL = never declared);
 // - deployment_approvals joins the frontier's change tracking (see ChangeTracking1763956800002): an approval makes
 //   a halted item runnable again, so a write to it by any writer (this daemon, another replica, plain SQL) must
-//   reach the frontier's incremental refresh like a write to a run;
-// - a partial index on halted runs per project: the frontier reads them on every load and deployment change.
+//   reach the frontier's incremental refresh like a write to a run.
 export class DeploymentResume1764187200000 implements MigrationInterface {
   name = 'DeploymentResume1764187200000';
 
   public async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`
       ALTER TABLE deployment_runs ADD COLUMN capabilities jsonb;
-      CREATE INDEX ix_deployment_runs_halted ON deployment_runs (project) WHERE status = 'halted';
 
       ALTER TABLE deployment_approvals ADD COLUMN change_xid xid8;
       CREATE INDEX ix_deployment_approvals_change_xid ON deployment_approvals (change_xid);
@@ -33,7 +31,6 @@ export class DeploymentResume1764187200000 implements MigrationInterface {
       DROP TRIGGER IF EXISTS tr_deployment_approvals_stamp_change ON deployment_approvals;
       DROP INDEX IF EXISTS ix_deployment_approvals_change_xid;
       ALTER TABLE deployment_approvals DROP COLUMN IF EXISTS change_xid;
-      DROP INDEX IF EXISTS ix_deployment_runs_halted;
       ALTER TABLE deployment_runs DROP COLUMN IF EXISTS capabilities;
     `);
   }

@@ -1,0 +1,141 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from 'pg';
+
+import {
+  BackupResult,
+  EmbeddedServer,
+  RestoreResult,
+  restoreSnapshot,
+  SnapshotError,
+  takeSnapshot,
+} from '@app/database';
+
+import { DaemonLock, DaemonLockHeldError, holderAlive, readLock } from '../boot/daemon-lock';
+import { AppConfig, parseConfig } from '../config/config';
+import { connectionParts } from './data-source';
+import { knownMigrations, runMigrations } from './migrate';
+
+// `svc backup` and `svc restore` (apps/svc loads this module at run time, as `svc tui` loads the TUI): they work on
+// the database the daemon would use, SVC_DATABASE_URL or the embedded server of SVC_HOME, with the daemon's own
+// migrations. Also runnable as `node dist/apps/daemon/src/database/snapshot-tool.js backup|restore <file> [--force]`
+// where only the daemon is installed (a container image).
+
+const APPLICATION_NAME = 'svc-snapshot';
+
+function clientFor(url: string): Client {
+  const { host, port, username, password, database, ssl } = connectionParts(url);
+  return new Client({ host, port, user: username, password, database, ssl, application_name: APPLICATION_NAME });
+}
+
+// The URL of the embedded server a live daemon runs, without starting or stopping anything.
+function runningEmbeddedUrl(home: string): string {
+  const password = readFileSync(join(home, 'pg-password'), 'utf8').trim();
+  const socketDir = join(home, 'pg');
+  return `postgres://postgres:${encodeURIComponent(password)}@localhost:5432/svc?host=${encodeURIComponent(socketDir)}`;
+}
+
+async function withClient<T>(url: string, fn: (client: Client) => Promise<T>): Promise<T> {
+  const client = clientFor(url);
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+// Runs fn against the embedded database of config.home, started for the call (and stopped after) unless `running`.
+async function withEmbedded<T>(config: AppConfig, fn: (url: string) => Promise<T>, say: (t: string) => void) {
+  const server = new EmbeddedServer({ home: config.home, log: (m) => say(m) });
+  const connection = await server.start();
+  try {
+    await server.ensureDatabase('svc');
+    return await fn(connection.url('svc'));
+  } finally {
+    await server.stop();
+  }
+}
+
+export async function backup(
+  file: string,
+  env: NodeJS.ProcessEnv = process.env,
+  say: (text: string) => void = () => undefined,
+): Promise<BackupResult> {
+  const config = parseConfig(env);
+  if (config.databaseUrl) return withClient(config.databaseUrl, (client) => takeSnapshot(client, file));
+  const holder = readLock(config.home);
+  // A daemon serves: read through its server, leave it running.
+  if (holder && holderAlive(holder)) {
+    return withClient(runningEmbeddedUrl(config.home), (client) => takeSnapshot(client, file));
+  }
+  if (!existsSync(join(config.home, 'pg', 'PG_VERSION'))) {
+    throw new SnapshotError('database_not_svc', `no svc database in ${config.home} (SVC_HOME) to back up`);
+  }
+  return withEmbedded(config, (url) => withClient(url, (client) => takeSnapshot(client, file)), say);
+}
+
+export async function restore(
+  file: string,
+  options: { force: boolean },
+  env: NodeJS.ProcessEnv = process.env,
+  say: (text: string) => void = () => undefined,
+): Promise<RestoreResult> {
+  if (!existsSync(file)) throw new SnapshotError('snapshot_unreadable', `${file}: no such file`);
+  const config = parseConfig(env);
+  const run = (url: string) =>
+    withClient(url, (client) =>
+      restoreSnapshot(
+        client,
+        file,
+        { known: knownMigrations(), migrate: (only) => runMigrations(url, only) },
+        { force: options.force, say },
+      ),
+    );
+  if (config.databaseUrl) return run(config.databaseUrl);
+  // The folder's daemon lock is held for the restore: no daemon starts on the database meanwhile.
+  let lock: DaemonLock;
+  try {
+    lock = DaemonLock.acquire(config.home, 'svc restore');
+  } catch (err) {
+    if (err instanceof DaemonLockHeldError) {
+      throw new SnapshotError(
+        'daemon_running',
+        `a daemon (pid ${err.holder.pid}, ${err.holder.url}) runs on ${config.home}: stop it (svc down) before a restore`,
+      );
+    }
+    throw err;
+  }
+  try {
+    return await withEmbedded(config, run, say);
+  } finally {
+    lock.release();
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [verb, file] = argv;
+  const say = (text: string) => process.stderr.write(`${text}\n`);
+  try {
+    if (verb === 'backup' && file) {
+      const result = await backup(file, process.env, say);
+      process.stdout.write(`${JSON.stringify({ file: result.file, rows: result.rows })}\n`);
+      return 0;
+    }
+    if (verb === 'restore' && file) {
+      process.stdout.write(
+        `${JSON.stringify(await restore(file, { force: argv.includes('--force') }, process.env, say))}\n`,
+      );
+      return 0;
+    }
+    say('usage: snapshot-tool backup <file> | restore <file> [--force]');
+    return 64;
+  } catch (err) {
+    say(err instanceof SnapshotError ? `error: ${err.code}: ${err.message}` : `error: ${(err as Error).message}`);
+    return 1;
+  }
+}
+
+if (require.main === module) {
+  void main(process.argv.slice(2)).then((code) => process.exit(code));
+}

@@ -1,0 +1,478 @@
+import { once } from 'node:events';
+import { createReadStream, createWriteStream, renameSync, rmSync } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip, createGzip } from 'node:zlib';
+import { Client, escapeIdentifier } from 'pg';
+import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
+
+// svc's own snapshot of a whole database (`svc backup`, `svc restore`): no pg_dump needed (the embedded package has
+// none, and Debian's refuses a newer server). Taken in one REPEATABLE READ transaction, so every table is read as of
+// one instant while the daemons keep writing. The file is gzip over:
+//   "SVC-SNAPSHOT 1\n", a header line (JSON: the schema version as the migrations applied, every table's columns in
+//   foreign-key order, every sequence's position), then per table its rows in COPY's text format as frames (a
+//   4-byte big-endian length, then that many bytes; a zero length ends the table), then a trailer line (JSON: the
+//   row count of each table, so a restore checks it loaded everything).
+// A restore brings an empty database to the file's schema version with the migrations, loads the rows with
+// triggers off, sets the sequences, then migrates forward to the code's version.
+
+export const SNAPSHOT_MAGIC = 'SVC-SNAPSHOT 1\n';
+
+export interface SnapshotTable {
+  name: string;
+  columns: string[];
+}
+
+export interface SnapshotSequence {
+  name: string;
+  last_value: string;
+  is_called: boolean;
+}
+
+export interface SnapshotHeader {
+  format: 1;
+  taken_at: string;
+  server_version: string;
+  // the schema version: every migration applied, in the order applied
+  migrations: string[];
+  tables: SnapshotTable[];
+  sequences: SnapshotSequence[];
+}
+
+export interface SnapshotTrailer {
+  rows: Record<string, number>;
+}
+
+export type SnapshotErrorCode =
+  | 'snapshot_unreadable'
+  | 'snapshot_newer'
+  | 'database_not_empty'
+  | 'database_not_svc'
+  | 'daemon_running'
+  | 'snapshot_mismatch';
+
+export class SnapshotError extends Error {
+  constructor(
+    readonly code: SnapshotErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'SnapshotError';
+  }
+}
+
+// The application_name every daemon connection carries (apps/daemon data-source.ts).
+export const DAEMON_APPLICATION_NAME = 'svc-daemon';
+
+const MIGRATIONS_TABLE = 'migrations';
+
+const q = (name: string) => escapeIdentifier(name);
+
+// Base tables of the public schema, parents before children (the target of an immediate foreign key first;
+// deferred ones are checked at commit); the migrations table is the schema version, not data.
+async function tablesInLoadOrder(client: Client): Promise<SnapshotTable[]> {
+  const columns = await client.query<{ table: string; columns: string[] }>(
+    `SELECT c.relname AS table, array_agg(a.attname::text ORDER BY a.attnum) AS columns
+       FROM pg_class c
+       JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = 'public'
+       JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
+      WHERE c.relkind IN ('r', 'p') AND c.relname <> $1
+      GROUP BY c.relname ORDER BY c.relname`,
+    [MIGRATIONS_TABLE],
+  );
+  const edges = await client.query<{ child: string; parent: string }>(
+    `SELECT DISTINCT ch.relname AS child, pa.relname AS parent
+       FROM pg_constraint k
+       JOIN pg_class ch ON ch.oid = k.conrelid
+       JOIN pg_class pa ON pa.oid = k.confrelid
+       JOIN pg_namespace n ON n.oid = ch.relnamespace AND n.nspname = 'public'
+      WHERE k.contype = 'f' AND ch.oid <> pa.oid AND NOT k.condeferred`,
+  );
+  const parents = new Map(columns.rows.map((r) => [r.table, new Set<string>()]));
+  for (const { child, parent } of edges.rows) parents.get(child)?.add(parent);
+  const ordered: string[] = [];
+  const placed = new Set<string>();
+  const waitingFor = (table: string) => [...parents.get(table)!].filter((p) => parents.has(p) && !placed.has(p)).length;
+  while (placed.size < parents.size) {
+    const ready = [...parents.keys()].filter((t) => !placed.has(t) && waitingFor(t) === 0);
+    // a cycle of immediate foreign keys: the table waiting for the fewest goes first
+    const next =
+      ready.length > 0
+        ? ready
+        : [[...parents.keys()].filter((t) => !placed.has(t)).sort((a, b) => waitingFor(a) - waitingFor(b))[0]];
+    for (const table of next) {
+      ordered.push(table);
+      placed.add(table);
+    }
+  }
+  const byName = new Map(columns.rows.map((r) => [r.table, r.columns]));
+  return ordered.map((name) => ({ name, columns: byName.get(name)! }));
+}
+
+async function sequences(client: Client): Promise<SnapshotSequence[]> {
+  const names = await client.query<{ name: string }>(
+    `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = 'public' AND c.relkind = 'S' ORDER BY c.relname`,
+  );
+  const out: SnapshotSequence[] = [];
+  for (const { name } of names.rows) {
+    const state = await client.query<{ last_value: string; is_called: boolean }>(
+      `SELECT last_value::text AS last_value, is_called FROM ${q(name)}`,
+    );
+    out.push({ name, ...state.rows[0] });
+  }
+  return out;
+}
+
+async function appliedMigrations(client: Client): Promise<string[] | null> {
+  const exists = await client.query<{ present: boolean }>(
+    `SELECT to_regclass('public.${MIGRATIONS_TABLE}') IS NOT NULL AS present`,
+  );
+  if (!exists.rows[0].present) return null;
+  const rows = await client.query<{ name: string }>(`SELECT name FROM ${MIGRATIONS_TABLE} ORDER BY id`);
+  return rows.rows.map((r) => r.name);
+}
+
+function frame(bytes: Buffer): Buffer {
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(bytes.length);
+  return Buffer.concat([length, bytes]);
+}
+
+function countRows(chunk: Buffer): number {
+  let rows = 0;
+  for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) rows += 1;
+  return rows;
+}
+
+export interface BackupResult {
+  file: string;
+  header: SnapshotHeader;
+  rows: Record<string, number>;
+}
+
+// Writes the snapshot of the database `client` is connected to into `file` (through a temporary file beside it,
+// renamed into place once complete: a failed backup never leaves a partial file under the name).
+export async function takeSnapshot(client: Client, file: string): Promise<BackupResult> {
+  const partial = `${file}.partial-${process.pid}`;
+  await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+  try {
+    const migrations = await appliedMigrations(client);
+    if (migrations === null) {
+      throw new SnapshotError('database_not_svc', 'the database has no migrations table: it is not an svc database');
+    }
+    const version = await client.query<{ v: string }>('SHOW server_version');
+    const header: SnapshotHeader = {
+      format: 1,
+      taken_at: new Date().toISOString(),
+      server_version: version.rows[0].v,
+      migrations,
+      tables: await tablesInLoadOrder(client),
+      sequences: await sequences(client),
+    };
+    const rows: Record<string, number> = {};
+    async function* content(): AsyncGenerator<Buffer> {
+      yield Buffer.from(SNAPSHOT_MAGIC);
+      yield Buffer.from(`${JSON.stringify(header)}\n`);
+      for (const table of header.tables) {
+        let count = 0;
+        const columns = table.columns.map(q).join(', ');
+        const stream = client.query(copyTo(`COPY ${q(table.name)} (${columns}) TO STDOUT`));
+        for await (const chunk of stream as AsyncIterable<Buffer>) {
+          count += countRows(chunk);
+          yield frame(chunk);
+        }
+        rows[table.name] = count;
+        yield frame(Buffer.alloc(0));
+      }
+      yield Buffer.from(`${JSON.stringify({ rows } satisfies SnapshotTrailer)}\n`);
+    }
+    await pipeline(content, createGzip(), createWriteStream(partial, { mode: 0o600 }));
+    await client.query('COMMIT');
+    renameSync(partial, file);
+    return { file, header, rows };
+  } catch (err) {
+    rmSync(partial, { force: true });
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  }
+}
+
+// Reads a snapshot file front to back: the header, then each table's bytes, then the trailer.
+class SnapshotReader {
+  private buffered: Buffer = Buffer.alloc(0);
+  private readonly source: AsyncIterator<Buffer>;
+
+  constructor(readonly file: string) {
+    const stream = createReadStream(file).pipe(createGunzip());
+    this.source = (stream as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+  }
+
+  private async fill(bytes: number): Promise<void> {
+    while (this.buffered.length < bytes) {
+      let next: IteratorResult<Buffer>;
+      try {
+        next = await this.source.next();
+      } catch (err) {
+        throw new SnapshotError('snapshot_unreadable', `${this.file}: ${(err as Error).message}`);
+      }
+      if (next.done) throw new SnapshotError('snapshot_unreadable', `${this.file}: the file ends early (cut short?)`);
+      this.buffered = this.buffered.length === 0 ? next.value : Buffer.concat([this.buffered, next.value]);
+    }
+  }
+
+  private take(bytes: number): Buffer {
+    const out = this.buffered.subarray(0, bytes);
+    this.buffered = this.buffered.subarray(bytes);
+    return out;
+  }
+
+  async line(limit = 64 * 1024 * 1024): Promise<string> {
+    for (;;) {
+      const end = this.buffered.indexOf(10);
+      if (end !== -1) return this.take(end + 1).toString('utf8', 0, end);
+      if (this.buffered.length > limit) throw new SnapshotError('snapshot_unreadable', `${this.file}: a line too long`);
+      await this.fill(this.buffered.length + 1);
+    }
+  }
+
+  // The next frame's bytes, or null at the end of a table.
+  async frame(): Promise<Buffer | null> {
+    await this.fill(4);
+    const length = this.take(4).readUInt32BE(0);
+    if (length === 0) return null;
+    await this.fill(length);
+    return Buffer.from(this.take(length));
+  }
+
+  async header(): Promise<SnapshotHeader> {
+    let magic: string;
+    try {
+      magic = `${await this.line(64)}\n`;
+    } catch {
+      magic = '';
+    }
+    if (magic !== SNAPSHOT_MAGIC) throw new SnapshotError('snapshot_unreadable', `${this.file} is not an svc backup`);
+    const header = JSON.parse(await this.line()) as SnapshotHeader;
+    if (header.format !== 1 || !Array.isArray(header.migrations) || !Array.isArray(header.tables)) {
+      throw new SnapshotError(
+        'snapshot_unreadable',
+        `${this.file}: an svc backup of a format this version cannot read`,
+      );
+    }
+    return header;
+  }
+
+  close(): void {
+    void this.source.return?.();
+  }
+}
+
+export async function readSnapshotHeader(file: string): Promise<SnapshotHeader> {
+  const reader = new SnapshotReader(file);
+  try {
+    return await reader.header();
+  } finally {
+    reader.close();
+  }
+}
+
+// The migrations of the code doing the restore: their names oldest first, and a way to apply them (only those named,
+// when given).
+export interface SchemaMigrator {
+  known: string[];
+  migrate: (only?: ReadonlySet<string>) => Promise<string[]>;
+}
+
+export interface RestoreResult {
+  file: string;
+  taken_at: string;
+  migrations_in_file: number;
+  migrated_forward: string[];
+  rows: Record<string, number>;
+}
+
+// Refuses while a daemon is connected to the database: a restore must not race a writer.
+async function assertNoDaemon(client: Client): Promise<void> {
+  const rows = await client.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM pg_stat_activity
+      WHERE datname = current_database() AND application_name = $1 AND pid <> pg_backend_pid()`,
+    [DAEMON_APPLICATION_NAME],
+  );
+  if (rows.rows[0].n > 0) {
+    throw new SnapshotError(
+      'daemon_running',
+      `a daemon is connected to this database (${rows.rows[0].n} connections): stop every daemon before a restore`,
+    );
+  }
+}
+
+async function publicObjects(client: Client): Promise<number> {
+  const rows = await client.query<{ n: number }>(
+    `SELECT (SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+              WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f'))
+          + (SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'public')
+          + (SELECT count(*) FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
+              WHERE n.nspname = 'public' AND t.typtype IN ('e', 'd', 'c') AND t.typrelid = 0) AS n`,
+  );
+  return rows.rows[0].n;
+}
+
+// --force: every table, view, sequence, function and type of the public schema goes.
+async function dropEverything(client: Client): Promise<void> {
+  await client.query(`DO $drop$
+    DECLARE r record;
+    BEGIN
+      FOR r IN SELECT c.relname, c.relkind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                WHERE n.nspname = 'public' AND c.relkind IN ('v', 'm') LOOP
+        EXECUTE format(CASE r.relkind WHEN 'v' THEN 'DROP VIEW IF EXISTS public.%I CASCADE'
+                       ELSE 'DROP MATERIALIZED VIEW IF EXISTS public.%I CASCADE' END, r.relname);
+      END LOOP;
+      FOR r IN SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'f') LOOP
+        EXECUTE format('DROP TABLE IF EXISTS public.%I CASCADE', r.relname);
+      END LOOP;
+      FOR r IN SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                WHERE n.nspname = 'public' AND c.relkind = 'S' LOOP
+        EXECUTE format('DROP SEQUENCE IF EXISTS public.%I CASCADE', r.relname);
+      END LOOP;
+      FOR r IN SELECT p.oid::regprocedure AS fn FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+                WHERE n.nspname = 'public' LOOP
+        EXECUTE format('DROP ROUTINE IF EXISTS %s CASCADE', r.fn);
+      END LOOP;
+      FOR r IN SELECT t.typname FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
+                WHERE n.nspname = 'public' AND t.typtype IN ('e', 'd', 'c') AND t.typrelid = 0 LOOP
+        EXECUTE format('DROP TYPE IF EXISTS public.%I CASCADE', r.typname);
+      END LOOP;
+    END $drop$`);
+}
+
+async function writeTo(stream: NodeJS.WritableStream, bytes: Buffer): Promise<void> {
+  if (!stream.write(bytes)) await once(stream, 'drain');
+}
+
+// Loads the rows of every table in one transaction, triggers off: the rows arrive as they were, not stamped, counted
+// or refused again by the triggers that wrote them. A superuser sets session_replication_role (foreign keys are not
+// rechecked either); anyone else owns the tables (the migrations made them) and disables their user triggers.
+async function loadRows(
+  client: Client,
+  reader: SnapshotReader,
+  header: SnapshotHeader,
+): Promise<Record<string, number>> {
+  const rows: Record<string, number> = {};
+  const superuser = (
+    await client.query<{ s: boolean }>(`SELECT rolsuper AS s FROM pg_roles WHERE rolname = current_user`)
+  ).rows[0]?.s;
+  await client.query('BEGIN');
+  try {
+    const present = await tablesInLoadOrder(client);
+    const shape = (tables: SnapshotTable[]) =>
+      JSON.stringify([...tables].sort((a, b) => a.name.localeCompare(b.name)).map((t) => [t.name, t.columns]));
+    if (shape(present) !== shape(header.tables)) {
+      throw new SnapshotError(
+        'snapshot_mismatch',
+        "the tables the migrations made differ from the file's tables at the same schema version",
+      );
+    }
+    const names = header.tables.map((t) => q(t.name));
+    if (superuser) await client.query(`SET LOCAL session_replication_role = replica`);
+    else for (const name of names) await client.query(`ALTER TABLE ${name} DISABLE TRIGGER USER`);
+    // rows the migrations seeded (default workflows, ...) are in the file as they were at the backup
+    if (names.length > 0) await client.query(`TRUNCATE ${names.join(', ')}`);
+    for (const table of header.tables) {
+      const columns = table.columns.map(q).join(', ');
+      const copy = client.query(copyFrom(`COPY ${q(table.name)} (${columns}) FROM STDIN`));
+      const done = new Promise<void>((resolve, reject) => {
+        copy.on('finish', resolve);
+        copy.on('error', reject);
+      });
+      for (let bytes = await reader.frame(); bytes !== null; bytes = await reader.frame()) await writeTo(copy, bytes);
+      copy.end();
+      await done;
+      rows[table.name] = copy.rowCount;
+    }
+    for (const seq of header.sequences) {
+      await client.query(`SELECT setval($1::regclass, $2::bigint, $3)`, [q(seq.name), seq.last_value, seq.is_called]);
+    }
+    // Change-tracking stamps are transaction ids of the server the backup came from; here they would lie in the
+    // future, so every frontier refresh would read those rows again. They are stamped with this transaction instead:
+    // changed at the restore, before any daemon reads.
+    const stamps = await client.query<{ table: string; column: string }>(
+      `SELECT c.relname AS table, a.attname AS column FROM pg_attribute a
+         JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = 'public'
+        WHERE c.relkind = 'r' AND a.atttypid = 'xid8'::regtype AND a.attnum > 0 AND NOT a.attisdropped`,
+    );
+    for (const { table, column } of stamps.rows) {
+      await client.query(`UPDATE ${q(table)} SET ${q(column)} = pg_current_xact_id() WHERE ${q(column)} IS NOT NULL`);
+    }
+    if (!superuser) {
+      // the deferred foreign keys are checked now: a table with pending checks cannot be altered
+      await client.query('SET CONSTRAINTS ALL IMMEDIATE');
+      for (const name of names) await client.query(`ALTER TABLE ${name} ENABLE TRIGGER USER`);
+    }
+    const trailer = JSON.parse(await reader.line()) as SnapshotTrailer;
+    for (const table of header.tables) {
+      if (trailer.rows?.[table.name] !== rows[table.name]) {
+        throw new SnapshotError(
+          'snapshot_unreadable',
+          `${reader.file}: table ${table.name} loaded ${rows[table.name]} rows, the file says ${trailer.rows?.[table.name]}`,
+        );
+      }
+    }
+    await client.query('COMMIT');
+    return rows;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  }
+}
+
+// Restores `file` into the database `client` is connected to: refuses a file newer than the code, a database a
+// daemon is connected to, and a non-empty database unless `force` (which drops what is there first).
+export async function restoreSnapshot(
+  client: Client,
+  file: string,
+  migrator: SchemaMigrator,
+  options: { force: boolean; say?: (text: string) => void },
+): Promise<RestoreResult> {
+  const header = await readSnapshotHeader(file);
+  const known = new Set(migrator.known);
+  const unknown = header.migrations.filter((name) => !known.has(name));
+  if (unknown.length > 0) {
+    throw new SnapshotError(
+      'snapshot_newer',
+      `${file} was taken by a newer version of svc: its schema has ${unknown.join(', ')}, which this version does not ` +
+        'know; restore it with that version or a later one',
+    );
+  }
+  await assertNoDaemon(client);
+  if ((await publicObjects(client)) > 0) {
+    if (!options.force) {
+      throw new SnapshotError(
+        'database_not_empty',
+        'the database is not empty: restore into an empty database (a fresh SVC_HOME, or a new database for ' +
+          'SVC_DATABASE_URL), or pass --force to drop everything in it first',
+      );
+    }
+    options.say?.('dropping everything in the database (--force)');
+    await dropEverything(client);
+  }
+  await migrator.migrate(new Set(header.migrations));
+  const reader = new SnapshotReader(file);
+  let rows: Record<string, number>;
+  try {
+    await reader.header();
+    rows = await loadRows(client, reader, header);
+  } finally {
+    reader.close();
+  }
+  // the planner's statistics for the rows just loaded (the frontier's first reads would otherwise guess)
+  await client.query('ANALYZE');
+  const forward = await migrator.migrate();
+  return {
+    file,
+    taken_at: header.taken_at,
+    migrations_in_file: header.migrations.length,
+    migrated_forward: forward,
+    rows,
+  };
+}
