@@ -107,7 +107,9 @@ describe('upgrading a database an earlier release created', () => {
   });
 
   it("should apply today's migrations and keep every row", async () => {
-    expect(applied[applied.length - 1]).toBe('LandedMigrationFixes1764410000000');
+    const known = knownMigrations();
+    expect(applied[applied.length - 1]).toBe(known[known.length - 1]);
+    expect(applied).toContain('LandedMigrationFixes1764410000000');
     expect(applied).toContain('DeploymentResume1764187200000');
     for (const [table, rows] of before) {
       // the row as the old release had it: today's columns it did not have are left out
