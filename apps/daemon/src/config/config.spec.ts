@@ -20,6 +20,17 @@ describe(parseConfig.name, () => {
     expect(config.trustedProxies).toEqual(['10.0.0.1', '192.168.0.0/16']);
   });
 
+  it('should refuse a trusted proxy list it cannot match with a ConfigError naming the variable', () => {
+    for (const value of ['0.0.0.0/0', 'not-an-address', '10.0.0.0/40']) {
+      expect(() => parseConfig({ SVC_API_TRUSTED_PROXIES: value })).toThrow(ConfigError);
+      expect(() => parseConfig({ SVC_API_TRUSTED_PROXIES: value })).toThrow(/SVC_API_TRUSTED_PROXIES/);
+    }
+    expect(parseConfig({ SVC_API_TRUSTED_PROXIES: 'loopback, 172.30.57.2' }).trustedProxies).toEqual([
+      'loopback',
+      '172.30.57.2',
+    ]);
+  });
+
   it('should name every bad variable when several are invalid', () => {
     let error: unknown;
     try {

@@ -1,5 +1,6 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
+import proxyaddr from 'proxy-addr';
 
 import { defaultConfigDir, defaultHome } from '@app/client';
 
@@ -57,6 +58,16 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       errors.map((e) => `${e.property}: ${Object.values(e.constraints ?? {}).join('; ') || 'invalid value'}`),
     );
   }
+  const trustedProxies = (dto.SVC_API_TRUSTED_PROXIES ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+  try {
+    proxyaddr.compile(trustedProxies);
+  } catch (err) {
+    // proxy-addr refuses what it cannot match (0.0.0.0/0 among them): a clear refusal at boot, not a stack trace.
+    throw new ConfigError([`SVC_API_TRUSTED_PROXIES: ${(err as Error).message}`]);
+  }
   return {
     home: dto.SVC_HOME ?? defaultHome(env),
     databaseUrl: dto.SVC_DATABASE_URL ?? null,
@@ -66,10 +77,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     logLevel: dto.SVC_LOG_LEVEL ?? 'info',
     logFormat: (dto.SVC_LOG_FORMAT as LogFormatSetting | undefined) ?? 'auto',
     configDir: dto.SVC_CONFIG_DIR ?? defaultConfigDir(env),
-    trustedProxies: (dto.SVC_API_TRUSTED_PROXIES ?? '')
-      .split(',')
-      .map((s) => s.trim())
-      .filter((s) => s.length > 0),
+    trustedProxies,
     serverSecret: dto.SVC_SERVER_SECRET ?? null,
     mode: (dto.SVC_MODE as ServerMode | undefined) ?? 'self-host',
     oidc: {
