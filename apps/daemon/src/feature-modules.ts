@@ -20,6 +20,7 @@ import { WorkflowsModule } from './workflows/workflows.module';
 import { SweepsModule } from './sweeps/sweeps.module';
 import { SessionsModule } from './sessions/sessions.module';
 import { TeamModule } from './team/team.module';
+import { McpModule } from './mcp/mcp.module';
 
 // The daemon's feature modules. Each feature adds its module here (one line each); app.module.ts imports the list.
 export const FEATURE_MODULES: Type[] = [
@@ -43,4 +44,5 @@ export const FEATURE_MODULES: Type[] = [
   DeploymentsModule,
   TransferModule,
   TeamModule,
+  McpModule,
 ];

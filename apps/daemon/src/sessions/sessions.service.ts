@@ -4,6 +4,7 @@ import {
   DEFAULT_SESSIONS_LIMIT,
   HeartbeatResponse,
   RegisterSessionResponse,
+  ReleaseClaimResponse,
   SessionListResponse,
   SessionResponse,
 } from '@app/contracts';
@@ -98,6 +99,13 @@ export class SessionsService {
     await this.owned(actor, id);
     const renewed = await this.repository.heartbeat(id, this.config.claimTtlSeconds);
     return { session_id: id, renewed: renewed.map(toClaimResponse) };
+  }
+
+  // Gives back one claim of the caller's session; a claim the session does not hold answers released: false.
+  async release(actor: AuthenticatedActor, id: number, ref: string): Promise<ReleaseClaimResponse> {
+    await this.owned(actor, id, { live: false });
+    const released = await this.repository.release(id, ref);
+    return { session_id: id, item_id: released ?? ref.toUpperCase(), released: released !== null };
   }
 
   async end(actor: AuthenticatedActor, id: number): Promise<SessionResponse> {
