@@ -27,6 +27,7 @@ import { registerOrgsCommand } from './orgs.command';
 import { registerTokensCommand } from './tokens.command';
 import { registerAuthCommands } from './auth.command';
 import { registerSetupCommand } from './setup.command';
+import { registerMcpCommand } from './mcp.command';
 
 // Every command group registers itself here.
 export const COMMAND_GROUPS: ((program: Command) => void)[] = [
@@ -58,4 +59,5 @@ export const COMMAND_GROUPS: ((program: Command) => void)[] = [
   registerTokensCommand,
   registerAuthCommands,
   registerSetupCommand,
+  registerMcpCommand,
 ];
