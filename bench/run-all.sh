@@ -5,3 +5,4 @@ npm run -s bench:frontier
 npm run -s bench:machine-auth
 npm run -s bench:faults
 npm run -s bench:tui
+npm run -s bench:mcp
