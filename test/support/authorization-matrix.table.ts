@@ -448,8 +448,9 @@ export const MATRIX: Record<string, MatrixRow> = {
     access: 'self',
     request: (fx, persona) => ({ path: `/v1/sessions/${fx.sessionIds[persona]}/heartbeat` }),
   },
+  // The caller's own session, and an item of `default`'s project (one it cannot see answers item_not_found).
   'POST /v1/sessions/:id/release': {
-    access: 'self',
+    access: 'org',
     request: (fx, persona) => ({ path: `/v1/sessions/${fx.sessionIds[persona]}/release`, body: { item_id: item } }),
   },
   'POST /v1/sessions/:id/end': {

@@ -95,21 +95,14 @@ export class SessionsRepository {
   }
 
   // One claim of the session given back (issue 29: an agent done with an item before its session ends). Only the
-  // session's own live claim is deleted; the item's public ref in the answer, null when there was none to release.
-  async release(sessionId: number, ref: string): Promise<string | null> {
-    const rows: { ref: string }[] = await this.dataSource.query(
-      `DELETE FROM item_claims c
-        USING items i JOIN projects p ON p.id = i.project
-        WHERE c.item_id = i.id AND c.session_id = $1 AND c.expires_at > now()
-          AND p.public_item_prefix = upper(split_part($2, '-', 1))
-          AND i.project_sequence = CASE WHEN split_part($2, '-', 2) ~ '^[0-9]{1,9}$'
-                                        THEN split_part($2, '-', 2)::integer END
-        RETURNING p.public_item_prefix || '-' || i.project_sequence AS ref`,
-      [sessionId, ref],
-    );
+  // session's own live claim is deleted; false when it held none.
+  async release(sessionId: number, itemId: number): Promise<boolean> {
     // DELETE ... RETURNING answers [rows, rowCount] through TypeORM's query().
-    const returned = Array.isArray(rows[0]) ? (rows[0] as unknown as { ref: string }[]) : rows;
-    return returned[0]?.ref ?? null;
+    const [, count]: [unknown[], number] = await this.dataSource.query(
+      `DELETE FROM item_claims WHERE session_id = $1 AND item_id = $2 AND expires_at > now() RETURNING item_id`,
+      [sessionId, itemId],
+    );
+    return count > 0;
   }
 
   // Ending a session releases its claims at once.
