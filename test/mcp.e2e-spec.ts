@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -126,6 +128,42 @@ describe('svc mcp: the backlog as an MCP server', () => {
       expect(tool.outputSchema?.type).toBe('object');
     }
     expect(client.getServerCapabilities()?.resources?.subscribe).toBe(true);
+  });
+
+  it('should write nothing but JSON-RPC messages to stdout, and end the session when stdin closes', async () => {
+    const messages = [
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'next_work', arguments: {} } },
+    ];
+    const child = spawn(process.execPath, [SVC_BIN, 'mcp'], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...svcEnv(daemon), SVC_PROJECT: 'atl' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.stdin.write(`${JSON.stringify(messages[0])}\n`);
+    await eventually(() => Promise.resolve(stdout.includes('"id":1')), 'the initialize answer');
+    child.stdin.write(`${JSON.stringify(messages[1])}\n${JSON.stringify(messages[2])}\n`);
+    await eventually(() => Promise.resolve(stdout.includes('"id":2')), 'the next_work answer');
+    child.stdin.end();
+    expect(await exited).toBe(0);
+    const lines = stdout.trim().split('\n');
+    expect(lines.map((l) => (JSON.parse(l) as { jsonrpc: string }).jsonrpc)).toEqual(['2.0', '2.0']);
+    const answer = JSON.parse(lines[1]) as { result: { structuredContent: { session_id: number } } };
+    const session = await http<SessionResponse>(
+      daemon.url,
+      'GET',
+      `/v1/sessions/${answer.result.structuredContent.session_id}`,
+      { token: daemon.token! },
+    );
+    expect(session.body).toMatchObject({ harness: 'raw', ended_at: expect.any(String) });
   });
 
   it('should run next_work → claim → set_status refused by a gate, allowed once the blocker is done → done', async () => {
