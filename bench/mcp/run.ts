@@ -12,7 +12,7 @@ import { createProject, insertEdges, insertItems, withClient } from '../../libs/
 import { SVC_BIN, startDaemonProcess } from '../../libs/testing/src/daemon-process';
 import { generateBacklog } from '../frontier/generate';
 
-// `npm run bench:mcp` (issue 29): the round trip an agent pays for next_work and claim through a real `svc mcp`
+// `npm run bench:mcp [-- --no-build]` (issue 29): the round trip an agent pays for next_work and claim through a real `svc mcp`
 // process (SDK client over stdio → svc mcp → HTTP → daemon → PostgreSQL) on the frontier bench's 10k backlog
 // (mulberry32 seed 42), beside the same daemon calls made directly over HTTP (what the MCP layer adds).
 
@@ -196,6 +196,7 @@ function writeReadme(r: {
     `| ${r.items} | ${r.connect_ms} ms | ${r.next_work_ms} / ${r.next_work_p95_ms} ms | ${r.schedule_http_ms} ms | ${r.claim_ms} / ${r.claim_p95_ms} ms | ${r.schedule_and_dispatch_http_ms} ms | ${r.load_average[0]} → ${r.load_average[1]} |`,
   ].join('\n');
   writeFileSync(README, `${text.slice(0, start + START.length)}\n${table}\n${text.slice(end)}`);
+  execFileSync('npx', ['prettier', '--write', '--log-level', 'warn', README], { cwd: REPO, stdio: 'inherit' });
 }
 
 main().catch((err: unknown) => {
