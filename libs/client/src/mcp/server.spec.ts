@@ -87,4 +87,35 @@ describe('SvcMcpSession (in memory)', () => {
     await mcp.close();
     await client.close();
   });
+
+  it('should register a new session when the heartbeat finds its session ended elsewhere', async () => {
+    const api = {
+      registerSession: jest
+        .fn()
+        .mockResolvedValueOnce(session)
+        .mockResolvedValueOnce({ ...session, session_id: 8 }),
+      heartbeat: jest.fn().mockRejectedValue(new SvcHttpError(409, { code: 'session_ended', message: 'ended' })),
+      endSession: jest.fn().mockResolvedValue({}),
+    };
+    const mcp = new SvcMcpSession({
+      api: api as unknown as SvcApi,
+      token: 't',
+      project: 'atl',
+      version: '0.0.0',
+      heartbeatMs: 10,
+    });
+    expect(await mcp.sessionId).toBe(7);
+    await new Promise<void>((resolve) => {
+      const poll = setInterval(() => {
+        if (api.heartbeat.mock.calls.length > 0) {
+          clearInterval(poll);
+          resolve();
+        }
+      }, 5);
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await mcp.sessionId).toBe(8);
+    await mcp.close();
+    expect(api.endSession).toHaveBeenCalledWith(8);
+  });
 });

@@ -186,11 +186,18 @@ export class SvcMcpSession {
           `executor session ${session.session_id} (${session.harness} / ${session.model}, lane ${session.lane})`,
         );
         const period = this.options.heartbeatMs ?? MCP_DEFAULT_HEARTBEAT_MS;
-        this.heartbeat = setInterval(() => {
+        const heartbeat = setInterval(() => {
           this.api.heartbeat(session.session_id).catch((err: unknown) => {
             this.log(`heartbeat failed: ${errorBody(err).message}`);
+            // Ended elsewhere (`svc sessions end`, an admin): the next tool call registers a new session.
+            if (err instanceof SvcHttpError && (err.code === 'session_ended' || err.code === 'session_not_found')) {
+              clearInterval(heartbeat);
+              if (this.heartbeat === heartbeat) this.heartbeat = null;
+              this.registration = null;
+            }
           });
         }, period);
+        this.heartbeat = heartbeat;
         this.heartbeat.unref();
         return session;
       });
