@@ -6,3 +6,4 @@ npm run -s bench:machine-auth
 npm run -s bench:topology
 npm run -s bench:faults
 npm run -s bench:tui
+npm run -s bench:mcp

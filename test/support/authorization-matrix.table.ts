@@ -456,10 +456,22 @@ export const MATRIX: Record<string, MatrixRow> = {
     access: 'self',
     request: (fx, persona) => ({ path: `/v1/sessions/${fx.sessionIds[persona]}/heartbeat` }),
   },
+  // The caller's own session, and an item of `default`'s project (one it cannot see answers item_not_found).
+  'POST /v1/sessions/:id/release': {
+    access: 'org',
+    request: (fx, persona) => ({ path: `/v1/sessions/${fx.sessionIds[persona]}/release`, body: { item_id: item } }),
+  },
   'POST /v1/sessions/:id/end': {
     access: 'self',
     request: (fx, persona) => ({ path: `/v1/sessions/${fx.sessionIds[persona]}/end` }),
   },
+  // The MCP server over Streamable HTTP (issue 29): any live credential; every tool then calls the API as its caller.
+  'POST /mcp': {
+    access: 'self',
+    request: () => ({ path: '/mcp', body: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} } }),
+  },
+  'GET /mcp': { access: 'self', request: () => ({ path: '/mcp' }) },
+  'DELETE /mcp': { access: 'self', request: () => ({ path: '/mcp' }) },
   'GET /v1/export': { access: 'org', request: () => ({ path: '/v1/export?project=alpha' }) },
   'POST /v1/import': {
     access: 'any_member',

@@ -22,6 +22,7 @@ import { SessionsModule } from './sessions/sessions.module';
 import { TeamModule } from './team/team.module';
 import { DoctorModule } from './doctor/doctor.module';
 import { MetricsModule } from './metrics/metrics.module';
+import { McpModule } from './mcp/mcp.module';
 
 // The daemon's feature modules. Each feature adds its module here (one line each); app.module.ts imports the list.
 export const FEATURE_MODULES: Type[] = [
@@ -47,4 +48,5 @@ export const FEATURE_MODULES: Type[] = [
   TeamModule,
   DoctorModule,
   MetricsModule,
+  McpModule,
 ];

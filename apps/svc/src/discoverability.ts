@@ -51,6 +51,10 @@ export const EXAMPLES: Record<string, string[]> = {
   members: ['svc members ls'],
   tokens: ['svc tokens ls', 'svc tokens create --name ci --expires-in 90d'],
   auth: ['svc auth status', 'svc auth ls', 'svc auth switch https://svc.example.com'],
+  mcp: [
+    'svc mcp   # in an MCP client: {"mcpServers": {"svc": {"command": "svc", "args": ["mcp"]}}}',
+    'svc mcp --project alpha --model opus-4',
+  ],
   completion: [
     'eval "$(svc completion bash)"',
     'svc completion zsh > "${fpath[1]}/_svc"',

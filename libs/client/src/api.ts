@@ -57,6 +57,7 @@ import type {
   MachineAuthorizationResolveResponse,
   ProjectListResponse,
   RegisterSessionResponse,
+  ReleaseClaimResponse,
   ScheduleResponse,
   WhoAmIResponse,
   DoctorReport,
@@ -331,6 +332,10 @@ export class SvcApi {
 
   heartbeat(id: string | number): Promise<HeartbeatResponse> {
     return this.http.post(`v1/sessions/${seg(id)}/heartbeat`);
+  }
+
+  releaseClaim(id: string | number, itemId: string): Promise<ReleaseClaimResponse> {
+    return this.http.post(`v1/sessions/${seg(id)}/release`, { item_id: itemId });
   }
 
   endSession(id: string | number): Promise<SessionResponse> {

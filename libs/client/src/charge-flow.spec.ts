@@ -129,6 +129,17 @@ function fakeIO(answer: boolean | Error = true) {
 const base = { harness: 'test', model: 'fake' };
 
 describe(runCharge.name, () => {
+  it('should take the top step the session does not hold yet with skipOwnClaims (the MCP claim tool)', async () => {
+    const steps = [step('AL-1', { claimed_by_session: true }), step('AL-2', { position: 2 })];
+    const daemon = fakeApi({ schedules: [schedule(steps)], dispatch: (b) => dispatched(b.item_id, b.session_id) });
+    const { io } = fakeIO();
+    const taken = await runCharge(daemon.api, { ...base, project: 'alpha', session: 5, skipOwnClaims: true }, io);
+    expect(taken.dispatch?.item_id).toBe('AL-2');
+    // svc charge keeps taking the top step (re-claiming its own)
+    const again = await runCharge(daemon.api, { ...base, project: 'alpha', session: 5 }, fakeIO().io);
+    expect(again.dispatch?.item_id).toBe('AL-1');
+  });
+
   it('should record dry_run with the named project and register no session', async () => {
     const daemon = fakeApi({ schedules: [schedule([step('AL-1')])] });
     const { io } = fakeIO();

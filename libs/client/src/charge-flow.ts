@@ -28,6 +28,9 @@ export interface ChargeFlowOptions {
   workspaceProject?: string | null;
   // label of a registered session (default 'svc charge')
   sessionLabel?: string;
+  // without an item: take the top step the session does not hold yet (the MCP claim tool: a second claim is a
+  // second item, not the first one again)
+  skipOwnClaims?: boolean;
 }
 
 export interface ChargeFlowIO {
@@ -175,7 +178,9 @@ export async function runCharge(api: SvcApi, options: ChargeFlowOptions, io: Cha
   }
 
   for (let attempt = 0; attempt < MAX_DISPATCH_ATTEMPTS; attempt++) {
-    const target = item ? schedule.steps.find((s) => s.item_id === item) : schedule.steps[0];
+    const target = item
+      ? schedule.steps.find((s) => s.item_id === item)
+      : schedule.steps.find((s) => !(options.skipOwnClaims && s.claimed_by_session));
     if (!target) {
       if (item) {
         io.report(`${item} is runnable but not offered to this session (claimed elsewhere, WIP cap or lane)`);

@@ -1,9 +1,15 @@
 import { Body, Controller, Get, HttpCode, Param, ParseIntPipe, Post, Query } from '@nestjs/common';
 
-import { HeartbeatResponse, RegisterSessionResponse, SessionListResponse, SessionResponse } from '@app/contracts';
+import {
+  HeartbeatResponse,
+  RegisterSessionResponse,
+  ReleaseClaimResponse,
+  SessionListResponse,
+  SessionResponse,
+} from '@app/contracts';
 
 import { AuthenticatedActor, CurrentActor } from '../auth/actor';
-import { ListSessionsQueryDto, RegisterSessionDto } from './dto/sessions.dto';
+import { ListSessionsQueryDto, RegisterSessionDto, ReleaseClaimDto } from './dto/sessions.dto';
 import { SessionsService } from './sessions.service';
 
 @Controller('v1/sessions')
@@ -35,6 +41,17 @@ export class SessionsController {
     @Param('id', ParseIntPipe) id: number,
   ): Promise<HeartbeatResponse> {
     return this.service.heartbeat(actor, id);
+  }
+
+  // One claim given back before the session ends (issue 29, the MCP server's release tool).
+  @Post(':id/release')
+  @HttpCode(200)
+  release(
+    @CurrentActor() actor: AuthenticatedActor,
+    @Param('id', ParseIntPipe) id: number,
+    @Body() dto: ReleaseClaimDto,
+  ): Promise<ReleaseClaimResponse> {
+    return this.service.release(actor, id, dto.item_id);
   }
 
   @Post(':id/end')

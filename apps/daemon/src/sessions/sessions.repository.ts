@@ -94,6 +94,17 @@ export class SessionsRepository {
     });
   }
 
+  // One claim of the session given back (issue 29: an agent done with an item before its session ends). Only the
+  // session's own live claim is deleted; false when it held none.
+  async release(sessionId: number, itemId: number): Promise<boolean> {
+    // DELETE ... RETURNING answers [rows, rowCount] through TypeORM's query().
+    const [, count]: [unknown[], number] = await this.dataSource.query(
+      `DELETE FROM item_claims WHERE session_id = $1 AND item_id = $2 AND expires_at > now() RETURNING item_id`,
+      [sessionId, itemId],
+    );
+    return count > 0;
+  }
+
   // Ending a session releases its claims at once.
   end(sessionId: number): Promise<SessionRow> {
     return this.dataSource.transaction(async (manager) => {

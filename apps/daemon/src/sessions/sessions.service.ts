@@ -4,6 +4,7 @@ import {
   DEFAULT_SESSIONS_LIMIT,
   HeartbeatResponse,
   RegisterSessionResponse,
+  ReleaseClaimResponse,
   SessionListResponse,
   SessionResponse,
 } from '@app/contracts';
@@ -13,6 +14,7 @@ import { AuthenticatedActor } from '../auth/actor';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { FrontierService } from '../frontier/frontier.service';
 import { ProjectRow } from '../frontier/frontier.repository';
+import { ProjectAccessService } from '../projects/project-access.service';
 import {
   ClaimRow,
   ListSessionsQueryDto,
@@ -37,6 +39,7 @@ export class SessionsService {
   constructor(
     private readonly repository: SessionsRepository,
     private readonly frontier: FrontierService,
+    private readonly access: ProjectAccessService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -98,6 +101,14 @@ export class SessionsService {
     await this.owned(actor, id);
     const renewed = await this.repository.heartbeat(id, this.config.claimTtlSeconds);
     return { session_id: id, renewed: renewed.map(toClaimResponse) };
+  }
+
+  // Gives back one claim of the caller's session; a claim the session does not hold answers released: false.
+  async release(actor: AuthenticatedActor, id: number, ref: string): Promise<ReleaseClaimResponse> {
+    await this.owned(actor, id, { live: false });
+    // An item the caller cannot see answers like one that does not exist (404 item_not_found).
+    const item = await this.access.resolveItem(actor, ref);
+    return { session_id: id, item_id: item.ref, released: await this.repository.release(id, item.id) };
   }
 
   async end(actor: AuthenticatedActor, id: number): Promise<SessionResponse> {

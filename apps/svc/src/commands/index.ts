@@ -29,6 +29,7 @@ import { registerTokensCommand } from './tokens.command';
 import { registerAuthCommands } from './auth.command';
 import { registerSetupCommand } from './setup.command';
 import { registerBackupCommands } from './backup.command';
+import { registerMcpCommand } from './mcp.command';
 
 // Every command group registers itself here.
 export const COMMAND_GROUPS: ((program: Command) => void)[] = [
@@ -62,4 +63,5 @@ export const COMMAND_GROUPS: ((program: Command) => void)[] = [
   registerSetupCommand,
   registerDoctorCommand,
   registerBackupCommands,
+  registerMcpCommand,
 ];

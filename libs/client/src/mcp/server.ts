@@ -1,0 +1,662 @@
+import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { CallToolResult, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+
+import { PRIORITIES } from '@app/contracts';
+import type { GateBlockerWire, RegisterSessionResponse, StreamNotice } from '@app/contracts';
+import {
+  dbClaimResponseSchema,
+  dependencyAddSchema,
+  dispatchResponseSchema,
+  explainResponseSchema,
+  frontierItemSchema,
+  itemDetailSchema,
+  ouroborosEntrySchema,
+  OuroborosEntryWire,
+  releaseClaimResponseSchema,
+  scheduleResponseSchema,
+  scheduleStepSchema,
+} from '@app/contracts/mcp';
+
+import { SvcApi } from '../api';
+import { ChargeFlowError, runCharge } from '../charge-flow';
+import { EventStream, openEventStream } from '../event-stream';
+import { SvcConnectionError, SvcHttpError } from '../http-client';
+import { blockersText, claimText, explainText, frontierText, itemText, nextWorkText, whyRanked } from './text';
+
+// The svc MCP server (issue 29): the frontier, the session's schedule and claims as MCP tools, one executor session
+// per MCP connection. Both transports build it here: `svc mcp` (stdio) and the daemon's /mcp (Streamable HTTP).
+// Every tool calls the daemon through SvcApi with the caller's own credential, so each rule (gates, claims, WIP
+// cap, lanes, project access) is the daemon's and applies unchanged; a refusal is a tool error with its code.
+
+export interface SvcMcpOptions {
+  api: SvcApi;
+  // The live stream (resource-updated notifications) is read from here with this credential.
+  token: string | null;
+  // The project scope (--project, SVC_PROJECT, .svc.json): the session's project, the default of every tool.
+  project?: string | null;
+  // Override what the client reports in initialize (clientInfo.name) and the unknown model.
+  harness?: string | null;
+  model?: string | null;
+  label?: string;
+  wipCap?: number;
+  // Heartbeat period: the session's claims are renewed while the client is connected.
+  heartbeatMs?: number;
+  version: string;
+  // Diagnostics (stderr for stdio: standard output is the protocol).
+  log?: (line: string) => void;
+}
+
+export const MCP_DEFAULT_HEARTBEAT_MS = 30_000;
+// Changes arriving within this window are announced once per resource.
+export const MCP_NOTIFY_COALESCE_MS = 150;
+export const FRONTIER_URI_PREFIX = 'svc://frontier/';
+
+export const MCP_TOOLS = [
+  'next_work',
+  'frontier',
+  'explain',
+  'claim',
+  'release',
+  'get_item',
+  'set_status',
+  'create_item',
+  'add_dependency',
+  'add_note',
+  'amend_db_claim',
+] as const;
+
+// A harness token the daemon accepts (short, no spaces): "Claude Code" → "claude-code".
+export function harnessToken(name: string | undefined | null): string | null {
+  if (!name) return null;
+  const token = name
+    .toLowerCase()
+    .replace(/[^a-z0-9._:/@+-]+/g, '-')
+    .replace(/^[^a-z0-9]+/, '')
+    .slice(0, 100)
+    .replace(/-+$/, '');
+  return token.length > 0 ? token : null;
+}
+
+type LooseRegisterTool = (
+  name: string,
+  config: { title: string; description: string; inputSchema: z.ZodRawShape; outputSchema: z.ZodRawShape },
+  callback: (args: unknown) => Promise<CallToolResult>,
+) => unknown;
+
+export interface ToolErrorBody {
+  code: string;
+  message: string;
+  [key: string]: unknown;
+}
+
+// A refusal as the agent sees it: `code: message`, what would satisfy each blocker, then the daemon's whole body.
+export function toolError(body: ToolErrorBody): CallToolResult {
+  const lines = [`${body.code}: ${body.message}`];
+  if (Array.isArray(body.blockers)) lines.push(...blockersText(body.blockers as GateBlockerWire[]));
+  lines.push(JSON.stringify(body));
+  return { isError: true, content: [{ type: 'text', text: lines.join('\n') }], _meta: { 'svc/error': body } };
+}
+
+export function errorBody(err: unknown): ToolErrorBody {
+  if (err instanceof SvcHttpError) return err.body;
+  if (err instanceof ChargeFlowError) return { code: err.code, message: err.message };
+  if (err instanceof SvcConnectionError) return { code: 'daemon_unreachable', message: err.message };
+  return { code: 'internal_error', message: err instanceof Error ? err.message : String(err) };
+}
+
+async function answer<T extends object>(work: () => Promise<T>, text: (value: T) => string): Promise<CallToolResult> {
+  try {
+    const value = await work();
+    return { content: [{ type: 'text', text: text(value) }], structuredContent: value as Record<string, unknown> };
+  } catch (err) {
+    return toolError(errorBody(err));
+  }
+}
+
+const ref = z.string().min(1).max(40).describe('public item ref, e.g. ATL-6');
+const projectArg = z.string().min(1).max(63).optional().describe('project id (default: the server’s project scope)');
+const wipCapArg = z.number().int().min(0).max(10_000).optional().describe('override the project’s WIP cap');
+
+export class SvcMcpSession {
+  readonly server: McpServer;
+  private registration: Promise<RegisterSessionResponse> | null = null;
+  private heartbeat: NodeJS.Timeout | null = null;
+  private stream: EventStream | null = null;
+  private streamOpen: Promise<void> | null = null;
+  private readonly subscriptions = new Set<string>();
+  private readonly pending = new Set<string>();
+  private flushTimer: NodeJS.Timeout | null = null;
+  private closed = false;
+  private claimQueue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly options: SvcMcpOptions) {
+    this.server = new McpServer(
+      { name: 'svc', version: options.version },
+      {
+        capabilities: { resources: { subscribe: true, listChanged: false }, tools: {} },
+        instructions:
+          'svc is the shared backlog. Loop: next_work → claim → run the entrypoint → set_status through the gates → ' +
+          'done. explain says why an item waits and what to start first. Claims are held while this connection lives.',
+      },
+    );
+    this.server.server.oninitialized = () => {
+      void this.ensureSession().catch((err: unknown) =>
+        this.log(`session registration failed: ${errorBody(err).message}`),
+      );
+    };
+    this.registerTools();
+    this.registerResources();
+  }
+
+  private log(line: string): void {
+    this.options.log?.(line);
+  }
+
+  private get api(): SvcApi {
+    return this.options.api;
+  }
+
+  get project(): string | null {
+    return this.options.project ?? null;
+  }
+
+  get harness(): string {
+    return (
+      harnessToken(this.options.harness) ?? harnessToken(this.server.server.getClientVersion()?.name) ?? 'mcp-client'
+    );
+  }
+
+  get model(): string {
+    return harnessToken(this.options.model) ?? 'unknown';
+  }
+
+  // The executor session of this connection, registered once (on `initialized`, or by the first tool call).
+  ensureSession(): Promise<RegisterSessionResponse> {
+    if (this.closed) return Promise.reject(new ChargeFlowError('session_closed', 'the MCP connection is closing'));
+    this.registration ??= this.api
+      .registerSession({
+        harness: this.harness,
+        model: this.model,
+        ...(this.project ? { project: this.project } : {}),
+        label: this.options.label ?? 'svc mcp',
+      })
+      .then((session) => {
+        this.log(
+          `executor session ${session.session_id} (${session.harness} / ${session.model}, lane ${session.lane})`,
+        );
+        const period = this.options.heartbeatMs ?? MCP_DEFAULT_HEARTBEAT_MS;
+        const heartbeat = setInterval(() => {
+          this.api.heartbeat(session.session_id).catch((err: unknown) => {
+            this.log(`heartbeat failed: ${errorBody(err).message}`);
+            // Ended elsewhere (`svc sessions end`, an admin): the next tool call registers a new session.
+            if (err instanceof SvcHttpError && (err.code === 'session_ended' || err.code === 'session_not_found')) {
+              clearInterval(heartbeat);
+              if (this.heartbeat === heartbeat) this.heartbeat = null;
+              this.registration = null;
+            }
+          });
+        }, period);
+        this.heartbeat = heartbeat;
+        this.heartbeat.unref();
+        return session;
+      });
+    this.registration.catch(() => {
+      this.registration = null;
+    });
+    return this.registration;
+  }
+
+  get sessionId(): Promise<number> {
+    return this.ensureSession().then((s) => s.session_id);
+  }
+
+  // Ends the executor session (its claims are released at once), stops the heartbeat and the live stream.
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.stream?.close();
+    const registration = this.registration;
+    if (registration) {
+      try {
+        const session = await registration;
+        await this.api.endSession(session.session_id);
+        this.log(`executor session ${session.session_id} ended`);
+      } catch (err) {
+        this.log(`ending the session failed: ${errorBody(err).message}`);
+      }
+    }
+  }
+
+  private serialized<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.claimQueue.then(work, work);
+    this.claimQueue = next.catch(() => undefined);
+    return next;
+  }
+
+  // registerTool with the schemas' types kept to zod's own inference: the SDK's generic signature (zod 3 and 4
+  // compatible) makes the type checker spend minutes on shapes this size, for no check the zod types do not make.
+  private tool<S extends z.ZodRawShape>(
+    name: (typeof MCP_TOOLS)[number],
+    config: { title: string; description: string; input: S; output: z.ZodRawShape },
+    run: (args: z.objectOutputType<S, z.ZodTypeAny>) => Promise<CallToolResult>,
+  ): void {
+    const register = this.server.registerTool.bind(this.server) as unknown as LooseRegisterTool;
+    register(
+      name,
+      { title: config.title, description: config.description, inputSchema: config.input, outputSchema: config.output },
+      (args) => run(args as z.objectOutputType<S, z.ZodTypeAny>),
+    );
+  }
+
+  private registerTools(): void {
+    this.tool(
+      'next_work',
+      {
+        title: 'Next work for this session',
+        description:
+          "The session's schedule: the top runnable items of its lane, ranked, each with its adapter, the entrypoint " +
+          'to run and why it ranks there. Claim one with claim.',
+        input: {
+          limit: z.number().int().min(1).max(50).optional().describe('how many steps (default 5)'),
+          project: projectArg,
+          wip_cap: wipCapArg,
+        },
+        output: scheduleResponseSchema.extend({
+          steps: z.array(scheduleStepSchema.extend({ why: z.string() })),
+        }).shape,
+      },
+      async (args) =>
+        answer(
+          async () => {
+            const schedule = await this.api.schedule({
+              session_id: await this.sessionId,
+              project: args.project ?? this.project ?? undefined,
+              wip_cap: args.wip_cap ?? this.options.wipCap,
+            });
+            const steps = schedule.steps.slice(0, args.limit ?? 5).map((s) => ({ ...s, why: whyRanked(s) }));
+            return { ...schedule, steps };
+          },
+          (value) => nextWorkText(value, value.steps),
+        ),
+    );
+
+    const buckets = ['runnable', 'blocked', 'frozen', 'conduct_eligible'] as const;
+    this.tool(
+      'frontier',
+      {
+        title: 'Frontier of a project',
+        description:
+          'Runnable, blocked and frozen counts of the project’s charge frontier and the top items of a bucket.',
+        input: {
+          project: projectArg,
+          bucket: z.enum(buckets).optional().describe('which bucket to list (default runnable)'),
+          limit: z.number().int().min(1).max(100).optional().describe('how many items (default 10)'),
+          wip_cap: wipCapArg,
+        },
+        output: {
+          project: z.string(),
+          wip_cap: z.number(),
+          wip_active: z.number(),
+          counts: z.object({
+            runnable: z.number(),
+            blocked: z.number(),
+            frozen: z.number(),
+            conduct_eligible: z.number(),
+          }),
+          bucket: z.enum(buckets),
+          items: z.array(frontierItemSchema),
+        },
+      },
+      async (args) =>
+        answer(
+          async () => {
+            const project = args.project ?? this.project;
+            if (!project) throw projectRequired();
+            const read = await this.api.frontier({ project, wip_cap: args.wip_cap ?? this.options.wipCap });
+            if (read.notModified) throw new Error('unexpected 304');
+            const body = read.body;
+            const bucket = args.bucket ?? 'runnable';
+            return {
+              project,
+              wip_cap: body.wip_cap,
+              wip_active: body.wip_active,
+              counts: {
+                runnable: body.runnable.length,
+                blocked: body.blocked.length,
+                frozen: body.frozen.length,
+                conduct_eligible: body.conduct_eligible.length,
+              },
+              bucket,
+              items: body[bucket].slice(0, args.limit ?? 10),
+            };
+          },
+          (v) => frontierText(v.project, v.counts, v.bucket, v.items),
+        ),
+    );
+
+    this.tool(
+      'explain',
+      {
+        title: 'Why an item waits',
+        description:
+          'Why an item is runnable, blocked or frozen, down to each unsatisfied fact and what would satisfy it; ' +
+          'unblock_roots are what to start first. For a runnable item, why it ranks where it does.',
+        input: { item: ref, wip_cap: wipCapArg },
+        output: explainResponseSchema.shape,
+      },
+      async (args) => answer(() => this.api.explain(args.item, { wip_cap: args.wip_cap }), explainText),
+    );
+
+    this.tool(
+      'claim',
+      {
+        title: 'Claim work',
+        description:
+          'Charge the top item of this session’s schedule, or the named one: an atomic claim under the WIP cap. ' +
+          'Answers the entrypoint to run and the claim (held while this connection lives; release gives it back).',
+        input: { item: ref.optional(), project: projectArg, wip_cap: wipCapArg },
+        output: dispatchResponseSchema.shape,
+      },
+      // One claim at a time per connection: two concurrent calls of one agent get two items.
+      (args) =>
+        this.serialized(async () => {
+          try {
+            const session = await this.sessionId;
+            const reports: string[] = [];
+            const outcome = await runCharge(
+              this.api,
+              {
+                project: args.project ?? null,
+                item: args.item ?? null,
+                wipCap: args.wip_cap ?? this.options.wipCap,
+                session,
+                harness: this.harness,
+                model: this.model,
+                workspaceProject: this.project,
+                skipOwnClaims: true,
+              },
+              {
+                confirm: () => Promise.resolve(true),
+                report: (line) => reports.push(line.trim()),
+                // the agent runs the entrypoint itself
+                runDispatcher: () => Promise.resolve(0),
+              },
+            );
+            if (outcome.dispatch) {
+              return {
+                content: [{ type: 'text', text: claimText(outcome.dispatch) }],
+                structuredContent: outcome.dispatch as unknown as Record<string, unknown>,
+              };
+            }
+            const reason = outcome.error?.code ?? outcome.decision.reason;
+            return toolError({
+              code: reason,
+              message: outcome.error?.message ?? (reports.join('; ') || reasonMessage(reason)),
+              decision: outcome.decision,
+              ...outcome.extra,
+            });
+          } catch (err) {
+            return toolError(errorBody(err));
+          }
+        }),
+    );
+
+    this.tool(
+      'release',
+      {
+        title: 'Release a claim',
+        description: 'Give back this session’s claim on an item (released: false when the session held none).',
+        input: { item: ref },
+        output: releaseClaimResponseSchema.shape,
+      },
+      async (args) =>
+        answer(
+          async () => this.api.releaseClaim(await this.sessionId, args.item),
+          (r) => (r.released ? `released ${r.item_id}` : `session ${r.session_id} held no claim on ${r.item_id}`),
+        ),
+    );
+
+    this.tool(
+      'get_item',
+      {
+        title: 'Read an item',
+        description: 'An item with its stored fields and sections.',
+        input: { item: ref },
+        output: itemDetailSchema.shape,
+      },
+      async (args) => answer(() => this.api.item(args.item), itemText),
+    );
+
+    this.tool(
+      'set_status',
+      {
+        title: 'Move an item',
+        description:
+          'Set an item’s workflow status. The gates are enforced: a refusal (blocked_by_dependencies) lists each ' +
+          'blocker and what would satisfy it.',
+        input: { item: ref, status: z.string().min(1).max(100).describe('target stage, e.g. implementing') },
+        output: itemDetailSchema.shape,
+      },
+      async (args) => answer(() => this.api.setItemStatus(args.item, args.status), itemText),
+    );
+
+    this.tool(
+      'create_item',
+      {
+        title: 'Create an item',
+        description: 'A new backlog item in the project.',
+        input: {
+          title: z.string().min(1).max(10_000),
+          project: projectArg,
+          priority: z.enum(PRIORITIES).optional(),
+          status: z.string().min(1).max(100).optional().describe('start stage (default the initial stage)'),
+          workflow: z.string().min(1).max(63).optional(),
+          body: z.string().optional(),
+          spec: z.string().optional(),
+        },
+        output: itemDetailSchema.shape,
+      },
+      async (args) =>
+        answer(async () => {
+          const project = args.project ?? this.project;
+          if (!project) throw projectRequired();
+          const body: Record<string, unknown> = { project, title: args.title };
+          for (const key of ['priority', 'status', 'workflow', 'body', 'spec'] as const) {
+            if (args[key] !== undefined) body[key] = args[key];
+          }
+          return this.api.createItem(body);
+        }, itemText),
+    );
+
+    this.tool(
+      'add_dependency',
+      {
+        title: 'Add a dependency',
+        description: 'The dependent item waits for the blocker at a gate point (default activation).',
+        input: {
+          dependent: ref,
+          blocker: ref,
+          gate_point: z.enum(['activation', 'integration', 'closure', 'coordination_only']).optional(),
+          satisfaction: z.string().min(1).max(200).optional().describe('default: the blocker is done'),
+          rationale: z.string().max(10_000).optional(),
+        },
+        output: dependencyAddSchema.shape,
+      },
+      async (args) =>
+        answer(
+          async () => {
+            const body: Record<string, unknown> = { blocker: args.blocker, session_id: await this.sessionId };
+            for (const key of ['gate_point', 'satisfaction', 'rationale'] as const) {
+              if (args[key] !== undefined) body[key] = args[key];
+            }
+            return this.api.addDependency(args.dependent, body);
+          },
+          (d) =>
+            `${d.created ? 'added' : 'already there'}: ${d.dependency.dependent} waits on ${d.dependency.blocker} at ${d.dependency.gate_point} (${d.dependency.satisfaction})`,
+        ),
+    );
+
+    this.tool(
+      'add_note',
+      {
+        title: 'Add an ouroboros note',
+        description:
+          'An observation for the people who improve the workflow (an ouroboros entry), signed by this session.',
+        input: {
+          category: z.string().min(1).max(100).describe('e.g. friction, bug, idea'),
+          body: z.string().min(1).max(100_000),
+          context: z.string().max(100_000).optional().describe('where it was seen, e.g. an item ref'),
+        },
+        output: ouroborosEntrySchema.shape,
+      },
+      async (args) =>
+        answer(
+          async () => {
+            const session = await this.ensureSession();
+            const entry = (await this.api.recordOuroboros({
+              agent: `${session.harness}/${session.model}#${session.session_id}`.slice(0, 200),
+              category: args.category,
+              body: args.body,
+              ...(args.context !== undefined ? { context: args.context } : {}),
+            })) as unknown as OuroborosEntryWire | null;
+            if (!entry) throw new ChargeFlowError('note_not_recorded', 'the daemon recorded no entry');
+            return entry;
+          },
+          (e) => `ouroboros entry ${e.id} (${e.category}) recorded`,
+        ),
+    );
+
+    this.tool(
+      'amend_db_claim',
+      {
+        title: 'Amend the DB claim',
+        description:
+          'Declare the item’s governed database mutation (claim: the profile and attestation payload), or attest ' +
+          'that it makes none (none: true, with a reason).',
+        input: {
+          item: ref,
+          claim: z.record(z.unknown()).optional().describe('the DB claim payload (state declared, …)'),
+          none: z.boolean().optional().describe('the negative claim shortcut: no governed DB work'),
+          reason: z.string().max(10_000).optional(),
+        },
+        output: dbClaimResponseSchema.shape,
+      },
+      async (args) =>
+        answer(
+          async () => {
+            const session_id = await this.sessionId;
+            if (args.none) return this.api.negativeDbClaim(args.item, { reason: args.reason }, { session_id });
+            if (!args.claim) throw new ChargeFlowError('invalid_arguments', 'give claim, or none: true');
+            return this.api.amendDbClaim(args.item, args.claim, { session_id, reason: args.reason });
+          },
+          (c) => `${c.item_id}: DB claim ${c.claim.state ?? 'unset'} (${c.reviewed ? 'reviewed' : c.reviewed_reason})`,
+        ),
+    );
+  }
+
+  // The frontier of each project the caller can see, as a resource; a subscribed client is told when it changes.
+  private registerResources(): void {
+    this.server.registerResource(
+      'frontier',
+      new ResourceTemplate(`${FRONTIER_URI_PREFIX}{project}`, {
+        list: async () => {
+          const { projects } = await this.api.projects();
+          return {
+            resources: projects.map((p) => ({
+              uri: `${FRONTIER_URI_PREFIX}${p.id}`,
+              name: `frontier of ${p.id}`,
+              mimeType: 'application/json',
+            })),
+          };
+        },
+      }),
+      {
+        title: 'Charge frontier',
+        description: 'The project’s frontier (runnable, blocked, frozen); subscribe to be told when it changes.',
+        mimeType: 'application/json',
+      },
+      async (uri, variables) => {
+        const project = String(variables.project);
+        const read = await this.api.frontier({ project, wip_cap: this.options.wipCap });
+        const body = read.notModified ? null : read.body;
+        return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(body) }] };
+      },
+    );
+
+    this.server.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+      this.subscriptions.add(request.params.uri);
+      await this.openStream();
+      return {};
+    });
+    this.server.server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+      this.subscriptions.delete(request.params.uri);
+      return {};
+    });
+  }
+
+  // One live stream per connection, opened by the first subscription; the subscribe answer waits until it is open
+  // (or 5 s), so a change made after the answer is announced.
+  private openStream(): Promise<void> {
+    this.streamOpen ??= new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 5000);
+      timer.unref();
+      this.stream = openEventStream({
+        baseUrl: this.api.baseUrl,
+        token: this.options.token,
+        onNotice: (notice) => this.onNotice(notice),
+        onStatus: (status, detail) => {
+          if (status === 'open') {
+            clearTimeout(timer);
+            resolve();
+          }
+          if (status === 'closed' && detail?.error) this.log(`live stream closed: ${errorBody(detail.error).message}`);
+        },
+      });
+    });
+    return this.streamOpen;
+  }
+
+  private onNotice(notice: StreamNotice): void {
+    // Reading the frontier records FrontierComputed: announcing it would make every reader read again, forever.
+    if (notice.type === 'event' && notice.data.name === 'FrontierComputed') return;
+    const project = typeof notice.data.project === 'string' ? notice.data.project : null;
+    for (const uri of this.subscriptions) {
+      if (!uri.startsWith(FRONTIER_URI_PREFIX)) continue;
+      if (project === null || uri === `${FRONTIER_URI_PREFIX}${project}`) this.pending.add(uri);
+    }
+    if (this.pending.size === 0 || this.flushTimer) return;
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = null;
+      const uris = [...this.pending];
+      this.pending.clear();
+      for (const uri of uris) {
+        this.server.server.sendResourceUpdated({ uri }).catch((err: unknown) => {
+          this.log(`resource-updated notification failed: ${errorBody(err).message}`);
+        });
+      }
+    }, MCP_NOTIFY_COALESCE_MS);
+  }
+}
+
+function projectRequired(): SvcHttpError {
+  return new SvcHttpError(400, {
+    code: 'project_required',
+    message: 'name a project (the project argument, or start the server with --project, SVC_PROJECT or .svc.json)',
+  });
+}
+
+function reasonMessage(reason: string): string {
+  switch (reason) {
+    case 'no_runnable_items':
+      return 'nothing runnable for this session';
+    case 'requested_item_unavailable':
+      return 'the item is not runnable for this session (blocked, frozen, terminal, claimed elsewhere or another lane)';
+    case 'wait_adapter_encountered':
+      return 'the top item is a wait step: its blockers must clear first';
+    default:
+      return reason;
+  }
+}

@@ -1,0 +1,90 @@
+import type {
+  DispatchResponse,
+  ExplainResponse,
+  FrontierItemWire,
+  GateBlockerWire,
+  ItemResponse,
+  ScheduleResponse,
+  ScheduleStep,
+} from '@app/contracts';
+
+// The short text form of each tool's answer: what an agent reads when it does not parse the structured content.
+// Stored text (titles) is shown as one line, control characters removed: a title cannot forge a line of its own.
+
+export function oneLine(value: string, max = 120): string {
+  // eslint-disable-next-line no-control-regex
+  const flat = value.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+// Why the step sits where it does: the ranking keys in their order of weight (spec "Ranking").
+export function whyRanked(step: ScheduleStep): string {
+  const parts = [`priority ${step.priority}`];
+  parts.push(`heads a chain ${step.downstream_depth} deep`);
+  parts.push(`unblocks ${step.unblocks_count} item${step.unblocks_count === 1 ? '' : 's'} directly`);
+  parts.push(`stage ${step.status}`);
+  let why = `#${step.position} in lane ${step.lane}: ${parts.join(', ')}`;
+  if (step.claimed_by_session) why += '; already claimed by this session';
+  if (step.wait) why += '; a wait step (nothing to dispatch until its blockers clear)';
+  return why;
+}
+
+export function nextWorkText(schedule: ScheduleResponse, steps: (ScheduleStep & { why: string })[]): string {
+  const lines = [
+    `session ${schedule.session_id ?? '-'} · lane ${schedule.lane ?? '-'} · scope ${schedule.scope.join(', ') || '-'}`,
+  ];
+  if (steps.length === 0) {
+    lines.push('nothing runnable for this session');
+    for (const r of schedule.runnable_elsewhere ?? []) lines.push(`runnable elsewhere: ${r.project} (${r.runnable})`);
+  }
+  for (const s of steps) {
+    lines.push(
+      `${s.position}. ${s.item_id} [${s.adapter}] ${oneLine(s.title, 80)} → ${s.entrypoint ?? '(no entrypoint)'}`,
+      `   ${s.why}`,
+    );
+  }
+  return lines.join('\n');
+}
+
+export function frontierText(
+  project: string,
+  counts: Record<string, number>,
+  bucket: string,
+  items: FrontierItemWire[],
+): string {
+  const lines = [
+    `${project}: ${counts.runnable} runnable, ${counts.blocked} blocked, ${counts.frozen} frozen (${counts.conduct_eligible} conduct-eligible)`,
+    `top of ${bucket}:`,
+  ];
+  for (const i of items) {
+    const waits = i.blocked_by.length > 0 ? ` waits on ${i.blocked_by.join(', ')}` : '';
+    lines.push(`- ${i.item_id} [${i.adapter}] ${i.priority} ${i.status}: ${oneLine(i.title, 80)}${waits}`);
+  }
+  if (items.length === 0) lines.push('(none)');
+  return lines.join('\n');
+}
+
+export function explainText(e: ExplainResponse): string {
+  const lines = [`${e.item_id} (${e.project}) is ${e.status}, ${e.bucket}`];
+  for (const s of e.summary) lines.push(`- ${oneLine(s, 300)}`);
+  for (const f of e.unsatisfied) {
+    lines.push(`  waits on ${f.blocker ?? '(missing item)'} [${f.satisfaction}]: ${oneLine(f.need, 200)}`);
+  }
+  if (e.unblock_roots.length > 0) lines.push(`start first: ${e.unblock_roots.join(', ')}`);
+  return lines.join('\n');
+}
+
+export function claimText(d: DispatchResponse): string {
+  return `claimed ${d.item_id} (${d.project}, ${d.adapter}) for session ${d.session_id} until ${d.claim.expires_at}\nrun: ${d.entrypoint}`;
+}
+
+export function itemText(i: ItemResponse): string {
+  return `${i.item_id} [${i.status}, ${i.priority}${i.blocked ? ', blocked' : ''}${i.frozen ? ', frozen' : ''}] ${oneLine(i.title)}`;
+}
+
+export function blockersText(blockers: GateBlockerWire[]): string[] {
+  return blockers.map(
+    (b) =>
+      `- ${b.blocker ?? '(missing item)'} (${b.blocker_status ?? 'unknown'}) [${b.satisfaction}]: ${oneLine(b.need, 200)}`,
+  );
+}

@@ -1,0 +1,321 @@
+import { spawn } from 'node:child_process';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResult, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+
+import {
+  createTestDatabase,
+  DaemonProcess,
+  runSvc,
+  startDaemonProcess,
+  SVC_BIN,
+  svcEnv,
+  TestDatabase,
+} from '@app/testing';
+import { createActor, http } from '@app/testing/machine-auth';
+
+import type { ClaimsResponse, SessionResponse } from '@app/contracts';
+
+type Json = Record<string, unknown>;
+
+const TOOLS = [
+  'add_dependency',
+  'add_note',
+  'amend_db_claim',
+  'claim',
+  'create_item',
+  'explain',
+  'frontier',
+  'get_item',
+  'next_work',
+  'release',
+  'set_status',
+];
+
+// Polls until the check passes (never a fixed sleep): the daemon and the server processes work on their own time.
+async function eventually<T>(
+  check: () => Promise<T | undefined | null | false>,
+  what: string,
+  ms = 20_000,
+): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+// Issue 29: `svc mcp` driven by the SDK's own client over stdio against a real daemon, and the daemon's /mcp.
+describe('svc mcp: the backlog as an MCP server', () => {
+  let db: TestDatabase;
+  let daemon: DaemonProcess;
+  const clients: Client[] = [];
+
+  const svc = (...args: string[]) => runSvc(args, { env: svcEnv(daemon) });
+  async function ok<T = Json>(...args: string[]): Promise<T> {
+    const result = await svc(...args, '--json');
+    if (result.code !== 0) throw new Error(`svc ${args.join(' ')} failed: ${result.stderr}`);
+    return JSON.parse(result.stdout) as T;
+  }
+  const item = async (project: string, title: string, ...extra: string[]) =>
+    (await ok<{ item_id: string }>('items', 'create', '--project', project, '--title', title, ...extra)).item_id;
+
+  // A real `node bin/svc.js mcp` process, its project from SVC_PROJECT; the client's name is the harness.
+  async function connect(project: string, name = 'claude-code'): Promise<Client> {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [SVC_BIN, 'mcp', '--heartbeat', '1'],
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...svcEnv(daemon), SVC_PROJECT: project },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name, version: '1.0.0' });
+    await client.connect(transport);
+    clients.push(client);
+    return client;
+  }
+
+  const call = async (client: Client, name: string, args: Json = {}) =>
+    (await client.callTool({ name, arguments: args })) as CallToolResult;
+  async function success<T = Json>(client: Client, name: string, args: Json = {}): Promise<T> {
+    const result = await call(client, name, args);
+    if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result.content)}`);
+    return result.structuredContent as T;
+  }
+  // A refusal: the daemon's body is the last line of the text.
+  async function refusal(client: Client, name: string, args: Json = {}): Promise<{ text: string; body: Json }> {
+    const result = await call(client, name, args);
+    expect(result.isError).toBe(true);
+    const text = (result.content as { type: string; text: string }[])[0].text;
+    return { text, body: JSON.parse(text.split('\n').pop()!) as Json };
+  }
+
+  const claimsOf = async (project: string) =>
+    (await http<ClaimsResponse>(daemon.url, 'GET', `/v1/charge/claims?project=${project}`, { token: daemon.token! }))
+      .body.claims;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('server', 'mcp');
+    daemon = await startDaemonProcess({ env: { SVC_DATABASE_URL: db.url } });
+    for (const [id, prefix] of [
+      ['atl', 'ATL'],
+      ['con', 'CON'],
+      ['rel', 'REL'],
+      ['res', 'RES'],
+    ]) {
+      await ok('projects', 'create', id, '--prefix', prefix);
+    }
+  });
+
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((c) => c.close().catch(() => undefined)));
+  });
+
+  afterAll(async () => {
+    await daemon?.stop();
+    await db?.drop();
+  });
+
+  it('should list every tool, each with an input and an output schema', async () => {
+    const client = await connect('atl');
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(TOOLS);
+    for (const tool of tools) {
+      expect(tool.inputSchema.type).toBe('object');
+      expect(tool.outputSchema?.type).toBe('object');
+    }
+    expect(client.getServerCapabilities()?.resources?.subscribe).toBe(true);
+  });
+
+  it('should write nothing but JSON-RPC messages to stdout, and end the session when stdin closes', async () => {
+    const messages = [
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'next_work', arguments: {} } },
+    ];
+    const child = spawn(process.execPath, [SVC_BIN, 'mcp'], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...svcEnv(daemon), SVC_PROJECT: 'atl' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.stdin.write(`${JSON.stringify(messages[0])}\n`);
+    await eventually(() => Promise.resolve(stdout.includes('"id":1')), 'the initialize answer');
+    child.stdin.write(`${JSON.stringify(messages[1])}\n${JSON.stringify(messages[2])}\n`);
+    await eventually(() => Promise.resolve(stdout.includes('"id":2')), 'the next_work answer');
+    child.stdin.end();
+    expect(await exited).toBe(0);
+    const lines = stdout.trim().split('\n');
+    expect(lines.map((l) => (JSON.parse(l) as { jsonrpc: string }).jsonrpc)).toEqual(['2.0', '2.0']);
+    const answer = JSON.parse(lines[1]) as { result: { structuredContent: { session_id: number } } };
+    const session = await http<SessionResponse>(
+      daemon.url,
+      'GET',
+      `/v1/sessions/${answer.result.structuredContent.session_id}`,
+      { token: daemon.token! },
+    );
+    expect(session.body).toMatchObject({ harness: 'raw', ended_at: expect.any(String) });
+  });
+
+  it('should run next_work → claim → set_status refused by a gate, allowed once the blocker is done → done', async () => {
+    const parser = await item('atl', 'Build the parser', '--status', 'planned', '--priority', 'high');
+    const lexer = await item('atl', 'Write the lexer', '--status', 'planned', '--priority', 'low');
+    const client = await connect('atl');
+
+    const next = await success<{ steps: { item_id: string; entrypoint: string; why: string; adapter: string }[] }>(
+      client,
+      'next_work',
+    );
+    expect(next.steps.map((s) => s.item_id)).toEqual([parser, lexer]);
+    expect(next.steps[0]).toMatchObject({ adapter: 'conduct', entrypoint: expect.stringContaining(parser) });
+    expect(next.steps[0].why).toContain('priority high');
+
+    const claimed = await success<{ item_id: string; entrypoint: string; session_id: number }>(client, 'claim');
+    expect(claimed).toMatchObject({ item_id: parser, entrypoint: next.steps[0].entrypoint });
+    expect((await claimsOf('atl')).map((c) => [c.item_id, c.session_id])).toEqual([[parser, claimed.session_id]]);
+
+    // Work reveals a prerequisite: the parser now waits on the lexer, and the gate refuses to start it.
+    await success(client, 'add_dependency', { dependent: parser, blocker: lexer, rationale: 'tokens first' });
+    const refused = await refusal(client, 'set_status', { item: parser, status: 'implementing' });
+    expect(refused.body).toMatchObject({ code: 'blocked_by_dependencies', gate_point: 'activation' });
+    expect(refused.body.blockers).toEqual([
+      expect.objectContaining({ blocker: lexer, blocker_status: 'planned', need: expect.any(String) }),
+    ]);
+    expect(refused.text).toMatch(/^blocked_by_dependencies: /);
+    expect(refused.text).toContain(`- ${lexer} (planned)`);
+    const explained = await success<{ bucket: string; unblock_roots: string[] }>(client, 'explain', { item: parser });
+    expect(explained).toMatchObject({ bucket: 'blocked', unblock_roots: [lexer] });
+
+    await success(client, 'set_status', { item: lexer, status: 'done' });
+    expect(await success(client, 'set_status', { item: parser, status: 'implementing' })).toMatchObject({
+      item_id: parser,
+      status: 'implementing',
+    });
+    expect(await success(client, 'set_status', { item: parser, status: 'done' })).toMatchObject({ status: 'done' });
+    expect(await success(client, 'get_item', { item: parser })).toMatchObject({
+      status: 'done',
+      title: 'Build the parser',
+    });
+
+    // release gives a claim back before the session ends
+    const third = await success<{ item_id: string }>(client, 'create_item', { title: 'Docs', status: 'planned' });
+    await success(client, 'claim', { item: third.item_id });
+    expect(await success(client, 'release', { item: third.item_id })).toMatchObject({ released: true });
+    expect((await claimsOf('atl')).map((c) => c.item_id)).not.toContain(third.item_id);
+    expect(await success(client, 'release', { item: third.item_id })).toMatchObject({ released: false });
+  });
+
+  it('should refuse with the daemon’s code when nothing is runnable', async () => {
+    const client = await connect('rel');
+    const refused = await refusal(client, 'claim', { project: 'rel' });
+    expect(refused.body).toMatchObject({ code: 'no_runnable_items' });
+    const missing = await refusal(client, 'get_item', { item: 'REL-999' });
+    expect(missing.body).toMatchObject({ code: 'item_not_found' });
+  });
+
+  it('should never give two concurrent clients the same item', async () => {
+    for (let i = 1; i <= 6; i++) await item('con', `task ${i}`, '--status', 'planned');
+    const [a, b] = await Promise.all([connect('con', 'claude-code'), connect('con', 'codex')]);
+    const results = await Promise.all(
+      [a, b, a, b, a, b].map((c) => success<{ item_id: string; session_id: number }>(c, 'claim')),
+    );
+    const items = results.map((r) => r.item_id);
+    expect(new Set(items).size).toBe(6);
+    expect(new Set(results.map((r) => r.session_id)).size).toBe(2);
+    const held = await claimsOf('con');
+    expect(held.map((c) => c.item_id).sort()).toEqual([...items].sort());
+  });
+
+  it('should register the session with the client’s harness and release its claims when the client goes away', async () => {
+    await item('rel', 'release me', '--status', 'planned');
+    const client = await connect('rel', 'Gemini CLI');
+    const claimed = await success<{ item_id: string; session_id: number }>(client, 'claim');
+    const session = await http<SessionResponse>(daemon.url, 'GET', `/v1/sessions/${claimed.session_id}`, {
+      token: daemon.token!,
+    });
+    expect(session.body).toMatchObject({ harness: 'gemini-cli', model: 'unknown', project: 'rel', ended_at: null });
+    expect((await claimsOf('rel')).map((c) => c.item_id)).toEqual([claimed.item_id]);
+
+    await client.close();
+    await eventually(async () => (await claimsOf('rel')).length === 0, 'the claim to be released');
+    const ended = await http<SessionResponse>(daemon.url, 'GET', `/v1/sessions/${claimed.session_id}`, {
+      token: daemon.token!,
+    });
+    expect(ended.body.ended_at).not.toBeNull();
+  });
+
+  it('should notify a subscribed client when a write from the CLI changes the frontier', async () => {
+    const client = await connect('res');
+    const updated: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+      updated.push(n.params.uri);
+      return Promise.resolve();
+    });
+    const { resources } = await client.listResources();
+    expect(resources.map((r) => r.uri)).toContain('svc://frontier/res');
+    await client.subscribeResource({ uri: 'svc://frontier/res' });
+
+    const created = await item('res', 'appears live', '--status', 'planned');
+    await eventually(() => Promise.resolve(updated.includes('svc://frontier/res')), 'resources/updated');
+    const read = await client.readResource({ uri: 'svc://frontier/res' });
+    const frontier = JSON.parse((read.contents[0] as { text: string }).text) as { runnable: { item_id: string }[] };
+    expect(frontier.runnable.map((i) => i.item_id)).toContain(created);
+  });
+
+  describe('over HTTP (POST/GET/DELETE /mcp on the daemon)', () => {
+    it('should answer 401 without a token', async () => {
+      const res = await http(daemon.url, 'POST', '/mcp', {
+        body: { jsonrpc: '2.0', id: 1, method: 'initialize', params: {} },
+        headers: { accept: 'application/json, text/event-stream' },
+      });
+      expect(res.status).toBe(401);
+      expect(res.body).toMatchObject({ code: expect.any(String) });
+    });
+
+    it('should serve the same tools with the caller’s bearer token, and hide a connection from another caller', async () => {
+      await item('atl', 'over http', '--status', 'planned');
+      const transport = new StreamableHTTPClientTransport(new URL('/mcp', daemon.url), {
+        requestInit: { headers: { authorization: `Bearer ${daemon.token}` } },
+      });
+      const client = new Client({ name: 'cursor', version: '1.0.0' });
+      await client.connect(transport);
+      clients.push(client);
+      expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(TOOLS);
+      const next = await success<{ session_id: number; steps: { item_id: string }[] }>(client, 'next_work', {
+        project: 'atl',
+      });
+      expect(next.steps.length).toBeGreaterThan(0);
+      const session = await http<SessionResponse>(daemon.url, 'GET', `/v1/sessions/${next.session_id}`, {
+        token: daemon.token!,
+      });
+      expect(session.body).toMatchObject({ harness: 'cursor', ended_at: null });
+
+      // Another person presenting this connection's id gets what a missing connection gets.
+      const otto = await createActor(db.url, { name: 'otto-mcp' });
+      const stolen = await http(daemon.url, 'POST', '/mcp', {
+        token: otto.token,
+        body: { jsonrpc: '2.0', id: 9, method: 'tools/list', params: {} },
+        headers: { accept: 'application/json, text/event-stream', 'mcp-session-id': transport.sessionId! },
+      });
+      expect(stolen.status).toBe(404);
+
+      // DELETE ends the connection, and with it the executor session.
+      await transport.terminateSession();
+      await eventually(
+        async () =>
+          (await http<SessionResponse>(daemon.url, 'GET', `/v1/sessions/${next.session_id}`, { token: daemon.token! }))
+            .body.ended_at !== null,
+        'the session to end',
+      );
+    });
+  });
+});
