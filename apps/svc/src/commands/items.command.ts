@@ -5,6 +5,7 @@ import { ItemDetailWire, ItemListWire, ItemWire, PRIORITIES, RESOLUTIONS } from 
 import { tone } from '../color';
 import { allProjectsOption, apiOf, projectOption, scopedProject } from '../context';
 import { action, CliError, output, printKeyValues, printTable } from '../output';
+import { FieldValueOptions, fieldValueSource } from './field-value';
 import { relativeTime } from '../time';
 import { addDependencyCommands } from './dependencies.command';
 import { collect, jsonObjectOption, parseIntOption, printText, readStdin, readText, text } from './backlog-cli';
@@ -150,22 +151,26 @@ export function registerItemsCommand(program: Command): void {
     );
 
   items
-    .command('update <ref> <field>')
+    .command('update <ref> <field> [value]')
     .description('write one field: structured fields (spec, design_spec, ...) and plain columns')
     .option('--stdin', 'read the value from standard input')
-    .option('--value <text>', 'the value')
+    .option('--value <text>', 'the value (same as the value argument; for values that start with -)')
     .option('--clear', 'set the field to null')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  svc items update ATL-41 priority low\n  svc items update ATL-41 spec --stdin < spec.md\n',
+    )
     .action(
       action(
         async (
           item: string,
           field: string,
-          options: { stdin?: boolean; value?: string; clear?: boolean },
+          positional: string | undefined,
+          options: FieldValueOptions,
           command: Command,
         ) => {
-          const given = [options.stdin, options.value !== undefined, options.clear].filter(Boolean).length;
-          if (given !== 1) throw new CliError('invalid_argument', 'give exactly one of --stdin, --value or --clear');
-          const value = options.clear ? null : options.stdin ? await readStdin() : options.value!;
+          const source = fieldValueSource(positional, options);
+          const value = source.kind === 'clear' ? null : source.kind === 'stdin' ? await readStdin() : source.value;
           const body = await apiOf(command).setItemField(item, field, {
             value,
           });
