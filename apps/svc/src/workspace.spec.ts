@@ -28,6 +28,10 @@ describe(resolveProjectScope.name, () => {
     expect(resolveProjectScope(undefined, { cwd: root, env: {} })?.project).toBe('file');
   });
 
+  it('should treat SVC_PROJECT set but blank as unset (the .svc.json applies)', () => {
+    expect(resolveProjectScope(undefined, { cwd: root, env: { SVC_PROJECT: ' ' } })?.project).toBe('file');
+  });
+
   it('should drop the implicit scope with allProjects, never a typed flag', () => {
     expect(resolveProjectScope(undefined, { cwd: root, env: { SVC_PROJECT: 'env' }, allProjects: true })).toBeNull();
     expect(resolveProjectScope('flag', { cwd: root, env: {}, allProjects: true })?.project).toBe('flag');

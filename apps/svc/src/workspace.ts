@@ -10,7 +10,8 @@ export interface Workspace {
 
 // The checkout's home project: env SVC_PROJECT, else the nearest .svc.json ({ "project": "..." }) upward from cwd.
 export function findWorkspace(cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): Workspace | null {
-  if (env.SVC_PROJECT) return { project: env.SVC_PROJECT, source: 'SVC_PROJECT' };
+  const fromEnv = env.SVC_PROJECT?.trim();
+  if (fromEnv) return { project: fromEnv, source: 'SVC_PROJECT' };
   let dir = resolve(cwd);
   for (;;) {
     const file = join(dir, WORKSPACE_FILE);

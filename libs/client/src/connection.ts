@@ -17,12 +17,19 @@ export interface Connection {
   token: string | null;
 }
 
+// A setting from the environment: set but empty (`SVC_URL=`, or only blanks) counts as unset, so that an emptied
+// variable falls through to the credential file instead of hiding it.
+export function envSetting(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const value = env[name];
+  return value !== undefined && value.trim() !== '' ? value : undefined;
+}
+
 // Server address and token, for every front end alike: --url/--token, then SVC_URL/SVC_TOKEN, then the credential
 // file (the current server, or the stored credential of the server --url/SVC_URL names), then the default address.
 export function resolveConnection(options: ConnectionOptions = {}, env: NodeJS.ProcessEnv = process.env): Connection {
   const configDir = defaultConfigDir(env);
-  const url = options.url ?? env.SVC_URL ?? readCredentials(configDir)?.url ?? DEFAULT_URL;
-  const token = options.token ?? env.SVC_TOKEN ?? findCredentials(configDir, url)?.token ?? null;
+  const url = options.url ?? envSetting(env, 'SVC_URL') ?? readCredentials(configDir)?.url ?? DEFAULT_URL;
+  const token = options.token ?? envSetting(env, 'SVC_TOKEN') ?? findCredentials(configDir, url)?.token ?? null;
   return { url, token };
 }
 

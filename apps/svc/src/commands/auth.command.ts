@@ -2,6 +2,7 @@ import { Command } from 'commander';
 
 import {
   defaultConfigDir,
+  envSetting,
   findCredentials,
   NotConnectedError,
   readCredentialFile,
@@ -69,10 +70,11 @@ export function registerAuthCommands(program: Command): void {
         const configDir = defaultConfigDir();
         const globals = command.optsWithGlobals<GlobalOptions>();
         const file = readCredentialFile(configDir);
-        const url = globals.url ?? process.env.SVC_URL ?? file.current;
+        const url = globals.url ?? envSetting(process.env, 'SVC_URL') ?? file.current;
+        const envToken = envSetting(process.env, 'SVC_TOKEN');
         const entry: StoredCredentials | null = url
           ? (findCredentials(configDir, url) ??
-            (globals.token || process.env.SVC_TOKEN ? { url, token: (globals.token ?? process.env.SVC_TOKEN)! } : null))
+            (globals.token || envToken ? { url, token: (globals.token ?? envToken)! } : null))
           : null;
         if (!entry) throw new NotConnectedError();
         const status = await statusOf(entry, entry.url === file.current);
