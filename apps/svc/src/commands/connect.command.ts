@@ -14,6 +14,7 @@ import {
   MachineAuthorizationStarted,
   MachineAuthorizationUrlError,
   parseAuthorizationResponse,
+  parseRetryAfter,
   verifyCredentialAuthority,
 } from '@app/contracts';
 
@@ -21,6 +22,10 @@ import { action, CliError } from '../output';
 
 const MACHINE_ID_FILE = 'machine-id';
 const MAX_START_ATTEMPTS = 5;
+// A server briefly unavailable (503 + Retry-After, e.g. its database restarting) is waited for, like a refused
+// connection while polling: at most this long before the code exists, each wait capped (docs/decisions/issue-26-cli.md).
+const OUTAGE_BUDGET_SECONDS = 120;
+const MAX_OUTAGE_WAIT_SECONDS = 30;
 
 interface ConnectOptions {
   tokenStdin?: boolean;
@@ -124,11 +129,37 @@ export async function connectWithToken(origin: string, token: string, configDir:
   process.stdout.write(`connected to ${origin} as ${terminalLine(me.name)} (API token stored in ${file}, mode 0600)\n`);
 }
 
+// A 503 with Retry-After outside the flow's contract (the daemon's database_unavailable): the server is briefly
+// unavailable, not refusing. The seconds to wait (capped), else null. The contract's own 503s keep their meaning.
+function briefOutage(res: RawResponse, parsed: AuthorizationResponse): number | null {
+  if (res.status !== 503 || parsed.outcome !== 'invalid') return null;
+  const header = res.headers['retry-after'];
+  const seconds = parseRetryAfter(typeof header === 'string' ? header : header?.[0]);
+  return seconds === null ? null : Math.min(Math.max(seconds, 1), MAX_OUTAGE_WAIT_SECONDS);
+}
+
+function outageNotice(wait: number): void {
+  process.stderr.write(`svc: the server is briefly unavailable (HTTP 503); trying again in ${wait} s\n`);
+}
+
 async function start(base: string, body: unknown): Promise<MachineAuthorizationStarted> {
+  const giveUpAt = Date.now() + OUTAGE_BUDGET_SECONDS * 1000;
   for (let attempt = 1; ; attempt += 1) {
     const res = await startRequest(base, body);
     const parsed = parseAuthorizationResponse(res.status, res.headers, res.text, 'start');
     if (parsed.outcome === 'started') return parsed.value;
+    const outage = briefOutage(res, parsed);
+    if (outage !== null && Date.now() + outage * 1000 <= giveUpAt) {
+      outageNotice(outage);
+      await sleep(outage);
+      continue;
+    }
+    if (outage !== null) {
+      throw new CliError(
+        'server_unavailable',
+        `the server stayed unavailable (HTTP 503) for ${OUTAGE_BUDGET_SECONDS / 60} min; run svc connect again later`,
+      );
+    }
     if (parsed.outcome === 'slow_down' && attempt < MAX_START_ATTEMPTS) {
       const wait = parsed.retryAfterSeconds ?? 10;
       process.stderr.write(`svc: the server asks to wait ${wait} s before starting again\n`);
@@ -189,11 +220,14 @@ export async function connectWithDeviceCode(
   if (options.open) openBrowser(started.verification_uri_complete);
   const deadline = Date.now() + started.expires_in * 1000;
   const indicator = waitingIndicator(deadline);
+  let connected: string;
   try {
-    await pollUntilDecided(origin, base, configDir, machine, started, deadline, options);
+    connected = await pollUntilDecided(origin, base, configDir, machine, started, deadline, options);
   } finally {
+    // clear the spinner's line before anything else is printed (the success line, or the error)
     indicator.stop();
   }
+  process.stdout.write(`${connected}\n`);
 }
 
 async function pollUntilDecided(
@@ -204,7 +238,7 @@ async function pollUntilDecided(
   started: MachineAuthorizationStarted,
   deadline: number,
   options: DeviceConnectOptions,
-): Promise<void> {
+): Promise<string> {
   const hosted = options.org !== undefined;
   let wait = started.interval;
   while (Date.now() < deadline) {
@@ -218,6 +252,11 @@ async function pollUntilDecided(
       continue;
     }
     const parsed = parseAuthorizationResponse(res.status, res.headers, res.text, 'poll');
+    const outage = briefOutage(res, parsed);
+    if (outage !== null) {
+      wait = Math.max(outage, started.interval);
+      continue;
+    }
     if (parsed.outcome === 'pending' || parsed.outcome === 'unavailable') {
       wait = started.interval;
       continue;
@@ -250,10 +289,9 @@ async function pollUntilDecided(
       org: parsed.value.org,
       ...(me ? { actor: me.name } : {}),
     });
-    process.stdout.write(
-      `${terminalLine(`connected to ${apiUrl}${me ? ` as ${me.name}` : ''} (organization ${parsed.value.org}); credential stored in ${file} (mode 0600)`)}\n`,
+    return terminalLine(
+      `connected to ${apiUrl}${me ? ` as ${me.name}` : ''} (organization ${parsed.value.org}); credential stored in ${file} (mode 0600)`,
     );
-    return;
   }
   throw new CliError('authorization_expired', 'the code expired before it was approved; run svc connect again');
 }
