@@ -17,7 +17,7 @@ Completion: eval "$(svc completion bash)" (also zsh, fish).
 export const EXAMPLES: Record<string, string[]> = {
   'machine-authorization': [
     'svc machine-authorization list',
-    'svc machine-authorization resolve ABCD-1234 --action approve',
+    'svc machine-authorization resolve BCDF-GHJK --action approve',
   ],
   machines: ['svc machines ls', 'svc machines revoke 3'],
   'self-host': ['svc self-host init'],
@@ -41,6 +41,7 @@ export const EXAMPLES: Record<string, string[]> = {
     'svc items create --title "Fix the login form"',
     'svc items show AL-12',
     'svc items status AL-12 implementing',
+    'svc items update AL-12 priority low',
   ],
   sections: ['svc sections ls AL-12', 'svc sections upsert AL-12 Notes --stdin < notes.md'],
   epics: ['svc epics show AL-3', 'svc epics tasks ls AL-3', 'svc epics notes add AL-3 1 --body "done"'],

@@ -156,10 +156,6 @@ export function registerItemsCommand(program: Command): void {
     .option('--stdin', 'read the value from standard input')
     .option('--value <text>', 'the value (same as the value argument; for values that start with -)')
     .option('--clear', 'set the field to null')
-    .addHelpText(
-      'after',
-      '\nExamples:\n  svc items update ATL-41 priority low\n  svc items update ATL-41 spec --stdin < spec.md\n',
-    )
     .action(
       action(
         async (
