@@ -416,7 +416,8 @@ describe('svc charge', () => {
       writeFileSync(join(checkout, '.svc.json'), JSON.stringify({ project: 'race' }));
       const result = await charge(['--yes'], { cwd: checkout });
       expect(result.code).toBe(0);
-      expect(result.stdout).toMatch(/dispatch: \/svc conduct RC-\d+/);
+      // with --yes only the dispatch outcome: no schedule table before it (issue 26)
+      expect(result.stdout).toMatch(/^dispatch: \/svc conduct RC-\d+\n$/);
       expect(result.stdout).not.toContain('AL-');
     });
   });

@@ -99,7 +99,9 @@ export function cliChargeIO(options: ChargeOptions, json: boolean): ChargeFlowIO
   const say = (text: string) => (json ? process.stderr : process.stdout).write(`${terminalText(text)}\n`);
   return {
     report: say,
-    showSchedule: json ? undefined : (schedule) => printSchedule(terminalSafe(schedule)),
+    // --yes (scripts) prints only the outcome; a dry run is the schedule itself
+    showSchedule:
+      json || (options.yes && !options.dryRun) ? undefined : (schedule) => printSchedule(terminalSafe(schedule)),
     async confirm(target: ScheduleStep): Promise<boolean> {
       if (options.yes) return true;
       const answer = await ask(
