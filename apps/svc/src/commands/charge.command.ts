@@ -190,7 +190,7 @@ export function registerChargeCommand(program: Command): void {
     .option('--item <ref>', 'target this item instead of the top-ranked one')
     .addOption(projectOption('project scope; --item alone charges that item wherever it lives'))
     .addOption(wipCapOption())
-    .option('-y, --yes', 'do not ask for confirmation (scripts)')
+    .option('-y, --yes', 'do not ask for confirmation; print only the outcome, not the schedule (scripts)')
     .addOption(new Option('--session <id>', 'executor session id (default: register one)').env('SVC_SESSION_ID'))
     .addOption(new Option('--harness <harness>', 'executor harness of a new session').env('SVC_HARNESS').default('cli'))
     .addOption(new Option('--model <model>', 'executor model of a new session').env('SVC_MODEL').default('unknown'))
