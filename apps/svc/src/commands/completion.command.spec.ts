@@ -1,6 +1,14 @@
+import { resolve } from 'node:path';
+
 import { Command, Option } from 'commander';
 
-import { completionCandidates, completionContext } from './completion.command';
+import {
+  completionCandidates,
+  completionContext,
+  completionScript,
+  selfInvocation,
+  SHELLS,
+} from './completion.command';
 
 function tree(): Command {
   const program = new Command('svc').option('--json').option('--url <url>');
@@ -41,5 +49,19 @@ describe(completionCandidates.name, () => {
       '--help',
     ]);
     expect(await completionCandidates(tree(), ['frontier', 'list', '--only', 'r'])).toEqual(['runnable']);
+  });
+});
+
+describe('the printed completion scripts', () => {
+  it('call the executable that printed them, quoted, with svc on PATH as the fallback', () => {
+    const self = ["/opt/node's/bin/node", '/home/a b/svc/bin/svc.js'];
+    expect(selfInvocation('/usr/bin/node', 'bin/svc.js')).toEqual(['/usr/bin/node', resolve('bin/svc.js')]);
+    expect(selfInvocation('/usr/local/bin/svc', '/usr/local/bin/svc')).toEqual(['/usr/local/bin/svc']);
+    expect(completionScript('bash', self)).toContain(
+      `local -a self=('/opt/node'\\''s/bin/node' '/home/a b/svc/bin/svc.js')`,
+    );
+    expect(completionScript('zsh', self)).toContain(`self=('/opt/node'\\''s/bin/node' '/home/a b/svc/bin/svc.js')`);
+    expect(completionScript('fish', self)).toContain(`set -l self '/opt/node\\'s/bin/node' '/home/a b/svc/bin/svc.js'`);
+    for (const shell of SHELLS) expect(completionScript(shell, self)).toMatch(/self=?\(?svc\)?|set self svc/);
   });
 });

@@ -1,3 +1,5 @@
+import { resolve } from 'node:path';
+
 import { Command, Option } from 'commander';
 
 import { apiFor, connectedCredentials } from '@app/client';
@@ -11,37 +13,68 @@ import { resolveProjectScope } from '../workspace';
 export const COMPLETE_COMMAND = '__complete';
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
-const SCRIPTS: Record<(typeof SHELLS)[number], string> = {
-  bash: `# svc completion for bash. Load it now: eval "$(svc completion bash)"
+// The executable that prints the script: node and the script path (`node bin/svc.js`), or the binary alone when it
+// is one file. The printed script calls it, not whatever `svc` is on PATH (none when the CLI runs from a checkout);
+// when it is gone (node upgraded, checkout moved), the script falls back to `svc` on PATH.
+export function selfInvocation(execPath = process.execPath, script: string | undefined = process.argv[1]): string[] {
+  const path = script ? resolve(script) : undefined;
+  return path && path !== execPath ? [execPath, path] : [execPath];
+}
+
+// POSIX single quotes (bash, zsh): ' closes, \' is a literal quote, ' reopens.
+export const shQuote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
+// fish single quotes: only \ and ' are escaped.
+export const fishQuote = (word: string) => `'${word.replace(/[\\']/g, (c) => `\\${c}`)}'`;
+
+export function completionScript(shell: (typeof SHELLS)[number], self: string[] = selfInvocation()): string {
+  const sh = self.map(shQuote).join(' ');
+  const fish = self.map(fishQuote).join(' ');
+  switch (shell) {
+    case 'bash':
+      return `# svc completion for bash. Load it now: eval "$(svc completion bash)"
 # or for every shell: svc completion bash > ~/.local/share/bash-completion/completions/svc
+# It runs the svc that printed it (the paths below), else svc on PATH.
 _svc_complete() {
   local IFS=$'\\n'
-  COMPREPLY=($(svc ${COMPLETE_COMMAND} "\${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null))
+  local -a self=(${sh})
+  [[ -x "\${self[0]}" && -e "\${self[-1]}" ]] || self=(svc)
+  COMPREPLY=($("\${self[@]}" ${COMPLETE_COMMAND} "\${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null))
 }
 complete -o default -F _svc_complete svc
-`,
-  zsh: `#compdef svc
+`;
+    case 'zsh':
+      return `#compdef svc
 # svc completion for zsh. Load it now: eval "$(svc completion zsh)"
 # or for every shell: svc completion zsh > "\${fpath[1]}/_svc"
+# It runs the svc that printed it (the paths below), else svc on PATH.
 _svc() {
-  local -a candidates
-  candidates=(\${(f)"$(svc ${COMPLETE_COMMAND} "\${(@)words[2,CURRENT]}" 2>/dev/null)"})
+  local -a candidates self
+  self=(${sh})
+  [[ -x "\${self[1]}" && -e "\${self[-1]}" ]] || self=(svc)
+  candidates=(\${(f)"$("\${self[@]}" ${COMPLETE_COMMAND} "\${(@)words[2,CURRENT]}" 2>/dev/null)"})
   if (( \${#candidates} )); then compadd -- "\${candidates[@]}"; else _files; fi
 }
 if (( \${+functions[compdef]} )); then compdef _svc svc; fi
-`,
-  fish: `# svc completion for fish. Load it now: svc completion fish | source
+`;
+    case 'fish':
+      return `# svc completion for fish. Load it now: svc completion fish | source
 # or for every shell: svc completion fish > ~/.config/fish/completions/svc.fish
+# It runs the svc that printed it (the paths below), else svc on PATH.
 function __svc_complete
     set -l tokens (commandline -opc)
     set -e tokens[1]
     set -l current (commandline -ct)
+    set -l self ${fish}
+    if not test -x $self[1]; or not test -e $self[-1]
+        set self svc
+    end
     # quoted, so that an empty current word still counts as a word
-    svc ${COMPLETE_COMMAND} $tokens "$current" 2>/dev/null
+    $self ${COMPLETE_COMMAND} $tokens "$current" 2>/dev/null
 end
 complete -c svc -f -a '(__svc_complete)'
-`,
-};
+`;
+  }
+}
 
 export function registerCompletionCommand(program: Command): void {
   program
@@ -53,7 +86,7 @@ export function registerCompletionCommand(program: Command): void {
         if (!(SHELLS as readonly string[]).includes(shell)) {
           throw new CliError('validation_failed', `no completion for ${shell}: choose ${SHELLS.join(', ')}`);
         }
-        process.stdout.write(SCRIPTS[shell as (typeof SHELLS)[number]]);
+        process.stdout.write(completionScript(shell as (typeof SHELLS)[number]));
       }),
     );
 }
