@@ -13,6 +13,8 @@ const root = join(__dirname, '..');
 const dist = join(root, 'dist');
 const next = join(root, `dist.next-${process.pid}`);
 const bin = (name) => join(root, 'node_modules', '.bin', name);
+// the inputs as they are when the compiler reads them: an edit during the build makes the next start rebuild
+const inputsHash = require('./build-stamp').inputsHash(root);
 
 function files(dir) {
   if (!existsSync(dir)) return [];
@@ -43,3 +45,5 @@ for (const file of files(dist)) {
   if (!built.has(rel) && /\.(js|js\.map|d\.ts)$/.test(rel)) unlinkSync(file);
 }
 rmSync(next, { recursive: true, force: true });
+// last: dist/ is now the build of these inputs (npm start skips the build while they stay the same)
+require('./build-stamp').writeStamp(root, inputsHash);
