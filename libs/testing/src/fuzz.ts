@@ -365,7 +365,9 @@ export class Fuzzer {
       if (type.includes('json')) {
         let code: unknown;
         try {
-          code = (JSON.parse(text) as { code?: unknown }).code;
+          const body = JSON.parse(text) as { code?: unknown; jsonrpc?: unknown; error?: { code?: unknown } };
+          // /mcp speaks JSON-RPC (the MCP transport's own refusals): its code is the error object's number.
+          code = body.jsonrpc === '2.0' && typeof body.error?.code === 'number' ? String(body.error.code) : body.code;
         } catch {
           code = undefined;
         }
