@@ -1,4 +1,8 @@
-/* Jest: swc transpiles (type checking is the build's job), three tiers share one run. */
+/* Jest: swc transpiles (type checking is the build's job), three tiers share one run.
+ * Each tier starts only what it needs: the unit tier nothing (no database; `npm run test:unit`), the e2e tier the
+ * PostgreSQL servers (libs/testing/src/global-setup.ts), the integration tier those plus its migrated template.
+ * Jest runs a project's globalSetup only when that project has tests in the run, so `npm test` (every tier) and
+ * `jest --selectProjects e2e` start the servers and `--selectProjects unit` starts none. */
 const swc = ['@swc/jest', { swcrc: true }];
 const moduleNameMapper = {
   '^@app/(core|contracts|client|database|testing)$': '<rootDir>/libs/$1/src',
@@ -15,8 +19,6 @@ const common = {
 
 module.exports = {
   testTimeout: 60000,
-  globalSetup: '<rootDir>/libs/testing/src/global-setup.ts',
-  globalTeardown: '<rootDir>/libs/testing/src/global-teardown.ts',
   projects: [
     {
       ...common,
@@ -28,6 +30,8 @@ module.exports = {
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
       testTimeout: 60000,
+      globalSetup: '<rootDir>/libs/testing/src/global-setup.ts',
+      globalTeardown: '<rootDir>/libs/testing/src/global-teardown.ts',
     },
     {
       ...common,

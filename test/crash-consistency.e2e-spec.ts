@@ -175,7 +175,7 @@ describe('kill -9 of the daemon mid-write', () => {
 
     // Every credential delivered before the kill works on a new daemon.
     daemon = await startDaemonProcess({ env: env() });
-    await waitFor('readiness', async () => ((await fetch(`${daemon.url}/readyz`)).status === 200 ? true : null));
+    await waitFor(async () => (await fetch(`${daemon.url}/readyz`)).status === 200, { what: 'readiness' });
     for (const credential of credentials) {
       const me = await fetch(`${daemon.url}/v1/whoami`, { headers: { authorization: `Bearer ${credential}` } });
       expect(me.status).toBe(200);

@@ -2,20 +2,14 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { DaemonProcess, startDaemonProcess } from '@app/testing';
+import { DaemonProcess, startDaemonProcess, waitFor } from '@app/testing';
 
 const postmasterPid = (home: string) => Number(readFileSync(join(home, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
 const lockOf = (home: string) =>
   JSON.parse(readFileSync(join(home, 'daemon.lock'), 'utf8')) as { pid: number; url: string };
 
 async function until<T>(what: string, probe: () => Promise<T | null>, timeoutMs = 60000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => null);
-    if (value !== null) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  return waitFor(probe, { what, timeout: timeoutMs, interval: 200 });
 }
 
 function refusedStart(env: Record<string, string>): Promise<Error> {

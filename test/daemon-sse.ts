@@ -1,5 +1,7 @@
 // A minimal reader of the daemon's event stream for e2e tests (the TUI's client uses eventsource-parser).
 
+import { waitFor } from '@app/testing/wait-for';
+
 export interface SseMessage {
   event: string;
   id: string | null;
@@ -89,12 +91,7 @@ export async function openStream(
   };
 }
 
-// Polls until `check` answers true (a generous deadline; never a fixed sleep).
+// Polls until `check` answers true (a generous deadline; never a fixed sleep): libs/testing's waitFor.
 export async function eventually(check: () => Promise<boolean> | boolean, timeoutMs = 20000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('condition not met in time');
+  await waitFor(check, { timeout: timeoutMs, interval: 50 });
 }

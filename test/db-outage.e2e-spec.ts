@@ -79,7 +79,7 @@ describe('database outages', () => {
     } finally {
       await cluster.start();
     }
-    await waitFor('readiness', async () => ((await fetch(`${daemon.url}/readyz`)).status === 200 ? true : null));
+    await waitFor(async () => (await fetch(`${daemon.url}/readyz`)).status === 200, { what: 'readiness' });
   });
 
   it.each(['stop', 'crash'] as const)(
@@ -119,12 +119,15 @@ describe('database outages', () => {
     })();
     try {
       await cluster.stop();
-      await new Promise((r) => setTimeout(r, 1500));
+      // The daemon has noticed the outage (readiness fails) before the server comes back.
+      await waitFor(async () => (await fetch(`${daemon.url}/readyz`)).status !== 200, {
+        what: 'readiness to fail',
+        timeout: 30000,
+      });
       await cluster.start();
       const title = `after the outage ${Date.now()}`;
       // The listener reconnects on its own; writes made after that reach the stream that stayed open.
       await waitFor(
-        'an item change on the stream',
         async () => {
           const created = await fetch(`${daemon.url}/v1/items`, {
             method: 'POST',
@@ -133,10 +136,10 @@ describe('database outages', () => {
           });
           if (created.status !== 201) return null;
           const { item_id: ref } = (await created.json()) as { item_id: string };
-          await new Promise((r) => setTimeout(r, 1000));
-          return received.includes(ref) ? true : null;
+          // Seen on the stream soon after the write, or the listener had not reconnected yet: write again.
+          return waitFor(() => received.includes(ref), { timeout: 1000, interval: 25 }).catch(() => false);
         },
-        30000,
+        { what: 'an item change on the stream', timeout: 30000 },
       );
     } finally {
       controller.abort();
@@ -155,17 +158,27 @@ describe('database outages', () => {
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => (err += c.toString()));
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-    const code = await waitFor('the user code', async () => {
-      const match = /^\s+([BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4})\s*$/m.exec(out);
-      return match ? match[1] : null;
+    const code = await waitFor(() => /^\s+([BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4})\s*$/m.exec(out)?.[1], {
+      what: 'the user code',
     });
-    // Longer than the poll interval (5 s): at least one poll meets the outage and is told to retry.
+    // At least one poll meets the outage and is told to retry (the machine-authorization routes log the 503s they
+    // answer while the database is away), and the command line keeps waiting.
+    const logged = daemon.stdout().length;
     await cluster.stop();
-    await new Promise((r) => setTimeout(r, 6500));
+    await waitFor(
+      () =>
+        daemon
+          .stdout()
+          .slice(logged)
+          .split('\n')
+          .some((l) => /"context":"MachineAuthorization"/.test(l) && /answered 503/.test(l)),
+      { what: 'a poll answered 503 during the outage', timeout: 30000 },
+    );
     expect(child.exitCode).toBeNull();
     await cluster.start();
-    await waitFor('the approval', async () =>
-      (await resolveMachineAuthorization(daemon.url, daemon.token!, code, 'approve')).status === 200 ? true : null,
+    await waitFor(
+      async () => (await resolveMachineAuthorization(daemon.url, daemon.token!, code, 'approve')).status === 200,
+      { what: 'the approval' },
     );
     expect(await exited).toBe(0);
     expect(out).toContain('connected to');

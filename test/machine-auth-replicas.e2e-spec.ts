@@ -1,4 +1,4 @@
-import { createTestDatabase, DaemonProcess, startDaemonProcess, TestDatabase } from '@app/testing';
+import { createTestDatabase, DaemonProcess, startDaemonProcess, TestDatabase, waitFor } from '@app/testing';
 import {
   awaitRoomInMinute,
   freshClientIp,
@@ -111,7 +111,18 @@ describe('machine authorization across two daemon processes', () => {
       });
       expect([400, 413, 415]).toContain(res.status);
     }
-    await new Promise((r) => setTimeout(r, 300));
+    // Each reply spends the budget once it has been sent (on 'finish'): wait until all 120 are counted.
+    await waitFor(
+      async () => {
+        const rows = await sql<{ hits: number }>(
+          db.url,
+          `SELECT coalesce(sum(hits), 0)::int AS hits FROM rate_counters WHERE scope = 'machine_auth_poll' AND subject = $1`,
+          [ip],
+        );
+        return rows[0].hits >= 120;
+      },
+      { what: 'the 120 rejected polls counted', timeout: 10000, interval: 50 },
+    );
     const next = await pollMachineAuthorization(one.url, 'x'.repeat(43), { id: 'm', name: 'n' }, ip);
     expect(next.status).toBe(429);
     expect(next.body).toMatchObject({ code: 'authorization_poll_rate_limited' });

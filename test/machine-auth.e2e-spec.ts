@@ -1,4 +1,12 @@
-import { createTestDatabase, DaemonProcess, runSvc, startDaemonProcess, svcEnv, TestDatabase } from '@app/testing';
+import {
+  createTestDatabase,
+  DaemonProcess,
+  runSvc,
+  startDaemonProcess,
+  svcEnv,
+  TestDatabase,
+  waitFor,
+} from '@app/testing';
 import {
   createActor,
   freshClientIp,
@@ -556,11 +564,18 @@ describe('machine authorization (self-host)', () => {
   describe('logs', () => {
     it('should never print a device code, user code or credential', async () => {
       const { ip, started } = await approved('m-logs');
+      const completed = () => (daemon.stdout() + daemon.stderr()).match(/request completed/g)?.length ?? 0;
       const success = await pollMachineAuthorization(base, started.device_code, machine('m-logs'), ip);
+      const before = completed();
       await http(base, 'GET', `/v1/machine-authorizations/${started.user_code}`, { token: admin });
       await http(base, 'GET', `/machine-approval/${started.user_code}`);
       await http(base, 'GET', `/machine-approval?code=${started.user_code}`);
-      await new Promise((r) => setTimeout(r, 200));
+      // The three requests above are logged once their replies are sent.
+      await waitFor(() => completed() >= before + 3, {
+        what: 'the three requests logged',
+        timeout: 10000,
+        interval: 25,
+      });
       const logs = daemon.stdout() + daemon.stderr();
       expect(logs).toMatch(/request completed/);
       for (const secret of [

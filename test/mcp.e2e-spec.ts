@@ -13,6 +13,7 @@ import {
   SVC_BIN,
   svcEnv,
   TestDatabase,
+  waitFor,
 } from '@app/testing';
 import { createActor, http } from '@app/testing/machine-auth';
 
@@ -40,13 +41,7 @@ async function eventually<T>(
   what: string,
   ms = 20_000,
 ): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  return waitFor(check, { what, timeout: ms });
 }
 
 // Issue 29: `svc mcp` driven by the SDK's own client over stdio against a real daemon, and the daemon's /mcp.

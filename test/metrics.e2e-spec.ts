@@ -10,6 +10,7 @@ import {
   startDaemonProcess,
   TestDatabase,
   withClient,
+  waitFor,
 } from '@app/testing';
 import {
   createActor,
@@ -175,16 +176,15 @@ describe('GET /metrics', () => {
       signal: controller.signal,
     });
     expect(stream.status).toBe(200);
-    const waitFor = async (value: number) => {
-      for (let i = 0; i < 100; i += 1) {
-        if (sample(await scrape(), 'svc_event_streams_open') === value) return;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      throw new Error(`svc_event_streams_open never reached ${value}`);
-    };
-    await waitFor(1);
+    const streamsOpen = (value: number) =>
+      waitFor(async () => sample(await scrape(), 'svc_event_streams_open') === value, {
+        what: `svc_event_streams_open = ${value}`,
+        timeout: 5000,
+        interval: 50,
+      });
+    await streamsOpen(1);
     controller.abort();
-    await waitFor(0);
+    await streamsOpen(0);
   });
 
   it('should expose every series the Grafana dashboard in docker/ queries', async () => {

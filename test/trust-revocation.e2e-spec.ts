@@ -10,6 +10,7 @@ import {
   startDaemonProcess,
   TestDatabase,
   withClient,
+  waitFor,
 } from '@app/testing';
 import { createActor, freshClientIp, http, sql, startMachineAuthorization, TestActor } from '@app/testing/machine-auth';
 
@@ -34,11 +35,7 @@ async function machineCredential(url: string, actorId: number, org: string, mach
 }
 
 async function until(predicate: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  await waitFor(predicate, { timeout: timeoutMs, interval: 25 });
 }
 
 describe('trust boundaries: revocation and membership (self-host)', () => {

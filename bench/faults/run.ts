@@ -11,7 +11,8 @@ import { AppModule } from '../../apps/daemon/src/app.module';
 import { parseConfig } from '../../apps/daemon/src/config/config';
 import { createProject, insertItems } from '../../libs/testing/src/backlog-factory';
 import { startDaemonProcess } from '../../libs/testing/src/daemon-process';
-import { OutageFigures, runOutage, startPrivateCluster, waitFor } from '../../libs/testing/src/faults';
+import { OutageFigures, runOutage, startPrivateCluster } from '../../libs/testing/src/faults';
+import { waitFor } from '../../libs/testing/src/wait-for';
 import { discoverRoutes, Fuzzer, fuzzRoutes } from '../../libs/testing/src/fuzz';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -67,11 +68,14 @@ async function embeddedRestart(): Promise<{ restart_ms: number; ready_again_ms: 
     const pid = Number(readFileSync(join(home, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
     const killed = Date.now();
     process.kill(pid, 'SIGKILL');
-    await waitFor('readiness after the embedded server was killed', async () => {
-      const res = await fetch(`${daemon.url}/readyz`).catch(() => null);
-      // Until the watchdog notices, the daemon may still answer 200 from a pool that has not tried the database.
-      return res?.status === 200 && /restarted in/.test(daemon.stderr()) ? true : null;
-    });
+    await waitFor(
+      async () => {
+        const res = await fetch(`${daemon.url}/readyz`).catch(() => null);
+        // Until the watchdog notices, the daemon may still answer 200 from a pool that has not tried the database.
+        return res?.status === 200 && /restarted in/.test(daemon.stderr());
+      },
+      { what: 'readiness after the embedded server was killed' },
+    );
     const readyAgain = Date.now() - killed;
     const match = /embedded database server restarted in (\d+) ms/.exec(daemon.stderr());
     return { restart_ms: match ? Number(match[1]) : -1, ready_again_ms: readyAgain, logged: match !== null };

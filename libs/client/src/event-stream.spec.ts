@@ -2,6 +2,7 @@ import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http
 import { AddressInfo } from 'node:net';
 
 import type { StreamNotice } from '@app/contracts';
+import { waitFor } from '@app/testing/wait-for';
 
 import { backoffDelay, openEventStream, StreamStatus, StreamStatusDetail } from './event-stream';
 import { SvcHttpError } from './http-client';
@@ -34,13 +35,7 @@ async function sseServer(
 const open = (res: ServerResponse) => res.writeHead(200, { 'content-type': 'text/event-stream' });
 
 async function until<T>(probe: () => T | undefined | null | false, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  return waitFor(probe, { what, timeout: timeoutMs, interval: 10 });
 }
 
 describe('openEventStream', () => {

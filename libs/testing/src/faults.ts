@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 
+import { waitFor } from './wait-for';
+
 // A PostgreSQL cluster of its own (the embedded package's binaries, run as user postgres when root) that a fault
 // test may stop, kill and start without disturbing any other test. Operations run in a child process on the built
 // EmbeddedServer (private-cluster.cjs): jest cannot import the package's ES modules.
@@ -270,16 +272,6 @@ export async function lostWrites(databaseUrl: string, titles: string[]): Promise
   }
 }
 
-export async function waitFor<T>(what: string, probe: () => Promise<T | null>, timeoutMs = 60000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => null);
-    if (value !== null) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 // One outage under load: warm up, take the database away for `outageMs`, bring it back, wait until every kind has
 // succeeded again, then a little more load. Returns the figures and the raw samples.
 export async function runOutage(
@@ -300,12 +292,13 @@ export async function runOutage(
     const restarting = Date.now();
     await cluster.start();
     window = { down, restarting, up: Date.now() };
-    await waitFor('recovery of every kind of request', async () => {
-      const ok = (['poll', 'frontier', 'write'] as LoadKind[]).every((kind) =>
-        load.samples.some((s) => s.kind === kind && s.sentAt >= window.up && s.status === SUCCESS[kind]),
-      );
-      return ok ? true : null;
-    });
+    await waitFor(
+      () =>
+        (['poll', 'frontier', 'write'] as LoadKind[]).every((kind) =>
+          load.samples.some((s) => s.kind === kind && s.sentAt >= window.up && s.status === SUCCESS[kind]),
+        ),
+      { what: 'recovery of every kind of request' },
+    );
     await sleep(500);
   } finally {
     await load.stop();

@@ -3,7 +3,10 @@ import { rmSync } from 'node:fs';
 import { ENV_EMBEDDED_HOME } from './environment';
 
 export default async function globalTeardown(): Promise<void> {
-  await globalThis.__SVC_EMBEDDED__?.stop();
+  const embedded = globalThis.__SVC_EMBEDDED__;
+  if (!embedded) return; // already torn down by the other tier's teardown
+  globalThis.__SVC_EMBEDDED__ = undefined;
+  await embedded.stop();
   const home = process.env[ENV_EMBEDDED_HOME];
   if (home) rmSync(home, { recursive: true, force: true });
 }

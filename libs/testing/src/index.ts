@@ -6,3 +6,4 @@ export * from './test-database';
 export * from './db-snapshot';
 export * from './faults';
 export * from './fuzz';
+export * from './wait-for';

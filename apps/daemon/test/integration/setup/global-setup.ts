@@ -3,12 +3,15 @@ import { Client } from 'pg';
 // Global setup runs outside jest's module mapper, so the libs and the daemon are imported by path.
 import { runMigrations } from '../../../src/database/migrate';
 import { canConnect, DEFAULT_SERVER_URL, withDatabase } from '../../../../../libs/testing/src/environment';
+import serversSetup from '../../../../../libs/testing/src/global-setup';
 
 export const ENV_TEMPLATE_URL = 'SVC_INTEGRATION_TEMPLATE_URL';
 
 // The integration tier applies the migrations once, to a template database; each test file then creates its own
 // database as a copy of the template (CREATE DATABASE … TEMPLATE), which is a file copy, not a migration run.
+// The tier first starts the servers every database tier shares (a no-op when the e2e tier already did).
 export default async function integrationSetup(): Promise<void> {
+  await serversSetup();
   const serverUrl = process.env.SVC_TEST_DATABASE_URL ?? DEFAULT_SERVER_URL;
   if (!(await canConnect(serverUrl))) {
     // No server: each file migrates its own database on the embedded server the root setup starts.

@@ -1,0 +1,111 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+
+// Lint enforces the house (eslint.config.mjs, issue 30): each planted violation below, linted as if it were the
+// text of a real file of the tree (so the type-aware rules see it in the project), fails with the boundary's rule.
+// One node process runs ESLint's Node API for every case: the project service starts once.
+const ROOT = join(__dirname, '../../..');
+
+interface Case {
+  name: string;
+  filePath: string;
+  code: string;
+}
+
+const CASES: Case[] = [
+  {
+    name: "a daemon feature imports another feature's repository",
+    filePath: 'apps/daemon/src/items/items.service.ts',
+    code: "import { ProjectsRepository } from '../projects/projects.repository';\nexport const planted = ProjectsRepository;\n",
+  },
+  {
+    name: 'the daemon imports the command line (relative path)',
+    filePath: 'apps/daemon/src/main.ts',
+    code: "import { buildProgram } from '../../svc/src/program';\nexport const planted = buildProgram;\n",
+  },
+  {
+    name: 'the daemon imports the command line (baseUrl path)',
+    filePath: 'apps/daemon/src/main.ts',
+    code: "import { buildProgram } from 'apps/svc/src/program';\nexport const planted = buildProgram;\n",
+  },
+  {
+    name: 'the command line imports the terminal UI',
+    filePath: 'apps/svc/src/program.ts',
+    code: "import { run } from '../../tui/src/app';\nexport const planted = run;\n",
+  },
+  {
+    name: 'a lib imports an app',
+    filePath: 'libs/client/src/api.ts',
+    code: "import { AppModule } from '../../../apps/daemon/src/app.module';\nexport const planted = AppModule;\n",
+  },
+  {
+    name: 'the core imports another lib',
+    filePath: 'libs/core/src/index.ts',
+    code: "import { SvcApi } from '@app/client';\nexport const planted = SvcApi;\n",
+  },
+  {
+    name: 'the contracts climb out of their folder',
+    filePath: 'libs/contracts/src/index.ts',
+    code: "import { planted as p } from '../../core/src';\nexport const planted = p;\n",
+  },
+  {
+    name: 'a floating promise',
+    filePath: 'apps/daemon/src/main.ts',
+    code: 'async function work(): Promise<void> {}\nwork();\n',
+  },
+  {
+    name: 'a promise where a void callback is expected',
+    filePath: 'apps/svc/src/program.ts',
+    code: "import { EventEmitter } from 'node:events';\nnew EventEmitter().on('x', async () => {});\n",
+  },
+  {
+    name: 'allowed: own repository and a lib (last)',
+    filePath: 'apps/daemon/src/items/items.service.ts',
+    code: "import { ItemsRepository } from './items.repository';\nimport { SvcApi } from '@app/client';\nexport const planted = [ItemsRepository, SvcApi];\n",
+  },
+];
+
+const EXPECTED_RULE: Record<string, string> = {
+  'a floating promise': '@typescript-eslint/no-floating-promises',
+  'a promise where a void callback is expected': '@typescript-eslint/no-misused-promises',
+};
+
+const SCRIPT = `
+const { ESLint } = require('eslint');
+(async () => {
+  const cases = JSON.parse(process.argv[1]);
+  const eslint = new ESLint({ cwd: process.argv[2] });
+  const out = [];
+  for (const c of cases) {
+    const [result] = await eslint.lintText(c.code, { filePath: c.filePath });
+    out.push(result.messages.map((m) => ({ ruleId: m.ruleId, message: m.message, fatal: !!m.fatal })));
+  }
+  process.stdout.write(JSON.stringify(out));
+})().catch((e) => { console.error(e); process.exit(1); });
+`;
+
+describe('lint enforces the house', () => {
+  let results: { ruleId: string | null; message: string; fatal: boolean }[][];
+
+  beforeAll(() => {
+    const stdout = execFileSync(process.execPath, ['-e', SCRIPT, JSON.stringify(CASES), ROOT], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    results = JSON.parse(stdout);
+  }, 120_000);
+
+  it("a feature's own repository and a lib stay allowed", () => {
+    const messages = results[CASES.length - 1];
+    expect(messages.filter((m) => m.fatal)).toEqual([]);
+    expect(messages.map((m) => m.ruleId)).not.toContain('no-restricted-imports');
+  });
+
+  it.each(CASES.slice(0, -1).map((c, i) => [c.name, i] as const))('%s fails lint', (name, i) => {
+    const messages = results[i];
+    expect(messages.filter((m) => m.fatal)).toEqual([]);
+    const rule = EXPECTED_RULE[name] ?? 'no-restricted-imports';
+    expect(messages.map((m) => m.ruleId)).toContain(rule);
+  });
+});
