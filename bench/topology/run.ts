@@ -228,13 +228,14 @@ async function main(): Promise<void> {
   try {
     replicas.push(await startDaemonProcess({ env }));
     const admin = replicas[0];
-    // Pending codes to poll, started straight at the first replica from distinct declared-proxy clients.
+    // Pending codes to poll, started straight at the first replica from distinct declared-proxy clients, each in a
+    // network of its own (one /24 holds at most 32 open codes).
     const codes: { device_code: string; machine_id: string }[] = [];
     for (let i = 0; i < CODES; i += 1) {
       const machine_id = `bench-${i}`;
       const res = await fetch(`${admin.url}/api/machine/authorizations`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-forwarded-for': `10.98.${i >> 8}.${i & 0xff}` },
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': `10.98.${i}.1` },
         body: JSON.stringify({ machine_id, machine_name: 'bench' }),
       });
       if (res.status !== 201) throw new Error(`start answered ${res.status}: ${await res.text()}`);
