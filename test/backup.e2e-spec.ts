@@ -14,6 +14,7 @@ import {
   startDaemonProcess,
   TestDatabase,
   VOLATILE_TABLES,
+  waitFor,
   withClient,
 } from '@app/testing';
 import {
@@ -140,13 +141,13 @@ describe('svc backup and svc restore', () => {
         written += 1;
       }
     })();
-    while (written < 3) await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => written >= 3, { interval: 20, what: 'three writes before the backup' });
     const before = written;
     const file = join(dir, 'live.svcbak');
     const backup = await runSvc(['backup', file, '--json'], { env: { SVC_DATABASE_URL: db.url } });
     expect(backup).toMatchObject({ code: 0 });
     const target = written + 3;
-    while (written < target) await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => written >= target, { interval: 20, what: 'three writes after the backup' });
     stop = true;
     await writer;
 

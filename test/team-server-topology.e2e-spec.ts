@@ -7,7 +7,15 @@ import { join } from 'node:path';
 import { load as loadYaml } from 'js-yaml';
 import { request } from 'undici';
 
-import { createTestDatabase, DaemonProcess, REPO_ROOT, startDaemonProcess, SVC_BIN, TestDatabase } from '@app/testing';
+import {
+  createTestDatabase,
+  DaemonProcess,
+  REPO_ROOT,
+  startDaemonProcess,
+  SVC_BIN,
+  TestDatabase,
+  waitFor,
+} from '@app/testing';
 import { CaddyProcess, caddyBinary, CADDYFILE, freePort, startCaddy, UPSTREAM_HEADER } from '@app/testing/caddy';
 import { awaitRoomInMinute, resolveMachineAuthorization, sql } from '@app/testing/machine-auth';
 
@@ -183,22 +191,12 @@ function startCli(args: string[], env: Record<string, string>): Cli {
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  const waitFor = async (what: string, test: (o: string) => boolean, timeoutMs = 20_000) => {
-    const deadline = Date.now() + timeoutMs;
-    while (!test(out)) {
-      if (Date.now() > deadline) throw new Error(`svc ${args[0]}: no ${what}.\nstdout:\n${out}\nstderr:\n${err}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+  const waitForOutput = async (what: string, test: (o: string) => boolean, timeout = 20_000) => {
+    await waitFor(() => test(out), { timeout, interval: 50, what: `svc ${args[0]}: ${what}` }).catch((e: Error) => {
+      throw new Error(`${e.message}\nstdout:\n${out}\nstderr:\n${err}`);
+    });
   };
-  return { child, out: () => out, err: () => err, waitFor, exited };
-}
-
-async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  return { child, out: () => out, err: () => err, waitFor: waitForOutput, exited };
 }
 
 // Skipped on a developer machine without caddy; under CI (.ci/run installs it) a missing caddy fails the run.
@@ -415,11 +413,14 @@ describeTopology('the team server topology as processes: Caddy over HTTPS in fro
         cliEnv({ SVC_URL: caddy.url, SVC_TOKEN: admin }),
       );
       // a write straight to a replica (not through the proxy) shows when the stream is open
-      await until('the stream to open', async () => {
-        const id = await record(replicas[0].url);
-        await new Promise((r) => setTimeout(r, 200));
-        return idsIn(opened.out()).includes(id);
-      });
+      await waitFor(
+        async () => {
+          const id = await record(replicas[0].url);
+          // not there within a moment: the stream is not open yet, write again
+          return waitFor(() => idsIn(opened.out()).includes(id), { timeout: 200, interval: 20 }).catch(() => false);
+        },
+        { timeout: 20_000, what: 'the stream to open' },
+      );
       return opened;
     }, stop);
     try {
