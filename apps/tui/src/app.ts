@@ -71,9 +71,13 @@ export class App {
       }
       if (binding.action === 'copy_ref') this.copyRef(state);
       this.store.dispatch({ type: 'key', action: binding.action });
-    } else if ((scope === 'filter' || scope === 'help' || scope === 'code') && ch && name.length === 1) {
+    } else if (
+      (scope === 'filter' || scope === 'help' || scope === 'code' || scope === 'picker' || scope === 'input') &&
+      ch &&
+      name.length === 1
+    ) {
       this.store.dispatch({ type: 'input', ch });
-    } else if (name === 'space' && scope === 'filter') {
+    } else if (name === 'space' && (scope === 'filter' || scope === 'picker' || scope === 'input')) {
       this.store.dispatch({ type: 'input', ch: ' ' });
     } else {
       return;

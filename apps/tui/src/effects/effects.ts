@@ -9,6 +9,7 @@ import { Commands } from './commands';
 import { describe, EffectsConfig, EffectsContext, Part, Prefetch } from './context';
 import { DetailLoader } from './detail-loader';
 import { LiveSync } from './live-sync';
+import { TriageCommands } from './triage-commands';
 import type { Store } from './store';
 
 export type { EffectsConfig, Prefetch } from './context';
@@ -44,6 +45,7 @@ export class Effects implements EffectsContext {
   private readonly live: LiveSync;
   private readonly detail: DetailLoader;
   private readonly commands: Commands;
+  private readonly triage: TriageCommands;
   private tickTimer: NodeJS.Timeout | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
   private isStopped = false;
@@ -59,6 +61,7 @@ export class Effects implements EffectsContext {
     this.live = new LiveSync(this, config.prefetch?.frontier ?? null);
     this.detail = new DetailLoader(this);
     this.commands = new Commands(this);
+    this.triage = new TriageCommands(this);
     store.subscribe((action, previous, next) => this.onAction(action, previous, next));
   }
 
@@ -167,6 +170,7 @@ export class Effects implements EffectsContext {
       this.live.forgetEtag();
       this.refetch(['frontier', 'claims']);
     }
+    this.triage.onAction(previous, next);
     if (action.type !== 'key') return;
     if (action.action === 'refresh') {
       if (next.failure || !this.started) {

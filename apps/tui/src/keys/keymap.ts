@@ -16,6 +16,10 @@ export const SCOPES = [
   'confirm',
   'approve',
   'projects',
+  'picker',
+  'input',
+  'decide',
+  'refusal',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
@@ -62,6 +66,30 @@ export const KEY_ACTIONS = [
   'help_close',
   'project_choose',
   'demo_import',
+  // triage (issue 25)
+  'status_pick',
+  'priority_up',
+  'priority_down',
+  'priority_pick',
+  'title_edit',
+  'body_edit',
+  'item_new',
+  'block_toggle',
+  'freeze_toggle',
+  'claim_release',
+  'undo',
+  'dependency_add',
+  'mark_toggle',
+  'mark_range',
+  'palette',
+  'jump_back',
+  'picker_up',
+  'picker_down',
+  'picker_choose',
+  'picker_cancel',
+  'input_submit',
+  'input_cancel',
+  'refusal_close',
 ] as const;
 export type KeyAction = (typeof KEY_ACTIONS)[number];
 
@@ -74,6 +102,8 @@ export interface KeyBinding {
   dangerous?: boolean;
   // a short label for the footer; bindings without one only show in the `?` overlay
   hint?: string;
+  // writes to the daemon: hidden from the footer and refused under --read-only
+  writes?: boolean;
 }
 
 export const KEYMAP: readonly KeyBinding[] = [
@@ -212,12 +242,118 @@ export const KEYMAP: readonly KeyBinding[] = [
   { action: 'cursor_up', keys: ['k', 'up'], help: 'move up', scope: 'projects' },
   { action: 'project_choose', keys: ['enter'], help: 'open this project', scope: 'projects', hint: 'open' },
   { action: 'help_close', keys: ['escape', 'q'], help: 'close', scope: 'projects', hint: 'close' },
+
+  // ---- triage (issue 25): every write goes through the SvcApi function the command line uses
+  {
+    action: 'status_pick',
+    keys: ['s'],
+    help: 'status: pick a stage of the pinned workflow (gates shown; terminal stages ask first)',
+    scope: 'frontier',
+    hint: 'status',
+    writes: true,
+  },
+  {
+    action: 'priority_up',
+    keys: ['+'],
+    help: 'priority up (low → medium → high)',
+    scope: 'frontier',
+    hint: 'prio',
+    writes: true,
+  },
+  { action: 'priority_down', keys: ['-'], help: 'priority down', scope: 'frontier', writes: true },
+  { action: 'priority_pick', keys: ['='], help: 'priority: pick one', scope: 'frontier', writes: true },
+  { action: 'title_edit', keys: ['e'], help: 'edit the title inline', scope: 'frontier', writes: true },
+  {
+    action: 'body_edit',
+    keys: ['E'],
+    help: 'edit the body in $VISUAL / $EDITOR (the TUI waits); what changed is written back',
+    scope: 'frontier',
+    writes: true,
+  },
+  {
+    action: 'item_new',
+    keys: ['n'],
+    help: 'new item in this project: title, priority, optionally blocked by (fuzzy pick)',
+    scope: 'frontier',
+    hint: 'new',
+    writes: true,
+  },
+  {
+    action: 'block_toggle',
+    keys: ['b'],
+    help: 'block with a reason, or unblock (asks first)',
+    scope: 'frontier',
+    hint: 'block',
+    writes: true,
+  },
+  { action: 'freeze_toggle', keys: ['f'], help: 'freeze, or unfreeze (asks first)', scope: 'frontier', writes: true },
+  {
+    action: 'claim_release',
+    keys: ['u'],
+    help: "release the item's claim (your own; an admin any; asks first)",
+    scope: 'frontier',
+    dangerous: true,
+    writes: true,
+  },
+  {
+    action: 'undo',
+    keys: ['z'],
+    help: 'undo the last change made in this TUI (shows the inverse write first)',
+    scope: 'frontier',
+    hint: 'undo',
+    writes: true,
+  },
+  {
+    action: 'dependency_add',
+    keys: ['D'],
+    help: 'add a dependency: the selected item waits on a fuzzy-picked item (activation, status:done)',
+    scope: 'frontier',
+    writes: true,
+  },
+  {
+    action: 'mark_toggle',
+    keys: ['space'],
+    help: 'mark / unmark the row (actions apply to all marked)',
+    scope: 'frontier',
+  },
+  { action: 'mark_range', keys: ['V'], help: 'mark the range from the last mark to this row', scope: 'frontier' },
+  {
+    action: 'palette',
+    keys: [':'],
+    help: 'command palette: :ATL-20, :item ATL-20, :project beta (tab completes, ↑ history)',
+    scope: 'global',
+  },
+  { action: 'jump_back', keys: ['backspace', 'C-o'], help: 'back to where the last : jump left from', scope: 'global' },
+
+  { action: 'picker_up', keys: ['up', 'C-p'], help: 'previous choice', scope: 'picker' },
+  { action: 'picker_down', keys: ['down', 'C-n', 'tab'], help: 'next choice', scope: 'picker' },
+  {
+    action: 'picker_choose',
+    keys: ['enter'],
+    help: 'take the highlighted choice (the top match)',
+    scope: 'picker',
+    hint: 'choose',
+  },
+  { action: 'picker_cancel', keys: ['escape'], help: 'cancel', scope: 'picker', hint: 'cancel' },
+  { action: 'input_backspace', keys: ['backspace'], help: 'delete a character of the filter', scope: 'picker' },
+
+  { action: 'input_submit', keys: ['enter'], help: 'submit', scope: 'input', hint: 'submit' },
+  { action: 'input_cancel', keys: ['escape'], help: 'cancel', scope: 'input', hint: 'cancel' },
+  { action: 'input_backspace', keys: ['backspace'], help: 'delete a character', scope: 'input' },
+
+  { action: 'dialog_yes', keys: ['y'], help: 'yes: make the change', scope: 'decide', dangerous: true, hint: 'yes' },
+  { action: 'dialog_no', keys: ['n', 'escape'], help: 'no: change nothing', scope: 'decide', hint: 'no' },
+  { action: 'dialog_toggle', keys: ['tab', 'left', 'right', 'h', 'l'], help: 'move the focus', scope: 'decide' },
+  { action: 'dialog_activate', keys: ['enter'], help: 'press the focused button', scope: 'decide' },
+
+  { action: 'refusal_close', keys: ['escape', 'enter', 'q'], help: 'close', scope: 'refusal', hint: 'close' },
 ];
 
 export const DANGEROUS_ACTIONS: ReadonlySet<KeyAction> = new Set(
-  KEYMAP.filter((b) => b.dangerous && b.scope !== 'charge' && b.scope !== 'confirm' && b.scope !== 'approve').map(
-    (b) => b.action,
-  ),
+  KEYMAP.filter(
+    (b) =>
+      b.dangerous && b.scope !== 'charge' && b.scope !== 'confirm' && b.scope !== 'approve' && b.scope !== 'decide',
+  ).map((b) => b.action),
 );
 
 // Scopes stacked at once: the first binding found wins, so a key may appear only once in a stack.
@@ -234,6 +370,10 @@ export const SCOPE_STACKS: readonly (readonly Scope[])[] = [
   ['always', 'confirm'],
   ['always', 'approve'],
   ['always', 'projects'],
+  ['always', 'picker'],
+  ['always', 'input'],
+  ['always', 'decide'],
+  ['always', 'refusal'],
 ];
 
 export class KeymapError extends Error {}
@@ -344,7 +484,8 @@ export function footerHints(
   for (const s of [...stack].reverse().filter((x) => x !== 'global')) {
     for (const b of keymap) {
       if (b.scope !== s || !b.hint) continue;
-      if (readOnly && b.dangerous && s !== 'charge' && s !== 'confirm' && s !== 'approve') continue;
+      if (readOnly && b.dangerous && s !== 'charge' && s !== 'confirm' && s !== 'approve' && s !== 'decide') continue;
+      if (readOnly && b.writes) continue;
       out.push({ key: keyLabel(b.keys[0]), label: b.hint });
     }
   }

@@ -13,7 +13,7 @@ import type {
 } from '../wire';
 import type { DetailEdge } from './edges';
 import type { Pipeline } from './pipeline';
-import type { ConnectionState, Failure, StatusTone } from './state';
+import type { ConnectionState, Failure, PickerOption, PickerPurpose, StatusTone, TriageResult } from './state';
 
 export type DetailPart =
   | { part: 'explain'; value: ExplainResponse }
@@ -43,4 +43,7 @@ export type Action =
   | { type: 'importing'; on: boolean }
   | { type: 'status'; text: string; tone: StatusTone }
   | { type: 'layout'; pageSize: number }
-  | { type: 'tick'; now: number };
+  | { type: 'tick'; now: number }
+  // triage (issue 25)
+  | { type: 'picker_options'; purpose: PickerPurpose; refs: string[]; options: PickerOption[] }
+  | { type: 'triage_done'; id: number; results: TriageResult[] };

@@ -4,6 +4,14 @@ import type { EventWire } from '../wire';
 import type { Action, DetailPart } from './actions';
 import { activeScope, indexOfKey, keyAt, rowCount, selectedItem, selectedMachine } from './selectors';
 import { Cursor, Detail, EVENTS_CAPACITY, isFrontierTab, State, StatusTone, Tab, TABS } from './state';
+import {
+  reduceTriageAction,
+  reduceTriageInput,
+  reduceTriageKey,
+  selectArrived,
+  startRun,
+  TriageHelpers,
+} from './triage';
 
 function setCursor(state: State, tab: Tab, index: number): State {
   const n = rowCount(state, tab);
@@ -145,6 +153,7 @@ function reduceKey(state: State, action: Action & { type: 'key' }): State {
     case 'detail_scroll_up':
       return { ...state, detailScroll: Math.max(0, state.detailScroll - Math.max(1, state.pageSize >> 1)) };
     case 'back':
+      if (state.triage.marked.length > 0) return { ...state, triage: { ...state.triage, marked: [], anchor: null } };
       if (state.detailOpen) return { ...state, detailOpen: false };
       if (state.filter) return relocateAll({ ...state, filter: '' }, ['runnable', 'blocked', 'frozen']);
       return state;
@@ -217,6 +226,7 @@ function reduceKey(state: State, action: Action & { type: 'key' }): State {
     }
     case 'dialog_toggle': {
       const d = state.dialog;
+      if (d?.kind === 'triage-confirm') return { ...state, dialog: { ...d, focus: d.focus === 'no' ? 'yes' : 'no' } };
       if (d?.kind === 'charge' || d?.kind === 'confirm-deny' || d?.kind === 'confirm-approve') {
         return { ...state, dialog: { ...d, focus: d.focus === 'no' ? 'yes' : 'no' } };
       }
@@ -226,6 +236,10 @@ function reduceKey(state: State, action: Action & { type: 'key' }): State {
     case 'dialog_no':
     case 'dialog_activate': {
       const d = state.dialog;
+      if (d?.kind === 'triage-confirm') {
+        const yes = action.action === 'dialog_yes' || (action.action === 'dialog_activate' && d.focus === 'yes');
+        return yes ? startRun(state, d.commands, d.undo) : { ...state, dialog: null };
+      }
       if (!d || (d.kind !== 'charge' && d.kind !== 'confirm-deny' && d.kind !== 'confirm-approve')) return state;
       const yes = action.action === 'dialog_yes' || (action.action === 'dialog_activate' && d.focus === 'yes');
       if (d.kind === 'charge') {
@@ -295,9 +309,17 @@ function reduceKey(state: State, action: Action & { type: 'key' }): State {
     case 'refresh':
       return status(state, 'refreshing…', 'info');
     default:
-      return state;
+      return reduceTriageKey(state, action.action, TRIAGE_HELPERS) ?? state;
   }
 }
+
+const TRIAGE_HELPERS: TriageHelpers = {
+  selectProject: (state, project) => selectProject(state, project),
+  settle: (state) => {
+    const next = relocateAll(state, ['runnable', 'blocked', 'frozen']);
+    return next.detailOpen ? withDetailFor(next) : next;
+  },
+};
 
 let userCodeInput: RegExp | null = null;
 
@@ -336,6 +358,8 @@ function status(state: State, text: string, tone: StatusTone): State {
 }
 
 function reduceInput(state: State, ch: string | null): State {
+  const triaged = reduceTriageInput(state, ch);
+  if (triaged) return triaged;
   const edit = (text: string) => (ch === null ? text.slice(0, -1) : text + ch);
   const d = state.dialog;
   if (d?.kind === 'help') return { ...state, dialog: { ...d, filter: edit(d.filter) } };
@@ -377,7 +401,9 @@ export function reduce(state: State, action: Action): State {
         'blocked',
         'frozen',
       ]);
-      return next.detailOpen ? withDetailFor(next) : next;
+      // a created item arriving: select it
+      const arrived = next.triage.arriving ? selectArrived(next, TRIAGE_HELPERS) : next;
+      return arrived.detailOpen ? withDetailFor(arrived) : arrived;
     }
     case 'claims_loaded': {
       if (action.project !== state.project) return state;
@@ -425,5 +451,7 @@ export function reduce(state: State, action: Action): State {
       return state.pageSize === action.pageSize ? state : { ...state, pageSize: action.pageSize };
     case 'tick':
       return { ...state, now: action.now };
+    default:
+      return reduceTriageAction(state, action) ?? state;
   }
 }

@@ -157,6 +157,10 @@ export function activeScope(state: State): Scope {
     if (d.kind === 'code') return 'code';
     if (d.kind === 'confirm-deny') return 'confirm';
     if (d.kind === 'confirm-approve') return 'approve';
+    if (d.kind === 'picker') return 'picker';
+    if (d.kind === 'input') return 'input';
+    if (d.kind === 'triage-confirm') return 'decide';
+    if (d.kind === 'refusal') return 'refusal';
     return 'projects';
   }
   if (state.filtering) return 'filter';

@@ -73,7 +73,107 @@ export type Dialog =
       busy: boolean;
     }
   | { kind: 'help'; filter: string }
-  | { kind: 'projects'; index: number };
+  | { kind: 'projects'; index: number }
+  | TriageDialog;
+
+// ---- triage (issue 25): the writes a key makes, as data. Each runs through the same SvcApi function as the
+// command line; its inverse is computed by the effects from the item as it was just before the write.
+export type TriageCommand =
+  | { op: 'status'; ref: string; to: string }
+  | { op: 'priority'; ref: string; to: string }
+  | { op: 'title'; ref: string; to: string }
+  | { op: 'block'; ref: string; reason: string }
+  | { op: 'unblock'; ref: string }
+  | { op: 'freeze'; ref: string }
+  | { op: 'unfreeze'; ref: string }
+  | { op: 'release'; ref: string; session: number; holder: string }
+  | { op: 'create'; project: string; title: string; priority: string; blockedBy: string | null }
+  | { op: 'dep-add'; dependent: string; blocker: string; gate_point: string; satisfaction: string }
+  | { op: 'dep-remove'; dependent: string; blocker: string; gate_point: string }
+  | { op: 'body'; ref: string; body: string };
+
+export interface PickerOption {
+  value: string;
+  label: string;
+  // shown after the label: a stage's gate, an item's project and status
+  note?: string;
+  current?: boolean;
+  // a terminal stage: choosing it asks first
+  terminal?: boolean;
+}
+
+export type PickerPurpose = 'status' | 'priority' | 'new-priority' | 'new-blocker' | 'dependency' | 'palette';
+export type InputPurpose = 'title' | 'block' | 'new-title';
+
+export interface NewItemDraft {
+  title: string;
+  priority: string;
+}
+
+export type TriageDialog =
+  | {
+      kind: 'picker';
+      purpose: PickerPurpose;
+      refs: string[];
+      title: string;
+      // null while the choices load
+      options: PickerOption[] | null;
+      filter: string;
+      // position in the filtered choices; 0 is the top match
+      index: number;
+      draft?: NewItemDraft;
+    }
+  | { kind: 'input'; purpose: InputPurpose; refs: string[]; title: string; prompt: string; value: string }
+  | {
+      kind: 'triage-confirm';
+      title: string;
+      lines: string[];
+      commands: TriageCommand[];
+      focus: 'no' | 'yes';
+      // an undo: its inverse is not pushed again
+      undo: boolean;
+    }
+  | { kind: 'refusal'; title: string; lines: string[] };
+
+// A batch of commands on its way to the daemon; the effects start it when its id is new.
+export interface TriageRun {
+  id: number;
+  commands: TriageCommand[];
+  undo: boolean;
+}
+
+// One command's outcome, as the effects report it.
+export interface TriageResult {
+  command: TriageCommand;
+  ok: boolean;
+  // what happened, or the daemon's refusal in words
+  message: string;
+  // a refusal's detail lines (a gate's blockers and what would satisfy each, start first, a cycle)
+  detail?: string[];
+  // the write that reverses it, when there is one
+  inverse?: TriageCommand | null;
+  // a created item's ref
+  created?: string;
+}
+
+export const UNDO_DEPTH = 50;
+
+export interface TriageState {
+  // refs marked with space / V; actions apply to all of them
+  marked: string[];
+  // the V range starts here
+  anchor: string | null;
+  run: TriageRun | null;
+  runs: number;
+  // inverse batches of the writes made in this TUI, newest last
+  undo: TriageCommand[][];
+  // the ref a created item will have: selected when it arrives in the frontier
+  arriving: string | null;
+  // where : jumps came from (tab and ref); backspace / ctrl-o go back
+  back: { tab: Tab; key: string | null }[];
+  // the palette's history, newest last
+  history: string[];
+}
 
 export interface Detail {
   ref: string;
@@ -131,6 +231,7 @@ export interface State {
   now: number;
   // rows in the list viewport, set by the layout; page moves use it
   pageSize: number;
+  triage: TriageState;
 }
 
 export function initialState(
@@ -170,5 +271,6 @@ export function initialState(
     importing: false,
     now: options.now ?? Date.now(),
     pageSize: 10,
+    triage: { marked: [], anchor: null, run: null, runs: 0, undo: [], arriving: null, back: [], history: [] },
   };
 }

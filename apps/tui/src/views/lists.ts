@@ -154,6 +154,8 @@ export function renderFrontierRows(
   const offset = scrollWindow(Math.max(selected, 0), count, height, previousOffset);
   const cols = frontierColumns(width, state.frontier?.[tab].length ?? count, refWidthOf(state));
   const eligible = conductEligible(state);
+  // rows marked with space / V lead with +
+  const marked = state.triage.marked.length > 0 ? new Set(state.triage.marked) : null;
   const lines: string[] = [];
   for (let i = offset; i < Math.min(count, offset + height); i++) {
     const item = frontierRowAt(state, tab, i);
@@ -163,7 +165,8 @@ export function renderFrontierRows(
       const text = cols.map((c) => plainCell(c, item, rank, state, eligible)).join(' ');
       lines.push(inverse(`›${text}`));
     } else {
-      lines.push(` ${cols.map((c) => cell(c, item, rank, state, eligible, theme)).join(' ')}`);
+      const lead = marked?.has(item.item_id) ? paint(theme, '+', 'yellow') : ' ';
+      lines.push(`${lead}${cols.map((c) => cell(c, item, rank, state, eligible, theme)).join(' ')}`);
     }
   }
   return { lines, offset };

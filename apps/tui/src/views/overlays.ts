@@ -2,6 +2,7 @@ import { helpRows, keyLabel } from '../keys/keymap';
 import { activeScope, formatAge } from '../state/selectors';
 import { Dialog, State } from '../state/state';
 import { bold, esc, fit, inverse, paint, Theme, truncate, wrap } from './format';
+import { inputDialog, pickerDialog, refusalDialog, triageConfirmDialog } from './triage-overlays';
 
 export interface OverlayContent {
   title: string;
@@ -149,6 +150,14 @@ export function overlayFor(state: State, width: number, height: number, theme: T
       return helpOverlay(state, d, width, height, theme);
     case 'projects':
       return projectsDialog(state, d, width);
+    case 'picker':
+      return pickerDialog(d, width, height, theme);
+    case 'input':
+      return inputDialog(d, width, theme);
+    case 'triage-confirm':
+      return triageConfirmDialog(d, width, height);
+    case 'refusal':
+      return refusalDialog(d, width, height, theme);
   }
 }
 

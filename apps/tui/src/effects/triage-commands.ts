@@ -1,0 +1,257 @@
+import { isHttpError, SvcHttpError } from '@app/client';
+
+import type { GateBlockerWire, WorkflowStage } from '@app/contracts/backlog';
+
+import { blockerOptions } from '../state/triage';
+import type { PickerOption, State, TriageCommand, TriageResult } from '../state/state';
+import type { ItemWire } from '../wire';
+import { describe, EffectsContext } from './context';
+
+// The triage writes (issue 25): each command through the SvcApi function the command line uses for it, its
+// inverse read from the item as it was just before, and a refusal kept in the daemon's words.
+export class TriageCommands {
+  constructor(private readonly ctx: EffectsContext) {}
+
+  // Every reduced action: a new run starts its commands; a picker that opened empty loads its choices.
+  onAction(previous: State, next: State): void {
+    const run = next.triage.run;
+    if (run && run.id !== previous.triage.run?.id) void this.execute(run.id, run.commands);
+    const d = next.dialog;
+    if (d?.kind === 'picker' && d.options === null && previous.dialog !== d) {
+      const before = previous.dialog;
+      const same = before?.kind === 'picker' && before.purpose === d.purpose && before.refs.join() === d.refs.join();
+      if (!same) {
+        if (d.purpose === 'status') void this.loadStages(d.refs);
+        if (d.purpose === 'dependency') void this.loadCandidates(d.refs);
+      }
+    }
+  }
+
+  // The stages of the first item's pinned workflow, the current one marked and the gated ones with their gate.
+  private async loadStages(refs: string[]): Promise<void> {
+    const { api } = this.ctx.config;
+    try {
+      const wf = await api.itemWorkflow(refs[0]);
+      const version = await api.workflowVersion(wf.workflow_id, wf.workflow_version);
+      const options = version.definition.stages.map((s) => stageOption(s, wf.status));
+      this.ctx.dispatch({ type: 'picker_options', purpose: 'status', refs, options });
+    } catch (err) {
+      this.ctx.dispatch({ type: 'key', action: 'picker_cancel' });
+      this.ctx.dispatch({ type: 'status', text: `stages of ${refs[0]}: ${describe(err)}`, tone: 'error' });
+    }
+  }
+
+  // This project's items first (from the frontier), then other projects' open items.
+  private async loadCandidates(refs: string[]): Promise<void> {
+    const state = this.ctx.state;
+    const own = blockerOptions(state, refs[0], false);
+    this.ctx.dispatch({ type: 'picker_options', purpose: 'dependency', refs, options: own });
+    try {
+      const list = await this.ctx.config.api.items({ limit: 1000 });
+      const others: PickerOption[] = list.items
+        .filter((i) => i.project !== state.project)
+        .map((i) => ({ value: i.item_id, label: `${i.item_id} ${i.title}`, note: `${i.status}, ${i.project}` }));
+      if (others.length === 0) return;
+      const d = this.ctx.state.dialog;
+      if (d?.kind !== 'picker' || d.purpose !== 'dependency') return;
+      this.ctx.dispatch({ type: 'picker_options', purpose: 'dependency', refs, options: [...own, ...others] });
+    } catch {
+      // other projects are a convenience: this project's items stay
+    }
+  }
+
+  private async execute(id: number, commands: TriageCommand[]): Promise<void> {
+    const results: TriageResult[] = [];
+    for (const command of commands) results.push(await this.one(command));
+    this.ctx.dispatch({ type: 'triage_done', id, results });
+    this.ctx.refetch(['frontier', 'claims', 'events']);
+    const detail = this.ctx.state.detail;
+    if (this.ctx.state.detailOpen && detail) this.ctx.loadDetail(detail.ref, 0);
+  }
+
+  private async one(command: TriageCommand): Promise<TriageResult> {
+    const { api } = this.ctx.config;
+    try {
+      switch (command.op) {
+        case 'status': {
+          const before = await api.item(command.ref);
+          await api.setItemStatus(command.ref, command.to);
+          return ok(command, `${command.ref}: ${before.status} → ${command.to}`, {
+            op: 'status',
+            ref: command.ref,
+            to: before.status,
+          });
+        }
+        case 'priority': {
+          const before = await api.item(command.ref);
+          await api.setItemField(command.ref, 'priority', { value: command.to });
+          return ok(command, `${command.ref}: priority ${before.priority} → ${command.to}`, {
+            op: 'priority',
+            ref: command.ref,
+            to: before.priority,
+          });
+        }
+        case 'title': {
+          const before = await api.item(command.ref);
+          await api.setItemField(command.ref, 'title', { value: command.to });
+          return ok(command, `${command.ref}: title changed`, { op: 'title', ref: command.ref, to: before.title });
+        }
+        case 'block': {
+          const before = await api.item(command.ref);
+          await api.blockItem(command.ref, { reason: command.reason });
+          return ok(command, `${command.ref} blocked: ${command.reason}`, inverseBlock(before));
+        }
+        case 'unblock': {
+          const before = await api.item(command.ref);
+          await api.itemAction(command.ref, 'unblock');
+          return ok(command, `${command.ref} unblocked`, before.blocked ? inverseBlock(before) : null);
+        }
+        case 'freeze':
+        case 'unfreeze': {
+          const before = await api.item(command.ref);
+          await api.itemAction(command.ref, command.op);
+          const changed = (command.op === 'freeze') !== Boolean(before.frozen);
+          const inverse: TriageCommand | null = changed
+            ? { op: command.op === 'freeze' ? 'unfreeze' : 'freeze', ref: command.ref }
+            : null;
+          return ok(command, `${command.ref} ${command.op === 'freeze' ? 'frozen' : 'unfrozen'}`, inverse);
+        }
+        case 'release': {
+          const r = await api.releaseClaim(command.session, command.ref);
+          return ok(
+            command,
+            r.released ? `released the claim on ${command.ref}` : `${command.ref}: the claim had already gone`,
+            null,
+          );
+        }
+        case 'create': {
+          const created = await api.createItem({
+            project: command.project,
+            title: command.title,
+            priority: command.priority,
+          });
+          const ref = created.item_id;
+          if (command.blockedBy) {
+            try {
+              await api.addDependency(ref, dependencyBody(command.blockedBy, 'activation', 'status:done'));
+            } catch (err) {
+              const refused = await this.refusal(command, err, ref);
+              return {
+                ...refused,
+                message: `created ${ref}, but its dependency on ${command.blockedBy} was refused: ${refused.message}`,
+                created: ref,
+                inverse: { op: 'status', ref, to: 'cancelled' },
+              };
+            }
+          }
+          return {
+            ...ok(command, `created ${ref}${command.blockedBy ? `, blocked by ${command.blockedBy}` : ''}`, {
+              op: 'status',
+              ref,
+              to: 'cancelled',
+            }),
+            created: ref,
+          };
+        }
+        case 'dep-add': {
+          const r = await api.addDependency(
+            command.dependent,
+            dependencyBody(command.blocker, command.gate_point, command.satisfaction),
+          );
+          return ok(
+            command,
+            `${command.dependent} waits on ${command.blocker} at ${command.gate_point}${r.created ? '' : ' (already declared)'}`,
+            r.created
+              ? {
+                  op: 'dep-remove',
+                  dependent: command.dependent,
+                  blocker: command.blocker,
+                  gate_point: command.gate_point,
+                }
+              : null,
+          );
+        }
+        case 'dep-remove': {
+          const edges = await api.dependencies(command.dependent, {
+            direction: 'depends_on',
+            gate_point: command.gate_point,
+          });
+          const edge = edges.dependencies.find((e) => e.other_item === command.blocker);
+          await api.removeDependency(command.dependent, command.blocker, { gate_point: command.gate_point });
+          return ok(command, `${command.dependent} no longer waits on ${command.blocker}`, {
+            op: 'dep-add',
+            dependent: command.dependent,
+            blocker: command.blocker,
+            gate_point: command.gate_point,
+            satisfaction: edge?.satisfaction ?? 'status:done',
+          });
+        }
+        case 'body': {
+          const before = await api.item(command.ref);
+          await api.setItemField(command.ref, 'body', { value: command.body });
+          return ok(command, `${command.ref}: body written`, { op: 'body', ref: command.ref, body: before.body });
+        }
+      }
+    } catch (err) {
+      return this.refusal(command, err, 'ref' in command ? command.ref : null);
+    }
+  }
+
+  // A refusal in words: a gate's blockers with what would satisfy each and what to start first; a cycle named.
+  private async refusal(command: TriageCommand, err: unknown, ref: string | null): Promise<TriageResult> {
+    const detail: string[] = [];
+    if (err instanceof SvcHttpError) {
+      const body = err.body as { blockers?: GateBlockerWire[]; cycle?: string[] };
+      if (err.code === 'blocked_by_dependencies' && Array.isArray(body.blockers)) {
+        for (const b of body.blockers) {
+          detail.push(
+            `${b.blocker ?? '(missing)'}${b.blocker_status ? ` (${b.blocker_status})` : ''} ${b.satisfaction} — would satisfy: ${b.need}`,
+          );
+        }
+        if (ref) {
+          try {
+            const ex = await this.ctx.config.api.explain(ref);
+            if (ex.unblock_roots.length > 0) detail.push(`start first: ${ex.unblock_roots.join(', ')}`);
+          } catch {
+            // the blockers alone still say it
+          }
+        }
+      } else if (Array.isArray(body.cycle)) {
+        detail.push(`cycle: ${body.cycle.join(' → ')}`);
+      } else if (isHttpError(err, 403)) {
+        detail.push('the daemon refused the permission for this change');
+      }
+      return { command, ok: false, message: `${err.code}: ${err.body.message}`, detail };
+    }
+    return { command, ok: false, message: describe(err), detail };
+  }
+}
+
+function ok(command: TriageCommand, message: string, inverse: TriageCommand | null): TriageResult {
+  return { command, ok: true, message, inverse };
+}
+
+function inverseBlock(before: ItemWire): TriageCommand {
+  return before.blocked
+    ? { op: 'block', ref: before.item_id, reason: before.blocked_reason || 'blocked before (no reason recorded)' }
+    : { op: 'unblock', ref: before.item_id };
+}
+
+// The spec's defaults (gate point activation, satisfaction status:done), declared by the operator.
+function dependencyBody(blocker: string, gatePoint: string, satisfaction: string) {
+  return { blocker, gate_point: gatePoint, satisfaction, source: 'operator' };
+}
+
+function stageOption(stage: WorkflowStage, current: string): PickerOption {
+  const gates = stage.gates.map((g) => (g.gate_point ? `${g.type} at ${g.gate_point}` : g.type));
+  const notes = [stage.terminal ? 'terminal: asks first' : '', gates.length ? `gate: ${gates.join(', ')}` : '']
+    .filter(Boolean)
+    .join(' · ');
+  return {
+    value: stage.id,
+    label: stage.id === current ? `${stage.id} (current)` : stage.id,
+    note: notes || undefined,
+    current: stage.id === current,
+    terminal: stage.terminal,
+  };
+}

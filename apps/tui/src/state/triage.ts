@@ -1,0 +1,662 @@
+import type { Action } from './actions';
+import { selectedItem } from './selectors';
+import {
+  FrontierTab,
+  PickerOption,
+  State,
+  StatusTone,
+  TriageCommand,
+  TriageDialog,
+  TriageState,
+  UNDO_DEPTH,
+} from './state';
+import type { FrontierItemWire } from '../wire';
+
+// The triage actions of issue 25 as a pure state machine: each key opens a dialog state (picker, input,
+// confirmation, refusal), the dialog's answer becomes a run of commands, and the effects report each command's
+// outcome back as triage_done. Nothing here talks to the daemon.
+
+export const PRIORITY_ORDER = ['low', 'medium', 'high'] as const;
+const BUCKETS: readonly FrontierTab[] = ['runnable', 'blocked', 'frozen'];
+export const OPERATOR_BLOCK = 'blocked by operator';
+
+type KeyAction = Extract<Action, { type: 'key' }>['action'];
+
+function status(state: State, text: string, tone: StatusTone): State {
+  return { ...state, status: { text, tone, at: state.now } };
+}
+
+function triage(state: State, patch: Partial<TriageState>): State {
+  return { ...state, triage: { ...state.triage, ...patch } };
+}
+
+export function rowByRef(state: State, ref: string): { row: FrontierItemWire; tab: FrontierTab } | null {
+  for (const tab of BUCKETS) {
+    const row = state.frontier?.[tab].find((r) => r.item_id === ref);
+    if (row) return { row, tab };
+  }
+  return null;
+}
+
+// The operator block's reason, when the item is operator-blocked ("" for a block without one), else null.
+export function operatorBlock(row: FrontierItemWire): string | null {
+  const r = row.blocked_reasons.find((x) => x === OPERATOR_BLOCK || x.startsWith(`${OPERATOR_BLOCK}: `));
+  if (r === undefined) return null;
+  return r.length > OPERATOR_BLOCK.length ? r.slice(OPERATOR_BLOCK.length + 2) : '';
+}
+
+// What an action applies to: the marked rows, else the selected one.
+export function targets(state: State): string[] {
+  if (state.triage.marked.length > 0) return state.triage.marked;
+  const item = selectedItem(state);
+  return item ? [item.item_id] : [];
+}
+
+// The command in words, and as the `svc` command line that does the same.
+export function describeCommand(c: TriageCommand): { text: string; cli: string } {
+  switch (c.op) {
+    case 'status':
+      return { text: `move ${c.ref} to ${c.to}`, cli: `svc items status ${c.ref} ${c.to}` };
+    case 'priority':
+      return { text: `set the priority of ${c.ref} to ${c.to}`, cli: `svc items update ${c.ref} priority ${c.to}` };
+    case 'title':
+      return { text: `retitle ${c.ref} "${c.to}"`, cli: `svc items update ${c.ref} title '…'` };
+    case 'block':
+      return { text: `block ${c.ref}: ${c.reason}`, cli: `svc items block ${c.ref} --reason '…'` };
+    case 'unblock':
+      return { text: `unblock ${c.ref}`, cli: `svc items unblock ${c.ref}` };
+    case 'freeze':
+      return { text: `freeze ${c.ref}`, cli: `svc items freeze ${c.ref}` };
+    case 'unfreeze':
+      return { text: `unfreeze ${c.ref}`, cli: `svc items unfreeze ${c.ref}` };
+    case 'release':
+      return {
+        text: `release the claim of ${c.holder} (session ${c.session}) on ${c.ref}`,
+        cli: `POST /v1/sessions/${c.session}/release`,
+      };
+    case 'create':
+      return {
+        text: `create "${c.title}" in ${c.project} (${c.priority})${c.blockedBy ? `, blocked by ${c.blockedBy}` : ''}`,
+        cli: `svc items create --project ${c.project} --title '…' --priority ${c.priority}`,
+      };
+    case 'dep-add':
+      return {
+        text: `${c.dependent} waits on ${c.blocker} (${c.gate_point}, ${c.satisfaction})`,
+        cli: `svc items dependency add ${c.dependent} ${c.blocker}`,
+      };
+    case 'dep-remove':
+      return {
+        text: `remove the edge: ${c.dependent} no longer waits on ${c.blocker} at ${c.gate_point}`,
+        cli: `svc items dependency remove ${c.dependent} ${c.blocker} --gate-point ${c.gate_point}`,
+      };
+    case 'body':
+      return { text: `rewrite the body of ${c.ref}`, cli: `svc items update ${c.ref} body --stdin` };
+  }
+}
+
+// Filter as you type, substring by default (TUI.md §4): the choices whose value, label or note hold the text,
+// exact value matches first.
+export function filteredOptions(options: readonly PickerOption[] | null, filter: string): PickerOption[] {
+  if (!options) return [];
+  const needle = filter.trim().toLowerCase();
+  if (!needle) return [...options];
+  const hits = options.filter((o) => `${o.value} ${o.label} ${o.note ?? ''}`.toLowerCase().includes(needle));
+  const exact = hits.filter((o) => o.value.toLowerCase() === needle);
+  const prefix = hits.filter((o) => o.value.toLowerCase() !== needle && o.value.toLowerCase().startsWith(needle));
+  return [...exact, ...prefix, ...hits.filter((o) => !exact.includes(o) && !prefix.includes(o))];
+}
+
+function picker(
+  state: State,
+  purpose: Extract<TriageDialog, { kind: 'picker' }>['purpose'],
+  refs: string[],
+  title: string,
+  options: PickerOption[] | null,
+  extra: Partial<Extract<TriageDialog, { kind: 'picker' }>> = {},
+): State {
+  return { ...state, dialog: { kind: 'picker', purpose, refs, title, options, filter: '', index: 0, ...extra } };
+}
+
+function confirm(state: State, title: string, lines: string[], commands: TriageCommand[], undo = false): State {
+  return { ...state, dialog: { kind: 'triage-confirm', title, lines, commands, focus: 'no', undo } };
+}
+
+// Starts a run: the effects see a new run id and send the commands.
+export function startRun(state: State, commands: TriageCommand[], undo = false): State {
+  if (commands.length === 0) return { ...state, dialog: null };
+  const id = state.triage.runs + 1;
+  return {
+    ...triage(state, { run: { id, commands, undo }, runs: id }),
+    dialog: null,
+    status: {
+      text: `${describeCommand(commands[0]).text}${commands.length > 1 ? ` (+${commands.length - 1})` : ''}…`,
+      tone: 'info',
+      at: state.now,
+    },
+  };
+}
+
+// Several items: one confirmation listing them; one item: at once.
+function runOrConfirm(state: State, title: string, commands: TriageCommand[]): State {
+  if (commands.length <= 1) return startRun(state, commands);
+  return confirm(
+    state,
+    title,
+    [`${commands.length} items:`, ...commands.map((c) => `  ${describeCommand(c).text}`)],
+    commands,
+  );
+}
+
+const PRIORITY_OPTIONS: PickerOption[] = [
+  { value: 'medium', label: 'medium' },
+  { value: 'high', label: 'high' },
+  { value: 'low', label: 'low' },
+];
+
+function shiftPriority(state: State, refs: string[], delta: 1 | -1): State {
+  const commands: TriageCommand[] = [];
+  const unchanged: string[] = [];
+  for (const ref of refs) {
+    const row = rowByRef(state, ref)?.row;
+    if (!row) continue;
+    const at = PRIORITY_ORDER.indexOf(row.priority as (typeof PRIORITY_ORDER)[number]);
+    const to = PRIORITY_ORDER[Math.min(PRIORITY_ORDER.length - 1, Math.max(0, (at < 0 ? 1 : at) + delta))];
+    if (to === row.priority) unchanged.push(ref);
+    else commands.push({ op: 'priority', ref, to });
+  }
+  if (commands.length === 0) {
+    return status(state, `${unchanged.join(', ')} already at ${delta > 0 ? 'high' : 'low'} priority`, 'warn');
+  }
+  return runOrConfirm(state, ' Priority ', commands);
+}
+
+const WRITES: ReadonlySet<KeyAction> = new Set<KeyAction>([
+  'status_pick',
+  'priority_up',
+  'priority_down',
+  'priority_pick',
+  'title_edit',
+  'body_edit',
+  'item_new',
+  'block_toggle',
+  'freeze_toggle',
+  'claim_release',
+  'undo',
+  'dependency_add',
+]);
+
+// Rows of the current tab between two refs (inclusive), in list order.
+function range(state: State, tab: FrontierTab, from: string, to: string): string[] {
+  const rows = state.frontier?.[tab] ?? [];
+  const a = rows.findIndex((r) => r.item_id === from);
+  const b = rows.findIndex((r) => r.item_id === to);
+  if (a < 0 || b < 0) return [to];
+  const [lo, hi] = a <= b ? [a, b] : [b, a];
+  return rows.slice(lo, hi + 1).map((r) => r.item_id);
+}
+
+function markedStatus(state: State): State {
+  const n = state.triage.marked.length;
+  return status(
+    state,
+    n === 0 ? 'no row marked' : `${n} marked (+): s, +, -, =, b, f apply to all · space unmarks · esc clears`,
+    'info',
+  );
+}
+
+// What the reducer lends the triage machine (kept there: the list bookkeeping every tab shares).
+export interface TriageHelpers {
+  selectProject(state: State, project: string): State;
+  // after the filter or the tab changed: find each tab's selected row again, refresh the detail pane
+  settle(state: State): State;
+}
+
+// A key of the triage block, or a key inside one of its dialogs; null: not a triage key.
+export function reduceTriageKey(state: State, action: KeyAction, helpers: TriageHelpers): State | null {
+  if (WRITES.has(action) && state.readOnly) {
+    return status(state, 'read-only: changes are disabled (started with --read-only)', 'warn');
+  }
+  const refs = targets(state);
+  const one = refs.length === 1 ? rowByRef(state, refs[0])?.row : undefined;
+  const needItem = (): State => status(state, 'no item selected', 'warn');
+  switch (action) {
+    case 'status_pick':
+      if (refs.length === 0) return needItem();
+      return picker(state, 'status', refs, ` Status of ${refs.length === 1 ? refs[0] : `${refs.length} items`} `, null);
+    case 'priority_up':
+    case 'priority_down':
+      if (refs.length === 0) return needItem();
+      return shiftPriority(state, refs, action === 'priority_up' ? 1 : -1);
+    case 'priority_pick':
+      if (refs.length === 0) return needItem();
+      return picker(
+        state,
+        'priority',
+        refs,
+        ` Priority of ${refs.length === 1 ? refs[0] : `${refs.length} items`} `,
+        PRIORITY_OPTIONS.map((o) => ({ ...o, current: one?.priority === o.value })),
+      );
+    case 'title_edit': {
+      const item = selectedItem(state);
+      if (!item) return needItem();
+      return {
+        ...state,
+        dialog: {
+          kind: 'input',
+          purpose: 'title',
+          refs: [item.item_id],
+          title: ` Title of ${item.item_id} `,
+          prompt: 'title',
+          value: item.title,
+        },
+      };
+    }
+    case 'item_new':
+      if (!state.project) return status(state, 'no project open', 'warn');
+      return {
+        ...state,
+        dialog: {
+          kind: 'input',
+          purpose: 'new-title',
+          refs: [],
+          title: ` New item in ${state.project} `,
+          prompt: 'title',
+          value: '',
+        },
+      };
+    case 'block_toggle': {
+      if (refs.length === 0) return needItem();
+      const rows = refs.map((r) => rowByRef(state, r)?.row).filter((r): r is FrontierItemWire => Boolean(r));
+      const blocked = rows.filter((r) => operatorBlock(r) !== null);
+      // every target operator-blocked: unblock them (asks first); otherwise block the rest with one reason
+      if (rows.length > 0 && blocked.length === rows.length) {
+        return confirm(
+          state,
+          ' Unblock ',
+          blocked.map((r) => `unblock ${r.item_id} (blocked: ${operatorBlock(r) || 'no reason given'})`),
+          blocked.map((r) => ({ op: 'unblock', ref: r.item_id })),
+        );
+      }
+      const toBlock = rows.filter((r) => operatorBlock(r) === null).map((r) => r.item_id);
+      return {
+        ...state,
+        dialog: {
+          kind: 'input',
+          purpose: 'block',
+          refs: toBlock,
+          title: ` Block ${toBlock.length === 1 ? toBlock[0] : `${toBlock.length} items`} `,
+          prompt: 'reason',
+          value: '',
+        },
+      };
+    }
+    case 'freeze_toggle': {
+      if (refs.length === 0) return needItem();
+      const commands: TriageCommand[] = refs.map((ref) =>
+        rowByRef(state, ref)?.tab === 'frozen' ? { op: 'unfreeze', ref } : { op: 'freeze', ref },
+      );
+      return confirm(
+        state,
+        ' Freeze ',
+        [
+          ...commands.map((c) => describeCommand(c).text),
+          '',
+          'A frozen item leaves the active frontier until it is unfrozen.',
+        ],
+        commands,
+      );
+    }
+    case 'claim_release': {
+      if (refs.length === 0) return needItem();
+      const commands: TriageCommand[] = [];
+      const missing: string[] = [];
+      for (const ref of refs) {
+        const claim = state.claims[ref];
+        if (!claim) missing.push(ref);
+        else commands.push({ op: 'release', ref, session: claim.session_id, holder: claim.actor ?? claim.harness });
+      }
+      if (commands.length === 0) return status(state, `${missing.join(', ')}: not claimed, nothing to release`, 'warn');
+      return confirm(
+        state,
+        ' Release claim ',
+        [
+          ...commands.map((c) => describeCommand(c).text),
+          ...(missing.length ? ['', `not claimed (skipped): ${missing.join(', ')}`] : []),
+          '',
+          'The item goes back to the frontier; the session keeps running.',
+        ],
+        commands,
+      );
+    }
+    case 'undo': {
+      const last = state.triage.undo[state.triage.undo.length - 1];
+      if (!last) return status(state, 'nothing to undo (no change made in this TUI yet)', 'info');
+      return confirm(
+        state,
+        ' Undo ',
+        [
+          'The last change is reversed by its inverse write:',
+          ...last.map((c) => `  ${describeCommand(c).text}`),
+          ...last.slice(0, 3).map((c) => `  (${describeCommand(c).cli})`),
+        ],
+        last,
+        true,
+      );
+    }
+    case 'dependency_add': {
+      const item = selectedItem(state);
+      if (!item) return needItem();
+      return picker(state, 'dependency', [item.item_id], ` ${item.item_id} waits on… `, null);
+    }
+    case 'mark_toggle': {
+      const item = selectedItem(state);
+      if (!item) return state;
+      const marked = state.triage.marked.includes(item.item_id)
+        ? state.triage.marked.filter((r) => r !== item.item_id)
+        : [...state.triage.marked, item.item_id];
+      return markedStatus(triage(state, { marked, anchor: item.item_id }));
+    }
+    case 'mark_range': {
+      const item = selectedItem(state);
+      if (!item || (state.tab !== 'runnable' && state.tab !== 'blocked' && state.tab !== 'frozen')) return state;
+      const anchor = state.triage.anchor ?? item.item_id;
+      const add = range(state, state.tab, anchor, item.item_id);
+      return markedStatus(
+        triage(state, { marked: [...new Set([...state.triage.marked, ...add])], anchor: item.item_id }),
+      );
+    }
+    case 'palette':
+      return picker(state, 'palette', [], ' : ', paletteOptions(state, ''));
+    case 'picker_up':
+    case 'picker_down': {
+      const d = state.dialog;
+      if (d?.kind !== 'picker') return state;
+      const n = filteredOptions(d.options, d.filter).length;
+      if (n === 0) return state;
+      const index = (d.index + (action === 'picker_down' ? 1 : n - 1)) % n;
+      return { ...state, dialog: { ...d, index } };
+    }
+    case 'picker_cancel':
+    case 'input_cancel':
+    case 'refusal_close':
+      return { ...state, dialog: null };
+    case 'picker_choose':
+      return choose(state, helpers);
+    case 'jump_back':
+      return jumpBack(state, helpers);
+    case 'input_submit':
+      return submit(state);
+    default:
+      return null;
+  }
+}
+
+function choose(state: State, helpers: TriageHelpers): State {
+  const d = state.dialog;
+  if (d?.kind !== 'picker') return state;
+  if (d.purpose === 'palette')
+    return runPalette(state, d.filter, filteredOptions(d.options, d.filter)[d.index], helpers);
+  if (!d.options) return state;
+  const chosen = filteredOptions(d.options, d.filter)[d.index];
+  if (!chosen)
+    return {
+      ...state,
+      dialog: { ...d },
+      status: { text: `nothing matches "${d.filter}"`, tone: 'warn', at: state.now },
+    };
+  switch (d.purpose) {
+    case 'status': {
+      const commands: TriageCommand[] = d.refs
+        .filter((ref) => rowByRef(state, ref)?.row.status !== chosen.value || d.refs.length === 1)
+        .map((ref) => ({ op: 'status', ref, to: chosen.value }));
+      if (d.refs.length === 1 && chosen.current)
+        return status({ ...state, dialog: null }, `${d.refs[0]} is already ${chosen.value}`, 'info');
+      // terminal stages ask first, with No focused
+      if (chosen.terminal) {
+        return confirm(
+          state,
+          ' Status ',
+          [
+            ...commands.map((c) => describeCommand(c).text),
+            '',
+            `${chosen.value} is a terminal stage: the item leaves the frontier.`,
+          ],
+          commands,
+        );
+      }
+      return runOrConfirm(state, ' Status ', commands);
+    }
+    case 'priority':
+      return runOrConfirm(
+        state,
+        ' Priority ',
+        d.refs.map((ref) => ({ op: 'priority', ref, to: chosen.value })),
+      );
+    case 'new-priority': {
+      const draft = { title: d.draft?.title ?? '', priority: chosen.value };
+      return picker(state, 'new-blocker', [], ' Blocked by (optional) ', blockerOptions(state, null), { draft });
+    }
+    case 'new-blocker': {
+      const draft = d.draft ?? { title: '', priority: 'medium' };
+      return startRun(state, [
+        {
+          op: 'create',
+          project: state.project ?? '',
+          title: draft.title,
+          priority: draft.priority,
+          blockedBy: chosen.value === '' ? null : chosen.value,
+        },
+      ]);
+    }
+    case 'dependency':
+      return startRun(state, [
+        {
+          op: 'dep-add',
+          dependent: d.refs[0],
+          blocker: chosen.value,
+          gate_point: 'activation',
+          satisfaction: 'status:done',
+        },
+      ]);
+  }
+  return state;
+}
+
+function submit(state: State): State {
+  const d = state.dialog;
+  if (d?.kind !== 'input') return state;
+  const value = d.value.trim();
+  switch (d.purpose) {
+    case 'title': {
+      if (!value) return status(state, 'a title cannot be empty', 'warn');
+      const row = rowByRef(state, d.refs[0])?.row;
+      if (row && row.title === value) return { ...state, dialog: null };
+      return startRun(state, [{ op: 'title', ref: d.refs[0], to: value }]);
+    }
+    case 'block':
+      if (!value) return status(state, 'give a reason: it is shown wherever the item is listed as blocked', 'warn');
+      return runOrConfirm(
+        state,
+        ' Block ',
+        d.refs.map((ref) => ({ op: 'block', ref, reason: value })),
+      );
+    case 'new-title':
+      if (!value) return status(state, 'a title cannot be empty', 'warn');
+      return picker(state, 'new-priority', [], ' Priority ', PRIORITY_OPTIONS, {
+        draft: { title: value, priority: 'medium' },
+      });
+  }
+}
+
+// The choices of a "blocked by" / "waits on" picker: this project's items first (runnable, blocked, frozen),
+// the item itself left out. Other projects' items are added by the effects when they load.
+export function blockerOptions(state: State, self: string | null, none = true): PickerOption[] {
+  const out: PickerOption[] = none ? [{ value: '', label: '(none)', note: 'no dependency' }] : [];
+  for (const tab of BUCKETS) {
+    for (const r of state.frontier?.[tab] ?? []) {
+      if (r.item_id === self) continue;
+      out.push({
+        value: r.item_id,
+        label: `${r.item_id} ${r.title}`,
+        note: `${r.status}${tab === 'runnable' ? '' : `, ${tab}`}`,
+      });
+    }
+  }
+  return out;
+}
+
+// ---- the : palette
+const PALETTE_VERBS = ['item', 'project'];
+
+export function paletteOptions(state: State, text: string): PickerOption[] {
+  const t = text.trim();
+  const [verb, ...rest] = t.split(/\s+/);
+  const arg = rest.join(' ');
+  if (verb === 'project' || (rest.length === 0 && 'project'.startsWith(verb) && verb.length > 1 && !/\d/.test(verb))) {
+    const projects = (state.projects ?? []).map((p) => ({
+      value: `project ${p.id}`,
+      label: `project ${p.id}`,
+      note: p.name,
+    }));
+    return verb === 'project' ? projects.filter((o) => o.value.includes(arg)) : projects;
+  }
+  const needle = (verb === 'item' ? arg : t).toLowerCase();
+  const items: PickerOption[] = [];
+  for (const tab of BUCKETS) {
+    for (const r of state.frontier?.[tab] ?? []) {
+      if (needle && !`${r.item_id} ${r.title}`.toLowerCase().includes(needle)) continue;
+      items.push({ value: r.item_id, label: `${r.item_id} ${r.title}`, note: tab });
+    }
+  }
+  const exact = items.filter((o) => o.value.toLowerCase() === needle);
+  const history = state.triage.history
+    .slice()
+    .reverse()
+    .filter((h) => !t || h.startsWith(t))
+    .map((h) => ({ value: h, label: h, note: 'history' }));
+  const verbs = t ? [] : PALETTE_VERBS.map((v) => ({ value: `${v} `, label: `${v} …`, note: 'verb' }));
+  return [...exact, ...history, ...items.filter((o) => !exact.includes(o)), ...verbs].slice(0, 200);
+}
+
+// Jumps to an item in whatever tab it lives, remembering where it left from.
+export function jumpTo(state: State, ref: string, helpers: TriageHelpers): State | null {
+  const found = rowByRef(state, ref);
+  if (!found) return null;
+  const back = [...state.triage.back, { tab: state.tab, key: state.cursors[state.tab].key }].slice(-50);
+  const index = (state.frontier?.[found.tab] ?? []).findIndex((r) => r.item_id === found.row.item_id);
+  return helpers.settle({
+    ...triage(state, { back, marked: [], anchor: null }),
+    tab: found.tab,
+    filter: '',
+    filtering: false,
+    cursors: { ...state.cursors, [found.tab]: { key: found.row.item_id, index } },
+  });
+}
+
+function runPalette(state: State, typed: string, top: PickerOption | undefined, helpers: TriageHelpers): State {
+  const text = typed.trim();
+  const history = text ? [...state.triage.history.filter((h) => h !== text), text].slice(-50) : state.triage.history;
+  const closed = triage({ ...state, dialog: null }, { history });
+  // a whole command as typed runs as typed; a partial one takes the top completion
+  const whole = /^(item|project)\s+\S/.test(text) || /^[A-Za-z][A-Za-z0-9]*-\d+$/.test(text);
+  const line = whole ? text : (top?.value ?? text);
+  const [verb, ...rest] = line.trim().split(/\s+/);
+  if (verb === 'project') {
+    const id = rest[0] ?? '';
+    if (!state.projects?.some((p) => p.id === id)) return status(closed, `no project "${id}"`, 'warn');
+    if (id === state.project) return closed;
+    return helpers.selectProject(closed, id);
+  }
+  const ref = (verb === 'item' ? rest[0] : verb) ?? '';
+  if (!ref) return closed;
+  const jumped = jumpTo(closed, ref.toUpperCase(), helpers) ?? jumpTo(closed, ref, helpers);
+  if (!jumped) return status(closed, `${ref}: not in this project's frontier (runnable, blocked or frozen)`, 'warn');
+  return status(jumped, `${ref.toUpperCase()} is in ${jumped.tab} · backspace goes back`, 'info');
+}
+
+export function jumpBack(state: State, helpers: TriageHelpers): State {
+  const back = state.triage.back;
+  const last = back[back.length - 1];
+  if (!last) return status(state, 'nothing to go back to', 'info');
+  const next = triage(state, { back: back.slice(0, -1) });
+  return helpers.settle({
+    ...next,
+    tab: last.tab,
+    cursors: { ...next.cursors, [last.tab]: { ...next.cursors[last.tab], key: last.key } },
+  });
+}
+
+// Typing into a picker's filter or an input's value.
+export function reduceTriageInput(state: State, ch: string | null): State | null {
+  const d = state.dialog;
+  const edit = (text: string) => (ch === null ? text.slice(0, -1) : text + ch);
+  if (d?.kind === 'picker') {
+    const filter = edit(d.filter);
+    const options = d.purpose === 'palette' ? paletteOptions(state, filter) : d.options;
+    return { ...state, dialog: { ...d, filter, options, index: 0 } };
+  }
+  if (d?.kind === 'input') {
+    const value = edit(d.value);
+    return value.length > 500 ? state : { ...state, dialog: { ...d, value } };
+  }
+  return null;
+}
+
+// The effects' answers: a picker's choices, a run's outcome.
+export function reduceTriageAction(state: State, action: Action): State | null {
+  switch (action.type) {
+    case 'picker_options': {
+      const d = state.dialog;
+      if (d?.kind !== 'picker' || d.purpose !== action.purpose || d.refs.join() !== action.refs.join()) return state;
+      return { ...state, dialog: { ...d, options: action.options, index: 0 } };
+    }
+    case 'triage_done': {
+      if (state.triage.run?.id !== action.id) return state;
+      const run = state.triage.run;
+      const done = action.results.filter((r) => r.ok);
+      const refused = action.results.filter((r) => !r.ok);
+      const inverses = done
+        .map((r) => r.inverse)
+        .filter((c): c is TriageCommand => Boolean(c))
+        .reverse();
+      const undo =
+        run.undo || inverses.length === 0 ? state.triage.undo : [...state.triage.undo, inverses].slice(-UNDO_DEPTH);
+      // an undo that went through leaves the stack; one refused stays, to try again once the gate passes
+      const popped = run.undo && refused.length === 0 ? undo.slice(0, -1) : undo;
+      const created = done.find((r) => r.created)?.created ?? null;
+      let next = triage(state, {
+        run: null,
+        undo: popped,
+        marked: refused.length === 0 ? [] : state.triage.marked,
+        arriving: created ?? state.triage.arriving,
+      });
+      if (refused.length === 0) {
+        const text =
+          done.length === 1
+            ? done[0].message
+            : `${done.length} changes made (${done.map((r) => r.message).join('; ')})`;
+        return status(next, run.undo ? `undone: ${text}` : text, 'ok');
+      }
+      // refusals in words: one alone, with its detail; several, as a summary of what was refused and why
+      const lines: string[] = [];
+      if (done.length > 0) lines.push(`${done.length} of ${action.results.length} done.`, '');
+      for (const r of refused) {
+        lines.push(`✗ ${describeCommand(r.command).text}: ${r.message}`);
+        for (const l of r.detail ?? []) lines.push(`    ${l}`);
+      }
+      if (run.undo) lines.push('', 'The undo was refused; it stays on the stack (z tries again).');
+      next = status(next, `refused: ${refused[0].message}`, 'error');
+      return { ...next, dialog: { kind: 'refusal', title: run.undo ? ' Undo refused ' : ' Refused ', lines } };
+    }
+    default:
+      return null;
+  }
+}
+
+// A created item has arrived in the frontier: select it, in whatever tab it lives.
+export function selectArrived(state: State, helpers: TriageHelpers): State {
+  const ref = state.triage.arriving;
+  if (!ref || !rowByRef(state, ref)) return state;
+  const jumped = jumpTo(triage(state, { arriving: null }), ref, helpers);
+  return jumped ? { ...jumped, triage: { ...jumped.triage, back: state.triage.back } } : state;
+}

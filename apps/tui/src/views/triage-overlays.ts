@@ -1,0 +1,85 @@
+import { filteredOptions } from '../state/triage';
+import { Dialog } from '../state/state';
+import { bold, esc, fit, inverse, paint, Theme, truncate, wrap } from './format';
+import type { OverlayContent } from './overlays';
+
+// The triage dialogs (issue 25): a picker that filters as you type, an inline input, a confirmation whose
+// focused default is No, and a refusal in the daemon's words.
+
+function buttons(focus: 'no' | 'yes', yesLabel: string): string {
+  const no = '[ No ]';
+  const yes = `[ ${yesLabel} ]`;
+  return focus === 'no' ? `   ${inverse(`>${no}<`)}   ${esc(yes)} ` : `    ${no}   ${inverse(`>${esc(yes)}<`)}`;
+}
+
+export function pickerDialog(
+  d: Dialog & { kind: 'picker' },
+  width: number,
+  height: number,
+  theme: Theme,
+): OverlayContent {
+  const w = Math.min(90, width - 4);
+  const prefix = d.purpose === 'palette' ? ':' : 'filter: ';
+  const lines = [` ${prefix}${bold(esc(d.filter))}▏`, ''];
+  if (!d.options) {
+    lines.push(` ${paint(theme, 'loading…', 'yellow')}`);
+    return { title: d.title, lines, width: w };
+  }
+  const shown = filteredOptions(d.options, d.filter);
+  const room = Math.max(3, height - 8);
+  const start = Math.max(0, Math.min(d.index - room + 1, shown.length - room));
+  shown.slice(start, start + room).forEach((o, i) => {
+    const mark = o.current ? '● ' : '  ';
+    const note = o.note ? `  ${o.note}` : '';
+    const text = truncate(`${mark}${o.label}${note}`, w - 4);
+    lines.push(start + i === d.index ? inverse(`›${esc(fit(text, w - 4))}`) : ` ${esc(text)}`);
+  });
+  if (shown.length === 0) lines.push(` ${paint(theme, `nothing matches "${esc(d.filter)}"`, 'gray')}`);
+  lines.push('');
+  lines.push(paint(theme, ' type to filter · enter takes the highlighted (top) match · ↑↓ move · esc cancels', 'gray'));
+  return { title: d.title, lines, width: w };
+}
+
+export function inputDialog(d: Dialog & { kind: 'input' }, width: number, theme: Theme): OverlayContent {
+  const w = Math.min(90, width - 4);
+  const room = w - d.prompt.length - 6;
+  const shown = d.value.length > room ? `…${d.value.slice(d.value.length - room + 1)}` : d.value;
+  const lines = [
+    ` ${d.prompt}: ${bold(esc(truncate(shown, room + 1)))}▏`,
+    '',
+    paint(theme, ' enter submits · esc cancels', 'gray'),
+  ];
+  return { title: d.title, lines, width: w };
+}
+
+export function triageConfirmDialog(
+  d: Dialog & { kind: 'triage-confirm' },
+  width: number,
+  height: number,
+): OverlayContent {
+  const w = Math.min(84, width - 4);
+  const lines: string[] = [];
+  const body: string[] = [];
+  for (const l of d.lines) wrap(l, w - 4).forEach((x) => body.push(` ${esc(x)}`));
+  const room = Math.max(3, height - 6);
+  lines.push(...(body.length > room ? [...body.slice(0, room - 1), ` … and ${body.length - room + 1} more`] : body));
+  lines.push('');
+  lines.push(buttons(d.focus, d.undo ? 'Yes, undo' : 'Yes'));
+  return { title: d.title, lines, width: w };
+}
+
+export function refusalDialog(
+  d: Dialog & { kind: 'refusal' },
+  width: number,
+  height: number,
+  theme: Theme,
+): OverlayContent {
+  const w = Math.min(96, width - 4);
+  const lines: string[] = [];
+  for (const l of d.lines)
+    wrap(l, w - 4).forEach((x) => lines.push(` ${paint(theme, esc(x), x.startsWith('✗') ? 'red' : 'white')}`));
+  const room = Math.max(3, height - 6);
+  const out = lines.length > room ? [...lines.slice(0, room - 1), ` … ${lines.length - room + 1} more lines`] : lines;
+  out.push('', paint(theme, ' enter or esc closes', 'gray'));
+  return { title: d.title, lines: out, width: w };
+}
