@@ -152,6 +152,14 @@ export async function runTui(argv: string[], options: { exitMessage?: boolean } 
           model: process.env.SVC_MODEL || 'unknown',
           dispatchCommand: process.env.SVC_DISPATCH_COMMAND || null,
           demoBacklogPath: findDemoBacklog(),
+          // E: the editor takes the terminal; blessed suspends the screen and repaints when it exits
+          editFile: (path) =>
+            new Promise<number>((resolve) => {
+              const editor = process.env.VISUAL || process.env.EDITOR || 'vi';
+              const child = screen.spawn('/bin/sh', ['-c', `${editor} "$1"`, 'svc-editor', path], {});
+              child.once('error', () => resolve(127));
+              child.once('exit', (code: number | null) => resolve(code ?? 1));
+            }),
         },
         onQuit: () => finish(0),
         onFrame: benchReporter(),

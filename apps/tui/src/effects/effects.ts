@@ -170,7 +170,7 @@ export class Effects implements EffectsContext {
       this.live.forgetEtag();
       this.refetch(['frontier', 'claims']);
     }
-    this.triage.onAction(previous, next);
+    this.triage.onAction(previous, next, action.type === 'key' ? action.action : null);
     if (action.type !== 'key') return;
     if (action.action === 'refresh') {
       if (next.failure || !this.started) {

@@ -1,7 +1,12 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
 import { isHttpError, SvcHttpError } from '@app/client';
 
 import type { GateBlockerWire, WorkflowStage } from '@app/contracts/backlog';
 
+import { selectedItem } from '../state/selectors';
 import { blockerOptions } from '../state/triage';
 import type { PickerOption, State, TriageCommand, TriageResult } from '../state/state';
 import type { ItemWire } from '../wire';
@@ -13,7 +18,12 @@ export class TriageCommands {
   constructor(private readonly ctx: EffectsContext) {}
 
   // Every reduced action: a new run starts its commands; a picker that opened empty loads its choices.
-  onAction(previous: State, next: State): void {
+  onAction(previous: State, next: State, key: string | null = null): void {
+    if (key === 'body_edit' && !next.readOnly && next.dialog === null) {
+      const ref = next.detail && next.detailOpen ? next.detail.ref : null;
+      const selected = selectedItem(next)?.item_id ?? ref;
+      if (selected) void this.editBody(selected);
+    }
     const run = next.triage.run;
     if (run && run.id !== previous.triage.run?.id) void this.execute(run.id, run.commands);
     const d = next.dialog;
@@ -57,6 +67,45 @@ export class TriageCommands {
       this.ctx.dispatch({ type: 'picker_options', purpose: 'dependency', refs, options: [...own, ...others] });
     } catch {
       // other projects are a convenience: this project's items stay
+    }
+  }
+
+  // E: the body and its sections in $VISUAL / $EDITOR with the screen suspended; what changed is written back.
+  private async editBody(ref: string): Promise<void> {
+    const { api, editFile } = this.ctx.config;
+    if (!editFile) {
+      this.ctx.dispatch({ type: 'status', text: 'no terminal to run an editor in', tone: 'error' });
+      return;
+    }
+    let dir: string | null = null;
+    try {
+      const [field, detail] = await Promise.all([api.itemField(ref, 'body'), api.item(ref)]);
+      const before: EditedText = { body: typeof field.value === 'string' ? field.value : '', sections: {} };
+      for (const sec of detail.sections ?? []) before.sections[sec.section_name] = sec.content ?? '';
+      dir = mkdtempSync(join(tmpdir(), 'svc-edit-'));
+      const path = join(dir, `${ref}.md`);
+      writeFileSync(path, formatEditable(before));
+      const code = await editFile(path);
+      if (code !== 0) {
+        this.ctx.dispatch({ type: 'status', text: `the editor exited ${code}: ${ref} left unchanged`, tone: 'warn' });
+        return;
+      }
+      const after = parseEditable(readFileSync(path, 'utf8'));
+      const commands: TriageCommand[] = [];
+      if (after.body.trimEnd() !== before.body.trimEnd()) commands.push({ op: 'body', ref, body: after.body });
+      for (const [name, content] of Object.entries(after.sections)) {
+        if ((before.sections[name] ?? null)?.trimEnd() !== content.trimEnd())
+          commands.push({ op: 'section', ref, name, content });
+      }
+      if (commands.length === 0) {
+        this.ctx.dispatch({ type: 'status', text: `${ref}: nothing changed`, tone: 'info' });
+        return;
+      }
+      this.ctx.dispatch({ type: 'triage_start', commands });
+    } catch (err) {
+      this.ctx.dispatch({ type: 'status', text: `edit ${ref}: ${describe(err)}`, tone: 'error' });
+    } finally {
+      if (dir) rmSync(dir, { recursive: true, force: true });
     }
   }
 
@@ -187,9 +236,16 @@ export class TriageCommands {
           });
         }
         case 'body': {
-          const before = await api.item(command.ref);
+          const before = await api.itemField(command.ref, 'body');
           await api.setItemField(command.ref, 'body', { value: command.body });
-          return ok(command, `${command.ref}: body written`, { op: 'body', ref: command.ref, body: before.body });
+          const old = typeof before.value === 'string' ? before.value : '';
+          return ok(command, `${command.ref}: body written`, { op: 'body', ref: command.ref, body: old });
+        }
+        case 'section': {
+          const before = await api.item(command.ref);
+          await api.putSection(command.ref, command.name, { content: command.content });
+          const old = before.sections?.find((x) => x.section_name === command.name)?.content ?? '';
+          return ok(command, `${command.ref}: section ${command.name} written`, { ...command, content: old });
         }
       }
     } catch (err) {
@@ -254,4 +310,43 @@ function stageOption(stage: WorkflowStage, current: string): PickerOption {
     current: stage.id === current,
     terminal: stage.terminal,
   };
+}
+
+// The editable text: the body, then each section after a marker line the parser finds again.
+export interface EditedText {
+  body: string;
+  sections: Record<string, string>;
+}
+
+const SECTION_MARK = /^<!-- svc:section (.+?) -->$/;
+
+export function formatEditable(text: EditedText): string {
+  const parts = [text.body.replace(/\n*$/, '\n')];
+  for (const [name, content] of Object.entries(text.sections)) {
+    parts.push(`<!-- svc:section ${name} -->\n${content.replace(/\n*$/, '\n')}`);
+  }
+  return parts.join('\n');
+}
+
+export function parseEditable(raw: string): EditedText {
+  const out: EditedText = { body: '', sections: {} };
+  let current: string | null = null;
+  const buf: string[] = [];
+  const flush = () => {
+    const text = buf.join('\n').replace(/\n+$/, '');
+    if (current === null) out.body = text;
+    else out.sections[current] = text;
+    buf.length = 0;
+  };
+  for (const line of raw.replace(/\r/g, '').split('\n')) {
+    const m = SECTION_MARK.exec(line);
+    if (m) {
+      flush();
+      current = m[1];
+    } else {
+      buf.push(line);
+    }
+  }
+  flush();
+  return out;
 }

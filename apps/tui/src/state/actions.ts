@@ -13,7 +13,15 @@ import type {
 } from '../wire';
 import type { DetailEdge } from './edges';
 import type { Pipeline } from './pipeline';
-import type { ConnectionState, Failure, PickerOption, PickerPurpose, StatusTone, TriageResult } from './state';
+import type {
+  ConnectionState,
+  Failure,
+  PickerOption,
+  PickerPurpose,
+  StatusTone,
+  TriageCommand,
+  TriageResult,
+} from './state';
 
 export type DetailPart =
   | { part: 'explain'; value: ExplainResponse }
@@ -46,4 +54,6 @@ export type Action =
   | { type: 'tick'; now: number }
   // triage (issue 25)
   | { type: 'picker_options'; purpose: PickerPurpose; refs: string[]; options: PickerOption[] }
-  | { type: 'triage_done'; id: number; results: TriageResult[] };
+  | { type: 'triage_done'; id: number; results: TriageResult[] }
+  // commands prepared outside a dialog (the body editor's changes)
+  | { type: 'triage_start'; commands: TriageCommand[] };

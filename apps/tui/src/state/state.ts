@@ -90,7 +90,8 @@ export type TriageCommand =
   | { op: 'create'; project: string; title: string; priority: string; blockedBy: string | null }
   | { op: 'dep-add'; dependent: string; blocker: string; gate_point: string; satisfaction: string }
   | { op: 'dep-remove'; dependent: string; blocker: string; gate_point: string }
-  | { op: 'body'; ref: string; body: string };
+  | { op: 'body'; ref: string; body: string }
+  | { op: 'section'; ref: string; name: string; content: string };
 
 export interface PickerOption {
   value: string;

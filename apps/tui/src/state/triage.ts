@@ -91,6 +91,8 @@ export function describeCommand(c: TriageCommand): { text: string; cli: string }
       };
     case 'body':
       return { text: `rewrite the body of ${c.ref}`, cli: `svc items update ${c.ref} body --stdin` };
+    case 'section':
+      return { text: `rewrite section ${c.name} of ${c.ref}`, cli: `svc sections upsert ${c.ref} ${c.name} --stdin` };
   }
 }
 
@@ -342,6 +344,12 @@ export function reduceTriageKey(state: State, action: KeyAction, helpers: Triage
         last,
         true,
       );
+    }
+    case 'body_edit': {
+      const item = selectedItem(state);
+      if (!item) return needItem();
+      // the effects open the editor (the screen is suspended meanwhile)
+      return status(state, `opening ${item.item_id} in the editor…`, 'info');
     }
     case 'dependency_add': {
       const item = selectedItem(state);
@@ -610,6 +618,8 @@ export function reduceTriageAction(state: State, action: Action): State | null {
       if (d?.kind !== 'picker' || d.purpose !== action.purpose || d.refs.join() !== action.refs.join()) return state;
       return { ...state, dialog: { ...d, options: action.options, index: 0 } };
     }
+    case 'triage_start':
+      return startRun(state, action.commands);
     case 'triage_done': {
       if (state.triage.run?.id !== action.id) return state;
       const run = state.triage.run;
