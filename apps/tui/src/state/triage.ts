@@ -553,7 +553,7 @@ export function jumpTo(state: State, ref: string, helpers: TriageHelpers): State
   const back = [...state.triage.back, { tab: state.tab, key: state.cursors[state.tab].key }].slice(-50);
   const index = (state.frontier?.[found.tab] ?? []).findIndex((r) => r.item_id === found.row.item_id);
   return helpers.settle({
-    ...triage(state, { back, marked: [], anchor: null }),
+    ...triage(state, { back }),
     tab: found.tab,
     filter: '',
     filtering: false,
