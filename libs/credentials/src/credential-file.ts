@@ -1,5 +1,8 @@
+// The command line's credential file and the folders the daemon and the command line share (issue 30): the daemon
+// writes the first administrator's credential here on first boot, `svc connect` and `svc auth` read and write it.
+// A lib of its own so the daemon needs neither the HTTP client (libs/client) nor the command line for it.
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { homedir, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 
 // One server's credential: an API token or an approved machine's credential.
@@ -27,6 +30,19 @@ export function defaultConfigDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env.SVC_CONFIG_DIR) return env.SVC_CONFIG_DIR;
   const xdg = env.XDG_CONFIG_HOME;
   return join(xdg && xdg.length > 0 ? xdg : join(homedir(), '.config'), 'svc');
+}
+
+// The daemon's data folder (embedded database, server secret; `svc up` keeps daemon.log and daemon.pid there):
+// SVC_HOME, else /var/lib/svc for root (PostgreSQL refuses to run as root, and root's home is not reachable by
+// the postgres user), else $XDG_DATA_HOME/svc, else ~/.local/share/svc. The daemon and `svc up` share this.
+export function defaultHome(env: NodeJS.ProcessEnv = process.env): string {
+  if (userInfo().uid === 0) return '/var/lib/svc';
+  const xdg = env.XDG_DATA_HOME;
+  return join(xdg && xdg.length > 0 ? xdg : join(homedir(), '.local', 'share'), 'svc');
+}
+
+export function svcHome(env: NodeJS.ProcessEnv = process.env): string {
+  return env.SVC_HOME && env.SVC_HOME.length > 0 ? env.SVC_HOME : defaultHome(env);
 }
 
 export function credentialsPath(configDir: string): string {
@@ -123,12 +139,4 @@ export function removeCredentials(configDir: string, url: string | null): Stored
   const current = file.current === entry.url ? (servers[servers.length - 1]?.url ?? null) : file.current;
   writeCredentialFile(configDir, { version: 2, current, servers });
   return entry;
-}
-
-// No credential at all for the server a command addresses: say how to get one, rather than "cannot reach".
-export class NotConnectedError extends Error {
-  readonly code = 'not_connected';
-  constructor() {
-    super('not connected — run svc setup or svc connect');
-  }
 }
