@@ -23,7 +23,15 @@ import type { Action } from '../state/actions';
 import { detailEdges } from '../state/edges';
 import { pipelineOf } from '../state/pipeline';
 import { isFrontierTab, State } from '../state/state';
-import type { DbClaimResponse, DispatchResponse, ScheduleStep, StreamNotice, WhoAmIResponse } from '../wire';
+import type {
+  DbClaimResponse,
+  DispatchResponse,
+  EventWire,
+  ExplainResponse,
+  ScheduleStep,
+  StreamNotice,
+  WhoAmIResponse,
+} from '../wire';
 import type { Store } from './store';
 
 // At most four refetches a second, however many notices arrive.
@@ -32,6 +40,10 @@ export const REFETCH_INTERVAL_MS = 250;
 export const SAFETY_REFETCH_MS = 30_000;
 export const RETRY_START_MS = 2_000;
 const DETAIL_DEBOUNCE_MS = 60;
+// the project picker re-reads the projects this often while it is open (no notice announces a new project)
+export const PICKER_REFRESH_MS = 2_000;
+// actor names are re-read at most this often when an event names an actor not known yet
+const ACTORS_REFRESH_MS = 30_000;
 
 type Part = 'projects' | 'frontier' | 'claims' | 'machines' | 'events';
 
@@ -82,6 +94,60 @@ function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+// After y: what was dispatched, where, and until when the claim holds.
+export function dispatchView(
+  r: DispatchResponse,
+  exit: number | null,
+  config: Pick<EffectsConfig, 'dispatchCommand'>,
+): { title: string; lines: string[] } {
+  const lines = [
+    `item        ${r.item_id} (${r.project})`,
+    `session     #${r.session_id}`,
+    `adapter     ${r.adapter}`,
+    `entrypoint  ${r.entrypoint}`,
+    `claimed     ${r.claim.claimed_at}`,
+    `claim ends  ${r.claim.expires_at} (renewed while the session heartbeats)`,
+    `WIP slot    ${r.wip_slot ? 'yes' : 'no'}`,
+    `event       #${r.event_id}`,
+  ];
+  if (config.dispatchCommand) lines.push(`dispatcher  exited ${exit ?? '?'} (SVC_DISPATCH_COMMAND)`);
+  else lines.push('', 'No SVC_DISPATCH_COMMAND is set: start the entrypoint above yourself.');
+  return { title: `Dispatched ${r.item_id}`, lines };
+}
+
+// `C` on an item that cannot be charged: its bucket, each unsatisfied fact with what would satisfy it, and what to
+// start first (the explain answer, as `svc frontier explain` says it).
+export function unavailableView(
+  ref: string,
+  ex: ExplainResponse | null,
+  reports: string[],
+  refusal?: string,
+): { title: string; lines: string[] } {
+  const lines: string[] = [];
+  if (!ex) {
+    lines.push(...(reports.length ? reports : [`${ref} could not be charged`]));
+    if (refusal) lines.push(refusal);
+    return { title: `Cannot charge ${ref}`, lines };
+  }
+  const where = ex.bucket === 'runnable' ? 'runnable, but not offered to this session' : ex.bucket;
+  lines.push(`${ref} is ${where} (status ${ex.status}); it was not dispatched.`);
+  if (refusal) lines.push(refusal);
+  if (ex.operator_block) lines.push(`operator block: ${ex.operator_block}`);
+  if (ex.unsatisfied.length > 0) {
+    lines.push('', 'Waiting on:');
+    for (const u of ex.unsatisfied) {
+      const state = u.state ? ` (${u.state})` : '';
+      lines.push(`- ${u.blocker ?? '(missing item)'}${state}: ${u.reason}`, `  would satisfy it: ${u.need}`);
+    }
+  } else {
+    lines.push('', ...ex.summary);
+  }
+  if (ex.unblock_roots.length > 0) lines.push('', `start first: ${ex.unblock_roots.join(', ')}`);
+  if (ex.stuck.length > 0) lines.push(`needs a person: ${ex.stuck.join(', ')}`);
+  if (ex.bucket === 'runnable') lines.push('', ...reports.filter((r) => !ex.summary.includes(r)));
+  return { title: `Cannot charge ${ref}`, lines };
+}
+
 // The only daemon I/O of the TUI: turns actions into SvcApi calls and stream notices into actions.
 export class Effects {
   private stream: EventStream | null = null;
@@ -96,6 +162,9 @@ export class Effects {
   private etag: { project: string; value: string } | null = null;
   private session: number | null = null;
   private chargeAnswer: ((yes: boolean) => void) | null = null;
+  private pickerTimer: NodeJS.Timeout | null = null;
+  private actorsAt = 0;
+  private noticeSeq = 0;
   private stopped = false;
   private started = false;
   // each prefetched answer is used once, by the first read it stands for
@@ -128,6 +197,7 @@ export class Effects {
     this.stream?.close();
     this.stream = null;
     for (const t of [this.refetchTimer, this.safetyTimer, this.retryTimer, this.detailTimer]) if (t) clearTimeout(t);
+    if (this.pickerTimer) clearInterval(this.pickerTimer);
     if (this.tickTimer) clearInterval(this.tickTimer);
     this.chargeAnswer?.(false);
   }
@@ -237,6 +307,9 @@ export class Effects {
         break;
       case 'item':
       case 'items':
+        this.itemNotice(notice);
+        this.refetch(['frontier', 'claims']);
+        break;
       case 'dependency':
       case 'claim':
       case 'claims':
@@ -245,6 +318,35 @@ export class Effects {
       default:
         break;
     }
+  }
+
+  // An item changed anywhere (status, title, a new item): shown on the Events tab as it arrives. The daemon records
+  // no event for an item edit, so the live stream's item notice is the row; it is not kept across restarts.
+  private itemNotice(notice: StreamNotice): void {
+    const d = notice.data;
+    const str = (v: unknown) => (typeof v === 'string' ? v : null);
+    const project = str(d.project);
+    if (project && this.state.projects && !this.state.projects.some((p) => p.id === project)) {
+      this.refetch(['projects']);
+    }
+    const itemId = str(d.item_id);
+    if (notice.type !== 'item' || !itemId) return;
+    const op = str(d.op);
+    const name = op === 'INSERT' ? 'ItemCreated' : op === 'DELETE' ? 'ItemDeleted' : 'ItemChanged';
+    const payload: Record<string, unknown> = { source: 'live item notice' };
+    if (str(d.status)) payload.status = d.status;
+    const event: EventWire = {
+      id: `live-${++this.noticeSeq}`,
+      name,
+      kind: 'item',
+      project,
+      item_id: itemId,
+      actor_id: null,
+      session_id: null,
+      payload,
+      created_at: new Date().toISOString(),
+    };
+    this.dispatch({ type: 'events_loaded', events: [event] });
   }
 
   private safety(): void {
@@ -339,6 +441,7 @@ export class Effects {
   }
 
   private loadMachines(): Promise<void> {
+    if (this.state.machinesView === 'connected') void this.loadConnected();
     return this.guard('machine requests', async () => {
       try {
         const body = await this.config.api.machineAuthorizationRequests();
@@ -351,11 +454,33 @@ export class Effects {
     });
   }
 
+  // The machines connected with svc connect (svc machines list): the caller's own, every one for an admin.
+  private loadConnected(): Promise<void> {
+    return this.guard('connected machines', async () => {
+      const body = await this.config.api.machines();
+      this.dispatch({ type: 'connected_loaded', machines: body.machines.filter((m) => m.revoked_at === null) });
+    });
+  }
+
   private loadEvents(): Promise<void> {
     return this.guard('events', async () => {
       const body = await this.config.api.events({ limit: 200 });
       this.dispatch({ type: 'events_loaded', events: body.events });
+      const names = this.state.actorNames;
+      const unknown = body.events.some((e) => e.actor_id !== null && names[String(e.actor_id)] === undefined);
+      if (unknown && Date.now() - this.actorsAt > ACTORS_REFRESH_MS) await this.loadActors();
     });
+  }
+
+  // Names for the Events tab's actor column; an answer without them (an old daemon) leaves #ids.
+  private async loadActors(): Promise<void> {
+    this.actorsAt = Date.now();
+    try {
+      const body = await this.config.api.actors();
+      this.dispatch({ type: 'actors_loaded', actors: body.actors });
+    } catch {
+      // the column keeps #<id>
+    }
   }
 
   private loadDetail(ref: string, delay = DETAIL_DEBOUNCE_MS): void {
@@ -446,6 +571,17 @@ export class Effects {
       this.etag = null;
       this.refetch(['frontier', 'claims']);
     }
+    // the project picker is live: read the projects on opening it and every PICKER_REFRESH_MS while it is open
+    const picker = next.dialog?.kind === 'projects';
+    if (picker && !this.pickerTimer) {
+      this.refetch(['projects']);
+      this.pickerTimer = setInterval(() => this.refetch(['projects']), PICKER_REFRESH_MS);
+      this.pickerTimer.unref?.();
+    } else if (!picker && this.pickerTimer) {
+      clearInterval(this.pickerTimer);
+      this.pickerTimer = null;
+    }
+    if (next.machinesView === 'connected' && previous.machinesView !== 'connected') void this.loadConnected();
     if (action.type !== 'key') return;
     switch (action.action) {
       case 'refresh':
@@ -474,7 +610,11 @@ export class Effects {
           answer?.(after?.kind === 'charge' && after.phase === 'running');
         }
         if (before?.kind === 'confirm-deny' && after?.kind === 'confirm-deny' && after.busy && !before.busy) {
-          void this.resolveMachine(after.requestId, after.code, 'deny', after.machineName);
+          if (after.code === null) void this.denyMachine(after.requestId, after.machineName);
+          else void this.resolveMachine(after.requestId, after.code, 'deny', after.machineName);
+        }
+        if (before?.kind === 'confirm-revoke' && after?.kind === 'confirm-revoke' && after.busy && !before.busy) {
+          void this.revokeMachine(after.machineId, after.machineName);
         }
         if (before?.kind === 'confirm-approve' && after?.kind === 'confirm-approve' && after.busy && !before.busy) {
           void this.approveDeployment(after.ref);
@@ -498,17 +638,26 @@ export class Effects {
 
   private async charge(ref: string | null): Promise<void> {
     const project = this.state.project;
+    const reports: string[] = [];
     const io: ChargeFlowIO = {
       confirm: (target: ScheduleStep) =>
         new Promise<boolean>((resolve) => {
           this.chargeAnswer = resolve;
           this.dispatch({ type: 'charge_confirm', step: target });
-          if (this.state.dialog?.kind !== 'charge') {
+          const d = this.state.dialog;
+          if (d?.kind !== 'charge') {
             this.chargeAnswer = null;
             resolve(false);
+          } else if (d.phase === 'running') {
+            // y was pressed while the item was looked up
+            this.chargeAnswer = null;
+            resolve(true);
           }
         }),
-      report: (message) => this.dispatch({ type: 'status', text: message.trim(), tone: 'info' }),
+      report: (message) => {
+        reports.push(message.trim());
+        this.dispatch({ type: 'status', text: message.trim(), tone: 'info' });
+      },
       runDispatcher: (result) => this.runDispatcher(result),
     };
     let outcome: ChargeOutcome;
@@ -546,6 +695,17 @@ export class Effects {
         text: `charge: dispatched ${d.item_id} (${d.adapter}: ${outcome.dispatch?.entrypoint ?? ''})${how}`,
         tone: exit === 0 || exit === null ? 'ok' : 'warn',
       });
+      if (outcome.dispatch) this.dispatch({ type: 'view_open', ...dispatchView(outcome.dispatch, exit, this.config) });
+    } else if (d.reason === 'requested_item_unavailable' && d.item_id) {
+      // in words: the blockers and what would satisfy them, not the decision's code
+      let explain: ExplainResponse | null = null;
+      try {
+        explain = await this.config.api.explain(d.item_id);
+      } catch {
+        // the flow's own report lines say what is known
+      }
+      this.dispatch({ type: 'status', text: `charge: ${d.item_id} not dispatched (see why)`, tone: 'warn' });
+      this.dispatch({ type: 'view_open', ...unavailableView(d.item_id, explain, reports, outcome.error?.message) });
     } else {
       const why = outcome.error ? ` — ${outcome.error.message}` : '';
       this.dispatch({
@@ -573,6 +733,36 @@ export class Effects {
       child.once('error', () => resolve(127));
       child.once('exit', (code) => resolve(code ?? 1));
     });
+  }
+
+  // Deny a listed request without its code (POST …/requests/:id/deny); a gone request is said so.
+  private async denyMachine(requestId: string, name: string): Promise<void> {
+    try {
+      await this.config.api.denyMachineAuthorizationRequest(requestId);
+      this.dispatch({ type: 'code_result', ok: true });
+      this.dispatch({ type: 'status', text: `denied ${name}: the machine will not be connected`, tone: 'ok' });
+    } catch (err) {
+      this.dispatch({ type: 'code_result', ok: false, close: true });
+      this.dispatch({ type: 'status', text: `deny ${name}: ${describe(err)}`, tone: 'error' });
+    }
+    this.refetch(['machines', 'events']);
+  }
+
+  // The same HTTP function as `svc machines revoke <machine_id>`.
+  private async revokeMachine(machineId: string, name: string): Promise<void> {
+    try {
+      const body = await this.config.api.revokeMachine(machineId);
+      this.dispatch({ type: 'revoke_done' });
+      this.dispatch({
+        type: 'status',
+        text: `revoked ${body.revoked} credential${body.revoked === 1 ? '' : 's'} of ${name} (${machineId})`,
+        tone: 'ok',
+      });
+    } catch (err) {
+      this.dispatch({ type: 'revoke_done' });
+      this.dispatch({ type: 'status', text: `revoke ${name}: ${describe(err)}`, tone: 'error' });
+    }
+    void this.loadConnected();
   }
 
   private async resolveMachine(
