@@ -275,6 +275,34 @@ describe(Effects.name, () => {
       effects.stop();
     });
 
+    it('should say in a dialog why a blocked item was not charged, not the decision code', async () => {
+      const { api, store, effects } = await started();
+      api.explain.mockResolvedValue({
+        item_id: 'ATL-2',
+        bucket: 'blocked',
+        status: 'planned',
+        summary: [],
+        operator_block: null,
+        unsatisfied: [
+          { blocker: 'ATL-1', state: 'planned', reason: 'ATL-1 is in planned; needs done', need: 'ATL-1 reaches done' },
+        ],
+        unblock_roots: ['ATL-1'],
+        stuck: [],
+      });
+      (effects as unknown as { config: { charge: unknown } }).config.charge = () =>
+        Promise.resolve({
+          decision: { dispatched: false, reason: 'requested_item_unavailable', item_id: 'ATL-2' },
+          session_id: null,
+        });
+      store.dispatch({ type: 'key', action: 'charge_selected' });
+      await flush();
+      expect(store.state.dialog).toMatchObject({ kind: 'view', title: 'Cannot charge ATL-2' });
+      const text = (store.state.dialog as { lines: string[] }).lines.join('\n');
+      expect(text).toContain('would satisfy it: ATL-1 reaches done');
+      expect(text).not.toContain('requested_item_unavailable');
+      effects.stop();
+    });
+
     it('should answer the charge with a y pressed while the item was looked up', async () => {
       const { store, effects } = await started();
       let answer: boolean | null = null;
