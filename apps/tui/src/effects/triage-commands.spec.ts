@@ -29,6 +29,7 @@ function setup(api: Record<string, jest.Mock>) {
     refetch: jest.fn(),
     loadDetail: jest.fn(),
     failed: jest.fn(),
+    noticed: jest.fn(),
   };
   const commands = new TriageCommands(ctx);
   return { ctx, state: () => state };
