@@ -181,7 +181,10 @@ describe('svc tui triage (end to end under tmux)', () => {
     await closed();
     const done = await runSvc(['items', 'resolve', blocker.item_id, '--resolution', 'completed'], { env });
     expect(done.stderr).toBe('');
-    await tui.waitFor(() => tui.selectedLine().includes(created));
+    // once the blocker is done the item leaves the Blocked tab on screen; follow it to Runnable
+    await tui.waitFor((screen) => !screen.includes('Triage e2e fresh item'));
+    await jump(created);
+    await tui.waitFor(/\[1 Runnable \d+\]/);
     tui.keys('s');
     await tui.waitFor('gate: check_hard_blocks at activation');
     tui.type('implementing');

@@ -185,8 +185,10 @@ export interface TriageState {
   runs: number;
   // inverse batches of the writes made in this TUI, newest last
   undo: TriageCommand[][];
-  // the ref a created item will have: selected when it arrives in the frontier
+  // a created item, or the one item a run changed: selected when the frontier shows it (in arrivingTab, when the
+  // change decides the bucket), so the selection follows it into another tab
   arriving: string | null;
+  arrivingTab: FrontierTab | null;
   // where : jumps came from (tab and ref); backspace / ctrl-o go back
   back: { tab: Tab; key: string | null }[];
   // the palette's history, newest last
@@ -303,6 +305,16 @@ export function initialState(
     importing: false,
     now: options.now ?? Date.now(),
     pageSize: 10,
-    triage: { marked: [], anchor: null, run: null, runs: 0, undo: [], arriving: null, back: [], history: [] },
+    triage: {
+      marked: [],
+      anchor: null,
+      run: null,
+      runs: 0,
+      undo: [],
+      arriving: null,
+      arrivingTab: null,
+      back: [],
+      history: [],
+    },
   };
 }

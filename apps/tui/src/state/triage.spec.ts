@@ -192,6 +192,25 @@ describe('triage', () => {
     expect(reduce(s, key('dialog_yes')).triage.run?.commands).toEqual([{ op: 'unblock', ref: 'ATL-91' }]);
   });
 
+  it('should follow a blocked item into the Blocked tab once the frontier shows it there', () => {
+    let s = run(loaded(), key('block_toggle'), type('legal'), key('input_submit'));
+    s = reduce(s, {
+      type: 'triage_done',
+      id: s.triage.run!.id,
+      results: [{ command: s.triage.run!.commands[0], ok: true, message: 'blocked', inverse: null }],
+    });
+    // an older answer still has it runnable: nothing moves
+    s = reduce(s, { type: 'frontier_loaded', project: 'atlas', frontier: frontier([item(1), item(2)]) });
+    expect(s.tab).toBe('runnable');
+    s = reduce(s, {
+      type: 'frontier_loaded',
+      project: 'atlas',
+      frontier: frontier([item(2)], [item(1, { blocked_reasons: ['blocked by operator: legal'] })]),
+    });
+    expect(s.tab).toBe('blocked');
+    expect(selectedItem(s)?.item_id).toBe('ATL-1');
+  });
+
   it('should freeze a runnable item and unfreeze a frozen one, asking first', () => {
     let s = reduce(loaded(), key('freeze_toggle'));
     expect(reduce(s, key('dialog_yes')).triage.run?.commands).toEqual([{ op: 'freeze', ref: 'ATL-1' }]);

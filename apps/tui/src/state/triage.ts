@@ -634,11 +634,16 @@ export function reduceTriageAction(state: State, action: Action): State | null {
       // an undo that went through leaves the stack; one refused stays, to try again once the gate passes
       const popped = run.undo && refused.length === 0 ? undo.slice(0, -1) : undo;
       const created = done.find((r) => r.created)?.created ?? null;
+      // one item changed: the selection follows it when the change moves it to another bucket
+      const only = action.results.length === 1 && done.length === 1 ? done[0].command : null;
+      const followed = only && 'ref' in only ? only.ref : null;
+      const bucket: FrontierTab | null = only?.op === 'block' ? 'blocked' : only?.op === 'freeze' ? 'frozen' : null;
       let next = triage(state, {
         run: null,
         undo: popped,
         marked: refused.length === 0 ? [] : state.triage.marked,
-        arriving: created ?? state.triage.arriving,
+        arriving: created ?? followed ?? state.triage.arriving,
+        arrivingTab: created ? null : followed ? bucket : state.triage.arrivingTab,
       });
       if (refused.length === 0) {
         const text =
@@ -666,7 +671,10 @@ export function reduceTriageAction(state: State, action: Action): State | null {
 // A created item has arrived in the frontier: select it, in whatever tab it lives.
 export function selectArrived(state: State, helpers: TriageHelpers): State {
   const ref = state.triage.arriving;
-  if (!ref || !rowByRef(state, ref)) return state;
-  const jumped = jumpTo(triage(state, { arriving: null }), ref, helpers);
+  const found = ref ? rowByRef(state, ref) : null;
+  if (!ref || !found) return state;
+  // an older frontier answer still shows it where it was: wait for the one that shows the change
+  if (state.triage.arrivingTab && found.tab !== state.triage.arrivingTab) return state;
+  const jumped = jumpTo(triage(state, { arriving: null, arrivingTab: null }), ref, helpers);
   return jumped ? { ...jumped, triage: { ...jumped.triage, back: state.triage.back } } : state;
 }
