@@ -48,7 +48,7 @@ function sameNumbers(a: readonly number[], b: readonly number[]): boolean {
 
 // Every field the wire item is made of (toFrontierItemWire) but the refs of blocked_by, which the serializer checks
 // per blocker (see knownRefs): equal here means byte-identical JSON.
-function sameWireFields(a: FrontierItem, b: FrontierItem): boolean {
+export function sameWireFields(a: FrontierItem, b: FrontierItem): boolean {
   return (
     a === b ||
     (a.item_id === b.item_id &&
