@@ -254,7 +254,12 @@ export class SvcApi {
       return { kind: 'delta', delta, etag: delta.etag };
     }
     const body = this.http.parse<FrontierResultWire>(res);
-    return { kind: 'full', body, etag: header(res.headers, 'etag'), reason: header(res.headers, FRONTIER_FULL_REASON_HEADER) };
+    return {
+      kind: 'full',
+      body,
+      etag: header(res.headers, 'etag'),
+      reason: header(res.headers, FRONTIER_FULL_REASON_HEADER),
+    };
   }
 
   // The first `limit` items of each list (a first screen while the whole answer is on its way); no ETag.

@@ -4,7 +4,6 @@ import { dirname, join } from 'node:path';
 
 import {
   ChargeFlowIO,
-  FrontierRead,
   ChargeOutcome,
   EventStream,
   EventStreamOptions,
@@ -24,6 +23,7 @@ import { detailEdges } from '../state/edges';
 import { pipelineOf } from '../state/pipeline';
 import { isFrontierTab, State } from '../state/state';
 import type { DbClaimResponse, DispatchResponse, ScheduleStep, StreamNotice, WhoAmIResponse } from '../wire';
+import { FrontierPrefetch, LiveFrontier, prefetchFrontier } from './live-sync';
 import type { Store } from './store';
 
 // At most four refetches a second, however many notices arrive.
@@ -52,16 +52,14 @@ export interface EffectsConfig {
 
 export interface Prefetch {
   identity: Promise<[WhoAmIResponse, ProjectListResponse]>;
-  frontier: { project: string; read: Promise<FrontierRead> } | null;
+  frontier: FrontierPrefetch | null;
 }
 
 // Sent first thing by main; unhandled rejections are avoided here, the effects read the outcomes.
 export function prefetch(api: SvcApi, project: string | null): Prefetch {
   const identity = Promise.all([api.whoami(), api.projects()]);
   identity.catch(() => undefined);
-  const frontier = project ? { project, read: api.frontier({ project }) } : null;
-  frontier?.read.catch(() => undefined);
-  return { identity, frontier };
+  return { identity, frontier: project ? prefetchFrontier(api, project) : null };
 }
 
 // The package root holds examples/demo-backlog.json; found by walking up from this file (source or dist).
@@ -93,20 +91,30 @@ export class Effects {
   private tickTimer: NodeJS.Timeout | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
   private detailTimer: NodeJS.Timeout | null = null;
-  private etag: { project: string; value: string } | null = null;
+  // the frontier, kept current by deltas (live-sync.ts)
+  private readonly live: LiveFrontier;
   private session: number | null = null;
   private chargeAnswer: ((yes: boolean) => void) | null = null;
   private stopped = false;
   private started = false;
   // each prefetched answer is used once, by the first read it stands for
-  private readonly early: { identity: Prefetch['identity'] | null; frontier: Prefetch['frontier'] };
+  private readonly early: { identity: Prefetch['identity'] | null };
 
   constructor(
     private readonly store: Store,
     private readonly config: EffectsConfig,
   ) {
     store.subscribe((action, previous, next) => this.onAction(action, previous, next));
-    this.early = { identity: config.prefetch?.identity ?? null, frontier: config.prefetch?.frontier ?? null };
+    this.early = { identity: config.prefetch?.identity ?? null };
+    this.live = new LiveFrontier(
+      config.api,
+      () => this.store.state,
+      (action) => this.dispatch(action),
+      () => {
+        if (this.state.detailOpen && this.state.detail) this.loadDetail(this.state.detail.ref, 0);
+      },
+      config.prefetch?.frontier ?? null,
+    );
   }
 
   private get state(): State {
@@ -229,9 +237,16 @@ export class Effects {
       case 'event': {
         const name = typeof notice.data.name === 'string' ? notice.data.name : '';
         // a frontier read records FrontierComputed: refetching the frontier on it would loop
-        this.refetch(name === 'FrontierComputed' ? ['events'] : ['events', 'frontier', 'claims']);
+        if (name !== 'FrontierComputed') this.frontierNotice(null);
+        this.refetch(name === 'FrontierComputed' ? ['events'] : ['events', 'claims']);
         break;
       }
+      case 'frontier':
+        // the daemon's frontier notice names the answer's new ETag: nothing to do when it is the one shown
+        if (notice.data.project === this.state.project) {
+          this.frontierNotice(typeof notice.data.etag === 'string' ? notice.data.etag : null);
+        }
+        break;
       case 'machine_authorization':
         this.refetch(['machines']);
         break;
@@ -240,11 +255,18 @@ export class Effects {
       case 'dependency':
       case 'claim':
       case 'claims':
-        this.refetch(['frontier', 'claims']);
+        this.frontierNotice(null);
+        this.refetch(['claims']);
         break;
       default:
         break;
     }
+  }
+
+  // The frontier follows a notice at once (one request in flight, the rest coalesced), not on the refetch timer.
+  private frontierNotice(etag: string | null): void {
+    if (this.stopped || !this.started) return;
+    void this.guard('frontier', () => this.live.notice(etag));
   }
 
   private safety(): void {
@@ -312,16 +334,7 @@ export class Effects {
   private loadFrontier(): Promise<void> {
     const project = this.state.project;
     if (!project) return Promise.resolve();
-    return this.guard('frontier', async () => {
-      const etag = this.etag?.project === project && this.state.frontierProject === project ? this.etag.value : null;
-      const early = this.early.frontier;
-      this.early.frontier = null;
-      const read = await (early?.project === project ? early.read : this.config.api.frontier({ project }, etag));
-      if (read.notModified) return;
-      this.etag = read.etag ? { project, value: read.etag } : null;
-      this.dispatch({ type: 'frontier_loaded', project, frontier: read.body });
-      if (this.state.detailOpen && this.state.detail) this.loadDetail(this.state.detail.ref, 0);
-    });
+    return this.guard('frontier', () => this.live.sync());
   }
 
   private loadClaims(): Promise<void> {
@@ -443,7 +456,7 @@ export class Effects {
     // the detail pane follows the selection: fetch when it shows a new item
     if (next.detailOpen && next.detail && next.detail.ref !== previous.detail?.ref) this.loadDetail(next.detail.ref);
     if (next.project !== previous.project && next.project) {
-      this.etag = null;
+      this.live.reset();
       this.refetch(['frontier', 'claims']);
     }
     if (action.type !== 'key') return;
@@ -454,7 +467,7 @@ export class Effects {
           this.retryTimer = null;
           void this.connect();
         } else {
-          this.etag = null;
+          this.live.reset();
           this.refetch(['projects', 'frontier', 'claims', 'machines', 'events']);
           if (next.detail) this.loadDetail(next.detail.ref, 0);
         }
