@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+
 import { FrontierChange, FrontierMirror, FrontierRead, SvcApi } from '@app/client';
 import type { FrontierResultWire } from '@app/contracts';
 
@@ -6,6 +8,8 @@ import type { State } from '../state/state';
 
 // Items per list in the first screen's answer (a terminal shows a few dozen rows).
 export const FIRST_SCREEN_ITEMS = 200;
+
+const BENCH_STATS = process.env.SVC_TUI_BENCH_STATS;
 
 // A frontier read main sent before the screen code loaded: the first items of each list and the whole answer.
 export interface FrontierPrefetch {
@@ -101,5 +105,7 @@ export class LiveFrontier {
     }
     this.shown = true;
     this.changed();
+    // bench/live reads how the mirror kept up (deltas, full answers, fallbacks)
+    if (BENCH_STATS) writeFileSync(BENCH_STATS, JSON.stringify(mirror.stats));
   }
 }
