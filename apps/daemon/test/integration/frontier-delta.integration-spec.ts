@@ -6,6 +6,7 @@ import { createProject, insertEdges, insertEnvironment, insertItems, insertRun }
 import { DependenciesRepository } from '../../src/dependencies/dependencies.repository';
 import { DependencyFactsService } from '../../src/dependencies/dependency-facts.service';
 import { FrontierHistory } from '../../src/frontier/frontier-delta';
+import { FrontierGraphCache } from '../../src/frontier/frontier-graph-cache';
 import { bodyBytes } from '../../src/frontier/frontier-serializer';
 import { FrontierRepository, ProjectRow } from '../../src/frontier/frontier.repository';
 import { FrontierService } from '../../src/frontier/frontier.service';
@@ -81,7 +82,7 @@ describe('frontier deltas', () => {
     replicas = [0, 1].map(() => {
       const repository = new FrontierRepository(db.dataSource);
       const facts = new DependencyFactsService(new DependenciesRepository(db.dataSource));
-      return new FrontierService(repository, null as never, events as never, null as never, facts);
+      return new FrontierService(new FrontierGraphCache(repository, facts), null as never, repository, events as never);
     });
     const { client } = db;
     await createProject(client, { id: 'atl', prefix: 'ATL' });
@@ -95,7 +96,7 @@ describe('frontier deltas', () => {
       { blocker: items[4].id, dependent: items[0].id },
       { blocker: items[8].id, dependent: items[2].id, satisfaction: 'fact:deployed:production' },
     ]);
-    project = (await replicas[0]['repository'].findProject('atl'))!;
+    project = (await new FrontierRepository(db.dataSource).findProject('atl'))!;
   });
 
   afterAll(async () => {

@@ -1,111 +1,221 @@
-import { writeFileSync } from 'node:fs';
+import { EventStream, isHttpError, SvcConnectionError } from '@app/client';
 
-import { FrontierChange, FrontierMirror, FrontierRead, SvcApi } from '@app/client';
-import type { FrontierResultWire } from '@app/contracts';
+import type { StreamNotice } from '../wire';
+import { describe, EffectsContext, Part, Prefetch } from './context';
+import { LiveFrontier } from './frontier-live';
 
-import type { Action } from '../state/actions';
-import type { State } from '../state/state';
+// At most four refetches a second, however many notices arrive.
+export const REFETCH_INTERVAL_MS = 250;
+// A slow safety net under the event stream (a notice lost while reconnecting, a clock-driven change).
+export const SAFETY_REFETCH_MS = 30_000;
 
-// Items per list in the first screen's answer (a terminal shows a few dozen rows).
-export const FIRST_SCREEN_ITEMS = 200;
-
-const BENCH_STATS = process.env.SVC_TUI_BENCH_STATS;
-
-// A frontier read main sent before the screen code loaded: the first items of each list and the whole answer.
-export interface FrontierPrefetch {
-  project: string;
-  read: Promise<FrontierRead>;
-  first: Promise<FrontierResultWire> | null;
-}
-
-export function prefetchFrontier(api: SvcApi, project: string): FrontierPrefetch {
-  const read = api.frontier({ project });
-  read.catch(() => undefined);
-  const first = api.frontierFirstItems({ project }, FIRST_SCREEN_ITEMS);
-  first.catch(() => undefined);
-  return { project, read, first };
-}
-
-// The TUI's live frontier (issue 27): one FrontierMirror for the project shown. A change notice naming the ETag
-// shown costs nothing; any other asks the daemon for the delta since it; notices during a request make one more
-// request after it. A delta reaches the state as `frontier_delta` (lists and cursors follow without a rebuild).
-export class LiveFrontier {
-  private mirror: FrontierMirror | null = null;
-  // shown: the full answer (or a delta) reached the screen; the first items no longer may replace it
-  private shown = false;
+// Live sync: the change stream, and the coalesced refetches of the lists it triggers. The frontier follows notices
+// through a FrontierMirror (frontier-live.ts): deltas, one request in flight, no timer.
+export class LiveSync {
+  private stream: EventStream | null = null;
+  private pending = new Set<Part>();
+  private inFlight = false;
+  private lastFetch = 0;
+  private refetchTimer: NodeJS.Timeout | null = null;
+  private safetyTimer: NodeJS.Timeout | null = null;
+  // the frontier, kept current by deltas (frontier-live.ts)
+  private readonly frontier: LiveFrontier;
 
   constructor(
-    private readonly api: SvcApi,
-    private readonly state: () => State,
-    private readonly dispatch: (action: Action) => void,
-    private readonly changed: () => void,
-    private early: FrontierPrefetch | null,
-  ) {}
-
-  get stats() {
-    return this.mirror?.stats ?? null;
+    private readonly ctx: EffectsContext,
+    early: Prefetch['frontier'] = null,
+  ) {
+    this.frontier = new LiveFrontier(
+      ctx.config.api,
+      () => ctx.state,
+      (action) => ctx.dispatch(action),
+      () => {
+        const now = ctx.state;
+        if (now.detailOpen && now.detail) ctx.loadDetail(now.detail.ref, 0);
+      },
+      early,
+    );
   }
 
-  // Forget the answer held (another project, or the operator asked for a fresh read).
-  reset(): void {
-    this.mirror = null;
-    this.shown = false;
+  stop(): void {
+    this.stream?.close();
+    this.stream = null;
+    for (const t of [this.refetchTimer, this.safetyTimer]) if (t) clearTimeout(t);
   }
 
-  // Brings the project's frontier up to date (the first read, a refresh, the safety net).
-  sync(): Promise<void> {
-    const mirror = this.mirrorOf();
-    if (!mirror) return Promise.resolve();
-    const early = this.early;
-    this.early = null;
-    if (early?.project === mirror.query.project && mirror.answer === null) return this.fromPrefetch(mirror, early);
-    return mirror.sync();
+  // a new project, or an explicit refresh: the next frontier read is unconditional
+  forgetEtag(): void {
+    this.frontier.reset();
   }
 
-  // A change notice; `etag` when it names the frontier's new ETag.
-  notice(etag: string | null): Promise<void> {
-    const mirror = this.mirrorOf();
-    return mirror ? mirror.notice(etag) : Promise.resolve();
-  }
-
-  private async fromPrefetch(mirror: FrontierMirror, early: FrontierPrefetch): Promise<void> {
-    // the first screen from the first items, unless the whole answer is there first
-    early.first
-      ?.then((first) => {
-        if (!this.shown && this.mirror === mirror) {
-          this.dispatch({ type: 'frontier_loaded', project: mirror.query.project, frontier: first });
+  open(): void {
+    const { config } = this.ctx;
+    this.stream?.close();
+    this.stream = config.openStream({
+      baseUrl: config.api.baseUrl,
+      token: config.token,
+      maxRetryMs: config.maxRetryMs ?? 5000,
+      onNotice: (notice) => this.onNotice(notice),
+      onStatus: (status, detail) => {
+        if (this.ctx.stopped) return;
+        if (status === 'open') {
+          const afterGap = this.ctx.state.connection === 'reconnecting' || this.ctx.state.connection === 'offline';
+          this.ctx.dispatch({ type: 'connection', state: 'live' });
+          // back after a gap: everything may have changed meanwhile (the first opening follows the first fetch)
+          if (afterGap) this.refetch(['projects', 'frontier', 'claims', 'machines', 'events']);
+        } else if (status === 'reconnecting') {
+          this.ctx.dispatch({ type: 'connection', state: 'reconnecting' });
+        } else if (status === 'closed' && detail?.error) {
+          this.ctx.failed(detail.error);
         }
-      })
-      .catch(() => undefined);
-    const read = await early.read;
-    if (read.notModified) return mirror.sync();
-    if (this.mirror === mirror) mirror.seed(read.body, read.etag);
+      },
+    });
   }
 
-  private mirrorOf(): FrontierMirror | null {
-    const project = this.state().project;
-    if (!project) return null;
-    if (this.mirror?.query.project !== project) {
-      this.shown = false;
-      const mirror: FrontierMirror = new FrontierMirror(this.api, { project }, (change) => this.apply(mirror, change));
-      this.mirror = mirror;
+  private onNotice(notice: StreamNotice): void {
+    // the open detail pane follows changes to its item, and to its deployment run (the run's events and changes
+    // do not always name the item)
+    const state = this.ctx.state;
+    const detail = state.detailOpen ? state.detail : null;
+    if (detail && notice.data.name !== 'FrontierComputed') {
+      const aboutItem = notice.data.item_id === detail.ref || notice.data.ref === detail.ref;
+      if (aboutItem || (detail.pipeline && notice.type !== 'machine_authorization')) this.ctx.loadDetail(detail.ref);
     }
-    return this.mirror;
+    switch (notice.type) {
+      case 'event': {
+        const name = typeof notice.data.name === 'string' ? notice.data.name : '';
+        // a frontier read records FrontierComputed: refetching the frontier on it would loop
+        if (name !== 'FrontierComputed') this.frontierNotice(null);
+        this.refetch(name === 'FrontierComputed' ? ['events'] : ['events', 'claims']);
+        break;
+      }
+      case 'frontier':
+        // the daemon's frontier notice names the answer's new ETag: nothing to do when it is the one shown
+        if (notice.data.project === this.ctx.state.project) {
+          this.frontierNotice(typeof notice.data.etag === 'string' ? notice.data.etag : null);
+        }
+        break;
+      case 'machine_authorization':
+        this.refetch(['machines']);
+        break;
+      case 'item':
+      case 'items':
+      case 'dependency':
+      case 'claim':
+      case 'claims':
+        this.frontierNotice(null);
+        this.refetch(['claims']);
+        break;
+      default:
+        break;
+    }
   }
 
-  private apply(mirror: FrontierMirror, change: FrontierChange): void {
-    if (this.mirror !== mirror) return;
-    const project = mirror.query.project;
-    const state = this.state();
-    // a delta applies to the answer shown; after the first items (or anything else) the whole answer goes in
-    if (change.kind === 'delta' && this.shown && state.frontier === change.previous) {
-      this.dispatch({ type: 'frontier_delta', project, frontier: change.answer, delta: change.delta });
-    } else {
-      this.dispatch({ type: 'frontier_loaded', project, frontier: change.answer });
+  // The frontier follows a notice at once (one request in flight, the rest coalesced), not on the refetch timer.
+  private frontierNotice(etag: string | null): void {
+    if (this.ctx.stopped) return;
+    void this.guard('frontier', () => this.frontier.notice(etag));
+  }
+
+  safety(): void {
+    if (this.safetyTimer) clearTimeout(this.safetyTimer);
+    this.safetyTimer = setTimeout(() => {
+      this.refetch(['projects', 'frontier', 'claims', 'machines', 'events']);
+      this.safety();
+    }, SAFETY_REFETCH_MS);
+    this.safetyTimer.unref?.();
+  }
+
+  // Coalesced: parts asked for while a fetch runs, or within REFETCH_INTERVAL_MS of the last, wait and go together.
+  refetch(parts: Part[]): void {
+    parts.forEach((p) => this.pending.add(p));
+    if (this.inFlight || this.refetchTimer || this.ctx.stopped) return;
+    const wait = Math.max(0, this.lastFetch + REFETCH_INTERVAL_MS - Date.now());
+    this.refetchTimer = setTimeout(() => {
+      this.refetchTimer = null;
+      void this.runRefetch();
+    }, wait);
+  }
+
+  private async runRefetch(): Promise<void> {
+    if (this.ctx.stopped || this.pending.size === 0) return;
+    const parts = this.pending;
+    this.pending = new Set();
+    this.inFlight = true;
+    this.lastFetch = Date.now();
+    try {
+      if (parts.has('projects')) await this.loadProjects();
+      await Promise.all([
+        parts.has('frontier') ? this.loadFrontier() : null,
+        parts.has('claims') ? this.loadClaims() : null,
+        parts.has('machines') ? this.loadMachines() : null,
+        parts.has('events') ? this.loadEvents() : null,
+      ]);
+    } finally {
+      this.inFlight = false;
+      if (this.pending.size > 0) this.refetch([]);
     }
-    this.shown = true;
-    this.changed();
-    // bench/live reads how the mirror kept up (deltas, full answers, fallbacks)
-    if (BENCH_STATS) writeFileSync(BENCH_STATS, JSON.stringify(mirror.stats));
+  }
+
+  private async guard(what: string, work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
+    } catch (err) {
+      if (this.ctx.stopped) return;
+      if (err instanceof SvcConnectionError) {
+        this.ctx.dispatch({ type: 'connection', state: 'reconnecting' });
+      } else if (isHttpError(err, 401)) {
+        this.ctx.failed(err);
+      } else {
+        this.ctx.dispatch({ type: 'status', text: `${what}: ${describe(err)}`, tone: 'error' });
+      }
+    }
+  }
+
+  loadProjects(): Promise<void> {
+    return this.guard('projects', async () => {
+      const { projects } = await this.ctx.config.api.projects();
+      this.ctx.dispatch({ type: 'projects_loaded', projects });
+    });
+  }
+
+  private loadFrontier(): Promise<void> {
+    if (!this.ctx.state.project) return Promise.resolve();
+    return this.guard('frontier', () => this.frontier.sync());
+  }
+
+  private loadClaims(): Promise<void> {
+    const project = this.ctx.state.project;
+    if (!project) return Promise.resolve();
+    return this.guard('claims', async () => {
+      try {
+        const body = await this.ctx.config.api.claims(project);
+        this.ctx.dispatch({ type: 'claims_loaded', project, claims: body.claims });
+      } catch (err) {
+        // a daemon without the claims route: no holder column, not an error
+        if (!isHttpError(err, 404) || err.code === 'project_not_found') throw err;
+      }
+    });
+  }
+
+  private loadMachines(): Promise<void> {
+    return this.guard('machine requests', async () => {
+      try {
+        const body = await this.ctx.config.api.machineAuthorizationRequests();
+        this.ctx.dispatch({ type: 'machines_loaded', requests: body.requests });
+      } catch (err) {
+        // not an approver here (403), or a daemon without the list route (404): an empty tab
+        if (isHttpError(err, 403) || isHttpError(err, 404))
+          this.ctx.dispatch({ type: 'machines_loaded', requests: [] });
+        else throw err;
+      }
+    });
+  }
+
+  private loadEvents(): Promise<void> {
+    return this.guard('events', async () => {
+      const body = await this.ctx.config.api.events({ limit: 200 });
+      this.ctx.dispatch({ type: 'events_loaded', events: body.events });
+    });
   }
 }

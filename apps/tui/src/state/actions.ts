@@ -31,7 +31,7 @@ export type Action =
   | { type: 'input'; ch: string }
   | { type: 'connection'; state: ConnectionState }
   | { type: 'failure'; failure: Failure | null }
-  | { type: 'actor'; name: string }
+  | { type: 'actor'; name: string; admin?: boolean }
   | { type: 'projects_loaded'; projects: ProjectWire[] }
   | { type: 'frontier_loaded'; project: string; frontier: FrontierResultWire }
   // the same answer reached by a delta from the one shown (FrontierMirror): lists and cursors follow without a scan
