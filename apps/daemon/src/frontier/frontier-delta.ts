@@ -1,6 +1,7 @@
 import { FrontierComputation, FrontierItem } from '@app/core';
 
-import { bodyBytes, frontierItemJson, sameWireFields, SerializedFrontier } from './frontier-serializer';
+import { bodyBytes, SerializedFrontier } from './frontier-serializer';
+import { frontierItemJson, sameWireFields } from './frontier-wire-fields';
 
 // Deltas of the frontier answer (issue 27): GET /v1/charge/frontier?since=<etag>. Each replica keeps the last few
 // answers it served per project and wip_cap, as the items of their four lists (the FrontierItem objects, shared with

@@ -109,6 +109,7 @@ export class LiveSync {
       default:
         break;
     }
+    this.ctx.noticed(notice);
   }
 
   // The frontier follows a notice at once (one request in flight, the rest coalesced), not on the refetch timer.
