@@ -99,6 +99,9 @@ export interface LiveResult {
   idle_tui_cpu_pct: number;
   idle_daemon_cpu_pct: number;
   single_p50_ms: number;
+  // GET ?since= after a one-item write, p50, and the delta's size
+  delta_after_write_ms: number;
+  delta_bytes: number;
   burst_p50_ms: number;
   burst_p90_ms: number;
   burst_writes: number;
@@ -199,6 +202,22 @@ async function measure(server: EmbeddedServer, n: number): Promise<LiveResult> {
     }
     note(`${n}: single p50 ${round(pct(single, 50))} ms`);
 
+    // the daemon alone: a one-item write, then the delta since the answer before it (read after the write returned)
+    const deltaMs: number[] = [];
+    let deltaBytes = 0;
+    for (let k = 0; k < 10; k++) {
+      const before = await fetch(`${daemon.url}/v1/charge/frontier?project=${PROJECT}`, { headers });
+      const etag = before.headers.get('etag') ?? '';
+      await before.arrayBuffer();
+      await write(top[1], `D${++seq}x`);
+      const t0 = performance.now();
+      const res = await fetch(`${daemon.url}/v1/charge/frontier?project=${PROJECT}&since=${encodeURIComponent(etag)}`, {
+        headers,
+      });
+      deltaBytes = (await res.arrayBuffer()).byteLength;
+      deltaMs.push(performance.now() - t0);
+    }
+
     // the burst: each writer titles its own top item 4 times a second. A write is on screen when the pane shows its
     // title or a later one of the same writer (the screen caught up past it).
     const pending: { writer: number; seq: number; marker: string; t0: number }[] = [];
@@ -252,6 +271,8 @@ async function measure(server: EmbeddedServer, n: number): Promise<LiveResult> {
       idle_tui_cpu_pct: idle.tui,
       idle_daemon_cpu_pct: idle.daemon,
       single_p50_ms: round(pct(single, 50)),
+      delta_after_write_ms: round(pct(deltaMs, 50)),
+      delta_bytes: deltaBytes,
       burst_p50_ms: round(pct(latencies, 50)),
       burst_p90_ms: round(pct(latencies, 90)),
       burst_writes: writes,
@@ -289,7 +310,12 @@ async function main(): Promise<void> {
     await server.stop();
     rmSync(home, { recursive: true, force: true });
   }
-  writeFileSync(RESULTS, `${JSON.stringify({ date: new Date().toISOString(), results }, null, 2)}\n`);
+  // one entry per run, newest last
+  const runs = existsSync(RESULTS)
+    ? ((JSON.parse(readFileSync(RESULTS, 'utf8')) as { runs?: unknown[] }).runs ?? [])
+    : [];
+  runs.push({ date: new Date().toISOString(), results });
+  writeFileSync(RESULTS, `${JSON.stringify({ runs }, null, 2)}\n`);
   for (const r of results) {
     const line = {
       items: r.items,
