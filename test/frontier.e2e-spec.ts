@@ -1,3 +1,4 @@
+import { applyFrontierDelta, FRONTIER_DELTA_MEDIA_TYPE, FrontierDeltaWire, FrontierResultWire } from '@app/contracts';
 import {
   createProject,
   createTestDatabase,
@@ -258,6 +259,45 @@ describe('frontier list and explain', () => {
       // every other item's JSON is unchanged, byte for byte
       expect(changedBody.split('"title":"root, renamed"').join('"title":"root"')).toBe(body);
       await withClient(db.url, (client) => client.query(`UPDATE items SET title = 'root' WHERE id = $1`, [fl[0].id]));
+    });
+
+    it('should answer ?since= with a delta that leads to the full answer, 304 at the current ETag, and in full for an unknown base', async () => {
+      const url = `${daemon.url}/v1/charge/frontier?project=fl`;
+      const headers = { authorization: `Bearer ${daemon.token}` };
+      const first = await fetch(url, { headers });
+      const base = (await first.json()) as FrontierResultWire;
+      const etag = first.headers.get('etag')!;
+      expect((await fetch(`${url}&since=${encodeURIComponent(etag)}`, { headers })).status).toBe(304);
+
+      await withClient(db.url, (client) => client.query(`UPDATE items SET priority = 'low' WHERE id = $1`, [fl[0].id]));
+      const delta = await fetch(`${url}&since=${encodeURIComponent(etag)}`, { headers });
+      expect(delta.status).toBe(200);
+      expect(delta.headers.get('content-type')).toBe(FRONTIER_DELTA_MEDIA_TYPE);
+      const body = (await delta.json()) as FrontierDeltaWire;
+      expect(body.base).toBe(etag);
+      expect(delta.headers.get('etag')).toBe(body.etag);
+      const full = await fetch(url, { headers });
+      expect(full.headers.get('etag')).toBe(body.etag);
+      expect(JSON.stringify(applyFrontierDelta(base, body))).toBe(await full.text());
+      // the unquoted form names the same answer
+      expect((await fetch(`${url}&since=${body.etag.slice(1, -1)}`, { headers })).status).toBe(304);
+
+      const unknown = await fetch(`${url}&since=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA`, { headers });
+      expect(unknown.status).toBe(200);
+      expect(unknown.headers.get('x-frontier-full-reason')).toBe('unknown_base');
+      expect(unknown.headers.get('etag')).toBe(body.etag);
+      const bad = await fetch(`${url}&since=${encodeURIComponent('"x y"')}`, { headers });
+      expect(bad.status).toBe(400);
+
+      const page = await fetch(`${url}&limit=1`, { headers });
+      expect(page.headers.get('etag')).toBeNull();
+      const firstItems = (await page.json()) as FrontierResultWire;
+      const whole = JSON.parse(await (await fetch(url, { headers })).text()) as FrontierResultWire;
+      expect(firstItems.runnable).toEqual(whole.runnable.slice(0, 1));
+      expect(firstItems.blocked).toEqual(whole.blocked.slice(0, 1));
+      await withClient(db.url, (client) =>
+        client.query(`UPDATE items SET priority = 'high' WHERE id = $1`, [fl[0].id]),
+      );
     });
   });
 });

@@ -48,6 +48,7 @@ import type {
   EventsListResponse,
   ExplainResponse,
   FrontierListResponse,
+  FrontierDeltaWire,
   FrontierResultWire,
   ImportResponse,
   ItemResponse,
@@ -63,11 +64,19 @@ import type {
   WhoAmIResponse,
   DoctorReport,
 } from '@app/contracts';
+import { FRONTIER_DELTA_MEDIA_TYPE, FRONTIER_FULL_REASON_HEADER } from '@app/contracts';
 
 import { Query, RawResponse, SvcClient, SvcHttpError } from './http-client';
 
 export type FrontierRead =
   { notModified: true } | { notModified: false; body: FrontierResultWire; etag: string | null };
+
+// GET /v1/charge/frontier?since=<etag>: nothing new, a delta to apply to the answer held, or the full answer (with
+// the daemon's reason for not sending a delta: unknown_base, too_large).
+export type FrontierSinceRead =
+  | { kind: 'not_modified' }
+  | { kind: 'delta'; delta: FrontierDeltaWire; etag: string }
+  | { kind: 'full'; body: FrontierResultWire; etag: string | null; reason: string | null };
 
 export interface FrontierListQuery {
   project: string;
@@ -235,6 +244,28 @@ export class SvcApi {
     if (res.status === 304) return { notModified: true };
     const body = this.http.parse<FrontierResultWire>(res);
     return { notModified: false, body, etag: header(res.headers, 'etag') };
+  }
+
+  async frontierSince(q: { project: string; wip_cap?: number | string }, since: string): Promise<FrontierSinceRead> {
+    const res = await this.http.raw('GET', 'v1/charge/frontier', { query: { ...q, since } as Query });
+    if (res.status === 304) return { kind: 'not_modified' };
+    const type = header(res.headers, 'content-type') ?? '';
+    if (res.status === 200 && type.startsWith(FRONTIER_DELTA_MEDIA_TYPE)) {
+      const delta = this.http.parse<FrontierDeltaWire>(res);
+      return { kind: 'delta', delta, etag: delta.etag };
+    }
+    const body = this.http.parse<FrontierResultWire>(res);
+    return {
+      kind: 'full',
+      body,
+      etag: header(res.headers, 'etag'),
+      reason: header(res.headers, FRONTIER_FULL_REASON_HEADER),
+    };
+  }
+
+  // The first `limit` items of each list (a first screen while the whole answer is on its way); no ETag.
+  frontierFirstItems(q: { project: string; wip_cap?: number | string }, limit: number): Promise<FrontierResultWire> {
+    return this.http.get('v1/charge/frontier', { ...q, limit } as Query);
   }
 
   frontierList(q: FrontierListQuery): Promise<FrontierListResponse> {

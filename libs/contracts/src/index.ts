@@ -6,6 +6,7 @@ export * from './db-claims/db-claims';
 export * from './epics/epics';
 export * from './events/events';
 export * from './frontier/frontier';
+export * from './frontier/frontier-delta';
 export * from './machines/machines';
 export * from './sessions/sessions';
 export * from './transfer/transfer';

@@ -3,8 +3,11 @@ import { Readable } from 'node:stream';
 import { Controller, Get, Header, Headers, Param, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 
+import { FRONTIER_DELTA_MEDIA_TYPE, FRONTIER_FULL_REASON_HEADER } from '@app/contracts';
+
 import { AuthenticatedActor, CurrentActor } from '../auth/actor';
 import { ExplainResponse, FrontierListQueryDto, FrontierListResponse, FrontierQueryDto } from './dto/frontier.dto';
+import { FrontierReadQueryDto } from './dto/frontier-read.dto';
 import { FrontierService } from './frontier.service';
 
 // If-None-Match (RFC 9110 §13.1.2): `*`, or a list of entity tags compared weakly (W/ ignored).
@@ -23,13 +26,30 @@ export class FrontierController {
   @Header('cache-control', 'no-cache')
   async frontier(
     @CurrentActor() actor: AuthenticatedActor,
-    @Query() dto: FrontierQueryDto,
+    @Query() dto: FrontierReadQueryDto,
     @Headers('if-none-match') ifNoneMatch: string | undefined,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    const { chunks, length, etag } = await this.service.frontierJson(actor, dto);
+    if (dto.limit !== undefined) {
+      // the first items of each list: no ETag (it is not the answer), never a delta base
+      const page = await this.service.frontierFirstItems(actor, dto, dto.limit);
+      await reply.header('content-type', 'application/json; charset=utf-8').status(200).send(page);
+      return;
+    }
+    // ?since=<etag>: the delta from that answer (docs/api-frontier.md), or the full answer saying why not
+    const since = dto.since !== undefined ? await this.service.frontierSince(actor, dto, dto.since) : null;
+    const { chunks, length, etag } = since?.serialized ?? (await this.service.frontierJson(actor, dto));
     void reply.header('etag', etag);
-    if (ifNoneMatch !== undefined && etagMatches(ifNoneMatch, etag)) {
+    const notModified =
+      (ifNoneMatch !== undefined && etagMatches(ifNoneMatch, etag)) || (since !== null && since.outcome === null);
+    if (since?.outcome && !notModified) {
+      if ('delta' in since.outcome) {
+        await reply.header('content-type', FRONTIER_DELTA_MEDIA_TYPE).status(200).send(since.outcome.delta);
+        return;
+      }
+      void reply.header(FRONTIER_FULL_REASON_HEADER, since.outcome.full);
+    }
+    if (notModified) {
       await reply.status(304).send();
       return;
     }

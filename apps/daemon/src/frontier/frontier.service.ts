@@ -35,6 +35,7 @@ import { FrontierProjects, wipCapOf } from './frontier-projects';
 import { FrontierRepository, ProjectRow } from './frontier.repository';
 import { elapsedMs, FrontierObserver } from './frontier-observer';
 import { SerializedFrontier } from './frontier-serializer';
+import { AnswerDelta, firstItemsJson, firstItemsOfBody, FrontierHistory, quotedEtag } from './frontier-delta';
 import { WorkflowStages } from './workflow-stages';
 
 // The frontier's read and explain service: GET /v1/charge/frontier (computed over the graph cache's current graph,
@@ -69,6 +70,9 @@ function frontierCounts(computation: FrontierComputation): FrontierCounts {
 
 @Injectable()
 export class FrontierService {
+  // the last answers served per project and wip_cap, for deltas (frontier-delta.ts)
+  readonly history = new FrontierHistory();
+
   constructor(
     private readonly graphs: FrontierGraphCache,
     private readonly projects: FrontierProjects,
@@ -113,6 +117,30 @@ export class FrontierService {
     return this.frontierBody(project, wipCapOf(project, dto.wip_cap), actor.id);
   }
 
+  // GET /v1/charge/frontier?since=<etag>: the current answer and, unless it is the base itself, the delta to it.
+  async frontierSince(
+    actor: AuthenticatedActor,
+    dto: FrontierQueryDto,
+    since: string,
+  ): Promise<{ serialized: SerializedFrontier; outcome: AnswerDelta | null }> {
+    const project = await this.resolveProject(actor, dto.project);
+    const wipCap = wipCapOf(project, dto.wip_cap);
+    const serialized = await this.frontierBody(project, wipCap, actor.id);
+    const key = FrontierHistory.key(project.id, wipCap);
+    // null: the client holds the current answer already
+    if (quotedEtag(since) === serialized.etag) return { serialized, outcome: null };
+    return { serialized, outcome: this.history.delta(key, since, serialized.etag, serialized.length) };
+  }
+
+  // GET /v1/charge/frontier?limit=N: the first N items of each list of the current answer.
+  async frontierFirstItems(actor: AuthenticatedActor, dto: FrontierQueryDto, limit: number): Promise<Buffer> {
+    const project = await this.resolveProject(actor, dto.project);
+    const wipCap = wipCapOf(project, dto.wip_cap);
+    const serialized = await this.frontierBody(project, wipCap, actor.id);
+    const answer = this.history.find(FrontierHistory.key(project.id, wipCap), serialized.etag);
+    return answer ? firstItemsJson(answer, limit) : firstItemsOfBody(serialized, limit);
+  }
+
   // The served body of one project's frontier (the incremental-refresh property test compares it to a full reload).
   async frontierBody(project: ProjectRow, wipCap: number, actorId: number | null): Promise<SerializedFrontier> {
     const { graph, computation, version, recorded } = await this.computeWithCache(
@@ -126,6 +154,7 @@ export class FrontierService {
     if (serialized === undefined) {
       serialized = version.serializer.serialize(computation!, graph.refOf);
       version.results.set(wipCap, serialized);
+      this.history.record(FrontierHistory.key(project.id, wipCap), serialized.etag, computation!, graph.refOf);
     }
     // the FrontierComputed row is written while the answer is serialized, and in place before it is sent
     await recorded;

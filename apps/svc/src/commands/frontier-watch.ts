@@ -1,11 +1,8 @@
-import { isHttpError, openEventStream, SvcApi, terminalLine, terminalSafe } from '@app/client';
+import { FrontierMirror, isHttpError, openEventStream, SvcApi, terminalLine, terminalSafe } from '@app/client';
 import type { FrontierResultWire, StreamNotice } from '@app/contracts';
 
 import { paint } from '../color';
 import { reportError } from '../output';
-
-// Changes arriving within this window after the first one are drawn once.
-export const WATCH_COALESCE_MS = 150;
 
 export interface WatchOptions {
   api: SvcApi;
@@ -22,13 +19,13 @@ export function changesFrontier(notice: StreamNotice): boolean {
   return !(notice.type === 'event' && notice.data.name === 'FrontierComputed');
 }
 
-// `svc charge-frontier --watch`: draws the frontier, then follows the event stream of its project; every change
-// (coalesced) triggers a conditional read (If-None-Match), and only a changed body is drawn again: on a terminal
+// `svc charge-frontier --watch`: draws the frontier, then follows the event stream of its project through a
+// FrontierMirror: a change fetches the delta since the answer drawn (one request in flight, changes meanwhile make
+// one more after it), and only a changed answer is drawn again: on a terminal
 // the screen is cleared and redrawn, piped a new block follows (one compact JSON line per change with --json).
 // Ends on Ctrl-C with 130 (SIGTERM 143), or when the daemon refuses the credential.
 export async function watchFrontier(options: WatchOptions): Promise<number> {
   const tty = Boolean(process.stdout.isTTY) && !options.json;
-  let etag: string | null = null;
   const project = options.project;
 
   const draw = async (body: FrontierResultWire) => {
@@ -44,42 +41,30 @@ export async function watchFrontier(options: WatchOptions): Promise<number> {
     if (!tty) process.stdout.write('\n');
   };
 
-  const read = async (): Promise<void> => {
-    const result = await options.api.frontier({ project, wip_cap: options.wipCap }, etag);
-    if (result.notModified) return;
-    etag = result.etag;
-    await draw(result.body);
-  };
-
   // The first read fails like the plain command (project_required lists the projects).
-  await read();
+  const first = await options.api.frontier({ project, wip_cap: options.wipCap });
+  // drawn one after another, in the order the answers came
+  let drawing: Promise<void> = Promise.resolve();
+  const mirror = new FrontierMirror(options.api, { project: project ?? '', wip_cap: options.wipCap }, (change) => {
+    drawing = drawing.then(() => draw(change.answer));
+  });
+  if (!first.notModified) mirror.seed(first.body, first.etag);
+  await drawing;
 
   return new Promise<number>((resolve) => {
-    let timer: NodeJS.Timeout | null = null;
-    let running = false;
-    let again = false;
     let finished = false;
 
     const finish = (code: number) => {
       if (finished) return;
       finished = true;
-      if (timer) clearTimeout(timer);
       stream.close();
       resolve(code);
     };
 
     const refresh = async () => {
-      timer = null;
-      if (running) {
-        again = true;
-        return;
-      }
-      running = true;
       try {
-        do {
-          again = false;
-          await read();
-        } while (again && !finished);
+        await mirror.sync();
+        await drawing;
       } catch (err) {
         if (isHttpError(err, 401) || isHttpError(err, 403) || isHttpError(err, 404)) {
           finish(reportError(err, options.json));
@@ -88,15 +73,11 @@ export async function watchFrontier(options: WatchOptions): Promise<number> {
             `svc: ${terminalLine(err instanceof Error ? err.message : String(err))}; retrying on the next change\n`,
           );
         }
-      } finally {
-        running = false;
       }
     };
 
     const schedule = () => {
-      if (finished) return;
-      if (running) again = true;
-      else timer ??= setTimeout(() => void refresh(), WATCH_COALESCE_MS);
+      if (!finished) void refresh();
     };
 
     const stream = openEventStream({

@@ -1,10 +1,11 @@
-import { EventStream, EventStreamOptions, FrontierRead, runCharge, SvcApi, SvcHttpError } from '@app/client';
+import { EventStream, EventStreamOptions, runCharge, SvcApi, SvcHttpError } from '@app/client';
 
 import type { ProjectListResponse } from '@app/contracts';
 
 import type { Action } from '../state/actions';
 import type { State } from '../state/state';
 import type { StreamNotice, WhoAmIResponse } from '../wire';
+import type { FrontierPrefetch } from './frontier-live';
 
 // What the effect modules (live sync, detail loading, commands) share: the config, the state, and each other's
 // entry points. Each module owns its own timers and in-flight state; the Effects class wires them together.
@@ -30,7 +31,7 @@ export interface EffectsConfig {
 
 export interface Prefetch {
   identity: Promise<[WhoAmIResponse, ProjectListResponse]>;
-  frontier: { project: string; read: Promise<FrontierRead> } | null;
+  frontier: FrontierPrefetch | null;
 }
 
 export interface EffectsContext {

@@ -26,6 +26,8 @@ function setup() {
       .mockResolvedValue({ actor_id: 1, name: 'admin', is_admin: true, via: 'api_token', machine_id: null }),
     projects: jest.fn().mockResolvedValue({ projects: [project('atlas')] }),
     frontier: jest.fn().mockResolvedValue({ notModified: false, body: frontier([item(1), item(2)]), etag: '"v1"' }),
+    frontierSince: jest.fn().mockResolvedValue({ kind: 'not_modified' }),
+    frontierFirstItems: jest.fn().mockResolvedValue(frontier([item(1)])),
     claims: jest.fn().mockResolvedValue({ project: 'atlas', claims: [] }),
     machineAuthorizationRequests: jest.fn().mockResolvedValue({ requests: [machineRequest(1)] }),
     events: jest.fn().mockResolvedValue({ events: [] }),
@@ -73,28 +75,60 @@ describe(Effects.name, () => {
     effects.stop();
   });
 
-  it('should coalesce a burst of change notices into one refetch per interval', async () => {
+  it('should follow a burst of change notices with one delta request in flight and one more after it', async () => {
     const { api, effects, stream } = await started();
-    api.frontier.mockClear();
+    let answer!: (value: unknown) => void;
+    api.frontierSince.mockImplementationOnce(() => new Promise((resolve) => (answer = resolve)));
     for (let i = 0; i < 50; i++) stream().onNotice({ type: 'item', id: null, data: { project: 'atlas' } });
-    await jest.advanceTimersByTimeAsync(REFETCH_INTERVAL_MS);
     await flush();
+    expect(api.frontierSince).toHaveBeenCalledTimes(1);
+    expect(api.frontierSince).toHaveBeenLastCalledWith({ project: 'atlas' }, '"v1"');
+    answer({ kind: 'not_modified' });
+    await flush();
+    expect(api.frontierSince).toHaveBeenCalledTimes(2);
     expect(api.frontier).toHaveBeenCalledTimes(1);
-    for (let i = 0; i < 50; i++) stream().onNotice({ type: 'dependency', id: null, data: { project: 'atlas' } });
-    await jest.advanceTimersByTimeAsync(REFETCH_INTERVAL_MS);
-    await flush();
-    expect(api.frontier).toHaveBeenCalledTimes(2);
     effects.stop();
   });
 
-  it('should send the last ETag and keep the state on 304', async () => {
+  it('should apply a delta to the lists, keeping unchanged rows and the selection, and skip a notice of its ETag', async () => {
+    const { api, store, effects, stream } = await started();
+    const before = store.state.frontier!;
+    store.dispatch({ type: 'key', action: 'cursor_down' });
+    expect(store.state.cursors.runnable).toEqual({ index: 1, key: before.runnable[1].item_id });
+    const added = item(7);
+    const none = { drop: [], put: [] };
+    api.frontierSince.mockResolvedValueOnce({
+      kind: 'delta',
+      etag: '"v2"',
+      delta: {
+        base: '"v1"',
+        etag: '"v2"',
+        wip_cap: 3,
+        wip_active: 0,
+        runnable: { drop: [], put: [[0, added]] },
+        blocked: none,
+        frozen: none,
+        conduct_eligible: none,
+      },
+    });
+    stream().onNotice({ type: 'frontier', id: null, data: { project: 'atlas', etag: '"v2"' } });
+    await flush();
+    const after = store.state.frontier!;
+    expect(after.runnable).toEqual([added, before.runnable[0], before.runnable[1]]);
+    expect(after.runnable[2]).toBe(before.runnable[1]);
+    expect(store.state.cursors.runnable).toEqual({ index: 2, key: before.runnable[1].item_id });
+    stream().onNotice({ type: 'frontier', id: null, data: { project: 'atlas', etag: '"v2"' } });
+    await flush();
+    expect(api.frontierSince).toHaveBeenCalledTimes(1);
+    effects.stop();
+  });
+
+  it('should ask for the delta since the ETag it holds and keep the state when nothing changed', async () => {
     const { api, store, effects, stream } = await started();
     const before = store.state.frontier;
-    api.frontier.mockResolvedValueOnce({ notModified: true });
     stream().onNotice({ type: 'item', id: null, data: {} });
-    await jest.advanceTimersByTimeAsync(REFETCH_INTERVAL_MS);
     await flush();
-    expect(api.frontier).toHaveBeenLastCalledWith({ project: 'atlas' }, '"v1"');
+    expect(api.frontierSince).toHaveBeenLastCalledWith({ project: 'atlas' }, '"v1"');
     expect(store.state.frontier).toBe(before);
     effects.stop();
   });
@@ -115,7 +149,7 @@ describe(Effects.name, () => {
     const { api, store, effects, stream } = await started();
     stream().onStatus!('open');
     expect(store.state.connection).toBe('live');
-    api.frontier.mockClear();
+    api.frontierSince.mockClear();
     stream().onStatus!('reconnecting', { attempt: 1, retryInMs: 1000 });
     expect(store.state.connection).toBe('reconnecting');
     expect(store.state.frontier?.runnable).toHaveLength(2);
@@ -123,7 +157,7 @@ describe(Effects.name, () => {
     await jest.advanceTimersByTimeAsync(REFETCH_INTERVAL_MS);
     await flush();
     expect(store.state.connection).toBe('live');
-    expect(api.frontier).toHaveBeenCalledTimes(1);
+    expect(api.frontierSince).toHaveBeenCalledTimes(1);
     effects.stop();
   });
 

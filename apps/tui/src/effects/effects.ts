@@ -9,6 +9,7 @@ import type { StreamNotice } from '../wire';
 import { Commands } from './commands';
 import { describe, EffectsConfig, EffectsContext, Part, Prefetch } from './context';
 import { DetailLoader } from './detail-loader';
+import { prefetchFrontier } from './frontier-live';
 import { LiveSync } from './live-sync';
 import { TriageCommands } from './triage-commands';
 import { Screens } from './screens';
@@ -24,9 +25,7 @@ export const RETRY_START_MS = 2_000;
 export function prefetch(api: SvcApi, project: string | null): Prefetch {
   const identity = Promise.all([api.whoami(), api.projects()]);
   identity.catch(() => undefined);
-  const frontier = project ? { project, read: api.frontier({ project }) } : null;
-  frontier?.read.catch(() => undefined);
-  return { identity, frontier };
+  return { identity, frontier: project ? prefetchFrontier(api, project) : null };
 }
 
 // The package root holds examples/demo-backlog.json; found by walking up from this file (source or dist).

@@ -2,13 +2,15 @@ import { EventStream, isHttpError, SvcConnectionError } from '@app/client';
 
 import type { StreamNotice } from '../wire';
 import { describe, EffectsContext, Part, Prefetch } from './context';
+import { LiveFrontier } from './frontier-live';
 
 // At most four refetches a second, however many notices arrive.
 export const REFETCH_INTERVAL_MS = 250;
 // A slow safety net under the event stream (a notice lost while reconnecting, a clock-driven change).
 export const SAFETY_REFETCH_MS = 30_000;
 
-// Live sync: the change stream, and the coalesced refetches of the lists it triggers.
+// Live sync: the change stream, and the coalesced refetches of the lists it triggers. The frontier follows notices
+// through a FrontierMirror (frontier-live.ts): deltas, one request in flight, no timer.
 export class LiveSync {
   private stream: EventStream | null = null;
   private pending = new Set<Part>();
@@ -16,15 +18,23 @@ export class LiveSync {
   private lastFetch = 0;
   private refetchTimer: NodeJS.Timeout | null = null;
   private safetyTimer: NodeJS.Timeout | null = null;
-  private etag: { project: string; value: string } | null = null;
-  // the prefetched frontier is used once, by the first read it stands for
-  private early: Prefetch['frontier'];
+  // the frontier, kept current by deltas (frontier-live.ts)
+  private readonly frontier: LiveFrontier;
 
   constructor(
     private readonly ctx: EffectsContext,
     early: Prefetch['frontier'] = null,
   ) {
-    this.early = early;
+    this.frontier = new LiveFrontier(
+      ctx.config.api,
+      () => ctx.state,
+      (action) => ctx.dispatch(action),
+      () => {
+        const now = ctx.state;
+        if (now.detailOpen && now.detail) ctx.loadDetail(now.detail.ref, 0);
+      },
+      early,
+    );
   }
 
   stop(): void {
@@ -35,7 +45,7 @@ export class LiveSync {
 
   // a new project, or an explicit refresh: the next frontier read is unconditional
   forgetEtag(): void {
-    this.etag = null;
+    this.frontier.reset();
   }
 
   open(): void {
@@ -75,9 +85,16 @@ export class LiveSync {
       case 'event': {
         const name = typeof notice.data.name === 'string' ? notice.data.name : '';
         // a frontier read records FrontierComputed: refetching the frontier on it would loop
-        this.refetch(name === 'FrontierComputed' ? ['events'] : ['events', 'frontier', 'claims']);
+        if (name !== 'FrontierComputed') this.frontierNotice(null);
+        this.refetch(name === 'FrontierComputed' ? ['events'] : ['events', 'claims']);
         break;
       }
+      case 'frontier':
+        // the daemon's frontier notice names the answer's new ETag: nothing to do when it is the one shown
+        if (notice.data.project === this.ctx.state.project) {
+          this.frontierNotice(typeof notice.data.etag === 'string' ? notice.data.etag : null);
+        }
+        break;
       case 'machine_authorization':
         this.refetch(['machines']);
         break;
@@ -86,12 +103,19 @@ export class LiveSync {
       case 'dependency':
       case 'claim':
       case 'claims':
-        this.refetch(['frontier', 'claims']);
+        this.frontierNotice(null);
+        this.refetch(['claims']);
         break;
       default:
         break;
     }
     this.ctx.noticed(notice);
+  }
+
+  // The frontier follows a notice at once (one request in flight, the rest coalesced), not on the refetch timer.
+  private frontierNotice(etag: string | null): void {
+    if (this.ctx.stopped) return;
+    void this.guard('frontier', () => this.frontier.notice(etag));
   }
 
   safety(): void {
@@ -157,20 +181,8 @@ export class LiveSync {
   }
 
   private loadFrontier(): Promise<void> {
-    const state = this.ctx.state;
-    const project = state.project;
-    if (!project) return Promise.resolve();
-    return this.guard('frontier', async () => {
-      const etag = this.etag?.project === project && state.frontierProject === project ? this.etag.value : null;
-      const early = this.early;
-      this.early = null;
-      const read = await (early?.project === project ? early.read : this.ctx.config.api.frontier({ project }, etag));
-      if (read.notModified) return;
-      this.etag = read.etag ? { project, value: read.etag } : null;
-      this.ctx.dispatch({ type: 'frontier_loaded', project, frontier: read.body });
-      const now = this.ctx.state;
-      if (now.detailOpen && now.detail) this.ctx.loadDetail(now.detail.ref, 0);
-    });
+    if (!this.ctx.state.project) return Promise.resolve();
+    return this.guard('frontier', () => this.frontier.sync());
   }
 
   private loadClaims(): Promise<void> {

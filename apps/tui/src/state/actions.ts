@@ -1,3 +1,5 @@
+import type { FrontierDeltaWire } from '@app/contracts';
+
 import type { KeyAction } from '../keys/keymap';
 import type {
   ActorWire,
@@ -42,6 +44,8 @@ export type Action =
   | { type: 'actor'; name: string; admin?: boolean }
   | { type: 'projects_loaded'; projects: ProjectWire[] }
   | { type: 'frontier_loaded'; project: string; frontier: FrontierResultWire }
+  // the same answer reached by a delta from the one shown (FrontierMirror): lists and cursors follow without a scan
+  | { type: 'frontier_delta'; project: string; frontier: FrontierResultWire; delta: FrontierDeltaWire }
   | { type: 'claims_loaded'; project: string; claims: ClaimHolder[] }
   | { type: 'machines_loaded'; requests: MachineAuthorizationRequest[] }
   | { type: 'events_loaded'; events: EventWire[] }

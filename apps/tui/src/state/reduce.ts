@@ -2,6 +2,7 @@ import type * as MachineAuthorizationModels from '@app/contracts/machine-authori
 
 import type { EventWire } from '../wire';
 import type { Action, DetailPart } from './actions';
+import { cursorsAfterDelta } from './frontier-delta';
 import {
   reduceTriageAction,
   reduceTriageInput,
@@ -460,6 +461,19 @@ export function reduce(state: State, action: Action): State {
       // a created item arriving: select it
       const arrived = next.triage.arriving ? selectArrived(next, TRIAGE_HELPERS) : next;
       return arrived.detailOpen ? withDetailFor(arrived) : arrived;
+    }
+    case 'frontier_delta': {
+      if (action.project !== state.project) return state;
+      const cursors = state.frontierProject === action.project ? cursorsAfterDelta(state, action.delta) : null;
+      const moved = { ...state, frontier: action.frontier, frontierProject: action.project };
+      // a key left without a row: the row now at its height is selected
+      const next = cursors
+        ? relocateAll(
+            { ...moved, cursors },
+            (['runnable', 'blocked', 'frozen'] as const).filter((t) => cursors[t].key === null),
+          )
+        : relocateAll(moved, ['runnable', 'blocked', 'frozen']);
+      return next.detailOpen ? withDetailFor(next) : next;
     }
     case 'claims_loaded': {
       if (action.project !== state.project) return state;

@@ -21,6 +21,7 @@ import {
 import { SvcApi } from '../api';
 import { ChargeFlowError, runCharge } from '../charge-flow';
 import { EventStream, openEventStream } from '../event-stream';
+import { FrontierMirror } from '../frontier-mirror';
 import { SvcConnectionError, SvcHttpError } from '../http-client';
 import { blockersText, claimText, explainText, frontierText, itemText, nextWorkText, whyRanked } from './text';
 
@@ -51,6 +52,8 @@ export const MCP_DEFAULT_HEARTBEAT_MS = 30_000;
 // Changes arriving within this window are announced once per resource.
 export const MCP_NOTIFY_COALESCE_MS = 150;
 export const FRONTIER_URI_PREFIX = 'svc://frontier/';
+// Projects whose frontier a connection keeps (FrontierMirror) between reads of the resource.
+const MIRRORED_PROJECTS = 4;
 
 export const MCP_TOOLS = [
   'next_work',
@@ -125,6 +128,8 @@ export class SvcMcpSession {
   private stream: EventStream | null = null;
   private streamOpen: Promise<void> | null = null;
   private readonly subscriptions = new Set<string>();
+  // the frontier resource's answers, kept current by deltas
+  private readonly frontiers = new Map<string, FrontierMirror>();
   private readonly pending = new Set<string>();
   private flushTimer: NodeJS.Timeout | null = null;
   private closed = false;
@@ -580,8 +585,15 @@ export class SvcMcpSession {
       },
       async (uri, variables) => {
         const project = String(variables.project);
-        const read = await this.api.frontier({ project, wip_cap: this.options.wipCap });
-        const body = read.notModified ? null : read.body;
+        // each read after the first fetches only what changed since the answer this connection holds
+        let mirror = this.frontiers.get(project);
+        if (mirror === undefined) {
+          mirror = new FrontierMirror(this.api, { project, wip_cap: this.options.wipCap });
+          this.frontiers.set(project, mirror);
+          while (this.frontiers.size > MIRRORED_PROJECTS) this.frontiers.delete(this.frontiers.keys().next().value!);
+        }
+        await mirror.sync();
+        const body = mirror.answer;
         return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(body) }] };
       },
     );

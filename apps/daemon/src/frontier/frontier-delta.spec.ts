@@ -1,0 +1,46 @@
+import fc from 'fast-check';
+
+import { applyListDelta } from '@app/contracts';
+
+import { listDelta, longestIncreasing } from './frontier-delta';
+
+interface Row {
+  item_id: number;
+  v: number;
+}
+
+describe(listDelta.name, () => {
+  const same = (a: Row, b: Row) => a.item_id === b.item_id && a.v === b.v;
+  const apply = (base: Row[], next: Row[]) => {
+    const { drop, put } = listDelta(base, next, same);
+    const result = applyListDelta(base, { drop, put: put.map((k) => [k, next[k]] as [number, Row]) });
+    return { result, drop, put };
+  };
+
+  it('should lead from any list to any other (removals, additions, moves, changes)', () => {
+    const list = fc.uniqueArray(fc.record({ item_id: fc.nat(40), v: fc.nat(2) }), {
+      selector: (r) => r.item_id,
+      maxLength: 30,
+    });
+    fc.assert(
+      fc.property(list, list, (base, next) => {
+        expect(apply(base, next).result).toEqual(next);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('should move one item with one drop and one put, and keep the rows it did not touch as they were', () => {
+    const base = Array.from({ length: 1000 }, (_, k) => ({ item_id: k, v: 0 }));
+    const next = [...base.slice(0, 10), ...base.slice(11, 900), base[10], ...base.slice(900)];
+    const { result, drop, put } = apply(base, next);
+    expect(drop).toEqual([10]);
+    expect(put).toEqual([899]);
+    expect(result[500]).toBe(base[501]);
+  });
+
+  it('should find a longest increasing subsequence', () => {
+    expect(longestIncreasing([3, 1, 2, 5, 4, 6]).map((i) => [3, 1, 2, 5, 4, 6][i])).toHaveLength(4);
+    expect(longestIncreasing([])).toEqual([]);
+  });
+});

@@ -1,0 +1,232 @@
+import { FrontierComputation, FrontierItem } from '@app/core';
+
+import { bodyBytes, SerializedFrontier } from './frontier-serializer';
+import { frontierItemJson, sameWireFields } from './frontier-wire-fields';
+
+// Deltas of the frontier answer (issue 27): GET /v1/charge/frontier?since=<etag>. Each replica keeps the last few
+// answers it served per project and wip_cap, as the items of their four lists (the FrontierItem objects, shared with
+// the answers before and after: compute_frontier hands back the same object for an unchanged item) and the refs of
+// the blockers they named. A delta from one of them to the current answer lists, per list, the base positions that
+// leave and the items placed at their new positions; everything else keeps its order. See docs/api-frontier.md.
+
+type RefOf = (id: number) => string | undefined;
+
+const LISTS = ['runnable', 'blocked', 'frozen', 'conduct_eligible'] as const;
+
+// Answers kept per project and wip_cap: a client more than this many answers behind gets the full answer.
+export const HISTORY_DEPTH = 16;
+// Projects (with their wip_cap) whose history is kept.
+export const HISTORY_KEYS = 8;
+// Deltas kept per answer, by base (several clients at one base ask for the same delta).
+const DELTAS_PER_ANSWER = 8;
+const MEMO_DELTA_BYTES = 256 << 10;
+
+export interface RecordedAnswer {
+  etag: string;
+  lists: readonly (readonly FrontierItem[])[];
+  wipCap: number;
+  wipActive: number;
+  // the ref of every blocker named by an item of the answer (undefined: left out of blocked_by)
+  refs: Map<number, string | undefined>;
+  deltas: Map<string, Buffer | null>;
+}
+
+export type AnswerDelta = { delta: Buffer } | { full: 'unknown_base' | 'too_large' };
+
+export class FrontierHistory {
+  private readonly byKey = new Map<string, RecordedAnswer[]>();
+  // full answers given to `since` requests, by reason (the bench and the metrics read them)
+  readonly fullAnswers = { unknown_base: 0, too_large: 0 };
+  deltasServed = 0;
+
+  constructor(
+    private readonly depth = HISTORY_DEPTH,
+    private readonly keys = HISTORY_KEYS,
+  ) {}
+
+  static key(project: string, wipCap: number): string {
+    return `${project}|${wipCap}`;
+  }
+
+  // Called once per serialized answer.
+  record(key: string, etag: string, computation: FrontierComputation, refOf: RefOf): void {
+    let answers = this.byKey.get(key);
+    if (answers === undefined) {
+      answers = [];
+      this.byKey.set(key, answers);
+      while (this.byKey.size > this.keys) this.byKey.delete(this.byKey.keys().next().value as string);
+    } else {
+      // most recently used last
+      this.byKey.delete(key);
+      this.byKey.set(key, answers);
+    }
+    const at = answers.findIndex((a) => a.etag === etag);
+    if (at >= 0) answers.splice(at, 1);
+    const lists = [computation.runnable, computation.blocked, computation.frozen, computation.conduct_eligible];
+    const refs = new Map<number, string | undefined>();
+    for (const list of lists) {
+      for (const item of list) for (const id of item.blocked_by) if (!refs.has(id)) refs.set(id, refOf(id));
+    }
+    answers.push({
+      etag,
+      lists,
+      wipCap: computation.wip_cap,
+      wipActive: computation.wip_active,
+      refs,
+      deltas: new Map(),
+    });
+    if (answers.length > this.depth) answers.splice(0, answers.length - this.depth);
+  }
+
+  find(key: string, etag: string): RecordedAnswer | undefined {
+    return this.byKey.get(key)?.find((a) => a.etag === etag);
+  }
+
+  // The delta from `base` (an ETag, quoted or not) to the answer recorded under `etag`; a full answer when the base
+  // is not among the recent answers or the delta would be larger than half the answer (`fullLength` bytes).
+  delta(key: string, base: string, etag: string, fullLength: number): AnswerDelta {
+    const answers = this.byKey.get(key) ?? [];
+    const quoted = quotedEtag(base);
+    const from = answers.find((a) => a.etag === quoted);
+    const to = answers.find((a) => a.etag === etag);
+    if (from === undefined || to === undefined) {
+      this.fullAnswers.unknown_base++;
+      return { full: 'unknown_base' };
+    }
+    let body = to.deltas.get(from.etag);
+    if (body === undefined) {
+      body = frontierDeltaJson(from, to, fullLength / 2);
+      // small ones only: a delta near the answer's size is not worth keeping 8 × 16 times
+      if (body === null || body.length <= MEMO_DELTA_BYTES) to.deltas.set(from.etag, body);
+      if (to.deltas.size > DELTAS_PER_ANSWER) to.deltas.delete(to.deltas.keys().next().value as string);
+    }
+    if (body === null) {
+      this.fullAnswers.too_large++;
+      return { full: 'too_large' };
+    }
+    this.deltasServed++;
+    return { delta: body };
+  }
+}
+
+// An ETag as sent in `since`: with or without its quotes (and a W/ ignored).
+export function quotedEtag(value: string): string {
+  const tag = value.replace(/^W\//, '');
+  return tag.startsWith('"') ? tag : `"${tag}"`;
+}
+
+// The JSON of the delta from one recorded answer to another (null when longer than `limit` bytes).
+export function frontierDeltaJson(from: RecordedAnswer, to: RecordedAnswer, limit = Infinity): Buffer | null {
+  // equal wire fields and every named blocker still written the same way: byte-identical item JSON
+  const same = (a: FrontierItem, b: FrontierItem): boolean => {
+    if (a !== b && !sameWireFields(a, b)) return false;
+    for (const id of b.blocked_by) if (from.refs.get(id) !== to.refs.get(id)) return false;
+    return true;
+  };
+  const refOf = (id: number) => to.refs.get(id);
+  let json = `{"base":${JSON.stringify(from.etag)},"etag":${JSON.stringify(to.etag)},"wip_cap":${to.wipCap},"wip_active":${to.wipActive}`;
+  for (let l = 0; l < LISTS.length; l++) {
+    const { drop, put } = listDelta(from.lists[l], to.lists[l], same);
+    const items = to.lists[l];
+    let puts = '';
+    for (let k = 0; k < put.length; k++) {
+      puts += `${k > 0 ? ',' : ''}[${put[k]},${frontierItemJson(items[put[k]], refOf)}]`;
+      if (puts.length > limit) return null;
+    }
+    json += `,"${LISTS[l]}":{"drop":[${drop.join(',')}],"put":[${puts}]}`;
+    if (json.length > limit) return null;
+  }
+  json += '}';
+  const body = Buffer.from(json, 'utf8');
+  return body.length > limit ? null : body;
+}
+
+// Base positions that leave and new positions that are placed: unchanged items in a longest run of kept relative
+// order stay (a common prefix and suffix first, then a longest increasing subsequence of the window between).
+export function listDelta<T extends { item_id: number }>(
+  base: readonly T[],
+  next: readonly T[],
+  same: (a: T, b: T) => boolean,
+): { drop: number[]; put: number[] } {
+  let prefix = 0;
+  const shorter = Math.min(base.length, next.length);
+  while (prefix < shorter && same(base[prefix], next[prefix])) prefix++;
+  let suffix = 0;
+  while (suffix < shorter - prefix && same(base[base.length - 1 - suffix], next[next.length - 1 - suffix])) {
+    suffix++;
+  }
+  const baseEnd = base.length - suffix;
+  const nextEnd = next.length - suffix;
+  const drop: number[] = [];
+  const put: number[] = [];
+  if (prefix === baseEnd && prefix === nextEnd) return { drop, put };
+  // base position of each item of the window, by id
+  const where = new Map<number, number>();
+  for (let b = prefix; b < baseEnd; b++) where.set(base[b].item_id, b);
+  // the window's items that are in the base unchanged: their new and base positions
+  const atNext: number[] = [];
+  const atBase: number[] = [];
+  for (let k = prefix; k < nextEnd; k++) {
+    const b = where.get(next[k].item_id);
+    if (b !== undefined && same(base[b], next[k])) {
+      atNext.push(k);
+      atBase.push(b);
+    }
+  }
+  const kept = longestIncreasing(atBase);
+  const keptBase = new Uint8Array(baseEnd - prefix);
+  const keptNext = new Uint8Array(nextEnd - prefix);
+  for (const s of kept) {
+    keptBase[atBase[s] - prefix] = 1;
+    keptNext[atNext[s] - prefix] = 1;
+  }
+  for (let b = prefix; b < baseEnd; b++) if (keptBase[b - prefix] === 0) drop.push(b);
+  for (let k = prefix; k < nextEnd; k++) if (keptNext[k - prefix] === 0) put.push(k);
+  return { drop, put };
+}
+
+// Indices (ascending) of one longest strictly increasing subsequence of `values` (patience sorting, O(n log n)).
+export function longestIncreasing(values: readonly number[]): number[] {
+  const n = values.length;
+  if (n === 0) return [];
+  const tails = new Int32Array(n); // index of the smallest tail of an increasing run of each length
+  const previous = new Int32Array(n);
+  let length = 0;
+  for (let i = 0; i < n; i++) {
+    let low = 0;
+    let high = length;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if (values[tails[mid]] < values[i]) low = mid + 1;
+      else high = mid;
+    }
+    previous[i] = low > 0 ? tails[low - 1] : -1;
+    tails[low] = i;
+    if (low === length) length++;
+  }
+  const out = new Array<number>(length);
+  for (let k = length - 1, i = tails[length - 1]; k >= 0; k--, i = previous[i]) out[k] = i;
+  return out;
+}
+
+// The first `limit` items of each list of a recorded answer, as a FrontierResult body (a first screen).
+export function firstItemsJson(answer: RecordedAnswer, limit: number): Buffer {
+  const refOf = (id: number) => answer.refs.get(id);
+  const list = (l: number) =>
+    answer.lists[l]
+      .slice(0, limit)
+      .map((item) => frontierItemJson(item, refOf))
+      .join(',');
+  return Buffer.from(
+    `{"runnable":[${list(0)}],"blocked":[${list(1)}],"frozen":[${list(2)}],"wip_cap":${answer.wipCap},` +
+      `"wip_active":${answer.wipActive},"conduct_eligible":[${list(3)}]}`,
+    'utf8',
+  );
+}
+
+// The same from the served body (an answer no longer in the history): parsed, cut, written again.
+export function firstItemsOfBody(serialized: SerializedFrontier, limit: number): Buffer {
+  const body = JSON.parse(bodyBytes(serialized).toString('utf8')) as Record<string, unknown>;
+  for (const list of LISTS) body[list] = (body[list] as unknown[]).slice(0, limit);
+  return Buffer.from(JSON.stringify(body), 'utf8');
+}

@@ -1,0 +1,111 @@
+import { writeFileSync } from 'node:fs';
+
+import { FrontierChange, FrontierMirror, FrontierRead, SvcApi } from '@app/client';
+import type { FrontierResultWire } from '@app/contracts';
+
+import type { Action } from '../state/actions';
+import type { State } from '../state/state';
+
+// Items per list in the first screen's answer (a terminal shows a few dozen rows).
+export const FIRST_SCREEN_ITEMS = 200;
+
+const BENCH_STATS = process.env.SVC_TUI_BENCH_STATS;
+
+// A frontier read main sent before the screen code loaded: the first items of each list and the whole answer.
+export interface FrontierPrefetch {
+  project: string;
+  read: Promise<FrontierRead>;
+  first: Promise<FrontierResultWire> | null;
+}
+
+export function prefetchFrontier(api: SvcApi, project: string): FrontierPrefetch {
+  const read = api.frontier({ project });
+  read.catch(() => undefined);
+  const first = api.frontierFirstItems({ project }, FIRST_SCREEN_ITEMS);
+  first.catch(() => undefined);
+  return { project, read, first };
+}
+
+// The TUI's live frontier (issue 27): one FrontierMirror for the project shown. A change notice naming the ETag
+// shown costs nothing; any other asks the daemon for the delta since it; notices during a request make one more
+// request after it. A delta reaches the state as `frontier_delta` (lists and cursors follow without a rebuild).
+export class LiveFrontier {
+  private mirror: FrontierMirror | null = null;
+  // shown: the full answer (or a delta) reached the screen; the first items no longer may replace it
+  private shown = false;
+
+  constructor(
+    private readonly api: SvcApi,
+    private readonly state: () => State,
+    private readonly dispatch: (action: Action) => void,
+    private readonly changed: () => void,
+    private early: FrontierPrefetch | null,
+  ) {}
+
+  get stats() {
+    return this.mirror?.stats ?? null;
+  }
+
+  // Forget the answer held (another project, or the operator asked for a fresh read).
+  reset(): void {
+    this.mirror = null;
+    this.shown = false;
+  }
+
+  // Brings the project's frontier up to date (the first read, a refresh, the safety net).
+  sync(): Promise<void> {
+    const mirror = this.mirrorOf();
+    if (!mirror) return Promise.resolve();
+    const early = this.early;
+    this.early = null;
+    if (early?.project === mirror.query.project && mirror.answer === null) return this.fromPrefetch(mirror, early);
+    return mirror.sync();
+  }
+
+  // A change notice; `etag` when it names the frontier's new ETag.
+  notice(etag: string | null): Promise<void> {
+    const mirror = this.mirrorOf();
+    return mirror ? mirror.notice(etag) : Promise.resolve();
+  }
+
+  private async fromPrefetch(mirror: FrontierMirror, early: FrontierPrefetch): Promise<void> {
+    // the first screen from the first items, unless the whole answer is there first
+    early.first
+      ?.then((first) => {
+        if (!this.shown && this.mirror === mirror) {
+          this.dispatch({ type: 'frontier_loaded', project: mirror.query.project, frontier: first });
+        }
+      })
+      .catch(() => undefined);
+    const read = await early.read;
+    if (read.notModified) return mirror.sync();
+    if (this.mirror === mirror) mirror.seed(read.body, read.etag);
+  }
+
+  private mirrorOf(): FrontierMirror | null {
+    const project = this.state().project;
+    if (!project) return null;
+    if (this.mirror?.query.project !== project) {
+      this.shown = false;
+      const mirror: FrontierMirror = new FrontierMirror(this.api, { project }, (change) => this.apply(mirror, change));
+      this.mirror = mirror;
+    }
+    return this.mirror;
+  }
+
+  private apply(mirror: FrontierMirror, change: FrontierChange): void {
+    if (this.mirror !== mirror) return;
+    const project = mirror.query.project;
+    const state = this.state();
+    // a delta applies to the answer shown; after the first items (or anything else) the whole answer goes in
+    if (change.kind === 'delta' && this.shown && state.frontier === change.previous) {
+      this.dispatch({ type: 'frontier_delta', project, frontier: change.answer, delta: change.delta });
+    } else {
+      this.dispatch({ type: 'frontier_loaded', project, frontier: change.answer });
+    }
+    this.shown = true;
+    this.changed();
+    // bench/live reads how the mirror kept up (deltas, full answers, fallbacks)
+    if (BENCH_STATS) writeFileSync(BENCH_STATS, JSON.stringify(mirror.stats));
+  }
+}

@@ -1,0 +1,338 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { promisify } from 'node:util';
+
+import { EmbeddedServer } from '../../libs/database/src';
+import { createProject, insertEdges, insertItems, withClient } from '../../libs/testing/src/backlog-factory';
+import { startDaemonProcess, SVC_BIN } from '../../libs/testing/src/daemon-process';
+import { TmuxSession } from '../../apps/tui/src/testing/tmux';
+import { generateBacklog } from '../frontier/generate';
+
+// bench/live (issue 27): the real daemon and the real `svc tui` under tmux on the frontier bench's generated
+// backlogs (seed 42). Measures idle CPU, a single title write → on screen, a 20 s burst of 5 writers at 4 writes/s
+// (write → on screen p50/p90, TUI and daemon CPU, peak memory), the first frame, and the full answers the TUI got
+// instead of a delta. "On screen": the pane (tmux capture-pane, polled) shows the written title.
+
+const ROOT = resolve(__dirname, '..', '..');
+const RESULTS = join(ROOT, 'bench', 'results', 'live.json');
+const PROJECT = 'bench';
+const SINGLE_WRITES = 20;
+const WRITERS = 5;
+const WRITES_PER_SECOND = 4;
+const BURST_MS = 20_000;
+const IDLE_MS = 5_000;
+const POLL_MS = 10;
+
+const run = promisify(execFile);
+const round = (x: number) => Math.round(x * 10) / 10;
+const pct = (xs: number[], p: number) =>
+  xs.length === 0 ? NaN : [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)];
+const note = (line: string) => process.stderr.write(`[bench:live] ${line}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+// CPU seconds (user + system) of a process, from /proc.
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+function statusMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return round(Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024);
+}
+
+function children(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+// The TUI's node process under the pane's shell.
+function tuiPid(session: TmuxSession): number {
+  const pane = Number(session.display('#{pane_pid}'));
+  const queue = [pane];
+  while (queue.length > 0) {
+    const pid = queue.shift()!;
+    try {
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      if (argv[0] === process.execPath && argv.some((a) => a.endsWith('svc.js')) && argv.includes('tui')) {
+        // the deepest such process (bin/svc.js may hand over to a child)
+        const deeper = children(pid).filter((c) => {
+          try {
+            return readFileSync(`/proc/${c}/cmdline`, 'utf8').startsWith(process.execPath);
+          } catch {
+            return false;
+          }
+        });
+        return deeper.length > 0 ? deeper[0] : pid;
+      }
+    } catch {
+      // gone
+    }
+    queue.push(...children(pid));
+  }
+  throw new Error('no TUI process under the pane');
+}
+
+// CPU % of one core over a window.
+function cpuMeter(pid: number): () => number {
+  const cpu = cpuSeconds(pid);
+  const started = performance.now();
+  return () => round(((cpuSeconds(pid) - cpu) / ((performance.now() - started) / 1000)) * 100);
+}
+
+async function capture(session: TmuxSession): Promise<string> {
+  const { stdout } = await run('tmux', ['-L', session.socket, 'capture-pane', '-p', '-t', session.name]);
+  return stdout;
+}
+
+export interface LiveResult {
+  items: number;
+  first_frame_ms: number;
+  first_screen_ms: number;
+  idle_tui_cpu_pct: number;
+  idle_daemon_cpu_pct: number;
+  single_p50_ms: number;
+  // GET ?since= after a one-item write, p50, and the delta's size
+  delta_after_write_ms: number;
+  delta_bytes: number;
+  burst_p50_ms: number;
+  burst_p90_ms: number;
+  burst_writes: number;
+  burst_seen: number;
+  burst_tui_cpu_pct: number;
+  burst_tui_rss_mb: number;
+  burst_daemon_cpu_pct: number;
+  daemon_rss_mb: number;
+  full_fallbacks: number;
+  deltas: number;
+  load_average: [number, number];
+}
+
+async function measure(server: EmbeddedServer, n: number): Promise<LiveResult> {
+  const loadBefore = round(loadavg()[0]);
+  const database = `bench_live_${n}_${Date.now().toString(36)}`;
+  await server.createDatabase(database);
+  const url = server.connection.url(database);
+  // the daemon migrates the new database, then the backlog goes in
+  const daemon = await startDaemonProcess({
+    env: { SVC_DATABASE_URL: url, SVC_LOG_LEVEL: 'warn' },
+    timeoutMs: 120_000,
+  });
+  const { items, edges } = generateBacklog(n, 42);
+  await withClient(url, async (client) => {
+    await createProject(client, { id: PROJECT, prefix: 'BN', policy: { wip_cap: 30 } });
+    const created = await insertItems(client, PROJECT, items);
+    await insertEdges(
+      client,
+      edges.map((e) => ({
+        blocker: created[e.blocker].id,
+        dependent: created[e.dependent].id,
+        satisfaction: e.satisfaction,
+      })),
+    );
+    await client.query('VACUUM ANALYZE items');
+    await client.query('VACUUM ANALYZE item_dependencies');
+  });
+  note(`${n}: ${items.length} items, ${edges.length} edges loaded`);
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-live-'));
+  const session = new TmuxSession({
+    width: 120,
+    height: 36,
+    command: [process.execPath, SVC_BIN, 'tui', '--project', PROJECT],
+    env: {
+      SVC_URL: daemon.url,
+      SVC_TOKEN: daemon.token ?? '',
+      SVC_CONFIG_DIR: dir,
+      SVC_TUI_BENCH_REPORT: join(dir, 'report.json'),
+      SVC_TUI_BENCH_STATS: join(dir, 'stats.json'),
+    },
+  });
+  const headers = { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' };
+  try {
+    // the daemon's first read loads the project (a user's TUI starts against a running daemon)
+    const answer = (await (await fetch(`${daemon.url}/v1/charge/frontier?project=${PROJECT}`, { headers })).json()) as {
+      runnable: { item_id: string }[];
+    };
+    const top = answer.runnable.slice(0, WRITERS).map((i) => i.item_id);
+    const started = performance.now();
+    session.start();
+    await session.waitFor((s) => s.includes(`${top[0]} `), 120_000);
+    const firstScreen = performance.now() - started;
+    const reportFile = join(dir, 'report.json');
+    while (!existsSync(reportFile)) await sleep(20);
+    const report = JSON.parse(readFileSync(reportFile, 'utf8')) as { first: { first_frame_ms: number } };
+    const pid = tuiPid(session);
+    // the whole answer in (the first screen may come from the first items)
+    await sleep(3000);
+
+    let seq = 0;
+    const write = async (ref: string, marker: string) => {
+      const res = await fetch(`${daemon.url}/v1/items/${ref}/fields/title`, {
+        method: 'PUT',
+        headers,
+        body: JSON.stringify({ value: `${marker} live bench` }),
+      });
+      if (!res.ok) throw new Error(`write ${ref}: ${res.status} ${await res.text()}`);
+    };
+
+    const idleTui = cpuMeter(pid);
+    const idleDaemon = cpuMeter(daemon.child.pid!);
+    await sleep(IDLE_MS);
+    const idle = { tui: idleTui(), daemon: idleDaemon() };
+
+    const single: number[] = [];
+    for (let k = 0; k < SINGLE_WRITES; k++) {
+      const marker = `S${++seq}x${n}`;
+      const t0 = performance.now();
+      await write(top[0], marker);
+      for (;;) {
+        if ((await capture(session)).includes(marker)) break;
+        if (performance.now() - t0 > 30_000) throw new Error(`write ${marker} never showed`);
+        await sleep(POLL_MS);
+      }
+      single.push(performance.now() - t0);
+      await sleep(200);
+    }
+    note(`${n}: single p50 ${round(pct(single, 50))} ms`);
+
+    // the daemon alone: a one-item write, then the delta since the answer before it (read after the write returned)
+    const deltaMs: number[] = [];
+    let deltaBytes = 0;
+    for (let k = 0; k < 10; k++) {
+      const before = await fetch(`${daemon.url}/v1/charge/frontier?project=${PROJECT}`, { headers });
+      const etag = before.headers.get('etag') ?? '';
+      await before.arrayBuffer();
+      await write(top[1], `D${++seq}x`);
+      const t0 = performance.now();
+      const res = await fetch(`${daemon.url}/v1/charge/frontier?project=${PROJECT}&since=${encodeURIComponent(etag)}`, {
+        headers,
+      });
+      deltaBytes = (await res.arrayBuffer()).byteLength;
+      deltaMs.push(performance.now() - t0);
+    }
+
+    // the burst: each writer titles its own top item 4 times a second. A write is on screen when the pane shows its
+    // title or a later one of the same writer (the screen caught up past it).
+    const pending: { writer: number; seq: number; marker: string; t0: number }[] = [];
+    const latencies: number[] = [];
+    let writes = 0;
+    const tuiCpu = cpuMeter(pid);
+    const daemonCpu = cpuMeter(daemon.child.pid!);
+    let daemonPeak = statusMb(daemon.child.pid!, 'VmRSS');
+    const burstEnd = performance.now() + BURST_MS;
+    const writers = top.map(async (ref, w) => {
+      await sleep((w * 1000) / WRITES_PER_SECOND / WRITERS);
+      while (performance.now() < burstEnd) {
+        const due = performance.now() + 1000 / WRITES_PER_SECOND;
+        const n = ++seq;
+        const marker = `B${n}w${w}`;
+        pending.push({ writer: w, seq: n, marker, t0: performance.now() });
+        writes++;
+        await write(ref, marker);
+        await sleep(Math.max(0, due - performance.now()));
+      }
+    });
+    const poller = (async () => {
+      while (performance.now() < burstEnd + 5000) {
+        const screen = await capture(session);
+        const now = performance.now();
+        const shown = new Map<number, number>();
+        for (const p of pending)
+          if (screen.includes(`${p.marker} `)) shown.set(p.writer, Math.max(shown.get(p.writer) ?? 0, p.seq));
+        for (let k = pending.length - 1; k >= 0; k--) {
+          const p = pending[k];
+          if (p.seq <= (shown.get(p.writer) ?? 0)) {
+            latencies.push(now - p.t0);
+            pending.splice(k, 1);
+          }
+        }
+        daemonPeak = Math.max(daemonPeak, statusMb(daemon.child.pid!, 'VmRSS'));
+        if (now > burstEnd && pending.length === 0) break;
+        await sleep(POLL_MS);
+      }
+    })();
+    await Promise.all(writers);
+    const burst = { tui: tuiCpu(), daemon: daemonCpu() };
+    await poller;
+    const stats = existsSync(join(dir, 'stats.json'))
+      ? (JSON.parse(readFileSync(join(dir, 'stats.json'), 'utf8')) as { fallbacks: number; deltas: number })
+      : { fallbacks: NaN, deltas: NaN };
+    return {
+      items: n,
+      first_frame_ms: round(report.first.first_frame_ms),
+      first_screen_ms: round(firstScreen),
+      idle_tui_cpu_pct: idle.tui,
+      idle_daemon_cpu_pct: idle.daemon,
+      single_p50_ms: round(pct(single, 50)),
+      delta_after_write_ms: round(pct(deltaMs, 50)),
+      delta_bytes: deltaBytes,
+      burst_p50_ms: round(pct(latencies, 50)),
+      burst_p90_ms: round(pct(latencies, 90)),
+      burst_writes: writes,
+      burst_seen: latencies.length,
+      burst_tui_cpu_pct: burst.tui,
+      burst_tui_rss_mb: statusMb(pid, 'VmHWM'),
+      burst_daemon_cpu_pct: burst.daemon,
+      daemon_rss_mb: Math.max(daemonPeak, statusMb(daemon.child.pid!, 'VmRSS')),
+      full_fallbacks: stats.fallbacks,
+      deltas: stats.deltas,
+      load_average: [loadBefore, round(loadavg()[0])],
+    };
+  } finally {
+    session.kill();
+    await daemon.stop().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const at = args.indexOf('--sizes');
+  const sizes = at >= 0 ? args[at + 1].split(',').map(Number) : [10_000, 100_000];
+  const home = mkdtempSync(join(tmpdir(), 'svc-bench-live-db-'));
+  const server = new EmbeddedServer({ home, log: note });
+  await server.start();
+  const results: LiveResult[] = [];
+  try {
+    for (const n of sizes) {
+      const result = await measure(server, n);
+      note(JSON.stringify(result));
+      results.push(result);
+    }
+  } finally {
+    await server.stop();
+    rmSync(home, { recursive: true, force: true });
+  }
+  // one entry per run, newest last
+  const runs = existsSync(RESULTS)
+    ? ((JSON.parse(readFileSync(RESULTS, 'utf8')) as { runs?: unknown[] }).runs ?? [])
+    : [];
+  runs.push({ date: new Date().toISOString(), results });
+  writeFileSync(RESULTS, `${JSON.stringify({ runs }, null, 2)}\n`);
+  for (const r of results) {
+    const line = {
+      items: r.items,
+      first_frame_ms: r.first_frame_ms,
+      single_p50_ms: r.single_p50_ms,
+      burst_p50_ms: r.burst_p50_ms,
+      burst_p90_ms: r.burst_p90_ms,
+      burst_tui_cpu_pct: r.burst_tui_cpu_pct,
+      burst_tui_rss_mb: r.burst_tui_rss_mb,
+      burst_daemon_cpu_pct: r.burst_daemon_cpu_pct,
+      full_fallbacks: r.full_fallbacks,
+    };
+    process.stdout.write(`${JSON.stringify(line)}\n`);
+  }
+}
+
+void main().catch((err) => {
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});
