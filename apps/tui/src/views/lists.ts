@@ -36,13 +36,20 @@ interface Column {
   align: 'left' | 'right';
 }
 
-const FRONTIER_COLUMNS = (rankWidth: number, refWidth: number): Column[] => [
+const FRONTIER_COLUMNS = (rankWidth: number, refWidth: number, tab?: FrontierTab): Column[] => [
   { id: 'rank', title: '#', width: rankWidth, align: 'right' },
   { id: 'ref', title: 'ref', width: refWidth, align: 'left' },
   { id: 'mark', title: ' ', width: 1, align: 'left' },
   { id: 'title', title: 'title', width: 0, align: 'left' },
   { id: 'priority', title: 'pri', width: 4, align: 'left' },
   { id: 'status', title: 'status', width: 14, align: 'left' },
+  // the Blocked tab says why at a glance: the first blocker (+N more) and the first reason in short
+  ...(tab === 'blocked'
+    ? ([
+        { id: 'blockedby', title: 'blocked by', width: Math.max(10, refWidth + 4), align: 'left' },
+        { id: 'reason', title: 'reason', width: 20, align: 'left' },
+      ] as Column[])
+    : []),
   { id: 'adapter', title: 'adapter', width: 8, align: 'left' },
   { id: 'depth', title: 'dep', width: 3, align: 'right' },
   { id: 'unblocks', title: 'unb', width: 3, align: 'right' },
@@ -51,7 +58,7 @@ const FRONTIER_COLUMNS = (rankWidth: number, refWidth: number): Column[] => [
 ];
 
 // Columns dropped, in this order, while the title would be narrower than MIN_TITLE.
-const DROP_ORDER = ['claim', 'unblocks', 'depth', 'age', 'adapter'];
+const DROP_ORDER = ['claim', 'unblocks', 'depth', 'age', 'adapter', 'reason', 'blockedby'];
 const MIN_TITLE = 18;
 
 const refWidths = new WeakMap<object, number>();
@@ -70,9 +77,9 @@ export function refWidthOf(state: State): number {
   return w;
 }
 
-export function frontierColumns(width: number, count: number, refWidth = 8): Column[] {
+export function frontierColumns(width: number, count: number, refWidth = 8, tab?: FrontierTab): Column[] {
   const rankWidth = Math.max(3, String(count).length);
-  let cols = FRONTIER_COLUMNS(rankWidth, refWidth);
+  let cols = FRONTIER_COLUMNS(rankWidth, refWidth, tab);
   // 1 for the selection marker, 1 space between columns
   const fixed = (cs: Column[]) => 1 + cs.reduce((sum, c) => sum + c.width + 1, 0);
   for (const drop of DROP_ORDER) {
@@ -82,6 +89,20 @@ export function frontierColumns(width: number, count: number, refWidth = 8): Col
   const title = cols.find((c) => c.id === 'title')!;
   title.width = Math.max(6, width - fixed(cols));
   return cols;
+}
+
+// "ATL-3 +2": the first blocker and how many more ("" when only a reason blocks it).
+export function blockedByLabel(item: FrontierItemWire): string {
+  const [first, ...rest] = item.blocked_by;
+  if (first === undefined) return '';
+  return rest.length > 0 ? `${first} +${rest.length}` : first;
+}
+
+// The first reason in short: a dependency reason that only repeats a blocker the column already names is skipped.
+export function shortReason(item: FrontierItemWire): string {
+  const reasons = item.blocked_reasons;
+  const own = reasons.find((r) => !item.blocked_by.some((b) => r.includes(b)));
+  return (own ?? reasons[0] ?? '').replace(/\s+/g, ' ').trim();
 }
 
 // As the command line shows a holder (svc frontier's "claimed by"): the session, then its harness.
@@ -125,6 +146,10 @@ function cell(
       return esc(fit(String(item.downstream_depth), col.width, 'right'));
     case 'unblocks':
       return esc(fit(String(item.unblocks_count), col.width, 'right'));
+    case 'blockedby':
+      return paint(theme, esc(fit(blockedByLabel(item), col.width)), 'red');
+    case 'reason':
+      return esc(fit(shortReason(item), col.width));
     case 'age':
       return esc(fit(formatAge(item.created_at, state.now), col.width, 'right'));
     case 'claim':
@@ -139,8 +164,14 @@ function plainCell(col: Column, item: FrontierItemWire, rank: number, state: Sta
   return c;
 }
 
-export function frontierHeaderLine(width: number, count: number, theme: Theme, refWidth = 8): string {
-  const cols = frontierColumns(width, count, refWidth);
+export function frontierHeaderLine(
+  width: number,
+  count: number,
+  theme: Theme,
+  refWidth = 8,
+  tab?: FrontierTab,
+): string {
+  const cols = frontierColumns(width, count, refWidth, tab);
   return paint(theme, ` ${cols.map((c) => esc(fit(c.title, c.width, c.align))).join(' ')}`, 'gray');
 }
 
@@ -161,7 +192,7 @@ export function renderFrontierRows(
   const count = rowCount(state, tab);
   const selected = selectedIndex(state, tab);
   const offset = scrollWindow(Math.max(selected, 0), count, height, previousOffset);
-  const cols = frontierColumns(width, state.frontier?.[tab].length ?? count, refWidthOf(state));
+  const cols = frontierColumns(width, state.frontier?.[tab].length ?? count, refWidthOf(state), tab);
   const eligible = conductEligible(state);
   // rows marked with space / V lead with +
   const marked = state.triage.marked.length > 0 ? new Set(state.triage.marked) : null;
@@ -364,7 +395,8 @@ export function renderEventRows(
 }
 
 export function listHeaderLine(state: State, tab: Tab, width: number, theme: Theme): string {
-  if (isFrontierTab(tab)) return frontierHeaderLine(width, state.frontier?.[tab].length ?? 0, theme, refWidthOf(state));
+  if (isFrontierTab(tab))
+    return frontierHeaderLine(width, state.frontier?.[tab].length ?? 0, theme, refWidthOf(state), tab);
   return tab === 'machines'
     ? machinesHeaderLine(width, theme, state.machinesView === 'connected')
     : eventsHeaderLine(width, theme);
