@@ -85,6 +85,7 @@ export const KEY_ACTIONS = [
   'mark_range',
   'palette',
   'jump_back',
+  'dep_tree',
   'picker_up',
   'picker_down',
   'picker_choose',
@@ -327,6 +328,13 @@ export const KEYMAP: readonly KeyBinding[] = [
     scope: 'frontier',
   },
   { action: 'mark_range', keys: ['V'], help: 'mark the range from the last mark to this row', scope: 'frontier' },
+  {
+    action: 'dep_tree',
+    keys: ['t'],
+    help: 'dependency tree: what it waits on (to the critical path start) and unblocks; enter jumps',
+    scope: 'frontier',
+    hint: 'tree',
+  },
   {
     action: 'palette',
     keys: [':'],

@@ -11,6 +11,7 @@ import {
   startRun,
   TriageHelpers,
 } from './triage';
+import { refreshTree } from './tree';
 import {
   activeScope,
   detailVisible,
@@ -498,7 +499,7 @@ export function reduce(state: State, action: Action): State {
       if (state.detail?.ref !== action.ref) return state;
       {
         const detail = applyDetail(state.detail, action.data);
-        return { ...state, detail, detailCache: cacheDetail(state.detailCache, detail) };
+        return refreshTree({ ...state, detail, detailCache: cacheDetail(state.detailCache, detail) });
       }
     case 'charge_confirm': {
       const d = state.dialog;

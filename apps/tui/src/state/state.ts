@@ -120,7 +120,15 @@ export interface PickerOption {
   terminal?: boolean;
 }
 
-export type PickerPurpose = 'status' | 'priority' | 'new-priority' | 'new-blocker' | 'dependency' | 'palette';
+export type PickerPurpose =
+  | 'status'
+  | 'priority'
+  | 'new-priority'
+  | 'new-blocker'
+  | 'dependency'
+  | 'palette'
+  // `t`: the dependency tree (state/tree.ts); `enter` jumps to the node
+  | 'tree';
 export type InputPurpose = 'title' | 'block' | 'new-title';
 
 export interface NewItemDraft {

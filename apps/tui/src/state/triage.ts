@@ -10,6 +10,7 @@ import {
   TriageState,
   UNDO_DEPTH,
 } from './state';
+import { treeOptions } from './tree';
 import type { FrontierItemWire } from '../wire';
 
 // The triage actions of issue 25 as a pure state machine: each key opens a dialog state (picker, input,
@@ -375,6 +376,19 @@ export function reduceTriageKey(state: State, action: KeyAction, helpers: Triage
     }
     case 'palette':
       return picker(state, 'palette', [], ' : ', paletteOptions(state, ''));
+    case 'dep_tree': {
+      const item = selectedItem(state);
+      if (!item) return needItem();
+      // the tree is built from the detail pane's parts: opening it loads them (options stay null until then)
+      const opened = helpers.settle({ ...state, detailOpen: true });
+      return picker(
+        opened,
+        'tree',
+        [item.item_id],
+        ` Dependencies of ${item.item_id} `,
+        treeOptions(opened, item.item_id),
+      );
+    }
     case 'picker_up':
     case 'picker_down': {
       const d = state.dialog;
@@ -406,6 +420,15 @@ function choose(state: State, helpers: TriageHelpers): State {
     return runPalette(state, d.filter, filteredOptions(d.options, d.filter)[d.index], helpers);
   if (!d.options) return state;
   const chosen = filteredOptions(d.options, d.filter)[d.index];
+  if (d.purpose === 'tree' && chosen) {
+    if (!chosen.value) return state;
+    const closed = { ...state, dialog: null };
+    if (chosen.value === d.refs[0]) return closed;
+    const jumped = jumpTo(closed, chosen.value, helpers);
+    if (!jumped)
+      return status(closed, `${chosen.value}: not in this project's frontier (${chosen.note ?? ''})`, 'warn');
+    return status(jumped, `${chosen.value} is in ${jumped.tab} · backspace goes back`, 'info');
+  }
   if (!chosen)
     return {
       ...state,
