@@ -7,10 +7,12 @@ import {
   reduceTriageAction,
   reduceTriageInput,
   reduceTriageKey,
+  jumpTo,
   selectArrived,
   startRun,
   TriageHelpers,
 } from './triage';
+import { selectedEdge } from './edge-select';
 import { refreshTree } from './tree';
 import {
   activeScope,
@@ -169,8 +171,16 @@ function reduceKey(state: State, action: Action & { type: 'key' }): State {
       return moveBy(state, Math.max(1, state.pageSize - 1));
     case 'page_up':
       return moveBy(state, -Math.max(1, state.pageSize - 1));
-    case 'detail_open':
+    case 'detail_open': {
+      // a selected edge of the pane: enter jumps to the other item
+      const edge = selectedEdge(state);
+      if (edge?.other) {
+        const jumped = jumpTo({ ...state, edgeCursor: null }, edge.other, TRIAGE_HELPERS);
+        if (jumped) return status(jumped, `${edge.other} is in ${jumped.tab} · backspace goes back`, 'info');
+        return status(state, `${edge.other} is not in this project's frontier (${edge.state ?? 'unknown'})`, 'warn');
+      }
       return withDetailFor({ ...state, detailOpen: true, paneHidden: false });
+    }
     case 'detail_toggle':
       if (!state.detailOpen) return withDetailFor({ ...state, detailOpen: true, paneHidden: false });
       return { ...state, paneHidden: !state.paneHidden };
@@ -182,6 +192,7 @@ function reduceKey(state: State, action: Action & { type: 'key' }): State {
       return { ...state, detailScroll: Math.max(0, state.detailScroll - Math.max(1, state.pageSize >> 1)) };
     case 'back':
       if (state.triage.marked.length > 0) return { ...state, triage: { ...state.triage, marked: [], anchor: null } };
+      if (selectedEdge(state)) return { ...state, edgeCursor: null };
       // the visible thing first: a shown pane, then a filter, then a hidden pane
       if (detailVisible(state)) return { ...state, detailOpen: false };
       if (state.filter) return relocateAll({ ...state, filter: '' }, ['runnable', 'blocked', 'frozen', 'events']);

@@ -262,6 +262,8 @@ export interface State {
   paneHidden: boolean;
   detailScroll: number;
   detail: Detail | null;
+  // the detail pane's selected edge (H / L), for the item whose pane it is
+  edgeCursor?: { ref: string; index: number } | null;
   dialog: Dialog | null;
   status: StatusLine | null;
   importing: boolean;

@@ -10,6 +10,7 @@ import {
   TriageState,
   UNDO_DEPTH,
 } from './state';
+import { reduceEdgeKey } from './edge-select';
 import { treeOptions } from './tree';
 import type { FrontierItemWire } from '../wire';
 
@@ -186,6 +187,7 @@ const WRITES: ReadonlySet<KeyAction> = new Set<KeyAction>([
   'claim_release',
   'undo',
   'dependency_add',
+  'edge_remove',
 ]);
 
 // Rows of the current tab between two refs (inclusive), in list order.
@@ -376,6 +378,10 @@ export function reduceTriageKey(state: State, action: KeyAction, helpers: Triage
     }
     case 'palette':
       return picker(state, 'palette', [], ' : ', paletteOptions(state, ''));
+    case 'edge_next':
+    case 'edge_prev':
+    case 'edge_remove':
+      return reduceEdgeKey(state, action);
     case 'dep_tree': {
       const item = selectedItem(state);
       if (!item) return needItem();

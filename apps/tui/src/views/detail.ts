@@ -1,8 +1,9 @@
+import { selectedEdge } from '../state/edge-select';
 import { claimOf, conductEligible, formatAge, selectedItem } from '../state/selectors';
 import { State } from '../state/state';
 import type { DetailEdge } from '../state/edges';
 import type { Pipeline } from '../state/pipeline';
-import { bold, esc, paint, Theme, wrap } from './format';
+import { bold, esc, inverse, paint, Theme, wrap } from './format';
 import { claimLabel } from './lists';
 
 // An edge as its head (satisfaction marked with a glyph and a word, so it reads without colour) and, for an
@@ -149,8 +150,15 @@ export function detailLines(state: State, width: number, theme: Theme): string[]
     }
   }
 
-  const edge = ({ head, mark, color, extra }: ReturnType<typeof edgeLine>) => {
+  // the edge selected with H / L leads with › and shows inverse (enter jumps, d removes)
+  const chosen = selectedEdge(state);
+  const edge = ({ head, mark, color, extra }: ReturnType<typeof edgeLine>, e?: DetailEdge) => {
     const lines = wrap(`${head} · ${mark}`, w - 3);
+    if (e && e === chosen) {
+      lines.forEach((l, i) => out.push(inverse(`${i === 0 ? '›' : '  '}${esc(l)}`)));
+      if (extra) text(extra, 3);
+      return;
+    }
     lines.forEach((l, i) => {
       const indent = i === 0 ? ' ' : '   ';
       const last = i === lines.length - 1 && l.endsWith(mark);
@@ -163,10 +171,10 @@ export function detailLines(state: State, width: number, theme: Theme): string[]
     const from = d.edges.filter((e) => e.side === 'out');
     heading(`Depends on (edges in: ${into.length})`);
     if (into.length === 0) text('none');
-    into.forEach((e) => edge(edgeLine(e)));
+    into.forEach((e) => edge(edgeLine(e), e));
     heading(`Blocks (edges out: ${from.length})`);
     if (from.length === 0) text('none');
-    from.forEach((e) => edge(edgeLine(e)));
+    from.forEach((e) => edge(edgeLine(e), e));
   }
 
   if (d?.dbClaim !== undefined && d?.dbClaim !== null) {
