@@ -356,7 +356,7 @@ export const KEYMAP: readonly KeyBinding[] = [
   {
     action: 'palette',
     keys: [':'],
-    help: 'command palette: :ATL-20, :item ATL-20, :project beta (tab completes, ↑ history)',
+    help: 'command palette: :ATL-20, :item ATL-20, :project beta, :sort age, :filter pri:high @me (tab completes)',
     scope: 'global',
   },
   { action: 'jump_back', keys: ['backspace', 'C-o'], help: 'back to where the last : jump left from', scope: 'global' },

@@ -1,5 +1,6 @@
 import type { Scope } from '../keys/keymap';
 import type { ClaimHolder, ConnectedMachineWire, EventWire, FrontierItemWire } from '../wire';
+import { comparator, parseFilter, passes, SortKey } from './list-query';
 import { FrontierTab, isFrontierTab, State, Tab } from './state';
 
 const EMPTY: readonly FrontierItemWire[] = Object.freeze([]);
@@ -11,6 +12,10 @@ export function bucket(state: State, tab: FrontierTab): readonly FrontierItemWir
 interface FilterView {
   filter: string;
   needle: string;
+  // what else decided the view: the :sort key, and for @me the claims and who I am
+  sort: SortKey;
+  claims: Record<string, ClaimHolder> | null;
+  actor: string | null;
   // positions into the bucket of the rows that pass the filter; null when no filter applies
   indices: Int32Array | null;
 }
@@ -29,23 +34,52 @@ function haystackOf(rows: readonly FrontierItemWire[]): string[] {
   return h;
 }
 
-function filterView(rows: readonly FrontierItemWire[], filter: string): FilterView {
+function filterView(
+  rows: readonly FrontierItemWire[],
+  filter: string,
+  state?: Pick<State, 'sort' | 'claims' | 'actor'>,
+): FilterView {
   const cached = views.get(rows);
-  if (cached && cached.filter === filter) return cached;
+  const sort = state?.sort ?? 'rank';
+  const parsed = parseFilter(filter);
+  // the claims and who I am only matter to @me
+  const claims = parsed.me ? (state?.claims ?? null) : null;
+  const actor = parsed.me ? (state?.actor ?? null) : null;
+  if (cached && cached.filter === filter && cached.sort === sort && cached.claims === claims && cached.actor === actor)
+    return cached;
   const needle = filter.trim().toLowerCase();
   let indices: Int32Array | null = null;
-  if (needle) {
+  if (parsed.plain && needle) {
     const hay = haystackOf(rows);
     const out: number[] = [];
-    if (cached?.indices && cached.needle && needle.includes(cached.needle)) {
+    if (
+      cached?.indices &&
+      cached.needle &&
+      cached.sort === sort &&
+      parseFilter(cached.filter).plain &&
+      needle.includes(cached.needle)
+    ) {
       // a longer needle only matches rows the shorter one matched
       for (const i of cached.indices) if (hay[i].includes(needle)) out.push(i);
     } else {
       for (let i = 0; i < hay.length; i++) if (hay[i].includes(needle)) out.push(i);
+      const cmp = comparator(rows, sort);
+      if (cmp) out.sort(cmp);
     }
     indices = Int32Array.from(out);
+  } else if (!parsed.plain || sort !== 'rank') {
+    const hay = haystackOf(rows);
+    const out: number[] = [];
+    for (let i = 0; i < hay.length; i++) {
+      if (!parsed.words.every((w) => hay[i].includes(w))) continue;
+      if (!parsed.plain && !passes(rows[i], parsed, claims ?? {}, actor)) continue;
+      out.push(i);
+    }
+    const cmp = comparator(rows, sort);
+    if (cmp) out.sort(cmp);
+    indices = Int32Array.from(out);
   }
-  const view = { filter, needle, indices };
+  const view = { filter, needle, sort, claims, actor, indices };
   views.set(rows, view);
   return view;
 }
@@ -110,7 +144,7 @@ export function selectedEvent(state: State): EventWire | null {
 export function rowCount(state: State, tab: Tab): number {
   if (isFrontierTab(tab)) {
     const rows = bucket(state, tab);
-    const view = filterView(rows, effectiveFilter(state, tab));
+    const view = filterView(rows, effectiveFilter(state, tab), state);
     return view.indices ? view.indices.length : rows.length;
   }
   if (tab === 'machines') return state.machinesView === 'connected' ? state.connected.length : state.machines.length;
@@ -119,7 +153,7 @@ export function rowCount(state: State, tab: Tab): number {
 
 // The bucket position (0-based, the item's rank - 1) of the i-th visible row.
 export function bucketIndexAt(state: State, tab: FrontierTab, i: number): number {
-  const view = filterView(bucket(state, tab), effectiveFilter(state, tab));
+  const view = filterView(bucket(state, tab), effectiveFilter(state, tab), state);
   return view.indices ? view.indices[i] : i;
 }
 
@@ -146,7 +180,7 @@ export function keyAt(state: State, tab: Tab, i: number): string | null {
 export function indexOfKey(state: State, tab: Tab, key: string): number {
   if (isFrontierTab(tab)) {
     const rows = bucket(state, tab);
-    const view = filterView(rows, effectiveFilter(state, tab));
+    const view = filterView(rows, effectiveFilter(state, tab), state);
     if (view.indices) {
       for (let i = 0; i < view.indices.length; i++) if (rows[view.indices[i]].item_id === key) return i;
       return -1;

@@ -11,6 +11,7 @@ import type {
   ProjectWire,
   ScheduleStep,
 } from '../wire';
+import type { SortKey } from './list-query';
 import type { DetailEdge } from './edges';
 import type { Pipeline } from './pipeline';
 
@@ -262,6 +263,8 @@ export interface State {
   paneHidden: boolean;
   detailScroll: number;
   detail: Detail | null;
+  // :sort — the frontier lists' order (rank: the frontier's own); undefined is rank
+  sort?: SortKey;
   // the detail pane's selected edge (H / L), for the item whose pane it is
   edgeCursor?: { ref: string; index: number } | null;
   dialog: Dialog | null;

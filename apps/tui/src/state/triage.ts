@@ -11,6 +11,7 @@ import {
   UNDO_DEPTH,
 } from './state';
 import { reduceEdgeKey } from './edge-select';
+import { sortHelp, SORT_KEYS, sortKeyOf } from './list-query';
 import { treeOptions } from './tree';
 import type { FrontierItemWire } from '../wire';
 
@@ -543,7 +544,7 @@ export function blockerOptions(state: State, self: string | null, none = true): 
 }
 
 // ---- the : palette
-const PALETTE_VERBS = ['item', 'project'];
+const PALETTE_VERBS = ['item', 'project', 'sort', 'filter'];
 
 export function paletteOptions(state: State, text: string): PickerOption[] {
   const t = text.trim();
@@ -556,6 +557,18 @@ export function paletteOptions(state: State, text: string): PickerOption[] {
       note: p.name,
     }));
     return verb === 'project' ? projects.filter((o) => o.value.includes(arg)) : projects;
+  }
+  if (verb === 'sort') {
+    return SORT_KEYS.filter((k) => k.startsWith(arg.toLowerCase())).map((k) => ({
+      value: `sort ${k}`,
+      label: `sort ${k}`,
+      note: `${sortHelp(k)}${(state.sort ?? 'rank') === k ? ' · current' : ''}`,
+    }));
+  }
+  if (verb === 'filter') {
+    return [
+      { value: `filter ${arg}`.trimEnd(), label: `filter ${arg}`.trimEnd(), note: 'pri:high status:planned @me words' },
+    ];
   }
   const needle = (verb === 'item' ? arg : t).toLowerCase();
   const items: PickerOption[] = [];
@@ -595,9 +608,24 @@ function runPalette(state: State, typed: string, top: PickerOption | undefined, 
   const history = text ? [...state.triage.history.filter((h) => h !== text), text].slice(-50) : state.triage.history;
   const closed = triage({ ...state, dialog: null }, { history });
   // a whole command as typed runs as typed; a partial one takes the top completion
-  const whole = /^(item|project)\s+\S/.test(text) || /^[A-Za-z][A-Za-z0-9]*-\d+$/.test(text);
+  const whole = /^(item|project|filter)\s+\S/.test(text) || /^[A-Za-z][A-Za-z0-9]*-\d+$/.test(text);
   const line = whole ? text : (top?.value ?? text);
   const [verb, ...rest] = line.trim().split(/\s+/);
+  if (verb === 'sort') {
+    const key = sortKeyOf(rest[0] ?? '');
+    if (!key) return status(closed, `sort by one of: ${SORT_KEYS.join(', ')}`, 'warn');
+    const sorted = helpers.settle({ ...closed, sort: key });
+    return status(
+      sorted,
+      key === 'rank' ? 'sorted by rank (the frontier order)' : `sorted by ${key}: ${sortHelp(key)}`,
+      'info',
+    );
+  }
+  if (verb === 'filter') {
+    const filter = rest.join(' ');
+    const filtered = helpers.settle({ ...closed, filter, filtering: false });
+    return status(filtered, filter ? `filter: ${filter} · esc clears it` : 'filter cleared', 'info');
+  }
   if (verb === 'project') {
     const id = rest[0] ?? '';
     if (!state.projects?.some((p) => p.id === id)) return status(closed, `no project "${id}"`, 'warn');

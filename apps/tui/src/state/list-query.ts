@@ -1,0 +1,111 @@
+import type { ClaimHolder, FrontierItemWire } from '../wire';
+
+// The frontier lists' `:sort <key>` and structured filter words (issue 25, item 9). The filter stays one string
+// (state.filter, typed after `/` or given with `:filter`): `pri:high`, `status:planned` and `@me` narrow it, every
+// other word must appear in the ref or title. Several values of one key match any (`pri:high pri:medium`).
+
+export const SORT_KEYS = ['rank', 'priority', 'age', 'ref', 'title', 'status', 'unblocks', 'depth'] as const;
+export type SortKey = (typeof SORT_KEYS)[number];
+
+const SORT_HELP: Record<SortKey, string> = {
+  rank: 'the frontier order (default)',
+  priority: 'high first, then rank',
+  age: 'oldest first',
+  ref: 'by ref number',
+  title: 'by title',
+  status: 'by workflow stage name',
+  unblocks: 'most unblocked items first',
+  depth: 'deepest downstream chain first',
+};
+
+export function sortHelp(key: SortKey): string {
+  return SORT_HELP[key];
+}
+
+// A key as typed: the whole name or a prefix of it ("pri", "a").
+export function sortKeyOf(text: string): SortKey | null {
+  const t = text.trim().toLowerCase();
+  if (!t) return null;
+  return SORT_KEYS.find((k) => k === t) ?? SORT_KEYS.find((k) => k.startsWith(t)) ?? null;
+}
+
+export interface ParsedFilter {
+  // words that must each appear in "ref title" (lower case)
+  words: string[];
+  priorities: string[] | null;
+  statuses: string[] | null;
+  me: boolean;
+  // true when only words were given: the plain substring filter
+  plain: boolean;
+}
+
+const PRIORITIES = ['high', 'medium', 'low'];
+
+export function parseFilter(text: string): ParsedFilter {
+  const out: ParsedFilter = { words: [], priorities: null, statuses: null, me: false, plain: true };
+  for (const raw of text.trim().toLowerCase().split(/\s+/)) {
+    if (!raw) continue;
+    const m = /^(pri|priority|p|status|st|s):(.+)$/.exec(raw);
+    if (m) {
+      out.plain = false;
+      if (m[1].startsWith('p')) {
+        const p = PRIORITIES.find((x) => x.startsWith(m[2])) ?? m[2];
+        out.priorities = [...(out.priorities ?? []), p];
+      } else {
+        out.statuses = [...(out.statuses ?? []), m[2]];
+      }
+    } else if (raw === '@me') {
+      out.plain = false;
+      out.me = true;
+    } else {
+      out.words.push(raw);
+    }
+  }
+  return out;
+}
+
+// Whether a row passes the structured part (the words are matched by the caller against its haystack).
+export function passes(
+  row: FrontierItemWire,
+  f: ParsedFilter,
+  claims: Record<string, ClaimHolder>,
+  actor: string | null,
+): boolean {
+  if (f.priorities && !f.priorities.includes(row.priority)) return false;
+  if (f.statuses && !f.statuses.some((s) => row.status.toLowerCase().startsWith(s))) return false;
+  if (f.me) {
+    const holder = claims[row.item_id];
+    if (!holder || !actor || holder.actor !== actor) return false;
+  }
+  return true;
+}
+
+const PRIORITY_RANK: Record<string, number> = { high: 0, medium: 1, low: 2 };
+const refNumber = (ref: string) => Number(/(\d+)$/.exec(ref)?.[1] ?? Number.MAX_SAFE_INTEGER);
+
+// Compares two bucket positions; ties keep the frontier order.
+export function comparator(rows: readonly FrontierItemWire[], key: SortKey): ((a: number, b: number) => number) | null {
+  const by = (f: (r: FrontierItemWire) => number | string) => (a: number, b: number) => {
+    const x = f(rows[a]);
+    const y = f(rows[b]);
+    return x < y ? -1 : x > y ? 1 : a - b;
+  };
+  switch (key) {
+    case 'rank':
+      return null;
+    case 'priority':
+      return by((r) => PRIORITY_RANK[r.priority] ?? 3);
+    case 'age':
+      return by((r) => r.created_at);
+    case 'ref':
+      return by((r) => refNumber(r.item_id));
+    case 'title':
+      return by((r) => r.title.toLowerCase());
+    case 'status':
+      return by((r) => r.status);
+    case 'unblocks':
+      return by((r) => -r.unblocks_count);
+    case 'depth':
+      return by((r) => -r.downstream_depth);
+  }
+}
