@@ -85,6 +85,19 @@ export class DeploymentsService {
     private readonly events: EventsService,
   ) {}
 
+  // For another feature that checked the caller's access itself (transfer's export): the project's rows as stored.
+  flowsOf(project: string): Promise<FlowWire[]> {
+    return this.repository.flows(project);
+  }
+
+  environmentsOf(project: string): Promise<EnvironmentWire[]> {
+    return this.repository.environments(project);
+  }
+
+  runsOf(project: string): Promise<RunRow[]> {
+    return this.repository.runs(project);
+  }
+
   async createFlow(actor: AuthenticatedActor, dto: CreateFlowDto): Promise<FlowWire> {
     await this.access.assertProject(actor, dto.project);
     const problem = flowStagesProblem(dto.stages);
@@ -406,6 +419,8 @@ export class DeploymentsService {
           DeploymentErrorCode.AlreadyApproved,
           `${run.halt_stage} of run ${run.id} was already approved`,
         );
+      // before the event: recording it is the transaction's last statement (EventsRepository.insert)
+      const carried = await this.refs.refsOf(run.carried_items);
       const event = await this.events.record(
         {
           name: 'DeploymentApproved',
@@ -432,7 +447,7 @@ export class DeploymentsService {
         approved_by: actor.name,
         approved_at: inserted.approved_at,
         event_id: event.id,
-        run: toRunResponse(run, await this.refs.refsOf(run.carried_items)),
+        run: toRunResponse(run, carried),
       };
     });
   }

@@ -1,6 +1,8 @@
 import type { KeyAction } from '../keys/keymap';
 import type {
+  ActorWire,
   ClaimHolder,
+  ConnectedMachineWire,
   DbClaimResponse,
   EpicTaskWire,
   EventWire,
@@ -29,12 +31,16 @@ export type Action =
   | { type: 'input'; ch: string }
   | { type: 'connection'; state: ConnectionState }
   | { type: 'failure'; failure: Failure | null }
-  | { type: 'actor'; name: string }
+  | { type: 'actor'; name: string; admin?: boolean }
   | { type: 'projects_loaded'; projects: ProjectWire[] }
   | { type: 'frontier_loaded'; project: string; frontier: FrontierResultWire }
   | { type: 'claims_loaded'; project: string; claims: ClaimHolder[] }
   | { type: 'machines_loaded'; requests: MachineAuthorizationRequest[] }
   | { type: 'events_loaded'; events: EventWire[] }
+  | { type: 'connected_loaded'; machines: ConnectedMachineWire[] }
+  | { type: 'actors_loaded'; actors: ActorWire[] }
+  | { type: 'view_open'; title: string; lines: string[] }
+  | { type: 'revoke_done' }
   | { type: 'detail_loaded'; ref: string; data: DetailPart }
   | { type: 'charge_confirm'; step: ScheduleStep }
   | { type: 'charge_done' }

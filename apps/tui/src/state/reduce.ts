@@ -2,7 +2,17 @@ import type * as MachineAuthorizationModels from '@app/contracts/machine-authori
 
 import type { EventWire } from '../wire';
 import type { Action, DetailPart } from './actions';
-import { activeScope, indexOfKey, keyAt, rowCount, selectedItem, selectedMachine } from './selectors';
+import {
+  activeScope,
+  detailVisible,
+  indexOfKey,
+  keyAt,
+  pickerProjects,
+  rowCount,
+  selectedItem,
+  selectedMachine,
+} from './selectors';
+import { cacheDetail, pickerFollow, reduceScreensAction, reduceScreensInput, reduceScreensKey } from './screens';
 import { Cursor, Detail, EVENTS_CAPACITY, isFrontierTab, State, StatusTone, Tab, TABS } from './state';
 
 function setCursor(state: State, tab: Tab, index: number): State {
@@ -37,6 +47,9 @@ function withDetailFor(state: State): State {
   const item = selectedItem(state);
   if (!item) return state.detail === null ? state : { ...state, detail: null };
   if (state.detail?.ref === item.item_id) return state;
+  // seen a moment ago: shown at once (the effects refetch it), so j/k never blank the pane
+  const cached = state.detailCache[item.item_id];
+  if (cached) return { ...state, detail: { ...cached, errors: [] }, detailScroll: 0 };
   const detail: Detail = {
     ref: item.item_id,
     explain: null,
@@ -77,9 +90,20 @@ function mergeEvents(current: EventWire[], incoming: EventWire[]): EventWire[] {
   const fresh = incoming.filter((e) => !seen.has(e.id));
   if (fresh.length === 0) return current;
   const all = [...fresh, ...current];
-  // ids are bigint strings: compare by length, then lexically
+  // ids are bigint strings: compare by length, then lexically; a live item notice (no daemon id) goes by its time
+  const numeric = /^[0-9]+$/;
   all.sort((a, b) =>
-    a.id.length !== b.id.length ? b.id.length - a.id.length : a.id < b.id ? 1 : a.id > b.id ? -1 : 0,
+    (!numeric.test(a.id) || !numeric.test(b.id)) && a.created_at !== b.created_at
+      ? a.created_at < b.created_at
+        ? 1
+        : -1
+      : a.id.length !== b.id.length
+        ? b.id.length - a.id.length
+        : a.id < b.id
+          ? 1
+          : a.id > b.id
+            ? -1
+            : 0,
   );
   return all.slice(0, EVENTS_CAPACITY);
 }
@@ -97,6 +121,8 @@ function moveBy(state: State, delta: number): State {
 }
 
 function reduceKey(state: State, action: Action & { type: 'key' }): State {
+  const screened = reduceScreensKey(state, action.action, SCREENS_HELPERS);
+  if (screened) return screened;
   const scope = activeScope(state);
   const tabIndex = TABS.indexOf(state.tab);
   switch (action.action) {
@@ -145,15 +171,17 @@ function reduceKey(state: State, action: Action & { type: 'key' }): State {
     case 'detail_scroll_up':
       return { ...state, detailScroll: Math.max(0, state.detailScroll - Math.max(1, state.pageSize >> 1)) };
     case 'back':
+      // the visible thing first: a shown pane, then a filter, then a hidden pane
+      if (detailVisible(state)) return { ...state, detailOpen: false };
+      if (state.filter) return relocateAll({ ...state, filter: '' }, ['runnable', 'blocked', 'frozen', 'events']);
       if (state.detailOpen) return { ...state, detailOpen: false };
-      if (state.filter) return relocateAll({ ...state, filter: '' }, ['runnable', 'blocked', 'frozen']);
       return state;
     case 'filter_start':
       return { ...state, filtering: true };
     case 'filter_accept':
       return { ...state, filtering: false };
     case 'filter_cancel': {
-      const next = relocateAll({ ...state, filtering: false, filter: '' }, ['runnable', 'blocked', 'frozen']);
+      const next = relocateAll({ ...state, filtering: false, filter: '' }, ['runnable', 'blocked', 'frozen', 'events']);
       return next.detailOpen ? withDetailFor(next) : next;
     }
     case 'input_backspace':
@@ -172,11 +200,12 @@ function reduceKey(state: State, action: Action & { type: 'key' }): State {
             0,
             state.projects.findIndex((p) => p.id === state.project),
           ),
+          key: state.project,
         },
       };
     case 'project_choose': {
       if (state.dialog?.kind !== 'projects' || !state.projects) return state;
-      const chosen = state.projects[state.dialog.index];
+      const chosen = pickerProjects(state, state.dialog)[state.dialog.index];
       if (!chosen || chosen.id === state.project) return { ...state, dialog: null };
       return selectProject({ ...state, dialog: null }, chosen.id);
     }
@@ -194,6 +223,7 @@ function reduceKey(state: State, action: Action & { type: 'key' }): State {
           ref,
           step: null,
           focus: 'no',
+          queued: null,
         },
       };
     }
@@ -202,6 +232,21 @@ function reduceKey(state: State, action: Action & { type: 'key' }): State {
       if (state.readOnly) return status(state, 'read-only: approve and deny are disabled (--read-only)', 'warn');
       const request = selectedMachine(state);
       if (!request) return status(state, 'no pending machine request selected', 'warn');
+      // deny needs no code: a request nobody expected is refused from the list, after a confirmation
+      if (action.action === 'machine_deny') {
+        return {
+          ...state,
+          dialog: {
+            kind: 'confirm-deny',
+            requestId: request.request_id,
+            machineName: request.machine_name,
+            machineId: request.machine_id,
+            code: null,
+            focus: 'no',
+            busy: false,
+          },
+        };
+      }
       return {
         ...state,
         dialog: {
@@ -209,6 +254,7 @@ function reduceKey(state: State, action: Action & { type: 'key' }): State {
           action: action.action === 'machine_approve' ? 'approve' : 'deny',
           requestId: request.request_id,
           machineName: request.machine_name,
+          machineId: request.machine_id,
           input: '',
           warning: null,
           busy: false,
@@ -299,6 +345,11 @@ function reduceKey(state: State, action: Action & { type: 'key' }): State {
   }
 }
 
+const SCREENS_HELPERS = {
+  relocate: (s: State, tab: Tab) => relocate(s, tab),
+  status: (s: State, t: string, tone: StatusTone) => status(s, t, tone),
+};
+
 let userCodeInput: RegExp | null = null;
 
 // What an approver types (any case, dash optional) as the canonical XXXX-XXXX, or null. Same rule as contracts'
@@ -336,6 +387,8 @@ function status(state: State, text: string, tone: StatusTone): State {
 }
 
 function reduceInput(state: State, ch: string | null): State {
+  const screened = reduceScreensInput(state, ch);
+  if (screened) return screened;
   const edit = (text: string) => (ch === null ? text.slice(0, -1) : text + ch);
   const d = state.dialog;
   if (d?.kind === 'help') return { ...state, dialog: { ...d, filter: edit(d.filter) } };
@@ -353,6 +406,8 @@ function reduceInput(state: State, ch: string | null): State {
 }
 
 export function reduce(state: State, action: Action): State {
+  const screened = reduceScreensAction(state, action, SCREENS_HELPERS);
+  if (screened) return screened;
   switch (action.type) {
     case 'key':
       return reduceKey(state, action);
@@ -363,11 +418,12 @@ export function reduce(state: State, action: Action): State {
     case 'failure':
       return { ...state, failure: action.failure };
     case 'actor':
-      return { ...state, actor: action.name };
+      return { ...state, actor: action.name, actorAdmin: action.admin ?? false };
     case 'projects_loaded': {
       const ids = action.projects.map((p) => p.id);
       const project = state.project && ids.includes(state.project) ? state.project : (ids[0] ?? null);
-      const next = { ...state, projects: action.projects };
+      let next: State = { ...state, projects: action.projects };
+      if (next.dialog?.kind === 'projects') next = pickerFollow(next, next.dialog);
       return project === state.project ? next : selectProject(next, project ?? '');
     }
     case 'frontier_loaded': {
@@ -400,11 +456,15 @@ export function reduce(state: State, action: Action): State {
       return relocate({ ...state, events: mergeEvents(state.events, action.events) }, 'events');
     case 'detail_loaded':
       if (state.detail?.ref !== action.ref) return state;
-      return { ...state, detail: applyDetail(state.detail, action.data) };
+      {
+        const detail = applyDetail(state.detail, action.data);
+        return { ...state, detail, detailCache: cacheDetail(state.detailCache, detail) };
+      }
     case 'charge_confirm': {
       const d = state.dialog;
       if (d?.kind !== 'charge') return state;
-      return { ...state, dialog: { ...d, phase: 'confirm', step: action.step, ref: action.step.item_id, focus: 'no' } };
+      const phase = d.queued === 'yes' ? 'running' : 'confirm';
+      return { ...state, dialog: { ...d, phase, step: action.step, ref: action.step.item_id, focus: 'no' } };
     }
     case 'charge_done':
       return state.dialog?.kind === 'charge' ? { ...state, dialog: null } : state;
@@ -425,5 +485,11 @@ export function reduce(state: State, action: Action): State {
       return state.pageSize === action.pageSize ? state : { ...state, pageSize: action.pageSize };
     case 'tick':
       return { ...state, now: action.now };
+    // issue 26's screens (state/screens.ts answered them above)
+    case 'connected_loaded':
+    case 'actors_loaded':
+    case 'view_open':
+    case 'revoke_done':
+      return state;
   }
 }
