@@ -16,16 +16,15 @@ import {
   svcEnv,
   TestDatabase,
   withClient,
+  waitFor,
 } from '@app/testing';
 import { createActor, http } from '@app/testing/machine-auth';
 
-// Polls until `check` holds (no fixed sleep); fails with what it last saw.
+// libs/testing's waitFor until `check` holds; fails with what it last saw.
 async function until(check: () => boolean, describeState: () => string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out; last state:\n${describeState()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await waitFor(check, { timeout: timeoutMs, interval: 50 }).catch((error: Error) => {
+    throw new Error(`${error.message}; last state:\n${describeState()}`);
+  });
 }
 
 function bash(script: string, cwd: string, env: Record<string, string>): Promise<CliResult> {
@@ -147,8 +146,8 @@ describe('svc command-line habits: project scope, --watch, sessions list, comple
       while (!out.includes('\n') && Date.now() < deadline) {
         expect((await create('alpha')).status).toBe(201);
         expect((await create('beta')).status).toBe(201);
-        const wait = Date.now() + 1000;
-        while (!out.includes('\n') && Date.now() < wait) await new Promise((resolve) => setTimeout(resolve, 50));
+        // a notice within a second, else write again
+        await waitFor(() => out.includes('\n'), { timeout: 1000, interval: 50 }).catch(() => undefined);
       }
       const notices = out
         .slice(0, out.lastIndexOf('\n'))

@@ -75,15 +75,10 @@ export async function openStream(
     get ended() {
       return ended;
     },
-    waitFor: async (predicate, timeoutMs = 20000) => {
-      const deadline = Date.now() + timeoutMs;
-      while (Date.now() < deadline) {
-        const found = messages.find(predicate);
-        if (found) return found;
-        await new Promise((r) => setTimeout(r, 25));
-      }
-      throw new Error(`no matching message; got ${JSON.stringify(messages)}`);
-    },
+    waitFor: (predicate, timeoutMs = 20000) =>
+      waitFor(() => messages.find(predicate), { timeout: timeoutMs, interval: 25 }).catch(() => {
+        throw new Error(`no matching message; got ${JSON.stringify(messages)}`);
+      }),
     close: async () => {
       controller.abort();
       await pump;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 
-import { createTestDatabase, runSvc, startDaemonProcess, SVC_BIN, svcEnv, TestDatabase } from '@app/testing';
+import { createTestDatabase, runSvc, startDaemonProcess, SVC_BIN, svcEnv, TestDatabase, waitFor } from '@app/testing';
 
 import { revertAllMigrations, runMigrations } from '../apps/daemon/src/database/migrate';
 
@@ -181,7 +181,7 @@ describe('svc daemon', () => {
       let stderr = '';
       child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-      for (let i = 0; i < 300 && !/listening on/.test(stderr); i++) await new Promise((r) => setTimeout(r, 100));
+      await waitFor(() => /listening on/.test(stderr), { timeout: 30_000, what: 'the listening line' });
       expect(stderr).toMatch(/listening on/);
       expect(existsSync(join(home, 'pg', 'postmaster.pid'))).toBe(true);
       process.kill(-child.pid!, 'SIGINT');

@@ -4,7 +4,15 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { createTestDatabase, DaemonProcess, runSvc, startDaemonProcess, SVC_BIN, TestDatabase } from '@app/testing';
+import {
+  createTestDatabase,
+  DaemonProcess,
+  runSvc,
+  startDaemonProcess,
+  SVC_BIN,
+  TestDatabase,
+  waitFor as waitUntil,
+} from '@app/testing';
 import { resolveMachineAuthorization } from '@app/testing/machine-auth';
 
 const SECRET = 'e2e-setup-wizard-secret-0123456789abcdef';
@@ -43,13 +51,16 @@ class Terminal {
   }
 
   async waitFor(pattern: RegExp | string, timeoutMs = 60000): Promise<string> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const text = this.screen();
-      if (typeof pattern === 'string' ? text.includes(pattern) : pattern.test(text)) return text;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${String(pattern)}; screen:\n${text}`);
-      await new Promise((r) => setTimeout(r, 150));
-    }
+    const shows = (text: string) => (typeof pattern === 'string' ? text.includes(pattern) : pattern.test(text));
+    return waitUntil(
+      () => {
+        const text = this.screen();
+        return shows(text) ? text : null;
+      },
+      { timeout: timeoutMs, interval: 150 },
+    ).catch((error: Error) => {
+      throw new Error(`${error.message} (${String(pattern)}); screen:\n${this.screen()}`);
+    });
   }
 
   close(): void {

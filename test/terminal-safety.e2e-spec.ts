@@ -16,6 +16,7 @@ import {
   SVC_BIN,
   svcEnv,
   TestDatabase,
+  waitFor,
 } from '@app/testing';
 
 import { TmuxSession, tmuxAvailable } from '../apps/tui/src/testing/tmux';
@@ -217,13 +218,7 @@ describe('the first-boot token (issue 24)', () => {
     (JSON.parse(readFileSync(join(configDir, 'credentials.json'), 'utf8')) as { servers: { token: string }[] })
       .servers[0].token;
 
-  async function until(check: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!check()) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  const until = (check: () => boolean, what: string) => waitFor(check, { what });
 
   it('should keep the token out of a file `svc daemon > file 2>&1` writes, the credential file holding it', async () => {
     const configDir = mkdtempSync(join(tmpdir(), 'svc-e2e-config-'));

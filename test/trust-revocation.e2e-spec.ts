@@ -222,15 +222,16 @@ describe('trust boundaries: revocation and membership (self-host)', () => {
         expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
         // a slot frees when a stream ends
         await streams.pop()!.close();
-        let again: OpenedStream | null = null;
-        const deadline = Date.now() + 10_000;
-        while (!again && Date.now() < deadline) {
-          const s = await openStream(base, sam.token, { headers: { 'x-forwarded-for': freshClientIp() } });
-          if (s.status === 200) again = s;
-          else await s.close();
-        }
-        expect(again).not.toBeNull();
-        streams.push(again!);
+        const again: OpenedStream = await waitFor(
+          async () => {
+            const s = await openStream(base, sam.token, { headers: { 'x-forwarded-for': freshClientIp() } });
+            if (s.status === 200) return s;
+            await s.close();
+            return null;
+          },
+          { timeout: 10_000, interval: 50, what: 'a freed stream slot' },
+        );
+        streams.push(again);
       } finally {
         await Promise.all(streams.map((s) => s.close()));
       }

@@ -7,6 +7,9 @@ import { join } from 'node:path';
 import { Agent, request } from 'undici';
 
 import { REPO_ROOT } from './daemon-process';
+import { waitFor } from './wait-for';
+
+class CaddyExited extends Error {}
 
 // The team server's Caddyfile: tests run this very file, configured through its environment variables.
 export const CADDYFILE = join(REPO_ROOT, 'docker', 'Caddyfile');
@@ -126,36 +129,46 @@ export async function startCaddy(options: StartCaddyOptions): Promise<CaddyProce
     await Promise.all(agents.map((a) => a.close().catch(() => undefined)));
     rmSync(dir, { recursive: true, force: true });
   };
-  const deadline = Date.now() + (options.timeoutMs ?? 40_000);
   let lastError = 'not started';
   const seen = new Set<string>();
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`caddy exited with code ${child.exitCode}:\n${log}`);
-    if (existsSync(rootCaPath)) {
-      const probe = new Agent({ connect: { ca: readFileSync(rootCaPath, 'utf8') } });
-      try {
-        const res = await request(`${url}/readyz`, { dispatcher: probe, headersTimeout: 3000, bodyTimeout: 3000 });
-        await res.body.dump();
-        if (res.statusCode === 200) {
-          if (!options.upstreamHeader) break;
-          seen.add(String(res.headers[UPSTREAM_HEADER]));
-          if (options.upstreams.every((u) => seen.has(u))) break;
-          lastError = `upstreams seen healthy: ${[...seen].join(', ')}`;
-        } else {
-          lastError = `GET /readyz answered ${res.statusCode}`;
-        }
-      } catch (err) {
-        lastError = (err as Error).message;
-      } finally {
-        await probe.close().catch(() => undefined);
+  // Ready once /readyz answers 200 through the proxy (and, when asked, every upstream has answered one).
+  const ready = async (): Promise<boolean> => {
+    if (child.exitCode !== null) throw new CaddyExited(`caddy exited with code ${child.exitCode}:\n${log}`);
+    if (!existsSync(rootCaPath)) return false;
+    const probe = new Agent({ connect: { ca: readFileSync(rootCaPath, 'utf8') } });
+    try {
+      const res = await request(`${url}/readyz`, { dispatcher: probe, headersTimeout: 3000, bodyTimeout: 3000 });
+      await res.body.dump();
+      if (res.statusCode !== 200) {
+        lastError = `GET /readyz answered ${res.statusCode}`;
+        return false;
       }
+      if (!options.upstreamHeader) return true;
+      seen.add(String(res.headers[UPSTREAM_HEADER]));
+      lastError = `upstreams seen healthy: ${[...seen].join(', ')}`;
+      return options.upstreams.every((u) => seen.has(u));
+    } catch (err) {
+      if (err instanceof CaddyExited) throw err;
+      lastError = (err as Error).message;
+      return false;
+    } finally {
+      await probe.close().catch(() => undefined);
     }
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`caddy did not serve ${url} in time (${lastError}):\n${log}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  };
+  const died: { error: CaddyExited | null } = { error: null };
+  await waitFor(
+    () =>
+      ready().catch((err: unknown) => {
+        if (!(err instanceof CaddyExited)) throw err;
+        died.error = err;
+        return true;
+      }),
+    { timeout: options.timeoutMs ?? 40_000, interval: 100 },
+  ).catch(async () => {
+    await stop();
+    throw new Error(`caddy did not serve ${url} in time (${lastError}):\n${log}`);
+  });
+  if (died.error) throw died.error;
   return {
     url,
     port,
