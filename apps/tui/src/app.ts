@@ -2,7 +2,7 @@ import type * as blessed from 'blessed';
 
 import { Effects, EffectsConfig } from './effects/effects';
 import { Store } from './effects/store';
-import { keyName, resolveKey, validateKeymap } from './keys/keymap';
+import { KeyBinding, KEYMAP, keyName, resolveKey, validateKeymap } from './keys/keymap';
 import { activeScope, selectedItem, selectedMachine } from './state/selectors';
 import { initialState, State } from './state/state';
 import { Theme } from './views/format';
@@ -29,9 +29,11 @@ export class App {
   private timer: NodeJS.Timeout | null = null;
   private lastRender = 0;
   private destroyed = false;
+  private readonly keymap: readonly KeyBinding[];
 
   constructor(private readonly options: AppOptions) {
-    validateKeymap();
+    this.keymap = options.theme.keymap ?? KEYMAP;
+    validateKeymap(this.keymap);
     this.store = new Store(options.state ?? initialState());
     this.layout = new Layout(options.screen, options.theme);
     this.effects = options.effects ? new Effects(this.store, options.effects) : null;
@@ -63,7 +65,7 @@ export class App {
     if (!name) return;
     const state = this.store.state;
     const scope = activeScope(state);
-    const binding = resolveKey(name, scope);
+    const binding = resolveKey(name, scope, this.keymap);
     if (binding) {
       if (binding.action === 'force_quit' || binding.action === 'quit') {
         this.options.onQuit();
@@ -106,10 +108,13 @@ export class App {
       this.timer = null;
     }
     const state = this.store.state;
-    const pageSize = this.layout.update(state);
+    const { pageSize, helpScrollMax } = this.layout.update(state);
     this.options.screen.render();
     this.lastRender = Date.now();
     this.options.onFrame?.(state);
-    if (pageSize !== state.pageSize) this.store.dispatch({ type: 'layout', pageSize });
+    const help = state.dialog?.kind === 'help' ? state.dialog : null;
+    if (pageSize !== state.pageSize || (help && helpScrollMax !== undefined && (help.scroll ?? 0) > helpScrollMax)) {
+      this.store.dispatch({ type: 'layout', pageSize, helpScrollMax });
+    }
   }
 }

@@ -5,3 +5,4 @@ export * from './connection';
 export * from './event-stream';
 export * from './charge-flow';
 export * from './terminal-text';
+export * from './display-width';

@@ -42,5 +42,5 @@ export type Action =
   | { type: 'approve_done' }
   | { type: 'importing'; on: boolean }
   | { type: 'status'; text: string; tone: StatusTone }
-  | { type: 'layout'; pageSize: number }
+  | { type: 'layout'; pageSize: number; helpScrollMax?: number }
   | { type: 'tick'; now: number };

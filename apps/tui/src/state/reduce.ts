@@ -1,6 +1,8 @@
 import type * as MachineAuthorizationModels from '@app/contracts/machine-authorization/models';
 
 import type { EventWire } from '../wire';
+import { helpSections } from '../keys/keymap';
+
 import type { Action, DetailPart } from './actions';
 import { activeScope, indexOfKey, keyAt, rowCount, selectedItem, selectedMachine } from './selectors';
 import { Cursor, Detail, EVENTS_CAPACITY, isFrontierTab, State, StatusTone, Tab, TABS } from './state';
@@ -96,8 +98,27 @@ function moveBy(state: State, delta: number): State {
   return next.detailOpen ? withDetailFor(next) : next;
 }
 
+// The help overlay scrolls by lines; the view stops it at the last page.
+function scrollHelp(state: State, delta: number): State {
+  const d = state.dialog;
+  if (d?.kind !== 'help') return state;
+  const max = helpSections(activeScope({ ...state, dialog: null }), d.filter).reduce(
+    (n, s) => n + s.rows.length + 2,
+    0,
+  );
+  const scroll = Math.min(Math.max(0, (d.scroll ?? 0) + delta), max);
+  return scroll === (d.scroll ?? 0) ? state : { ...state, dialog: { ...d, scroll } };
+}
+
 function reduceKey(state: State, action: Action & { type: 'key' }): State {
   const scope = activeScope(state);
+  if (scope === 'help') {
+    const page = Math.max(1, state.pageSize - 1);
+    if (action.action === 'cursor_down') return scrollHelp(state, 1);
+    if (action.action === 'cursor_up') return scrollHelp(state, -1);
+    if (action.action === 'page_down') return scrollHelp(state, page);
+    if (action.action === 'page_up') return scrollHelp(state, -page);
+  }
   const tabIndex = TABS.indexOf(state.tab);
   switch (action.action) {
     case 'tab_runnable':
@@ -338,7 +359,7 @@ function status(state: State, text: string, tone: StatusTone): State {
 function reduceInput(state: State, ch: string | null): State {
   const edit = (text: string) => (ch === null ? text.slice(0, -1) : text + ch);
   const d = state.dialog;
-  if (d?.kind === 'help') return { ...state, dialog: { ...d, filter: edit(d.filter) } };
+  if (d?.kind === 'help') return { ...state, dialog: { ...d, filter: edit(d.filter), scroll: 0 } };
   if (d?.kind === 'code') {
     if (d.busy) return state;
     const input = edit(d.input);
@@ -421,8 +442,15 @@ export function reduce(state: State, action: Action): State {
       return { ...state, importing: action.on };
     case 'status':
       return status(state, action.text, action.tone);
-    case 'layout':
-      return state.pageSize === action.pageSize ? state : { ...state, pageSize: action.pageSize };
+    case 'layout': {
+      const d = state.dialog;
+      // the help was scrolled past its last page (the view knows where that is): back to it
+      const next =
+        d?.kind === 'help' && action.helpScrollMax !== undefined && (d.scroll ?? 0) > action.helpScrollMax
+          ? { ...state, dialog: { ...d, scroll: action.helpScrollMax } }
+          : state;
+      return next.pageSize === action.pageSize ? next : { ...next, pageSize: action.pageSize };
+    }
     case 'tick':
       return { ...state, now: action.now };
   }

@@ -72,7 +72,8 @@ export type Dialog =
       focus: 'no' | 'yes';
       busy: boolean;
     }
-  | { kind: 'help'; filter: string }
+  // scroll: the first line of the help shown (the view clamps it)
+  | { kind: 'help'; filter: string; scroll?: number }
   | { kind: 'projects'; index: number };
 
 export interface Detail {

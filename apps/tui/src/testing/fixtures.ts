@@ -94,6 +94,11 @@ export interface TestScreen {
   output: PassThrough & { columns: number; rows: number; isTTY: boolean };
   text(): string;
   lines(): string[];
+  // each row as the terminal shows it: a wide character once (blessed keeps a filler cell after it), trailing
+  // spaces kept, so a row's display width is the screen's width when blessed and the views agree
+  cellRows(): string[];
+  // the bytes the screen writes from now on, until the returned function is called
+  record(): () => string;
   resize(columns: number, rows: number): void;
   destroy(): void;
 }
@@ -104,7 +109,8 @@ export function testScreen(columns = 120, rows = 36): TestScreen {
   input.isTTY = true;
   input.setRawMode = () => undefined;
   const output = Object.assign(new PassThrough(), { columns, rows, isTTY: true });
-  output.on('data', () => undefined);
+  let recording: string[] | null = null;
+  output.on('data', (chunk: Buffer) => recording?.push(chunk.toString('utf8')));
   const screen = blessed.screen({
     input,
     output,
@@ -120,11 +126,29 @@ export function testScreen(columns = 120, rows = 36): TestScreen {
       for (let x = 0; x < (screen.width as number); x++) s += line[x]?.[1] ?? ' ';
       return s.replace(/\s+$/, '');
     });
+  const cellRows = () =>
+    (screen as unknown as { lines: { [x: number]: [number, string] }[] }).lines.map((line) => {
+      let s = '';
+      for (let x = 0; x < (screen.width as number); x++) {
+        const ch = line[x]?.[1] ?? ' ';
+        if (ch !== '\x03') s += ch;
+      }
+      return s;
+    });
   return {
     screen,
     input,
     output,
     lines,
+    cellRows,
+    record() {
+      recording = [];
+      return () => {
+        const out = (recording ?? []).join('');
+        recording = null;
+        return out;
+      };
+    },
     text: () => lines().join('\n'),
     resize(c: number, r: number) {
       output.columns = c;

@@ -3,10 +3,12 @@ import type * as blessed from 'blessed';
 import { detailVisible } from '../state/selectors';
 import { isFrontierTab, State, Tab } from '../state/state';
 import { footerLine, headerLine, statusLine, tabsLine } from './chrome';
+import { patchBlessedUnicode } from './blessed-unicode';
 import { detailLines } from './detail';
 import { Theme } from './format';
 import { listHeaderLine, ListRender, renderEventRows, renderFrontierRows, renderMachineRows } from './lists';
-import { emptyLines, failureLines, overlayFor } from './overlays';
+import { emptyLines, failureLines, OverlayContent, overlayFor } from './overlays';
+import { Role } from './theme';
 import * as widgets from './widgets';
 
 // Below this width the detail pane goes under the list instead of beside it.
@@ -46,6 +48,11 @@ export function geometry(state: State, width: number, height: number): Geometry 
   };
 }
 
+function borderStyle(theme: Theme, role: Role): { fg?: string } {
+  const c = theme.palette[role];
+  return theme.color && c !== 'default' ? { fg: c } : {};
+}
+
 // One box per region; every frame sets only the content of what changed. No blessed list widget: the rows are a
 // virtual list written into one box.
 export class Layout {
@@ -61,10 +68,18 @@ export class Layout {
   private readonly contents = new Map<blessed.Widgets.BoxElement, string>();
   private detailCache: { key: string; lines: string[] } | null = null;
 
+  // what the last frame drew where (mouse clicks)
+  geometry: Geometry | null = null;
+  overlayContent: OverlayContent | null = null;
+
   constructor(
     private readonly screen: blessed.Widgets.Screen,
     private readonly theme: Theme,
   ) {
+    patchBlessedUnicode();
+    // blessed misreads the colours of terminals whose terminfo it cannot parse (tmux-256color: 8, so gray is black)
+    const tput = (screen as unknown as { tput: { colors: number } }).tput;
+    if (theme.color && tput.colors < theme.depth) tput.colors = theme.depth;
     const box = (options: blessed.Widgets.BoxOptions) =>
       widgets.box({ parent: screen, tags: true, wrap: false, ...options } as blessed.Widgets.BoxOptions);
     this.header = box({ top: 0, left: 0, width: '100%', height: 1 });
@@ -79,7 +94,7 @@ export class Layout {
       border: { type: 'line' },
       label: ' Detail ',
       hidden: true,
-      style: { border: theme.color ? { fg: 'gray' } : {} },
+      style: { border: borderStyle(theme, 'gray') },
     });
     this.status = box({ bottom: 1, left: 0, width: '100%', height: 1 });
     this.footer = box({ bottom: 0, left: 0, width: '100%', height: 1 });
@@ -90,7 +105,7 @@ export class Layout {
       height: 5,
       border: { type: 'line' },
       hidden: true,
-      style: { border: theme.color ? { fg: 'cyan' } : {} },
+      style: { border: borderStyle(theme, 'cyan') },
     });
   }
 
@@ -100,11 +115,13 @@ export class Layout {
     el.setContent(content);
   }
 
-  // Lays out and fills every region from the state; returns the number of list rows (the page size).
-  update(state: State): number {
+  // Lays out and fills every region from the state; returns the number of list rows (the page size) and, with the
+  // help open, the last line the help can scroll to.
+  update(state: State): { pageSize: number; helpScrollMax?: number } {
     const width = Math.max(20, (this.screen.width as number) || 80);
     const height = Math.max(6, (this.screen.height as number) || 24);
     const g = geometry(state, width, height);
+    this.geometry = g;
     const t = this.theme;
 
     this.set(this.header, headerLine(state, width, t));
@@ -148,6 +165,7 @@ export class Layout {
     }
 
     const overlay = state.failure ? null : overlayFor(state, width, height, t);
+    this.overlayContent = overlay;
     if (overlay) {
       this.overlay.width = Math.min(width, overlay.width);
       this.overlay.height = Math.min(height, overlay.lines.length + 2);
@@ -158,7 +176,7 @@ export class Layout {
     } else {
       this.overlay.hide();
     }
-    return Math.max(1, g.listRows);
+    return { pageSize: Math.max(1, g.listRows), helpScrollMax: overlay?.scrollMax };
   }
 
   private detailContent(state: State, width: number): string[] {

@@ -10,7 +10,7 @@ import {
 } from '../state/selectors';
 import { FrontierTab, isFrontierTab, State, Tab } from '../state/state';
 import type { ClaimHolder, EventWire, FrontierItemWire, MachineAuthorizationRequest } from '../wire';
-import { esc, fit, inverse, paint, PRIORITY_COLOR, PRIORITY_SHORT, Theme } from './format';
+import { esc, fit, inverse, paint, PLAIN, PRIORITY_COLOR, PRIORITY_SHORT, Theme } from './format';
 
 // The scroll offset that keeps the selected row visible, moving as little as possible from the previous one.
 export function scrollWindow(selected: number, count: number, height: number, previous: number): number {
@@ -126,7 +126,7 @@ function cell(
 }
 
 function plainCell(col: Column, item: FrontierItemWire, rank: number, state: State, eligible: Set<string>): string {
-  const c = cell(col, item, rank, state, eligible, { color: false });
+  const c = cell(col, item, rank, state, eligible, PLAIN);
   return c;
 }
 
@@ -231,8 +231,7 @@ export function renderMachineRows(
   const lines: string[] = [];
   for (let i = offset; i < Math.min(count, offset + height); i++) {
     const r = state.machines[i];
-    if (i === selected)
-      lines.push(inverse(`›${cols.map((c) => machineCell(c, r, state.now, { color: false })).join(' ')}`));
+    if (i === selected) lines.push(inverse(`›${cols.map((c) => machineCell(c, r, state.now, PLAIN)).join(' ')}`));
     else lines.push(` ${cols.map((c) => machineCell(c, r, state.now, theme)).join(' ')}`);
   }
   return { lines, offset };

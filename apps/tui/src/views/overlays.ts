@@ -1,4 +1,4 @@
-import { helpRows, keyLabel } from '../keys/keymap';
+import { helpSections, keyLabel } from '../keys/keymap';
 import { activeScope, formatAge } from '../state/selectors';
 import { Dialog, State } from '../state/state';
 import { bold, esc, fit, inverse, paint, Theme, truncate, wrap } from './format';
@@ -7,6 +7,10 @@ export interface OverlayContent {
   title: string;
   lines: string[];
   width: number;
+  // the help: the last first line it can scroll to
+  scrollMax?: number;
+  // the dialog's buttons: their row in `lines` and cells [start, end) (mouse clicks)
+  buttons?: { row: number; no: [number, number]; yes: [number, number] };
 }
 
 function buttons(focus: 'no' | 'yes', yesLabel: string): string {
@@ -95,6 +99,8 @@ export function confirmApproveDialog(
   return { title: ' Approve deployment stage ', lines, width: w };
 }
 
+// The `?` overlay: sections generated from the keymap (the current view's first), a search line on top, scrolled
+// with ↓/↑/PgDn/PgUp; the title says which lines show.
 export function helpOverlay(
   state: State,
   d: Dialog & { kind: 'help' },
@@ -104,20 +110,33 @@ export function helpOverlay(
 ): OverlayContent {
   const w = Math.min(90, width - 2);
   const scope = activeScopeBelowHelp(state);
-  const rows = helpRows(scope, d.filter);
-  const lines: string[] = [
-    ` search: ${bold(esc(d.filter))}▏  ${paint(theme, '(type to filter, esc closes)', 'gray')}`,
-    '',
-  ];
+  const sections = helpSections(scope, d.filter, theme.keymap);
   const keyWidth = 18;
-  for (const r of rows.slice(0, Math.max(1, height - 6))) {
-    const danger = r.dangerous ? paint(theme, ' (asks first)', 'yellow') : '';
-    lines.push(
-      ` ${paint(theme, esc(fit(r.keys, keyWidth)), 'cyan')} ${esc(truncate(r.help, w - keyWidth - 16))}${danger}`,
-    );
+  const body: string[] = [];
+  for (const section of sections) {
+    if (body.length > 0) body.push('');
+    body.push(` ${paint(theme, bold(esc(section.title)), 'cyan')}`);
+    for (const r of section.rows) {
+      const danger = r.dangerous ? ' (asks first)' : '';
+      const help = truncate(r.help, w - keyWidth - 5 - danger.length);
+      body.push(
+        ` ${paint(theme, esc(fit(r.keys, keyWidth)), 'cyan')} ${esc(help)}${danger ? paint(theme, danger, 'yellow') : ''}`,
+      );
+    }
   }
-  if (rows.length === 0) lines.push(' no key matches');
-  return { title: ' Keys ', lines, width: w };
+  if (sections.length === 0) body.push(' no key matches');
+  // the box: at most the screen less a line above and below; two lines of it are the search line and a gap
+  const visible = Math.max(1, Math.min(body.length, height - 2 - 2 - 2));
+  const scrollMax = Math.max(0, body.length - visible);
+  const scroll = Math.min(d.scroll ?? 0, scrollMax);
+  const shown = body.slice(scroll, scroll + visible);
+  const more = scrollMax > 0 ? ` ${scroll + 1}-${scroll + shown.length}/${body.length} (↓/↑ PgDn/PgUp)` : '';
+  const lines = [
+    ` search: ${bold(esc(truncate(d.filter, w - 40)))}▏  ${paint(theme, '(type to filter, esc closes)', 'gray')}`,
+    '',
+    ...shown,
+  ];
+  return { title: ` Keys${more} `, lines, width: w, scrollMax };
 }
 
 function activeScopeBelowHelp(state: State) {
