@@ -5,7 +5,7 @@ import { helpSections } from '../keys/keymap';
 
 import type { Action, DetailPart } from './actions';
 import { activeScope, indexOfKey, keyAt, rowCount, selectedItem, selectedMachine } from './selectors';
-import { Cursor, Detail, EVENTS_CAPACITY, isFrontierTab, State, StatusTone, Tab, TABS } from './state';
+import { Cursor, Detail, EVENTS_CAPACITY, isFrontierTab, State, STATUS_TTL_MS, StatusTone, Tab, TABS } from './state';
 
 function setCursor(state: State, tab: Tab, index: number): State {
   const n = rowCount(state, tab);
@@ -352,6 +352,11 @@ function selectProject(state: State, project: string): State {
   };
 }
 
+// A key press is the reading of an error line: it goes (the key may put up a new line).
+function readError(state: State): State {
+  return state.status?.tone === 'error' ? { ...state, status: null } : state;
+}
+
 function status(state: State, text: string, tone: StatusTone): State {
   return { ...state, status: { text, tone, at: state.now } };
 }
@@ -376,11 +381,15 @@ function reduceInput(state: State, ch: string | null): State {
 export function reduce(state: State, action: Action): State {
   switch (action.type) {
     case 'key':
-      return reduceKey(state, action);
+      return reduceKey(readError(state), action);
     case 'input':
-      return reduceInput(state, action.ch);
-    case 'connection':
-      return state.connection === action.state ? state : { ...state, connection: action.state };
+      return reduceInput(readError(state), action.ch);
+    case 'connection': {
+      if (state.connection === action.state) return state;
+      // back after a gap: an error from the gap is old news
+      const back = action.state === 'live' && state.status?.tone === 'error';
+      return { ...state, connection: action.state, ...(back ? { status: null } : {}) };
+    }
     case 'failure':
       return { ...state, failure: action.failure };
     case 'actor':
@@ -393,11 +402,10 @@ export function reduce(state: State, action: Action): State {
     }
     case 'frontier_loaded': {
       if (action.project !== state.project) return state;
-      const next = relocateAll({ ...state, frontier: action.frontier, frontierProject: action.project }, [
-        'runnable',
-        'blocked',
-        'frozen',
-      ]);
+      const next = relocateAll(
+        { ...state, frontier: action.frontier, frontierProject: action.project, dataAt: state.now },
+        ['runnable', 'blocked', 'frozen'],
+      );
       return next.detailOpen ? withDetailFor(next) : next;
     }
     case 'claims_loaded': {
@@ -451,7 +459,10 @@ export function reduce(state: State, action: Action): State {
           : state;
       return next.pageSize === action.pageSize ? next : { ...next, pageSize: action.pageSize };
     }
-    case 'tick':
-      return { ...state, now: action.now };
+    case 'tick': {
+      const s = state.status;
+      const expired = s !== null && s.tone !== 'error' && action.now - s.at >= STATUS_TTL_MS;
+      return { ...state, now: action.now, ...(expired ? { status: null } : {}) };
+    }
   }
 }

@@ -104,22 +104,26 @@ export interface TestScreen {
 }
 
 // A blessed screen over PassThrough streams: real key parsing and layout, screen text read back from the buffer.
-export function testScreen(columns = 120, rows = 36): TestScreen {
+export function testScreen(columns = 120, rows = 36, terminal = 'xterm-256color'): TestScreen {
   const input = new PassThrough() as PassThrough & { isTTY?: boolean; setRawMode?: () => void };
   input.isTTY = true;
   input.setRawMode = () => undefined;
   const output = Object.assign(new PassThrough(), { columns, rows, isTTY: true });
   let recording: string[] | null = null;
   output.on('data', (chunk: Buffer) => recording?.push(chunk.toString('utf8')));
+  // blessed prints terminfo it cannot compile (screen-256color) to stderr while it builds the screen
+  const realWrite = process.stderr.write.bind(process.stderr);
+  process.stderr.write = (() => true) as typeof process.stderr.write;
   const screen = blessed.screen({
     input,
     output,
-    terminal: 'xterm-256color',
+    terminal,
     forceUnicode: true,
     fullUnicode: true,
     warnings: false,
     autoPadding: false,
   } as blessed.Widgets.IScreenOptions);
+  process.stderr.write = realWrite;
   const lines = () =>
     (screen as unknown as { lines: { [x: number]: [number, string] }[] }).lines.map((line) => {
       let s = '';

@@ -21,6 +21,14 @@ export function machineBadge(state: State, theme: Theme): string {
   return paint(theme, bold(`! ${n} machine request${n === 1 ? '' : 's'}`), 'yellow');
 }
 
+// While the stream is down the rows are the last ones read: say from when (local time, HH:MM).
+export function dataAsOf(state: State): string | null {
+  if ((state.connection !== 'offline' && state.connection !== 'reconnecting') || state.dataAt === null) return null;
+  const d = new Date(state.dataAt);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `data as of ${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
 // Line 1: project, bucket counts, WIP, connection, pending machine requests. Parts drop from the right when narrow.
 export function headerLine(state: State, width: number, theme: Theme): string {
   const f = state.frontier;
@@ -39,6 +47,8 @@ export function headerLine(state: State, width: number, theme: Theme): string {
   }
   const conn = CONNECTION[state.connection];
   add(`${conn.glyph} ${conn.word}`, connectionLabel(state, theme));
+  const asOf = dataAsOf(state);
+  if (asOf) add(asOf, paint(theme, esc(asOf), 'yellow'));
   const badge = state.machines.length;
   if (badge) add(`! ${badge} machine request${badge === 1 ? '' : 's'}`, machineBadge(state, theme));
   // keep the connection and the badge; drop counts, then WIP when narrow

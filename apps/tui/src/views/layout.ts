@@ -48,9 +48,10 @@ export function geometry(state: State, width: number, height: number): Geometry 
   };
 }
 
-function borderStyle(theme: Theme, role: Role): { fg?: string } {
+function borderStyle(theme: Theme, role: Role): { fg?: string | number } {
   const c = theme.palette[role];
-  return theme.color && c !== 'default' ? { fg: c } : {};
+  if (!theme.color || c === 'default') return {};
+  return { fg: /^\d+$/.test(c) ? Number(c) : c };
 }
 
 // One box per region; every frame sets only the content of what changed. No blessed list widget: the rows are a

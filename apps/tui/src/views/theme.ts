@@ -20,7 +20,7 @@ export interface Theme {
   name: ThemeName;
   // colours the terminal shows: 8, 16 or 256 (24-bit terminals get the 256-colour palette)
   depth: number;
-  // role -> blessed colour name, hex, or 'default' (the terminal's own foreground: unpainted)
+  // role -> blessed colour name, a 256-colour index, or 'default' (the terminal's own foreground: unpainted)
   palette: Record<Role, string>;
   // the keymap after the user's overrides (tui.json); absent: the built-in one
   keymap?: readonly KeyBinding[];
@@ -48,14 +48,15 @@ function paletteFor(name: ThemeName, depth: number): Record<Role, string> {
   const bright = depth >= 16;
   if (name === 'light') {
     // a light background: no white or yellow text; darker shades where the terminal has them
+    // (256-colour indexes: blessed's hex matching picks black for dark green)
     return {
-      gray: bright ? (rich ? '#6c6c6c' : 'gray') : 'default',
+      gray: bright ? (rich ? '242' : 'gray') : 'default',
       white: 'default',
-      cyan: rich ? '#005f87' : 'blue',
-      green: rich ? '#005f00' : 'green',
-      yellow: rich ? '#875f00' : 'magenta',
-      red: rich ? '#af0000' : 'red',
-      magenta: rich ? '#870087' : 'magenta',
+      cyan: rich ? '24' : 'blue',
+      green: rich ? '22' : 'green',
+      yellow: rich ? '94' : 'magenta',
+      red: rich ? '124' : 'red',
+      magenta: rich ? '90' : 'magenta',
     };
   }
   if (name === 'high-contrast') {
