@@ -406,6 +406,8 @@ export class DeploymentsService {
           DeploymentErrorCode.AlreadyApproved,
           `${run.halt_stage} of run ${run.id} was already approved`,
         );
+      // before the event: recording it is the transaction's last statement (EventsRepository.insert)
+      const carried = await this.refs.refsOf(run.carried_items);
       const event = await this.events.record(
         {
           name: 'DeploymentApproved',
@@ -432,7 +434,7 @@ export class DeploymentsService {
         approved_by: actor.name,
         approved_at: inserted.approved_at,
         event_id: event.id,
-        run: toRunResponse(run, await this.refs.refsOf(run.carried_items)),
+        run: toRunResponse(run, carried),
       };
     });
   }

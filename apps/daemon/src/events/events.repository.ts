@@ -25,6 +25,8 @@ export const MACHINE_AUTHORIZATIONS_CHANNEL = 'svc_machine_authorizations';
 // At most this many recorded events are replayed to a stream that reconnects with Last-Event-ID.
 export const REPLAY_LIMIT = 500;
 const RETENTION_LOCK_KEY = 7_301_040;
+// Held from an event's insert to its transaction's end: event ids are drawn in commit order (see insert).
+const EVENT_ORDER_LOCK_KEY = 7_301_041;
 
 export interface EventRow {
   id: string;
@@ -95,15 +97,24 @@ export class EventsRepository {
 
   // Insert and announce in one statement: NOTIFY is delivered at commit, to every replica's listener. With
   // `asynchronousCommit` (an insert in a transaction of its own) the commit does not wait for its WAL flush.
+  //
+  // Ids follow commit order. A stream resumes with Last-Event-ID, "every event after this id", which is only right
+  // if no event with a smaller id can commit later: two writers on two replicas drew 20 and 21 and committed 21
+  // first, so a stream that saw 21 and reconnected got 20 never and a stream that saw 21 then 20 got 21 twice. The
+  // insert takes a transaction-scoped advisory lock before the sequence is drawn (the INSERT reads its one row
+  // from the lock's CTE), so the next event's id is drawn only after this transaction has committed or rolled
+  // back. Every caller records its event as the transaction's last statement, so the lock is held for the commit
+  // alone and its holder waits on nothing: event writers queue for the commit, they cannot deadlock.
   async insert(
     event: NewEvent,
     manager: EntityManager = this.dataSource.manager,
     asynchronousCommit = false,
   ): Promise<{ id: string; created_at: Date }> {
     const rows: { id: string; created_at: Date }[] = await manager.query(
-      `${asynchronousCommit ? ASYNC_COMMIT : 'WITH'} e AS (
+      `${asynchronousCommit ? ASYNC_COMMIT : 'WITH'} ordered AS MATERIALIZED (SELECT pg_advisory_xact_lock($9)),
+       e AS (
          INSERT INTO events (name, kind, project, item_ref, actor_id, session_id, payload)
-         VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb)
+         SELECT $1, $2, $3, $4, $5::integer, $6::integer, $7::jsonb FROM ordered
          RETURNING id, name, project, item_ref, created_at
        )
        SELECT e.id, e.created_at,
@@ -119,6 +130,7 @@ export class EventsRepository {
         event.sessionId ?? null,
         JSON.stringify(event.payload),
         EVENTS_CHANNEL,
+        EVENT_ORDER_LOCK_KEY,
       ],
     );
     return rows[0];

@@ -1,5 +1,7 @@
 import { Notification } from 'pg';
 
+import { waitFor } from '@app/testing';
+
 import { EVENTS_CHANNEL, EventsRepository } from '../../src/events/events.repository';
 import { createMediumDatabase, MediumDatabase } from './setup/medium';
 
@@ -39,5 +41,66 @@ describe(`${EventsRepository.name}.insert with asynchronous commit`, () => {
     } finally {
       await runner.release();
     }
+  });
+
+  // A stream resumes after the last id it saw (Last-Event-ID), so an event with a smaller id must never commit after
+  // a larger one: the next writer draws its id only once the one before has committed.
+  it('draws event ids in commit order: a second writer waits for the first to commit', async () => {
+    const first = db.dataSource.createQueryRunner();
+    const second = db.dataSource.createQueryRunner();
+    await first.connect();
+    await second.connect();
+    try {
+      await first.startTransaction();
+      const a = await sut.insert({ name: 'Ordered', kind: 'telemetry', payload: { n: 1 } }, first.manager);
+      await second.startTransaction();
+      const secondPid = String(((await second.query('SELECT pg_backend_pid() AS pid')) as { pid: number }[])[0].pid);
+      const pending = sut.insert({ name: 'Ordered', kind: 'telemetry', payload: { n: 2 } }, second.manager);
+      await waitFor(
+        async () => {
+          const { rows } = await db.client.query<{ wait: string | null }>(
+            `SELECT wait_event AS wait FROM pg_stat_activity WHERE pid = $1`,
+            [secondPid],
+          );
+          return rows[0]?.wait === 'advisory';
+        },
+        { timeout: 10_000, interval: 20, what: 'the second insert to wait on the first' },
+      );
+      await first.commitTransaction();
+      const b = await pending;
+      await second.commitTransaction();
+      expect(BigInt(b.id)).toBeGreaterThan(BigInt(a.id));
+    } finally {
+      if (first.isTransactionActive) await first.rollbackTransaction();
+      if (second.isTransactionActive) await second.rollbackTransaction();
+      await first.release();
+      await second.release();
+    }
+  });
+
+  it('announces concurrent writers in ascending id order, whichever transaction began first', async () => {
+    const seen: number[] = [];
+    db.client.on('notification', (n) => {
+      const body = JSON.parse(n.payload!) as { name: string; id: number };
+      if (body.name === 'Concurrent') seen.push(body.id);
+    });
+    await db.client.query(`LISTEN ${EVENTS_CHANNEL}`);
+    // Each writer does other work in its transaction before and after its event's insert, in random spans.
+    const writes = Array.from({ length: 24 }, async (_, i) => {
+      const runner = db.dataSource.createQueryRunner();
+      await runner.connect();
+      try {
+        await runner.startTransaction();
+        await runner.query('SELECT pg_sleep($1)', [((i * 7) % 5) / 1000]);
+        await sut.insert({ name: 'Concurrent', kind: 'telemetry', payload: { i } }, runner.manager);
+        await runner.query('SELECT pg_sleep($1)', [((i * 3) % 4) / 1000]);
+        await runner.commitTransaction();
+      } finally {
+        await runner.release();
+      }
+    });
+    await Promise.all(writes);
+    await waitFor(() => seen.length === 24, { timeout: 10_000, interval: 20, what: 'every notice' });
+    expect(seen).toEqual([...seen].sort((x, y) => x - y));
   });
 });
