@@ -159,7 +159,7 @@ export const KEYMAP: readonly KeyBinding[] = [
   {
     action: 'deploy_approve',
     keys: ['A'],
-    help: "approve the deployment stage the selected item's run awaits (detail pane)",
+    help: "approve the deployment stage the selected item's run awaits, from the detail pane",
     scope: 'frontier',
     dangerous: true,
   },
@@ -358,6 +358,17 @@ export function asksFirst(b: KeyBinding): boolean {
   return Boolean(b.dangerous) && b.scope !== 'charge' && b.scope !== 'confirm' && b.scope !== 'approve';
 }
 
+// Two dialogs' "move the focus" is one line of help.
+function uniqueRows(rows: HelpRow[]): HelpRow[] {
+  const seen = new Set<string>();
+  return rows.filter((r) => {
+    const key = `${r.keys}\u0000${r.help}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
 function rowOf(b: KeyBinding): HelpRow {
   return { keys: b.keys.map(keyLabel).join(' '), help: b.help, scope: b.scope, dangerous: asksFirst(b) };
 }
@@ -381,16 +392,13 @@ export function helpSections(
     title: section.title,
     order,
     rank: rank(section.scopes),
-    rows: keymap
-      .filter((b) => section.scopes.includes(b.scope))
-      .map(rowOf)
-      .filter(
-        (r) =>
-          !needle ||
-          `${r.keys} ${r.help} ${r.scope} ${section.title}${r.dangerous ? ' asks first' : ''}`
-            .toLowerCase()
-            .includes(needle),
-      ),
+    rows: uniqueRows(keymap.filter((b) => section.scopes.includes(b.scope)).map(rowOf)).filter(
+      (r) =>
+        !needle ||
+        `${r.keys} ${r.help} ${r.scope} ${section.title}${r.dangerous ? ' asks first' : ''}`
+          .toLowerCase()
+          .includes(needle),
+    ),
   }))
     .filter((s) => s.rows.length > 0)
     .sort((a, b) => a.rank - b.rank || a.order - b.order)
@@ -406,10 +414,12 @@ export function helpRows(scope: Scope, filter = '', keymap: readonly KeyBinding[
 export function readmeKeyTable(keymap: readonly KeyBinding[] = KEYMAP): string {
   const rows: [string, string, string][] = [];
   for (const section of HELP_SECTIONS) {
-    for (const b of keymap.filter((x) => section.scopes.includes(x.scope))) {
+    const bindings = keymap.filter((x) => section.scopes.includes(x.scope));
+    for (const r of uniqueRows(bindings.map(rowOf))) {
+      const b = bindings.find((x) => rowOf(x).keys === r.keys && x.help === r.help)!;
       rows.push([
         b.keys.map((k) => `\`${keyLabel(k)}\``).join(' '),
-        `${b.help}${asksFirst(b) ? ' (asks first)' : ''}`,
+        `${r.help}${r.dangerous ? ' (asks first)' : ''}`,
         section.where,
       ]);
     }
