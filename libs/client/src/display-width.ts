@@ -11,6 +11,8 @@ import stringWidth from 'string-width';
 
 // Format characters (ZWJ, zero-width space, word joiner, BOM, tags, soft hyphen), variation selectors, skin tone
 // modifiers. The bidi controls among the format characters are escaped before (terminal-text.ts).
+// (the modifiers by code point, so the class holds no emoji sequence)
+// eslint-disable-next-line no-misleading-character-class
 const AMBIGUOUS = /[\p{Cf}\ufe00-\ufe0f\u{e0100}-\u{e01ef}\u{1f3fb}-\u{1f3ff}]/gu;
 const ZERO_WIDTH = /^[\p{Mn}\p{Me}\p{Cf}]/u;
 const REGIONAL = /^\p{Regional_Indicator}/u;
@@ -38,7 +40,6 @@ export function codePointWidth(cp: number): number {
   return w;
 }
 
-// eslint-disable-next-line no-control-regex
 const NARROW_ONLY = /^[\u0020-\u007e]*$/;
 
 export function displayWidth(text: string): number {

@@ -27,6 +27,8 @@ export type DetailPart =
 export type Action =
   | { type: 'key'; action: KeyAction }
   | { type: 'input'; ch: string }
+  // a row picked with the mouse (its position in the current tab's visible rows)
+  | { type: 'select'; index: number }
   | { type: 'connection'; state: ConnectionState }
   | { type: 'failure'; failure: Failure | null }
   | { type: 'actor'; name: string }

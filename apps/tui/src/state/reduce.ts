@@ -384,6 +384,11 @@ export function reduce(state: State, action: Action): State {
       return reduceKey(readError(state), action);
     case 'input':
       return reduceInput(readError(state), action.ch);
+    case 'select': {
+      if (state.dialog || action.index < 0 || action.index >= rowCount(state, state.tab)) return state;
+      const next = setCursor(readError(state), state.tab, action.index);
+      return next.detailOpen ? withDetailFor(next) : next;
+    }
     case 'connection': {
       if (state.connection === action.state) return state;
       // back after a gap: an error from the gap is old news

@@ -15,7 +15,6 @@ interface BlessedUnicode {
   __svcDisplayWidth?: boolean;
 }
 
-// eslint-disable-next-line no-control-regex
 const MAYBE_WIDE = /[\u1100-\u{10ffff}]/u;
 
 export function patchBlessedUnicode(): void {

@@ -24,6 +24,7 @@ function backlog(): Action[] {
 // The foreground colours an output stream sets: SGR 30-37/90-97 and 38;5;n (38;2 true colour as -1).
 function foregrounds(bytes: string): number[] {
   const out: number[] = [];
+  // eslint-disable-next-line no-control-regex
   for (const m of bytes.matchAll(/\x1b\[([\d;]*)m/g)) {
     const p = m[1].split(';').map(Number);
     for (let i = 0; i < p.length; i++) {

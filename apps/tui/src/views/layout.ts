@@ -2,7 +2,7 @@ import type * as blessed from 'blessed';
 
 import { detailVisible } from '../state/selectors';
 import { isFrontierTab, State, Tab } from '../state/state';
-import { footerLine, headerLine, statusLine, tabsLine } from './chrome';
+import { footerLine, headerLine, statusLine, tabSpans, tabsLine } from './chrome';
 import { patchBlessedUnicode } from './blessed-unicode';
 import { detailLines } from './detail';
 import { Theme } from './format';
@@ -47,6 +47,13 @@ export function geometry(state: State, width: number, height: number): Geometry 
     detail: { left: 0, top: bodyTop + listHeight, width, height: body - listHeight },
   };
 }
+
+export type Hit =
+  | { kind: 'tab'; tab: Tab }
+  | { kind: 'row'; index: number }
+  | { kind: 'detail' }
+  | { kind: 'button'; which: 'yes' | 'no' }
+  | { kind: 'overlay' };
 
 function borderStyle(theme: Theme, role: Role): { fg?: string | number } {
   const c = theme.palette[role];
@@ -178,6 +185,38 @@ export class Layout {
       this.overlay.hide();
     }
     return { pageSize: Math.max(1, g.listRows), helpScrollMax: overlay?.scrollMax };
+  }
+
+  // What a mouse event at (x, y) (0-based cells) is over, from what the last frame drew.
+  hit(state: State, x: number, y: number): Hit | null {
+    const g = this.geometry;
+    if (!g) return null;
+    const o = this.overlayContent;
+    if (o && !this.overlay.hidden) {
+      const left = this.overlay.aleft as number;
+      const top = this.overlay.atop as number;
+      const inside =
+        x >= left && x < left + (this.overlay.width as number) && y >= top && y < top + (this.overlay.height as number);
+      if (!inside) return null;
+      const b = o.buttons;
+      if (b && y === top + 1 + b.row) {
+        const cx = x - left - 1;
+        if (cx >= b.no[0] && cx < b.no[1]) return { kind: 'button', which: 'no' };
+        if (cx >= b.yes[0] && cx < b.yes[1]) return { kind: 'button', which: 'yes' };
+      }
+      return { kind: 'overlay' };
+    }
+    if (y === 1) {
+      const span = tabSpans(state, g.width).find((s) => x >= s.start && x < s.end);
+      return span ? { kind: 'tab', tab: span.tab } : null;
+    }
+    const d = g.detail;
+    if (d && x >= d.left && x < d.left + d.width && y >= d.top && y < d.top + d.height) return { kind: 'detail' };
+    if (y >= 3 && y < 3 + g.listRows && x < g.listWidth) {
+      const index = this.offsets[state.tab] + (y - 3);
+      return { kind: 'row', index };
+    }
+    return null;
   }
 
   private detailContent(state: State, width: number): string[] {

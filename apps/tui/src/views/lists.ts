@@ -42,6 +42,8 @@ const FRONTIER_COLUMNS = (rankWidth: number, refWidth: number): Column[] => [
   { id: 'claim', title: 'claimed by', width: 16, align: 'left' },
 ];
 
+export const FRONTIER_COLUMN_IDS: readonly string[] = FRONTIER_COLUMNS(3, 8).map((c) => c.id);
+
 // Columns dropped, in this order, while the title would be narrower than MIN_TITLE.
 const DROP_ORDER = ['claim', 'unblocks', 'depth', 'age', 'adapter'];
 const MIN_TITLE = 18;
@@ -62,9 +64,10 @@ export function refWidthOf(state: State): number {
   return w;
 }
 
-export function frontierColumns(width: number, count: number, refWidth = 8): Column[] {
+// `only`: the columns the user chose (tui.json), else all.
+export function frontierColumns(width: number, count: number, refWidth = 8, only?: readonly string[]): Column[] {
   const rankWidth = Math.max(3, String(count).length);
-  let cols = FRONTIER_COLUMNS(rankWidth, refWidth);
+  let cols = FRONTIER_COLUMNS(rankWidth, refWidth).filter((c) => !only || only.includes(c.id));
   // 1 for the selection marker, 1 space between columns
   const fixed = (cs: Column[]) => 1 + cs.reduce((sum, c) => sum + c.width + 1, 0);
   for (const drop of DROP_ORDER) {
@@ -131,7 +134,7 @@ function plainCell(col: Column, item: FrontierItemWire, rank: number, state: Sta
 }
 
 export function frontierHeaderLine(width: number, count: number, theme: Theme, refWidth = 8): string {
-  const cols = frontierColumns(width, count, refWidth);
+  const cols = frontierColumns(width, count, refWidth, theme.columns);
   return paint(theme, ` ${cols.map((c) => esc(fit(c.title, c.width, c.align))).join(' ')}`, 'gray');
 }
 
@@ -152,7 +155,7 @@ export function renderFrontierRows(
   const count = rowCount(state, tab);
   const selected = selectedIndex(state, tab);
   const offset = scrollWindow(Math.max(selected, 0), count, height, previousOffset);
-  const cols = frontierColumns(width, state.frontier?.[tab].length ?? count, refWidthOf(state));
+  const cols = frontierColumns(width, state.frontier?.[tab].length ?? count, refWidthOf(state), theme.columns);
   const eligible = conductEligible(state);
   const lines: string[] = [];
   for (let i = offset; i < Math.min(count, offset + height); i++) {

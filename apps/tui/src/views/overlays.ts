@@ -1,7 +1,7 @@
 import { helpSections, keyLabel } from '../keys/keymap';
 import { activeScope, formatAge } from '../state/selectors';
 import { Dialog, State } from '../state/state';
-import { bold, esc, fit, inverse, paint, Theme, truncate, wrap } from './format';
+import { bold, displayWidth, esc, fit, inverse, paint, Theme, truncate, wrap } from './format';
 
 export interface OverlayContent {
   title: string;
@@ -11,6 +11,12 @@ export interface OverlayContent {
   scrollMax?: number;
   // the dialog's buttons: their row in `lines` and cells [start, end) (mouse clicks)
   buttons?: { row: number; no: [number, number]; yes: [number, number] };
+}
+
+// Where buttons() puts each button on its line (cells inside the box), for mouse clicks.
+function buttonSpans(row: number, focus: 'no' | 'yes', yesLabel: string): NonNullable<OverlayContent['buttons']> {
+  const yes = displayWidth(`[ ${yesLabel} ]`);
+  return focus === 'no' ? { row, no: [3, 11], yes: [14, 14 + yes] } : { row, no: [4, 10], yes: [13, 15 + yes] };
 }
 
 function buttons(focus: 'no' | 'yes', yesLabel: string): string {
@@ -43,6 +49,8 @@ export function chargeDialog(d: Dialog & { kind: 'charge' }, width: number, them
     lines.push(
       d.phase === 'running' ? ` ${paint(theme, 'dispatching…', 'yellow')}` : buttons(d.focus, 'Yes, dispatch'),
     );
+    if (d.phase === 'confirm')
+      return { title: ' Charge ', lines, width: w, buttons: buttonSpans(lines.length - 1, d.focus, 'Yes, dispatch') };
   }
   return { title: ' Charge ', lines, width: w };
 }
@@ -78,7 +86,8 @@ export function confirmDenyDialog(d: Dialog & { kind: 'confirm-deny' }, width: n
   );
   lines.push('');
   lines.push(d.busy ? ` ${paint(theme, 'sending…', 'yellow')}` : buttons(d.focus, 'Yes, deny'));
-  return { title: ' Deny machine ', lines, width: w };
+  const spans = d.busy ? undefined : buttonSpans(lines.length - 1, d.focus, 'Yes, deny');
+  return { title: ' Deny machine ', lines, width: w, buttons: spans };
 }
 
 export function confirmApproveDialog(
@@ -96,7 +105,8 @@ export function confirmApproveDialog(
   ).forEach((l) => lines.push(` ${esc(l)}`));
   lines.push('');
   lines.push(d.busy ? ` ${paint(theme, 'sending…', 'yellow')}` : buttons(d.focus, 'Yes, approve'));
-  return { title: ' Approve deployment stage ', lines, width: w };
+  const spans = d.busy ? undefined : buttonSpans(lines.length - 1, d.focus, 'Yes, approve');
+  return { title: ' Approve deployment stage ', lines, width: w, buttons: spans };
 }
 
 // The `?` overlay: sections generated from the keymap (the current view's first), a search line on top, scrolled
