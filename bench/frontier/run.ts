@@ -14,7 +14,7 @@ import { dataSourceOptions } from '../../apps/daemon/src/database/data-source';
 import { DependenciesRepository } from '../../apps/daemon/src/dependencies/dependencies.repository';
 import { DependencyFactsService } from '../../apps/daemon/src/dependencies/dependency-facts.service';
 import { FrontierRepository } from '../../apps/daemon/src/frontier/frontier.repository';
-import { FrontierService } from '../../apps/daemon/src/frontier/frontier.service';
+import { FrontierGraphCache } from '../../apps/daemon/src/frontier/frontier-graph-cache';
 import { generateBacklog } from './generate';
 import { NeutralItem, timeTaskwarrior, TaskwarriorResult } from './taskwarrior';
 
@@ -238,7 +238,7 @@ async function runDataset(server: EmbeddedServer, dataset: Dataset, runs: number
     try {
       const repository = new FrontierRepository(dataSource);
       const facts = new DependencyFactsService(new DependenciesRepository(dataSource));
-      const service = new FrontierService(repository, null as never, null as never, null as never, facts);
+      const service = new FrontierGraphCache(repository, facts);
       const project = (await repository.findProject(PROJECT))!;
       const t0 = performance.now();
       const graph = await service.loadGraph(project);

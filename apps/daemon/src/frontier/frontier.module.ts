@@ -4,12 +4,14 @@ import { DependenciesModule } from '../dependencies/dependencies.module';
 import { FrontierController } from './frontier.controller';
 import { FrontierObserver } from './frontier-observer';
 import { FrontierRepository } from './frontier.repository';
+import { FrontierGraphCache } from './frontier-graph-cache';
+import { FrontierProjects } from './frontier-projects';
 import { FrontierService } from './frontier.service';
 
 @Module({
   imports: [DependenciesModule],
   controllers: [FrontierController],
-  providers: [FrontierRepository, FrontierService, FrontierObserver],
+  providers: [FrontierRepository, FrontierGraphCache, FrontierProjects, FrontierService, FrontierObserver],
   exports: [FrontierService, FrontierObserver],
 })
 export class FrontierModule {}

@@ -4,6 +4,7 @@ import { createProject, insertEdges, insertEnvironment, insertItems, insertRun }
 import { DependenciesRepository } from '../../src/dependencies/dependencies.repository';
 import { DependencyFactsService } from '../../src/dependencies/dependency-facts.service';
 import { FrontierRepository } from '../../src/frontier/frontier.repository';
+import { FrontierGraphCache } from '../../src/frontier/frontier-graph-cache';
 import { FrontierService } from '../../src/frontier/frontier.service';
 import { createMediumDatabase, MediumDatabase } from './setup/medium';
 
@@ -19,7 +20,12 @@ describe(DependencyFactsService.name, () => {
     db = await createMediumDatabase('facts');
     sut = new DependencyFactsService(new DependenciesRepository(db.dataSource));
     const frontierRepository = new FrontierRepository(db.dataSource);
-    frontier = new FrontierService(frontierRepository, null as never, null as never, null as never, sut);
+    frontier = new FrontierService(
+      new FrontierGraphCache(frontierRepository, sut),
+      null as never,
+      frontierRepository,
+      null as never,
+    );
 
     const { client } = db;
     await createProject(client, { id: 'atl', prefix: 'ATL' });

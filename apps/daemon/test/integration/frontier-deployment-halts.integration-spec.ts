@@ -6,6 +6,7 @@ import { DependencyFactsService } from '../../src/dependencies/dependency-facts.
 import { ProjectGraph } from '../../src/frontier/frontier-graph';
 import { toFrontierResultWire } from '../../src/frontier/frontier.mapper';
 import { FrontierRepository, ProjectRow } from '../../src/frontier/frontier.repository';
+import { FrontierGraphCache } from '../../src/frontier/frontier-graph-cache';
 import { FrontierService } from '../../src/frontier/frontier.service';
 import { createMediumDatabase, MediumDatabase } from './setup/medium';
 
@@ -48,7 +49,7 @@ describe('frontier deployment halts under incremental refresh', () => {
     db = await createMediumDatabase('halts');
     const repository = new FrontierRepository(db.dataSource);
     const facts = new DependencyFactsService(new DependenciesRepository(db.dataSource));
-    sut = new FrontierService(repository, null as never, null as never, null as never, facts);
+    sut = new FrontierService(new FrontierGraphCache(repository, facts), null as never, repository, null as never);
     await createProject(db.client, { id: 'atl', prefix: 'ATL' });
     [{ id: item }] = await insertItems(db.client, 'atl', [{ status: 'release' }, { status: 'release' }]);
     await q(`INSERT INTO deployment_flows (id, project, name, stages) VALUES ('ship', 'atl', 'ship', $1::jsonb)`, [

@@ -10,6 +10,7 @@ import { DependencyFactsService } from '../../src/dependencies/dependency-facts.
 import { ProjectGraph } from '../../src/frontier/frontier-graph';
 import { bodyBytes } from '../../src/frontier/frontier-serializer';
 import { FrontierRepository, ProjectRow } from '../../src/frontier/frontier.repository';
+import { FrontierGraphCache } from '../../src/frontier/frontier-graph-cache';
 import { FrontierService, LoadOptions } from '../../src/frontier/frontier.service';
 import { createMediumDatabase, MediumDatabase } from './setup/medium';
 
@@ -126,7 +127,7 @@ describe(FrontierService.name, () => {
     repository = new FrontierRepository(db.dataSource);
     const facts = new DependencyFactsService(new DependenciesRepository(db.dataSource));
     const events = { recordBestEffort: () => Promise.resolve() };
-    sut = new FrontierService(repository, null as never, events as never, null as never, facts);
+    sut = new FrontierService(new FrontierGraphCache(repository, facts), null as never, repository, events as never);
     const { client } = db;
     await createProject(client, { id: 'atl', prefix: 'ATL' });
     await createProject(client, { id: 'ops', prefix: 'OPS' });

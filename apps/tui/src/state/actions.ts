@@ -31,7 +31,7 @@ export type Action =
   | { type: 'select'; index: number }
   | { type: 'connection'; state: ConnectionState }
   | { type: 'failure'; failure: Failure | null }
-  | { type: 'actor'; name: string }
+  | { type: 'actor'; name: string; admin?: boolean }
   | { type: 'projects_loaded'; projects: ProjectWire[] }
   | { type: 'frontier_loaded'; project: string; frontier: FrontierResultWire }
   | { type: 'claims_loaded'; project: string; claims: ClaimHolder[] }

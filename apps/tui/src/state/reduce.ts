@@ -398,7 +398,7 @@ export function reduce(state: State, action: Action): State {
     case 'failure':
       return { ...state, failure: action.failure };
     case 'actor':
-      return { ...state, actor: action.name };
+      return { ...state, actor: action.name, actorAdmin: action.admin ?? false };
     case 'projects_loaded': {
       const ids = action.projects.map((p) => p.id);
       const project = state.project && ids.includes(state.project) ? state.project : (ids[0] ?? null);

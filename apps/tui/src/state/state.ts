@@ -108,6 +108,8 @@ export interface State {
   readOnly: boolean;
   url: string;
   actor: string | null;
+  // a server admin may release anyone's claim
+  actorAdmin: boolean;
   connection: ConnectionState;
   failure: Failure | null;
   projects: ProjectWire[] | null;
@@ -145,6 +147,7 @@ export function initialState(
     readOnly: options.readOnly ?? false,
     url: options.url ?? '',
     actor: null,
+    actorAdmin: false,
     connection: 'connecting',
     failure: null,
     projects: null,

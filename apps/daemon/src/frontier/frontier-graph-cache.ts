@@ -1,0 +1,291 @@
+import { Injectable } from '@nestjs/common';
+
+import { FrontierMemo } from '@app/core';
+
+import { DependencyFactsService } from '../dependencies/dependency-facts.service';
+import { toDeploymentHalts } from './deployment-halts';
+import { buildProjectGraph, GraphReuse, patchProjectGraph, ProjectGraph, usesDeployedForm } from './frontier-graph';
+import {
+  addEdges,
+  addOutside,
+  applyDelta,
+  createGraphState,
+  DeltaOutcome,
+  GraphState,
+  settleOutside,
+  stateRows,
+} from './frontier-graph-state';
+import { FrontierRepository, ProjectRow } from './frontier.repository';
+import { elapsedMs, FrontierObserver } from './frontier-observer';
+import { FrontierSerializer, SerializedFrontier } from './frontier-serializer';
+import { parseWorkflowStages, WorkflowStages } from './workflow-stages';
+
+// The graph cache: each project's frontier inputs (a ProjectGraph), loaded once and then brought up to date by
+// reading only the rows written since (see the ChangeTracking migration and docs/frontier-read-path.md).
+
+// One computed state of a project's graph. Never changed once published: a refresh publishes a new version, so a
+// result serialized from an older graph can never be stored under a newer one.
+export interface GraphVersion {
+  // changes whenever the graph changes (a cheap validator for the serialized results)
+  fingerprint: string;
+  graph: ProjectGraph;
+  // the serialized FrontierResult (with its strong ETag) and its FrontierComputed counts, per wip_cap
+  results: Map<number, SerializedFrontier>;
+  counts: Map<number, FrontierCounts>;
+  // shared by the successive versions of one cached graph: unchanged items keep their JSON across versions
+  serializer: FrontierSerializer;
+  // compute_frontier's memo of its last run over this cached graph (unchanged items keep their output object)
+  memo: FrontierMemo;
+}
+
+// The FrontierComputed event's counts of one computation (kept per wip_cap with a version's serialized result).
+export interface FrontierCounts {
+  counts: { runnable: number; blocked: number; frozen: number; conduct_eligible: number };
+  wip_cap: number;
+  wip_active: number;
+  wip_remaining: number;
+  cycles: number;
+}
+
+interface CachedGraph {
+  current: GraphVersion;
+  // the rows the graph is built from, brought up to date by reading only what changed
+  state: GraphState;
+  // what the last build derived from each unchanged row object
+  reuse: GraphReuse;
+  projectKey: string;
+  options: LoadOptions;
+  // refreshes of one entry run one at a time
+  lock: Promise<unknown>;
+  // a refresh failed part-way: the state is no longer trusted and the next refresh reloads it
+  broken?: boolean;
+}
+
+// Tombstones are kept an hour: a graph refreshed within that reads its deletions as a delta, an older one reloads.
+export const TOMBSTONE_RETENTION_SECONDS = 3600;
+
+// Projects whose loaded graph is kept between reads (a 100k-item graph is a few hundred MB at most).
+const GRAPH_CACHE_PROJECTS = 4;
+
+export interface LoadOptions {
+  gates: readonly string[];
+  rationale: boolean;
+  inFlightRuns: boolean;
+}
+
+export const ACTIVATION_ONLY: LoadOptions = { gates: ['activation'], rationale: false, inFlightRuns: false };
+
+@Injectable()
+export class FrontierGraphCache {
+  // Workflow versions are immutable, so a parsed version never goes stale on any replica.
+  private readonly workflowCache = new Map<number, WorkflowStages>();
+  // Loaded graphs, refreshed from the rows written since they were read (see the ChangeTracking migration).
+  private readonly graphCache = new Map<string, CachedGraph>();
+  private generation = 0;
+
+  constructor(
+    private readonly repository: FrontierRepository,
+    private readonly dependencyFacts: DependencyFactsService,
+    // defaulted for the benchmarks and integration tests that build the cache by hand
+    private readonly observer: FrontierObserver = new FrontierObserver(),
+  ) {}
+
+  // The current version of a project's cached graph (loaded, or refreshed from what was written since); `reused`
+  // when nothing changed.
+  async cachedGraph(project: ProjectRow, options: LoadOptions): Promise<{ version: GraphVersion; reused: boolean }> {
+    const projectKey = JSON.stringify(project);
+    const key = `${project.id}|${options.gates.join(',')}|${options.rationale}|${options.inFlightRuns}`;
+    const hit = this.graphCache.get(key);
+    if (hit && hit.projectKey === projectKey) {
+      this.graphCache.delete(key);
+      this.graphCache.set(key, hit);
+      const run = hit.lock.then(() => this.refresh(hit));
+      hit.lock = run.catch(() => undefined);
+      const started = process.hrtime.bigint();
+      try {
+        const changed = await run;
+        this.observer.graphRefreshed(elapsedMs(started), changed ? 'changed' : 'unchanged');
+        return { version: hit.current, reused: !changed };
+      } catch (err) {
+        this.observer.graphRefreshed(elapsedMs(started), 'failed');
+        // a half-applied delta is never served: the next read loads the project again
+        if (this.graphCache.get(key) === hit) this.graphCache.delete(key);
+        throw err;
+      }
+    }
+    const loadStarted = process.hrtime.bigint();
+    // Let the stale graph go before the new one is built: two 100k-item graphs at once double the GC work.
+    this.graphCache.delete(key);
+    const state = await this.loadState(project, options);
+    const reuse = new GraphReuse();
+    const entry: CachedGraph = {
+      current: this.version(await this.buildGraph(state, reuse), new FrontierSerializer(), new FrontierMemo()),
+      state,
+      reuse,
+      projectKey,
+      options,
+      lock: Promise.resolve(),
+    };
+    this.graphCache.set(key, entry);
+    while (this.graphCache.size > GRAPH_CACHE_PROJECTS) {
+      this.graphCache.delete(this.graphCache.keys().next().value as string);
+    }
+    this.observer.graphRefreshed(elapsedMs(loadStarted), 'load');
+    return { version: entry.current, reused: false };
+  }
+
+  private version(graph: ProjectGraph, serializer: FrontierSerializer, memo: FrontierMemo): GraphVersion {
+    return { fingerprint: `${++this.generation}`, graph, results: new Map(), counts: new Map(), serializer, memo };
+  }
+
+  // The next version of an entry's graph, sharing its serializer and memo.
+  private next(entry: CachedGraph, graph: ProjectGraph): GraphVersion {
+    return this.version(graph, entry.current.serializer, entry.current.memo);
+  }
+
+  // Brings a cached graph up to date by reading only the rows written since its watermark; true when it changed.
+  private async refresh(entry: CachedGraph): Promise<boolean> {
+    try {
+      return await this.applyChanges(entry);
+    } catch (err) {
+      entry.broken = true;
+      throw err;
+    }
+  }
+
+  private async applyChanges(entry: CachedGraph): Promise<boolean> {
+    const { state, options } = entry;
+    if (entry.broken) {
+      entry.state = await this.loadState(state.project, options);
+      entry.reuse = new GraphReuse();
+      entry.current = this.next(entry, await this.buildGraph(entry.state, entry.reuse));
+      entry.broken = false;
+      return true;
+    }
+    const changes = await this.repository.findChangesSince(state.watermark, options.rationale);
+    const { watermark, items, edges } = changes;
+    const outcome: DeltaOutcome = changes.pruned
+      ? { reload: true, changed: true, newCandidates: [], updated: [], shape: true }
+      : applyDelta(state, { items, edges, tombstones: changes.tombstones });
+    if (outcome.reload) {
+      entry.state = await this.loadState(state.project, options);
+      entry.reuse = new GraphReuse();
+    } else {
+      let changed = outcome.changed;
+      if (changed && !outcome.shape && !changes.delivery) {
+        // candidates replaced in place, nothing else: patch the graph at their positions
+        const rows = outcome.updated.map((id) => state.candidates.get(id)!);
+        const known = entry.current.graph.workflows;
+        if (rows.every((row) => known.has(row.workflow_version_id))) {
+          entry.current = this.next(entry, patchProjectGraph(entry.current.graph, rows, known, entry.reuse));
+          state.watermark = watermark;
+          return true;
+        }
+      }
+      if (outcome.newCandidates.length > 0) {
+        addEdges(
+          state,
+          await this.repository.findEdgesOfDependents(outcome.newCandidates, state.gates, options.rationale),
+        );
+      }
+      // the outside blockers follow the edges and candidates: nothing to settle when the delta left those alone
+      const settled = outcome.shape ? settleOutside(state) : { missing: [] };
+      if (settled.missing.length > 0) {
+        addOutside(state, settled.missing, await this.repository.findItemsById(settled.missing));
+        changed = true;
+      }
+      if (!changed && !changes.delivery) {
+        state.watermark = watermark;
+        return false;
+      }
+      await this.loadDelivery(state, options);
+      if (changes.delivery) state.halts = await this.repository.findDeploymentHalts(state.project.id);
+      state.watermark = watermark;
+    }
+    entry.current = this.next(entry, await this.buildGraph(entry.state, entry.reuse));
+    return true;
+  }
+
+  // A full load of one project's rows; the watermark is read first, so a write committing meanwhile is read again
+  // by the next refresh.
+  private async loadState(project: ProjectRow, options: LoadOptions): Promise<GraphState> {
+    const watermark = await this.repository.watermark();
+    const [candidates, edges, outside] = await Promise.all([
+      this.repository.findCandidates(project.id),
+      this.repository.findEdges(project.id, options.gates, options.rationale),
+      this.repository.findOutsideBlockers(project.id, options.gates),
+    ]);
+    const state = createGraphState(project, options.gates, watermark, { candidates, edges, outside });
+    await this.loadDelivery(state, options);
+    state.halts = await this.repository.findDeploymentHalts(project.id);
+    return state;
+  }
+
+  // Delivery facts (runs and environments) are read whole, and only when some edge uses fact:deployed.
+  private async loadDelivery(state: GraphState, options: LoadOptions): Promise<void> {
+    const edges = [...state.edges.values()];
+    if (!usesDeployedForm(edges)) {
+      state.runs = [];
+      state.environments = [];
+      return;
+    }
+    const blockers = [
+      ...new Set(edges.filter((e) => e.satisfaction.startsWith('fact:deployed:')).map((e) => e.blocker)),
+    ];
+    const projects = [state.project.id, ...[...state.outside.values()].map((o) => o.project)];
+    const { runs, environments } = await this.dependencyFacts.deliveryFacts(blockers, projects, {
+      inFlight: options.inFlightRuns,
+    });
+    state.runs = runs;
+    state.environments = environments;
+  }
+
+  private async buildGraph(state: GraphState, reuse?: GraphReuse): Promise<ProjectGraph> {
+    const rows = stateRows(state);
+    const versionIds = new Set<number>();
+    for (const row of rows.candidates) versionIds.add(row.workflow_version_id);
+    for (const row of rows.outside) versionIds.add(row.workflow_version_id);
+    const workflows = await this.workflowStages([...versionIds]);
+    return buildProjectGraph(
+      {
+        project: state.project,
+        ...rows,
+        workflows,
+        runs: state.runs,
+        environments: state.environments,
+        halts: toDeploymentHalts(state.halts),
+      },
+      reuse,
+    );
+  }
+
+  // Tombstones older than the retention are deleted; a cached graph older than them reloads on its next read.
+  pruneTombstones(retentionSeconds = TOMBSTONE_RETENTION_SECONDS): Promise<number> {
+    return this.repository.pruneTombstones(retentionSeconds);
+  }
+
+  // A full load, bypassing the cache (benchmarks and the incremental-refresh property test compare against it).
+  async loadGraph(project: ProjectRow, options: LoadOptions = ACTIVATION_ONLY): Promise<ProjectGraph> {
+    return this.buildGraph(await this.loadState(project, options));
+  }
+
+  // The cached graph of a project, brought up to date (what every frontier read computes from).
+  async currentGraph(project: ProjectRow, options: LoadOptions = ACTIVATION_ONLY): Promise<ProjectGraph> {
+    return (await this.cachedGraph(project, options)).version.graph;
+  }
+
+  async workflowStages(ids: readonly number[]): Promise<Map<number, WorkflowStages>> {
+    const missing = ids.filter((id) => !this.workflowCache.has(id));
+    if (missing.length > 0) {
+      for (const row of await this.repository.findWorkflowVersions(missing)) {
+        this.workflowCache.set(row.id, parseWorkflowStages(row.id, row.workflow_id, row.definition));
+      }
+    }
+    const result = new Map<number, WorkflowStages>();
+    for (const id of ids) {
+      const stages = this.workflowCache.get(id);
+      if (stages) result.set(id, stages);
+    }
+    return result;
+  }
+}

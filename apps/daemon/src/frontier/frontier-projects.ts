@@ -1,0 +1,58 @@
+import { Injectable } from '@nestjs/common';
+
+import { DEFAULT_WIP_CAP } from '@app/core';
+
+import { AccessService } from '../auth/access.service';
+import { AuthenticatedActor } from '../auth/actor';
+import { RefsService } from '../refs/refs.service';
+import { MAX_WIP_CAP } from './dto/frontier.dto';
+import { projectNotFound, projectRequired } from './frontier.errors';
+import { FrontierRepository, ProjectRow } from './frontier.repository';
+
+// Project access for the frontier's reads: which project a request names, whether the caller may read it, and its
+// policy's WIP cap. Every read resolves its project here before the graph cache is touched.
+
+export function wipCapOf(project: ProjectRow, override: number | undefined): number {
+  if (override !== undefined) return override;
+  const stored = project.policy?.wip_cap;
+  return typeof stored === 'number' && Number.isInteger(stored) && stored >= 0 && stored <= MAX_WIP_CAP
+    ? stored
+    : DEFAULT_WIP_CAP;
+}
+
+@Injectable()
+export class FrontierProjects {
+  constructor(
+    private readonly repository: FrontierRepository,
+    private readonly access: AccessService,
+    private readonly refs: RefsService,
+  ) {}
+
+  async resolveProject(actor: AuthenticatedActor, projectId: string | undefined): Promise<ProjectRow> {
+    const accessible = await this.access.accessibleProjects(actor);
+    if (!projectId) throw projectRequired(accessible);
+    if (!accessible.some((p) => p.id === projectId)) throw projectNotFound(projectId);
+    const project = await this.repository.findProject(projectId);
+    if (!project) throw projectNotFound(projectId);
+    return project;
+  }
+
+  // Projects the caller can access, with their policies (the schedule's cross-project scope).
+  async accessibleProjects(actor: AuthenticatedActor): Promise<ProjectRow[]> {
+    const accessible = await this.access.accessibleProjects(actor);
+    return this.repository.findProjects(accessible.map((p) => p.id));
+  }
+
+  // The item a ref names and its project, when the caller may read that project.
+  async resolveItem(
+    actor: AuthenticatedActor,
+    ref: string,
+  ): Promise<{ resolved: { id: number; ref: string; project: string }; project: ProjectRow }> {
+    const resolved = await this.refs.resolve(ref);
+    const accessible = await this.access.accessibleProjects(actor);
+    if (!accessible.some((p) => p.id === resolved.project)) throw projectNotFound(resolved.project);
+    const project = await this.repository.findProject(resolved.project);
+    if (!project) throw projectNotFound(resolved.project);
+    return { resolved, project };
+  }
+}

@@ -1,0 +1,52 @@
+import { EventStream, EventStreamOptions, FrontierRead, runCharge, SvcApi, SvcHttpError } from '@app/client';
+
+import type { ProjectListResponse } from '@app/contracts';
+
+import type { Action } from '../state/actions';
+import type { State } from '../state/state';
+import type { WhoAmIResponse } from '../wire';
+
+// What the effect modules (live sync, detail loading, commands) share: the config, the state, and each other's
+// entry points. Each module owns its own timers and in-flight state; the Effects class wires them together.
+
+export type Part = 'projects' | 'frontier' | 'claims' | 'machines' | 'events';
+
+export interface EffectsConfig {
+  api: SvcApi;
+  token: string | null;
+  openStream: (options: EventStreamOptions) => EventStream;
+  charge?: typeof runCharge;
+  harness: string;
+  model: string;
+  dispatchCommand: string | null;
+  demoBacklogPath: string | null;
+  // the stream's reconnection backoff ceiling (ms)
+  maxRetryMs?: number;
+  // requests main sent before loading the screen code, so the daemon works while the TUI starts
+  prefetch?: Prefetch;
+  // runs an editor on a file with the screen suspended (E); resolves with its exit code
+  editFile?: (path: string) => Promise<number>;
+}
+
+export interface Prefetch {
+  identity: Promise<[WhoAmIResponse, ProjectListResponse]>;
+  frontier: { project: string; read: Promise<FrontierRead> } | null;
+}
+
+export interface EffectsContext {
+  readonly config: EffectsConfig;
+  readonly state: State;
+  readonly stopped: boolean;
+  dispatch(action: Action): void;
+  // ask live sync to refetch parts (coalesced)
+  refetch(parts: Part[]): void;
+  // ask the detail loader to (re)load the pane of ref
+  loadDetail(ref: string, delay?: number): void;
+  // a fatal answer (no daemon, credential refused): the failure screen, retried in the background
+  failed(err: unknown): void;
+}
+
+export function describe(err: unknown): string {
+  if (err instanceof SvcHttpError) return `${err.code}: ${err.body.message}`;
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,209 @@
+import { EventStream, isHttpError, SvcConnectionError } from '@app/client';
+
+import type { StreamNotice } from '../wire';
+import { describe, EffectsContext, Part, Prefetch } from './context';
+
+// At most four refetches a second, however many notices arrive.
+export const REFETCH_INTERVAL_MS = 250;
+// A slow safety net under the event stream (a notice lost while reconnecting, a clock-driven change).
+export const SAFETY_REFETCH_MS = 30_000;
+
+// Live sync: the change stream, and the coalesced refetches of the lists it triggers.
+export class LiveSync {
+  private stream: EventStream | null = null;
+  private pending = new Set<Part>();
+  private inFlight = false;
+  private lastFetch = 0;
+  private refetchTimer: NodeJS.Timeout | null = null;
+  private safetyTimer: NodeJS.Timeout | null = null;
+  private etag: { project: string; value: string } | null = null;
+  // the prefetched frontier is used once, by the first read it stands for
+  private early: Prefetch['frontier'];
+
+  constructor(
+    private readonly ctx: EffectsContext,
+    early: Prefetch['frontier'] = null,
+  ) {
+    this.early = early;
+  }
+
+  stop(): void {
+    this.stream?.close();
+    this.stream = null;
+    for (const t of [this.refetchTimer, this.safetyTimer]) if (t) clearTimeout(t);
+  }
+
+  // a new project, or an explicit refresh: the next frontier read is unconditional
+  forgetEtag(): void {
+    this.etag = null;
+  }
+
+  open(): void {
+    const { config } = this.ctx;
+    this.stream?.close();
+    this.stream = config.openStream({
+      baseUrl: config.api.baseUrl,
+      token: config.token,
+      maxRetryMs: config.maxRetryMs ?? 5000,
+      onNotice: (notice) => this.onNotice(notice),
+      onStatus: (status, detail) => {
+        if (this.ctx.stopped) return;
+        if (status === 'open') {
+          const afterGap = this.ctx.state.connection === 'reconnecting' || this.ctx.state.connection === 'offline';
+          this.ctx.dispatch({ type: 'connection', state: 'live' });
+          // back after a gap: everything may have changed meanwhile (the first opening follows the first fetch)
+          if (afterGap) this.refetch(['projects', 'frontier', 'claims', 'machines', 'events']);
+        } else if (status === 'reconnecting') {
+          this.ctx.dispatch({ type: 'connection', state: 'reconnecting' });
+        } else if (status === 'closed' && detail?.error) {
+          this.ctx.failed(detail.error);
+        }
+      },
+    });
+  }
+
+  private onNotice(notice: StreamNotice): void {
+    // the open detail pane follows changes to its item, and to its deployment run (the run's events and changes
+    // do not always name the item)
+    const state = this.ctx.state;
+    const detail = state.detailOpen ? state.detail : null;
+    if (detail && notice.data.name !== 'FrontierComputed') {
+      const aboutItem = notice.data.item_id === detail.ref || notice.data.ref === detail.ref;
+      if (aboutItem || (detail.pipeline && notice.type !== 'machine_authorization')) this.ctx.loadDetail(detail.ref);
+    }
+    switch (notice.type) {
+      case 'event': {
+        const name = typeof notice.data.name === 'string' ? notice.data.name : '';
+        // a frontier read records FrontierComputed: refetching the frontier on it would loop
+        this.refetch(name === 'FrontierComputed' ? ['events'] : ['events', 'frontier', 'claims']);
+        break;
+      }
+      case 'machine_authorization':
+        this.refetch(['machines']);
+        break;
+      case 'item':
+      case 'items':
+      case 'dependency':
+      case 'claim':
+      case 'claims':
+        this.refetch(['frontier', 'claims']);
+        break;
+      default:
+        break;
+    }
+  }
+
+  safety(): void {
+    if (this.safetyTimer) clearTimeout(this.safetyTimer);
+    this.safetyTimer = setTimeout(() => {
+      this.refetch(['projects', 'frontier', 'claims', 'machines', 'events']);
+      this.safety();
+    }, SAFETY_REFETCH_MS);
+    this.safetyTimer.unref?.();
+  }
+
+  // Coalesced: parts asked for while a fetch runs, or within REFETCH_INTERVAL_MS of the last, wait and go together.
+  refetch(parts: Part[]): void {
+    parts.forEach((p) => this.pending.add(p));
+    if (this.inFlight || this.refetchTimer || this.ctx.stopped) return;
+    const wait = Math.max(0, this.lastFetch + REFETCH_INTERVAL_MS - Date.now());
+    this.refetchTimer = setTimeout(() => {
+      this.refetchTimer = null;
+      void this.runRefetch();
+    }, wait);
+  }
+
+  private async runRefetch(): Promise<void> {
+    if (this.ctx.stopped || this.pending.size === 0) return;
+    const parts = this.pending;
+    this.pending = new Set();
+    this.inFlight = true;
+    this.lastFetch = Date.now();
+    try {
+      if (parts.has('projects')) await this.loadProjects();
+      await Promise.all([
+        parts.has('frontier') ? this.loadFrontier() : null,
+        parts.has('claims') ? this.loadClaims() : null,
+        parts.has('machines') ? this.loadMachines() : null,
+        parts.has('events') ? this.loadEvents() : null,
+      ]);
+    } finally {
+      this.inFlight = false;
+      if (this.pending.size > 0) this.refetch([]);
+    }
+  }
+
+  private async guard(what: string, work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
+    } catch (err) {
+      if (this.ctx.stopped) return;
+      if (err instanceof SvcConnectionError) {
+        this.ctx.dispatch({ type: 'connection', state: 'reconnecting' });
+      } else if (isHttpError(err, 401)) {
+        this.ctx.failed(err);
+      } else {
+        this.ctx.dispatch({ type: 'status', text: `${what}: ${describe(err)}`, tone: 'error' });
+      }
+    }
+  }
+
+  loadProjects(): Promise<void> {
+    return this.guard('projects', async () => {
+      const { projects } = await this.ctx.config.api.projects();
+      this.ctx.dispatch({ type: 'projects_loaded', projects });
+    });
+  }
+
+  private loadFrontier(): Promise<void> {
+    const state = this.ctx.state;
+    const project = state.project;
+    if (!project) return Promise.resolve();
+    return this.guard('frontier', async () => {
+      const etag = this.etag?.project === project && state.frontierProject === project ? this.etag.value : null;
+      const early = this.early;
+      this.early = null;
+      const read = await (early?.project === project ? early.read : this.ctx.config.api.frontier({ project }, etag));
+      if (read.notModified) return;
+      this.etag = read.etag ? { project, value: read.etag } : null;
+      this.ctx.dispatch({ type: 'frontier_loaded', project, frontier: read.body });
+      const now = this.ctx.state;
+      if (now.detailOpen && now.detail) this.ctx.loadDetail(now.detail.ref, 0);
+    });
+  }
+
+  private loadClaims(): Promise<void> {
+    const project = this.ctx.state.project;
+    if (!project) return Promise.resolve();
+    return this.guard('claims', async () => {
+      try {
+        const body = await this.ctx.config.api.claims(project);
+        this.ctx.dispatch({ type: 'claims_loaded', project, claims: body.claims });
+      } catch (err) {
+        // a daemon without the claims route: no holder column, not an error
+        if (!isHttpError(err, 404) || err.code === 'project_not_found') throw err;
+      }
+    });
+  }
+
+  private loadMachines(): Promise<void> {
+    return this.guard('machine requests', async () => {
+      try {
+        const body = await this.ctx.config.api.machineAuthorizationRequests();
+        this.ctx.dispatch({ type: 'machines_loaded', requests: body.requests });
+      } catch (err) {
+        // not an approver here (403), or a daemon without the list route (404): an empty tab
+        if (isHttpError(err, 403) || isHttpError(err, 404))
+          this.ctx.dispatch({ type: 'machines_loaded', requests: [] });
+        else throw err;
+      }
+    });
+  }
+
+  private loadEvents(): Promise<void> {
+    return this.guard('events', async () => {
+      const body = await this.ctx.config.api.events({ limit: 200 });
+      this.ctx.dispatch({ type: 'events_loaded', events: body.events });
+    });
+  }
+}
