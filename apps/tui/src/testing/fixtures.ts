@@ -166,3 +166,22 @@ export function testScreen(columns = 120, rows = 36, terminal = 'xterm-256color'
     },
   };
 }
+
+// The foreground colours SGR sequences set: 30-37 and 90-97 as 0-15, 38;5;n as n, 38;2 (true colour) as -1.
+export function sgrForegrounds(bytes: string): number[] {
+  const out: number[] = [];
+  // eslint-disable-next-line no-control-regex
+  for (const m of bytes.matchAll(/\x1b\[([\d;]*)m/g)) {
+    const p = m[1].split(';').map(Number);
+    for (let i = 0; i < p.length; i++) {
+      if (p[i] === 38 || p[i] === 48) {
+        if (p[i] === 38 && p[i + 1] === 5) out.push(p[i + 2]);
+        if (p[i] === 38 && p[i + 1] === 2) out.push(-1);
+        i += p[i + 1] === 5 ? 2 : 4;
+      } else if ((p[i] >= 30 && p[i] <= 37) || (p[i] >= 90 && p[i] <= 97)) {
+        out.push(p[i] >= 90 ? p[i] - 90 + 8 : p[i] - 30);
+      }
+    }
+  }
+  return out;
+}

@@ -1,7 +1,16 @@
 import { App } from '../app';
 import type { Action } from '../state/actions';
 import { initialState, STATUS_TTL_MS } from '../state/state';
-import { frontier, item, machineRequest, NOW, project, testScreen, TestScreen } from '../testing/fixtures';
+import {
+  frontier,
+  item,
+  machineRequest,
+  NOW,
+  project,
+  sgrForegrounds,
+  testScreen,
+  TestScreen,
+} from '../testing/fixtures';
 import { makeTheme, Theme, THEME_NAMES, themeFromEnv } from './theme';
 
 function backlog(): Action[] {
@@ -21,24 +30,7 @@ function backlog(): Action[] {
   ];
 }
 
-// The foreground colours an output stream sets: SGR 30-37/90-97 and 38;5;n (38;2 true colour as -1).
-function foregrounds(bytes: string): number[] {
-  const out: number[] = [];
-  // eslint-disable-next-line no-control-regex
-  for (const m of bytes.matchAll(/\x1b\[([\d;]*)m/g)) {
-    const p = m[1].split(';').map(Number);
-    for (let i = 0; i < p.length; i++) {
-      if (p[i] === 38 || p[i] === 48) {
-        if (p[i] === 38 && p[i + 1] === 5) out.push(p[i + 2]);
-        if (p[i] === 38 && p[i + 1] === 2) out.push(-1);
-        i += p[i + 1] === 5 ? 2 : 4;
-      } else if ((p[i] >= 30 && p[i] <= 37) || (p[i] >= 90 && p[i] <= 97)) {
-        out.push(p[i] >= 90 ? p[i] - 90 + 8 : p[i] - 30);
-      }
-    }
-  }
-  return out;
-}
+const foregrounds = sgrForegrounds;
 
 describe('chrome: messages, footer, help, colour', () => {
   let t: TestScreen;
