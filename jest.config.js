@@ -5,8 +5,8 @@
  * `jest --selectProjects e2e` start the servers and `--selectProjects unit` starts none. */
 const swc = ['@swc/jest', { swcrc: true }];
 const moduleNameMapper = {
-  '^@app/(core|contracts|client|database|testing)$': '<rootDir>/libs/$1/src',
-  '^@app/(core|contracts|client|database|testing)/(.*)$': '<rootDir>/libs/$1/src/$2',
+  '^@app/(core|contracts|client|credentials|database|testing)$': '<rootDir>/libs/$1/src',
+  '^@app/(core|contracts|client|credentials|database|testing)/(.*)$': '<rootDir>/libs/$1/src/$2',
 };
 const common = {
   rootDir: __dirname,

@@ -261,6 +261,50 @@ describe('pending machine requests (self-host)', () => {
     });
   });
 
+  // issue 26: a request nobody expected is denied from the list without the code its machine shows
+  describe('POST /v1/machine-authorizations/requests/:request_id/deny', () => {
+    const deny = (requestId: string, token = admin) =>
+      http(base, 'POST', `/v1/machine-authorizations/requests/${requestId}/deny`, { token, clientIp: freshClientIp() });
+
+    it('should deny a listed request without its code, the machine hears the denial, and a second deny is the same answer', async () => {
+      const { ip, deviceCode } = await started('m-nocode');
+      const { request_id } = await requestOf('m-nocode', mia.token);
+      const res = await deny(request_id, mia.token);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ request_id, decision: 'denied' });
+      expect((await statuses())['m-nocode']).toBe('denied');
+      expect((await list(admin)).map((r) => r.machine_id)).not.toContain('m-nocode');
+      const poll = await pollMachineAuthorization(base, deviceCode, machine('m-nocode'), ip);
+      expect(poll.body).toMatchObject({ code: 'authorization_denied' });
+      expect((await deny(request_id, mia.token)).body).toEqual({ request_id, decision: 'denied' });
+      // someone else's decision is theirs
+      const other = await deny(request_id, admin);
+      expect(other.status).toBe(403);
+      expect(other.body).toMatchObject({ code: 'authorization_claimed' });
+    });
+
+    it('should refuse a non-member, and answer 404 not_found for a gone or unknown request, changing nothing', async () => {
+      await started('m-nocode-2');
+      const { request_id } = await requestOf('m-nocode-2');
+      const outsider = await deny(request_id, otto.token);
+      expect(outsider.status).toBe(403);
+      expect(outsider.body).toMatchObject({ code: 'organization_membership_required' });
+      for (const id of ['mr_' + '0'.repeat(32), 'not-a-request']) {
+        const res = await deny(id);
+        expect(res.status).toBe(404);
+        expect(res.body).toMatchObject({ code: 'not_found' });
+      }
+      await sql(
+        db.url,
+        `UPDATE machine_authorizations SET expires_at = now() - interval '1 second' WHERE machine_id = $1`,
+        ['m-nocode-2'],
+      );
+      const gone = await deny(request_id);
+      expect(gone.status).toBe(404);
+      expect(gone.body).toMatchObject({ code: 'not_found' });
+    });
+  });
+
   describe('change notices on GET /v1/events/stream', () => {
     let streams: OpenedStream[] = [];
     afterEach(async () => {

@@ -158,7 +158,8 @@ describe('svc tui (end to end under tmux)', () => {
     await tui.waitFor('[2 Blocked');
     await tui.select(ref);
     tui.keys('Enter');
-    const screen = await tui.waitFor(`critical path: ${chosen!.critical_path.join(' → ')}`);
+    // the same direction as `svc frontier explain`: the item, then what it waits on
+    const screen = await tui.waitFor(`critical path: ${chosen!.critical_path.join(' ← ')}`);
     expect(screen).toContain('Blocked by');
     expect(screen).toContain(`reason: ${row.blocked_reasons[0].slice(0, 20)}`);
     expect(screen).toContain(`start first: ${chosen!.unblock_roots.join(', ')}`);
@@ -219,6 +220,13 @@ describe('svc tui (end to end under tmux)', () => {
     await tui.waitFor('>[ No ]<');
     tui.keys('y');
     await tui.waitFor(`charge: dispatched ${top.item_id}`);
+    // the dispatch in a dialog, not only a toast: item, session, claim expiry, entrypoint
+    const shown = await tui.waitFor(`Dispatched ${top.item_id}`);
+    expect(shown).toMatch(/session\s+#\d+/);
+    expect(shown).toContain('claim ends');
+    expect(shown).toContain(top.entrypoint!);
+    tui.keys('Escape');
+    await tui.waitFor((s) => !s.includes(`Dispatched ${top.item_id}`));
     const events = await api<{ events: { item_id: string; payload: { detail: Record<string, unknown> } }[] }>(
       '/v1/events?event_name=ChargeDecisionMade&limit=5',
     );
@@ -233,8 +241,8 @@ describe('svc tui (end to end under tmux)', () => {
     // the claim holder column follows the claim notice, without a key press
     await tui.waitFor(new RegExp(`${top.item_id}.*#${claim!.session_id}`));
     tui.keys('5');
-    await tui.waitFor(/ChargeDecisionMade\s+\S+\s+atlas\s+dispatched · dispatched/);
-    await tui.waitFor(/ChargeDecisionMade\s+\S+\s+atlas\s+operator_cancelled/);
+    await tui.waitFor(/ChargeDecisionMade\s+\S+\s+atlas\s+\S+\s+dispatched · dispatched/);
+    await tui.waitFor(/ChargeDecisionMade\s+\S+\s+atlas\s+\S+\s+operator_cancelled/);
     tui.keys('1');
   });
 
@@ -263,20 +271,37 @@ describe('svc tui (end to end under tmux)', () => {
     await tui.waitFor((s) => !machineRow('tui approve box').test(s) && machineRow('tui other box').test(s));
   });
 
-  it('should deny a machine request after a confirmation', async () => {
+  // issue 26: a request nobody expected is denied without the code its machine shows
+  it('should deny a machine request after a confirmation, without its code', async () => {
     const other = connects[1];
     await tui.select('tui other box');
     tui.keys('d');
-    await tui.waitFor('Deny the request of "tui other box"');
-    tui.type(other.code);
-    tui.keys('Enter');
-    await tui.waitFor('Deny "tui other box"');
+    await tui.waitFor('Deny "tui other box"?');
     expect(tui.capture()).toContain('>[ No ]<');
+    expect(tui.capture()).not.toContain('code:');
     tui.keys('y');
     await tui.waitFor('denied tui other box');
     expect(await other.exited).not.toBe(0);
     expect(other.output()).toMatch(/denied/i);
     await tui.waitFor((s) => !machineRow('tui other box').test(s) && s.includes('no pending machine requests'));
+  });
+
+  it('should list connected machines and revoke one after a confirmation', async () => {
+    tui.keys('m');
+    await tui.waitFor(/^ machine\s+machine id\s+person/m);
+    await tui.select('tui approve box');
+    tui.keys('x');
+    await tui.waitFor('Revoke the credential of "tui approve box"?');
+    expect(tui.capture()).toContain('>[ No ]<');
+    tui.keys('y');
+    await tui.waitFor('revoked 1 credential of tui approve box');
+    await tui.waitFor((s) => !machineRow('tui approve box').test(s));
+    const machines = await api<{ machines: { machine_name: string; revoked_at: string | null }[] }>(
+      '/v1/machines?include_revoked=true',
+    );
+    expect(machines.machines.find((m) => m.machine_name === 'tui approve box')?.revoked_at).not.toBeNull();
+    tui.keys('m');
+    await tui.waitFor('no pending machine requests');
   });
 
   it('should show an item created by the CLI without a key press', async () => {
@@ -289,6 +314,31 @@ describe('svc tui (end to end under tmux)', () => {
     );
     expect(created).toMatchObject({ code: 0 });
     await tui.waitFor('Live from the command line', 10_000);
+  });
+
+  // issue 26: the TUI's own reads hidden, an item change made elsewhere shown, the / filter and the payload view
+  it('should show item changes made elsewhere on the Events tab, filter it and open a payload', async () => {
+    await home();
+    const f = await api<FrontierResultWire>('/v1/charge/frontier?project=atlas');
+    const ref = f.runnable[f.runnable.length - 1].item_id;
+    tui.keys('5');
+    await tui.waitFor(/^ time\s+event\s+item\s+project\s+actor/m);
+    expect(tui.capture()).not.toContain('FrontierComputed');
+    expect(await runSvc(['items', 'update', ref, 'priority', 'low'], { env })).toMatchObject({ code: 0 });
+    await tui.waitFor(new RegExp(`ItemChanged\\s+${ref}\\s+atlas`), 10_000);
+    tui.keys('/');
+    tui.type('ChargeDecision');
+    await tui.waitFor('/ChargeDecision');
+    await tui.waitFor((s) => !s.includes('ItemChanged') && s.includes('ChargeDecisionMade'));
+    tui.keys('Enter', 'Enter');
+    await tui.waitFor('"reason":');
+    tui.keys('Escape');
+    await tui.waitFor((s) => !s.includes('"reason":'));
+    tui.keys('Escape');
+    await tui.waitFor((s) => s.includes('ItemChanged') && !s.includes('/ChargeDecision'));
+    tui.keys('f');
+    await tui.waitFor('FrontierComputed');
+    tui.keys('f', '1');
   });
 
   it('should show a deployment halt in the detail pane, approve it there after a dialog, refuse a second approval and clear once the usher re-runs', async () => {
@@ -398,7 +448,8 @@ describe('svc tui (end to end under tmux)', () => {
   it('should re-lay out at 80x24 with everything reachable', async () => {
     await home();
     tui.resize(80, 24);
-    await tui.waitFor(/\[1 Runna \d+\]/);
+    // whole tab labels at 80 columns (issue 26: they were cut to Runna/Block/Froze)
+    await tui.waitFor((s) => /\[1 Runnable \d+\]/.test(s) && s.trimEnd().split('\n').length <= 24);
     tui.keys('Enter');
     const screen = await tui.waitFor('Detail');
     const lines = screen.split('\n');

@@ -77,6 +77,13 @@ export const MATRIX: Record<string, MatrixRow> = {
       };
     },
   },
+  'POST /api/orgs/:slug/v1/machine-authorizations/requests/:request_id/deny': {
+    access: 'org_admin',
+    mode: 'hosted',
+    request: async (fx) => ({
+      path: `/api/orgs/default/v1/machine-authorizations/requests/${(await fx.fresh.code()).requestId}/deny`,
+    }),
+  },
   'POST /api/orgs/:slug/v1/machine-authorizations/resolve': {
     access: 'org_admin',
     mode: 'hosted',
@@ -188,6 +195,14 @@ export const MATRIX: Record<string, MatrixRow> = {
         body: { code: code.userCode, action: 'deny' },
       };
     },
+  },
+  // issue 26: deny a listed request without its code
+  'POST /v1/machine-authorizations/requests/:request_id/deny': {
+    access: 'org',
+    hostedAccess: 'org_admin',
+    request: async (fx) => ({
+      path: `/v1/machine-authorizations/requests/${(await fx.fresh.code()).requestId}/deny`,
+    }),
   },
   'POST /v1/machine-authorizations/resolve': {
     access: 'org',

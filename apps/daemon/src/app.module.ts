@@ -1,10 +1,10 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
-import { ConfigModule } from '@nestjs/config';
 import { ScheduleModule } from '@nestjs/schedule';
 import { LoggerModule } from 'nestjs-pino';
 
 import { AuthModule } from './auth/auth.module';
+import { CommonModule } from './common/common.module';
 import { GlobalExceptionFilter } from './common/global-exception.filter';
 import { InputEdgeInterceptor } from './common/input-edge.interceptor';
 import { daemonLoggerParams } from './common/logging';
@@ -19,10 +19,10 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, load: [() => ({ app: config })] }),
         LoggerModule.forRoot(daemonLoggerParams(config)),
         ScheduleModule.forRoot(),
         DatabaseModule.forRoot(databaseUrl, config.dbPoolSize),
+        CommonModule,
         AuthModule,
         HealthModule,
         ...FEATURE_MODULES,

@@ -21,6 +21,8 @@ export type {
   ItemResponse as ItemWire,
   MachineAuthorizationRequest,
   MachineAuthorizationRequestList,
+  MachineCredentialResponse as ConnectedMachineWire,
+  ActorWire,
   ProjectWire,
   ScheduleResponse,
   ScheduleStep,

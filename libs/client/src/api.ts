@@ -52,6 +52,7 @@ import type {
   ImportResponse,
   ItemResponse,
   MachineAuthorizationRecord,
+  MachineAuthorizationRequestDenyResponse,
   MachineAuthorizationRequestList,
   MachineAuthorizationRequestResolveBody,
   MachineAuthorizationResolveResponse,
@@ -299,6 +300,11 @@ export class SvcApi {
     body: MachineAuthorizationRequestResolveBody,
   ): Promise<MachineAuthorizationResolveResponse> {
     return this.http.post(`v1/machine-authorizations/requests/${seg(requestId)}/resolve`, body);
+  }
+
+  // Deny a listed request without its code (approving still needs the code the machine shows).
+  denyMachineAuthorizationRequest(requestId: string): Promise<MachineAuthorizationRequestDenyResponse> {
+    return this.http.post(`v1/machine-authorizations/requests/${seg(requestId)}/deny`, {});
   }
 
   // Hosted servers scope the functions by organization (/api/orgs/<slug>/v1/...).

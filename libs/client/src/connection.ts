@@ -1,6 +1,3 @@
-import { homedir, userInfo } from 'node:os';
-import { join } from 'node:path';
-
 import { SvcApi } from './api';
 import { defaultConfigDir, findCredentials, NotConnectedError, readCredentials } from './credentials';
 import { SvcClient } from './http-client';
@@ -51,17 +48,4 @@ export function apiFor(connection: Connection): SvcApi {
 // without any credential).
 export function connectedApiFor(options: ConnectionOptions): SvcApi {
   return apiFor(connectedCredentials(options));
-}
-
-// The daemon's data folder (embedded database, server secret; `svc up` keeps daemon.log and daemon.pid there):
-// SVC_HOME, else /var/lib/svc for root (PostgreSQL refuses to run as root, and root's home is not reachable by
-// the postgres user), else $XDG_DATA_HOME/svc, else ~/.local/share/svc. The daemon and `svc up` share this.
-export function defaultHome(env: NodeJS.ProcessEnv = process.env): string {
-  if (userInfo().uid === 0) return '/var/lib/svc';
-  const xdg = env.XDG_DATA_HOME;
-  return join(xdg && xdg.length > 0 ? xdg : join(homedir(), '.local', 'share'), 'svc');
-}
-
-export function svcHome(env: NodeJS.ProcessEnv = process.env): string {
-  return env.SVC_HOME && env.SVC_HOME.length > 0 ? env.SVC_HOME : defaultHome(env);
 }

@@ -19,6 +19,11 @@ const CASES: Case[] = [
     code: "import { ProjectsRepository } from '../projects/projects.repository';\nexport const planted = ProjectsRepository;\n",
   },
   {
+    name: 'a module exports its repository',
+    filePath: 'apps/daemon/src/items/items.module.ts',
+    code: "import { Module } from '@nestjs/common';\nimport { ItemsRepository } from './items.repository';\n@Module({ providers: [ItemsRepository], exports: [ItemsRepository] })\nexport class ItemsModule {}\n",
+  },
+  {
     name: 'the daemon imports the command line (relative path)',
     filePath: 'apps/daemon/src/main.ts',
     code: "import { buildProgram } from '../../svc/src/program';\nexport const planted = buildProgram;\n",
@@ -32,6 +37,11 @@ const CASES: Case[] = [
     name: 'the command line imports the terminal UI',
     filePath: 'apps/svc/src/program.ts',
     code: "import { run } from '../../tui/src/app';\nexport const planted = run;\n",
+  },
+  {
+    name: 'the command line takes vocabulary from the core',
+    filePath: 'apps/svc/src/program.ts',
+    code: "import { GATE_POINTS } from '@app/core';\nexport const planted = GATE_POINTS;\n",
   },
   {
     name: 'a lib imports an app',
@@ -66,6 +76,7 @@ const CASES: Case[] = [
 ];
 
 const EXPECTED_RULE: Record<string, string> = {
+  'a module exports its repository': 'no-restricted-syntax',
   'a floating promise': '@typescript-eslint/no-floating-promises',
   'a promise where a void callback is expected': '@typescript-eslint/no-misused-promises',
 };

@@ -1,6 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 
+import { waitFor } from './wait-for';
+
 export interface HttpResult<T = Record<string, unknown>> {
   status: number;
   headers: Headers;
@@ -140,7 +142,16 @@ export function freshClientIp(): string {
 }
 
 // Budgets are per minute on the database clock: start a budget test early in a minute so it fits in one window.
+// Waits at most neededSeconds (until the next minute starts), never a whole minute: more than 30 s is refused.
 export async function awaitRoomInMinute(url: string, neededSeconds = 15): Promise<void> {
-  const [{ s }] = await sql<{ s: number }>(url, `SELECT extract(second FROM clock_timestamp())::float AS s`);
-  if (s > 60 - neededSeconds) await new Promise((r) => setTimeout(r, (60 - s + 0.3) * 1000));
+  if (!(neededSeconds > 0 && neededSeconds <= 30)) {
+    throw new Error(`awaitRoomInMinute: ${neededSeconds} s of one minute is more than a test may wait for`);
+  }
+  await waitFor(
+    async () => {
+      const [{ s }] = await sql<{ s: number }>(url, `SELECT extract(second FROM clock_timestamp())::float AS s`);
+      return s <= 60 - neededSeconds;
+    },
+    { timeout: (neededSeconds + 2) * 1000, interval: 250, what: `${neededSeconds} s left in the database's minute` },
+  );
 }

@@ -4,15 +4,15 @@ import { Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 
 import { AuthenticatedActor } from '../auth/actor';
-import { AuthRepository } from '../auth/auth.repository';
+import { AccessService } from '../auth/access.service';
 import { hashToken } from '../auth/tokens';
 import { maError, MaCode } from '../machine-authorization/machine-authorization.errors';
 import { signInRateLimited } from './approval-page.errors';
 import { MachineAuthorizationService } from '../machine-authorization/machine-authorization.service';
 import { COMPANY_SIGN_IN_STARTS_PER_MINUTE, RATE_SCOPES } from '../machine-authorization/limits';
-import { RateLimitRepository } from '../machine-authorization/rate-limit.repository';
+import { RateLimitService } from '../machine-authorization/rate-limit.service';
 import { RequestIdentity, RequestIdentityService } from '../machine-authorization/request-identity';
-import { ServerSecretService } from '../machine-authorization/server-secret.service';
+import { ServerSecretService } from '../common/server-secret.service';
 import { canonicalUserCode } from '../machine-authorization/user-code';
 import { OIDC_SIGN_IN_LIFETIME_SECONDS, OidcService } from '../oidc/oidc.service';
 import {
@@ -60,10 +60,10 @@ export function userCodeInput(input: string | undefined | null): string | null {
 export class ApprovalPageService {
   constructor(
     private readonly repository: ApprovalPageRepository,
-    private readonly auth: AuthRepository,
+    private readonly auth: AccessService,
     private readonly authorizations: MachineAuthorizationService,
     private readonly identities: RequestIdentityService,
-    private readonly counters: RateLimitRepository,
+    private readonly counters: RateLimitService,
     private readonly secret: ServerSecretService,
     private readonly oidc: OidcService,
   ) {}
@@ -111,7 +111,7 @@ export class ApprovalPageService {
     if (budget.hits >= SIGN_IN_FAILURES_PER_MINUTE) {
       throw signInRateLimited(budget.retryAfter);
     }
-    const actor = await this.auth.findActorByCredentialHash(hashToken(form.token));
+    const actor = await this.auth.actorByToken(form.token);
     const code = userCodeInput(form.code);
     if (!actor || actor.via !== 'api_token' || actor.status !== 'active') {
       await this.counters.hit(RATE_SCOPES.signInFailClient, identity.clientKey);

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 
 import { AuthenticatedActor } from './actor';
 import { AuthRepository, ProjectAccessRow } from './auth.repository';
+import { hashToken } from './tokens';
 
 @Injectable()
 export class AccessService {
@@ -9,5 +10,10 @@ export class AccessService {
 
   accessibleProjects(actor: AuthenticatedActor): Promise<ProjectAccessRow[]> {
     return this.repository.accessibleProjects(actor);
+  }
+
+  // The actor an API token (as presented, never stored raw) belongs to, or null: the approval page's token sign-in.
+  actorByToken(token: string): Promise<AuthenticatedActor | null> {
+    return this.repository.findActorByCredentialHash(hashToken(token));
   }
 }

@@ -18,6 +18,6 @@ import { WhoAmIController } from './whoami.controller';
     RequestScopeService,
     { provide: APP_GUARD, useClass: BearerAuthGuard },
   ],
-  exports: [AuthRepository, AccessService, BootstrapService, RequestScopeService],
+  exports: [AccessService, BootstrapService, RequestScopeService],
 })
 export class AuthModule {}

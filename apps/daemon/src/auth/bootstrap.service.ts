@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/comm
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 
-import { credentialsPath, writeCredentials } from '@app/client';
+import { credentialsPath, writeCredentials } from '@app/credentials';
 
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { AuthRepository } from './auth.repository';

@@ -17,7 +17,6 @@ import { APP_CONFIG, AppConfig } from '../config/config';
 import { EventsService } from '../events/events.service';
 import { ComputedFrontier, FrontierService, wipCapOf } from '../frontier/frontier.service';
 import { ENTRYPOINT_RECOVERY, projectNotFound } from '../frontier/frontier.errors';
-import { ProjectRow } from '../frontier/frontier.repository';
 import { renderEntrypoint } from '../frontier/workflow-stages';
 import { RefsService } from '../refs/refs.service';
 import { SessionRow } from '../sessions/dto/sessions.dto';
@@ -25,6 +24,9 @@ import { SessionsService } from '../sessions/sessions.service';
 import { chargeError, ChargeErrorCode } from './charge.errors';
 import { ChargeRepository, LiveClaimRow } from './charge.repository';
 import { ChargeDecisionDto, ClaimsQueryDto, DispatchDto, ScheduleQueryDto } from './dto/charge.dto';
+
+// A project as the frontier's service resolves it (its repository is private to frontier/).
+type ProjectRow = Awaited<ReturnType<FrontierService['resolveProject']>>;
 
 export const DEFAULT_LANE = 'primary';
 

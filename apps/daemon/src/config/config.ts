@@ -2,7 +2,7 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import proxyaddr from 'proxy-addr';
 
-import { defaultConfigDir, defaultHome } from '@app/client';
+import { defaultConfigDir, defaultHome } from '@app/credentials';
 
 import { EnvDto } from './env.dto';
 

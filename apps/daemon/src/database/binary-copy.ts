@@ -10,6 +10,9 @@ import { DataSource } from 'typeorm';
 // message (one per row) before handing on the bytes, about 0.5 µs a row, a fifth of the whole read. Like it, the
 // reader takes the socket from the driver's parser for the COPY and hands it back at the first message that is not
 // copy data (CopyDone, or an ErrorResponse), so the driver completes the statement as usual.
+// This reaches into pg's Connection (its parser's stream listeners) and TypeORM's driver (the pool it holds), neither
+// a public API: package.json pins `pg` and `typeorm` exactly, dependency-pins.spec.ts fails on a range, and
+// apps/daemon/test/integration/binary-copy.integration-spec.ts must pass before either pin moves.
 // Formats: https://www.postgresql.org/docs/current/sql-copy.html (binary format) and
 // https://www.postgresql.org/docs/current/protocol-flow.html#PROTOCOL-COPY (one CopyData message per row).
 

@@ -5,7 +5,6 @@ import { BARE_DEFAULT_PROFILE_TEXT, EMPTY_ATTESTATION_TEXT } from '@app/core';
 import { AuthenticatedActor } from '../auth/actor';
 import { DomainError } from '../common/domain-error';
 import { EventsService } from '../events/events.service';
-import { NewEvent } from '../events/events.repository';
 import { ProjectAccessService } from '../projects/project-access.service';
 import { itemNotFound } from '../refs/refs.service';
 import { ClaimReplacement, DbClaimsRepository, LockedClaim, StoredClaimTexts } from './db-claims.repository';
@@ -53,7 +52,9 @@ function makeSut(stored: StoredClaimTexts = { profileText: BARE_DEFAULT_PROFILE_
     ),
   };
   const access = { resolveItem: jest.fn(async (_actor: AuthenticatedActor, _ref: string) => ITEM) };
-  const events = { recordBestEffort: jest.fn(async (_event: NewEvent) => undefined) };
+  const events = {
+    recordBestEffort: jest.fn(async (_event: Parameters<EventsService['recordBestEffort']>[0]) => undefined),
+  };
   const sut = new DbClaimsService(
     repository as unknown as DbClaimsRepository,
     access as unknown as ProjectAccessService,

@@ -15,8 +15,7 @@ import {
 import { AuthenticatedActor } from '../auth/actor';
 import { EventsService } from '../events/events.service';
 import { ProjectAccessService } from '../projects/project-access.service';
-import { ResolvedRef } from '../refs/refs.repository';
-import { itemNotFound } from '../refs/refs.service';
+import { itemNotFound, ResolvedRef } from '../refs/refs.service';
 import { dbClaimRefused } from './db-claims.errors';
 import { ClaimReplacement, DbClaimsRepository, LockedClaim, StoredClaimTexts } from './db-claims.repository';
 import { DbClaimAmendQueryDto, toDbClaimResponse } from './dto/db-claims.dto';

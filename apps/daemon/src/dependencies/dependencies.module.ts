@@ -8,6 +8,6 @@ import { DependencyFactsService } from './dependency-facts.service';
 @Module({
   controllers: [DependenciesController],
   providers: [DependenciesRepository, DependenciesService, DependencyFactsService],
-  exports: [DependenciesService, DependencyFactsService, DependenciesRepository],
+  exports: [DependenciesService, DependencyFactsService],
 })
 export class DependenciesModule {}

@@ -23,7 +23,7 @@ import {
   invalidSatisfaction,
   selfDependency,
 } from './dependencies.errors';
-import { AddDependencyDto, toDependencyResponse } from './dto/dependencies.dto';
+import { AddDependencyDto, EdgeRow, toDependencyResponse } from './dto/dependencies.dto';
 
 // The column's CHECK constraint, so a form the kernel parses but the table refuses is a 400, not a 500.
 const STORABLE_SATISFACTION = /^(status:[a-z][a-z0-9-]*|fact:merged|fact:deployed:[A-Za-z0-9._-]+)$/;
@@ -127,6 +127,11 @@ export class DependenciesService {
       pairs.push({ blocker: input.blocker.id, dependent: input.dependent.id });
     }
     return created;
+  }
+
+  // For another feature that checked the caller's access itself (transfer's export): the project's edges as stored.
+  edgesOfProject(project: string): Promise<EdgeRow[]> {
+    return this.repository.edgesOfProject(project);
   }
 
   async lockGraph(manager: EntityManager): Promise<DependencyPair[]> {

@@ -8,7 +8,7 @@ import { DEPLOYMENT_COMPLETE_GATE, DeploymentsService } from './deployments.serv
 @Module({
   controllers: [DeploymentsController],
   providers: [DeploymentsRepository, DeploymentsService],
-  exports: [DeploymentsRepository],
+  exports: [DeploymentsService],
 })
 export class DeploymentsModule implements OnModuleInit {
   constructor(

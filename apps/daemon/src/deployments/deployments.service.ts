@@ -85,6 +85,19 @@ export class DeploymentsService {
     private readonly events: EventsService,
   ) {}
 
+  // For another feature that checked the caller's access itself (transfer's export): the project's rows as stored.
+  flowsOf(project: string): Promise<FlowWire[]> {
+    return this.repository.flows(project);
+  }
+
+  environmentsOf(project: string): Promise<EnvironmentWire[]> {
+    return this.repository.environments(project);
+  }
+
+  runsOf(project: string): Promise<RunRow[]> {
+    return this.repository.runs(project);
+  }
+
   async createFlow(actor: AuthenticatedActor, dto: CreateFlowDto): Promise<FlowWire> {
     await this.access.assertProject(actor, dto.project);
     const problem = flowStagesProblem(dto.stages);

@@ -7,7 +7,7 @@ import { DependencyPair, findCycleIfAdded } from '@app/core';
 import { AuthenticatedActor } from '../auth/actor';
 import { assertTitle } from '../items/items.service';
 import { ProjectAccessService } from '../projects/project-access.service';
-import { ResolvedRef } from '../refs/refs.repository';
+import type { ResolvedRef } from '../refs/refs.service';
 import {
   AddNoteDto,
   AddTaskFileDto,

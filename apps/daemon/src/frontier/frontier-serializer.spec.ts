@@ -1,5 +1,7 @@
 import fc from 'fast-check';
 
+import type { FrontierItemWire } from '@app/contracts';
+
 import {
   BlockerFacts,
   computeFrontier,
@@ -18,6 +20,7 @@ import {
   SerializedFrontier,
   serializeFrontier,
 } from './frontier-serializer';
+import { FRONTIER_ITEM_WIRE_FIELDS, sameWireFields } from './frontier-wire-fields';
 import { toFrontierItemWire, toFrontierResultWire } from './frontier.mapper';
 
 const STATUSES = ['idea', 'planned', 'implementing', 'release', 'done', 'cancelled'];
@@ -262,5 +265,114 @@ describe(FrontierSerializer.name, () => {
       ),
       { numRuns: 500 },
     );
+  });
+});
+
+// One change per wire field, listed independently of FRONTIER_ITEM_WIRE_FIELDS (the spec's FrontierItem table, in its
+// order): every field must reach the JSON and the "unchanged item" comparison, or a serializer that copies the bytes
+// of an item it believes unchanged would send a stale field.
+const VARIATIONS: Record<keyof FrontierItemWire, (item: FrontierItem) => Partial<FrontierItem>> = {
+  item_id: () => ({ ref: 'A-99' }),
+  title: (item) => ({ title: `${item.title} (renamed)` }),
+  status: () => ({ status: 'implementing' }),
+  priority: () => ({ priority: 'low' }),
+  project: () => ({ project: 'beta' }),
+  workflow_id: () => ({ workflow_id: 'epic' }),
+  workflow_version_id: (item) => ({ workflow_version_id: item.workflow_version_id + 1 }),
+  adapter: () => ({ adapter: 'wait' }),
+  blocked_by: (item) => ({ blocked_by: [...item.blocked_by, 3] }),
+  blocked_reasons: (item) => ({ blocked_reasons: [...item.blocked_reasons, 'held "here"'] }),
+  unblocks_count: (item) => ({ unblocks_count: item.unblocks_count + 1 }),
+  downstream_depth: (item) => ({ downstream_depth: item.downstream_depth + 2 }),
+  created_at: () => ({ created_at: '2026-02-03T04:05:06.789' }),
+};
+
+function baseItem(id: number): FrontierItem {
+  return {
+    item_id: id,
+    ref: `A-${id}`,
+    title: `item ${id}`,
+    status: 'planned',
+    priority: 'high',
+    project: 'alpha',
+    workflow_id: 'issue',
+    workflow_version_id: 1,
+    adapter: 'conduct',
+    blocked_by: [1],
+    blocked_reasons: ['A-1 is in planned; needs done'],
+    unblocks_count: 2,
+    downstream_depth: 1,
+    created_at: '2026-01-01T00:00:00.000',
+    stage_adapter: 'conduct',
+    lifecycle_rank: 1,
+    is_epic: false,
+    frozen: false,
+    blocked_flag: false,
+  };
+}
+
+function computationOf(runnable: FrontierItem[]): FrontierComputation {
+  return {
+    runnable,
+    blocked: [],
+    frozen: [],
+    wip_cap: 30,
+    wip_active: 0,
+    conduct_eligible: [],
+    wip_remaining: 30,
+    wip_suppressed: [],
+    cycles: [],
+  };
+}
+
+describe('the wire-field table', () => {
+  const refOf = (id: number) => `A-${id}`;
+
+  it('should list every field of the wire shape, in wire order', () => {
+    expect(FRONTIER_ITEM_WIRE_FIELDS.map((field) => field.key)).toEqual(Object.keys(VARIATIONS));
+    expect(Object.keys(toFrontierItemWire(baseItem(5), refOf))).toEqual(Object.keys(VARIATIONS));
+  });
+
+  describe.each(Object.entries(VARIATIONS))('a change of %s', (key, vary) => {
+    const before = baseItem(5);
+    const after: FrontierItem = { ...before, ...vary(before) };
+
+    it('should reach the JSON, written exactly as JSON.stringify writes the mapped item', () => {
+      const was = JSON.parse(frontierItemJson(before, refOf)) as Record<string, unknown>;
+      const now = JSON.parse(frontierItemJson(after, refOf)) as Record<string, unknown>;
+      expect(now[key]).not.toEqual(was[key]);
+      expect(frontierItemJson(after, refOf)).toBe(JSON.stringify(toFrontierItemWire(after, refOf)));
+    });
+
+    it('should make the item another one for the comparison, and an equal copy the same', () => {
+      expect(sameWireFields(before, after)).toBe(false);
+      expect(sameWireFields(after, before)).toBe(false);
+      expect(sameWireFields(before, { ...before, blocked_by: [...before.blocked_by] })).toBe(true);
+      // in-process fields are not on the wire: the item is the same there
+      expect(sameWireFields(before, { ...before, lifecycle_rank: 7, is_epic: true, blocked_flag: true })).toBe(true);
+    });
+
+    it('should be encoded again by the serializer, never copied from the last body', () => {
+      const sut = new FrontierSerializer();
+      const others = [baseItem(6), baseItem(7)];
+      sut.serialize(computationOf([others[0], before, others[1]]), refOf);
+      expectStringifiedBytes(sut, computationOf([others[0], after, others[1]]), refOf);
+      expect(sut.rendered).toBe(1);
+      expect(sut.reused).toBe(2);
+    });
+  });
+
+  // an item JSON.stringify writes differently (a count that is not a finite number) takes the generic path; its
+  // blockers are still watched, so that a deleted blocker is left out of its blocked_by on the next answer
+  it('should watch the blockers of an item written by the generic path', () => {
+    const odd = { ...baseItem(5), unblocks_count: NaN, blocked_by: [1, 2] };
+    const refs = new Map([
+      [1, 'A-1'],
+      [2, 'A-2'],
+    ]);
+    const sut = new FrontierSerializer();
+    expectStringifiedBytes(sut, computationOf([odd]), (id) => refs.get(id));
+    refs.delete(2);
+    expectStringifiedBytes(sut, computationOf([odd]), (id) => refs.get(id));
   });
 });

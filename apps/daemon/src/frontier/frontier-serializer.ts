@@ -1,8 +1,12 @@
 import { createHash } from 'node:crypto';
 
-import { FrontierComputation, FrontierItem, toZonelessIso } from '@app/core';
+import { FrontierComputation, FrontierItem } from '@app/core';
 
-import { toFrontierItemWire } from './frontier.mapper';
+import { frontierItemJson, quote, Quoter, sameWireFields } from './frontier-wire-fields';
+
+// the item's JSON and the identity check live with the wire-field table
+export { frontierItemJson, sameWireFields } from './frontier-wire-fields';
+export type { Quoter } from './frontier-wire-fields';
 
 export interface SerializedFrontier {
   // the UTF-8 bytes, sent one chunk after another as they are (no per-response encoding); after a write most chunks
@@ -31,137 +35,6 @@ export function bodyBytes(serialized: SerializedFrontier): Buffer {
 }
 
 type RefOf = (id: number) => string | undefined;
-
-function sameStrings(a: readonly string[], b: readonly string[]): boolean {
-  if (a === b) return true;
-  if (a.length !== b.length) return false;
-  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
-  return true;
-}
-
-function sameNumbers(a: readonly number[], b: readonly number[]): boolean {
-  if (a === b) return true;
-  if (a.length !== b.length) return false;
-  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
-  return true;
-}
-
-// Every field the wire item is made of (toFrontierItemWire) but the refs of blocked_by, which the serializer checks
-// per blocker (see knownRefs): equal here means byte-identical JSON.
-function sameWireFields(a: FrontierItem, b: FrontierItem): boolean {
-  return (
-    a === b ||
-    (a.item_id === b.item_id &&
-      a.ref === b.ref &&
-      a.title === b.title &&
-      a.status === b.status &&
-      a.priority === b.priority &&
-      a.project === b.project &&
-      a.workflow_id === b.workflow_id &&
-      a.workflow_version_id === b.workflow_version_id &&
-      a.adapter === b.adapter &&
-      a.unblocks_count === b.unblocks_count &&
-      a.downstream_depth === b.downstream_depth &&
-      a.created_at === b.created_at &&
-      sameNumbers(a.blocked_by, b.blocked_by) &&
-      sameStrings(a.blocked_reasons, b.blocked_reasons))
-  );
-}
-
-// JSON of a string without JSON.stringify's call when it needs no escaping (most titles, refs, reasons, timestamps).
-// JSON.stringify escapes only quotes, backslashes, control characters and lone surrogates: a string with none of
-// those (surrogates left out even in pairs, to keep the test simple) is its own JSON between quotes.
-// eslint-disable-next-line no-control-regex
-const PLAIN = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
-function quote(value: string): string {
-  return PLAIN.test(value) ? `"${value}"` : JSON.stringify(value);
-}
-
-// Quoted forms of the few vocabulary values (status, priority, project, workflow, adapter).
-const QUOTED = new Map<string, string>();
-function quoteWord(value: string): string {
-  let quoted = QUOTED.get(value);
-  if (quoted === undefined) {
-    quoted = JSON.stringify(value);
-    if (QUOTED.size < 4096) QUOTED.set(value, quoted);
-  }
-  return quoted;
-}
-
-// The JSON of a blocker's ref ('' when it is left out of blocked_by) and of a reason text.
-export interface Quoter {
-  ref(id: number): string;
-  text(value: string): string;
-}
-
-function plainQuoter(refOf: RefOf): Quoter {
-  return {
-    ref: (id) => {
-      const ref = refOf(id);
-      return ref === undefined ? '' : quote(ref);
-    },
-    text: quote,
-  };
-}
-
-// toFrontierItemWire's JSON, written field by field (same keys, same order, same escaping) without the
-// intermediate object; anything JSON.stringify would treat specially (an absent field) takes the generic path.
-export function frontierItemJson(item: FrontierItem, refOf: RefOf, quoter: Quoter = plainQuoter(refOf)): string {
-  const createdAt = item.created_at;
-  if (
-    typeof item.title !== 'string' ||
-    typeof item.ref !== 'string' ||
-    typeof item.status !== 'string' ||
-    typeof item.priority !== 'string' ||
-    typeof item.project !== 'string' ||
-    typeof item.workflow_id !== 'string' ||
-    typeof item.adapter !== 'string' ||
-    typeof createdAt !== 'string' ||
-    !Number.isFinite(item.workflow_version_id) ||
-    !Number.isFinite(item.unblocks_count) ||
-    !Number.isFinite(item.downstream_depth)
-  ) {
-    return JSON.stringify(toFrontierItemWire(item, refOf));
-  }
-  let blockedBy = '[';
-  const ids = item.blocked_by;
-  for (let k = 0; k < ids.length; k++) {
-    const ref = quoter.ref(ids[k]);
-    if (ref !== '') blockedBy += blockedBy.length > 1 ? `,${ref}` : ref;
-  }
-  let reasons = '[';
-  const texts = item.blocked_reasons;
-  for (let k = 0; k < texts.length; k++) reasons += (k > 0 ? ',' : '') + quoter.text(texts[k]);
-  return (
-    '{"item_id":' +
-    quote(item.ref) +
-    ',"title":' +
-    quote(item.title) +
-    ',"status":' +
-    quoteWord(item.status) +
-    ',"priority":' +
-    quoteWord(item.priority) +
-    ',"project":' +
-    quoteWord(item.project) +
-    ',"workflow_id":' +
-    quoteWord(item.workflow_id) +
-    ',"workflow_version_id":' +
-    String(item.workflow_version_id) +
-    ',"adapter":' +
-    quoteWord(item.adapter) +
-    ',"blocked_by":' +
-    blockedBy +
-    '],"blocked_reasons":' +
-    reasons +
-    '],"unblocks_count":' +
-    String(item.unblocks_count) +
-    ',"downstream_depth":' +
-    String(item.downstream_depth) +
-    ',"created_at":' +
-    quote(toZonelessIso(createdAt)) +
-    '}'
-  );
-}
 
 // A byte range of the last body, taken into the next one.
 class Range {

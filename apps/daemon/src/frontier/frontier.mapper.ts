@@ -1,33 +1,15 @@
 import type { FrontierItemWire, FrontierResultWire } from '@app/contracts';
-import { FrontierComputation, FrontierItem, toZonelessIso } from '@app/core';
+import { FrontierComputation, FrontierItem } from '@app/core';
+
+import { wireItem } from './frontier-wire-fields';
 
 // The frontier's one mapper: libs/core's model (internal ids) to the wire (public refs), shapes from libs/contracts.
 
-// Blockers whose ref cannot be resolved (deleted items) are left out of blocked_by: internal ids never leak;
-// the matching blocked_reasons entry still says the blocker no longer exists.
+// One item: its wire fields as FRONTIER_ITEM_WIRE_FIELDS lists them (public refs; blockers whose ref cannot be
+// resolved, deleted items, are left out of blocked_by: internal ids never leak, the matching blocked_reasons entry
+// still says the blocker no longer exists).
 export function toFrontierItemWire(item: FrontierItem, refOf: (id: number) => string | undefined): FrontierItemWire {
-  const blockedBy: string[] = [];
-  for (const id of item.blocked_by) {
-    const ref = refOf(id);
-    if (ref !== undefined) {
-      blockedBy.push(ref);
-    }
-  }
-  return {
-    item_id: item.ref,
-    title: item.title,
-    status: item.status,
-    priority: item.priority,
-    project: item.project,
-    workflow_id: item.workflow_id,
-    workflow_version_id: item.workflow_version_id,
-    adapter: item.adapter,
-    blocked_by: blockedBy,
-    blocked_reasons: item.blocked_reasons.slice(),
-    unblocks_count: item.unblocks_count,
-    downstream_depth: item.downstream_depth,
-    created_at: toZonelessIso(item.created_at),
-  };
+  return wireItem(item, refOf);
 }
 
 export function toFrontierResultWire(

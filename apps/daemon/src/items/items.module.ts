@@ -7,6 +7,6 @@ import { ItemsService } from './items.service';
 @Module({
   controllers: [ItemsController],
   providers: [ItemsRepository, ItemsService],
-  exports: [ItemsService, ItemsRepository],
+  exports: [ItemsService],
 })
 export class ItemsModule {}

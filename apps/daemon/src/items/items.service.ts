@@ -54,7 +54,7 @@ import {
   titleTooLong,
   unknownField,
 } from './items.errors';
-import { ItemsRepository } from './items.repository';
+import { ItemsRepository, NewItem } from './items.repository';
 
 export const DEFAULT_WORKFLOW = 'issue';
 export const DEFAULT_LIST_LIMIT = 100;
@@ -87,6 +87,23 @@ export class ItemsService {
     private readonly workflows: WorkflowsService,
     private readonly gates: StageGateRegistry,
   ) {}
+
+  // For another feature that checked the caller's access itself (transfer's export and import): the rows as stored.
+  rowsOfProject(project: string): Promise<ItemRow[]> {
+    return this.repository.findByProject(project);
+  }
+
+  rowsByIds(ids: readonly number[]): Promise<ItemRow[]> {
+    return this.repository.findByIds(ids);
+  }
+
+  sectionsOf(ids: readonly number[]): Promise<SectionRow[]> {
+    return this.repository.sectionsFor(ids);
+  }
+
+  insertRow(item: NewItem, manager: EntityManager): Promise<number> {
+    return this.repository.insert(item, manager);
+  }
 
   async create(actor: AuthenticatedActor, dto: CreateItemDto): Promise<ItemDetailWire> {
     await this.access.assertProject(actor, dto.project);

@@ -2,6 +2,7 @@ import { Body, Controller, Get, Header, Headers, HttpCode, Param, Post, UseFilte
 
 import type {
   MachineAuthorizationRecord,
+  MachineAuthorizationRequestDenyResponse,
   MachineAuthorizationRequestList,
   MachineAuthorizationResolveResponse,
 } from '@app/contracts';
@@ -14,6 +15,8 @@ import { Identity, RequestIdentity } from './request-identity';
 export const FUNCTION_PATHS = {
   requests: 'v1/machine-authorizations',
   requestResolve: 'v1/machine-authorizations/requests/:request_id/resolve',
+  requestDeny: 'v1/machine-authorizations/requests/:request_id/deny',
+  hostedRequestDeny: 'api/orgs/:slug/v1/machine-authorizations/requests/:request_id/deny',
   hostedRequests: 'api/orgs/:slug/v1/machine-authorizations',
   hostedRequestResolve: 'api/orgs/:slug/v1/machine-authorizations/requests/:request_id/resolve',
   resolve: 'v1/machine-authorizations/resolve',
@@ -68,6 +71,26 @@ export class MachineAuthorizationFunctionsController {
     @Identity() identity: RequestIdentity,
   ): Promise<MachineAuthorizationResolveResponse> {
     return this.service.resolveRequest(requestId, { body, contentType }, actor, identity, slug);
+  }
+
+  // Deny a listed request without its code (approval still needs it): no body is read.
+  @Post(FUNCTION_PATHS.requestDeny)
+  @HttpCode(200)
+  denyRequest(
+    @Param('request_id') requestId: string,
+    @CurrentActor() actor: AuthenticatedActor,
+  ): Promise<MachineAuthorizationRequestDenyResponse> {
+    return this.service.denyRequest(requestId, actor, null);
+  }
+
+  @Post(FUNCTION_PATHS.hostedRequestDeny)
+  @HttpCode(200)
+  hostedDenyRequest(
+    @Param('slug') slug: string,
+    @Param('request_id') requestId: string,
+    @CurrentActor() actor: AuthenticatedActor,
+  ): Promise<MachineAuthorizationRequestDenyResponse> {
+    return this.service.denyRequest(requestId, actor, slug);
   }
 
   @Post(FUNCTION_PATHS.resolve)

@@ -9,8 +9,8 @@ import { MachineAuthorizationSweepService } from './machine-authorization-sweep.
 import { MachineAuthorizationService } from './machine-authorization.service';
 import { IdentityMiddleware, PollBudgetMiddleware, StartBudgetMiddleware } from './rate-limit.middleware';
 import { RateLimitRepository } from './rate-limit.repository';
+import { RateLimitService } from './rate-limit.service';
 import { RequestIdentityService } from './request-identity';
-import { ServerSecretService } from './server-secret.service';
 
 @Module({
   controllers: [MachineAuthorizationController, MachineAuthorizationFunctionsController, HostedForwardController],
@@ -20,16 +20,15 @@ import { ServerSecretService } from './server-secret.service';
     MachineAuthorizationRepository,
     MachineAuthorizationSweepService,
     RateLimitRepository,
+    RateLimitService,
     RequestIdentityService,
-    ServerSecretService,
   ],
   exports: [
     BudgetPool,
     MachineAuthorizationService,
     MachineAuthorizationSweepService,
-    RateLimitRepository,
+    RateLimitService,
     RequestIdentityService,
-    ServerSecretService,
   ],
 })
 export class MachineAuthorizationModule implements NestModule {

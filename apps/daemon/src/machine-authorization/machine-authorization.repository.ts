@@ -285,6 +285,16 @@ export class MachineAuthorizationRepository {
     };
   }
 
+  // The request alone, locked (deny by request id: no code is typed).
+  async lockRequest(manager: EntityManager, requestId: string): Promise<AuthorizationRow | null> {
+    const rows: RawAuthorizationRow[] = await manager.query(
+      `SELECT ${AUTHORIZATION_COLUMNS} ${AUTHORIZATION_FROM}
+        WHERE svc_machine_request_id(ma.device_code_hash) = $1 FOR UPDATE OF ma`,
+      [requestId],
+    );
+    return toRow(rows[0]);
+  }
+
   async findByUserCode(hash: Buffer, manager: EntityManager = this.dataSource.manager, lock = false) {
     const rows: RawAuthorizationRow[] = await manager.query(
       `${SELECT_AUTHORIZATION} WHERE ma.user_code_hash = $1${lock ? ' FOR UPDATE OF ma' : ''}`,

@@ -7,6 +7,7 @@ import {
   MachineAuthorizationModelName,
   MachineAuthorizationModels,
   MachineAuthorizationRecord,
+  MachineAuthorizationRequestDenyResponse,
   MachineAuthorizationRequestList,
   MachineAuthorizationResolveResponse,
   MachineAuthorizationStarted,
@@ -39,7 +40,7 @@ import {
 } from './limits';
 import { RateLimitRepository } from './rate-limit.repository';
 import { RequestIdentity } from './request-identity';
-import { ServerSecretService } from './server-secret.service';
+import { ServerSecretService } from '../common/server-secret.service';
 import { canonicalUserCode, deviceCodeDigest, generateDeviceCode, generateUserCode, userCodeDigest } from './user-code';
 
 export interface BodyRequest {
@@ -300,6 +301,25 @@ export class MachineAuthorizationService {
     });
     if (outcome instanceof UnknownCode) return this.failLookup(actor, identity);
     return outcome;
+  }
+
+  // POST /v1/machine-authorizations/requests/:request_id/deny: the approver denies a request they can see without
+  // typing its code (a request nobody expected). Same approver rules and outcomes as resolve with action deny;
+  // approving still needs the code. No code is guessed here, so no failed-lookup budget is spent.
+  async denyRequest(
+    requestId: string,
+    actor: AuthenticatedActor,
+    slug: string | null,
+  ): Promise<MachineAuthorizationRequestDenyResponse> {
+    const scope = await this.approverScope(actor, slug);
+    if (!REQUEST_ID.test(requestId)) throw requestGone();
+    const outcome = await this.repository.transaction(async (manager) => {
+      const target = await this.repository.lockRequest(manager, requestId);
+      if (!target || !(await this.visible(target, actor, scope))) throw requestGone();
+      return this.decide(manager, target, 'denied', actor, scope, '');
+    });
+    if (outcome instanceof UnknownCode) throw requestGone();
+    return { request_id: requestId, decision: 'denied' };
   }
 
   private async decide(

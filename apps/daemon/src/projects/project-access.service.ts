@@ -3,9 +3,8 @@ import { EntityManager } from 'typeorm';
 
 import { AccessService } from '../auth/access.service';
 import { AuthenticatedActor, seesEveryProject } from '../auth/actor';
-import { ResolvedRef } from '../refs/refs.repository';
 import { itemNotFound, itemsNotFound } from '../refs/refs.errors';
-import { RefsService } from '../refs/refs.service';
+import { RefsService, ResolvedRef } from '../refs/refs.service';
 import { projectNotFound } from './projects.errors';
 
 // Named where callers import it from.

@@ -9,6 +9,6 @@ import { ProjectsService } from './projects.service';
 @Module({
   controllers: [ProjectsController],
   providers: [ProjectsRepository, ProjectsService, ProjectAccessService],
-  exports: [ProjectsRepository, ProjectAccessService],
+  exports: [ProjectsService, ProjectAccessService],
 })
 export class ProjectsModule {}

@@ -1,14 +1,15 @@
 import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
 
 import { ProjectWire } from '@app/contracts/backlog';
 
 import { AuthenticatedActor } from '../auth/actor';
 import { validationFailed } from '../common/domain-error';
-import { CreateProjectDto, toProjectResponse, UpdateProjectDto } from './dto/projects.dto';
+import { CreateProjectDto, ProjectRow, toProjectResponse, UpdateProjectDto } from './dto/projects.dto';
 import { ProjectAccessService } from './project-access.service';
 import { organizationMembershipRequired, prefixTaken, projectExists, projectNotFound } from './projects.errors';
 import { mergePolicy, PolicyProblem, validatePolicyPatch } from './project-policy';
-import { ProjectsRepository } from './projects.repository';
+import { NewProject, ProjectsRepository } from './projects.repository';
 
 export const policyInvalid = (problems: PolicyProblem[]) => validationFailed(problems);
 
@@ -18,6 +19,23 @@ export class ProjectsService {
     private readonly repository: ProjectsRepository,
     private readonly access: ProjectAccessService,
   ) {}
+
+  // For another feature that checked the caller's access itself (transfer's export and import): the rows as stored.
+  findRow(id: string, manager?: EntityManager): Promise<ProjectRow | null> {
+    return this.repository.find(id, manager);
+  }
+
+  conflictOf(id: string, prefix: string, manager?: EntityManager): Promise<'id' | 'prefix' | null> {
+    return this.repository.conflictOf(id, prefix, manager);
+  }
+
+  organizationFor(actor: AuthenticatedActor, manager?: EntityManager): Promise<number | null> {
+    return this.repository.organizationFor(actor, manager);
+  }
+
+  insertRow(project: NewProject, manager?: EntityManager): Promise<boolean> {
+    return this.repository.insert(project, manager);
+  }
 
   async create(actor: AuthenticatedActor, dto: CreateProjectDto): Promise<ProjectWire> {
     const policy = dto.policy ?? {};

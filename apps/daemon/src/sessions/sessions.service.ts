@@ -13,7 +13,6 @@ import { LanePolicy, resolveLane } from '@app/core';
 import { AuthenticatedActor } from '../auth/actor';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { FrontierService } from '../frontier/frontier.service';
-import { ProjectRow } from '../frontier/frontier.repository';
 import { ProjectAccessService } from '../projects/project-access.service';
 import {
   ClaimRow,
@@ -25,6 +24,9 @@ import {
 } from './dto/sessions.dto';
 import { sessionEnded, sessionNotFound } from './sessions.errors';
 import { SessionsRepository } from './sessions.repository';
+
+// A project as the frontier's service resolves it (its repository is private to frontier/).
+type ProjectRow = Awaited<ReturnType<FrontierService['resolveProject']>>;
 
 export { sessionNotFound };
 

@@ -8,6 +8,5 @@ import { TeamService } from './team.service';
 @Module({
   controllers: [ActorsController, MembersController, TokensController, OrganizationsController],
   providers: [TeamService, TeamRepository],
-  exports: [TeamRepository],
 })
 export class TeamModule {}

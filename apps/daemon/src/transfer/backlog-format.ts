@@ -1,8 +1,7 @@
 import Ajv, { ErrorObject } from 'ajv';
 
 import { CONTEXT_ESTIMATES, EPIC_TASK_STATUSES, FILE_ACTIONS } from '@app/contracts';
-import { PRIORITIES, RESOLUTIONS, STRUCTURED_FIELDS } from '@app/contracts/backlog';
-import { DEPENDENCY_SOURCES, GATE_POINTS } from '@app/core';
+import { DEPENDENCY_SOURCES, GATE_POINTS, PRIORITIES, RESOLUTIONS, STRUCTURED_FIELDS } from '@app/contracts/backlog';
 
 import { RUN_STATUSES } from '../deployments/dto/deployments.dto';
 

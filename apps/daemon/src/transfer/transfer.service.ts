@@ -5,22 +5,19 @@ import { WorkflowDefinition } from '@app/contracts/backlog';
 
 import { AuthenticatedActor } from '../auth/actor';
 import { DomainError, validationFailed } from '../common/domain-error';
-import { DependenciesRepository } from '../dependencies/dependencies.repository';
 import { DependenciesService } from '../dependencies/dependencies.service';
 import { parseEvidence } from '../dependencies/dto/dependencies.dto';
-import { DeploymentsRepository } from '../deployments/deployments.repository';
+import { DeploymentsService } from '../deployments/deployments.service';
 import { parseQueue, parseTaskNumbers } from '../epics/dto/epics.dto';
 import { checkTaskDependencies, EPIC_WORKFLOW } from '../epics/epics.service';
 import { ItemRow } from '../items/dto/items.dto';
 import { INSERTABLE_COLUMNS, ITEM_DOC_COLUMNS } from '../items/item-fields';
-import { ItemsRepository } from '../items/items.repository';
 import { stageNotInWorkflow } from '../items/items.errors';
-import { assertTitle } from '../items/items.service';
+import { assertTitle, ItemsService } from '../items/items.service';
 import { ProjectAccessService, projectNotFound } from '../projects/project-access.service';
 import { mergePolicy, validatePolicyPatch } from '../projects/project-policy';
 import { organizationMembershipRequired } from '../projects/projects.errors';
-import { ProjectsRepository } from '../projects/projects.repository';
-import { policyInvalid } from '../projects/projects.service';
+import { policyInvalid, ProjectsService } from '../projects/projects.service';
 import { stageOf } from '../workflows/workflow-definition';
 import { WorkflowsService } from '../workflows/workflows.service';
 import { BACKLOG_FORMAT, validateBacklogDocument } from './backlog-format';
@@ -48,26 +45,25 @@ function sequenceOf(ref: string): number {
 export class TransferService {
   constructor(
     private readonly repository: TransferRepository,
-    private readonly projects: ProjectsRepository,
+    private readonly projects: ProjectsService,
     private readonly access: ProjectAccessService,
-    private readonly items: ItemsRepository,
+    private readonly items: ItemsService,
     private readonly workflows: WorkflowsService,
     private readonly dependencies: DependenciesService,
-    private readonly edges: DependenciesRepository,
-    private readonly deployments: DeploymentsRepository,
+    private readonly deployments: DeploymentsService,
   ) {}
 
   async export(actor: AuthenticatedActor, projectId: string): Promise<BacklogDocument> {
     await this.access.assertProject(actor, projectId);
-    const project = await this.projects.find(projectId);
+    const project = await this.projects.findRow(projectId);
     if (!project) throw projectNotFound(projectId);
     const prefix = project.public_item_prefix;
-    const rows = await this.items.findByProject(projectId);
+    const rows = await this.items.rowsOfProject(projectId);
     const refOf = (sequence: number) => `${prefix}-${sequence}`;
     const [sections, edges, versions, tasks, files, chains, notes, verdicts, dispositions, flows, envs, runs] =
       await Promise.all([
-        this.items.sectionsFor(rows.map((r) => r.id)),
-        this.edges.edgesOfProject(projectId),
+        this.items.sectionsOf(rows.map((r) => r.id)),
+        this.dependencies.edgesOfProject(projectId),
         this.workflows.versionsByIds([...new Set(rows.map((r) => r.workflow_version_id))]),
         this.repository.epicTasks(projectId),
         this.repository.epicFiles(projectId),
@@ -75,12 +71,12 @@ export class TransferService {
         this.repository.epicNotes(projectId),
         this.repository.verdicts(prefix),
         this.repository.dispositions(prefix),
-        this.deployments.flows(projectId),
-        this.deployments.environments(projectId),
-        this.deployments.runs(projectId),
+        this.deployments.flowsOf(projectId),
+        this.deployments.environmentsOf(projectId),
+        this.deployments.runsOf(projectId),
       ]);
     const carried = [...new Set(runs.flatMap((r) => r.carried_items))];
-    const carriedRefs = new Map((await this.items.findByIds(carried)).map((r) => [r.id, r.ref] as [number, string]));
+    const carriedRefs = new Map((await this.items.rowsByIds(carried)).map((r) => [r.id, r.ref] as [number, string]));
 
     const workflowIds = [...new Set(versions.map((v) => v.workflow_id))].sort();
     const epicSequences = [...new Set([...tasks, ...files, ...chains, ...notes].map((r) => r.epic_sequence))].sort(
@@ -276,10 +272,10 @@ export class TransferService {
       if ((await this.projects.conflictOf(projectId, prefix, manager)) === 'prefix') {
         throw importPrefixTaken(prefix);
       }
-      // Nothing is created without an organization (see ProjectsRepository.organizationFor).
+      // Nothing is created without an organization (see ProjectsService.organizationFor).
       const organizationId = await this.projects.organizationFor(actor, manager);
       if (organizationId === null) throw organizationMembershipRequired();
-      await this.projects.insert(
+      await this.projects.insertRow(
         {
           id: projectId,
           name: doc.project.name ?? projectId,
@@ -349,7 +345,7 @@ export class TransferService {
       for (const column of INSERTABLE_COLUMNS) {
         if (item[column] !== undefined) values[column] = item[column] as string | number | null;
       }
-      const id = await this.items.insert(
+      const id = await this.items.insertRow(
         {
           project: projectId,
           sequence: sequenceOf(item.ref),

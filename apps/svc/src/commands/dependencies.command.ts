@@ -1,7 +1,6 @@
 import { Command, Option } from 'commander';
 
-import { DEPENDENCY_SOURCES, GATE_POINTS } from '@app/core';
-import { GateEvaluationWire } from '@app/contracts/backlog';
+import { DEPENDENCY_SOURCES, GATE_POINTS, GateEvaluationWire } from '@app/contracts/backlog';
 
 import { apiOf } from '../context';
 import { action, CliError, output, printKeyValues, printTable } from '../output';

@@ -14,6 +14,7 @@ import type { Action } from '../state/actions';
 import type { State } from '../state/state';
 import type { DispatchResponse, ScheduleStep } from '../wire';
 import { describe, EffectsContext } from './context';
+import { dispatchView, unavailableView } from './screens';
 
 // Commands: the writes a key asks for (charge, machine approve/deny, deployment approve, demo import and the
 // triage actions), each through the same SvcApi function the command line uses.
@@ -53,8 +54,9 @@ export class Commands {
           this.chargeAnswer = null;
           answer?.(after?.kind === 'charge' && after.phase === 'running');
         }
+        // a deny without a code (code null) goes by the request id (screens.ts)
         if (before?.kind === 'confirm-deny' && after?.kind === 'confirm-deny' && after.busy && !before.busy) {
-          void this.resolveMachine(after.requestId, after.code, 'deny', after.machineName);
+          if (after.code !== null) void this.resolveMachine(after.requestId, after.code, 'deny', after.machineName);
         }
         if (before?.kind === 'confirm-approve' && after?.kind === 'confirm-approve' && after.busy && !before.busy) {
           void this.approveDeployment(after.ref);
@@ -79,17 +81,26 @@ export class Commands {
   private async charge(ref: string | null): Promise<void> {
     const project = this.state.project;
     const { config } = this.ctx;
+    const reports: string[] = [];
     const io: ChargeFlowIO = {
       confirm: (target: ScheduleStep) =>
         new Promise<boolean>((resolve) => {
           this.chargeAnswer = resolve;
           this.dispatch({ type: 'charge_confirm', step: target });
-          if (this.state.dialog?.kind !== 'charge') {
+          const d = this.state.dialog;
+          if (d?.kind !== 'charge') {
             this.chargeAnswer = null;
             resolve(false);
+          } else if (d.phase === 'running') {
+            // y was pressed while the item was looked up
+            this.chargeAnswer = null;
+            resolve(true);
           }
         }),
-      report: (message) => this.dispatch({ type: 'status', text: message.trim(), tone: 'info' }),
+      report: (message) => {
+        reports.push(message.trim());
+        this.dispatch({ type: 'status', text: message.trim(), tone: 'info' });
+      },
       runDispatcher: (result) => this.runDispatcher(result),
     };
     let outcome: ChargeOutcome;
@@ -123,6 +134,12 @@ export class Commands {
         text: `charge: dispatched ${d.item_id} (${d.adapter}: ${outcome.dispatch?.entrypoint ?? ''})${how}`,
         tone: exit === 0 || exit === null ? 'ok' : 'warn',
       });
+      if (outcome.dispatch) this.dispatch({ type: 'view_open', ...dispatchView(outcome.dispatch, exit, config) });
+    } else if (d.reason === 'requested_item_unavailable' && d.item_id) {
+      // in words: the blockers and what would satisfy them, not the decision's code
+      const explain = await config.api.explain(d.item_id).catch(() => null);
+      this.dispatch({ type: 'status', text: `charge: ${d.item_id} not dispatched (see why)`, tone: 'warn' });
+      this.dispatch({ type: 'view_open', ...unavailableView(d.item_id, explain, reports, outcome.error?.message) });
     } else {
       const why = outcome.error ? ` — ${outcome.error.message}` : '';
       this.dispatch({

@@ -4,7 +4,7 @@ import type { ProjectListResponse } from '@app/contracts';
 
 import type { Action } from '../state/actions';
 import type { State } from '../state/state';
-import type { WhoAmIResponse } from '../wire';
+import type { StreamNotice, WhoAmIResponse } from '../wire';
 
 // What the effect modules (live sync, detail loading, commands) share: the config, the state, and each other's
 // entry points. Each module owns its own timers and in-flight state; the Effects class wires them together.
@@ -42,6 +42,8 @@ export interface EffectsContext {
   refetch(parts: Part[]): void;
   // ask the detail loader to (re)load the pane of ref
   loadDetail(ref: string, delay?: number): void;
+  // every stream notice, after live sync's own refetches (the Events tab shows item changes from them)
+  noticed(notice: StreamNotice): void;
   // a fatal answer (no daemon, credential refused): the failure screen, retried in the background
   failed(err: unknown): void;
 }

@@ -2,7 +2,7 @@ import { EventStreamOptions, SvcApi, SvcHttpError } from '@app/client';
 
 import { initialState } from '../state/state';
 import { frontier, item, machineRequest, project } from '../testing/fixtures';
-import { Effects, REFETCH_INTERVAL_MS } from './effects';
+import { Effects, PICKER_REFRESH_MS, REFETCH_INTERVAL_MS } from './effects';
 import { Store } from './store';
 
 // Effects against a fake SvcApi and a fake stream: what is fetched, when, and what reaches the state.
@@ -30,6 +30,10 @@ function setup() {
     machineAuthorizationRequests: jest.fn().mockResolvedValue({ requests: [machineRequest(1)] }),
     events: jest.fn().mockResolvedValue({ events: [] }),
     resolveMachineAuthorizationRequest: jest.fn(),
+    denyMachineAuthorizationRequest: jest.fn().mockResolvedValue({ request_id: 'req-1', decision: 'denied' }),
+    machines: jest.fn().mockResolvedValue({ machines: [] }),
+    revokeMachine: jest.fn().mockResolvedValue({ machine_id: 'm-1', revoked: 1 }),
+    actors: jest.fn().mockResolvedValue({ actors: [{ actor_id: 1, name: 'admin' }] }),
   };
   const store = new Store(initialState());
   const effects = new Effects(store, {
@@ -202,5 +206,123 @@ describe(Effects.name, () => {
       text: 'approve ATL-1: already_approved: production of run r1 was already approved',
     });
     effects.stop();
+  });
+
+  // issue 26: machines without a code, revoke, live item changes, the live project picker
+  describe('screens', () => {
+    it('should deny a request by its id alone after the confirmation, and revoke a connected machine', async () => {
+      const { api, store, effects } = await started();
+      store.dispatch({ type: 'key', action: 'tab_machines' });
+      store.dispatch({ type: 'key', action: 'machine_deny' });
+      store.dispatch({ type: 'key', action: 'dialog_yes' });
+      await flush();
+      expect(api.denyMachineAuthorizationRequest).toHaveBeenCalledWith('req-1');
+      expect(api.resolveMachineAuthorizationRequest).not.toHaveBeenCalled();
+      expect(store.state.dialog).toBeNull();
+      expect(store.state.status?.text).toContain('denied box 1');
+      api.machines.mockResolvedValue({
+        machines: [
+          {
+            machine_id: 'm-1',
+            machine_name: 'old laptop',
+            actor: 'admin',
+            org: 'default',
+            token_prefix: 'svcm_x',
+            created_at: '',
+            last_used_at: null,
+            revoked_at: null,
+          },
+        ],
+      });
+      store.dispatch({ type: 'key', action: 'machines_view' });
+      await flush();
+      expect(store.state.connected).toHaveLength(1);
+      store.dispatch({ type: 'key', action: 'machine_revoke' });
+      store.dispatch({ type: 'key', action: 'dialog_yes' });
+      await flush();
+      expect(api.revokeMachine).toHaveBeenCalledWith('m-1');
+      expect(store.state.status?.text).toContain('revoked 1 credential of old laptop');
+      effects.stop();
+    });
+
+    it('should show an item changed elsewhere on the Events tab from the live notice', async () => {
+      const { store, effects, stream } = await started();
+      stream().onNotice({
+        type: 'item',
+        id: null,
+        data: { type: 'item', op: 'UPDATE', project: 'atlas', status: 'done', item_id: 'ATL-2' },
+      });
+      expect(store.state.events[0]).toMatchObject({
+        name: 'ItemChanged',
+        item_id: 'ATL-2',
+        payload: { status: 'done' },
+      });
+      effects.stop();
+    });
+
+    it('should re-read the projects while the picker is open, and stop when it closes', async () => {
+      const { api, store, effects } = await started();
+      store.dispatch({ type: 'key', action: 'project_switch' });
+      api.projects.mockResolvedValue({ projects: [project('atlas'), project('new')] });
+      await jest.advanceTimersByTimeAsync(REFETCH_INTERVAL_MS);
+      await flush();
+      expect(store.state.projects?.map((p) => p.id)).toEqual(['atlas', 'new']);
+      store.dispatch({ type: 'key', action: 'help_close' });
+      api.projects.mockClear();
+      await jest.advanceTimersByTimeAsync(PICKER_REFRESH_MS * 2);
+      await flush();
+      expect(api.projects).not.toHaveBeenCalled();
+      effects.stop();
+    });
+
+    it('should say in a dialog why a blocked item was not charged, not the decision code', async () => {
+      const { api, store, effects } = await started();
+      api.explain.mockResolvedValue({
+        item_id: 'ATL-2',
+        bucket: 'blocked',
+        status: 'planned',
+        summary: [],
+        operator_block: null,
+        unsatisfied: [
+          { blocker: 'ATL-1', state: 'planned', reason: 'ATL-1 is in planned; needs done', need: 'ATL-1 reaches done' },
+        ],
+        unblock_roots: ['ATL-1'],
+        stuck: [],
+      });
+      (effects as unknown as { config: { charge: unknown } }).config.charge = () =>
+        Promise.resolve({
+          decision: { dispatched: false, reason: 'requested_item_unavailable', item_id: 'ATL-2' },
+          session_id: null,
+        });
+      store.dispatch({ type: 'key', action: 'charge_selected' });
+      await flush();
+      expect(store.state.dialog).toMatchObject({ kind: 'view', title: 'Cannot charge ATL-2' });
+      const text = (store.state.dialog as { lines: string[] }).lines.join('\n');
+      expect(text).toContain('would satisfy it: ATL-1 reaches done');
+      expect(text).not.toContain('requested_item_unavailable');
+      effects.stop();
+    });
+
+    it('should answer the charge with a y pressed while the item was looked up', async () => {
+      const { store, effects } = await started();
+      let answer: boolean | null = null;
+      let reachConfirm: () => void = () => undefined;
+      const reached = new Promise<void>((r) => (reachConfirm = r));
+      (effects as unknown as { config: { charge: unknown } }).config.charge = async (
+        _api: unknown,
+        _o: unknown,
+        io: { confirm: (s: unknown) => Promise<boolean> },
+      ) => {
+        await reached;
+        answer = await io.confirm({ item_id: 'ATL-1' });
+        return { decision: { dispatched: false, reason: 'operator_cancelled', item_id: 'ATL-1' }, session_id: null };
+      };
+      store.dispatch({ type: 'key', action: 'charge_top' });
+      store.dispatch({ type: 'key', action: 'dialog_yes' });
+      reachConfirm();
+      await flush();
+      expect(answer).toBe(true);
+      effects.stop();
+    });
   });
 });

@@ -5,14 +5,17 @@ import { isHttpError, SvcApi, SvcConnectionError } from '@app/client';
 
 import type { Action } from '../state/actions';
 import type { State } from '../state/state';
+import type { StreamNotice } from '../wire';
 import { Commands } from './commands';
 import { describe, EffectsConfig, EffectsContext, Part, Prefetch } from './context';
 import { DetailLoader } from './detail-loader';
 import { LiveSync } from './live-sync';
+import { Screens } from './screens';
 import type { Store } from './store';
 
 export type { EffectsConfig, Prefetch } from './context';
 export { REFETCH_INTERVAL_MS, SAFETY_REFETCH_MS } from './live-sync';
+export { dispatchView, PICKER_REFRESH_MS, unavailableView } from './screens';
 
 export const RETRY_START_MS = 2_000;
 
@@ -44,6 +47,7 @@ export class Effects implements EffectsContext {
   private readonly live: LiveSync;
   private readonly detail: DetailLoader;
   private readonly commands: Commands;
+  private readonly screens: Screens;
   private tickTimer: NodeJS.Timeout | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
   private isStopped = false;
@@ -59,6 +63,7 @@ export class Effects implements EffectsContext {
     this.live = new LiveSync(this, config.prefetch?.frontier ?? null);
     this.detail = new DetailLoader(this);
     this.commands = new Commands(this);
+    this.screens = new Screens(this);
     store.subscribe((action, previous, next) => this.onAction(action, previous, next));
   }
 
@@ -82,6 +87,10 @@ export class Effects implements EffectsContext {
     this.detail.load(ref, delay);
   }
 
+  noticed(notice: StreamNotice): void {
+    this.screens.onNotice(notice);
+  }
+
   async start(): Promise<void> {
     this.tickTimer = setInterval(() => this.dispatch({ type: 'tick', now: Date.now() }), 1000);
     this.tickTimer.unref?.();
@@ -93,6 +102,7 @@ export class Effects implements EffectsContext {
     this.live.stop();
     this.detail.stop();
     this.commands.stop();
+    this.screens.stop();
     if (this.retryTimer) clearTimeout(this.retryTimer);
     if (this.tickTimer) clearInterval(this.tickTimer);
   }
@@ -161,6 +171,7 @@ export class Effects implements EffectsContext {
 
   private onAction(action: Action, previous: State, next: State): void {
     if (this.isStopped) return;
+    this.screens.onAction(action, previous, next);
     // the detail pane follows the selection: fetch when it shows a new item
     if (next.detailOpen && next.detail && next.detail.ref !== previous.detail?.ref) this.loadDetail(next.detail.ref);
     if (next.project !== previous.project && next.project) {

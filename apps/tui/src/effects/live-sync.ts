@@ -91,6 +91,7 @@ export class LiveSync {
       default:
         break;
     }
+    this.ctx.noticed(notice);
   }
 
   safety(): void {

@@ -16,6 +16,8 @@ export const SCOPES = [
   'confirm',
   'approve',
   'projects',
+  'view',
+  'revoke',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
@@ -62,6 +64,14 @@ export const KEY_ACTIONS = [
   'help_close',
   'project_choose',
   'demo_import',
+  'machines_view',
+  'machine_open',
+  'machine_revoke',
+  'event_open',
+  'events_reads',
+  'view_close',
+  'view_down',
+  'view_up',
 ] as const;
 export type KeyAction = (typeof KEY_ACTIONS)[number];
 
@@ -175,7 +185,7 @@ export const KEYMAP: readonly KeyBinding[] = [
   {
     action: 'machine_deny',
     keys: ['d'],
-    help: 'deny the selected request: type its code, then confirm',
+    help: 'deny the selected request (no code needed)',
     scope: 'machines',
     dangerous: true,
     hint: 'deny',
@@ -239,12 +249,65 @@ export const KEYMAP: readonly KeyBinding[] = [
   { action: 'cursor_up', keys: ['k', 'up'], help: 'move up', scope: 'projects' },
   { action: 'project_choose', keys: ['enter'], help: 'open this project', scope: 'projects', hint: 'open' },
   { action: 'help_close', keys: ['escape', 'q'], help: 'close', scope: 'projects', hint: 'close' },
+
+  // issue 26 (screens): machine details, connected machines and revoke, the events filter and payload, read-only
+  // views, the project picker's filter and g/G
+  {
+    action: 'machine_open',
+    keys: ['enter'],
+    help: 'show the full name and id of the selected machine',
+    scope: 'machines',
+    hint: 'details',
+  },
+  {
+    action: 'machines_view',
+    keys: ['m'],
+    help: 'switch between pending requests and connected machines',
+    scope: 'machines',
+    hint: 'pending/connected',
+  },
+  {
+    action: 'machine_revoke',
+    keys: ['x'],
+    help: "revoke the selected connected machine's credential",
+    scope: 'machines',
+    dangerous: true,
+    hint: 'revoke',
+  },
+  { action: 'filter_start', keys: ['/'], help: 'filter events as you type', scope: 'events', hint: 'filter' },
+  { action: 'back', keys: ['escape'], help: 'clear the filter', scope: 'events' },
+  {
+    action: 'event_open',
+    keys: ['enter'],
+    help: 'show the payload of the selected event',
+    scope: 'events',
+    hint: 'payload',
+  },
+  { action: 'events_reads', keys: ['f'], help: 'show or hide FrontierComputed reads', scope: 'events', hint: 'reads' },
+  { action: 'view_close', keys: ['escape', 'enter', 'q'], help: 'close', scope: 'view', hint: 'close' },
+  { action: 'view_down', keys: ['j', 'down', 'J'], help: 'scroll down', scope: 'view' },
+  { action: 'view_up', keys: ['k', 'up', 'K'], help: 'scroll up', scope: 'view' },
+  {
+    action: 'dialog_yes',
+    keys: ['y'],
+    help: 'yes: revoke the credential',
+    scope: 'revoke',
+    dangerous: true,
+    hint: 'yes',
+  },
+  { action: 'dialog_no', keys: ['n', 'escape'], help: 'no: keep the machine connected', scope: 'revoke', hint: 'no' },
+  { action: 'dialog_toggle', keys: ['tab', 'left', 'right', 'h', 'l'], help: 'move the focus', scope: 'revoke' },
+  { action: 'dialog_activate', keys: ['enter'], help: 'press the focused button', scope: 'revoke' },
+  { action: 'cursor_top', keys: ['g', 'home'], help: 'first project', scope: 'projects' },
+  { action: 'cursor_bottom', keys: ['G', 'end'], help: 'last project', scope: 'projects' },
+  { action: 'filter_start', keys: ['/'], help: 'filter projects as you type', scope: 'projects', hint: 'filter' },
 ];
 
 export const DANGEROUS_ACTIONS: ReadonlySet<KeyAction> = new Set(
-  KEYMAP.filter((b) => b.dangerous && b.scope !== 'charge' && b.scope !== 'confirm' && b.scope !== 'approve').map(
-    (b) => b.action,
-  ),
+  KEYMAP.filter(
+    (b) =>
+      b.dangerous && b.scope !== 'charge' && b.scope !== 'confirm' && b.scope !== 'approve' && b.scope !== 'revoke',
+  ).map((b) => b.action),
 );
 
 // Scopes stacked at once: the first binding found wins, so a key may appear only once in a stack.
@@ -261,6 +324,8 @@ export const SCOPE_STACKS: readonly (readonly Scope[])[] = [
   ['always', 'confirm'],
   ['always', 'approve'],
   ['always', 'projects'],
+  ['always', 'view'],
+  ['always', 'revoke'],
 ];
 
 export class KeymapError extends Error {}
@@ -349,13 +414,20 @@ export const HELP_SECTIONS: readonly { title: string; where: string; scopes: rea
   { title: 'No daemon', where: 'no daemon', scopes: ['failure'] },
   { title: 'Filter', where: 'filter', scopes: ['filter'] },
   { title: 'Help', where: 'help', scopes: ['help'] },
-  { title: 'Dialogs', where: 'dialogs', scopes: ['charge', 'code', 'confirm', 'approve'] },
+  { title: 'Dialogs', where: 'dialogs', scopes: ['charge', 'code', 'confirm', 'approve', 'revoke'] },
+  { title: 'Details and payloads', where: 'detail views', scopes: ['view'] },
   { title: 'Project picker', where: 'project picker', scopes: ['projects'] },
 ];
 
 // A key that acts at once on something that matters asks first; inside a dialog the dialog is the asking.
 export function asksFirst(b: KeyBinding): boolean {
-  return Boolean(b.dangerous) && b.scope !== 'charge' && b.scope !== 'confirm' && b.scope !== 'approve';
+  return (
+    Boolean(b.dangerous) &&
+    b.scope !== 'charge' &&
+    b.scope !== 'confirm' &&
+    b.scope !== 'approve' &&
+    b.scope !== 'revoke'
+  );
 }
 
 // Two dialogs' "move the focus" is one line of help.

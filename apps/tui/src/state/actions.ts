@@ -1,6 +1,8 @@
 import type { KeyAction } from '../keys/keymap';
 import type {
+  ActorWire,
   ClaimHolder,
+  ConnectedMachineWire,
   DbClaimResponse,
   EpicTaskWire,
   EventWire,
@@ -37,6 +39,10 @@ export type Action =
   | { type: 'claims_loaded'; project: string; claims: ClaimHolder[] }
   | { type: 'machines_loaded'; requests: MachineAuthorizationRequest[] }
   | { type: 'events_loaded'; events: EventWire[] }
+  | { type: 'connected_loaded'; machines: ConnectedMachineWire[] }
+  | { type: 'actors_loaded'; actors: ActorWire[] }
+  | { type: 'view_open'; title: string; lines: string[] }
+  | { type: 'revoke_done' }
   | { type: 'detail_loaded'; ref: string; data: DetailPart }
   | { type: 'charge_confirm'; step: ScheduleStep }
   | { type: 'charge_done' }

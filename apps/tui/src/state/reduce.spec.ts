@@ -233,11 +233,9 @@ describe('reduce', () => {
       expect(s.dialog).toMatchObject({ kind: 'code', busy: false, warning: 'belongs to another request' });
     });
 
-    it('should confirm a deny with "no" focused before sending it', () => {
-      let s = run(withRequests(), key('machine_deny'));
-      for (const ch of 'BCDF-GHJK') s = reduce(s, { type: 'input', ch });
-      s = reduce(s, key('code_submit'));
-      expect(s.dialog).toMatchObject({ kind: 'confirm-deny', code: 'BCDF-GHJK', focus: 'no', busy: false });
+    it('should confirm a deny with "no" focused before sending it, without asking for the code', () => {
+      const s = run(withRequests(), key('machine_deny'));
+      expect(s.dialog).toMatchObject({ kind: 'confirm-deny', code: null, focus: 'no', busy: false });
       expect(reduce(s, key('dialog_activate')).dialog).toBeNull();
       expect(reduce(s, key('dialog_yes')).dialog).toMatchObject({ kind: 'confirm-deny', busy: true });
     });

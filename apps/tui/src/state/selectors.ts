@@ -1,5 +1,5 @@
 import type { Scope } from '../keys/keymap';
-import type { ClaimHolder, FrontierItemWire } from '../wire';
+import type { ClaimHolder, ConnectedMachineWire, EventWire, FrontierItemWire } from '../wire';
 import { FrontierTab, isFrontierTab, State, Tab } from './state';
 
 const EMPTY: readonly FrontierItemWire[] = Object.freeze([]);
@@ -51,7 +51,60 @@ function filterView(rows: readonly FrontierItemWire[], filter: string): FilterVi
 }
 
 export function effectiveFilter(state: State, tab: Tab): string {
-  return isFrontierTab(tab) ? state.filter : '';
+  return isFrontierTab(tab) || tab === 'events' ? state.filter : '';
+}
+
+// The Events tab's rows: FrontierComputed reads hidden unless shown, then the filter (substring of the name,
+// item, project, actor and payload). Computed once per (events, reads shown, filter, actor names).
+const eventViews = new WeakMap<
+  readonly EventWire[],
+  { showReads: boolean; filter: string; names: Record<string, string>; rows: EventWire[] }
+>();
+
+export function actorLabel(state: State, id: number | null): string {
+  if (id === null) return '';
+  return state.actorNames[String(id)] ?? `#${id}`;
+}
+
+export function visibleEvents(state: State): EventWire[] {
+  const cached = eventViews.get(state.events);
+  const filter = effectiveFilter(state, 'events');
+  if (cached && cached.showReads === state.showReads && cached.filter === filter && cached.names === state.actorNames) {
+    return cached.rows;
+  }
+  const needle = filter.trim().toLowerCase();
+  const rows = state.events.filter((e) => {
+    if (!state.showReads && e.name === 'FrontierComputed') return false;
+    if (!needle) return true;
+    const hay = `${e.name}\u0000${e.item_id ?? ''}\u0000${e.project ?? ''}\u0000${actorLabel(state, e.actor_id)}\u0000${JSON.stringify(e.payload ?? {})}`;
+    return hay.toLowerCase().includes(needle);
+  });
+  eventViews.set(state.events, { showReads: state.showReads, filter, names: state.actorNames, rows });
+  return rows;
+}
+
+// The project picker's projects, filtered by id or name (substring, any case).
+export function pickerProjects(state: State, d: { filter?: string }) {
+  const all = state.projects ?? [];
+  const needle = (d.filter ?? '').trim().toLowerCase();
+  return needle ? all.filter((p) => `${p.id}\u0000${p.name}`.toLowerCase().includes(needle)) : all;
+}
+
+// The Machines tab's connected view: a machine's credential rows by machine id and credential prefix.
+export function connectedKey(m: ConnectedMachineWire): string {
+  return `${m.machine_id}\u0000${m.token_prefix}`;
+}
+
+export function selectedConnected(state: State): ConnectedMachineWire | null {
+  if (state.tab !== 'machines' || state.machinesView !== 'connected') return null;
+  const i = selectedIndex(state);
+  return i < 0 ? null : (state.connected[i] ?? null);
+}
+
+export function selectedEvent(state: State): EventWire | null {
+  if (state.tab !== 'events') return null;
+  const i = selectedIndex(state);
+  return i < 0 ? null : (visibleEvents(state)[i] ?? null);
 }
 
 export function rowCount(state: State, tab: Tab): number {
@@ -60,7 +113,8 @@ export function rowCount(state: State, tab: Tab): number {
     const view = filterView(rows, effectiveFilter(state, tab));
     return view.indices ? view.indices.length : rows.length;
   }
-  return tab === 'machines' ? state.machines.length : state.events.length;
+  if (tab === 'machines') return state.machinesView === 'connected' ? state.connected.length : state.machines.length;
+  return visibleEvents(state).length;
 }
 
 // The bucket position (0-based, the item's rank - 1) of the i-th visible row.
@@ -78,8 +132,14 @@ export function frontierRowAt(state: State, tab: FrontierTab, i: number): Fronti
 export function keyAt(state: State, tab: Tab, i: number): string | null {
   if (i < 0) return null;
   if (isFrontierTab(tab)) return frontierRowAt(state, tab, i)?.item_id ?? null;
-  if (tab === 'machines') return state.machines[i]?.request_id ?? null;
-  return state.events[i]?.id ?? null;
+  if (tab === 'machines') {
+    if (state.machinesView === 'connected') {
+      const m = state.connected[i];
+      return m ? connectedKey(m) : null;
+    }
+    return state.machines[i]?.request_id ?? null;
+  }
+  return visibleEvents(state)[i]?.id ?? null;
 }
 
 // A linear scan without allocation: called once per tab when the rows change, never per key press.
@@ -94,8 +154,11 @@ export function indexOfKey(state: State, tab: Tab, key: string): number {
     for (let i = 0; i < rows.length; i++) if (rows[i].item_id === key) return i;
     return -1;
   }
-  if (tab === 'machines') return state.machines.findIndex((m) => m.request_id === key);
-  return state.events.findIndex((e) => e.id === key);
+  if (tab === 'machines') {
+    if (state.machinesView === 'connected') return state.connected.findIndex((m) => connectedKey(m) === key);
+    return state.machines.findIndex((m) => m.request_id === key);
+  }
+  return visibleEvents(state).findIndex((e) => e.id === key);
 }
 
 export function selectedIndex(state: State, tab: Tab = state.tab): number {
@@ -110,7 +173,7 @@ export function selectedItem(state: State): FrontierItemWire | null {
 }
 
 export function selectedMachine(state: State) {
-  if (state.tab !== 'machines') return null;
+  if (state.tab !== 'machines' || state.machinesView !== 'pending') return null;
   const i = selectedIndex(state);
   return i < 0 ? null : (state.machines[i] ?? null);
 }
@@ -157,7 +220,9 @@ export function activeScope(state: State): Scope {
     if (d.kind === 'code') return 'code';
     if (d.kind === 'confirm-deny') return 'confirm';
     if (d.kind === 'confirm-approve') return 'approve';
-    return 'projects';
+    if (d.kind === 'confirm-revoke') return 'revoke';
+    if (d.kind === 'view') return 'view';
+    return d.filtering ? 'filter' : 'projects';
   }
   if (state.filtering) return 'filter';
   if (state.projects !== null && state.projects.length === 0) return 'empty';

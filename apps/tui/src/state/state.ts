@@ -1,5 +1,6 @@
 import type {
   ClaimHolder,
+  ConnectedMachineWire,
   DbClaimResponse,
   EpicTaskWire,
   EventWire,
@@ -51,17 +52,32 @@ export type Dialog =
       ref: string | null;
       step: ScheduleStep | null;
       focus: 'no' | 'yes';
+      // y pressed while the item is looked up: answered once it is known (n/esc cancel at once)
+      queued?: 'yes' | null;
     }
   | {
       kind: 'code';
       action: 'approve' | 'deny';
       requestId: string;
       machineName: string;
+      machineId?: string;
       input: string;
       warning: string | null;
       busy: boolean;
     }
-  | { kind: 'confirm-deny'; requestId: string; machineName: string; code: string; focus: 'no' | 'yes'; busy: boolean }
+  // code null: deny by the request id alone (no code typed)
+  | {
+      kind: 'confirm-deny';
+      requestId: string;
+      machineName: string;
+      machineId?: string;
+      code: string | null;
+      focus: 'no' | 'yes';
+      busy: boolean;
+    }
+  | { kind: 'confirm-revoke'; machineId: string; machineName: string; focus: 'no' | 'yes'; busy: boolean }
+  // read-only text: a machine's full name and id, an event's payload, a charge's dispatch or why it was refused
+  | { kind: 'view'; title: string; lines: string[]; scroll: number }
   // approve the deployment stage the item's run awaits (svc approve <ref>)
   | {
       kind: 'confirm-approve';
@@ -74,7 +90,8 @@ export type Dialog =
     }
   // scroll: the first line of the help shown (the view clamps it)
   | { kind: 'help'; filter: string; scroll?: number }
-  | { kind: 'projects'; index: number };
+  // key: the selected project id (the selection follows the project when the list changes); filter as typed
+  | { kind: 'projects'; index: number; key?: string | null; filter?: string; filtering?: boolean };
 
 export interface Detail {
   ref: string;
@@ -118,6 +135,15 @@ export interface State {
   frontierProject: string | null;
   claims: Record<string, ClaimHolder>;
   machines: MachineAuthorizationRequest[];
+  // the Machines tab shows pending requests or connected machines (m switches)
+  machinesView: 'pending' | 'connected';
+  connected: ConnectedMachineWire[];
+  // FrontierComputed reads are hidden from the Events tab unless shown (f)
+  showReads: boolean;
+  // actor names by id, for the Events tab's actor column
+  actorNames: Record<string, string>;
+  // details seen recently, by ref: moving back to an item shows its detail at once
+  detailCache: Record<string, Detail>;
   // newest first, at most EVENTS_CAPACITY
   events: EventWire[];
   tab: Tab;
@@ -156,6 +182,11 @@ export function initialState(
     frontierProject: null,
     claims: {},
     machines: [],
+    machinesView: 'pending',
+    connected: [],
+    showReads: false,
+    actorNames: {},
+    detailCache: {},
     events: [],
     tab: 'runnable',
     cursors: {

@@ -98,11 +98,15 @@ export function detailLines(state: State, width: number, theme: Theme): string[]
   const claim = claimOf(state, item.item_id);
   if (conductEligible(state).has(item.item_id))
     out.push(` ${paint(theme, '* conduct-eligible (inside the WIP cap)', 'green')}`);
-  out.push(
-    claim
-      ? ` ${paint(theme, esc(`@ claimed by ${claimLabel(claim)} (${claim.harness}/${claim.model}, lane ${claim.lane}) until ${claim.expires_at.slice(11, 19)}`), 'magenta')}`
-      : ' not claimed',
-  );
+  if (claim) {
+    // the holder as the command line shows it (#session harness), wrapped to the pane, never cut
+    const who = claim.actor ? `${claim.actor}, ` : '';
+    const since = formatAge(claim.claimed_at, state.now);
+    const line = `@ claimed by ${claimLabel(claim)} (${who}${claim.model}, lane ${claim.lane})${since ? ` ${since} ago` : ''}, until ${claim.expires_at.slice(11, 19)}`;
+    wrap(line, w - 3).forEach((l, i) => out.push(`${i === 0 ? ' ' : '   '}${paint(theme, esc(l), 'magenta')}`));
+  } else {
+    out.push(' not claimed');
+  }
 
   if (item.blocked_by.length > 0 || item.blocked_reasons.length > 0) {
     heading('Blocked by');
@@ -121,9 +125,13 @@ export function detailLines(state: State, width: number, theme: Theme): string[]
   const ex = d?.explain;
   if (ex) {
     heading('Why');
-    ex.summary.filter((line) => !line.startsWith('critical path')).forEach(once);
+    // the explain summary as `svc frontier explain` prints it: the critical path points from the item to what it
+    // waits on (A ← B ← C; start with C)
+    ex.summary.forEach(once);
+    if (ex.critical_path.length > 1 && !ex.summary.some((l) => l.startsWith('critical path'))) {
+      once(`critical path: ${ex.critical_path.join(' ← ')}`);
+    }
     if (ex.operator_block) once(`operator block: ${ex.operator_block}`);
-    if (ex.critical_path.length > 1) once(`critical path: ${ex.critical_path.join(' → ')}`);
     if (ex.unblock_roots.length > 0) once(`start first: ${ex.unblock_roots.join(', ')}`);
     if (ex.stuck.length > 0) once(`needs a person (not runnable, waits on nothing): ${ex.stuck.join(', ')}`);
     for (const u of ex.unsatisfied) {

@@ -6,7 +6,14 @@ import { footerLine, headerLine, statusLine, tabSpans, tabsLine } from './chrome
 import { patchBlessedUnicode } from './blessed-unicode';
 import { detailLines } from './detail';
 import { Theme } from './format';
-import { listHeaderLine, ListRender, renderEventRows, renderFrontierRows, renderMachineRows } from './lists';
+import {
+  listHeaderLine,
+  ListRender,
+  renderConnectedRows,
+  renderEventRows,
+  renderFrontierRows,
+  renderMachineRows,
+} from './lists';
 import { emptyLines, failureLines, OverlayContent, overlayFor } from './overlays';
 import { Role } from './theme';
 import * as widgets from './widgets';
@@ -75,6 +82,7 @@ export class Layout {
   private readonly offsets: Record<Tab, number> = { runnable: 0, blocked: 0, frozen: 0, machines: 0, events: 0 };
   private readonly contents = new Map<blessed.Widgets.BoxElement, string>();
   private detailCache: { key: string; lines: string[] } | null = null;
+  private lastReady: { ref: string; width: number; lines: string[] } | null = null;
 
   // what the last frame drew where (mouse clicks)
   geometry: Geometry | null = null;
@@ -159,17 +167,30 @@ export class Layout {
       this.detail.width = d.width;
       this.detail.height = d.height;
       const inner = Math.max(1, d.height - 2);
-      const lines = this.detailContent(state, d.width - 2);
+      let lines = this.detailContent(state, d.width - 2);
+      // no flicker on j/k: until the new item's explain arrives, the previous pane stays, labelled as loading
+      const ready = !state.detail || state.detail.explain !== null || state.detail.errors.length > 0;
+      let waiting: string | null = null;
+      if (ready) this.lastReady = { ref: state.detail?.ref ?? '', width: d.width, lines };
+      else if (this.lastReady && this.lastReady.width === d.width && this.lastReady.ref !== state.detail?.ref) {
+        waiting = state.detail?.ref ?? null;
+        lines = this.lastReady.lines;
+      }
       const maxScroll = Math.max(0, lines.length - inner);
-      const scroll = Math.min(state.detailScroll, maxScroll);
+      const scroll = waiting ? 0 : Math.min(state.detailScroll, maxScroll);
       const shown = lines.slice(scroll, scroll + inner);
       this.detail.setLabel(
-        maxScroll > 0 ? ` Detail ${scroll + 1}-${scroll + shown.length}/${lines.length} (J/K) ` : ' Detail ',
+        waiting
+          ? ` Detail (loading ${waiting}…) `
+          : maxScroll > 0
+            ? ` Detail ${scroll + 1}-${scroll + shown.length}/${lines.length} (J/K) `
+            : ' Detail ',
       );
       this.set(this.detail, shown.join('\n'));
       this.detail.show();
     } else {
       this.detail.hide();
+      this.lastReady = null;
     }
 
     const overlay = state.failure ? null : overlayFor(state, width, height, t);
@@ -231,7 +252,10 @@ export class Layout {
     const height = Math.max(1, g.listRows);
     const prev = this.offsets[state.tab];
     if (isFrontierTab(state.tab)) return renderFrontierRows(state, state.tab, g.listWidth, height, prev, this.theme);
-    if (state.tab === 'machines') return renderMachineRows(state, g.listWidth, height, prev, this.theme);
+    if (state.tab === 'machines') {
+      if (state.machinesView === 'connected') return renderConnectedRows(state, g.listWidth, height, prev);
+      return renderMachineRows(state, g.listWidth, height, prev, this.theme);
+    }
     return renderEventRows(state, g.listWidth, height, prev, this.theme);
   }
 
@@ -241,7 +265,14 @@ export class Layout {
       if (state.filter) return ` no ${state.tab} item matches "${state.filter.replace(/[{}]/g, '')}"`;
       return ` no ${state.tab} items`;
     }
-    if (state.tab === 'machines') return ' no pending machine requests (a machine asks with `svc connect <url>`)';
-    return ' no events yet';
+    if (state.tab === 'machines') {
+      return state.machinesView === 'connected'
+        ? ' no connected machines you may manage (m shows pending requests)'
+        : ' no pending machine requests (a machine asks with `svc connect <url>`; m shows connected machines)';
+    }
+    if (state.filter) return ` no event matches "${state.filter.replace(/[{}]/g, '')}"`;
+    return state.showReads || state.events.length === 0
+      ? ' no events yet'
+      : ' no events yet besides FrontierComputed reads (f shows them)';
   }
 }

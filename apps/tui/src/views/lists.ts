@@ -1,4 +1,5 @@
 import {
+  actorLabel,
   bucketIndexAt,
   claimOf,
   conductEligible,
@@ -7,9 +8,16 @@ import {
   frontierRowAt,
   rowCount,
   selectedIndex,
+  visibleEvents,
 } from '../state/selectors';
 import { FrontierTab, isFrontierTab, State, Tab } from '../state/state';
-import type { ClaimHolder, EventWire, FrontierItemWire, MachineAuthorizationRequest } from '../wire';
+import type {
+  ClaimHolder,
+  ConnectedMachineWire,
+  EventWire,
+  FrontierItemWire,
+  MachineAuthorizationRequest,
+} from '../wire';
 import { esc, fit, inverse, paint, PLAIN, PRIORITY_COLOR, PRIORITY_SHORT, Theme } from './format';
 
 // The scroll offset that keeps the selected row visible, moving as little as possible from the previous one.
@@ -79,9 +87,10 @@ export function frontierColumns(width: number, count: number, refWidth = 8, only
   return cols;
 }
 
+// As the command line shows a holder (svc frontier's "claimed by"): the session, then its harness.
 export function claimLabel(claim: ClaimHolder | null): string {
   if (!claim) return '';
-  return `${claim.actor ?? claim.harness}#${claim.session_id}`;
+  return `#${claim.session_id} ${claim.harness}`;
 }
 
 function cell(
@@ -188,7 +197,61 @@ function machineColumns(width: number): Column[] {
   return cols;
 }
 
-export function machinesHeaderLine(width: number, theme: Theme): string {
+const CONNECTED_COLUMNS: Column[] = [
+  { id: 'name', title: 'machine', width: 18, align: 'left' },
+  { id: 'id', title: 'machine id', width: 0, align: 'left' },
+  { id: 'actor', title: 'person', width: 12, align: 'left' },
+  { id: 'prefix', title: 'credential', width: 12, align: 'left' },
+  { id: 'used', title: 'used', width: 4, align: 'right' },
+];
+
+function connectedColumns(width: number): Column[] {
+  const cols = CONNECTED_COLUMNS.map((c) => ({ ...c }));
+  const fixed = 1 + cols.reduce((s, c) => s + c.width + 1, 0);
+  cols[1].width = Math.max(8, width - fixed);
+  return cols;
+}
+
+function connectedCell(col: Column, m: ConnectedMachineWire, now: number): string {
+  switch (col.id) {
+    case 'name':
+      return esc(fit(m.machine_name, col.width));
+    case 'id':
+      return esc(fit(m.machine_id, col.width));
+    case 'actor':
+      return esc(fit(m.actor, col.width));
+    case 'prefix':
+      return esc(fit(m.token_prefix, col.width));
+    case 'used':
+      return esc(fit(m.last_used_at ? formatAge(m.last_used_at, now) : '-', col.width, 'right'));
+    default:
+      return '';
+  }
+}
+
+export function renderConnectedRows(state: State, width: number, height: number, previousOffset: number): ListRender {
+  const count = state.connected.length;
+  const selected = selectedIndex(state, 'machines');
+  const offset = scrollWindow(Math.max(selected, 0), count, height, previousOffset);
+  const cols = connectedColumns(width);
+  const lines: string[] = [];
+  for (let i = offset; i < Math.min(count, offset + height); i++) {
+    const text = cols.map((c) => connectedCell(c, state.connected[i], state.now)).join(' ');
+    lines.push(i === selected ? inverse(`›${text}`) : ` ${text}`);
+  }
+  return { lines, offset };
+}
+
+export function machinesHeaderLine(width: number, theme: Theme, connected = false): string {
+  if (connected) {
+    return paint(
+      theme,
+      ` ${connectedColumns(width)
+        .map((c) => esc(fit(c.title, c.width, c.align)))
+        .join(' ')}`,
+      'gray',
+    );
+  }
   return paint(
     theme,
     ` ${machineColumns(width)
@@ -265,11 +328,14 @@ function eventTime(iso: string): string {
   return d.toISOString().slice(11, 19);
 }
 
+// time, event, item, project, actor, then the summary takes the rest
+const EVENT_FIXED = 1 + 9 + 21 + 9 + 10 + 11;
+
 export function eventsHeaderLine(width: number, theme: Theme): string {
-  const summary = Math.max(8, width - 1 - 9 - 21 - 9 - 10 - 4);
+  const summary = Math.max(8, width - EVENT_FIXED);
   return paint(
     theme,
-    ` ${fit('time', 8)} ${fit('event', 20)} ${fit('item', 8)} ${fit('project', 9)} ${fit('detail', summary)}`,
+    ` ${fit('time', 8)} ${fit('event', 20)} ${fit('item', 8)} ${fit('project', 9)} ${fit('actor', 10)} ${fit('detail', summary)}`,
     'gray',
   );
 }
@@ -281,14 +347,15 @@ export function renderEventRows(
   previousOffset: number,
   theme: Theme,
 ): ListRender {
-  const count = state.events.length;
+  const rows = visibleEvents(state);
+  const count = rows.length;
   const selected = selectedIndex(state, 'events');
   const offset = scrollWindow(Math.max(selected, 0), count, height, previousOffset);
-  const summary = Math.max(8, width - 1 - 9 - 21 - 9 - 10 - 4);
+  const summary = Math.max(8, width - EVENT_FIXED);
   const lines: string[] = [];
   for (let i = offset; i < Math.min(count, offset + height); i++) {
-    const e = state.events[i];
-    const text = `${fit(eventTime(e.created_at), 8)} ${fit(e.name, 20)} ${fit(e.item_id ?? '', 8)} ${fit(e.project ?? '', 9)} ${fit(eventSummary(e), summary)}`;
+    const e = rows[i];
+    const text = `${fit(eventTime(e.created_at), 8)} ${fit(e.name, 20)} ${fit(e.item_id ?? '', 8)} ${fit(e.project ?? '', 9)} ${fit(actorLabel(state, e.actor_id), 10)} ${fit(eventSummary(e), summary)}`;
     if (i === selected) lines.push(inverse(`›${esc(text)}`));
     else lines.push(` ${e.name === 'ChargeDecisionMade' ? paint(theme, esc(text), 'cyan') : esc(text)}`);
   }
@@ -297,5 +364,7 @@ export function renderEventRows(
 
 export function listHeaderLine(state: State, tab: Tab, width: number, theme: Theme): string {
   if (isFrontierTab(tab)) return frontierHeaderLine(width, state.frontier?.[tab].length ?? 0, theme, refWidthOf(state));
-  return tab === 'machines' ? machinesHeaderLine(width, theme) : eventsHeaderLine(width, theme);
+  return tab === 'machines'
+    ? machinesHeaderLine(width, theme, state.machinesView === 'connected')
+    : eventsHeaderLine(width, theme);
 }

@@ -1,5 +1,5 @@
 import { helpSections, keyLabel } from '../keys/keymap';
-import { activeScope, formatAge } from '../state/selectors';
+import { activeScope, formatAge, pickerProjects } from '../state/selectors';
 import { Dialog, State } from '../state/state';
 import { bold, displayWidth, esc, fit, inverse, paint, Theme, truncate, wrap } from './format';
 
@@ -31,6 +31,12 @@ export function chargeDialog(d: Dialog & { kind: 'charge' }, width: number, them
   const lines: string[] = [];
   if (d.phase === 'loading' || !d.step) {
     lines.push(` ${esc(d.ref ? `looking up ${d.ref} in the schedule…` : 'looking up the top runnable item…')}`);
+    lines.push('');
+    const answer =
+      d.queued === 'yes'
+        ? 'y received: it dispatches as soon as the item is known (n or esc still cancels).'
+        : 'y dispatches it as soon as it is known; n or esc cancels now.';
+    wrap(answer, w - 4).forEach((l) => lines.push(` ${paint(theme, esc(l), d.queued ? 'yellow' : 'white')}`));
   } else {
     const s = d.step;
     const body = (t: string) => wrap(t, w - 4).forEach((l) => lines.push(` ${esc(l)}`));
@@ -62,6 +68,8 @@ export function codeDialog(d: Dialog & { kind: 'code' }, width: number, theme: T
   wrap(`${verb} the request of "${d.machineName}": type the code the machine shows.`, w - 4).forEach((l) =>
     lines.push(` ${esc(l)}`),
   );
+  // the name and id `svc connect` tells the person to compare, in full
+  if (d.machineId) wrap(`machine id: ${d.machineId}`, w - 4).forEach((l) => lines.push(` ${esc(l)}`));
   lines.push('');
   lines.push(` code: ${bold(esc(d.input))}${d.busy ? '' : '▏'}`);
   lines.push('');
@@ -81,13 +89,48 @@ export function codeDialog(d: Dialog & { kind: 'code' }, width: number, theme: T
 export function confirmDenyDialog(d: Dialog & { kind: 'confirm-deny' }, width: number, theme: Theme): OverlayContent {
   const w = Math.min(64, width - 4);
   const lines: string[] = [];
-  wrap(`Deny "${d.machineName}" (code ${d.code})? The machine will not be connected.`, w - 4).forEach((l) =>
+  const code = d.code ? ` (code ${d.code})` : '';
+  wrap(`Deny "${d.machineName}"${code}? The machine will not be connected.`, w - 4).forEach((l) =>
     lines.push(` ${esc(l)}`),
   );
+  if (d.machineId) wrap(`machine id: ${d.machineId}`, w - 4).forEach((l) => lines.push(` ${esc(l)}`));
   lines.push('');
   lines.push(d.busy ? ` ${paint(theme, 'sending…', 'yellow')}` : buttons(d.focus, 'Yes, deny'));
   const spans = d.busy ? undefined : buttonSpans(lines.length - 1, d.focus, 'Yes, deny');
   return { title: ' Deny machine ', lines, width: w, buttons: spans };
+}
+
+export function confirmRevokeDialog(
+  d: Dialog & { kind: 'confirm-revoke' },
+  width: number,
+  theme: Theme,
+): OverlayContent {
+  const w = Math.min(64, width - 4);
+  const lines: string[] = [];
+  wrap(
+    `Revoke the credential of "${d.machineName}"? Its next request is refused (401) on every replica; it connects again only through svc connect and an approval.`,
+    w - 4,
+  ).forEach((l) => lines.push(` ${esc(l)}`));
+  wrap(`machine id: ${d.machineId}`, w - 4).forEach((l) => lines.push(` ${esc(l)}`));
+  lines.push('');
+  lines.push(d.busy ? ` ${paint(theme, 'sending…', 'yellow')}` : buttons(d.focus, 'Yes, revoke'));
+  return { title: ' Revoke machine ', lines, width: w };
+}
+
+// Read-only text (a machine's full name and id, an event's payload, a dispatch): wrapped, scrolled with j/k.
+export function viewDialog(d: Dialog & { kind: 'view' }, width: number, height: number, theme: Theme): OverlayContent {
+  const w = Math.min(96, width - 2);
+  const all: string[] = [];
+  for (const line of d.lines) {
+    const indent = /^\s*/.exec(line)?.[0] ?? '';
+    wrap(line, w - 4 - indent.length).forEach((l, i) => all.push(i === 0 ? l : indent + l));
+  }
+  const room = Math.max(1, height - 5);
+  const scroll = Math.min(d.scroll, Math.max(0, all.length - room));
+  const shown = all.slice(scroll, scroll + room).map((l) => ` ${esc(l)}`);
+  const more = all.length > room ? ` ${scroll + 1}-${scroll + shown.length}/${all.length} j/k ·` : '';
+  shown.push(paint(theme, `${more} esc closes`, 'gray'));
+  return { title: ` ${truncate(d.title, w - 4)} `, lines: shown, width: w };
 }
 
 export function confirmApproveDialog(
@@ -153,13 +196,26 @@ function activeScopeBelowHelp(state: State) {
   return activeScope({ ...state, dialog: null });
 }
 
-export function projectsDialog(state: State, d: Dialog & { kind: 'projects' }, width: number): OverlayContent {
+export function projectsDialog(
+  state: State,
+  d: Dialog & { kind: 'projects' },
+  width: number,
+  height: number,
+): OverlayContent {
   const w = Math.min(70, width - 4);
-  const lines = (state.projects ?? []).map((p, i) => {
+  const rows = pickerProjects(state, d);
+  const room = Math.max(1, height - 6);
+  const offset = Math.max(0, Math.min(d.index - room + 1, rows.length - room));
+  const lines = rows.slice(Math.max(0, offset), Math.max(0, offset) + room).map((p, k) => {
+    const i = k + Math.max(0, offset);
     const text = `${fit(p.id, 16)} ${truncate(p.name, w - 24)}${p.id === state.project ? ' (open)' : ''}`;
     return i === d.index ? inverse(`›${esc(text)}`) : ` ${esc(text)}`;
   });
-  return { title: ' Projects ', lines, width: w };
+  if (rows.length === 0) lines.push(` no project matches "${esc(d.filter ?? '')}"`);
+  if (d.filtering || d.filter) {
+    lines.push(` /${esc(d.filter ?? '')}${d.filtering ? '▏ (enter keeps, esc clears)' : ''}`);
+  }
+  return { title: ` Projects (${rows.length}/${(state.projects ?? []).length}) `, lines, width: w };
 }
 
 export function overlayFor(state: State, width: number, height: number, theme: Theme): OverlayContent | null {
@@ -177,7 +233,11 @@ export function overlayFor(state: State, width: number, height: number, theme: T
     case 'help':
       return helpOverlay(state, d, width, height, theme);
     case 'projects':
-      return projectsDialog(state, d, width);
+      return projectsDialog(state, d, width, height);
+    case 'confirm-revoke':
+      return confirmRevokeDialog(d, width, theme);
+    case 'view':
+      return viewDialog(d, width, height, theme);
   }
 }
 

@@ -149,7 +149,8 @@ describe('views', () => {
       if (columns >= 120) {
         expect(lines[0]).toContain('runnable 3 · blocked 2 · frozen 1');
         expect(lines[0]).toContain('WIP 1/4');
-        expect(text).toContain('alice#7');
+        // the holder as the command line shows it: #session harness
+        expect(text).toContain('#7 claude-code');
       }
     });
 
@@ -165,7 +166,8 @@ describe('views', () => {
         await press('J');
         text = t.text();
       }
-      expect(text).toContain('critical path: ATL-8 → ATL-5 → ATL-3');
+      // the same direction as `svc frontier explain`: the item waits on what follows it
+      expect(text).toContain('critical path: ATL-8 ← ATL-5 ← ATL-3');
       expect(text).toContain('start first: ATL-3');
       const detailTop = t.lines().findIndex((l) => l.includes('Detail'));
       const firstRow = t.lines().findIndex((l) => l.includes('ATL-8'));
@@ -298,9 +300,12 @@ describe('views', () => {
       expect(t.text()).toContain('! that code belongs to another request');
     });
 
-    it('should show the events newest first', () => {
+    it('should show the events newest first', async () => {
       start(columns, rows);
       dispatch({ type: 'key', action: 'tab_events' });
+      // FrontierComputed reads are hidden until f shows them
+      expect(t.text()).not.toContain('FrontierComputed');
+      await press('f');
       const lines = t.lines();
       const decision = lines.findIndex((l) => l.includes('ChargeDecisionMade'));
       const computed = lines.findIndex((l) => l.includes('FrontierComputed'));

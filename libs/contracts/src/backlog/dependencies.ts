@@ -1,3 +1,11 @@
+// The wire vocabulary of a dependency (the values `gate_point` and `source` take on the wire). libs/core declares the
+// same lists for its computations (it imports no other project code); dependencies-vocabulary.spec.ts in the daemon
+// fails when the two drift apart.
+export const GATE_POINTS = ['activation', 'integration', 'closure', 'coordination_only'] as const;
+export type GatePointWire = (typeof GATE_POINTS)[number];
+export const DEPENDENCY_SOURCES = ['shepherd', 'conduct', 'operator', 'migration', 'feed', 'idea', 'refine'] as const;
+export type DependencySourceWire = (typeof DEPENDENCY_SOURCES)[number];
+
 export type DependencyDirection = 'depends_on' | 'blocks';
 
 export interface DependencyWire {

@@ -27,6 +27,13 @@ export interface MachineAuthorizationRequestResolveBody {
   action: 'approve' | 'deny';
 }
 
+// POST /v1/machine-authorizations/requests/:request_id/deny: an approver denies a listed request without its code
+// (a request nobody expected, from a machine nobody can ask for its code). Approval still needs the code.
+export interface MachineAuthorizationRequestDenyResponse {
+  request_id: string;
+  decision: 'denied';
+}
+
 // Announced on the event stream (`event: machine_authorization`) on every state change; a hint to refetch.
 export const MACHINE_AUTHORIZATION_CHANGES = ['started', 'decided', 'consumed', 'expired'] as const;
 export type MachineAuthorizationChange = (typeof MACHINE_AUTHORIZATION_CHANGES)[number];

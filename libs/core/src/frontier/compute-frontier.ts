@@ -1,5 +1,5 @@
 import { isTerminalStatus } from '../dependencies/satisfaction';
-import { namedStuckCycles } from './depth';
+import { namedStuckCycles } from './stuck-cycles';
 import { EdgeResolution } from './edge-resolution';
 import { EdgeStructure } from './edge-structure';
 import { changedInPlace, indexItems } from './item-index';

@@ -1,7 +1,6 @@
 import { IsIn, IsInt, IsObject, IsOptional, IsString, MaxLength, Min } from 'class-validator';
 
-import { DEPENDENCY_SOURCES, GATE_POINTS } from '@app/core';
-import { DependencyWire } from '@app/contracts/backlog';
+import { DEPENDENCY_SOURCES, DependencyWire, GATE_POINTS } from '@app/contracts/backlog';
 
 export class AddDependencyDto {
   // public ref of the blocking item (any project the caller can see)

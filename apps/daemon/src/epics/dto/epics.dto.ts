@@ -13,7 +13,15 @@ import {
   Min,
 } from 'class-validator';
 
-import { CONTEXT_ESTIMATES, EPIC_TASK_STATUSES, EpicTaskWire, FILE_ACTIONS } from '@app/contracts';
+import {
+  ChainWire,
+  CONTEXT_ESTIMATES,
+  EPIC_TASK_STATUSES,
+  EpicTaskWire,
+  FILE_ACTIONS,
+  NoteWire,
+  TaskFileWire,
+} from '@app/contracts';
 
 const TEXT = 256 * 1024;
 
@@ -77,37 +85,12 @@ export interface EpicTaskRow extends Omit<EpicTaskWire, 'epic' | 'dependencies'>
   dependencies: string | null;
 }
 
-export interface TaskFileWire {
-  task_num: number;
-  file_path: string;
-  action: string | null;
-}
-
-export interface ChainRow {
-  worktree: string;
-  worktree_path: string | null;
+export interface ChainRow extends Omit<ChainWire, 'epic' | 'queue'> {
   queue: string | null;
-  current_index: number;
-  current_task: string | null;
-  current_attempt: number;
-  max_attempts: number;
-  no_chain: number;
-  started_at: string | null;
-  last_updated: string | null;
 }
 
-export interface ChainWire extends Omit<ChainRow, 'queue'> {
-  epic: string;
-  queue: number[];
-}
-
-export interface NoteWire {
-  task_num: number;
-  note_num: number;
-  body: string;
-  author: string | null;
-  created_at: string;
-}
+// The wire types are libs/contracts' (re-exported for the daemon's own imports); a row is the wire less the epic.
+export type { ChainWire, NoteWire, TaskFileWire };
 
 export function parseTaskNumbers(text: string | null): number[] {
   if (!text) return [];

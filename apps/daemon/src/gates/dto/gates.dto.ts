@@ -1,6 +1,6 @@
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 
-import { GATE_POINTS } from '@app/core';
+import { GATE_POINTS } from '@app/contracts/backlog';
 
 export const MAX_GATE_ITEMS = 5000;
 

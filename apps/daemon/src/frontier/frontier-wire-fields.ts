@@ -1,0 +1,240 @@
+import type { FrontierItemWire } from '@app/contracts';
+import { FrontierItem, toZonelessIso } from '@app/core';
+
+// The wire fields of a FrontierItem, in wire order, each with the in-process value it is made from and how that value
+// is written. This one table drives the mapper (toFrontierItemWire), the hand-written serializer (frontierItemJson)
+// and the "unchanged item" comparison (sameWireFields) that lets the serializer copy an item's bytes from the last
+// body: a field added here is mapped, written and compared; a field missing here is in none of the three (and the
+// serializer's tests, which vary every field of the wire shape, fail). See docs/frontier-read-path.md.
+
+type RefOf = (id: number) => string | undefined;
+
+// How a field's in-process value becomes JSON:
+// - text: any string (quoted, escaped as JSON.stringify does)
+// - word: a string from a small vocabulary (status, priority, ...; its quoted form is memoized)
+// - number: a finite number (String(n) is its JSON)
+// - timestamp: a stored timestamp, written as zoneless ISO 8601 UTC with milliseconds (toZonelessIso)
+// - refs: internal item ids, written as the public refs of those that resolve (the others are left out)
+// - texts: an array of text
+export type WireKind = 'text' | 'word' | 'number' | 'timestamp' | 'refs' | 'texts';
+
+// The in-process type each kind is made from.
+interface KindSource {
+  text: string;
+  word: string;
+  number: number;
+  timestamp: string;
+  refs: readonly number[];
+  texts: readonly string[];
+}
+
+// The FrontierItem properties whose type fits a kind.
+type SourceOf<K extends WireKind> = {
+  [P in keyof FrontierItem]: FrontierItem[P] extends KindSource[K] ? P : never;
+}[keyof FrontierItem];
+
+export type WireField = {
+  [K in WireKind]: { key: keyof FrontierItemWire; kind: K; from: SourceOf<K> };
+}[WireKind];
+
+export const FRONTIER_ITEM_WIRE_FIELDS = [
+  { key: 'item_id', kind: 'text', from: 'ref' },
+  { key: 'title', kind: 'text', from: 'title' },
+  { key: 'status', kind: 'word', from: 'status' },
+  { key: 'priority', kind: 'word', from: 'priority' },
+  { key: 'project', kind: 'word', from: 'project' },
+  { key: 'workflow_id', kind: 'word', from: 'workflow_id' },
+  { key: 'workflow_version_id', kind: 'number', from: 'workflow_version_id' },
+  { key: 'adapter', kind: 'word', from: 'adapter' },
+  { key: 'blocked_by', kind: 'refs', from: 'blocked_by' },
+  { key: 'blocked_reasons', kind: 'texts', from: 'blocked_reasons' },
+  { key: 'unblocks_count', kind: 'number', from: 'unblocks_count' },
+  { key: 'downstream_depth', kind: 'number', from: 'downstream_depth' },
+  { key: 'created_at', kind: 'timestamp', from: 'created_at' },
+] as const satisfies readonly WireField[];
+
+// Every key of the wire shape is in the table (a compile error names the one left out).
+type Covered = (typeof FRONTIER_ITEM_WIRE_FIELDS)[number]['key'];
+const EVERY_KEY_COVERED: Exclude<keyof FrontierItemWire, Covered> extends never ? true : never = true;
+void EVERY_KEY_COVERED;
+
+const FIELDS: readonly WireField[] = FRONTIER_ITEM_WIRE_FIELDS;
+
+function sameArrays<T>(a: readonly T[], b: readonly T[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
+  return true;
+}
+
+// The identity contract: two items are the same on the wire when every wire field's in-process value is equal (the
+// arrays element by element); then their JSON is byte-identical, as long as the refs of their blocked_by ids are what
+// they were (the serializer checks that per blocker, see knownRefs). The same object is equal to itself at no cost
+// (compute_frontier hands back the previous object of an unchanged item, so that is the usual case).
+export function sameWireFields(a: FrontierItem, b: FrontierItem): boolean {
+  if (a === b) return true;
+  for (let f = 0; f < FIELDS.length; f++) {
+    const { kind, from } = FIELDS[f];
+    if (kind === 'refs' || kind === 'texts') {
+      if (!sameArrays<unknown>(a[from], b[from])) return false;
+    } else if (a[from] !== b[from]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// JSON of a string without JSON.stringify's call when it needs no escaping (most titles, refs, reasons, timestamps).
+// JSON.stringify escapes only quotes, backslashes, control characters and lone surrogates: a string with none of
+// those (surrogates left out even in pairs, to keep the test simple) is its own JSON between quotes.
+// eslint-disable-next-line no-control-regex
+const PLAIN = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
+export function quote(value: string): string {
+  return PLAIN.test(value) ? `"${value}"` : JSON.stringify(value);
+}
+
+// Quoted forms of the few vocabulary values (status, priority, project, workflow, adapter).
+const QUOTED = new Map<string, string>();
+function quoteWord(value: string): string {
+  let quoted = QUOTED.get(value);
+  if (quoted === undefined) {
+    quoted = JSON.stringify(value);
+    if (QUOTED.size < 4096) QUOTED.set(value, quoted);
+  }
+  return quoted;
+}
+
+// The JSON of a blocker's ref ('' when it is left out of blocked_by) and of a reason text.
+export interface Quoter {
+  ref(id: number): string;
+  text(value: string): string;
+}
+
+export function plainQuoter(refOf: RefOf): Quoter {
+  return {
+    ref: (id) => {
+      const ref = refOf(id);
+      return ref === undefined ? '' : quote(ref);
+    },
+    text: quote,
+  };
+}
+
+// The public refs of the ids that resolve, in order.
+function refsOf(ids: readonly number[], refOf: RefOf): string[] {
+  const refs: string[] = [];
+  for (const id of ids) {
+    const ref = refOf(id);
+    if (ref !== undefined) refs.push(ref);
+  }
+  return refs;
+}
+
+// The mapper and the serializer's fast path are written out from the table once, when this module loads: the same
+// code as functions written by hand (one property read and one concatenation per field, no loop over the fields, no
+// call per field), so the table costs nothing per item; a loop over the table cost ~50 % more per item (measured at
+// 100k items, see docs/decisions/h-readpath27.md). WIRE_ITEM_SOURCE and ITEM_JSON_SOURCE are the code generated;
+// the table holds only constants, so nothing from a request ever reaches it.
+const read = (field: WireField): string => `item[${JSON.stringify(field.from)}]`;
+
+function wireItemSource(fields: readonly WireField[]): string {
+  const entries = fields.map((field) => {
+    const value = read(field);
+    const wire =
+      field.kind === 'timestamp'
+        ? `toZonelessIso(${value})`
+        : field.kind === 'refs'
+          ? `refsOf(${value}, refOf)`
+          : field.kind === 'texts'
+            ? `${value}.slice()`
+            : value;
+    return `    ${JSON.stringify(field.key)}: ${wire},`;
+  });
+  return `return {\n${entries.join('\n')}\n  };`;
+}
+
+// Reads every field into v0, v1, ...; null (take the generic path) when a value is not of its kind's type: a field
+// JSON.stringify would write otherwise (an absent string, a number that is not finite) is never written by hand.
+function itemJsonSource(fields: readonly WireField[]): string {
+  // every value is read and checked before a list is built (the quoter records the blockers it quotes)
+  const lines: string[] = [];
+  const lists: string[] = [];
+  const parts: string[] = [];
+  fields.forEach((field, f) => {
+    const v = `v${f}`;
+    const key = JSON.stringify(`${f === 0 ? '{' : ','}${JSON.stringify(field.key)}:`);
+    switch (field.kind) {
+      case 'text':
+      case 'word':
+      case 'timestamp':
+        lines.push(`const ${v} = ${read(field)};`, `if (typeof ${v} !== 'string') return null;`);
+        parts.push(
+          key,
+          field.kind === 'text'
+            ? `quote(${v})`
+            : field.kind === 'word'
+              ? `quoteWord(${v})`
+              : `quote(toZonelessIso(${v}))`,
+        );
+        break;
+      case 'number':
+        lines.push(`const ${v} = ${read(field)};`, `if (!Number.isFinite(${v})) return null;`);
+        parts.push(key, `String(${v})`);
+        break;
+      case 'refs':
+        lines.push(`const ${v} = ${read(field)};`);
+        lists.push(
+          `let l${f} = '[';`,
+          `for (let k = 0; k < ${v}.length; k++) {`,
+          `  const ref = quoter.ref(${v}[k]);`,
+          `  if (ref !== '') l${f} += l${f}.length > 1 ? ',' + ref : ref;`,
+          `}`,
+        );
+        parts.push(key, `l${f}`, `']'`);
+        break;
+      case 'texts':
+        lines.push(`const ${v} = ${read(field)};`);
+        lists.push(
+          `let l${f} = '[';`,
+          `for (let k = 0; k < ${v}.length; k++) l${f} += (k > 0 ? ',' : '') + quoter.text(${v}[k]);`,
+        );
+        parts.push(key, `l${f}`, `']'`);
+        break;
+    }
+  });
+  parts.push(`'}'`);
+  return [...lines, ...lists, `return ${parts.join(' + ')};`].join('\n');
+}
+
+export const WIRE_ITEM_SOURCE = wireItemSource(FIELDS);
+export const ITEM_JSON_SOURCE = itemJsonSource(FIELDS);
+
+const compiledWireItem = new Function(
+  'toZonelessIso',
+  'refsOf',
+  `return (item, refOf) => {\n  ${WIRE_ITEM_SOURCE}\n};`,
+)(toZonelessIso, refsOf) as (item: FrontierItem, refOf: RefOf) => FrontierItemWire;
+
+const compiledItemJson = new Function(
+  'quote',
+  'quoteWord',
+  'toZonelessIso',
+  `return (item, quoter) => {\n${ITEM_JSON_SOURCE}\n};`,
+)(quote, quoteWord, toZonelessIso) as (item: FrontierItem, quoter: Quoter) => string | null;
+
+// libs/core's item (internal ids) as its wire shape (public refs): FRONTIER_ITEM_WIRE_FIELDS, in that order. Blockers
+// whose ref cannot be resolved (deleted items) are left out of blocked_by: internal ids never leak; the matching
+// blocked_reasons entry still says the blocker no longer exists.
+export function wireItem(item: FrontierItem, refOf: RefOf): FrontierItemWire {
+  return compiledWireItem(item, refOf);
+}
+
+// wireItem's JSON, written field by field (same keys, same order, same escaping) without the intermediate object;
+// anything JSON.stringify would treat specially takes the generic path.
+export function frontierItemJson(item: FrontierItem, refOf: RefOf, quoter: Quoter = plainQuoter(refOf)): string {
+  const json = compiledItemJson(item, quoter);
+  if (json !== null) return json;
+  // the blockers are quoted all the same, so that a change of their refs is seen (FrontierSerializer's knownRefs)
+  for (const id of item.blocked_by) quoter.ref(id);
+  return JSON.stringify(wireItem(item, refOf));
+}
