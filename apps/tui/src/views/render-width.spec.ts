@@ -39,7 +39,11 @@ function start(columns: number, rows: number, detail = false): { t: TestScreen; 
     requests: [machineRequest(1, { machine_name: 'ビルド機 🚀 box' })],
   });
   app.store.dispatch({ type: 'connection', state: 'live' });
-  if (detail) app.store.dispatch({ type: 'key', action: 'detail_open' });
+  if (detail) {
+    // the longest title: wrapped in the pane, never run into its border
+    app.store.dispatch({ type: 'select', index: 7 });
+    app.store.dispatch({ type: 'key', action: 'detail_open' });
+  }
   app.renderNow();
   return { t, app };
 }
@@ -82,6 +86,8 @@ describe('render width (CJK, emoji, combining, RTL)', () => {
       ({ t, app } = start(columns, rows, true));
       const cells = t.cellRows();
       for (const row of cells) expect(displayWidth(row)).toBe(columns);
+      // the whole title shows in the pane, its end included
+      expect(cells.join('')).toContain('長くする');
       if (columns >= 120) {
         // side by side: the pane's left border is one column on every body row
         const border = cells.slice(3, rows - 3).map((r) => columnOf(r, '│'));
