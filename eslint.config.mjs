@@ -34,14 +34,6 @@ const noOtherFeaturesRepository = {
   regex: '^(\\.\\./)+[^./][^/]*/(.*/)?[^/]+\\.repository$',
   message: "a feature never imports another feature's repository: inject that feature's exported service instead.",
 };
-// The cross-feature repository imports left (issue 30): each in a file of frontier/ or events/, whose owners were
-// reworking them when the rest were burnt down; each names only a row type or a SQL fragment. Every other daemon file
-// may not import another feature's repository. Remove a line when its file is fixed; delete the list when empty.
-const CROSS_FEATURE_REPOSITORY_ALLOWED = [
-  'apps/daemon/src/events/events.repository.ts', // accessibleProjectWhere from ../auth/auth.repository
-  'apps/daemon/src/frontier/frontier.errors.ts', // type ProjectAccessRow from ../auth/auth.repository
-  'apps/daemon/src/frontier/frontier.repository.ts', // row types from ../dependencies/dependencies.repository
-];
 // A module exports its services, never its repository (the SQL over its tables is private to the feature).
 const NO_EXPORTED_REPOSITORY = {
   selector: "Property[key.name='exports'] > ArrayExpression > Identifier[name=/Repository$/]",
@@ -93,7 +85,6 @@ export default tseslint.config(
   },
   {
     files: ['apps/daemon/src/*/**/*.ts'],
-    ignores: CROSS_FEATURE_REPOSITORY_ALLOWED,
     rules: { 'no-restricted-imports': restrict(noOtherApps('daemon'), noOtherFeaturesRepository) },
   },
   { files: ['apps/daemon/src/**/*.module.ts'], rules: { 'no-restricted-syntax': ['error', NO_EXPORTED_REPOSITORY] } },

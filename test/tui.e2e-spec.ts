@@ -448,7 +448,8 @@ describe('svc tui (end to end under tmux)', () => {
   it('should re-lay out at 80x24 with everything reachable', async () => {
     await home();
     tui.resize(80, 24);
-    await tui.waitFor(/\[1 Runna \d+\]/);
+    // whole tab labels at 80 columns (issue 26: they were cut to Runna/Block/Froze)
+    await tui.waitFor((s) => /\[1 Runnable \d+\]/.test(s) && s.trimEnd().split('\n').length <= 24);
     tui.keys('Enter');
     const screen = await tui.waitFor('Detail');
     const lines = screen.split('\n');

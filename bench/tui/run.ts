@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks';
 import type { FrontierItemWire, FrontierResultWire } from '../../libs/contracts/src';
 import { App } from '../../apps/tui/src/app';
 import { initialState } from '../../apps/tui/src/state/state';
+import { makeTheme } from '../../apps/tui/src/views/theme';
 import { project, testScreen } from '../../apps/tui/src/testing/fixtures';
 import { TmuxSession, tmuxAvailable } from '../../apps/tui/src/testing/tmux';
 import { generateBacklog } from '../frontier/generate';
@@ -173,7 +174,7 @@ function keyPresses(rows: FrontierItemWire[], sequence: string[], repeat: number
   const t = testScreen(120, 36);
   const app = new App({
     screen: t.screen,
-    theme: { color: true },
+    theme: makeTheme(),
     state: initialState({ url: 'bench' }),
     effects: null,
     onQuit: () => undefined,

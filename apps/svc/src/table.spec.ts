@@ -30,6 +30,24 @@ describe('tables that fit the terminal', () => {
     expect(tiny.widths.reduce((a, b) => a + b, 0) + 2 * (tiny.shown.length - 1)).toBeLessThanOrEqual(10);
   });
 
+  it('should line up titles in CJK, emoji, combining marks and right-to-left script, and cut them by width', () => {
+    const cols = columnsOf([{ header: 'item', keep: true }, { header: 'title', flex: true }, 'status']);
+    const titles = ['請求書テンプレート', 'Rocket 🚀 ✅', 'Cafe\u0301 ❤️ 👩‍💻', 'שלום עולם', '日本語'.repeat(20)];
+    const { lines } = renderTable(
+      cols,
+      titles.map((t, i) => [`AL-${i}`, t, 'planned']),
+      60,
+    );
+    const statusAt = (line: string) => visibleWidth(line.slice(0, line.lastIndexOf('planned')));
+    const header = visibleWidth(lines[0].slice(0, lines[0].indexOf('status')));
+    for (const line of lines.slice(1)) {
+      expect(statusAt(line)).toBe(header);
+      expect(visibleWidth(line)).toBeLessThanOrEqual(60);
+      expect(line).not.toMatch(/\u200d|\ufe0f/);
+    }
+    expect(lines[5]).toContain('…');
+  });
+
   it('should drop a column empty in every row before the others', () => {
     const cols = columnsOf(['item', 'claimed by', 'title'], [['AL-1', '', 'y'.repeat(60)]]);
     expect(layoutTable(cols, [['AL-1', '', 'y'.repeat(60)]], 40).shown).toEqual([0, 2]);

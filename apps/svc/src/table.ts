@@ -1,6 +1,8 @@
 import Table from 'cli-table3';
 import stringWidth from 'string-width';
 
+import { displayText } from '@app/client/display-width';
+
 // A column of a table. `priority`: columns are dropped lowest first when the terminal is too narrow (ties: the
 // rightmost first); `flex`: the column gives up width first, its cells cut with an ellipsis (titles, reasons).
 export interface Column {
@@ -112,6 +114,9 @@ export function renderTable(
   width: number | null,
   head: (text: string) => string = (t) => t,
 ): { lines: string[]; dropped: string[] } {
+  // the joiners and selectors terminals disagree about are dropped, as in the TUI (display-width.ts): what is left
+  // measures the same in string-width (cli-table3's padding) and on the terminal
+  rows = rows.map((r) => r.map((c) => displayText(c)));
   const layout = layoutTable(columns, rows, width);
   const table = new Table({
     head: layout.shown.map((i) => head(columns[i].header)),

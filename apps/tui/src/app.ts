@@ -2,8 +2,8 @@ import type * as blessed from 'blessed';
 
 import { Effects, EffectsConfig } from './effects/effects';
 import { Store } from './effects/store';
-import { keyName, resolveKey, validateKeymap } from './keys/keymap';
-import { activeScope, selectedItem, selectedMachine } from './state/selectors';
+import { KeyAction, KeyBinding, KEYMAP, keyName, resolveKey, validateKeymap } from './keys/keymap';
+import { activeScope, selectedIndex, selectedItem, selectedMachine } from './state/selectors';
 import { initialState, State } from './state/state';
 import { Theme } from './views/format';
 import { Layout } from './views/layout';
@@ -19,7 +19,19 @@ export interface AppOptions {
   effects: EffectsConfig | null;
   onQuit: () => void;
   onFrame?: (state: State) => void;
+  // click a tab, a row or a dialog button; the wheel scrolls (tui.json "mouse": true)
+  mouse?: boolean;
 }
+
+export interface MouseEvent {
+  action: string;
+  button?: string;
+  x: number;
+  y: number;
+}
+
+// Rows the wheel moves per notch.
+const WHEEL_ROWS = 3;
 
 // Wires the store, the keymap, the views and the effects together.
 export class App {
@@ -29,9 +41,11 @@ export class App {
   private timer: NodeJS.Timeout | null = null;
   private lastRender = 0;
   private destroyed = false;
+  private readonly keymap: readonly KeyBinding[];
 
   constructor(private readonly options: AppOptions) {
-    validateKeymap();
+    this.keymap = options.theme.keymap ?? KEYMAP;
+    validateKeymap(this.keymap);
     this.store = new Store(options.state ?? initialState());
     this.layout = new Layout(options.screen, options.theme);
     this.effects = options.effects ? new Effects(this.store, options.effects) : null;
@@ -39,6 +53,15 @@ export class App {
       this.onKey(ch, key),
     );
     options.screen.on('resize', () => this.renderNow());
+    if (options.mouse) {
+      const program = options.screen.program as unknown as {
+        on(event: 'mouse', listener: (data: MouseEvent) => void): void;
+        setMouse(options: Record<string, boolean>, enable: boolean): void;
+      };
+      program.on('mouse', (data) => this.onMouse(data));
+      // press, release and wheel (1000), SGR coordinates (1006); no motion reports
+      program.setMouse({ vt200Mouse: true, sgrMouse: true }, true);
+    }
     this.store.subscribe(() => this.schedule());
   }
 
@@ -63,7 +86,7 @@ export class App {
     if (!name) return;
     const state = this.store.state;
     const scope = activeScope(state);
-    const binding = resolveKey(name, scope);
+    const binding = resolveKey(name, scope, this.keymap);
     if (binding) {
       if (binding.action === 'force_quit' || binding.action === 'quit') {
         this.options.onQuit();
@@ -84,6 +107,34 @@ export class App {
     }
     // a key press draws at once unless a frame was drawn a moment ago; data changes wait for the frame
     if (Date.now() - this.lastRender >= FRAME_MS) this.renderNow();
+  }
+
+  // Public for tests: the same path a mouse event from the terminal takes.
+  onMouse(data: MouseEvent): void {
+    if (this.destroyed) return;
+    const state = this.store.state;
+    const hit = this.layout.hit(state, data.x, data.y);
+    const key = (action: KeyAction, times = 1) => {
+      for (let i = 0; i < times; i++) this.store.dispatch({ type: 'key', action });
+    };
+    if (data.action === 'wheelup' || data.action === 'wheeldown') {
+      const down = data.action === 'wheeldown';
+      if (state.dialog?.kind === 'help') key(down ? 'cursor_down' : 'cursor_up', WHEEL_ROWS);
+      else if (state.dialog) return;
+      else if (hit?.kind === 'detail') key(down ? 'detail_scroll_down' : 'detail_scroll_up');
+      else key(down ? 'cursor_down' : 'cursor_up', WHEEL_ROWS);
+    } else if (data.action === 'mousedown' && data.button === 'left' && hit) {
+      if (hit.kind === 'tab' && !state.dialog) key(`tab_${hit.tab}`);
+      else if (hit.kind === 'button') key(hit.which === 'yes' ? 'dialog_yes' : 'dialog_no');
+      else if (hit.kind === 'row' && !state.dialog && !state.failure) {
+        // a click on the selected row opens it, as enter does
+        if (hit.index === selectedIndex(state) && activeScope(state) === 'frontier') key('detail_open');
+        else this.store.dispatch({ type: 'select', index: hit.index });
+      } else return;
+    } else {
+      return;
+    }
+    this.renderNow();
   }
 
   private copyRef(state: State): void {
@@ -110,10 +161,13 @@ export class App {
       this.timer = null;
     }
     const state = this.store.state;
-    const pageSize = this.layout.update(state);
+    const { pageSize, helpScrollMax } = this.layout.update(state);
     this.options.screen.render();
     this.lastRender = Date.now();
     this.options.onFrame?.(state);
-    if (pageSize !== state.pageSize) this.store.dispatch({ type: 'layout', pageSize });
+    const help = state.dialog?.kind === 'help' ? state.dialog : null;
+    if (pageSize !== state.pageSize || (help && helpScrollMax !== undefined && (help.scroll ?? 0) > helpScrollMax)) {
+      this.store.dispatch({ type: 'layout', pageSize, helpScrollMax });
+    }
   }
 }

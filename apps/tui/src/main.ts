@@ -7,26 +7,39 @@ import { apiFor, openEventStream, resolveConnection } from '@app/client';
 import type { App } from './app';
 import { findDemoBacklog, prefetch } from './effects/effects';
 import type { State } from './state/state';
-import { themeFromEnv } from './views/format';
+import { applyKeys, ConfigError, configPath, loadConfig, printConfig, TuiConfig } from './config';
+import { themeFromEnv } from './views/theme';
+import type { Theme } from './views/theme';
+
+// A tui.json that cannot be used (EX_CONFIG, as the daemon's bad configuration).
+export const CONFIG_EXIT_CODE = 78;
 
 export interface TuiArgs {
   readOnly: boolean;
   project: string | null;
   url: string | undefined;
   help: boolean;
+  printConfig: boolean;
 }
 
-export const USAGE = `usage: svc tui [--project <id>] [--url <daemon url>] [--read-only]
+export const USAGE = `usage: svc tui [--project <id>] [--url <daemon url>] [--read-only] [--print-config]
 
   --project <id>   open this project (default: the first one; P switches)
   --url <url>      the daemon (default: SVC_URL, then the credential file, then http://127.0.0.1:7700)
   --read-only      browse only: charge, approve and deny are disabled
+  --print-config   print the settings in effect ($XDG_CONFIG_HOME/svc/tui.json, else ~/.config/svc/tui.json)
 Token: SVC_TOKEN, else the credential file written by \`svc connect\` or the first daemon start.
 Keys: ? inside the TUI lists them all.
 `;
 
 export function parseArgs(argv: string[]): TuiArgs {
-  const args: TuiArgs = { readOnly: false, project: process.env.SVC_PROJECT || null, url: undefined, help: false };
+  const args: TuiArgs = {
+    readOnly: false,
+    project: process.env.SVC_PROJECT || null,
+    url: undefined,
+    help: false,
+    printConfig: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -38,6 +51,7 @@ export function parseArgs(argv: string[]): TuiArgs {
     else if (a === '--project' || a.startsWith('--project=')) args.project = value();
     else if (a === '--url' || a.startsWith('--url=')) args.url = value();
     else if (a === '-h' || a === '--help') args.help = true;
+    else if (a === '--print-config') args.printConfig = true;
     else throw new Error(`unknown argument: ${a}`);
   }
   return args;
@@ -56,6 +70,20 @@ export async function runTui(argv: string[], options: { exitMessage?: boolean } 
     process.stdout.write(USAGE);
     return 0;
   }
+  const path = configPath();
+  let loaded: { config: TuiConfig; found: boolean };
+  try {
+    loaded = loadConfig(path);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`svc tui: ${err.message}\n`);
+    return CONFIG_EXIT_CODE;
+  }
+  if (args.printConfig) {
+    process.stdout.write(printConfig(path, loaded.config, loaded.found));
+    return 0;
+  }
+  const { config } = loaded;
   if (!process.stdout.isTTY || !process.stdin.isTTY) {
     process.stderr.write(
       'svc tui: needs a terminal (stdin and stdout must be a TTY); the `svc` commands work in scripts\n',
@@ -68,9 +96,13 @@ export async function runTui(argv: string[], options: { exitMessage?: boolean } 
   const early = prefetch(api, args.project);
   const widgets = await import('./views/widgets');
   const { App: AppClass } = await import('./app');
-  const { KeymapError } = await import('./keys/keymap');
+  const { KeymapError, KEYMAP } = await import('./keys/keymap');
   const { initialState } = await import('./state/state');
-  const theme = themeFromEnv();
+  const theme: Theme = {
+    ...themeFromEnv(process.env, config.theme),
+    keymap: applyKeys(KEYMAP, config.keys),
+    ...(config.columns ? { columns: config.columns } : {}),
+  };
 
   // blessed prints terminfo compilation failures to stderr while it builds the screen (Setulc on some terminals);
   // a user must never see that dump, so stderr is held until the screen exists.
@@ -116,7 +148,7 @@ export async function runTui(argv: string[], options: { exitMessage?: boolean } 
         // already gone
       }
       // blessed leaves these on when it is interrupted mid-sequence
-      process.stdout.write('\x1b[?25h\x1b[?1049l\x1b[0m');
+      process.stdout.write('\x1b[?1000l\x1b[?1006l\x1b[?25h\x1b[?1049l\x1b[0m');
       if (message) process.stderr.write(message);
       const state = app?.store.state;
       const connected = state !== undefined && state.actor !== null && state.failure === null;
@@ -142,7 +174,11 @@ export async function runTui(argv: string[], options: { exitMessage?: boolean } 
       app = new AppClass({
         screen,
         theme,
-        state: initialState({ readOnly: args.readOnly, url: connection.url, project: args.project }),
+        state: {
+          ...initialState({ readOnly: args.readOnly, url: connection.url, project: args.project }),
+          tab: config.defaultTab,
+        },
+        mouse: config.mouse,
         effects: {
           api,
           prefetch: early,

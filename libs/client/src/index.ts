@@ -6,3 +6,4 @@ export * from './event-stream';
 export * from './charge-flow';
 export * from './terminal-text';
 export * from './frontier-mirror';
+export * from './display-width';

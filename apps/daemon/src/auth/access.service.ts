@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 
 import { AuthenticatedActor } from './actor';
-import { AuthRepository, ProjectAccessRow } from './auth.repository';
+import { AuthRepository } from './auth.repository';
+import { ProjectAccessRow } from './project-visibility';
 import { hashToken } from './tokens';
 
 @Injectable()

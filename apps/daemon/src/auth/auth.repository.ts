@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 
 import { AuthenticatedActor, organizationScope } from './actor';
+import { accessibleProjectWhere, ProjectAccessRow } from './project-visibility';
 
 const TOUCH_INTERVAL_MS = 60_000;
 const TOUCH_CACHE_LIMIT = 10_000;
@@ -17,22 +18,6 @@ interface CredentialRow {
   machine_id: string | null;
   organization_id: number | null;
   expires_at: Date | null;
-}
-
-export interface ProjectAccessRow {
-  id: string;
-  name: string;
-  public_item_prefix: string;
-}
-
-// The visibility rule as one SQL condition, shared by accessibleProjects and the event stream's re-check so the two
-// cannot drift: actor id, is-admin flag and scope (organization id or NULL) are SQL parameters or expressions.
-export function accessibleProjectWhere(p: string, actorId: string, isAdmin: string, scope: string): string {
-  return `(${scope}::integer IS NULL OR ${p}.organization_id = ${scope}::integer)
-          AND ((${isAdmin})::boolean
-               OR EXISTS (SELECT 1 FROM memberships am
-                           WHERE am.organization_id = ${p}.organization_id AND am.actor_id = ${actorId}
-                             AND am.status = 'active'))`;
 }
 
 @Injectable()

@@ -6,6 +6,7 @@ import { DependencyEdge, DependencyPair } from '@app/core';
 
 import { affected, isoUtc } from '../projects/backlog-sql';
 import { EdgeRow } from './dto/dependencies.dto';
+import { DeliveryRunRow, EnvironmentFactRow } from './dependency-facts.rows';
 
 export const EDGE_SELECT = `
   SELECT d.dependent_item_id, d.blocking_item_id,
@@ -40,18 +41,6 @@ export interface BlockerItemRow {
   merged_at: string | null;
   workflow_version_id: number;
   stages: string[];
-}
-
-export interface DeliveryRunRow {
-  item_id: number;
-  environment: string;
-  status: string;
-}
-
-export interface EnvironmentFactRow {
-  project: string;
-  name: string;
-  in_flow: boolean;
 }
 
 // Serialises activation-edge additions across replicas so two racing adds cannot both close a cycle.

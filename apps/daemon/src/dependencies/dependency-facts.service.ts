@@ -4,7 +4,8 @@ import { EntityManager } from 'typeorm';
 import { BlockerFacts, DependencyEdge, GateBlocker } from '@app/core';
 import { GateBlockerWire } from '@app/contracts/backlog';
 
-import { DeliveryRunRow, DependenciesRepository, EnvironmentFactRow } from './dependencies.repository';
+import { DependenciesRepository } from './dependencies.repository';
+import { DeliveryRunRow, EnvironmentFactRow } from './dependency-facts.rows';
 
 const SUCCEEDED = ['succeeded'];
 const SUCCEEDED_OR_IN_FLIGHT = ['succeeded', 'pending', 'running', 'halted'];

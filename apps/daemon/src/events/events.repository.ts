@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 
 import { AuthenticatedActor, organizationScope } from '../auth/actor';
-import { accessibleProjectWhere } from '../auth/auth.repository';
+import { accessibleProjectWhere } from '../auth/project-visibility';
 
 export type EventKind = 'workflow' | 'lifecycle' | 'telemetry';
 

@@ -1,6 +1,6 @@
 import { HttpStatus } from '@nestjs/common';
 
-import { ProjectAccessRow } from '../auth/auth.repository';
+import { ProjectAccessRow } from '../auth/project-visibility';
 import { errorFactory, ErrorStatusTable } from '../common/domain-error';
 
 export enum FrontierErrorCode {

@@ -203,6 +203,7 @@ export async function openTui(connection: Connection, argv: string[]): Promise<n
   const tui = require(entry) as TuiModule;
   if (typeof tui.runTui !== 'function') throw new CliError('tui_missing', `${entry} does not export runTui`);
   const code = await tui.runTui(argv, { exitMessage: false });
+  if (argv.includes('--print-config')) return code;
   const files = upFiles();
   const pid = runningPid(files);
   if (pid !== null && code === 0) {
@@ -213,8 +214,12 @@ export async function openTui(connection: Connection, argv: string[]): Promise<n
   return code;
 }
 
-function tuiArgs(options: { project?: string; readOnly?: boolean }): string[] {
-  return [...(options.project ? ['--project', options.project] : []), ...(options.readOnly ? ['--read-only'] : [])];
+function tuiArgs(options: { project?: string; readOnly?: boolean; printConfig?: boolean }): string[] {
+  return [
+    ...(options.project ? ['--project', options.project] : []),
+    ...(options.readOnly ? ['--read-only'] : []),
+    ...(options.printConfig ? ['--print-config'] : []),
+  ];
 }
 
 const timeoutOption = () =>
@@ -229,8 +234,12 @@ export function registerUpCommands(program: Command): void {
     .description('open the terminal UI on the daemon this command line is configured for')
     .option('--project <project>', 'open this project (default: the first one; P switches)')
     .option('--read-only', 'browse only: charge, approve and deny are disabled')
+    .option(
+      '--print-config',
+      'print the TUI settings in effect ($XDG_CONFIG_HOME/svc/tui.json, else ~/.config/svc/tui.json) and exit',
+    )
     .action(
-      action(async (options: { project?: string; readOnly?: boolean }, command: Command) => {
+      action(async (options: { project?: string; readOnly?: boolean; printConfig?: boolean }, command: Command) => {
         process.exit(await openTui(connectionFor(command), tuiArgs(options)));
       }),
     );

@@ -1,6 +1,7 @@
 import {
   footerHints,
   helpRows,
+  helpSections,
   KEY_ACTIONS,
   KeyBinding,
   KEYMAP,
@@ -84,10 +85,41 @@ describe('keymap', () => {
       const rows = helpRows('machines');
       expect(rows[0].scope).toMatch(/always|machines|list|global/);
       const filtered = helpRows('frontier', 'charge');
-      expect(filtered.map((r) => r.help)).toEqual(
-        expect.arrayContaining(['charge the top runnable item (asks first)', 'charge the selected item (asks first)']),
+      expect(filtered.map((r) => [r.help, r.dangerous])).toEqual(
+        expect.arrayContaining([
+          ['charge the top runnable item', true],
+          ['charge the selected item', true],
+        ]),
       );
       expect(filtered.every((r) => `${r.keys} ${r.help} ${r.scope}`.toLowerCase().includes('charge'))).toBe(true);
+    });
+
+    it('should group the help in sections, the current view first, each binding once and never "asks first" twice', () => {
+      const sections = helpSections('machines');
+      expect(sections[0].title).toBe('Machines');
+      expect(sections.map((s) => s.title)).toEqual(expect.arrayContaining(['Lists', 'Main screen', 'Dialogs']));
+      const rows = sections.flatMap((s) => s.rows);
+      // every binding shows; the dialogs' shared "move the focus" and "press the focused button" once
+      for (const section of sections) {
+        expect(new Set(section.rows.map((r) => `${r.keys} ${r.help}`)).size).toBe(section.rows.length);
+      }
+      for (const b of KEYMAP) expect(rows.some((r) => r.help === b.help)).toBe(true);
+      for (const b of KEYMAP) expect(b.help).not.toMatch(/asks? first|\(asks\)/);
+      expect(rows.filter((r) => r.dangerous).map((r) => r.help)).toEqual(
+        expect.arrayContaining([
+          'charge the top runnable item',
+          'approve the selected request: type the code the machine shows',
+        ]),
+      );
+      // inside a dialog the dialog is the asking: "yes" is not marked
+      expect(rows.find((r) => r.help === 'yes: dispatch')?.dangerous).toBe(false);
+    });
+
+    it("should put the open detail pane's hints first and leave out enter", () => {
+      const hints = footerHints('frontier', false, KEYMAP, true).map((h) => `${h.key} ${h.label}`);
+      expect(hints.slice(0, 3)).toEqual(['esc close', 'p hide', 'J scroll']);
+      expect(hints).not.toContain('enter detail');
+      expect(footerHints('frontier', false).map((h) => h.label)).not.toContain('scroll');
     });
 
     it('should generate footer hints from the keymap and drop dangerous ones in read-only mode', () => {

@@ -118,6 +118,8 @@ export interface KeyBinding {
   hint?: string;
   // writes to the daemon: hidden from the footer and refused under --read-only
   writes?: boolean;
+  // 'detail': the hint shows (first) only while the detail pane is open
+  pane?: 'detail';
 }
 
 export const KEYMAP: readonly KeyBinding[] = [
@@ -149,9 +151,30 @@ export const KEYMAP: readonly KeyBinding[] = [
     scope: 'frontier',
     hint: 'detail',
   },
-  { action: 'back', keys: ['escape'], help: 'back: close the detail pane, clear the filter', scope: 'frontier' },
-  { action: 'detail_toggle', keys: ['p'], help: 'show or hide the detail pane', scope: 'frontier' },
-  { action: 'detail_scroll_down', keys: ['J'], help: 'scroll the detail pane down', scope: 'frontier' },
+  {
+    action: 'back',
+    keys: ['escape'],
+    help: 'back: close the detail pane, clear the filter',
+    scope: 'frontier',
+    hint: 'close',
+    pane: 'detail',
+  },
+  {
+    action: 'detail_toggle',
+    keys: ['p'],
+    help: 'show or hide the detail pane',
+    scope: 'frontier',
+    hint: 'hide',
+    pane: 'detail',
+  },
+  {
+    action: 'detail_scroll_down',
+    keys: ['J'],
+    help: 'scroll the detail pane down',
+    scope: 'frontier',
+    hint: 'scroll',
+    pane: 'detail',
+  },
   { action: 'detail_scroll_up', keys: ['K'], help: 'scroll the detail pane up', scope: 'frontier' },
   {
     action: 'filter_start',
@@ -164,7 +187,7 @@ export const KEYMAP: readonly KeyBinding[] = [
   {
     action: 'charge_top',
     keys: ['c'],
-    help: 'charge the top runnable item (asks first)',
+    help: 'charge the top runnable item',
     scope: 'frontier',
     dangerous: true,
     hint: 'charge top',
@@ -172,7 +195,7 @@ export const KEYMAP: readonly KeyBinding[] = [
   {
     action: 'charge_selected',
     keys: ['C'],
-    help: 'charge the selected item (asks first)',
+    help: 'charge the selected item',
     scope: 'frontier',
     dangerous: true,
     hint: 'charge sel.',
@@ -180,7 +203,7 @@ export const KEYMAP: readonly KeyBinding[] = [
   {
     action: 'deploy_approve',
     keys: ['A'],
-    help: "approve the deployment stage the selected item's run awaits (detail pane; asks first)",
+    help: "approve the deployment stage the selected item's run awaits, from the detail pane",
     scope: 'frontier',
     dangerous: true,
   },
@@ -196,7 +219,7 @@ export const KEYMAP: readonly KeyBinding[] = [
   {
     action: 'machine_deny',
     keys: ['d'],
-    help: 'deny the selected request (asks first; no code needed)',
+    help: 'deny the selected request (no code needed)',
     scope: 'machines',
     dangerous: true,
     hint: 'deny',
@@ -218,6 +241,10 @@ export const KEYMAP: readonly KeyBinding[] = [
   { action: 'input_backspace', keys: ['backspace'], help: 'delete a character', scope: 'filter' },
 
   { action: 'help_close', keys: ['escape', '?'], help: 'close the help', scope: 'help', hint: 'close' },
+  { action: 'cursor_down', keys: ['down'], help: 'scroll the help down', scope: 'help', hint: 'scroll' },
+  { action: 'cursor_up', keys: ['up'], help: 'scroll the help up', scope: 'help' },
+  { action: 'page_down', keys: ['pagedown', 'C-d'], help: 'scroll the help a page down', scope: 'help' },
+  { action: 'page_up', keys: ['pageup', 'C-u'], help: 'scroll the help a page up', scope: 'help' },
   { action: 'input_backspace', keys: ['backspace'], help: 'delete a character of the search', scope: 'help' },
 
   { action: 'dialog_yes', keys: ['y'], help: 'yes: dispatch', scope: 'charge', dangerous: true, hint: 'yes' },
@@ -261,7 +288,7 @@ export const KEYMAP: readonly KeyBinding[] = [
   {
     action: 'status_pick',
     keys: ['s'],
-    help: 'status: pick a stage of the pinned workflow (gates shown; terminal stages ask first)',
+    help: 'status: pick a stage of the pinned workflow (gates shown; a terminal stage is confirmed, No focused)',
     scope: 'frontier',
     hint: 'status',
     writes: true,
@@ -295,16 +322,24 @@ export const KEYMAP: readonly KeyBinding[] = [
   {
     action: 'block_toggle',
     keys: ['b'],
-    help: 'block with a reason, or unblock (asks first)',
+    help: 'block with a reason, or unblock',
+    dangerous: true,
     scope: 'frontier',
     hint: 'block',
     writes: true,
   },
-  { action: 'freeze_toggle', keys: ['f'], help: 'freeze, or unfreeze (asks first)', scope: 'frontier', writes: true },
+  {
+    action: 'freeze_toggle',
+    keys: ['f'],
+    help: 'freeze, or unfreeze',
+    scope: 'frontier',
+    dangerous: true,
+    writes: true,
+  },
   {
     action: 'claim_release',
     keys: ['u'],
-    help: "release the item's claim (your own; an admin any; asks first)",
+    help: "release the item's claim (your own; an admin: any)",
     scope: 'frontier',
     dangerous: true,
     writes: true,
@@ -348,7 +383,7 @@ export const KEYMAP: readonly KeyBinding[] = [
   {
     action: 'edge_remove',
     keys: ['d'],
-    help: 'remove the selected dependency edge (asks first)',
+    help: 'remove the selected dependency edge',
     scope: 'frontier',
     dangerous: true,
     writes: true,
@@ -356,7 +391,7 @@ export const KEYMAP: readonly KeyBinding[] = [
   {
     action: 'palette',
     keys: [':'],
-    help: 'command palette: :ATL-20, :item ATL-20, :project beta, :sort age, :filter pri:high @me (tab completes)',
+    help: 'palette: :ATL-20, :item ATL-20, :project beta, :sort age, :filter pri:high @me (tab completes)',
     scope: 'global',
   },
   { action: 'jump_back', keys: ['backspace', 'C-o'], help: 'back to where the last : jump left from', scope: 'global' },
@@ -402,7 +437,7 @@ export const KEYMAP: readonly KeyBinding[] = [
   {
     action: 'machine_revoke',
     keys: ['x'],
-    help: "revoke the selected connected machine's credential (asks first)",
+    help: "revoke the selected connected machine's credential",
     scope: 'machines',
     dangerous: true,
     hint: 'revoke',
@@ -544,49 +579,145 @@ export interface HelpRow {
   dangerous: boolean;
 }
 
-// The `?` overlay: every binding of the active stack first, then the rest, filtered by a substring.
-export function helpRows(scope: Scope, filter = '', keymap: readonly KeyBinding[] = KEYMAP): HelpRow[] {
-  const stack = stackFor(scope);
-  const needle = filter.trim().toLowerCase();
-  const rows = keymap
-    .filter((b) => b.scope !== 'help')
-    .map((b) => ({
-      keys: b.keys.map(keyLabel).join(' '),
-      help: b.help,
-      scope: b.scope,
-      dangerous: Boolean(b.dangerous),
-      // most specific scope first: the tab's own keys, then list moves, then global ones
-      rank: stack.includes(b.scope) ? (b.scope === 'always' ? stack.length : stack.indexOf(b.scope)) : stack.length + 1,
-    }))
-    .filter((r) => !needle || `${r.keys} ${r.help} ${r.scope}`.toLowerCase().includes(needle));
-  rows.sort((a, b) => a.rank - b.rank);
-  return rows.map(({ keys, help, scope: s, dangerous }) => ({ keys, help, scope: s, dangerous }));
+// The `?` overlay and the README's key table are grouped in these sections, in this order.
+export const HELP_SECTIONS: readonly { title: string; where: string; scopes: readonly Scope[] }[] = [
+  { title: 'Everywhere', where: 'everywhere', scopes: ['always'] },
+  { title: 'Main screen', where: 'main screen', scopes: ['global'] },
+  { title: 'Lists', where: 'lists', scopes: ['list'] },
+  { title: 'Runnable, Blocked, Frozen', where: 'Runnable/Blocked/Frozen', scopes: ['frontier'] },
+  { title: 'Machines', where: 'Machines', scopes: ['machines'] },
+  { title: 'Events', where: 'Events', scopes: ['events'] },
+  { title: 'No project yet', where: 'no project yet', scopes: ['empty'] },
+  { title: 'No daemon', where: 'no daemon', scopes: ['failure'] },
+  { title: 'Filter', where: 'filter', scopes: ['filter'] },
+  { title: 'Help', where: 'help', scopes: ['help'] },
+  {
+    title: 'Dialogs',
+    where: 'dialogs',
+    scopes: ['charge', 'code', 'confirm', 'approve', 'revoke', 'decide', 'picker', 'input', 'refusal'],
+  },
+  { title: 'Details and payloads', where: 'detail views', scopes: ['view'] },
+  { title: 'Project picker', where: 'project picker', scopes: ['projects'] },
+];
+
+// A key that acts at once on something that matters asks first; inside a dialog the dialog is the asking.
+export function asksFirst(b: KeyBinding): boolean {
+  return (
+    Boolean(b.dangerous) &&
+    b.scope !== 'charge' &&
+    b.scope !== 'confirm' &&
+    b.scope !== 'approve' &&
+    b.scope !== 'revoke' &&
+    b.scope !== 'decide'
+  );
 }
 
-const hintCache = new Map<string, { key: string; label: string }[]>();
+// Two dialogs' "move the focus" is one line of help.
+function uniqueRows(rows: HelpRow[]): HelpRow[] {
+  const seen = new Set<string>();
+  return rows.filter((r) => {
+    const key = `${r.keys}\u0000${r.help}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
 
+function rowOf(b: KeyBinding): HelpRow {
+  return { keys: b.keys.map(keyLabel).join(' '), help: b.help, scope: b.scope, dangerous: asksFirst(b) };
+}
+
+// The `?` overlay: the sections, those of the active stack first, each binding once; a substring filter on the
+// keys, the text and the section.
+export function helpSections(
+  scope: Scope,
+  filter = '',
+  keymap: readonly KeyBinding[] = KEYMAP,
+): { title: string; rows: HelpRow[] }[] {
+  const stack = stackFor(scope);
+  const needle = filter.trim().toLowerCase();
+  const rank = (scopes: readonly Scope[]) => {
+    const i = scopes.map((s) => stack.indexOf(s)).filter((x) => x >= 0);
+    if (i.length === 0) return stack.length + 1;
+    // the tab's own keys, then list moves, then global ones, then the keys that work everywhere
+    return Math.min(...i) === 0 ? stack.length : Math.min(...i);
+  };
+  return HELP_SECTIONS.map((section, order) => ({
+    title: section.title,
+    order,
+    rank: rank(section.scopes),
+    rows: uniqueRows(keymap.filter((b) => section.scopes.includes(b.scope)).map(rowOf)).filter(
+      (r) =>
+        !needle ||
+        `${r.keys} ${r.help} ${r.scope} ${section.title}${r.dangerous ? ' asks first' : ''}`
+          .toLowerCase()
+          .includes(needle),
+    ),
+  }))
+    .filter((s) => s.rows.length > 0)
+    .sort((a, b) => a.rank - b.rank || a.order - b.order)
+    .map(({ title, rows }) => ({ title, rows }));
+}
+
+// The rows of the overlay, flat, in section order.
+export function helpRows(scope: Scope, filter = '', keymap: readonly KeyBinding[] = KEYMAP): HelpRow[] {
+  return helpSections(scope, filter, keymap).flatMap((s) => s.rows);
+}
+
+// The README's key table (tested against the README): one row per binding, in section order.
+export function readmeKeyTable(keymap: readonly KeyBinding[] = KEYMAP): string {
+  const rows: [string, string, string][] = [];
+  for (const section of HELP_SECTIONS) {
+    const bindings = keymap.filter((x) => section.scopes.includes(x.scope));
+    for (const r of uniqueRows(bindings.map(rowOf))) {
+      const b = bindings.find((x) => rowOf(x).keys === r.keys && x.help === r.help)!;
+      rows.push([
+        b.keys.map((k) => `\`${keyLabel(k)}\``).join(' '),
+        `${r.help}${r.dangerous ? ' (asks first)' : ''}`,
+        section.where,
+      ]);
+    }
+  }
+  const head: [string, string, string] = ['keys', 'action', 'where'];
+  const widths = [0, 1, 2].map((i) => Math.max(...[head, ...rows].map((r) => r[i].length)));
+  const line = (r: [string, string, string]) => `| ${r.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
+  return [line(head), `| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`, ...rows.map(line)].join('\n');
+}
+
+export interface Hint {
+  key: string;
+  label: string;
+  action: KeyAction;
+}
+
+const hintCache = new Map<string, Hint[]>();
+
+// The footer's hints for what has the focus, most important first: the open detail pane's, then the active
+// scope's, then the main screen's. Dangerous keys are left out in read-only mode.
 export function footerHints(
   scope: Scope,
   readOnly: boolean,
   keymap: readonly KeyBinding[] = KEYMAP,
-): { key: string; label: string }[] {
-  const cacheKey = `${scope}:${readOnly}`;
+  detailPane = false,
+): Hint[] {
+  const cacheKey = `${scope}:${readOnly}:${detailPane}`;
   const cached = keymap === KEYMAP ? hintCache.get(cacheKey) : undefined;
   if (cached) return cached;
   const stack = stackFor(scope);
-  const out: { key: string; label: string }[] = [];
+  const out: Hint[] = [];
+  const add = (b: KeyBinding) => {
+    if (!b.hint || (readOnly && (asksFirst(b) || b.writes))) return;
+    out.push({ key: keyLabel(b.keys[0]), label: b.hint, action: b.action });
+  };
+  if (detailPane) for (const b of keymap) if (b.pane === 'detail' && stack.includes(b.scope)) add(b);
   for (const s of [...stack].reverse().filter((x) => x !== 'global')) {
     for (const b of keymap) {
-      if (b.scope !== s || !b.hint) continue;
-      if (readOnly && b.dangerous && s !== 'charge' && s !== 'confirm' && s !== 'approve' && s !== 'decide') continue;
-      if (readOnly && b.writes) continue;
-      if (readOnly && b.dangerous && !['charge', 'confirm', 'approve', 'revoke'].includes(s)) continue;
-      out.push({ key: keyLabel(b.keys[0]), label: b.hint });
+      if (b.scope !== s || b.pane) continue;
+      if (detailPane && b.action === 'detail_open') continue;
+      add(b);
     }
   }
-  if (stack.includes('global')) {
-    for (const b of keymap) if (b.scope === 'global' && b.hint) out.push({ key: keyLabel(b.keys[0]), label: b.hint });
-  }
+  if (stack.includes('global')) for (const b of keymap) if (b.scope === 'global') add(b);
   if (keymap === KEYMAP) hintCache.set(cacheKey, out);
   return out;
 }

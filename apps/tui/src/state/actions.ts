@@ -39,6 +39,8 @@ export type DetailPart =
 export type Action =
   | { type: 'key'; action: KeyAction }
   | { type: 'input'; ch: string }
+  // a row picked with the mouse (its position in the current tab's visible rows)
+  | { type: 'select'; index: number }
   | { type: 'connection'; state: ConnectionState }
   | { type: 'failure'; failure: Failure | null }
   | { type: 'actor'; name: string; admin?: boolean }
@@ -60,7 +62,7 @@ export type Action =
   | { type: 'approve_done' }
   | { type: 'importing'; on: boolean }
   | { type: 'status'; text: string; tone: StatusTone }
-  | { type: 'layout'; pageSize: number }
+  | { type: 'layout'; pageSize: number; helpScrollMax?: number }
   | { type: 'tick'; now: number }
   // triage (issue 25)
   | { type: 'picker_options'; purpose: PickerPurpose; refs: string[]; options: PickerOption[] }

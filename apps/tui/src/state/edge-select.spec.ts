@@ -1,6 +1,7 @@
 import { helpRows } from '../keys/keymap';
 import { frontier, item, NOW, project } from '../testing/fixtures';
 import { detailLines } from '../views/detail';
+import { PLAIN } from '../views/format';
 import type { Action } from './actions';
 import type { DetailEdge } from './edges';
 import { reduce } from './reduce';
@@ -49,7 +50,7 @@ describe('detail pane edges', () => {
     expect(helpRows('frontier').map((r) => r.keys)).toEqual(expect.arrayContaining(['L', 'H', 'd']));
     let s = reduce(paneOf90(), key('edge_next'));
     expect(s.edgeCursor).toEqual({ ref: 'ATL-90', index: 0 });
-    expect(detailLines(s, 100, { color: false }).find((l) => l.includes('›'))).toContain('ATL-1');
+    expect(detailLines(s, 100, PLAIN).find((l) => l.includes('›'))).toContain('ATL-1');
     s = run(s, key('edge_next'));
     expect(s.edgeCursor?.index).toBe(1);
     expect(run(s, key('edge_next')).edgeCursor?.index).toBe(0);

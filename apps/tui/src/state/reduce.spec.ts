@@ -279,7 +279,7 @@ describe('reduce', () => {
 
     it('should open and close the help overlay and filter it by typing', () => {
       let s = run(loaded(), key('help'), { type: 'input', ch: 'c' });
-      expect(s.dialog).toEqual({ kind: 'help', filter: 'c' });
+      expect(s.dialog).toEqual({ kind: 'help', filter: 'c', scroll: 0 });
       s = reduce(s, key('help_close'));
       expect(s.dialog).toBeNull();
     });

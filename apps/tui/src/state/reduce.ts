@@ -1,6 +1,8 @@
 import type * as MachineAuthorizationModels from '@app/contracts/machine-authorization/models';
 
 import type { EventWire } from '../wire';
+import { helpSections } from '../keys/keymap';
+
 import type { Action, DetailPart } from './actions';
 import { cursorsAfterDelta } from './frontier-delta';
 import {
@@ -25,7 +27,7 @@ import {
   selectedMachine,
 } from './selectors';
 import { cacheDetail, pickerFollow, reduceScreensAction, reduceScreensInput, reduceScreensKey } from './screens';
-import { Cursor, Detail, EVENTS_CAPACITY, isFrontierTab, State, StatusTone, Tab, TABS } from './state';
+import { Cursor, Detail, EVENTS_CAPACITY, isFrontierTab, State, STATUS_TTL_MS, StatusTone, Tab, TABS } from './state';
 
 function setCursor(state: State, tab: Tab, index: number): State {
   const n = rowCount(state, tab);
@@ -132,10 +134,29 @@ function moveBy(state: State, delta: number): State {
   return next.detailOpen ? withDetailFor(next) : next;
 }
 
+// The help overlay scrolls by lines; the view stops it at the last page.
+function scrollHelp(state: State, delta: number): State {
+  const d = state.dialog;
+  if (d?.kind !== 'help') return state;
+  const max = helpSections(activeScope({ ...state, dialog: null }), d.filter).reduce(
+    (n, s) => n + s.rows.length + 2,
+    0,
+  );
+  const scroll = Math.min(Math.max(0, (d.scroll ?? 0) + delta), max);
+  return scroll === (d.scroll ?? 0) ? state : { ...state, dialog: { ...d, scroll } };
+}
+
 function reduceKey(state: State, action: Action & { type: 'key' }): State {
   const screened = reduceScreensKey(state, action.action, SCREENS_HELPERS);
   if (screened) return screened;
   const scope = activeScope(state);
+  if (scope === 'help') {
+    const page = Math.max(1, state.pageSize - 1);
+    if (action.action === 'cursor_down') return scrollHelp(state, 1);
+    if (action.action === 'cursor_up') return scrollHelp(state, -1);
+    if (action.action === 'page_down') return scrollHelp(state, page);
+    if (action.action === 'page_up') return scrollHelp(state, -page);
+  }
   const tabIndex = TABS.indexOf(state.tab);
   switch (action.action) {
     case 'tab_runnable':
@@ -417,6 +438,11 @@ function selectProject(state: State, project: string): State {
   };
 }
 
+// A key press is the reading of an error line: it goes (the key may put up a new line).
+function readError(state: State): State {
+  return state.status?.tone === 'error' ? { ...state, status: null } : state;
+}
+
 function status(state: State, text: string, tone: StatusTone): State {
   return { ...state, status: { text, tone, at: state.now } };
 }
@@ -428,7 +454,7 @@ function reduceInput(state: State, ch: string | null): State {
   if (screened) return screened;
   const edit = (text: string) => (ch === null ? text.slice(0, -1) : text + ch);
   const d = state.dialog;
-  if (d?.kind === 'help') return { ...state, dialog: { ...d, filter: edit(d.filter) } };
+  if (d?.kind === 'help') return { ...state, dialog: { ...d, filter: edit(d.filter), scroll: 0 } };
   if (d?.kind === 'code') {
     if (d.busy) return state;
     const input = edit(d.input);
@@ -447,11 +473,20 @@ export function reduce(state: State, action: Action): State {
   if (screened) return screened;
   switch (action.type) {
     case 'key':
-      return reduceKey(state, action);
+      return reduceKey(readError(state), action);
     case 'input':
-      return reduceInput(state, action.ch);
-    case 'connection':
-      return state.connection === action.state ? state : { ...state, connection: action.state };
+      return reduceInput(readError(state), action.ch);
+    case 'select': {
+      if (state.dialog || action.index < 0 || action.index >= rowCount(state, state.tab)) return state;
+      const next = setCursor(readError(state), state.tab, action.index);
+      return next.detailOpen ? withDetailFor(next) : next;
+    }
+    case 'connection': {
+      if (state.connection === action.state) return state;
+      // back after a gap: an error from the gap is old news
+      const back = action.state === 'live' && state.status?.tone === 'error';
+      return { ...state, connection: action.state, ...(back ? { status: null } : {}) };
+    }
     case 'failure':
       return { ...state, failure: action.failure };
     case 'actor':
@@ -465,11 +500,10 @@ export function reduce(state: State, action: Action): State {
     }
     case 'frontier_loaded': {
       if (action.project !== state.project) return state;
-      const next = relocateAll({ ...state, frontier: action.frontier, frontierProject: action.project }, [
-        'runnable',
-        'blocked',
-        'frozen',
-      ]);
+      const next = relocateAll(
+        { ...state, frontier: action.frontier, frontierProject: action.project, dataAt: state.now },
+        ['runnable', 'blocked', 'frozen'],
+      );
       // a created item arriving: select it
       const arrived = next.triage.arriving ? selectArrived(next, TRIAGE_HELPERS) : next;
       return arrived.detailOpen ? withDetailFor(arrived) : arrived;
@@ -477,7 +511,7 @@ export function reduce(state: State, action: Action): State {
     case 'frontier_delta': {
       if (action.project !== state.project) return state;
       const cursors = state.frontierProject === action.project ? cursorsAfterDelta(state, action.delta) : null;
-      const moved = { ...state, frontier: action.frontier, frontierProject: action.project };
+      const moved = { ...state, frontier: action.frontier, frontierProject: action.project, dataAt: state.now };
       // a key left without a row: the row now at its height is selected
       const next = cursors
         ? relocateAll(
@@ -533,10 +567,20 @@ export function reduce(state: State, action: Action): State {
       return { ...state, importing: action.on };
     case 'status':
       return status(state, action.text, action.tone);
-    case 'layout':
-      return state.pageSize === action.pageSize ? state : { ...state, pageSize: action.pageSize };
-    case 'tick':
-      return { ...state, now: action.now };
+    case 'layout': {
+      const d = state.dialog;
+      // the help was scrolled past its last page (the view knows where that is): back to it
+      const next =
+        d?.kind === 'help' && action.helpScrollMax !== undefined && (d.scroll ?? 0) > action.helpScrollMax
+          ? { ...state, dialog: { ...d, scroll: action.helpScrollMax } }
+          : state;
+      return next.pageSize === action.pageSize ? next : { ...next, pageSize: action.pageSize };
+    }
+    case 'tick': {
+      const s = state.status;
+      const expired = s !== null && s.tone !== 'error' && action.now - s.at >= STATUS_TTL_MS;
+      return { ...state, now: action.now, ...(expired ? { status: null } : {}) };
+    }
     // issue 26's screens (state/screens.ts answered them above)
     case 'connected_loaded':
     case 'actors_loaded':

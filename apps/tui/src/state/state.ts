@@ -89,7 +89,8 @@ export type Dialog =
       focus: 'no' | 'yes';
       busy: boolean;
     }
-  | { kind: 'help'; filter: string }
+  // scroll: the first line of the help shown (the view clamps it)
+  | { kind: 'help'; filter: string; scroll?: number }
   // key: the selected project id (the selection follows the project when the list changes); filter as typed
   | { kind: 'projects'; index: number; key?: string | null; filter?: string; filtering?: boolean }
   | TriageDialog;
@@ -229,6 +230,9 @@ export interface StatusLine {
 
 export const EVENTS_CAPACITY = 500;
 
+// An info, ok or warning line goes after this long; an error stays until the next key.
+export const STATUS_TTL_MS = 4_000;
+
 export interface State {
   readOnly: boolean;
   url: string;
@@ -269,6 +273,8 @@ export interface State {
   edgeCursor?: { ref: string; index: number } | null;
   dialog: Dialog | null;
   status: StatusLine | null;
+  // when the frontier was last read (state.now then): the header shows "data as of HH:MM" while offline
+  dataAt: number | null;
   importing: boolean;
   now: number;
   // rows in the list viewport, set by the layout; page moves use it
@@ -315,6 +321,7 @@ export function initialState(
     detail: null,
     dialog: null,
     status: null,
+    dataAt: null,
     importing: false,
     now: options.now ?? Date.now(),
     pageSize: 10,

@@ -94,37 +94,65 @@ export interface TestScreen {
   output: PassThrough & { columns: number; rows: number; isTTY: boolean };
   text(): string;
   lines(): string[];
+  // each row as the terminal shows it: a wide character once (blessed keeps a filler cell after it), trailing
+  // spaces kept, so a row's display width is the screen's width when blessed and the views agree
+  cellRows(): string[];
+  // the bytes the screen writes from now on, until the returned function is called
+  record(): () => string;
   resize(columns: number, rows: number): void;
   destroy(): void;
 }
 
 // A blessed screen over PassThrough streams: real key parsing and layout, screen text read back from the buffer.
-export function testScreen(columns = 120, rows = 36): TestScreen {
+export function testScreen(columns = 120, rows = 36, terminal = 'xterm-256color'): TestScreen {
   const input = new PassThrough() as PassThrough & { isTTY?: boolean; setRawMode?: () => void };
   input.isTTY = true;
   input.setRawMode = () => undefined;
   const output = Object.assign(new PassThrough(), { columns, rows, isTTY: true });
-  output.on('data', () => undefined);
+  let recording: string[] | null = null;
+  output.on('data', (chunk: Buffer) => recording?.push(chunk.toString('utf8')));
+  // blessed prints terminfo it cannot compile (screen-256color) to stderr while it builds the screen
+  const realWrite = process.stderr.write.bind(process.stderr);
+  process.stderr.write = (() => true) as typeof process.stderr.write;
   const screen = blessed.screen({
     input,
     output,
-    terminal: 'xterm-256color',
+    terminal,
     forceUnicode: true,
     fullUnicode: true,
     warnings: false,
     autoPadding: false,
   } as blessed.Widgets.IScreenOptions);
+  process.stderr.write = realWrite;
   const lines = () =>
     (screen as unknown as { lines: { [x: number]: [number, string] }[] }).lines.map((line) => {
       let s = '';
       for (let x = 0; x < (screen.width as number); x++) s += line[x]?.[1] ?? ' ';
       return s.replace(/\s+$/, '');
     });
+  const cellRows = () =>
+    (screen as unknown as { lines: { [x: number]: [number, string] }[] }).lines.map((line) => {
+      let s = '';
+      for (let x = 0; x < (screen.width as number); x++) {
+        const ch = line[x]?.[1] ?? ' ';
+        if (ch !== '\x03') s += ch;
+      }
+      return s;
+    });
   return {
     screen,
     input,
     output,
     lines,
+    cellRows,
+    record() {
+      recording = [];
+      return () => {
+        const out = (recording ?? []).join('');
+        recording = null;
+        return out;
+      };
+    },
     text: () => lines().join('\n'),
     resize(c: number, r: number) {
       output.columns = c;
@@ -137,4 +165,23 @@ export function testScreen(columns = 120, rows = 36): TestScreen {
       output.destroy();
     },
   };
+}
+
+// The foreground colours SGR sequences set: 30-37 and 90-97 as 0-15, 38;5;n as n, 38;2 (true colour) as -1.
+export function sgrForegrounds(bytes: string): number[] {
+  const out: number[] = [];
+  // eslint-disable-next-line no-control-regex
+  for (const m of bytes.matchAll(/\x1b\[([\d;]*)m/g)) {
+    const p = m[1].split(';').map(Number);
+    for (let i = 0; i < p.length; i++) {
+      if (p[i] === 38 || p[i] === 48) {
+        if (p[i] === 38 && p[i + 1] === 5) out.push(p[i + 2]);
+        if (p[i] === 38 && p[i + 1] === 2) out.push(-1);
+        i += p[i + 1] === 5 ? 2 : 4;
+      } else if ((p[i] >= 30 && p[i] <= 37) || (p[i] >= 90 && p[i] <= 97)) {
+        out.push(p[i] >= 90 ? p[i] - 90 + 8 : p[i] - 30);
+      }
+    }
+  }
+  return out;
 }

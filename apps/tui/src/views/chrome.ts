@@ -1,7 +1,7 @@
 import { footerHints } from '../keys/keymap';
-import { activeScope, rowCount, wipSuppressed } from '../state/selectors';
+import { activeScope, detailVisible, rowCount, wipSuppressed } from '../state/selectors';
 import { ConnectionState, State, TAB_LABELS, TABS } from '../state/state';
-import { bold, esc, inverse, paint, Theme, truncate } from './format';
+import { bold, displayWidth, esc, inverse, paint, Theme, truncate } from './format';
 
 const CONNECTION: Record<ConnectionState, { glyph: string; word: string; color: string }> = {
   connecting: { glyph: '○', word: 'connecting', color: 'yellow' },
@@ -21,13 +21,22 @@ export function machineBadge(state: State, theme: Theme): string {
   return paint(theme, bold(`! ${n} machine request${n === 1 ? '' : 's'}`), 'yellow');
 }
 
+// While the stream is down the rows are the last ones read: say from when (local time, HH:MM).
+export function dataAsOf(state: State): string | null {
+  if ((state.connection !== 'offline' && state.connection !== 'reconnecting') || state.dataAt === null) return null;
+  const d = new Date(state.dataAt);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `data as of ${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
 // Line 1: project, bucket counts, WIP, connection, pending machine requests. Parts drop from the right when narrow.
 export function headerLine(state: State, width: number, theme: Theme): string {
   const f = state.frontier;
   const project = state.project ?? (state.projects?.length === 0 ? '(no project)' : '…');
   const parts: { plain: string; tagged: string }[] = [];
   const add = (plain: string, tagged = esc(plain)) => parts.push({ plain, tagged });
-  add(`svc ${project}`, bold(`svc ${esc(project)}`) + (state.readOnly ? paint(theme, ' [read-only]', 'yellow') : ''));
+  const name = truncate(project, Math.max(8, Math.floor(width / 3)));
+  add(`svc ${name}`, bold(`svc ${esc(name)}`) + (state.readOnly ? paint(theme, ' [read-only]', 'yellow') : ''));
   if (state.readOnly) parts[0].plain += ' [read-only]';
   if (f) {
     add(`runnable ${f.runnable.length} · blocked ${f.blocked.length} · frozen ${f.frozen.length}`);
@@ -38,11 +47,13 @@ export function headerLine(state: State, width: number, theme: Theme): string {
   }
   const conn = CONNECTION[state.connection];
   add(`${conn.glyph} ${conn.word}`, connectionLabel(state, theme));
+  const asOf = dataAsOf(state);
+  if (asOf) add(asOf, paint(theme, esc(asOf), 'yellow'));
   const badge = state.machines.length;
   if (badge) add(`! ${badge} machine request${badge === 1 ? '' : 's'}`, machineBadge(state, theme));
   // keep the connection and the badge; drop counts, then WIP when narrow
   const sep = '  ';
-  const total = () => parts.reduce((s, p) => s + p.plain.length, 0) + sep.length * (parts.length - 1) + 1;
+  const total = () => parts.reduce((s, p) => s + displayWidth(p.plain), 0) + sep.length * (parts.length - 1) + 1;
   while (total() > width && parts.length > 2) {
     const drop = parts.findIndex((p, i) => i > 0 && (p.plain.startsWith('runnable') || p.plain.startsWith('WIP')));
     if (drop < 0) break;
@@ -51,14 +62,60 @@ export function headerLine(state: State, width: number, theme: Theme): string {
   return ` ${parts.map((p) => p.tagged).join(sep)}`;
 }
 
+// Tab labels from the widest layout down to the one that fits: full words, then the words without the gaps, then
+// short words that still read ("Run", "Block", "Frozen"), then the key and the count alone. Never cut mid-word.
+const TAB_SHORT: Record<(typeof TABS)[number], string> = {
+  runnable: 'Run',
+  blocked: 'Block',
+  frozen: 'Frozen',
+  machines: 'Mach',
+  events: 'Events',
+};
+
+export interface TabSpan {
+  tab: (typeof TABS)[number];
+  // the label's cells on the tabs line, [start, end)
+  start: number;
+  end: number;
+}
+
+function tabLayout(state: State, width: number): { texts: string[]; gap: string; spans: TabSpan[] } {
+  const count = (tab: (typeof TABS)[number]) => (tab === 'events' ? '' : ` ${rowCountUnfiltered(state, tab)}`);
+  const layouts: { text: (tab: (typeof TABS)[number], i: number) => string; gap: string }[] = [
+    { text: (tab, i) => `${i + 1} ${TAB_LABELS[tab]}${count(tab)}`, gap: ' ' },
+    { text: (tab, i) => `${i + 1} ${TAB_SHORT[tab]}${count(tab)}`, gap: ' ' },
+    { text: (tab, i) => `${i + 1} ${TAB_SHORT[tab]}${count(tab)}`, gap: '' },
+    { text: (tab, i) => `${i + 1}${count(tab)}`, gap: '' },
+  ];
+  let chosen = layouts[layouts.length - 1];
+  for (const l of layouts) {
+    const total = 1 + TABS.reduce((s, tab, i) => s + displayWidth(l.text(tab, i)) + 2, 0) + l.gap.length * 4;
+    if (total <= width) {
+      chosen = l;
+      break;
+    }
+  }
+  const texts = TABS.map((tab, i) => chosen.text(tab, i));
+  const spans: TabSpan[] = [];
+  let x = 1;
+  TABS.forEach((tab, i) => {
+    const w = displayWidth(texts[i]) + 2;
+    spans.push({ tab, start: x, end: x + w });
+    x += w + chosen.gap.length;
+  });
+  return { texts, gap: chosen.gap, spans };
+}
+
+// Where each tab label sits on line 2 (mouse clicks).
+export function tabSpans(state: State, width: number): TabSpan[] {
+  return tabLayout(state, width).spans;
+}
+
 // Line 2: the tabs; the active one is bracketed as well as inverted, so it shows without colour.
 export function tabsLine(state: State, width: number): string {
-  const labels = TABS.map((tab, i) => {
-    const count = tab === 'events' ? '' : ` ${rowCountUnfiltered(state, tab)}`;
-    const text = width < 90 ? `${i + 1} ${TAB_LABELS[tab].slice(0, 5)}${count}` : `${i + 1} ${TAB_LABELS[tab]}${count}`;
-    return tab === state.tab ? inverse(`[${esc(text)}]`) : ` ${esc(text)} `;
-  });
-  return ` ${labels.join(' ')}`;
+  const { texts, gap } = tabLayout(state, width);
+  const labels = TABS.map((tab, i) => (tab === state.tab ? inverse(`[${esc(texts[i])}]`) : ` ${esc(texts[i])} `));
+  return ` ${labels.join(gap)}`;
 }
 
 function rowCountUnfiltered(state: State, tab: (typeof TABS)[number]): number {
@@ -86,15 +143,31 @@ export function statusLine(state: State, width: number, theme: Theme): string {
   return ` ${head ? paint(theme, esc(head), 'cyan') : ''}${paint(theme, esc(message.slice(filter.length)), color)}`;
 }
 
+// The footer: the hints of what has the focus (a dialog, the filter, the detail pane, the list), most important
+// first. When they do not all fit, the last ones give way and `? help` (always shown, at the end) says how many more
+// keys it lists: a hint is never dropped silently.
 export function footerLine(state: State, width: number, theme: Theme): string {
-  const hints = footerHints(activeScope(state), state.readOnly);
+  const scope = activeScope(state);
+  const hints = footerHints(scope, state.readOnly, theme.keymap, detailVisible(state) && scope === 'frontier');
+  const help = hints.find((h) => h.action === 'help');
+  const rest = hints.filter((h) => h !== help);
+  const cells = (h: { key: string; label: string }) => displayWidth(h.key) + 1 + displayWidth(h.label);
+  const render = (h: { key: string; label: string }) => `${paint(theme, bold(esc(h.key)), 'cyan')} ${esc(h.label)}`;
   let used = 1;
-  const out: string[] = [];
-  for (const h of hints) {
-    const len = h.key.length + 1 + h.label.length + 2;
-    if (used + len > width) break;
+  const shown: string[] = [];
+  let dropped = 0;
+  for (let i = 0; i < rest.length; i++) {
+    const helpLabel = help ? { key: help.key, label: `${help.label} (+${rest.length - i} more)` } : null;
+    const reserve = helpLabel ? cells(helpLabel) + 2 : 0;
+    const len = cells(rest[i]) + 2;
+    const last = i === rest.length - 1;
+    if (used + len + (last ? (help ? cells(help) + 2 : 0) : reserve) > width) {
+      dropped = rest.length - i;
+      break;
+    }
     used += len;
-    out.push(`${paint(theme, bold(esc(h.key)), 'cyan')} ${esc(h.label)}`);
+    shown.push(render(rest[i]));
   }
-  return ` ${out.join('  ')}`;
+  if (help) shown.push(render(dropped > 0 ? { key: help.key, label: `${help.label} (+${dropped} more)` } : help));
+  return ` ${shown.join('  ')}`;
 }

@@ -3,7 +3,7 @@ import { claimOf, conductEligible, formatAge, selectedItem } from '../state/sele
 import { State } from '../state/state';
 import type { DetailEdge } from '../state/edges';
 import type { Pipeline } from '../state/pipeline';
-import { bold, esc, inverse, paint, Theme, wrap } from './format';
+import { bold, clean, esc, inverse, paint, Theme, wrap } from './format';
 import { claimLabel } from './lists';
 
 // An edge as its head (satisfaction marked with a glyph and a word, so it reads without colour) and, for an
@@ -91,7 +91,11 @@ export function detailLines(state: State, width: number, theme: Theme): string[]
     wrap(t, w - indent - 2).forEach((l, i) => out.push(`${' '.repeat(i === 0 ? indent : indent + 2)}${esc(l)}`));
   const heading = (t: string) => out.push(` ${paint(theme, bold(esc(t)), 'cyan')}`);
 
-  out.push(` ${bold(esc(item.item_id))}  ${esc(item.title)}`);
+  // the title is other people's text: cleaned and wrapped by display width like every line of the pane
+  const id = clean(item.item_id);
+  wrap(`${id}  ${item.title}`, w - 3).forEach((l, i) =>
+    out.push(i === 0 && l.startsWith(id) ? ` ${bold(esc(id))}${esc(l.slice(id.length))}` : `   ${esc(l)}`),
+  );
   text(`status ${item.status} · priority ${item.priority} · adapter ${item.adapter}`);
   text(
     `depth ${item.downstream_depth} · unblocks ${item.unblocks_count} · age ${formatAge(item.created_at, state.now)}`,

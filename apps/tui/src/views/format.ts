@@ -1,15 +1,16 @@
-import { terminalLine } from '@app/client';
+import { cutToWidth, displayText, displayWidth, fitWidth, terminalLine, truncateWidth } from '@app/client';
 
-// Text helpers for blessed tag strings: widths are counted on the raw text, then it is escaped and painted.
+import { makeTheme, Role, Theme } from './theme';
 
-export interface Theme {
-  color: boolean;
-}
+// Text helpers for blessed tag strings: widths are display widths (cells, libs/client display-width.ts) counted on
+// the raw text, then it is escaped and painted. Never `.length` for layout.
 
-export function themeFromEnv(env: NodeJS.ProcessEnv = process.env): Theme {
-  // https://no-color.org: any non-empty NO_COLOR turns colour off; glyphs and words still carry every signal
-  return { color: !(env.NO_COLOR !== undefined && env.NO_COLOR !== '') };
-}
+export { displayWidth };
+export type { Theme } from './theme';
+export { themeFromEnv } from './theme';
+
+// Painting off: the selected (inverted) row is drawn without colours.
+export const PLAIN: Theme = makeTheme({ color: false });
 
 export function esc(text: string): string {
   return text.replace(/[{}]/g, (c) => (c === '{' ? '{open}' : '{close}'));
@@ -17,25 +18,24 @@ export function esc(text: string): string {
 
 // Control characters would move the cursor and bidi overrides reorder the line; titles and bodies come from other
 // people: shown as visible escapes, as the command line shows them (libs/client terminal-text.ts).
+// The joiners and selectors terminals disagree about are dropped (displayText).
 export function clean(text: string): string {
-  return terminalLine(text);
+  return displayText(terminalLine(text));
 }
 
 export function fit(text: string, width: number, align: 'left' | 'right' = 'left'): string {
-  if (width <= 0) return '';
-  const t = clean(text);
-  if (t.length > width) return width === 1 ? '…' : `${t.slice(0, width - 1)}…`;
-  return align === 'left' ? t.padEnd(width) : t.padStart(width);
+  return fitWidth(clean(text), width, align);
 }
 
 export function truncate(text: string, width: number): string {
-  const t = clean(text);
-  if (width <= 0) return '';
-  return t.length > width ? `${t.slice(0, Math.max(0, width - 1))}…` : t;
+  return truncateWidth(clean(text), width);
 }
 
+// A role's colour from the theme (a plain colour name passes through); 'default' leaves the text unpainted.
 export function paint(theme: Theme, text: string, fg: string): string {
-  return theme.color ? `{${fg}-fg}${text}{/${fg}-fg}` : text;
+  if (!theme.color) return text;
+  const c = theme.palette[fg as Role] ?? fg;
+  return c === 'default' ? text : `{${c}-fg}${text}{/${c}-fg}`;
 }
 
 export function bold(text: string): string {
@@ -46,20 +46,21 @@ export function inverse(text: string): string {
   return `{inverse}${text}{/inverse}`;
 }
 
-// Word-wraps plain text into lines of at most width characters.
+// Word-wraps plain text into lines of at most width cells.
 export function wrap(text: string, width: number): string[] {
   const out: string[] = [];
   const w = Math.max(8, width);
   for (const raw of text.replace(/\r/g, '').split('\n')) {
     const line = clean(raw.replace(/\t/g, '  '));
-    if (line.length <= w) {
+    if (displayWidth(line) <= w) {
       out.push(line);
       continue;
     }
     let rest = line;
-    while (rest.length > w) {
-      let cut = rest.lastIndexOf(' ', w);
-      if (cut <= w / 3) cut = w;
+    while (displayWidth(rest) > w) {
+      const head = cutToWidth(rest, w).text;
+      let cut = head.lastIndexOf(' ');
+      if (cut <= head.length / 3) cut = head.length;
       out.push(rest.slice(0, cut).trimEnd());
       rest = rest.slice(cut).trimStart();
     }

@@ -2,7 +2,8 @@ import type * as blessed from 'blessed';
 
 import { detailVisible } from '../state/selectors';
 import { isFrontierTab, State, Tab } from '../state/state';
-import { footerLine, headerLine, statusLine, tabsLine } from './chrome';
+import { footerLine, headerLine, statusLine, tabSpans, tabsLine } from './chrome';
+import { patchBlessedUnicode } from './blessed-unicode';
 import { detailLines } from './detail';
 import { Theme } from './format';
 import {
@@ -13,7 +14,8 @@ import {
   renderFrontierRows,
   renderMachineRows,
 } from './lists';
-import { emptyLines, failureLines, overlayFor } from './overlays';
+import { emptyLines, failureLines, OverlayContent, overlayFor } from './overlays';
+import { Role } from './theme';
 import * as widgets from './widgets';
 
 // Below this width the detail pane goes under the list instead of beside it.
@@ -53,6 +55,19 @@ export function geometry(state: State, width: number, height: number): Geometry 
   };
 }
 
+export type Hit =
+  | { kind: 'tab'; tab: Tab }
+  | { kind: 'row'; index: number }
+  | { kind: 'detail' }
+  | { kind: 'button'; which: 'yes' | 'no' }
+  | { kind: 'overlay' };
+
+function borderStyle(theme: Theme, role: Role): { fg?: string | number } {
+  const c = theme.palette[role];
+  if (!theme.color || c === 'default') return {};
+  return { fg: /^\d+$/.test(c) ? Number(c) : c };
+}
+
 // One box per region; every frame sets only the content of what changed. No blessed list widget: the rows are a
 // virtual list written into one box.
 export class Layout {
@@ -69,10 +84,18 @@ export class Layout {
   private detailCache: { key: string; lines: string[] } | null = null;
   private lastReady: { ref: string; width: number; lines: string[] } | null = null;
 
+  // what the last frame drew where (mouse clicks)
+  geometry: Geometry | null = null;
+  overlayContent: OverlayContent | null = null;
+
   constructor(
     private readonly screen: blessed.Widgets.Screen,
     private readonly theme: Theme,
   ) {
+    patchBlessedUnicode();
+    // blessed misreads the colours of terminals whose terminfo it cannot parse (tmux-256color: 8, so gray is black)
+    const tput = (screen as unknown as { tput: { colors: number } }).tput;
+    if (theme.color && tput.colors < theme.depth) tput.colors = theme.depth;
     const box = (options: blessed.Widgets.BoxOptions) =>
       widgets.box({ parent: screen, tags: true, wrap: false, ...options } as blessed.Widgets.BoxOptions);
     this.header = box({ top: 0, left: 0, width: '100%', height: 1 });
@@ -87,7 +110,7 @@ export class Layout {
       border: { type: 'line' },
       label: ' Detail ',
       hidden: true,
-      style: { border: theme.color ? { fg: 'gray' } : {} },
+      style: { border: borderStyle(theme, 'gray') },
     });
     this.status = box({ bottom: 1, left: 0, width: '100%', height: 1 });
     this.footer = box({ bottom: 0, left: 0, width: '100%', height: 1 });
@@ -98,7 +121,7 @@ export class Layout {
       height: 5,
       border: { type: 'line' },
       hidden: true,
-      style: { border: theme.color ? { fg: 'cyan' } : {} },
+      style: { border: borderStyle(theme, 'cyan') },
     });
   }
 
@@ -108,11 +131,13 @@ export class Layout {
     el.setContent(content);
   }
 
-  // Lays out and fills every region from the state; returns the number of list rows (the page size).
-  update(state: State): number {
+  // Lays out and fills every region from the state; returns the number of list rows (the page size) and, with the
+  // help open, the last line the help can scroll to.
+  update(state: State): { pageSize: number; helpScrollMax?: number } {
     const width = Math.max(20, (this.screen.width as number) || 80);
     const height = Math.max(6, (this.screen.height as number) || 24);
     const g = geometry(state, width, height);
+    this.geometry = g;
     const t = this.theme;
 
     this.set(this.header, headerLine(state, width, t));
@@ -169,6 +194,7 @@ export class Layout {
     }
 
     const overlay = state.failure ? null : overlayFor(state, width, height, t);
+    this.overlayContent = overlay;
     if (overlay) {
       this.overlay.width = Math.min(width, overlay.width);
       this.overlay.height = Math.min(height, overlay.lines.length + 2);
@@ -179,7 +205,39 @@ export class Layout {
     } else {
       this.overlay.hide();
     }
-    return Math.max(1, g.listRows);
+    return { pageSize: Math.max(1, g.listRows), helpScrollMax: overlay?.scrollMax };
+  }
+
+  // What a mouse event at (x, y) (0-based cells) is over, from what the last frame drew.
+  hit(state: State, x: number, y: number): Hit | null {
+    const g = this.geometry;
+    if (!g) return null;
+    const o = this.overlayContent;
+    if (o && !this.overlay.hidden) {
+      const left = this.overlay.aleft as number;
+      const top = this.overlay.atop as number;
+      const inside =
+        x >= left && x < left + (this.overlay.width as number) && y >= top && y < top + (this.overlay.height as number);
+      if (!inside) return null;
+      const b = o.buttons;
+      if (b && y === top + 1 + b.row) {
+        const cx = x - left - 1;
+        if (cx >= b.no[0] && cx < b.no[1]) return { kind: 'button', which: 'no' };
+        if (cx >= b.yes[0] && cx < b.yes[1]) return { kind: 'button', which: 'yes' };
+      }
+      return { kind: 'overlay' };
+    }
+    if (y === 1) {
+      const span = tabSpans(state, g.width).find((s) => x >= s.start && x < s.end);
+      return span ? { kind: 'tab', tab: span.tab } : null;
+    }
+    const d = g.detail;
+    if (d && x >= d.left && x < d.left + d.width && y >= d.top && y < d.top + d.height) return { kind: 'detail' };
+    if (y >= 3 && y < 3 + g.listRows && x < g.listWidth) {
+      const index = this.offsets[state.tab] + (y - 3);
+      return { kind: 'row', index };
+    }
+    return null;
   }
 
   private detailContent(state: State, width: number): string[] {

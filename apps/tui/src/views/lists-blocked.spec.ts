@@ -1,10 +1,11 @@
 import { initialState, State } from '../state/state';
 import { frontier, item, NOW } from '../testing/fixtures';
+import { PLAIN } from './format';
 import { blockedByLabel, frontierColumns, frontierHeaderLine, renderFrontierRows, shortReason } from './lists';
 
 // The Blocked tab's "blocked by" and "reason" columns (issue 25, item 10).
 
-const plain = { color: false };
+const plain = PLAIN;
 
 function withBlocked(): State {
   const blocked = [
@@ -39,14 +40,14 @@ describe('Blocked tab columns', () => {
   });
 
   it('only on the Blocked tab, and every row still fits the width', () => {
-    expect(frontierColumns(140, 2, 6, 'runnable').some((c) => c.id === 'blockedby')).toBe(false);
+    expect(frontierColumns(140, 2, 6, undefined, 'runnable').some((c) => c.id === 'blockedby')).toBe(false);
     for (const width of [60, 80, 140]) {
-      const cols = frontierColumns(width, 2, 6, 'blocked');
+      const cols = frontierColumns(width, 2, 6, undefined, 'blocked');
       const used = 1 + cols.reduce((n, c) => n + c.width + 1, 0);
       expect(used).toBeLessThanOrEqual(width + 1);
       // the title keeps its minimum before the blocked-by column goes
       expect(cols.find((c) => c.id === 'title')!.width).toBeGreaterThanOrEqual(6);
     }
-    expect(frontierColumns(80, 2, 6, 'blocked').some((c) => c.id === 'blockedby')).toBe(true);
+    expect(frontierColumns(80, 2, 6, undefined, 'blocked').some((c) => c.id === 'blockedby')).toBe(true);
   });
 });

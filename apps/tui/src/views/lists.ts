@@ -18,7 +18,7 @@ import type {
   FrontierItemWire,
   MachineAuthorizationRequest,
 } from '../wire';
-import { esc, fit, inverse, paint, PRIORITY_COLOR, PRIORITY_SHORT, Theme } from './format';
+import { esc, fit, inverse, paint, PLAIN, PRIORITY_COLOR, PRIORITY_SHORT, Theme } from './format';
 
 // The scroll offset that keeps the selected row visible, moving as little as possible from the previous one.
 export function scrollWindow(selected: number, count: number, height: number, previous: number): number {
@@ -57,6 +57,9 @@ const FRONTIER_COLUMNS = (rankWidth: number, refWidth: number, tab?: FrontierTab
   { id: 'claim', title: 'claimed by', width: 16, align: 'left' },
 ];
 
+export const FRONTIER_COLUMN_IDS: readonly string[] = FRONTIER_COLUMNS(3, 8, 'blocked').map((c) => c.id);
+const BLOCKED_COLUMNS: readonly string[] = ['blockedby', 'reason'];
+
 // Columns dropped, in this order, while the title would be narrower than MIN_TITLE.
 const DROP_ORDER = ['claim', 'unblocks', 'depth', 'age', 'adapter', 'reason', 'blockedby'];
 const MIN_TITLE = 18;
@@ -77,9 +80,20 @@ export function refWidthOf(state: State): number {
   return w;
 }
 
-export function frontierColumns(width: number, count: number, refWidth = 8, tab?: FrontierTab): Column[] {
+// `only`: the columns the user chose (tui.json), else all. The Blocked tab's own columns (blocked by, reason) show
+// there unless `only` names one of them.
+export function frontierColumns(
+  width: number,
+  count: number,
+  refWidth = 8,
+  only?: readonly string[],
+  tab?: FrontierTab,
+): Column[] {
   const rankWidth = Math.max(3, String(count).length);
-  let cols = FRONTIER_COLUMNS(rankWidth, refWidth, tab);
+  const namesBlocked = !!only && BLOCKED_COLUMNS.some((id) => only.includes(id));
+  let cols = FRONTIER_COLUMNS(rankWidth, refWidth, tab).filter(
+    (c) => !only || only.includes(c.id) || (!namesBlocked && BLOCKED_COLUMNS.includes(c.id)),
+  );
   // 1 for the selection marker, 1 space between columns
   const fixed = (cs: Column[]) => 1 + cs.reduce((sum, c) => sum + c.width + 1, 0);
   for (const drop of DROP_ORDER) {
@@ -160,7 +174,7 @@ function cell(
 }
 
 function plainCell(col: Column, item: FrontierItemWire, rank: number, state: State, eligible: Set<string>): string {
-  const c = cell(col, item, rank, state, eligible, { color: false });
+  const c = cell(col, item, rank, state, eligible, PLAIN);
   return c;
 }
 
@@ -171,7 +185,7 @@ export function frontierHeaderLine(
   refWidth = 8,
   tab?: FrontierTab,
 ): string {
-  const cols = frontierColumns(width, count, refWidth, tab);
+  const cols = frontierColumns(width, count, refWidth, theme.columns, tab);
   return paint(theme, ` ${cols.map((c) => esc(fit(c.title, c.width, c.align))).join(' ')}`, 'gray');
 }
 
@@ -192,7 +206,7 @@ export function renderFrontierRows(
   const count = rowCount(state, tab);
   const selected = selectedIndex(state, tab);
   const offset = scrollWindow(Math.max(selected, 0), count, height, previousOffset);
-  const cols = frontierColumns(width, state.frontier?.[tab].length ?? count, refWidthOf(state), tab);
+  const cols = frontierColumns(width, state.frontier?.[tab].length ?? count, refWidthOf(state), theme.columns, tab);
   const eligible = conductEligible(state);
   // rows marked with space / V lead with +
   const marked = state.triage.marked.length > 0 ? new Set(state.triage.marked) : null;
@@ -328,8 +342,7 @@ export function renderMachineRows(
   const lines: string[] = [];
   for (let i = offset; i < Math.min(count, offset + height); i++) {
     const r = state.machines[i];
-    if (i === selected)
-      lines.push(inverse(`›${cols.map((c) => machineCell(c, r, state.now, { color: false })).join(' ')}`));
+    if (i === selected) lines.push(inverse(`›${cols.map((c) => machineCell(c, r, state.now, PLAIN)).join(' ')}`));
     else lines.push(` ${cols.map((c) => machineCell(c, r, state.now, theme)).join(' ')}`);
   }
   return { lines, offset };

@@ -1,13 +1,23 @@
-import { helpRows, keyLabel } from '../keys/keymap';
+import { helpSections, keyLabel } from '../keys/keymap';
 import { activeScope, formatAge, pickerProjects } from '../state/selectors';
 import { Dialog, State } from '../state/state';
-import { bold, esc, fit, inverse, paint, Theme, truncate, wrap } from './format';
+import { bold, displayWidth, esc, fit, inverse, paint, Theme, truncate, wrap } from './format';
 import { inputDialog, pickerDialog, refusalDialog, triageConfirmDialog } from './triage-overlays';
 
 export interface OverlayContent {
   title: string;
   lines: string[];
   width: number;
+  // the help: the last first line it can scroll to
+  scrollMax?: number;
+  // the dialog's buttons: their row in `lines` and cells [start, end) (mouse clicks)
+  buttons?: { row: number; no: [number, number]; yes: [number, number] };
+}
+
+// Where buttons() puts each button on its line (cells inside the box), for mouse clicks.
+function buttonSpans(row: number, focus: 'no' | 'yes', yesLabel: string): NonNullable<OverlayContent['buttons']> {
+  const yes = displayWidth(`[ ${yesLabel} ]`);
+  return focus === 'no' ? { row, no: [3, 11], yes: [14, 14 + yes] } : { row, no: [4, 10], yes: [13, 15 + yes] };
 }
 
 function buttons(focus: 'no' | 'yes', yesLabel: string): string {
@@ -46,6 +56,8 @@ export function chargeDialog(d: Dialog & { kind: 'charge' }, width: number, them
     lines.push(
       d.phase === 'running' ? ` ${paint(theme, 'dispatching…', 'yellow')}` : buttons(d.focus, 'Yes, dispatch'),
     );
+    if (d.phase === 'confirm')
+      return { title: ' Charge ', lines, width: w, buttons: buttonSpans(lines.length - 1, d.focus, 'Yes, dispatch') };
   }
   return { title: ' Charge ', lines, width: w };
 }
@@ -85,7 +97,8 @@ export function confirmDenyDialog(d: Dialog & { kind: 'confirm-deny' }, width: n
   if (d.machineId) wrap(`machine id: ${d.machineId}`, w - 4).forEach((l) => lines.push(` ${esc(l)}`));
   lines.push('');
   lines.push(d.busy ? ` ${paint(theme, 'sending…', 'yellow')}` : buttons(d.focus, 'Yes, deny'));
-  return { title: ' Deny machine ', lines, width: w };
+  const spans = d.busy ? undefined : buttonSpans(lines.length - 1, d.focus, 'Yes, deny');
+  return { title: ' Deny machine ', lines, width: w, buttons: spans };
 }
 
 export function confirmRevokeDialog(
@@ -136,9 +149,12 @@ export function confirmApproveDialog(
   ).forEach((l) => lines.push(` ${esc(l)}`));
   lines.push('');
   lines.push(d.busy ? ` ${paint(theme, 'sending…', 'yellow')}` : buttons(d.focus, 'Yes, approve'));
-  return { title: ' Approve deployment stage ', lines, width: w };
+  const spans = d.busy ? undefined : buttonSpans(lines.length - 1, d.focus, 'Yes, approve');
+  return { title: ' Approve deployment stage ', lines, width: w, buttons: spans };
 }
 
+// The `?` overlay: sections generated from the keymap (the current view's first), a search line on top, scrolled
+// with ↓/↑/PgDn/PgUp; the title says which lines show.
 export function helpOverlay(
   state: State,
   d: Dialog & { kind: 'help' },
@@ -148,20 +164,33 @@ export function helpOverlay(
 ): OverlayContent {
   const w = Math.min(90, width - 2);
   const scope = activeScopeBelowHelp(state);
-  const rows = helpRows(scope, d.filter);
-  const lines: string[] = [
-    ` search: ${bold(esc(d.filter))}▏  ${paint(theme, '(type to filter, esc closes)', 'gray')}`,
-    '',
-  ];
+  const sections = helpSections(scope, d.filter, theme.keymap);
   const keyWidth = 18;
-  for (const r of rows.slice(0, Math.max(1, height - 6))) {
-    const danger = r.dangerous ? paint(theme, ' (asks first)', 'yellow') : '';
-    lines.push(
-      ` ${paint(theme, esc(fit(r.keys, keyWidth)), 'cyan')} ${esc(truncate(r.help, w - keyWidth - 16))}${danger}`,
-    );
+  const body: string[] = [];
+  for (const section of sections) {
+    if (body.length > 0) body.push('');
+    body.push(` ${paint(theme, bold(esc(section.title)), 'cyan')}`);
+    for (const r of section.rows) {
+      const danger = r.dangerous ? ' (asks first)' : '';
+      const help = truncate(r.help, w - keyWidth - 5 - danger.length);
+      body.push(
+        ` ${paint(theme, esc(fit(r.keys, keyWidth)), 'cyan')} ${esc(help)}${danger ? paint(theme, danger, 'yellow') : ''}`,
+      );
+    }
   }
-  if (rows.length === 0) lines.push(' no key matches');
-  return { title: ' Keys ', lines, width: w };
+  if (sections.length === 0) body.push(' no key matches');
+  // the box: at most the screen less a line above and below; two lines of it are the search line and a gap
+  const visible = Math.max(1, Math.min(body.length, height - 2 - 2 - 2));
+  const scrollMax = Math.max(0, body.length - visible);
+  const scroll = Math.min(d.scroll ?? 0, scrollMax);
+  const shown = body.slice(scroll, scroll + visible);
+  const more = scrollMax > 0 ? ` ${scroll + 1}-${scroll + shown.length}/${body.length} (↓/↑ PgDn/PgUp)` : '';
+  const lines = [
+    ` search: ${bold(esc(truncate(d.filter, w - 40)))}▏  ${paint(theme, '(type to filter, esc closes)', 'gray')}`,
+    '',
+    ...shown,
+  ];
+  return { title: ` Keys${more} `, lines, width: w, scrollMax };
 }
 
 function activeScopeBelowHelp(state: State) {

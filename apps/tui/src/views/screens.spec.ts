@@ -5,6 +5,8 @@ import { initialState } from '../state/state';
 import { event, frontier, item, machineRequest, NOW, project, testScreen, TestScreen } from '../testing/fixtures';
 import type { ExplainResponse } from '../wire';
 
+import { makeTheme } from './theme';
+
 // Issue 26's screens rendered by blessed over streams at 80x24 and 120x36.
 
 const LONG_NAME = 'build server in the basement rack number two (left)';
@@ -32,7 +34,7 @@ describe('issue 26 screens (render)', () => {
     t = testScreen(columns, rows);
     app = new App({
       screen: t.screen,
-      theme: { color: true },
+      theme: makeTheme(),
       state: initialState({ now: NOW, url: 'http://127.0.0.1:7700' }),
       effects: null,
       onQuit: () => undefined,

@@ -5,6 +5,7 @@ import { event, frontier, item, machineRequest, NOW, project, testScreen, TestSc
 import type { ExplainResponse } from '../wire';
 import { footerLine, headerLine, statusLine, tabsLine } from './chrome';
 import { detailLines } from './detail';
+import { makeTheme } from './theme';
 
 const SIZES: [number, number][] = [
   [120, 36],
@@ -102,7 +103,7 @@ describe('views', () => {
     t = testScreen(columns, rows);
     app = new App({
       screen: t.screen,
-      theme: { color: true },
+      theme: makeTheme(),
       state: { ...initialState({ now: NOW, url: 'http://127.0.0.1:7700' }), ...state },
       effects: null,
       onQuit: () => undefined,
@@ -211,7 +212,7 @@ describe('views', () => {
       }
       expect(text).toContain('Deployment pipeline');
       expect(text).toContain('HALTED: awaiting approval for production');
-      expect(detailLines(app.store.state, 120, { color: false }).join('\n')).toContain(
+      expect(detailLines(app.store.state, 120, makeTheme({ color: false })).join('\n')).toContain(
         'HALTED: awaiting approval for production since 3h',
       );
       await press('A');
@@ -451,7 +452,7 @@ describe('views', () => {
         },
       },
     );
-    const lines = detailLines(app.store.state, 120, { color: false });
+    const lines = detailLines(app.store.state, 120, makeTheme({ color: false }));
     const text = lines.join('\n');
     expect(text).toContain('Depends on (edges in: 2)');
     expect(text).toContain('[activation] ATL-5 (planned) status:done · ✗ unsatisfied');
@@ -463,7 +464,7 @@ describe('views', () => {
     expect(text.split('ATL-5 is in planned; needs done')).toHaveLength(2);
     expect(text.match(/critical path/g)).toHaveLength(1);
     // a narrow pane wraps an edge instead of cutting it, and keeps its mark (the glyph and the word)
-    const narrow = detailLines(app.store.state, 40, { color: true });
+    const narrow = detailLines(app.store.state, 40, makeTheme());
     expect(narrow.every((l) => l.replace(/\{[^}]*\}/g, '').length <= 40)).toBe(true);
     const edge = narrow.slice(narrow.findIndex((l) => l.includes('[activation] ATL-5')));
     expect(edge.slice(0, 2).join(' ')).toContain('{red-fg}✗ unsatisfied{/red-fg}');
@@ -489,7 +490,7 @@ describe('views', () => {
         },
       },
     });
-    const text = detailLines(app.store.state, 120, { color: false }).join('\n');
+    const text = detailLines(app.store.state, 120, makeTheme({ color: false })).join('\n');
     expect(text).toContain('not reviewed (bare_default)');
     expect(text).toContain('mutation profile: state none');
   });
@@ -533,7 +534,7 @@ describe('views', () => {
         },
       },
     });
-    const text = detailLines(app.store.state, 120, { color: false }).join('\n');
+    const text = detailLines(app.store.state, 120, makeTheme({ color: false })).join('\n');
     expect(text).toContain('stages: ✓ build › ▶ staging (needs docker)');
     expect(text).toContain('HALTED: needs capability docker for staging since 2m');
     expect(text).toContain('deploy_stage: needs-capability');
@@ -561,7 +562,7 @@ describe('views', () => {
   it('should keep every signal without colour (NO_COLOR)', () => {
     start(120, 36);
     const state = app.store.state;
-    const plain = { color: false };
+    const plain = makeTheme({ color: false });
     for (const line of [
       headerLine(state, 120, plain),
       tabsLine(state, 120),

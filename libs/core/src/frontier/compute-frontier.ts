@@ -20,6 +20,7 @@ export { parseTimestamp, toZonelessIso } from './timestamps';
 export { compareRank, priorityRank, rankDifference } from './ranking';
 export { createRefResolver } from './ref-resolver';
 export { alignItems, FrontierMemo } from './memo';
+export { referenceFrontier } from './reference-frontier';
 export { applyWipCap, CONDUCT_ADAPTERS, DEFAULT_WIP_CAP, isWipStatus, takesWipSlot, WIP_STATUSES } from './wip';
 
 // compute_frontier: candidates, hard-block resolution, depth, ranking, partition and the WIP cap, each in its own

@@ -1,0 +1,162 @@
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+import {
+  KEY_ACTIONS,
+  KeyAction,
+  KeyBinding,
+  KEYMAP,
+  keyLabel,
+  KeymapError,
+  Scope,
+  validateKeymap,
+} from './keys/keymap';
+import { Tab, TABS } from './state/state';
+import { FRONTIER_COLUMN_IDS } from './views/lists';
+import { THEME_NAMES, ThemeName } from './views/theme';
+
+// The user's TUI settings: $XDG_CONFIG_HOME/svc/tui.json (default ~/.config/svc/tui.json). Every field optional;
+// anything else, or a key override that clashes with another binding, is refused with the file and field named.
+
+export interface TuiConfig {
+  theme: ThemeName;
+  defaultTab: Tab;
+  // the frontier columns shown (ref and title always; in the list's order, still dropped by width when narrow)
+  columns: string[] | null;
+  mouse: boolean;
+  // action -> keys, for the main screen's bindings
+  keys: Partial<Record<KeyAction, string[]>>;
+}
+
+export const DEFAULT_CONFIG: TuiConfig = {
+  theme: 'dark',
+  defaultTab: 'runnable',
+  columns: null,
+  mouse: false,
+  keys: {},
+};
+
+// Keys that can be rebound: the main screen's (dialogs and text inputs keep theirs).
+const MAIN_SCOPES: readonly Scope[] = ['global', 'list', 'frontier', 'machines', 'events', 'empty'];
+const NAMED_KEY =
+  /^(?:[CMS]-)?(?:[a-z0-9]|up|down|left|right|enter|escape|tab|space|backspace|delete|insert|home|end|pageup|pagedown|f[1-9]|f1[0-2])$/;
+
+export class ConfigError extends Error {}
+
+export function configPath(env: NodeJS.ProcessEnv = process.env): string {
+  const base =
+    env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME.startsWith('/') ? env.XDG_CONFIG_HOME : join(homedir(), '.config');
+  return join(base, 'svc', 'tui.json');
+}
+
+// The file's settings over the defaults; no file: the defaults. Throws ConfigError naming the field.
+export function loadConfig(path: string): { config: TuiConfig; found: boolean } {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { config: { ...DEFAULT_CONFIG }, found: false };
+    throw new ConfigError(`${path}: ${(err as Error).message}`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError(`${path}: not valid JSON (${(err as Error).message})`);
+  }
+  return { config: parseConfig(raw, path), found: true };
+}
+
+export function parseConfig(raw: unknown, where = 'tui.json'): TuiConfig {
+  const fail = (field: string, message: string): never => {
+    throw new ConfigError(`${where}: ${field}: ${message}`);
+  };
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) fail('(top)', 'must be a JSON object');
+  const o = raw as Record<string, unknown>;
+  const config: TuiConfig = { ...DEFAULT_CONFIG, keys: {} };
+  for (const field of Object.keys(o)) {
+    if (!['theme', 'defaultTab', 'columns', 'mouse', 'keys', '$schema'].includes(field)) {
+      fail(field, 'unknown setting (known: theme, defaultTab, columns, mouse, keys)');
+    }
+  }
+  if (o.theme !== undefined) {
+    if (!THEME_NAMES.includes(o.theme as ThemeName)) fail('theme', `must be one of ${THEME_NAMES.join(', ')}`);
+    config.theme = o.theme as ThemeName;
+  }
+  if (o.defaultTab !== undefined) {
+    if (!TABS.includes(o.defaultTab as Tab)) fail('defaultTab', `must be one of ${TABS.join(', ')}`);
+    config.defaultTab = o.defaultTab as Tab;
+  }
+  if (o.mouse !== undefined) {
+    if (typeof o.mouse !== 'boolean') fail('mouse', 'must be true or false');
+    config.mouse = o.mouse as boolean;
+  }
+  if (o.columns !== undefined) {
+    if (!Array.isArray(o.columns) || o.columns.some((c) => typeof c !== 'string')) {
+      fail('columns', 'must be a list of column names');
+    }
+    const columns = o.columns as string[];
+    const unknown = columns.filter((c) => !FRONTIER_COLUMN_IDS.includes(c));
+    if (unknown.length)
+      fail('columns', `unknown column ${unknown.join(', ')} (known: ${FRONTIER_COLUMN_IDS.join(', ')})`);
+    if (new Set(columns).size !== columns.length) fail('columns', 'a column is listed twice');
+    for (const needed of ['ref', 'title']) if (!columns.includes(needed)) fail('columns', `must include ${needed}`);
+    config.columns = columns;
+  }
+  if (o.keys !== undefined) {
+    if (o.keys === null || typeof o.keys !== 'object' || Array.isArray(o.keys)) {
+      fail('keys', 'must be an object: action name -> key or list of keys');
+    }
+    for (const [action, value] of Object.entries(o.keys as Record<string, unknown>)) {
+      if (!KEY_ACTIONS.includes(action as KeyAction))
+        fail(`keys.${action}`, 'not an action of the TUI (svc tui --print-config lists them)');
+      if (!KEYMAP.some((b) => b.action === action && MAIN_SCOPES.includes(b.scope))) {
+        fail(`keys.${action}`, "only the main screen's keys can be rebound (dialogs and text inputs keep theirs)");
+      }
+      const keys = typeof value === 'string' ? [value] : value;
+      if (!Array.isArray(keys) || keys.length === 0 || keys.some((k) => typeof k !== 'string')) {
+        fail(`keys.${action}`, 'must be a key or a non-empty list of keys');
+      }
+      for (const k of keys as string[]) {
+        if ([...k].length !== 1 && !NAMED_KEY.test(k))
+          fail(`keys.${action}`, `"${k}" is not a key (a character, or a name such as C-x, f5, pagedown)`);
+        if ([...k].length === 1 && (k < ' ' || k === '\x7f'))
+          fail(`keys.${action}`, 'a control character is not a key');
+      }
+      config.keys[action as KeyAction] = keys as string[];
+    }
+    // a clash is refused here, with the same words as the built-in keymap's check
+    try {
+      validateKeymap(applyKeys(KEYMAP, config.keys));
+    } catch (err) {
+      if (err instanceof KeymapError) fail('keys', err.message.replace(/^invalid keymap: /, 'clash: '));
+      throw err;
+    }
+  }
+  return config;
+}
+
+// The keymap with the user's keys in place of the built-in ones (main screen bindings only).
+export function applyKeys(keymap: readonly KeyBinding[], keys: Partial<Record<KeyAction, string[]>>): KeyBinding[] {
+  return keymap.map((b) => {
+    const replacement = keys[b.action];
+    return replacement && MAIN_SCOPES.includes(b.scope) ? { ...b, keys: [...replacement] } : b;
+  });
+}
+
+// `svc tui --print-config`: where the file is, and every setting in effect (the keys of the main screen included).
+export function printConfig(path: string, config: TuiConfig, found: boolean): string {
+  const keymap = applyKeys(KEYMAP, config.keys);
+  const keys: Record<string, string[]> = {};
+  for (const b of keymap) if (MAIN_SCOPES.includes(b.scope) && !keys[b.action]) keys[b.action] = b.keys;
+  const effective = {
+    theme: config.theme,
+    defaultTab: config.defaultTab,
+    columns: config.columns ?? FRONTIER_COLUMN_IDS,
+    mouse: config.mouse,
+    keys,
+  };
+  const where = found ? path : `${path} (not found: the defaults)`;
+  return `# ${where}\n# themes: ${THEME_NAMES.join(', ')}; tabs: ${TABS.join(', ')}; keys shown as blessed names (${keyLabel('escape')} is "escape")\n${JSON.stringify(effective, null, 2)}\n`;
+}

@@ -1,0 +1,255 @@
+import { formatCycle } from '../dependencies/gates';
+import {
+  BlockerFacts,
+  isSatisfied,
+  isTerminalStatus,
+  parseSatisfaction,
+  satisfactionReason,
+} from '../dependencies/satisfaction';
+import { parseTimestamp } from './timestamps';
+import {
+  CHARGE_RELEVANT_STATUSES,
+  FrontierComputation,
+  FrontierEdge,
+  FrontierInput,
+  FrontierInputItem,
+  FrontierItem,
+} from './vocabulary';
+
+// compute_frontier as the spec states it (docs/spec: "Computation (compute_frontier)", steps 1 to 9, and "Ranking"),
+// written to be read, not to be fast: plain arrays and maps, every step over every item and edge, no memo, no typed
+// arrays, quadratic where that is simplest. computeFrontier (compute-frontier.ts) must give exactly this answer for
+// every input, with or without its memo; a property test checks it (reference-frontier.spec.ts). Only for tests and
+// for reading: never on a request's path.
+//
+// Inputs as the store guarantees them: item ids are unique, and so is each (blocker, dependent) pair among the edges
+// (item_dependencies is unique on dependent, blocker and gate point; the edges given are those at activation).
+export function referenceFrontier(input: FrontierInput): FrontierComputation {
+  const items = input.items;
+  const acceptForeignRuns = input.acceptForeignRuns ?? false;
+  const byId = new Map<number, FrontierInputItem>();
+  for (const item of items) byId.set(item.id, item);
+  // Only edges into an input item say anything about the frontier; their blocker may be any item, or none.
+  const edges = input.edges.filter((edge) => byId.has(edge.dependent));
+  // Edges between two different input items make the activation graph (steps 3 and 4, cycles).
+  const graphEdges = edges.filter((edge) => byId.has(edge.blocker) && edge.blocker !== edge.dependent);
+
+  // Step 1: candidates are the items in a charge-relevant status, and every item whose blocked flag is set; the
+  // terminal statuses (done, cancelled, stopped, failed) never are.
+  const chargeRelevant: readonly string[] = CHARGE_RELEVANT_STATUSES;
+  const candidates = items.filter(
+    (item) => !isTerminalStatus(item.status) && (item.blocked || chargeRelevant.includes(item.status)),
+  );
+
+  // Step 2: hard-block resolution. Each edge's satisfaction condition is evaluated against its blocker's facts; the
+  // unsatisfied ones are the dependent's blockers, in edge order, each with its reason.
+  const isUnsatisfied = (edge: FrontierEdge): boolean =>
+    !isSatisfied(parseSatisfaction(edge.satisfaction), input.blockerFacts.get(edge.blocker), { acceptForeignRuns });
+  const reasonOf = (edge: FrontierEdge): string => {
+    const facts: BlockerFacts | undefined = input.blockerFacts.get(edge.blocker);
+    const blockerRef = facts?.ref ?? byId.get(edge.blocker)?.ref;
+    return satisfactionReason(parseSatisfaction(edge.satisfaction), facts, { acceptForeignRuns, blockerRef });
+  };
+  const unsatisfiedInto = (item: FrontierInputItem): FrontierEdge[] =>
+    edges.filter((edge) => edge.dependent === item.id && isUnsatisfied(edge));
+
+  // Step 3: unblocks_count, the other input items an item blocks at activation (satisfied edges count too).
+  const unblocksCount = (item: FrontierInputItem): number =>
+    graphEdges.filter((edge) => edge.blocker === item.id).length;
+
+  // Step 4: downstream_depth, the longest blocker-to-dependent chain below an item. Edges inside a cycle lead nowhere
+  // deeper: an item's chain continues only to dependents it does not reach back from (not on a cycle with it).
+  const reaches = reachability(items, graphEdges);
+  const onCycleTogether = (a: number, b: number): boolean => reaches.get(a)!.has(b) && reaches.get(b)!.has(a);
+  const depths = new Map<number, number>();
+  const downstreamDepth = (id: number): number => {
+    let depth = depths.get(id);
+    if (depth === undefined) {
+      depth = 0;
+      for (const edge of graphEdges) {
+        if (edge.blocker === id && !onCycleTogether(id, edge.dependent)) {
+          depth = Math.max(depth, downstreamDepth(edge.dependent) + 1);
+        }
+      }
+      depths.set(id, depth);
+    }
+    return depth;
+  };
+
+  // Step 5: wip_active, the non-frozen items (candidates or not) implementing or reviewing their implementation.
+  const wipActive = items.filter(
+    (item) => !item.frozen && (item.status === 'implementing' || item.status === 'reviewing-implementation'),
+  ).length;
+
+  // Cycles of unsatisfied edges can never clear on their own: each such cycle (a self-dependency included) is named
+  // once, as its shortest cycle from its first item in input order, and every item on it carries that name.
+  const { cycles, cycleReason } = stuckCycles(
+    items,
+    edges.filter((edge) => byId.has(edge.blocker) && isUnsatisfied(edge)),
+  );
+
+  // Step 6: the item's status-based adapter from its pinned workflow (stageAdapter) is given by the caller.
+  // Step 7: reclassification. An item with an unsatisfied activation edge, or with its blocked flag set, waits: adapter
+  // wait, its blockers in blocked_by and every reason in blocked_reasons (the operator's block first, then the cycle it
+  // is stuck on, then each unsatisfied edge).
+  const toFrontierItem = (item: FrontierInputItem): FrontierItem => {
+    const unsatisfied = unsatisfiedInto(item);
+    const waiting = unsatisfied.length > 0 || item.blocked;
+    const reasons: string[] = [];
+    if (waiting && item.blocked) {
+      reasons.push(item.blockedReason ? `blocked by operator: ${item.blockedReason}` : 'blocked by operator');
+    }
+    if (waiting && cycleReason.has(item.id)) reasons.push(cycleReason.get(item.id)!);
+    if (waiting) reasons.push(...unsatisfied.map(reasonOf));
+    return {
+      item_id: item.id,
+      ref: item.ref,
+      title: item.title,
+      status: item.status,
+      priority: item.priority,
+      project: item.project,
+      workflow_id: item.workflowId,
+      workflow_version_id: item.workflowVersionId,
+      adapter: waiting ? 'wait' : item.stageAdapter,
+      blocked_by: unsatisfied.map((edge) => edge.blocker),
+      blocked_reasons: reasons,
+      unblocks_count: unblocksCount(item),
+      downstream_depth: downstreamDepth(item.id),
+      created_at: item.createdAt,
+      stage_adapter: item.stageAdapter,
+      lifecycle_rank: item.lifecycleRank,
+      is_epic: item.isEpic,
+      frozen: item.frozen,
+      blocked_flag: item.blocked,
+    };
+  };
+
+  // Step 8: partition, each bucket in rank order: frozen items to frozen, waiting ones to blocked, the rest runnable.
+  const ranked = candidates.map(toFrontierItem).sort(byRank);
+  const frozen = ranked.filter((item) => item.frozen);
+  const blocked = ranked.filter((item) => !item.frozen && (item.blocked_flag || item.blocked_by.length > 0));
+  const runnable = ranked.filter((item) => !item.frozen && !item.blocked_flag && item.blocked_by.length === 0);
+
+  // Step 9: the WIP cap limits new starts of conduct work. Runnable conduct items (adapter conduct, or advance for an
+  // issue's implementation re-entry) are admitted in rank order: one already implementing or reviewing-implementation
+  // is counted in wip_active already and always eligible; any other takes one of the remaining slots, or is suppressed.
+  const wipCap = Number.isFinite(input.wipCap) ? Math.max(0, Math.floor(input.wipCap)) : 30;
+  const remaining = Math.max(0, wipCap - wipActive);
+  const eligible: FrontierItem[] = [];
+  const suppressed: FrontierItem[] = [];
+  let slotsTaken = 0;
+  for (const item of runnable) {
+    if (item.adapter !== 'conduct' && item.adapter !== 'advance') continue;
+    if (item.status === 'implementing' || item.status === 'reviewing-implementation') {
+      eligible.push(item);
+    } else if (slotsTaken < remaining) {
+      slotsTaken++;
+      eligible.push(item);
+    } else {
+      suppressed.push(item);
+    }
+  }
+
+  return {
+    runnable,
+    blocked,
+    frozen,
+    wip_cap: wipCap,
+    wip_active: wipActive,
+    conduct_eligible: eligible,
+    wip_remaining: remaining,
+    wip_suppressed: suppressed,
+    cycles,
+  };
+}
+
+// Ranking (the runnable bucket's order, and the other buckets'): priority (high, medium, low, then anything else),
+// downstream_depth (larger first), unblocks_count (larger first), lifecycle stage (closer to done first; an unknown
+// stage last), created_at (older first; an unreadable one last), then the internal id, so that the order is total.
+function byRank(a: FrontierItem, b: FrontierItem): number {
+  const priority = (item: FrontierItem): number => {
+    const rank = ['high', 'medium', 'low'].indexOf(item.priority);
+    return rank === -1 ? 3 : rank;
+  };
+  const stage = (item: FrontierItem): number =>
+    Number.isFinite(item.lifecycle_rank) ? -item.lifecycle_rank : Infinity;
+  const created = (item: FrontierItem): number => parseTimestamp(item.created_at);
+  const keys: [number, number][] = [
+    [priority(a), priority(b)],
+    [-a.downstream_depth, -b.downstream_depth],
+    [-a.unblocks_count, -b.unblocks_count],
+    [stage(a), stage(b)],
+    [created(a), created(b)],
+    [a.item_id, b.item_id],
+  ];
+  for (const [x, y] of keys) if (x !== y) return x < y ? -1 : 1;
+  return 0;
+}
+
+// For each item, the items reachable from it through the edges (blocker to dependent), itself excluded unless a
+// cycle leads back to it.
+function reachability(items: readonly FrontierInputItem[], edges: readonly FrontierEdge[]): Map<number, Set<number>> {
+  const reaches = new Map<number, Set<number>>();
+  for (const item of items) {
+    const seen = new Set<number>();
+    const stack = [item.id];
+    while (stack.length > 0) {
+      const from = stack.pop()!;
+      for (const edge of edges) {
+        if (edge.blocker === from && !seen.has(edge.dependent)) {
+          seen.add(edge.dependent);
+          stack.push(edge.dependent);
+        }
+      }
+    }
+    reaches.set(item.id, seen);
+  }
+  return reaches;
+}
+
+// The cycles made of the given (unsatisfied, between input items) edges: for each set of items on a cycle together,
+// in the input order of its first item, the shortest cycle from that item (breadth-first over its edges in edge order,
+// staying among the set), as internal ids with the first repeated last; and the reason every item of the set carries.
+function stuckCycles(
+  items: readonly FrontierInputItem[],
+  edges: readonly FrontierEdge[],
+): { cycles: number[][]; cycleReason: Map<number, string> } {
+  const reaches = reachability(items, edges);
+  const refOf = new Map(items.map((item) => [item.id, item.ref]));
+  const cycles: number[][] = [];
+  const cycleReason = new Map<number, string>();
+  for (const item of items) {
+    if (!reaches.get(item.id)!.has(item.id) || cycleReason.has(item.id)) continue;
+    const together = items.filter(
+      (other) => reaches.get(item.id)!.has(other.id) && reaches.get(other.id)!.has(item.id),
+    );
+    const cycle = shortestCycle(item.id, edges, new Set(together.map((other) => other.id)));
+    cycles.push(cycle);
+    const reason = formatCycle(cycle, (id) => refOf.get(id)!);
+    for (const member of together) cycleReason.set(member.id, reason);
+  }
+  return { cycles, cycleReason };
+}
+
+function shortestCycle(start: number, edges: readonly FrontierEdge[], among: Set<number>): number[] {
+  if (edges.some((edge) => edge.blocker === start && edge.dependent === start)) return [start, start];
+  const parent = new Map<number, number>([[start, start]]);
+  const queue = [start];
+  for (let head = 0; head < queue.length; head++) {
+    const from = queue[head];
+    for (const edge of edges) {
+      if (edge.blocker !== from || !among.has(edge.dependent)) continue;
+      if (edge.dependent === start) {
+        // back from the last item to the first along the breadth-first tree
+        const between: number[] = [];
+        for (let at = from; at !== start; at = parent.get(at)!) between.unshift(at);
+        return [start, ...between, start];
+      }
+      if (!parent.has(edge.dependent)) {
+        parent.set(edge.dependent, from);
+        queue.push(edge.dependent);
+      }
+    }
+  }
+  return [start, start];
+}
