@@ -232,6 +232,25 @@ describe('svc tui triage (end to end under tmux)', () => {
     await closed();
   });
 
+  it('should say why in the Blocked tab and open the dependency tree with t, enter jumping to a blocker', async () => {
+    const f = await frontierNow();
+    const waiting = f.blocked.find((i) => i.blocked_by.length > 0 && i.item_id !== created)!;
+    const first = waiting.blocked_by[0];
+    await jump(waiting.item_id);
+    // the "blocked by" column: the first blocker and how many more
+    const more = waiting.blocked_by.length > 1 ? ` +${waiting.blocked_by.length - 1}` : '';
+    expect(tui.capture()).toContain('blocked by');
+    expect(tui.selectedLine()).toContain(`${first}${more}`);
+    tui.keys('t');
+    await tui.waitFor(`Dependencies of ${waiting.item_id}`);
+    const screen = await tui.waitFor(new RegExp(`↑ ${first} .*· unsatisfied`));
+    expect(screen).toContain(`● ${waiting.item_id}`);
+    tui.type(first);
+    tui.keys('Enter');
+    await tui.waitFor(() => tui.selectedLine().includes(`${first} `));
+    expect(tui.capture()).not.toContain(`Dependencies of`);
+  });
+
   it("should release a session's claim with u after asking", async () => {
     const f = await frontierNow();
     const target = f.runnable[0];

@@ -61,8 +61,10 @@ export const FRONTIER_COLUMN_IDS: readonly string[] = FRONTIER_COLUMNS(3, 8, 'bl
 const BLOCKED_COLUMNS: readonly string[] = ['blockedby', 'reason'];
 
 // Columns dropped, in this order, while the title would be narrower than MIN_TITLE.
-const DROP_ORDER = ['claim', 'unblocks', 'depth', 'age', 'adapter', 'reason', 'blockedby'];
+const DROP_ORDER = ['claim', 'unblocks', 'depth', 'age', 'adapter'];
 const MIN_TITLE = 18;
+// the Blocked tab's why-columns give way first while the title would be narrower than this (a title matters more)
+const MIN_TITLE_WITH_WHY = 28;
 
 const refWidths = new WeakMap<object, number>();
 
@@ -96,6 +98,15 @@ export function frontierColumns(
   );
   // 1 for the selection marker, 1 space between columns
   const fixed = (cs: Column[]) => 1 + cs.reduce((sum, c) => sum + c.width + 1, 0);
+  for (const drop of ['reason', 'blockedby']) {
+    if (!cols.some((c) => c.id === drop)) continue;
+    // only after the optional columns went, while the title still lacks room
+    for (const other of DROP_ORDER) {
+      if (width - fixed(cols) >= MIN_TITLE_WITH_WHY) break;
+      cols = cols.filter((c) => c.id !== other);
+    }
+    if (width - fixed(cols) < MIN_TITLE_WITH_WHY) cols = cols.filter((c) => c.id !== drop);
+  }
   for (const drop of DROP_ORDER) {
     if (width - fixed(cols) >= MIN_TITLE) break;
     cols = cols.filter((c) => c.id !== drop);
@@ -107,15 +118,17 @@ export function frontierColumns(
 
 // "ATL-3 +2": the first blocker and how many more ("" when only a reason blocks it).
 export function blockedByLabel(item: FrontierItemWire): string {
-  const [first, ...rest] = item.blocked_by;
+  // a row from a live delta may leave the lists out
+  const [first, ...rest] = item.blocked_by ?? [];
   if (first === undefined) return '';
   return rest.length > 0 ? `${first} +${rest.length}` : first;
 }
 
 // The first reason in short: a dependency reason that only repeats a blocker the column already names is skipped.
 export function shortReason(item: FrontierItemWire): string {
-  const reasons = item.blocked_reasons;
-  const own = reasons.find((r) => !item.blocked_by.some((b) => r.includes(b)));
+  const reasons = item.blocked_reasons ?? [];
+  const blockers = item.blocked_by ?? [];
+  const own = reasons.find((r) => !blockers.some((b) => r.includes(b)));
   return (own ?? reasons[0] ?? '').replace(/\s+/g, ' ').trim();
 }
 
