@@ -519,7 +519,9 @@ export function reduce(state: State, action: Action): State {
             (['runnable', 'blocked', 'frozen'] as const).filter((t) => cursors[t].key === null),
           )
         : relocateAll(moved, ['runnable', 'blocked', 'frozen']);
-      return next.detailOpen ? withDetailFor(next) : next;
+      // a created or moved item arriving by a delta is selected as by a whole answer
+      const arrived = next.triage.arriving ? selectArrived(next, TRIAGE_HELPERS) : next;
+      return arrived.detailOpen ? withDetailFor(arrived) : arrived;
     }
     case 'claims_loaded': {
       if (action.project !== state.project) return state;

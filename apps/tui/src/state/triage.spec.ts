@@ -180,6 +180,45 @@ describe('triage', () => {
     expect(s.triage.arriving).toBeNull();
   });
 
+  it('should select a created item that arrives by a frontier delta, as by a whole answer', () => {
+    let s = run(loaded(), key('item_new'), type('Fresh work'), key('input_submit'), type('high'), key('picker_choose'));
+    s = run(s, type('ATL-3'), key('picker_choose'));
+    s = reduce(s, {
+      type: 'triage_done',
+      id: s.triage.run!.id,
+      results: [
+        {
+          command: s.triage.run!.commands[0],
+          ok: true,
+          message: 'created ATL-7',
+          created: 'ATL-7',
+          inverse: { op: 'status', ref: 'ATL-7', to: 'cancelled' },
+        },
+      ],
+    });
+    const before = s.frontier!;
+    const fresh = item(7, { blocked_by: ['ATL-3'] });
+    const empty = { drop: [], put: [] };
+    s = reduce(s, {
+      type: 'frontier_delta',
+      project: 'atlas',
+      frontier: { ...before, blocked: [...before.blocked, fresh] },
+      delta: {
+        base: 'W/"a"',
+        etag: 'W/"b"',
+        wip_cap: 0,
+        wip_active: 0,
+        runnable: empty,
+        blocked: { drop: [], put: [[before.blocked.length, fresh]] },
+        frozen: empty,
+        conduct_eligible: empty,
+      },
+    });
+    expect(s.tab).toBe('blocked');
+    expect(selectedItem(s)?.item_id).toBe('ATL-7');
+    expect(s.triage.arriving).toBeNull();
+  });
+
   it('should block with a reason, and unblock an operator-blocked item after asking', () => {
     let s = run(loaded(), key('block_toggle'));
     expect(s.dialog).toMatchObject({ kind: 'input', purpose: 'block' });
