@@ -11,6 +11,7 @@ import {
   SVC_BIN,
   svcEnv,
   TestDatabase,
+  waitFor,
 } from '@app/testing';
 import { http } from '@app/testing/machine-auth';
 
@@ -54,15 +55,14 @@ describe('svc tui triage (end to end under tmux)', () => {
   };
   const frontierNow = () => api<FrontierResultWire>('/v1/charge/frontier?project=atlas');
   // waits until the daemon says so: the TUI's write is asynchronous
-  const until = async (ref: string, test: (i: ItemJson) => boolean): Promise<ItemJson> => {
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      const i = await get(ref);
-      if (test(i)) return i;
-      if (Date.now() > deadline) throw new Error(`${ref} never reached the state: ${JSON.stringify(i)}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  };
+  const until = (ref: string, test: (i: ItemJson) => boolean): Promise<ItemJson> =>
+    waitFor(
+      async () => {
+        const i = await get(ref);
+        return test(i) && i;
+      },
+      { timeout: 10_000, what: `${ref} to reach the state` },
+    );
   // : jumps to an item in whatever tab it lives
   const jump = async (ref: string) => {
     tui.keys(':');
