@@ -590,6 +590,6 @@ export function reduce(state: State, action: Action): State {
     case 'revoke_done':
       return state;
     default:
-      return reduceTriageAction(state, action) ?? state;
+      return reduceTriageAction(state, action, TRIAGE_HELPERS) ?? state;
   }
 }

@@ -219,6 +219,45 @@ describe('triage', () => {
     expect(s.triage.arriving).toBeNull();
   });
 
+  it('should select a created item the stream showed before the daemon answered, and wait out a runnable interim answer', () => {
+    let s = run(loaded(), key('item_new'), type('Fresh work'), key('input_submit'), type('high'), key('picker_choose'));
+    s = run(s, type('ATL-3'), key('picker_choose'));
+    const id = s.triage.run!.id;
+    const command = s.triage.run!.commands[0];
+    const answer: Action = {
+      type: 'triage_done',
+      id,
+      results: [
+        {
+          command,
+          ok: true,
+          message: 'created ATL-7',
+          created: 'ATL-7',
+          inverse: { op: 'status', ref: 'ATL-7', to: 'cancelled' },
+        },
+      ],
+    };
+    // between the create and the dependency the frontier has it runnable: not selected there
+    const interim = reduce(
+      reduce(s, { type: 'frontier_loaded', project: 'atlas', frontier: frontier([item(1), item(3), item(7)], []) }),
+      answer,
+    );
+    expect(interim.tab).toBe('runnable');
+    expect(selectedItem(interim)?.item_id).not.toBe('ATL-7');
+    expect(interim.triage.arriving).toBe('ATL-7');
+    // the frontier already showed it blocked when the answer came: selected at once, with no further frontier change
+    s = reduce(s, {
+      type: 'frontier_loaded',
+      project: 'atlas',
+      frontier: frontier([item(1), item(3)], [item(7, { blocked_by: ['ATL-3'] })]),
+    });
+    expect(selectedItem(s)?.item_id).not.toBe('ATL-7');
+    s = reduce(s, answer);
+    expect(s.tab).toBe('blocked');
+    expect(selectedItem(s)?.item_id).toBe('ATL-7');
+    expect(s.triage.arriving).toBeNull();
+  });
+
   it('should block with a reason, and unblock an operator-blocked item after asking', () => {
     let s = run(loaded(), key('block_toggle'));
     expect(s.dialog).toMatchObject({ kind: 'input', purpose: 'block' });

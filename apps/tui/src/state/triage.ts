@@ -7,6 +7,7 @@ import {
   StatusTone,
   TriageCommand,
   TriageDialog,
+  TriageResult,
   TriageState,
   UNDO_DEPTH,
 } from './state';
@@ -668,7 +669,7 @@ export function reduceTriageInput(state: State, ch: string | null): State | null
 }
 
 // The effects' answers: a picker's choices, a run's outcome.
-export function reduceTriageAction(state: State, action: Action): State | null {
+export function reduceTriageAction(state: State, action: Action, helpers: TriageHelpers): State | null {
   switch (action.type) {
     case 'picker_options': {
       const d = state.dialog;
@@ -700,8 +701,11 @@ export function reduceTriageAction(state: State, action: Action): State | null {
         undo: popped,
         marked: refused.length === 0 ? [] : state.triage.marked,
         arriving: created ?? followed ?? state.triage.arriving,
-        arrivingTab: created ? null : followed ? bucket : state.triage.arrivingTab,
+        arrivingTab: created ? createdTab(state, done) : followed ? bucket : state.triage.arrivingTab,
       });
+      // the stream may have shown the change before the daemon's answers came back: select it now, not at the next
+      // frontier change
+      if (next.triage.arriving) next = selectArrived(next, helpers);
       if (refused.length === 0) {
         const text =
           done.length === 1
@@ -723,6 +727,14 @@ export function reduceTriageAction(state: State, action: Action): State | null {
     default:
       return null;
   }
+}
+
+// Where a created item will live: an item created waiting on an open item (one the frontier shows) is blocked;
+// until the frontier shows it there, an answer from between the create and the dependency still has it runnable.
+function createdTab(state: State, done: readonly TriageResult[]): FrontierTab | null {
+  const create = done.find((r) => r.created)?.command;
+  if (create?.op !== 'create' || !create.blockedBy) return null;
+  return rowByRef(state, create.blockedBy) ? 'blocked' : null;
 }
 
 // A created item has arrived in the frontier: select it, in whatever tab it lives.
