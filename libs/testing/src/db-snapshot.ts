@@ -12,8 +12,14 @@ export const VOLATILE_TABLES = new Set([
   'daemon_replicas',
 ]);
 
-// One digest of every row of every table (one round trip): equal digests mean no row changed.
-export async function databaseDigest(client: Client, skip: ReadonlySet<string> = VOLATILE_TABLES): Promise<string> {
+// The digest query of a client's database, per set of skipped tables: the schema does not change under a test, and
+// the authorization matrix takes thousands of digests (reading information_schema each time was a third of them).
+const digestQueries = new WeakMap<Client, Map<ReadonlySet<string>, string | null>>();
+
+async function digestQuery(client: Client, skip: ReadonlySet<string>): Promise<string | null> {
+  let bySkip = digestQueries.get(client);
+  if (!bySkip) digestQueries.set(client, (bySkip = new Map()));
+  if (bySkip.has(skip)) return bySkip.get(skip)!;
   const tables = (
     await client.query<{ name: string }>(
       `SELECT table_name AS name FROM information_schema.tables
@@ -22,12 +28,25 @@ export async function databaseDigest(client: Client, skip: ReadonlySet<string> =
   ).rows
     .map((r) => r.name)
     .filter((name) => !skip.has(name));
-  if (tables.length === 0) return '';
-  const parts = tables.map(
-    (name) =>
-      `SELECT '${name}' AS name, md5(coalesce(string_agg(t::text, ',' ORDER BY t::text), '')) AS digest FROM "${name}" t`,
-  );
-  const rows = await client.query<{ name: string; digest: string }>(parts.join(' UNION ALL '));
+  const query =
+    tables.length === 0
+      ? null
+      : tables
+          .map(
+            (name) =>
+              `SELECT '${name}' AS name, md5(coalesce(string_agg(t::text, ',' ORDER BY t::text), '')) AS digest FROM "${name}" t`,
+          )
+          .join(' UNION ALL ');
+  bySkip.set(skip, query);
+  return query;
+}
+
+// One digest of every row of every table (one round trip once the client has read the schema): equal digests mean
+// no row changed. The table list is read once per client and set of skipped tables.
+export async function databaseDigest(client: Client, skip: ReadonlySet<string> = VOLATILE_TABLES): Promise<string> {
+  const query = await digestQuery(client, skip);
+  if (query === null) return '';
+  const rows = await client.query<{ name: string; digest: string }>(query);
   return rows.rows.map((r) => `${r.name}:${r.digest}`).join(' ');
 }
 
