@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // Makes test/fixtures/upgrade-<commit>.sql: a database as an earlier release left it, for test/upgrade.e2e-spec.ts.
-//   node scripts/make-upgrade-fixture.js <commit> [server admin URL, default postgres://postgres@127.0.0.1:5432/postgres]
+//   node scripts/make-upgrade-fixture.js <commit or tag> [server admin URL, default postgres://postgres@127.0.0.1:5432/postgres]
+// The files are named after the commit (upgrade-<7 hex>.sql); the first line of the SQL names the full commit, and
+// the tag when one was given, which is how a fixture stays tied to the release it came from.
 // 1. builds <commit> in a temporary git worktree (node_modules shared with this clone);
 // 2. runs that build's migrations on a fresh database, recording every statement they execute;
 // 3. starts that build's daemon on it and adds data through its API (plus a few rows by SQL, as its tests do),
@@ -197,8 +199,12 @@ async function dumpRows(client) {
 
 async function main() {
   const [commit, serverArg] = process.argv.slice(2);
-  if (!commit) throw new Error('usage: node scripts/make-upgrade-fixture.js <commit> [server admin URL]');
-  const full = execFileSync('git', ['rev-parse', commit], { cwd: ROOT }).toString().trim();
+  if (!commit) throw new Error('usage: node scripts/make-upgrade-fixture.js <commit or tag> [server admin URL]');
+  // ^{commit}: an annotated tag names a tag object; the fixture is named after, and built from, the commit it marks
+  const full = execFileSync('git', ['rev-parse', '--verify', `${commit}^{commit}`], { cwd: ROOT })
+    .toString()
+    .trim();
+  const ref = full.startsWith(commit.toLowerCase()) ? '' : ` (${commit})`;
   const server = serverArg ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const dir = build(full);
   const dbName = `svc_fixture_${Date.now().toString(36)}`;
@@ -227,7 +233,7 @@ async function main() {
     writeFileSync(
       out,
       [
-        `-- svc database as left by commit ${full} (its migrations as they ran, then its data).`,
+        `-- svc database as left by commit ${full}${ref} (its migrations as they ran, then its data).`,
         `-- Made by scripts/make-upgrade-fixture.js; loaded by test/upgrade.e2e-spec.ts. Do not edit.`,
         `-- migrations: ${migrations.join(' ')}`,
         ...statements,

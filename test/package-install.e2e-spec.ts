@@ -1,10 +1,21 @@
 import { execFile } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
-import { REPO_ROOT } from '@app/testing';
+import { createTestDatabase, REPO_ROOT, TestDatabase } from '@app/testing';
+import { sql } from '@app/testing/machine-auth';
 
 interface Run {
   code: number;
@@ -50,7 +61,8 @@ function openDir(parent: string, prefix: string): string {
 jest.setTimeout(600_000);
 
 // The package as a user gets it: `npm pack`, `npm install -g` of the tarball into a prefix (no clone, no build at
-// install), then `svc up`, `svc whoami` and `svc down` from a folder outside the repository with their own HOME.
+// install), then `svc up`, `svc whoami`, `svc doctor`, `svc backup`, `svc setup` (scripted), `svc down` and
+// `svc restore` from a folder outside the repository with their own HOME.
 describe('the installable package', () => {
   const root = openDir(tmpdir(), 'svc-package-');
   const prefix = join(root, 'prefix');
@@ -60,6 +72,9 @@ describe('the installable package', () => {
   let tarball: string;
   let env: NodeJS.ProcessEnv;
   let pid: number | null = null;
+  const snapshot = join(root, 'work', 'svc.svcbak');
+  let backedUp: { rows: Record<string, number>; schema_version: string };
+  let restoreTarget: TestDatabase | null = null;
 
   beforeAll(async () => {
     for (const dir of [home, work]) mkdirSync(dir, { mode: 0o755 });
@@ -80,7 +95,8 @@ describe('the installable package', () => {
     };
   });
 
-  afterAll(() => {
+  afterAll(async () => {
+    await restoreTarget?.drop();
     if (pid !== null) {
       try {
         process.kill(pid, 'SIGKILL');
@@ -99,6 +115,9 @@ describe('the installable package', () => {
     expect(files).toContain('package/dist/apps/tui/src/main.js');
     expect(files).toContain('package/examples/demo-backlog.json');
     expect(files.filter((f) => f.endsWith('.ts') || f.includes('/test/') || f.includes('libs/testing'))).toEqual([]);
+    // Packing with --ignore-scripts above skips only prepack, which is the build this run has done already; a
+    // prepack that did anything else would have to run here (docs/decisions.md, the installable package).
+    expect(JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')).scripts.prepack).toBe('npm run build');
   });
 
   it('should install globally from the tarball with only npm and Node', async () => {
@@ -114,7 +133,7 @@ describe('the installable package', () => {
     expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')).version);
   });
 
-  it('should start, answer and stop from a folder outside the repository, repairing a missing library link', async () => {
+  it('should start and answer from a folder outside the repository, repairing a missing library link', async () => {
     // What a skipped install script (npm's allowScripts) leaves behind: the embedded server's library links absent.
     const lib = join(
       prefix,
@@ -142,9 +161,55 @@ describe('the installable package', () => {
     const doctor = await run(svc, ['doctor'], { cwd: work, env, timeoutMs: 60_000 });
     expect(doctor.stdout).toMatch(/^ok +embedded server +PostgreSQL 17/m);
     expect(doctor.code).toBe(0);
-    const down = await run(svc, ['down'], { cwd: work, env, timeoutMs: 120_000 });
+  });
+
+  it('should back up the serving daemon’s database and connect another user without prompts', async () => {
+    const svc = join(prefix, 'bin', 'svc');
+    // the snapshot tool is the daemon's built file, loaded by the installed svc (no clone to find it in)
+    const backup = await run(svc, ['backup', snapshot, '--json'], { cwd: work, env, timeoutMs: 120_000 });
+    expect(backup.code).toBe(0);
+    backedUp = JSON.parse(backup.stdout) as typeof backedUp;
+    expect(backedUp.rows).toMatchObject({ actors: 1, api_tokens: 1 });
+    // `svc setup` scripted (no terminal): the team-server path with the token in a file, for a user with a fresh HOME
+    const stored = JSON.parse(readFileSync(join(home, '.config', 'svc', 'credentials.json'), 'utf8')) as {
+      servers: { token: string }[];
+    };
+    const tokenFile = join(root, 'token');
+    writeFileSync(tokenFile, `${stored.servers[0].token}\n`, { mode: 0o600 });
+    const other: NodeJS.ProcessEnv = { ...env, HOME: openDir(root, 'home-') };
+    delete other.SVC_URL;
+    const setup = await run(svc, ['setup', '--server', env.SVC_URL!, '--token-file', tokenFile], {
+      cwd: work,
+      env: other,
+      timeoutMs: 30_000,
+    });
+    expect(setup.code).toBe(0);
+    expect(setup.stdout).toContain(`connected to ${env.SVC_URL} as admin`);
+    const me = await run(svc, ['whoami', '--json'], { cwd: work, env: other, timeoutMs: 30_000 });
+    expect(me.code).toBe(0);
+    expect(JSON.parse(me.stdout)).toMatchObject({ name: 'admin', via: 'api_token' });
+  });
+
+  it('should stop the daemon', async () => {
+    const down = await run(join(prefix, 'bin', 'svc'), ['down'], { cwd: work, env, timeoutMs: 120_000 });
     expect(down.code).toBe(0);
     expect(down.stdout).toContain('stopped the daemon');
     pid = null;
+  });
+
+  it('should restore the backup into an empty PostgreSQL database', async () => {
+    restoreTarget = await createTestDatabase('server', 'package_restore');
+    const restored = await run(join(prefix, 'bin', 'svc'), ['restore', snapshot, '--json'], {
+      cwd: work,
+      env: { ...env, SVC_DATABASE_URL: restoreTarget.url },
+      timeoutMs: 120_000,
+    });
+    expect(restored.code).toBe(0);
+    const result = JSON.parse(restored.stdout) as { rows: Record<string, number>; migrated_forward: string[] };
+    expect(result.rows).toEqual(backedUp.rows);
+    expect(result.migrated_forward).toEqual([]);
+    expect(await sql(restoreTarget.url, `SELECT name, is_admin FROM actors`)).toEqual([
+      { name: 'admin', is_admin: true },
+    ]);
   });
 });

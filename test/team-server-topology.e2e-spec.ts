@@ -1,4 +1,5 @@
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -22,6 +23,8 @@ import { awaitRoomInMinute, resolveMachineAuthorization, sql } from '@app/testin
 import { clientAddress, compileTrust } from '../apps/daemon/src/machine-authorization/client-identity';
 
 const SECRET = 'e2e-team-server-topology-0123456789abcdef';
+// The operator's first-boot admin token, as compose passes it to every replica (docker/.env).
+const BOOTSTRAP_TOKEN = `svc_${randomBytes(32).toString('hex')}`;
 const COMPOSE = join(REPO_ROOT, 'docker', 'compose.yaml');
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -71,7 +74,8 @@ describe('docker/compose.yaml and docker/Caddyfile (no container engine here: pa
   const text = readFileSync(COMPOSE, 'utf8');
   const compose = loadYaml(text) as Compose;
   const { postgres, daemon, caddy } = compose.services;
-  const defaults = (value: string) => interpolate(value, { SVC_SERVER_SECRET: 'x'.repeat(48) });
+  const defaults = (value: string) =>
+    interpolate(value, { SVC_SERVER_SECRET: 'x'.repeat(48), SVC_BOOTSTRAP_TOKEN: BOOTSTRAP_TOKEN });
 
   it('should run PostgreSQL, daemon replicas and Caddy, with only Caddy published', () => {
     expect(Object.keys(compose.services).sort()).toEqual(['caddy', 'daemon', 'postgres']);
@@ -94,6 +98,16 @@ describe('docker/compose.yaml and docker/Caddyfile (no container engine here: pa
     // the daemons refuse to start without the shared secret
     expect(() => interpolate(daemon.environment!.SVC_SERVER_SECRET, {})).toThrow(/SVC_SERVER_SECRET/);
     expect(defaults(daemon.environment!.SVC_PUBLIC_URL)).toBe('https://localhost');
+  });
+
+  it('should take the first admin’s token from the operator (a container’s output is a log: never shown there)', () => {
+    // required, like the secret: compose refuses to start without it, so no replica makes up a token nobody sees
+    expect(() => interpolate(daemon.environment!.SVC_BOOTSTRAP_TOKEN, {})).toThrow(/SVC_BOOTSTRAP_TOKEN/);
+    expect(defaults(daemon.environment!.SVC_BOOTSTRAP_TOKEN)).toBe(BOOTSTRAP_TOKEN);
+    // the file that holds it stays out of the image's build context and out of git
+    const ignored = (file: string) => readFileSync(join(REPO_ROOT, file), 'utf8').split('\n');
+    expect(ignored('.dockerignore')).toContain('**/.env');
+    expect(ignored('.gitignore')).toContain('.env');
   });
 
   it('should gate on /readyz: daemons healthy before Caddy, PostgreSQL healthy before the daemons', () => {
@@ -220,12 +234,12 @@ describeTopology('the team server topology as processes: Caddy over HTTPS in fro
       // Caddy connects to the replicas from 127.0.0.1: that address, and no other, is the proxy.
       SVC_API_TRUSTED_PROXIES: '127.0.0.1',
       SVC_PUBLIC_URL: `https://127.0.0.1:${port}`,
+      SVC_BOOTSTRAP_TOKEN: BOOTSTRAP_TOKEN,
     };
     // Booted together, as compose starts them: one applies the migrations and one creates the admin (advisory locks).
     replicas.push(...(await Promise.all([0, 1, 2].map(() => startDaemonProcess({ env })))));
-    const tokens = replicas.map((d) => d.token).filter((t): t is string => t !== null);
-    expect(tokens).toHaveLength(1);
-    admin = tokens[0];
+    expect(replicas.filter((d) => /first boot/.test(d.stderr()))).toHaveLength(1);
+    admin = BOOTSTRAP_TOKEN;
     order = replicas.map(upstreamOf);
     caddy = await startCaddy({ upstreams: order, port, upstreamHeader: true });
   });
@@ -301,6 +315,59 @@ describeTopology('the team server topology as processes: Caddy over HTTPS in fro
     expect([...seen].sort()).toEqual([...order].sort());
     // an untrusting client is refused: the certificate is Caddy's own CA's, not a public one
     await expect(request(`${caddy.url}/readyz`)).rejects.toThrow();
+  });
+
+  it('should make the operator’s token the admin’s, stored as a hash only and printed by no replica', async () => {
+    expect((await viaProxy('GET', '/v1/whoami', { token: admin })).body).toMatchObject({
+      name: 'admin',
+      is_admin: true,
+    });
+    for (const d of replicas) expect(d.stdout() + d.stderr()).not.toContain(BOOTSTRAP_TOKEN);
+    const stored = await sql<{ token_hash: Buffer }>(db.url, `SELECT token_hash FROM api_tokens`);
+    expect(stored.map((r) => r.token_hash.toString('hex'))).toEqual([
+      createHash('sha256').update(BOOTSTRAP_TOKEN).digest('hex'),
+    ]);
+    // no row of any table holds the token itself
+    const tables = await sql<{ name: string }>(
+      db.url,
+      `SELECT quote_ident(table_name) AS name FROM information_schema.tables
+        WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`,
+    );
+    const holding = await sql<{ name: string }>(
+      db.url,
+      tables.map((t) => `SELECT '${t.name}' AS name FROM ${t.name} x WHERE x::text LIKE $1`).join(' UNION ALL '),
+      [`%${BOOTSTRAP_TOKEN.slice(4)}%`],
+    );
+    expect(holding).toEqual([]);
+  });
+
+  // `svc doctor` of a client that trusts Caddy's CA, through the proxy: every check passes, TLS verified (exit 0).
+  // Run straight against a replica by a client that does not trust it: the public URL's TLS fails (exit 1).
+  it('should pass the doctor through the proxy with TLS verified, and fail it where the CA is not trusted', async () => {
+    const doctor = (env: Record<string, string>) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        execFile(
+          process.execPath,
+          [SVC_BIN, 'doctor'],
+          { env: { PATH: process.env.PATH, HOME: process.env.HOME, SVC_TOKEN: admin, ...env }, timeout: 60_000 },
+          (error, stdout, stderr) =>
+            resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+        );
+      });
+    const [trusted, untrusted] = await Promise.all([
+      doctor({ SVC_URL: caddy.url, NODE_EXTRA_CA_CERTS: caddy.rootCaPath }),
+      doctor({ SVC_URL: replicas[0].url }),
+    ]);
+    expect(trusted.stdout).toMatch(
+      new RegExp(`^ok +public url +${caddy.url.replace(/[.]/g, '\\.')}: TLS verified, /readyz answered 200$`, 'm'),
+    );
+    expect(trusted.stdout).toMatch(/^ok +server secret +.*shared by 3 replicas/m);
+    expect(trusted.stdout).not.toMatch(/^FAIL/m);
+    expect(trusted.code).toBe(0);
+    expect(untrusted.stdout).toMatch(
+      new RegExp(`^FAIL +public url +${caddy.url.replace(/[.]/g, '\\.')}: unreachable over TLS`, 'm'),
+    );
+    expect(untrusted.code).toBe(1);
   });
 
   it('should connect a machine with the device code started through the proxy and approved on another replica', async () => {

@@ -48,4 +48,28 @@ describe(parseConfig.name, () => {
   it('should refuse a short server secret when one is set', () => {
     expect(() => parseConfig({ SVC_SERVER_SECRET: 'short' })).toThrow(/SVC_SERVER_SECRET/);
   });
+
+  it('should refuse a guessable bootstrap token without echoing it, and take one shaped like a generated token', () => {
+    for (const weak of [
+      '',
+      'changeme',
+      'svc_short',
+      `admin_${'x'.repeat(40)}`,
+      `svc_${'x'.repeat(31)}`,
+      `svc_${'x'.repeat(32)} `,
+    ]) {
+      let error: unknown;
+      try {
+        parseConfig({ SVC_BOOTSTRAP_TOKEN: weak });
+      } catch (err) {
+        error = err;
+      }
+      expect(error).toBeInstanceOf(ConfigError);
+      const message = (error as ConfigError).message;
+      expect(message).toContain('SVC_BOOTSTRAP_TOKEN');
+      if (weak.length > 0) expect(message).not.toContain(weak.trim());
+    }
+    const token = `svc_${'a1_-'.repeat(8)}`;
+    expect(parseConfig({ SVC_BOOTSTRAP_TOKEN: token }).bootstrapToken).toBe(token);
+  });
 });

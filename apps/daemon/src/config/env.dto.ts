@@ -53,7 +53,15 @@ export class EnvDto {
 
   @IsOptional() @Transform(toBool) @IsBoolean() SVC_BOOTSTRAP_ADMIN?: boolean;
 
-  @IsOptional() @IsString() SVC_BOOTSTRAP_TOKEN?: string;
+  // Supplied by an operator (compose's .env, `svc self-host init`): shaped like a token the daemon makes (svc_ and at
+  // least 32 URL-safe characters), so a guessable value never becomes the admin's credential. The message never
+  // echoes the value.
+  @IsOptional()
+  @Matches(/^svc_[A-Za-z0-9_-]{32,}$/, {
+    message:
+      'SVC_BOOTSTRAP_TOKEN must be svc_ followed by at least 32 of A-Z a-z 0-9 _ - (e.g. svc_$(openssl rand -hex 32))',
+  })
+  SVC_BOOTSTRAP_TOKEN?: string;
 
   @IsOptional() @Transform(toBool) @IsBoolean() SVC_PRINT_BOOTSTRAP_TOKEN?: boolean;
 
