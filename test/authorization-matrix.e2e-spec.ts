@@ -123,7 +123,8 @@ async function buildFixture(daemon: DaemonProcess, dbUrl: string, mode: 'self-ho
   expect((await as('/v1/deployments/environments', { project: 'alpha', name: 'scratch' })).status).toBe(201);
   const run = await as('/v1/deployments/runs', { project: 'alpha', environment: 'scratch', items: [] });
   expect(run.status).toBe(201);
-  const entry = await as('/v1/records/ouroboros', { agent: 'a', category: 'note', body: 'seed' });
+  // `default`'s (the server admin's first membership)
+  const entry = await as('/v1/records/ouroboros', { agent: 'a', category: 'seed', body: 'seed' });
   expect(entry.status).toBe(201);
 
   const session = async (persona: Persona): Promise<number> => {

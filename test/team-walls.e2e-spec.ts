@@ -1,9 +1,33 @@
 import { createTestDatabase, DaemonProcess, runSvc, startDaemonProcess, TestDatabase } from '@app/testing';
 import { createActor, http, HttpResult, sql, TestActor } from '@app/testing/machine-auth';
 
+import { machineTokenFor } from './support/authorization-matrix';
+
 // Issue 24, "organizations are walls": an organization admin sees and manages only the actors all of whose
 // memberships are in organizations they administer; anyone else answers exactly like a name that does not exist.
+// Records are walled too: an ouroboros entry belongs to the organization it was written in, and an admin's listing of
+// verdicts and dispositions stays inside the organization the request is confined to.
 jest.setTimeout(120000);
+
+// A machine credential approved for `org`, of the named actor: its bearer token.
+async function machineOf(url: string, actor: string, org: string, machineId: string): Promise<string> {
+  const made = machineTokenFor();
+  await sql(
+    url,
+    `INSERT INTO machine_credentials (machine_id, machine_name, actor_id, organization_id, token_hash, token_prefix)
+     SELECT $1, 'box', a.id, o.id, $2, 'svcm_x' FROM actors a, organizations o WHERE a.name = $3 AND o.slug = $4`,
+    [machineId, made.hash, actor, org],
+  );
+  return made.token;
+}
+
+interface Entry {
+  id: number;
+  organization: string;
+  body: string;
+  reviewed_at: string | null;
+  archived_at: string | null;
+}
 
 describe('organizations are walls', () => {
   let db: TestDatabase;
@@ -306,6 +330,100 @@ describe('organizations are walls', () => {
       expect(hers.organizations.map((o) => o.slug)).toEqual(['default']);
     });
   });
+
+  // By now: mia is a member of default, dana its admin; eve belongs to other only, and so does olga (taken out of
+  // default above); zed belongs nowhere.
+  describe('ouroboros entries', () => {
+    const entries = async (token: string, query = '?category=walls') => {
+      const res = await call<{ entries: Entry[] }>(token, 'GET', `/v1/records/ouroboros${query}`);
+      expect(res.status).toBe(200);
+      return res.body.entries.map((e) => `${e.organization}:${e.body}`);
+    };
+    const write = (token: string, body: string) =>
+      call<Entry>(token, 'POST', '/v1/records/ouroboros', { agent: 'walls', category: 'walls', body });
+
+    it('should keep an entry inside the organization it was written in, answering others as if it did not exist', async () => {
+      const mine = await write(mia.token, 'default secret');
+      expect(mine.status).toBe(201);
+      expect(mine.body.organization).toBe('default');
+      const theirs = await write(eve.token, 'other secret');
+      expect(theirs.status).toBe(201);
+      expect(theirs.body.organization).toBe('other');
+
+      expect(await entries(mia.token)).toEqual(['default:default secret']);
+      expect(await entries(dana.token)).toEqual(['default:default secret']);
+      expect(await entries(eve.token)).toEqual(['other:other secret']);
+      // a removed member of default (still in other), and someone in no organization
+      expect(await entries(olga.token)).toEqual(['other:other secret']);
+      expect(await entries((await createActor(db.url, { name: 'zoe', membership: null })).token)).toEqual([]);
+      // the server admin, not confined to an organization, sees both
+      expect(await entries(admin)).toEqual(['other:other secret', 'default:default secret']);
+
+      for (const verb of ['review', 'archive']) {
+        for (const token of [eve.token, olga.token]) {
+          const crossed = await call(token, 'POST', `/v1/records/ouroboros/${mine.body.id}/${verb}`);
+          const missing = await call(token, 'POST', `/v1/records/ouroboros/2000000000/${verb}`);
+          expect(crossed.status).toBe(404);
+          expect(crossed.body).toEqual({
+            code: 'ouroboros_entry_not_found',
+            message: `no ouroboros entry ${mine.body.id}`,
+          });
+          expect(crossed.text.split(String(mine.body.id)).join('<id>')).toBe(
+            missing.text.split('2000000000').join('<id>'),
+          );
+        }
+      }
+      const [row] = await sql<{ reviewed_at: Date | null; archived_at: Date | null }>(
+        db.url,
+        'SELECT reviewed_at, archived_at FROM ouroboros_entries WHERE id = $1',
+        [mine.body.id],
+      );
+      expect(row).toEqual({ reviewed_at: null, archived_at: null });
+
+      // its own organization marks it
+      const reviewed = await call<Entry>(mia.token, 'POST', `/v1/records/ouroboros/${mine.body.id}/review`);
+      expect(reviewed.status).toBe(200);
+      expect(reviewed.body.reviewed_at).not.toBeNull();
+      const archived = await call<Entry>(dana.token, 'POST', `/v1/records/ouroboros/${mine.body.id}/archive`);
+      expect(archived.status).toBe(200);
+      expect(archived.body.archived_at).not.toBeNull();
+    });
+
+    it('should need an active membership to write one, and keep a machine credential to its organization', async () => {
+      const count = async () =>
+        Number((await sql<{ n: string }>(db.url, 'SELECT count(*) AS n FROM ouroboros_entries'))[0].n);
+      const before = await count();
+      const zedToken = (await createActor(db.url, { name: 'zack', membership: null })).token;
+      const refused = await write(zedToken, 'from nowhere');
+      expect(refused.status).toBe(403);
+      expect(refused.body).toMatchObject({ code: 'organization_membership_required' });
+
+      // olga's machine approved for default, from before she was taken out of it: sees, writes and marks nothing
+      const removedMachine = await machineOf(db.url, 'olga', 'default', 'walls-olga-default');
+      expect(await entries(removedMachine)).toEqual([]);
+      expect((await write(removedMachine, 'still here?')).status).toBe(403);
+      const [{ id: defaultEntry }] = await sql<{ id: number }>(
+        db.url,
+        `SELECT e.id FROM ouroboros_entries e JOIN organizations o ON o.id = e.organization_id
+          WHERE o.slug = 'default' ORDER BY e.id LIMIT 1`,
+      );
+      expect((await call(removedMachine, 'POST', `/v1/records/ouroboros/${defaultEntry}/review`)).status).toBe(404);
+      expect(await count()).toBe(before);
+
+      // mia's machine approved for default, and eve's for other: each reads and writes its own organization only,
+      // and so does a credential of the server admin's approved for other
+      const miaMachine = await machineOf(db.url, 'mia', 'default', 'walls-mia-default');
+      const eveMachine = await machineOf(db.url, 'eve', 'other', 'walls-eve-other');
+      const adminMachine = await machineOf(db.url, 'admin', 'other', 'walls-admin-other');
+      expect(await entries(miaMachine)).toEqual(['default:default secret']);
+      expect(await entries(eveMachine)).toEqual(['other:other secret']);
+      expect(await entries(adminMachine)).toEqual(['other:other secret']);
+      expect((await write(eveMachine, 'from the box')).body.organization).toBe('other');
+      expect((await write(adminMachine, 'admin box')).body.organization).toBe('other');
+      expect((await call(eveMachine, 'POST', `/v1/records/ouroboros/${defaultEntry}/archive`)).status).toBe(404);
+      expect((await call(adminMachine, 'POST', `/v1/records/ouroboros/${defaultEntry}/archive`)).status).toBe(404);
+    });
+  });
 });
 
 // The same steps through the hosted organization paths, where a takeover made the attacker an admin of the other
@@ -360,5 +478,63 @@ describe('organizations are walls (hosted)', () => {
       [dana.id],
     );
     expect(members).toEqual([]);
+  });
+
+  // Listing every verdict and disposition (no ?item=) is a server admin's; through an organization's path, or with a
+  // machine credential approved for one, it lists that organization's projects' rows only (ouroboros entries too).
+  it("should list a confined server admin only the organization's verdicts, dispositions and entries", async () => {
+    const admin = daemon.token!;
+    const at = <T = Record<string, unknown>>(
+      token: string,
+      org: string,
+      method: string,
+      path: string,
+      body?: unknown,
+    ) => http<T>(daemon.url, method, `/api/orgs/${org}${path}`, { token, body });
+    for (const [who, org, id, prefix] of [
+      [dana, 'acme', 'rockets', 'RKT'],
+      [eve, 'beta', 'secrets', 'SEC'],
+    ] as const) {
+      expect(
+        (await at(who.token, org, 'POST', '/v1/projects', { id, name: id, public_item_prefix: prefix })).status,
+      ).toBe(201);
+      expect((await at(who.token, org, 'POST', '/v1/items', { project: id, title: 'one' })).status).toBe(201);
+      const verdict = { item: `${prefix}-1`, transition: 'implementing', worker: 'w', verdict: 'pass' };
+      expect((await at(who.token, org, 'POST', '/v1/records/shepherd-verdicts', verdict)).status).toBe(201);
+      const disposition = {
+        item: `${prefix}-1`,
+        transition: 'implementing',
+        caveat_num: 1,
+        caveat_text: 'c',
+        disposition: 'RESOLVED',
+      };
+      expect((await at(who.token, org, 'POST', '/v1/records/caveat-dispositions', disposition)).status).toBe(201);
+      const entry = { agent: 'a', category: 'walls', body: `${org} note` };
+      expect((await at(who.token, org, 'POST', '/v1/records/ouroboros', entry)).status).toBe(201);
+    }
+    const listed = async (get: (path: string) => Promise<HttpResult>) => {
+      const verdicts = await get('/v1/records/shepherd-verdicts');
+      const dispositions = await get('/v1/records/caveat-dispositions');
+      const entries = await get('/v1/records/ouroboros?category=walls');
+      expect([verdicts.status, dispositions.status, entries.status]).toEqual([200, 200, 200]);
+      return {
+        verdicts: (verdicts.body.verdicts as { item: string }[]).map((v) => v.item),
+        dispositions: (dispositions.body.dispositions as { item: string }[]).map((d) => d.item),
+        entries: (entries.body.entries as Entry[]).map((e) => `${e.organization}:${e.body}`),
+      };
+    };
+    const acmeOnly = { verdicts: ['RKT-1'], dispositions: ['RKT-1'], entries: ['acme:acme note'] };
+    expect(await listed((path) => at(admin, 'acme', 'GET', path))).toEqual(acmeOnly);
+    const adminMachine = await machineOf(db.url, 'admin', 'acme', 'walls-admin-acme');
+    expect(await listed((path) => http(daemon.url, 'GET', path, { token: adminMachine }))).toEqual(acmeOnly);
+    expect(await listed((path) => http(daemon.url, 'GET', `/api/orgs/acme${path}`, { token: adminMachine }))).toEqual(
+      acmeOnly,
+    );
+    // unconfined, the server admin sees every organization's
+    expect(await listed((path) => http(daemon.url, 'GET', path, { token: admin }))).toEqual({
+      verdicts: ['RKT-1', 'SEC-1'],
+      dispositions: ['RKT-1', 'SEC-1'],
+      entries: ['beta:beta note', 'acme:acme note'],
+    });
   });
 });

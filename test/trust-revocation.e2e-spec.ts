@@ -16,6 +16,7 @@ import { createActor, freshClientIp, http, sql, startMachineAuthorization, TestA
 
 import { dataSourceOptions } from '../apps/daemon/src/database/data-source';
 import { RevocationReachesEverything1764310000001 } from '../apps/daemon/src/database/migrations/1764310000001-RevocationReachesEverything';
+import { OuroborosOrganizations1764436000000 } from '../apps/daemon/src/database/migrations/1764436000000-OuroborosOrganizations';
 import { OpenedStream, openStream } from './daemon-sse';
 
 // Issue 24, deliverable 2: revocation is immediate everywhere, acting in an organization needs an active
@@ -408,6 +409,30 @@ describe('trust boundaries: the migration gives every project an organization', 
         `SELECT o.slug FROM projects p JOIN organizations o ON o.id = p.organization_id WHERE p.id = 'old'`,
       )) as { slug: string }[];
       expect(row.slug).toBe('default');
+      await runner.release();
+    } finally {
+      await dataSource.destroy();
+    }
+  });
+
+  // Entries of the server-wide days record nothing tying them to an organization: they go to the server's.
+  it("should assign existing ouroboros entries to the server's organization", async () => {
+    const dataSource = new DataSource({ ...dataSourceOptions(db.url), migrationsRun: false });
+    await dataSource.initialize();
+    try {
+      await dataSource.runMigrations();
+      const runner = dataSource.createQueryRunner();
+      const migration = new OuroborosOrganizations1764436000000();
+      await migration.down(runner);
+      await runner.query(`INSERT INTO organizations (slug, name) VALUES ('other', 'other'), ('default', 'default')
+                          ON CONFLICT (slug) DO NOTHING`);
+      await runner.query(`INSERT INTO ouroboros_entries ("timestamp", agent, context, category, body, created_at)
+                          VALUES (now(), 'a', 'BET-1', 'note', 'old', now())`);
+      await migration.up(runner);
+      const rows = (await runner.query(
+        `SELECT o.slug FROM ouroboros_entries e JOIN organizations o ON o.id = e.organization_id`,
+      )) as { slug: string }[];
+      expect(rows).toEqual([{ slug: 'default' }]);
       await runner.release();
     } finally {
       await dataSource.destroy();

@@ -439,17 +439,24 @@ export const MATRIX: Record<string, MatrixRow> = {
       },
     }),
   },
-  'GET /v1/records/ouroboros': { access: 'self', request: () => ({ path: '/v1/records/ouroboros' }) },
+  // Ouroboros entries belong to an organization (the fixture's `seed` entry: `default`'s): listed and marked by its
+  // active members and credentials and server admins; written by anyone with an active membership, into the
+  // organization they act in. A list answers others exactly as it answers a filter nothing matches.
+  'GET /v1/records/ouroboros': {
+    access: 'org',
+    request: () => ({ path: '/v1/records/ouroboros?category=seed' }),
+    hiddenLike: () => ({ path: '/v1/records/ouroboros?category=nowhere' }),
+  },
   'POST /v1/records/ouroboros': {
-    access: 'self',
+    access: 'any_member',
     request: () => ({ path: '/v1/records/ouroboros', body: { agent: 'a', category: 'note', body: 'matrix' } }),
   },
   'POST /v1/records/ouroboros/:id/review': {
-    access: 'self',
+    access: 'org',
     request: (fx) => ({ path: `/v1/records/ouroboros/${fx.ouroborosId}/review` }),
   },
   'POST /v1/records/ouroboros/:id/archive': {
-    access: 'self',
+    access: 'org',
     request: (fx) => ({ path: `/v1/records/ouroboros/${fx.ouroborosId}/archive` }),
   },
   'GET /v1/events': { access: 'self', request: () => ({ path: '/v1/events?limit=1' }) },

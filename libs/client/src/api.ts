@@ -38,6 +38,10 @@ import type {
   ItemSectionWire,
   MachineListResponse,
   NoteWire,
+  OuroborosEntryRequest,
+  OuroborosEntryWire,
+  OuroborosListQuery,
+  OuroborosListResponse,
   ProjectResponse,
   RevokeMachineResponse,
   SessionListResponse,
@@ -562,15 +566,15 @@ export class SvcApi {
     return this.http.get('v1/records/caveat-dispositions', { item });
   }
 
-  recordOuroboros(body: WireBody): Promise<WireRow> {
+  recordOuroboros(body: OuroborosEntryRequest): Promise<OuroborosEntryWire> {
     return this.http.post('v1/records/ouroboros', body);
   }
 
-  ouroboros(q: Query = {}): Promise<{ entries: WireRow[] }> {
-    return this.http.get('v1/records/ouroboros', q);
+  ouroboros(q: OuroborosListQuery = {}): Promise<OuroborosListResponse> {
+    return this.http.get('v1/records/ouroboros', q as Query);
   }
 
-  ouroborosAction(id: string, verb: string): Promise<WireRow> {
+  ouroborosAction(id: string, verb: 'review' | 'archive'): Promise<OuroborosEntryWire> {
     return this.http.post(`v1/records/ouroboros/${seg(id)}/${seg(verb)}`);
   }
 

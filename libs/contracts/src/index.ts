@@ -8,6 +8,7 @@ export * from './events/events';
 export * from './frontier/frontier';
 export * from './frontier/frontier-delta';
 export * from './machines/machines';
+export * from './records/records';
 export * from './sessions/sessions';
 export * from './transfer/transfer';
 export * from './machine-authorization/models';

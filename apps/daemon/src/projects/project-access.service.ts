@@ -24,6 +24,13 @@ export class ProjectAccessService {
     return (await this.access.accessibleProjects(actor)).map((p) => p.id);
   }
 
+  // The public item prefixes of the projects the caller sees (a ref is `<prefix>-<sequence>`), null = every project:
+  // for records stored by ref, listed across projects.
+  async visiblePrefixes(actor: AuthenticatedActor): Promise<string[] | null> {
+    if (seesEveryProject(actor)) return null;
+    return (await this.access.accessibleProjects(actor)).map((p) => p.public_item_prefix);
+  }
+
   async canSee(actor: AuthenticatedActor, projects: readonly string[]): Promise<boolean> {
     const visible = await this.visibleProjects(actor);
     return visible === null || projects.every((p) => visible.includes(p));

@@ -1,5 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, ParseIntPipe, Post, Query } from '@nestjs/common';
 
+import type { OuroborosEntryWire, OuroborosListResponse } from '@app/contracts';
+
 import { AuthenticatedActor, CurrentActor } from '../auth/actor';
 import {
   AddDispositionDto,
@@ -35,24 +37,33 @@ export class RecordsController {
   }
 
   @Post('ouroboros')
-  addOuroboros(@Body() dto: AddOuroborosDto) {
-    return this.service.addOuroboros(dto);
+  addOuroboros(@CurrentActor() actor: AuthenticatedActor, @Body() dto: AddOuroborosDto): Promise<OuroborosEntryWire> {
+    return this.service.addOuroboros(actor, dto);
   }
 
   @Get('ouroboros')
-  ouroboros(@Query() query: OuroborosQueryDto) {
-    return this.service.ouroboros(query);
+  ouroboros(
+    @CurrentActor() actor: AuthenticatedActor,
+    @Query() query: OuroborosQueryDto,
+  ): Promise<OuroborosListResponse> {
+    return this.service.ouroboros(actor, query);
   }
 
   @Post('ouroboros/:id/review')
   @HttpCode(200)
-  review(@Param('id', ParseIntPipe) id: number) {
-    return this.service.markOuroboros(id, 'reviewed_at');
+  review(
+    @CurrentActor() actor: AuthenticatedActor,
+    @Param('id', ParseIntPipe) id: number,
+  ): Promise<OuroborosEntryWire> {
+    return this.service.markOuroboros(actor, id, 'reviewed_at');
   }
 
   @Post('ouroboros/:id/archive')
   @HttpCode(200)
-  archive(@Param('id', ParseIntPipe) id: number) {
-    return this.service.markOuroboros(id, 'archived_at');
+  archive(
+    @CurrentActor() actor: AuthenticatedActor,
+    @Param('id', ParseIntPipe) id: number,
+  ): Promise<OuroborosEntryWire> {
+    return this.service.markOuroboros(actor, id, 'archived_at');
   }
 }

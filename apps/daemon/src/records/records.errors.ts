@@ -7,6 +7,8 @@ export enum RecordErrorCode {
   DispositionExists = 'disposition_exists',
   ItemRequired = 'item_required',
   OuroborosEntryNotFound = 'ouroboros_entry_not_found',
+  // the caller has no active membership of an organization to write the entry in
+  OrganizationMembershipRequired = 'organization_membership_required',
 }
 
 export const RECORD_ERROR_STATUS: ErrorStatusTable<RecordErrorCode> = {
@@ -14,6 +16,7 @@ export const RECORD_ERROR_STATUS: ErrorStatusTable<RecordErrorCode> = {
   [RecordErrorCode.DispositionExists]: HttpStatus.CONFLICT,
   [RecordErrorCode.ItemRequired]: HttpStatus.BAD_REQUEST,
   [RecordErrorCode.OuroborosEntryNotFound]: HttpStatus.NOT_FOUND,
+  [RecordErrorCode.OrganizationMembershipRequired]: HttpStatus.FORBIDDEN,
 };
 
 const recordError = errorFactory(RECORD_ERROR_STATUS);
@@ -31,3 +34,10 @@ export const itemRequired = () => recordError(RecordErrorCode.ItemRequired, 'nam
 
 export const ouroborosEntryNotFound = (id: string | number) =>
   recordError(RecordErrorCode.OuroborosEntryNotFound, `no ouroboros entry ${id}`);
+
+// Nothing is written without an organization: an entry belongs to one its writer is an active member of.
+export const organizationMembershipRequired = () =>
+  recordError(
+    RecordErrorCode.OrganizationMembershipRequired,
+    'you are not an active member of an organization this entry could belong to; ask an organization admin to add you',
+  );

@@ -2,16 +2,35 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 
+import type { OuroborosEntryWire } from '@app/contracts';
+
+import { AuthenticatedActor, organizationScope } from '../auth/actor';
+import { accessibleOrganizationWhere } from '../auth/project-visibility';
 import { affected, isoUtc } from '../projects/backlog-sql';
-import { DispositionWire, OuroborosWire, VerdictWire } from './dto/records.dto';
+import { DispositionWire, VerdictWire } from './dto/records.dto';
 
 const VERDICT_SELECT = `SELECT id, item, transition, worker, verdict, caveats, attempt, ${isoUtc('created_at')} AS created_at
   FROM shepherd_verdicts`;
 const DISPOSITION_SELECT = `SELECT id, item, transition, attempt, caveat_num, caveat_text, disposition, resolution_details,
        verdict_id, ${isoUtc('created_at')} AS created_at FROM caveat_dispositions`;
-const OUROBOROS_SELECT = `SELECT id, ${isoUtc('"timestamp"')} AS "timestamp", agent, context, category, body,
-       ${isoUtc('reviewed_at')} AS reviewed_at, ${isoUtc('archived_at')} AS archived_at, ${isoUtc('created_at')} AS created_at
-  FROM ouroboros_entries`;
+const OUROBOROS_SELECT = `SELECT e.id, o.slug AS organization, ${isoUtc('e."timestamp"')} AS "timestamp", e.agent, e.context,
+       e.category, e.body, ${isoUtc('e.reviewed_at')} AS reviewed_at, ${isoUtc('e.archived_at')} AS archived_at,
+       ${isoUtc('e.created_at')} AS created_at
+  FROM ouroboros_entries e JOIN organizations o ON o.id = e.organization_id`;
+
+// Which rows of verdicts and dispositions a listing returns: those of the given item refs, or of the projects with
+// the given public item prefixes (a ref is `<prefix>-<sequence>`); null for either: no filter.
+export interface RecordFilter {
+  items: readonly string[] | null;
+  prefixes: readonly string[] | null;
+}
+const RECORD_FILTER = `($1::text[] IS NULL OR item = ANY($1)) AND ($2::text[] IS NULL OR split_part(item, '-', 1) = ANY($2))`;
+
+// An ouroboros entry is seen, listed and marked by whoever sees its organization (the rule projects follow): its
+// active members and credentials, and server admins; within the one organization a request is confined to.
+const OUROBOROS_VISIBLE = (first: number) =>
+  accessibleOrganizationWhere('e.organization_id', `$${first}`, `$${first + 1}`, `$${first + 2}`);
+const viewer = (actor: AuthenticatedActor) => [actor.id, actor.isAdmin, organizationScope(actor)];
 
 @Injectable()
 export class RecordsRepository {
@@ -26,11 +45,11 @@ export class RecordsRepository {
     return (await this.dataSource.query(`${VERDICT_SELECT} WHERE id = $1`, [rows[0].id]))[0];
   }
 
-  verdicts(items: readonly string[] | null): Promise<VerdictWire[]> {
-    return this.dataSource.query(
-      `${VERDICT_SELECT} WHERE ($1::text[] IS NULL OR item = ANY($1)) ORDER BY created_at, id`,
-      [items],
-    );
+  verdicts(filter: RecordFilter): Promise<VerdictWire[]> {
+    return this.dataSource.query(`${VERDICT_SELECT} WHERE ${RECORD_FILTER} ORDER BY created_at, id`, [
+      filter.items,
+      filter.prefixes,
+    ]);
   }
 
   async verdictItem(id: number): Promise<string | null> {
@@ -53,51 +72,58 @@ export class RecordsRepository {
     return (await this.dataSource.query(`${DISPOSITION_SELECT} WHERE id = $1`, [rows[0].id]))[0];
   }
 
-  dispositions(items: readonly string[] | null): Promise<DispositionWire[]> {
+  dispositions(filter: RecordFilter): Promise<DispositionWire[]> {
     return this.dataSource.query(
-      `${DISPOSITION_SELECT} WHERE ($1::text[] IS NULL OR item = ANY($1))
-        ORDER BY item, transition, attempt, caveat_num`,
-      [items],
+      `${DISPOSITION_SELECT} WHERE ${RECORD_FILTER} ORDER BY item, transition, attempt, caveat_num`,
+      [filter.items, filter.prefixes],
     );
   }
 
   async insertOuroboros(e: {
+    organizationId: number;
     timestamp: string | null;
     agent: string;
     context: string | null;
     category: string;
     body: string;
-  }) {
+  }): Promise<OuroborosEntryWire> {
     // created_at is supplied by the application (the spec's rule), from the database clock
     const rows: { id: number }[] = await this.dataSource.query(
-      `INSERT INTO ouroboros_entries ("timestamp", agent, context, category, body, created_at)
-       VALUES (COALESCE($1::timestamptz, now()), $2, $3, $4, $5, now()) RETURNING id`,
-      [e.timestamp, e.agent, e.context, e.category, e.body],
+      `INSERT INTO ouroboros_entries (organization_id, "timestamp", agent, context, category, body, created_at)
+       VALUES ($1, COALESCE($2::timestamptz, now()), $3, $4, $5, $6, now()) RETURNING id`,
+      [e.organizationId, e.timestamp, e.agent, e.context, e.category, e.body],
     );
-    return this.ouroborosEntry(rows[0].id);
+    return (await this.ouroborosEntry(rows[0].id))!;
   }
 
-  async ouroborosEntry(id: number): Promise<OuroborosWire | null> {
-    const rows: OuroborosWire[] = await this.dataSource.query(`${OUROBOROS_SELECT} WHERE id = $1`, [id]);
+  async ouroborosEntry(id: number): Promise<OuroborosEntryWire | null> {
+    const rows: OuroborosEntryWire[] = await this.dataSource.query(`${OUROBOROS_SELECT} WHERE e.id = $1`, [id]);
     return rows[0] ?? null;
   }
 
-  ouroboros(f: { agent?: string; category?: string; reviewed?: number; archived?: number; limit: number }) {
+  ouroboros(
+    actor: AuthenticatedActor,
+    f: { agent?: string; category?: string; reviewed?: number; archived?: number; limit: number },
+  ): Promise<OuroborosEntryWire[]> {
     return this.dataSource.query(
       `${OUROBOROS_SELECT}
-        WHERE ($1::text IS NULL OR agent = $1) AND ($2::text IS NULL OR category = $2)
-          AND ($3::int IS NULL OR (reviewed_at IS NOT NULL) = ($3 = 1))
-          AND ($4::int IS NULL OR (archived_at IS NOT NULL) = ($4 = 1))
-        ORDER BY "timestamp" DESC, id DESC LIMIT $5`,
-      [f.agent ?? null, f.category ?? null, f.reviewed ?? null, f.archived ?? null, f.limit],
-    ) as Promise<OuroborosWire[]>;
+        WHERE ${OUROBOROS_VISIBLE(1)}
+          AND ($4::text IS NULL OR e.agent = $4) AND ($5::text IS NULL OR e.category = $5)
+          AND ($6::int IS NULL OR (e.reviewed_at IS NOT NULL) = ($6 = 1))
+          AND ($7::int IS NULL OR (e.archived_at IS NOT NULL) = ($7 = 1))
+        ORDER BY e."timestamp" DESC, e.id DESC LIMIT $8`,
+      [...viewer(actor), f.agent ?? null, f.category ?? null, f.reviewed ?? null, f.archived ?? null, f.limit],
+    );
   }
 
-  async markOuroboros(id: number, column: 'reviewed_at' | 'archived_at'): Promise<boolean> {
+  // One conditional statement: an entry the caller does not see is not marked, exactly like one that does not exist.
+  async markOuroboros(actor: AuthenticatedActor, id: number, column: 'reviewed_at' | 'archived_at'): Promise<boolean> {
     const { count } = affected(
-      await this.dataSource.query(`UPDATE ouroboros_entries SET ${column} = COALESCE(${column}, now()) WHERE id = $1`, [
-        id,
-      ]),
+      await this.dataSource.query(
+        `UPDATE ouroboros_entries e SET ${column} = COALESCE(e.${column}, now())
+          WHERE e.id = $4 AND ${OUROBOROS_VISIBLE(1)}`,
+        [...viewer(actor), id],
+      ),
     );
     return count > 0;
   }

@@ -1,18 +1,26 @@
 import { Injectable } from '@nestjs/common';
 
+import type { OuroborosEntryWire, OuroborosListResponse } from '@app/contracts';
+
 import { AuthenticatedActor } from '../auth/actor';
 import { ProjectAccessService } from '../projects/project-access.service';
+import { ProjectsService } from '../projects/projects.service';
 import {
   AddDispositionDto,
   AddOuroborosDto,
   AddVerdictDto,
   DispositionWire,
   OuroborosQueryDto,
-  OuroborosWire,
   VerdictWire,
 } from './dto/records.dto';
-import { dispositionExists, itemRequired, ouroborosEntryNotFound, verdictNotFound } from './records.errors';
-import { RecordsRepository } from './records.repository';
+import {
+  dispositionExists,
+  itemRequired,
+  organizationMembershipRequired,
+  ouroborosEntryNotFound,
+  verdictNotFound,
+} from './records.errors';
+import { RecordFilter, RecordsRepository } from './records.repository';
 
 // Verdicts and dispositions are keyed by the item's public ref (the spec's text column), stored canonical.
 @Injectable()
@@ -20,6 +28,7 @@ export class RecordsService {
   constructor(
     private readonly repository: RecordsRepository,
     private readonly access: ProjectAccessService,
+    private readonly projects: ProjectsService,
   ) {}
 
   async addVerdict(actor: AuthenticatedActor, dto: AddVerdictDto): Promise<VerdictWire> {
@@ -67,15 +76,22 @@ export class RecordsService {
     return { dispositions: await this.repository.dispositions(await this.scope(actor, ref)) };
   }
 
-  // One item, or (admins) everything; others see the records of one item at a time.
-  private async scope(actor: AuthenticatedActor, ref?: string): Promise<string[] | null> {
-    if (ref !== undefined) return [(await this.access.resolveItem(actor, ref)).ref];
+  // One item, or (admins) every item they see: everything on a request not confined to one organization, else the
+  // projects of the organization it is confined to (the hosted path's, or the admin's machine credential's). Others
+  // see the records of one item at a time.
+  private async scope(actor: AuthenticatedActor, ref?: string): Promise<RecordFilter> {
+    if (ref !== undefined) return { items: [(await this.access.resolveItem(actor, ref)).ref], prefixes: null };
     if (!actor.isAdmin) throw itemRequired();
-    return null;
+    return { items: null, prefixes: await this.access.visiblePrefixes(actor) };
   }
 
-  addOuroboros(dto: AddOuroborosDto): Promise<OuroborosWire | null> {
+  // An entry belongs to the organization its writer acts in (the one a new project would go to: the request's
+  // confinement, else the writer's first active membership; a server admin's fallback is the server's organization).
+  async addOuroboros(actor: AuthenticatedActor, dto: AddOuroborosDto): Promise<OuroborosEntryWire> {
+    const organizationId = await this.projects.organizationFor(actor);
+    if (organizationId === null) throw organizationMembershipRequired();
     return this.repository.insertOuroboros({
+      organizationId,
       timestamp: dto.timestamp ?? null,
       agent: dto.agent,
       context: dto.context ?? null,
@@ -84,9 +100,9 @@ export class RecordsService {
     });
   }
 
-  async ouroboros(query: OuroborosQueryDto): Promise<{ entries: OuroborosWire[] }> {
+  async ouroboros(actor: AuthenticatedActor, query: OuroborosQueryDto): Promise<OuroborosListResponse> {
     return {
-      entries: await this.repository.ouroboros({
+      entries: await this.repository.ouroboros(actor, {
         agent: query.agent,
         category: query.category,
         reviewed: query.reviewed === undefined ? undefined : Number(query.reviewed),
@@ -96,8 +112,13 @@ export class RecordsService {
     };
   }
 
-  async markOuroboros(id: number, column: 'reviewed_at' | 'archived_at'): Promise<OuroborosWire> {
-    if (!(await this.repository.markOuroboros(id, column))) {
+  // An entry the caller does not see answers exactly like one that does not exist.
+  async markOuroboros(
+    actor: AuthenticatedActor,
+    id: number,
+    column: 'reviewed_at' | 'archived_at',
+  ): Promise<OuroborosEntryWire> {
+    if (!(await this.repository.markOuroboros(actor, id, column))) {
       throw ouroborosEntryNotFound(id);
     }
     return (await this.repository.ouroborosEntry(id))!;

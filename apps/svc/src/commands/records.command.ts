@@ -1,5 +1,7 @@
 import { Command, Option } from 'commander';
 
+import type { OuroborosListQuery } from '@app/contracts';
+
 import { apiOf } from '../context';
 import { action, output, printKeyValues, printTable } from '../output';
 import { parseIntOption } from './backlog-cli';
@@ -140,7 +142,7 @@ export function registerRecordsCommand(program: Command): void {
     .addOption(new Option('--archived <0|1>', 'filter').choices(['0', '1']))
     .option('--limit <n>', 'at most (default 100)', parseIntOption)
     .action(
-      action(async (o: Record<string, string | number | undefined>, command: Command) => {
+      action(async (o: OuroborosListQuery, command: Command) => {
         const body = await apiOf(command).ouroboros(o);
         output(command, body, (b) =>
           printTable(

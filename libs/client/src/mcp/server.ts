@@ -12,7 +12,6 @@ import {
   frontierItemSchema,
   itemDetailSchema,
   ouroborosEntrySchema,
-  OuroborosEntryWire,
   releaseClaimResponseSchema,
   scheduleResponseSchema,
   scheduleStepSchema,
@@ -521,14 +520,12 @@ export class SvcMcpSession {
         answer(
           async () => {
             const session = await this.ensureSession();
-            const entry = (await this.api.recordOuroboros({
+            return this.api.recordOuroboros({
               agent: `${session.harness}/${session.model}#${session.session_id}`.slice(0, 200),
               category: args.category,
               body: args.body,
               ...(args.context !== undefined ? { context: args.context } : {}),
-            })) as unknown as OuroborosEntryWire | null;
-            if (!entry) throw new ChargeFlowError('note_not_recorded', 'the daemon recorded no entry');
-            return entry;
+            });
           },
           (e) => `ouroboros entry ${e.id} (${e.category}) recorded`,
         ),

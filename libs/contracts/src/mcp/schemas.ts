@@ -11,6 +11,7 @@ import type {
   RankNeighbourWire,
   UnsatisfiedFactWire,
 } from '../frontier/frontier';
+import type { OuroborosEntryWire } from '../records/records';
 import type {
   ClaimResponse,
   RegisterSessionResponse,
@@ -369,20 +370,10 @@ export const dbClaimResponseSchema = z.object({
 });
 sameShape<z.infer<typeof dbClaimResponseSchema>, DbClaimResponse>(true);
 
-// ---- records: an ouroboros entry (POST /v1/records/ouroboros answers this row)
-export interface OuroborosEntryWire {
-  id: number;
-  timestamp: string;
-  agent: string;
-  context: string | null;
-  category: string;
-  body: string;
-  reviewed_at: string | null;
-  archived_at: string | null;
-  created_at: string;
-}
+// ---- records: an ouroboros entry (libs/contracts/src/records; POST /v1/records/ouroboros answers this row)
 export const ouroborosEntrySchema = z.object({
   id: z.number(),
+  organization: z.string(),
   timestamp: z.string(),
   agent: z.string(),
   context: nullableString,

@@ -1,6 +1,8 @@
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsISO8601, IsOptional, IsString, Length, Max, MaxLength, Min } from 'class-validator';
 
+import type { OuroborosEntryRequest, OuroborosListQuery } from '@app/contracts';
+
 export const DISPOSITIONS = ['RESOLVED', 'DEFERRED'] as const;
 const TEXT = 256 * 1024;
 
@@ -28,7 +30,8 @@ export class RecordsQueryDto {
   @IsOptional() @IsString() @MaxLength(40) item?: string;
 }
 
-export class AddOuroborosDto {
+// The ouroboros entry's wire types (the answer and these requests) are libs/contracts' (records/records.ts).
+export class AddOuroborosDto implements OuroborosEntryRequest {
   // when the observation was made; default now
   @IsOptional() @IsISO8601({ strict: true }) timestamp?: string;
   @IsString() @Length(1, 200) agent!: string;
@@ -37,11 +40,11 @@ export class AddOuroborosDto {
   @IsString() @Length(1, TEXT) body!: string;
 }
 
-export class OuroborosQueryDto {
+export class OuroborosQueryDto implements OuroborosListQuery {
   @IsOptional() @IsString() @MaxLength(200) agent?: string;
   @IsOptional() @IsString() @MaxLength(100) category?: string;
-  @IsOptional() @IsIn(['0', '1']) reviewed?: string;
-  @IsOptional() @IsIn(['0', '1']) archived?: string;
+  @IsOptional() @IsIn(['0', '1']) reviewed?: '0' | '1';
+  @IsOptional() @IsIn(['0', '1']) archived?: '0' | '1';
   @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(1000) limit?: number;
 }
 
@@ -66,17 +69,5 @@ export interface DispositionWire {
   disposition: string;
   resolution_details: string | null;
   verdict_id: number | null;
-  created_at: string;
-}
-
-export interface OuroborosWire {
-  id: number;
-  timestamp: string;
-  agent: string;
-  context: string | null;
-  category: string;
-  body: string;
-  reviewed_at: string | null;
-  archived_at: string | null;
   created_at: string;
 }
