@@ -34,6 +34,8 @@ export interface SvcMcpOptions {
   api: SvcApi;
   // The live stream (resource-updated notifications) is read from here with this credential.
   token: string | null;
+  // Extra headers of the live stream's requests (the daemon's /mcp: the client address it vouches for).
+  streamHeaders?: Record<string, string>;
   // The project scope (--project, SVC_PROJECT, .svc.json): the session's project, the default of every tool.
   project?: string | null;
   // Override what the client reports in initialize (clientInfo.name) and the unknown model.
@@ -618,6 +620,7 @@ export class SvcMcpSession {
       this.stream = openEventStream({
         baseUrl: this.api.baseUrl,
         token: this.options.token,
+        headers: this.options.streamHeaders,
         onNotice: (notice) => this.onNotice(notice),
         onStatus: (status, detail) => {
           if (status === 'open') {
