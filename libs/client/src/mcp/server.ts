@@ -384,6 +384,7 @@ export class SvcMcpSession {
                 model: this.model,
                 workspaceProject: this.project,
                 skipOwnClaims: true,
+                claimUnoffered: true,
               },
               {
                 confirm: () => Promise.resolve(true),
@@ -398,10 +399,13 @@ export class SvcMcpSession {
                 structuredContent: outcome.dispatch as unknown as Record<string, unknown>,
               };
             }
-            const reason = outcome.error?.code ?? outcome.decision.reason;
+            // The daemon's refusal when it gave one (wip_cap_reached, item_already_claimed, lane_mismatch, …), else
+            // the flow's decision (no_runnable_items, requested_item_unavailable, …).
+            const refusal = outcome.error ?? daemonRefusal(outcome.extra.error);
+            const reason = refusal?.code ?? outcome.decision.reason;
             return toolError({
               code: reason,
-              message: outcome.error?.message ?? (reports.join('; ') || reasonMessage(reason)),
+              message: refusal?.message ?? (reports.join('; ') || reasonMessage(reason)),
               decision: outcome.decision,
               ...outcome.extra,
             });
@@ -661,6 +665,12 @@ function projectRequired(): SvcHttpError {
     code: 'project_required',
     message: 'name a project (the project argument, or start the server with --project, SVC_PROJECT or .svc.json)',
   });
+}
+
+function daemonRefusal(error: unknown): { code: string; message: string } | null {
+  if (typeof error !== 'object' || error === null) return null;
+  const { code, message } = error as Record<string, unknown>;
+  return typeof code === 'string' && typeof message === 'string' ? { code, message } : null;
 }
 
 function reasonMessage(reason: string): string {
