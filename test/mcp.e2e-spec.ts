@@ -17,6 +17,8 @@ import {
 } from '@app/testing';
 import { createActor, http } from '@app/testing/machine-auth';
 
+import { openStream } from './daemon-sse';
+
 import type { ClaimsResponse, SessionResponse } from '@app/contracts';
 
 type Json = Record<string, unknown>;
@@ -34,6 +36,25 @@ const TOOLS = [
   'release',
   'set_status',
 ];
+
+// A declared DB claim the daemon accepts (the shape of test/db-claims.e2e-spec.ts).
+const DECLARED_CLAIM = {
+  state: 'declared',
+  model_name: 'BacklogItem',
+  mutation_intent: 'apply',
+  migration_modules: ['apps/daemon/src/database/migrations/1700000000000-AddDeployStage.ts'],
+  migration_strategy: 'additive_only',
+  migration_strategy_justification: 'one nullable column, no table rewrite',
+  compatibility_class: 'pre_merge_safe',
+  schema_kinds: ['additive'],
+  affected_surfaces: [{ table: 'items', columns: ['deploy_stage'] }],
+  pre_merge_readers_writers: [
+    { path: 'apps/daemon/src/database/migrations/1700000000000-AddDeployStage.ts', role: 'writer' },
+  ],
+  invariants: ['readers that do not know deploy_stage ignore it'],
+  rehearsal_commands: ['npm run typeorm migration:run'],
+  residual_risk_notes: 'none known',
+};
 
 // Polls until the check passes (never a fixed sleep): the daemon and the server processes work on their own time.
 async function eventually<T>(
@@ -60,11 +81,21 @@ describe('svc mcp: the backlog as an MCP server', () => {
     (await ok<{ item_id: string }>('items', 'create', '--project', project, '--title', title, ...extra)).item_id;
 
   // A real `node bin/svc.js mcp` process, its project from SVC_PROJECT; the client's name is the harness.
-  async function connect(project: string, name = 'claude-code'): Promise<Client> {
+  async function connect(
+    project: string,
+    name = 'claude-code',
+    more: { args?: string[]; env?: Record<string, string> } = {},
+  ): Promise<Client> {
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [SVC_BIN, 'mcp', '--heartbeat', '1'],
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...svcEnv(daemon), SVC_PROJECT: project },
+      args: [SVC_BIN, 'mcp', '--heartbeat', '1', ...(more.args ?? [])],
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        ...svcEnv(daemon),
+        SVC_PROJECT: project,
+        ...more.env,
+      },
       stderr: 'pipe',
     });
     const client = new Client({ name, version: '1.0.0' });
@@ -94,14 +125,26 @@ describe('svc mcp: the backlog as an MCP server', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase('server', 'mcp');
-    daemon = await startDaemonProcess({ env: { SVC_DATABASE_URL: db.url } });
-    for (const [id, prefix] of [
+    daemon = await startDaemonProcess({
+      env: {
+        SVC_DATABASE_URL: db.url,
+        // One event stream per client address, and the test's own requests name their address (X-Forwarded-For
+        // from 127.0.0.1): the MCP-over-HTTP connections' streams come back over loopback and must still count
+        // against their clients' addresses.
+        SVC_EVENT_STREAMS_PER_ADDRESS: '1',
+        SVC_API_TRUSTED_PROXIES: '127.0.0.1',
+      },
+    });
+    for (const [id, prefix, ...policy] of [
       ['atl', 'ATL'],
       ['con', 'CON'],
       ['rel', 'REL'],
       ['res', 'RES'],
+      ['frn', 'FRN'],
+      ['cap', 'CAP', '--wip-cap', '1'],
+      ['lan', 'LAN', '--lane-rule', 'harness=aider,model=opus*,lane=deep', '--default-lane', 'codex=fast'],
     ]) {
-      await ok('projects', 'create', id, '--prefix', prefix);
+      await ok('projects', 'create', id, '--prefix', prefix, ...policy);
     }
   });
 
@@ -239,6 +282,15 @@ describe('svc mcp: the backlog as an MCP server', () => {
     });
     expect(session.body).toMatchObject({ harness: 'gemini-cli', model: 'unknown', project: 'rel', ended_at: null });
     expect((await claimsOf('rel')).map((c) => c.item_id)).toEqual([claimed.item_id]);
+    // the heartbeat (--heartbeat 1) renews the claim while the client is connected
+    const [held] = session.body.claims;
+    await eventually(async () => {
+      const now = await http<SessionResponse>(daemon.url, 'GET', `/v1/sessions/${claimed.session_id}`, {
+        token: daemon.token!,
+      });
+      const claim = now.body.claims.find((c) => c.item_id === claimed.item_id);
+      return claim !== undefined && claim.renewed_at > held.renewed_at && claim.expires_at > held.expires_at;
+    }, 'the heartbeat to renew the claim');
 
     await client.close();
     await eventually(async () => (await claimsOf('rel')).length === 0, 'the claim to be released');
@@ -266,6 +318,114 @@ describe('svc mcp: the backlog as an MCP server', () => {
     expect(frontier.runnable.map((i) => i.item_id)).toContain(created);
   });
 
+  it('should answer frontier, add_note and amend_db_claim per their output schemas, and change the daemon’s state', async () => {
+    const top = await item('frn', 'Top of the frontier', '--status', 'planned', '--priority', 'high');
+    const waits = await item('frn', 'Waits on the top', '--status', 'planned');
+    const client = await connect('frn');
+    // listTools makes the SDK's client validate every structuredContent against the tool's output schema
+    await client.listTools();
+    await success(client, 'add_dependency', { dependent: waits, blocker: top });
+
+    const runnable = await success<Json>(client, 'frontier');
+    const api = (
+      await http<{ runnable: { item_id: string }[]; wip_cap: number; wip_active: number }>(
+        daemon.url,
+        'GET',
+        '/v1/charge/frontier?project=frn',
+        { token: daemon.token! },
+      )
+    ).body;
+    expect(runnable).toMatchObject({
+      project: 'frn',
+      bucket: 'runnable',
+      wip_cap: api.wip_cap,
+      wip_active: api.wip_active,
+      counts: { runnable: 1, blocked: 1, frozen: 0, conduct_eligible: 1 },
+      items: [expect.objectContaining({ item_id: top })],
+    });
+    expect(api.runnable.map((i) => i.item_id)).toEqual([top]);
+    const blocked = await success<{ items: { item_id: string; blocked_by: string[] }[] }>(client, 'frontier', {
+      bucket: 'blocked',
+      limit: 1,
+    });
+    expect(blocked.items).toEqual([expect.objectContaining({ item_id: waits, blocked_by: [top] })]);
+
+    const note = await success<{ id: number; agent: string; category: string; body: string; context: string }>(
+      client,
+      'add_note',
+      { category: 'friction', body: 'the lexer spec is vague', context: waits },
+    );
+    expect(note).toMatchObject({ category: 'friction', body: 'the lexer spec is vague', context: waits });
+    const { session_id } = await success<{ session_id: number }>(client, 'next_work');
+    expect(note.agent).toBe(`claude-code/unknown#${session_id}`);
+    const notes = (
+      await http<{ entries: { id: number; category: string; body: string }[] }>(
+        daemon.url,
+        'GET',
+        '/v1/records/ouroboros',
+        { token: daemon.token! },
+      )
+    ).body.entries;
+    expect(notes.find((e) => e.id === note.id)).toMatchObject({
+      category: 'friction',
+      body: 'the lexer spec is vague',
+    });
+
+    const dbClaim = async (ref: string) => ok<Json>('items', 'get', ref, 'db-claim');
+    const none = await success(client, 'amend_db_claim', { item: top, none: true, reason: 'docs only' });
+    expect(none).toMatchObject({
+      item_id: top,
+      reviewed: true,
+      reviewed_reason: 'reviewed_negative',
+      claim: { state: 'none', reviewed_negative: true, reason: 'docs only' },
+    });
+    expect(await dbClaim(top)).toEqual(none);
+    const declared = await success(client, 'amend_db_claim', { item: waits, claim: DECLARED_CLAIM });
+    expect(declared).toMatchObject({
+      item_id: waits,
+      reviewed: false,
+      reviewed_reason: 'declared',
+      malformed: false,
+      claim: { state: 'declared', model_name: 'BacklogItem', compatibility_class: 'pre_merge_safe' },
+    });
+    expect(await dbClaim(waits)).toEqual(declared);
+    const invalid = await refusal(client, 'amend_db_claim', {
+      item: waits,
+      claim: { state: 'declared', colour: 'blue' },
+    });
+    expect(invalid.body).toMatchObject({ code: 'db_claim_unknown_key' });
+    expect(await dbClaim(waits)).toEqual(declared);
+  });
+
+  it('should refuse a claim past the WIP cap with the daemon’s code', async () => {
+    const first = await item('cap', 'first start', '--status', 'planned', '--priority', 'high');
+    const second = await item('cap', 'second start', '--status', 'planned');
+    const client = await connect('cap');
+    expect(await success(client, 'claim')).toMatchObject({ item_id: first, wip_slot: true });
+    const refused = await refusal(client, 'claim', { item: second });
+    expect(refused.text).toMatch(/^wip_cap_reached: the WIP cap of cap \(1\) is reached/);
+    expect(refused.body).toMatchObject({
+      code: 'wip_cap_reached',
+      decision: { item_id: second, dispatched: false, reason: 'requested_item_unavailable' },
+      error: { code: 'wip_cap_reached', wip_cap: 1 },
+    });
+    expect((await claimsOf('cap')).map((c) => c.item_id)).toEqual([first]);
+  });
+
+  it('should register the session with --harness/--model or SVC_MODEL, in the lane the project routes it to', async () => {
+    const sessionOf = async (client: Client) => {
+      const { session_id } = await success<{ session_id: number }>(client, 'next_work');
+      return (await http<SessionResponse>(daemon.url, 'GET', `/v1/sessions/${session_id}`, { token: daemon.token! }))
+        .body;
+    };
+    const [flags, env] = await Promise.all([
+      connect('lan', 'cursor', { args: ['--harness', 'aider', '--model', 'opus-4'] }),
+      connect('lan', 'Codex', { env: { SVC_MODEL: 'gpt-5' } }),
+    ]);
+    expect(await sessionOf(flags)).toMatchObject({ harness: 'aider', model: 'opus-4', project: 'lan', lane: 'deep' });
+    expect(await sessionOf(env)).toMatchObject({ harness: 'codex', model: 'gpt-5', project: 'lan', lane: 'fast' });
+  });
+
   describe('over HTTP (POST/GET/DELETE /mcp on the daemon)', () => {
     it('should answer 401 without a token', async () => {
       const res = await http(daemon.url, 'POST', '/mcp', {
@@ -274,6 +434,45 @@ describe('svc mcp: the backlog as an MCP server', () => {
       });
       expect(res.status).toBe(401);
       expect(res.body).toMatchObject({ code: expect.any(String) });
+    });
+
+    it('should count each connection’s live stream against its client’s address, not the daemon’s loopback', async () => {
+      // This daemon allows one stream per address. Each connection's stream comes back over loopback; counted there,
+      // the second connection's stream would be refused (429) and its client never told of the change.
+      const addresses = ['198.51.100.7', '198.51.100.8'];
+      const connections = await Promise.all(
+        addresses.map(async (ip) => {
+          const transport = new StreamableHTTPClientTransport(new URL('/mcp', daemon.url), {
+            requestInit: { headers: { authorization: `Bearer ${daemon.token}`, 'x-forwarded-for': ip } },
+          });
+          const client = new Client({ name: 'cursor', version: '1.0.0' });
+          const updated: string[] = [];
+          client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+            updated.push(n.params.uri);
+            return Promise.resolve();
+          });
+          await client.connect(transport);
+          clients.push(client);
+          await client.subscribeResource({ uri: 'svc://frontier/res' });
+          return { transport, updated };
+        }),
+      );
+      await item('res', 'seen by both', '--status', 'planned');
+      await eventually(
+        () => Promise.resolve(connections.every((c) => c.updated.includes('svc://frontier/res'))),
+        'both clients to be told',
+      );
+      // ... and each one counts against its client's address: that client has no second stream
+      const direct = await openStream(daemon.url, daemon.token!, { headers: { 'x-forwarded-for': addresses[0] } });
+      await direct.close();
+      expect(direct.status).toBe(429);
+      // a value a client makes up for the daemon's own header is ignored (counted by the real address)
+      const forged = await openStream(daemon.url, daemon.token!, {
+        headers: { 'x-forwarded-for': addresses[1], 'x-svc-stream-origin': 'made-up' },
+      });
+      await forged.close();
+      expect(forged.status).toBe(429);
+      await Promise.all(connections.map((c) => c.transport.terminateSession()));
     });
 
     it('should serve the same tools with the caller’s bearer token, and hide a connection from another caller', async () => {

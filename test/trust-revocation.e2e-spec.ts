@@ -239,6 +239,40 @@ describe('trust boundaries: revocation and membership (self-host)', () => {
     });
   });
 
+  it('should refuse the 33rd concurrent stream of one client address whoever opens it, and serve other addresses', async () => {
+    const ip = freshClientIp();
+    const [ada, bo, cy] = [await member('ada-streams'), await member('bo-streams'), await member('cy-streams')];
+    const streams: OpenedStream[] = [];
+    try {
+      // two actors fill the address's 32 streams (16 each, their own cap)
+      for (const who of [ada, bo]) {
+        const opened = await Promise.all(
+          Array.from({ length: 16 }, () => openStream(base, who.token, { headers: { 'x-forwarded-for': ip } })),
+        );
+        streams.push(...opened);
+        expect(opened.map((s) => s.status)).toEqual(Array<number>(16).fill(200));
+      }
+      // (a stream first: a served one would not end, so its status is read before any body)
+      const stream = await openStream(base, cy.token, { headers: { 'x-forwarded-for': ip } });
+      streams.push(stream);
+      expect(stream.status).toBe(429);
+      const refused = await http<{ code: string; message: string; limit: number }>(base, 'GET', '/v1/events/stream', {
+        token: cy.token,
+        clientIp: ip,
+      });
+      expect(refused.status).toBe(429);
+      expect(refused.body).toMatchObject({ code: 'event_stream_limit_reached', limit: 32 });
+      expect(refused.body.message).toContain('client address');
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      // the same actor from another address is served
+      const elsewhere = await openStream(base, cy.token, { headers: { 'x-forwarded-for': freshClientIp() } });
+      streams.push(elsewhere);
+      expect(elsewhere.status).toBe(200);
+    } finally {
+      await Promise.all(streams.map((s) => s.close()));
+    }
+  });
+
   describe('approval page', () => {
     const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
     const formHeaders = (extra: Record<string, string> = {}) => ({

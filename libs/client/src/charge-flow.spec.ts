@@ -140,6 +140,30 @@ describe(runCharge.name, () => {
     expect(again.dispatch?.item_id).toBe('AL-1');
   });
 
+  it('should ask the daemon for a named item the schedule does not offer with claimUnoffered (the MCP claim tool)', async () => {
+    const daemon = fakeApi({
+      explain: { 'AL-2': explain('AL-2', 'alpha', 'runnable') },
+      schedules: [schedule([step('AL-1', { claimed_by_session: true })])],
+      dispatch: () => {
+        throw httpError(409, 'wip_cap_reached', { item_id: 'AL-2', wip_cap: 1 });
+      },
+    });
+    const { io, confirmed } = fakeIO();
+    const refused = await runCharge(daemon.api, { ...base, item: 'AL-2', session: 5, claimUnoffered: true }, io);
+    expect(daemon.fns()).toEqual(['explain', 'schedule', 'dispatch', 'recordDecision']);
+    expect(confirmed).toEqual([]);
+    // the decision is the one svc charge records; the daemon's refusal says why
+    expect(refused.decision).toMatchObject({ reason: 'requested_item_unavailable', target_bucket: 'blocked' });
+    expect(refused.extra.error).toMatchObject({ code: 'wip_cap_reached', wip_cap: 1 });
+    // without the option (svc charge) the flow answers locally and never dispatches
+    const local = fakeApi({
+      explain: { 'AL-2': explain('AL-2', 'alpha', 'runnable') },
+      schedules: [schedule([])],
+    });
+    await runCharge(local.api, { ...base, item: 'AL-2', session: 5 }, fakeIO().io);
+    expect(local.fns()).toEqual(['explain', 'schedule', 'recordDecision']);
+  });
+
   it('should record dry_run with the named project and register no session', async () => {
     const daemon = fakeApi({ schedules: [schedule([step('AL-1')])] });
     const { io } = fakeIO();

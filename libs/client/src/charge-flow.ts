@@ -31,6 +31,10 @@ export interface ChargeFlowOptions {
   // without an item: take the top step the session does not hold yet (the MCP claim tool: a second claim is a
   // second item, not the first one again)
   skipOwnClaims?: boolean;
+  // with an item the schedule does not offer this (existing) session: ask the daemon to claim it anyway, without
+  // confirm(), so its refusal says why (wip_cap_reached, item_already_claimed, lane_mismatch) rather than a local
+  // "not offered" (the MCP claim tool; `svc charge` keeps its confirmation and the local answer)
+  claimUnoffered?: boolean;
 }
 
 export interface ChargeFlowIO {
@@ -177,11 +181,67 @@ export async function runCharge(api: SvcApi, options: ChargeFlowOptions, io: Cha
     );
   }
 
+  // Claims the item: the outcome, or 'retry' when another session won it, the cap filled or the lane differs and
+  // the flow may take the next item offered.
+  const claim = async (base: { item_id: string; adapter: string | null; project: string | null }) => {
+    if (session === null) {
+      // Registered only now: dry runs, refusals and cancelled charges leave no executor session behind.
+      const registered = await api.registerSession({
+        harness: options.harness,
+        model: options.model,
+        ...(scope ? { project: scope } : {}),
+        label: options.sessionLabel ?? 'svc charge',
+      });
+      session = registered.session_id;
+    }
+    let result: DispatchResponse;
+    try {
+      result = await api.dispatch({
+        session_id: session,
+        item_id: base.item_id,
+        ...(options.wipCap !== undefined ? { wip_cap: options.wipCap } : {}),
+      });
+    } catch (err) {
+      const retry = isHttpError(err) && RETRY_CODES.includes(err.code);
+      if (retry && !item) {
+        if (err.code === 'lane_mismatch') io.report(`${err.body.message}; taking the next item of the session's lane`);
+        return 'retry' as const;
+      }
+      if (isHttpError(err) && err.body.decision_recorded === true) {
+        return outcome(
+          {
+            ...base,
+            dispatched: false,
+            reason: (err.code === 'item_not_runnable' ? 'requested_item_unavailable' : err.code) as ChargeReason,
+            ...(typeof err.body.target_bucket === 'string' ? { target_bucket: err.body.target_bucket } : {}),
+          },
+          { error: err.body },
+          { error: { code: err.code, message: err.body.message } },
+        );
+      }
+      if (retry && item) {
+        io.report(`${item}: ${err.body.message}`);
+        return decide({ ...base, reason: 'requested_item_unavailable', target_bucket: 'blocked' }, { error: err.body });
+      }
+      throw err;
+    }
+    const dispatcherExit = await io.runDispatcher(result);
+    return outcome(
+      { ...base, adapter: base.adapter ?? result.adapter, dispatched: true, reason: 'dispatched' },
+      { entrypoint: result.entrypoint, claim_expires_at: result.claim.expires_at },
+      { dispatch: result, dispatcher_exit: dispatcherExit },
+    );
+  };
+
   for (let attempt = 0; attempt < MAX_DISPATCH_ATTEMPTS; attempt++) {
     const target = item
       ? schedule.steps.find((s) => s.item_id === item)
       : schedule.steps.find((s) => !(options.skipOwnClaims && s.claimed_by_session));
     if (!target) {
+      if (item && options.claimUnoffered && session !== null) {
+        const claimed = await claim({ item_id: item, adapter: null, project: named ?? scope });
+        if (claimed !== 'retry') return claimed;
+      }
       if (item) {
         io.report(`${item} is runnable but not offered to this session (claimed elsewhere, WIP cap or lane)`);
         return decide({
@@ -214,56 +274,9 @@ export async function runCharge(api: SvcApi, options: ChargeFlowOptions, io: Cha
       return decide({ ...base, reason: 'entrypoint_unavailable' }, { error: target.error });
     }
     if (!(await io.confirm(target))) return decide({ ...base, reason: 'operator_cancelled' });
-
-    // Registered only now: dry runs, refusals and cancelled charges leave no executor session behind.
-    if (session === null) {
-      const registered = await api.registerSession({
-        harness: options.harness,
-        model: options.model,
-        ...(scope ? { project: scope } : {}),
-        label: options.sessionLabel ?? 'svc charge',
-      });
-      session = registered.session_id;
-    }
-
-    let result: DispatchResponse;
-    try {
-      result = await api.dispatch({
-        session_id: session,
-        item_id: target.item_id,
-        ...(options.wipCap !== undefined ? { wip_cap: options.wipCap } : {}),
-      });
-    } catch (err) {
-      const retry = isHttpError(err) && RETRY_CODES.includes(err.code);
-      if (retry && !item) {
-        if (err.code === 'lane_mismatch') io.report(`${err.body.message}; taking the next item of the session's lane`);
-        schedule = await readSchedule();
-        continue;
-      }
-      if (isHttpError(err) && err.body.decision_recorded === true) {
-        return outcome(
-          {
-            ...base,
-            dispatched: false,
-            reason: (err.code === 'item_not_runnable' ? 'requested_item_unavailable' : err.code) as ChargeReason,
-            ...(typeof err.body.target_bucket === 'string' ? { target_bucket: err.body.target_bucket } : {}),
-          },
-          { error: err.body },
-          { error: { code: err.code, message: err.body.message } },
-        );
-      }
-      if (retry && item) {
-        io.report(`${item}: ${err.body.message}`);
-        return decide({ ...base, reason: 'requested_item_unavailable', target_bucket: 'blocked' }, { error: err.body });
-      }
-      throw err;
-    }
-    const dispatcherExit = await io.runDispatcher(result);
-    return outcome(
-      { ...base, dispatched: true, reason: 'dispatched' },
-      { entrypoint: result.entrypoint, claim_expires_at: result.claim.expires_at },
-      { dispatch: result, dispatcher_exit: dispatcherExit },
-    );
+    const claimed = await claim(base);
+    if (claimed !== 'retry') return claimed;
+    schedule = await readSchedule();
   }
   throw new ChargeFlowError('dispatch_contended', `no item could be claimed after ${MAX_DISPATCH_ATTEMPTS} attempts`);
 }

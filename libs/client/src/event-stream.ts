@@ -30,6 +30,8 @@ export interface EventStreamOptions {
   idleTimeoutMs?: number;
   // jitter source in [0, 1); tests pin it
   random?: () => number;
+  // sent with every request (the daemon's own streams: the client address it vouches for)
+  headers?: Record<string, string>;
 }
 
 export interface EventStream {
@@ -105,7 +107,11 @@ export function openEventStream(options: EventStreamOptions): EventStream {
   // One connection: resolves when it ends for any reason (the caller decides whether to retry).
   const connectOnce = async (): Promise<{ opened: boolean; error?: unknown; fatal?: boolean }> => {
     controller = new AbortController();
-    const headers: Record<string, string> = { accept: 'text/event-stream', 'cache-control': 'no-cache' };
+    const headers: Record<string, string> = {
+      ...options.headers,
+      accept: 'text/event-stream',
+      'cache-control': 'no-cache',
+    };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     if (lastEventId) headers['last-event-id'] = lastEventId;
     let opened = false;

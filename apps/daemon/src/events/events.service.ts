@@ -1,3 +1,5 @@
+import type { IncomingMessage } from 'node:http';
+
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { EntityManager } from 'typeorm';
@@ -22,6 +24,7 @@ import { EventsStreamService, StreamMessage } from './events-stream.service';
 import { streamMembershipRequired } from './events.errors';
 import { EventsRepository, NewEvent, REPLAY_LIMIT, StreamCloseCode, StreamStanding } from './events.repository';
 import { StreamLimits } from './stream-limits';
+import { STREAM_ORIGIN_HEADER, StreamOrigins } from './stream-origins';
 
 export const STREAM_HEARTBEAT_MS = 15_000;
 
@@ -39,6 +42,7 @@ const CLOSE_MESSAGES: Record<StreamCloseCode, string> = {
 export class EventsService {
   private readonly logger = new Logger(EventsService.name);
   private readonly limits: StreamLimits;
+  private readonly origins = new StreamOrigins();
   private readonly trust: TrustFunction;
   private readonly heartbeatMs = STREAM_HEARTBEAT_MS;
 
@@ -50,6 +54,17 @@ export class EventsService {
   ) {
     this.limits = new StreamLimits(config.eventStreamsPerActor, config.eventStreamsPerAddress);
     this.trust = compileTrust(config.trustedProxies);
+  }
+
+  // For a stream this daemon opens to itself on the caller's behalf (the MCP server over HTTP): headers that make
+  // it count against the address `request` came from rather than the loopback address (see StreamOrigins); revoke
+  // when the caller's connection ends.
+  vouchForStreams(
+    actor: AuthenticatedActor,
+    request: IncomingMessage,
+  ): { headers: Record<string, string>; revoke: () => void } {
+    const { secret, revoke } = this.origins.vouch(actor.id, clientKey(clientAddress(request, this.trust)));
+    return { headers: { [STREAM_ORIGIN_HEADER]: secret }, revoke };
   }
 
   // For events the decision depends on (e.g. inside the caller's transaction).
@@ -116,7 +131,10 @@ export class EventsService {
     if (dto.project && first.projects !== null && !first.projects.includes(dto.project)) {
       throw projectNotFound(dto.project);
     }
-    const release = this.limits.acquire(actor.id, clientKey(clientAddress(request.raw, this.trust)));
+    const address =
+      this.origins.addressOf(request.headers[STREAM_ORIGIN_HEADER], actor.id) ??
+      clientKey(clientAddress(request.raw, this.trust));
+    const release = this.limits.acquire(actor.id, address);
     let visible = first.projects ? new Set(first.projects) : null;
     let machines = first.machines;
     // What the caller's filters ask for; visibility is applied at delivery, with the latest standing.

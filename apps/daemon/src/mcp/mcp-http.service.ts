@@ -9,6 +9,7 @@ import { SvcMcpSession } from '@app/client/mcp';
 
 import { version } from '../../../../package.json';
 import { AuthenticatedActor } from '../auth/actor';
+import { EventsService } from '../events/events.service';
 
 // A connection that sent nothing for this long (and holds no open stream) is closed: its executor session ends and
 // its claims are released, like a stdio client whose pipe closed.
@@ -34,6 +35,8 @@ export class McpHttpService implements OnModuleDestroy {
   private readonly logger = new Logger('mcp');
   private readonly connections = new Map<string, HttpMcpConnection>();
   private sweep: NodeJS.Timeout | null = null;
+
+  constructor(private readonly events: EventsService) {}
 
   async handle(
     actor: AuthenticatedActor,
@@ -66,9 +69,13 @@ export class McpHttpService implements OnModuleDestroy {
     }
     // A new connection (the transport refuses anything but an initialize request here).
     const token = bearerOf(req);
+    // The connection's live stream comes back over loopback: it counts against this client's address, not the
+    // loopback address every MCP user of this replica would share (the per-actor cap applies as it is).
+    const origin = this.events.vouchForStreams(actor, req);
     const mcp = new SvcMcpSession({
       api: new SvcApi(new SvcClient(loopback, token)),
       token,
+      streamHeaders: origin.headers,
       version,
       label: 'svc mcp (http)',
       log: (line) => this.logger.log(line),
@@ -84,12 +91,14 @@ export class McpHttpService implements OnModuleDestroy {
     });
     transport.onclose = () => {
       if (transport.sessionId) this.connections.delete(transport.sessionId);
+      origin.revoke();
       void mcp.close();
     };
     await mcp.server.connect(transport);
     await transport.handleRequest(req, res, body);
     // An initialize that failed (invalid request) leaves no connection behind.
     if (!connection) {
+      origin.revoke();
       await mcp.close();
       await transport.close();
     }

@@ -8,7 +8,7 @@ import {
   SessionListResponse,
   SessionResponse,
 } from '@app/contracts';
-import { LanePolicy, resolveLane } from '@app/core';
+import { LANE_KEY_PREFIX, LanePolicy, resolveLane } from '@app/core';
 
 import { AuthenticatedActor } from '../auth/actor';
 import { APP_CONFIG, AppConfig } from '../config/config';
@@ -30,10 +30,18 @@ type ProjectRow = Awaited<ReturnType<FrontierService['resolveProject']>>;
 
 export { sessionNotFound };
 
-// The project's session-routing capability: policy.session_routing (lane_rules, executor_default_lane_*).
+// The project's session-routing capability: the policy's own lane keys (lane_rules, executor_default_lane_*), which
+// is where the projects API (`svc projects create|update --lane-rule --default-lane`) writes them, over the stored
+// policy.session_routing object (the form seeded projects carry; the API cannot write it). Reading only the latter
+// made every lane set through the API ineffective: sessions resolved to primary.
 export function sessionRoutingOf(project: ProjectRow): LanePolicy {
-  const routing = project.policy?.session_routing;
-  return typeof routing === 'object' && routing !== null && !Array.isArray(routing) ? (routing as LanePolicy) : {};
+  const policy: Record<string, unknown> = project.policy ?? {};
+  const routing = policy.session_routing;
+  const stored = typeof routing === 'object' && routing !== null && !Array.isArray(routing) ? routing : {};
+  const own = Object.fromEntries(
+    Object.entries(policy).filter(([key]) => key === 'lane_rules' || key.startsWith(LANE_KEY_PREFIX)),
+  );
+  return { ...stored, ...own };
 }
 
 @Injectable()

@@ -33,6 +33,8 @@ export interface SvcMcpOptions {
   api: SvcApi;
   // The live stream (resource-updated notifications) is read from here with this credential.
   token: string | null;
+  // Extra headers of the live stream's requests (the daemon's /mcp: the client address it vouches for).
+  streamHeaders?: Record<string, string>;
   // The project scope (--project, SVC_PROJECT, .svc.json): the session's project, the default of every tool.
   project?: string | null;
   // Override what the client reports in initialize (clientInfo.name) and the unknown model.
@@ -381,6 +383,7 @@ export class SvcMcpSession {
                 model: this.model,
                 workspaceProject: this.project,
                 skipOwnClaims: true,
+                claimUnoffered: true,
               },
               {
                 confirm: () => Promise.resolve(true),
@@ -395,10 +398,13 @@ export class SvcMcpSession {
                 structuredContent: outcome.dispatch as unknown as Record<string, unknown>,
               };
             }
-            const reason = outcome.error?.code ?? outcome.decision.reason;
+            // The daemon's refusal when it gave one (wip_cap_reached, item_already_claimed, lane_mismatch, …), else
+            // the flow's decision (no_runnable_items, requested_item_unavailable, …).
+            const refusal = outcome.error ?? daemonRefusal(outcome.extra.error);
+            const reason = refusal?.code ?? outcome.decision.reason;
             return toolError({
               code: reason,
-              message: outcome.error?.message ?? (reports.join('; ') || reasonMessage(reason)),
+              message: refusal?.message ?? (reports.join('; ') || reasonMessage(reason)),
               decision: outcome.decision,
               ...outcome.extra,
             });
@@ -615,6 +621,7 @@ export class SvcMcpSession {
       this.stream = openEventStream({
         baseUrl: this.api.baseUrl,
         token: this.options.token,
+        headers: this.options.streamHeaders,
         onNotice: (notice) => this.onNotice(notice),
         onStatus: (status, detail) => {
           if (status === 'open') {
@@ -655,6 +662,12 @@ function projectRequired(): SvcHttpError {
     code: 'project_required',
     message: 'name a project (the project argument, or start the server with --project, SVC_PROJECT or .svc.json)',
   });
+}
+
+function daemonRefusal(error: unknown): { code: string; message: string } | null {
+  if (typeof error !== 'object' || error === null) return null;
+  const { code, message } = error as Record<string, unknown>;
+  return typeof code === 'string' && typeof message === 'string' ? { code, message } : null;
 }
 
 function reasonMessage(reason: string): string {
