@@ -90,7 +90,7 @@ describe('events', () => {
     });
 
     it('should deliver recorded events and item changes, from this and another replica', async () => {
-      replica = await startDaemonProcess({ env: { SVC_DATABASE_URL: db.url } });
+      replica ??= await startDaemonProcess({ env: { SVC_DATABASE_URL: db.url } });
       const here = await openStream(daemon.url, daemon.token!);
       const there = await openStream(replica.url, daemon.token!);
       try {
@@ -120,6 +120,44 @@ describe('events', () => {
             m.data.name === 'FrontierComputed' &&
             here.messages.filter((x) => x.event === 'event').length >= 2,
         );
+      } finally {
+        await here.close();
+        await there.close();
+      }
+    });
+  });
+
+  describe('frontier notices', () => {
+    // the default answer (no wip_cap), as a client reads it: its ETag header
+    const readEtag = async (url: string): Promise<string> => {
+      const res = await fetch(`${url}/v1/charge/frontier?project=ev`, {
+        headers: { authorization: `Bearer ${daemon.token}` },
+      });
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+      return res.headers.get('etag')!;
+    };
+
+    it("should announce the frontier's new ETag after a change, the one a following read serves, on every replica", async () => {
+      replica ??= await startDaemonProcess({ env: { SVC_DATABASE_URL: db.url } });
+      const here = await openStream(daemon.url, daemon.token!);
+      const there = await openStream(replica.url, daemon.token!);
+      try {
+        const before = await readEtag(daemon.url);
+        // a change straight in the database: each replica hears it and announces the answer it computes
+        await withClient(db.url, (c) => c.query(`UPDATE items SET title = 'announced' WHERE id = $1`, [items[0].id]));
+        const notices = await Promise.all(
+          [here, there].map((stream) =>
+            stream.waitFor((m) => m.event === 'frontier' && m.data.project === 'ev' && m.data.etag !== before),
+          ),
+        );
+        const after = await readEtag(daemon.url);
+        expect(after).not.toBe(before);
+        for (const notice of notices) {
+          expect(notice.data).toEqual({ project: 'ev', etag: after });
+          expect(notice.id).toBeNull();
+        }
+        expect(await readEtag(replica.url)).toBe(after);
       } finally {
         await here.close();
         await there.close();

@@ -67,9 +67,10 @@ describe('trust boundaries: revocation and membership (self-host)', () => {
   async function opened(token: string, query?: string): Promise<OpenedStream> {
     const stream = await openStream(base, token, { query });
     expect(stream.status).toBe(200);
-    // the stream is live: an item change is delivered
+    // the stream is live: an item change is delivered, then the frontier's new ETag
     await touch();
     await stream.waitFor((m) => m.event === 'item');
+    await stream.waitFor((m) => m.event === 'frontier' && m.data.project === 'rv');
     return stream;
   }
 
@@ -145,11 +146,12 @@ describe('trust boundaries: revocation and membership (self-host)', () => {
 
     describe('membership of one of two organizations removed', () => {
       let vera: TestActor;
+      let olaf: TestActor;
       const touchOther = () => withClient(db.url, (client) => insertItems(client, 'ot', [{ status: 'idea' }]));
 
       beforeAll(async () => {
         vera = await member('vera');
-        await createActor(db.url, { name: 'olaf', org: 'second', role: 'admin' });
+        olaf = await createActor(db.url, { name: 'olaf', org: 'second', role: 'admin' });
         await sql(
           db.url,
           `INSERT INTO memberships (organization_id, actor_id) SELECT id, $1 FROM organizations WHERE slug = 'second'`,
@@ -162,10 +164,17 @@ describe('trust boundaries: revocation and membership (self-host)', () => {
         );
       });
 
-      it("should stop that organization's items at once and keep the stream for the others", async () => {
+      it("should stop that organization's items and frontier notices at once and keep the stream for the others", async () => {
         const stream = await opened(vera.token);
+        // olaf sees `second` only: his stream has `ot`'s frontier announced, never anything of `rv`
+        const other = await openStream(base, olaf.token);
+        expect(other.status).toBe(200);
+        const frontierOf = (s: OpenedStream, project: string, from = 0) =>
+          s.waitFor((m) => s.messages.indexOf(m) >= from && m.event === 'frontier' && m.data.project === project);
         await touchOther();
         await stream.waitFor((m) => m.event === 'item' && m.data.project === 'ot');
+        await frontierOf(stream, 'ot');
+        await frontierOf(other, 'ot');
         await sql(
           db.url,
           `DELETE FROM memberships WHERE actor_id = $1
@@ -173,12 +182,22 @@ describe('trust boundaries: revocation and membership (self-host)', () => {
           [vera.id],
         );
         const before = stream.messages.length;
+        const otherBefore = other.messages.length;
         await touchOther();
+        // `ot`'s new ETag is announced (olaf's stream receives it) but not to vera any more
+        await frontierOf(other, 'ot', otherBefore);
         await touch();
         await stream.waitFor((m, i = stream.messages.indexOf(m)) => i >= before && m.data.project === 'rv');
-        expect(stream.messages.slice(before).map((m) => m.data.project)).toEqual(['rv']);
+        await frontierOf(stream, 'rv', before);
+        expect(stream.messages.slice(before).filter((m) => m.data.project !== 'rv')).toEqual([]);
         expect(stream.ended).toBe(false);
+        // one more change of `ot`, so every notice about `rv` has been through olaf's stream before it is read
+        const last = other.messages.length;
+        await touchOther();
+        await frontierOf(other, 'ot', last);
+        expect(other.messages.filter((m) => m.data.project === 'rv')).toEqual([]);
         await stream.close();
+        await other.close();
       });
 
       it('should close a stream that follows a project no longer visible', async () => {

@@ -7,3 +7,4 @@ export * from './charge-flow';
 export * from './terminal-text';
 export * from './frontier-mirror';
 export * from './display-width';
+export * from './frontier-notices';

@@ -54,6 +54,8 @@ export class EventsStreamService implements OnModuleInit, OnModuleDestroy {
   private stopped = false;
   private retry: NodeJS.Timeout | null = null;
   private readonly closers = new Set<() => void>();
+  // per open stream: whether it would receive a notice about a project (its filter, what its caller may see)
+  private readonly followers = new Set<(project: string) => boolean>();
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -91,6 +93,25 @@ export class EventsStreamService implements OnModuleInit, OnModuleDestroy {
   onClose(closer: () => void): () => void {
     this.closers.add(closer);
     return () => this.closers.delete(closer);
+  }
+
+  // Registered by each open stream while it is open: `wants(project)` answers, with the stream's latest standing,
+  // whether a notice about that project would be delivered to it.
+  follow(wants: (project: string) => boolean): () => void {
+    this.followers.add(wants);
+    return () => this.followers.delete(wants);
+  }
+
+  // Whether any stream open on this replica follows the project (the frontier notices are computed only then).
+  followed(project: string): boolean {
+    for (const wants of this.followers) if (wants(project)) return true;
+    return false;
+  }
+
+  // A notice made on this replica (the frontier's new ETag, frontier-notices.ts): every stream of this replica
+  // receives it as it receives a NOTIFY, through the same filters and standing checks. Every replica makes its own.
+  publish(message: StreamMessage): void {
+    if (!this.stopped) this.subject.next(message);
   }
 
   async onModuleDestroy(): Promise<void> {

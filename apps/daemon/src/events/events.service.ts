@@ -105,7 +105,9 @@ export class EventsService {
   // every 15 s. A client reconnecting with Last-Event-ID (or ?last_event_id=) first gets the recorded events it
   // missed (the newest REPLAY_LIMIT of them, filtered as the live ones; `event: replay_truncated` says when older
   // ones were left out), then the live stream; live messages arriving meanwhile are held and sent after, without
-  // the replayed ones. Item, claim and machine-authorization notices carry no id and are not replayed.
+  // the replayed ones. Item, claim, frontier and machine-authorization notices carry no id and are not replayed.
+  // `event: frontier` (`{"project", "etag"}`) is made by this replica after changes in a project some stream here
+  // follows (frontier-notices.ts) and is filtered and checked like every other notice.
   //
   // Revocation reaches open streams: every notice waits for a re-check of the caller's standing that began after it
   // arrived (EventsRepository.standing, one statement), and so does every heartbeat. A check that fails ends the
@@ -150,6 +152,10 @@ export class EventsService {
       }
       return m.project === null || visible === null || visible.has(m.project);
     };
+    // what the frontier notices are computed for (frontier-notices.ts): the projects some open stream would receive
+    const unfollow = this.stream.follow(
+      (project) => (!dto.project || dto.project === project) && (visible === null || visible.has(project)),
+    );
     reply.hijack();
     const raw = reply.raw;
     raw.writeHead(200, {
@@ -214,6 +220,7 @@ export class EventsService {
       closed = true;
       clearInterval(heartbeat);
       subscription.unsubscribe();
+      unfollow();
       unregister();
       release();
       raw.end();

@@ -142,13 +142,22 @@ export class FrontierService {
   }
 
   // The served body of one project's frontier (the incremental-refresh property test compares it to a full reload).
-  async frontierBody(project: ProjectRow, wipCap: number, actorId: number | null): Promise<SerializedFrontier> {
+  // `record` false: no FrontierComputed row (the live stream's frontier notice computes it for no caller, and a
+  // recorded event would be one more change notice for the project: frontier-notices.ts).
+  async frontierBody(
+    project: ProjectRow,
+    wipCap: number,
+    actorId: number | null,
+    record = true,
+  ): Promise<SerializedFrontier> {
     const { graph, computation, version, recorded } = await this.computeWithCache(
       project,
       wipCap,
       actorId,
       null,
       ACTIVATION_ONLY,
+      false,
+      record,
     );
     let serialized = version.results.get(wipCap);
     if (serialized === undefined) {
@@ -189,6 +198,7 @@ export class FrontierService {
     sessionId: number | null,
     options: LoadOptions,
     always = false,
+    record = true,
   ): Promise<{
     graph: ProjectGraph;
     computation: FrontierComputation | null;
@@ -214,6 +224,7 @@ export class FrontierService {
     const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
     const counts = computation ? frontierCounts(computation) : version.counts.get(wipCap);
     if (computation) version.counts.set(wipCap, frontierCounts(computation));
+    if (!record) return { graph, computation, version, recorded: Promise.resolve() };
     const recorded = this.events.recordBestEffort({
       name: 'FrontierComputed',
       kind: 'workflow',

@@ -1,4 +1,13 @@
-import { FrontierMirror, isHttpError, openEventStream, SvcApi, terminalLine, terminalSafe } from '@app/client';
+import {
+  FrontierMirror,
+  FrontierNoticeTracker,
+  isHttpError,
+  noticeEtagFor,
+  openEventStream,
+  SvcApi,
+  terminalLine,
+  terminalSafe,
+} from '@app/client';
 import type { FrontierResultWire, StreamNotice } from '@app/contracts';
 
 import { paint } from '../color';
@@ -21,7 +30,8 @@ export function changesFrontier(notice: StreamNotice): boolean {
 
 // `svc charge-frontier --watch`: draws the frontier, then follows the event stream of its project through a
 // FrontierMirror: a change fetches the delta since the answer drawn (one request in flight, changes meanwhile make
-// one more after it), and only a changed answer is drawn again: on a terminal
+// one more after it), a frontier notice naming the ETag drawn fetches nothing (with --wip-cap its ETag is another
+// answer's: it is a change of unknown ETag), and only a changed answer is drawn again: on a terminal
 // the screen is cleared and redrawn, piped a new block follows (one compact JSON line per change with --json).
 // Ends on Ctrl-C with 130 (SIGTERM 143), or when the daemon refuses the credential.
 export async function watchFrontier(options: WatchOptions): Promise<number> {
@@ -61,9 +71,9 @@ export async function watchFrontier(options: WatchOptions): Promise<number> {
       resolve(code);
     };
 
-    const refresh = async () => {
+    const refresh = async (etag: string | null) => {
       try {
-        await mirror.sync();
+        await mirror.notice(etag);
         await drawing;
       } catch (err) {
         if (isHttpError(err, 401) || isHttpError(err, 403) || isHttpError(err, 404)) {
@@ -76,19 +86,25 @@ export async function watchFrontier(options: WatchOptions): Promise<number> {
       }
     };
 
-    const schedule = () => {
-      if (!finished) void refresh();
+    const schedule = (etag: string | null = null) => {
+      if (!finished) void refresh(etag);
     };
+    // which projects the connection announces frontier ETags for (their other change notices then move nothing)
+    const notices = new FrontierNoticeTracker();
 
     const stream = openEventStream({
       baseUrl: options.url,
       token: options.token,
       project,
       onNotice: (notice) => {
-        if (changesFrontier(notice)) schedule();
+        const move = changesFrontier(notice) ? notices.move(notice) : null;
+        if (move !== null && (move.project === null || move.project === project)) {
+          schedule(noticeEtagFor(mirror.query, move.etag));
+        }
       },
       onStatus: (status, detail) => {
         if (status === 'open') {
+          notices.reset();
           // changes between the last read and this (re)connection were not followed: read once more (a 304 when
           // nothing changed draws nothing)
           schedule();

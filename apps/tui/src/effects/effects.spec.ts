@@ -123,6 +123,29 @@ describe(Effects.name, () => {
     effects.stop();
   });
 
+  it('should fetch nothing on change notices once the stream announces the ETag shown, and read again after a reconnection', async () => {
+    const { api, effects, stream } = await started();
+    stream().onStatus?.('open');
+    stream().onNotice({ type: 'item', id: null, data: { project: 'atlas' } });
+    await flush();
+    expect(api.frontierSince).toHaveBeenCalledTimes(1);
+    // the daemon names the ETag held: nothing to read, now or on the item notices that come before the next one
+    stream().onNotice({ type: 'frontier', id: null, data: { project: 'atlas', etag: '"v1"' } });
+    stream().onNotice({ type: 'item', id: null, data: { project: 'atlas' } });
+    stream().onNotice({ type: 'dependency', id: null, data: { project: 'atlas' } });
+    stream().onNotice({ type: 'event', id: '10', data: { name: 'ItemUpdated', project: 'atlas' } });
+    stream().onNotice({ type: 'frontier', id: null, data: { project: 'atlas', etag: '"v1"' } });
+    await flush();
+    expect(api.frontierSince).toHaveBeenCalledTimes(1);
+    // a new connection may be an older daemon's: its item notices are changes of unknown ETag again
+    stream().onStatus?.('open');
+    stream().onNotice({ type: 'item', id: null, data: { project: 'atlas' } });
+    await flush();
+    expect(api.frontierSince).toHaveBeenCalledTimes(2);
+    expect(api.frontier).toHaveBeenCalledTimes(1);
+    effects.stop();
+  });
+
   it('should ask for the delta since the ETag it holds and keep the state when nothing changed', async () => {
     const { api, store, effects, stream } = await started();
     const before = store.state.frontier;

@@ -1,4 +1,4 @@
-import { EventStream, isHttpError, SvcConnectionError } from '@app/client';
+import { EventStream, FrontierNoticeTracker, isHttpError, SvcConnectionError } from '@app/client';
 
 import type { StreamNotice } from '../wire';
 import { describe, EffectsContext, Part, Prefetch } from './context';
@@ -20,6 +20,8 @@ export class LiveSync {
   private safetyTimer: NodeJS.Timeout | null = null;
   // the frontier, kept current by deltas (frontier-live.ts)
   private readonly frontier: LiveFrontier;
+  // which projects this connection announces frontier ETags for (their other notices then move nothing)
+  private readonly notices = new FrontierNoticeTracker();
 
   constructor(
     private readonly ctx: EffectsContext,
@@ -59,6 +61,8 @@ export class LiveSync {
       onStatus: (status, detail) => {
         if (this.ctx.stopped) return;
         if (status === 'open') {
+          // a new connection, perhaps to an older replica: its frontier notices are not known yet
+          this.notices.reset();
           const afterGap = this.ctx.state.connection === 'reconnecting' || this.ctx.state.connection === 'offline';
           this.ctx.dispatch({ type: 'connection', state: 'live' });
           // back after a gap: everything may have changed meanwhile (the first opening follows the first fetch)
@@ -85,15 +89,13 @@ export class LiveSync {
       case 'event': {
         const name = typeof notice.data.name === 'string' ? notice.data.name : '';
         // a frontier read records FrontierComputed: refetching the frontier on it would loop
-        if (name !== 'FrontierComputed') this.frontierNotice(null);
+        if (name !== 'FrontierComputed') this.frontierMove(notice);
         this.refetch(name === 'FrontierComputed' ? ['events'] : ['events', 'claims']);
         break;
       }
       case 'frontier':
         // the daemon's frontier notice names the answer's new ETag: nothing to do when it is the one shown
-        if (notice.data.project === this.ctx.state.project) {
-          this.frontierNotice(typeof notice.data.etag === 'string' ? notice.data.etag : null);
-        }
+        this.frontierMove(notice);
         break;
       case 'machine_authorization':
         this.refetch(['machines']);
@@ -103,13 +105,23 @@ export class LiveSync {
       case 'dependency':
       case 'claim':
       case 'claims':
-        this.frontierNotice(null);
+        this.frontierMove(notice);
         this.refetch(['claims']);
         break;
       default:
         break;
     }
     this.ctx.noticed(notice);
+  }
+
+  // A change notice, for the frontier: once this connection has announced a project's frontier ETags, only those
+  // move it (a change notice before them would make a second read of the same change); a daemon that never sends
+  // them (an older one) leaves every change notice a sync of unknown ETag.
+  private frontierMove(notice: StreamNotice): void {
+    const move = this.notices.move(notice);
+    if (move === null) return;
+    if (move.announced && move.project !== this.ctx.state.project) return;
+    this.frontierNotice(move.etag);
   }
 
   // The frontier follows a notice at once (one request in flight, the rest coalesced), not on the refetch timer.

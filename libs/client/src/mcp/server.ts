@@ -21,6 +21,7 @@ import { SvcApi } from '../api';
 import { ChargeFlowError, runCharge } from '../charge-flow';
 import { EventStream, openEventStream } from '../event-stream';
 import { FrontierMirror } from '../frontier-mirror';
+import { FrontierNoticeTracker, noticeEtagFor } from '../frontier-notices';
 import { SvcConnectionError, SvcHttpError } from '../http-client';
 import { blockersText, claimText, explainText, frontierText, itemText, nextWorkText, whyRanked } from './text';
 
@@ -131,6 +132,10 @@ export class SvcMcpSession {
   private readonly subscriptions = new Set<string>();
   // the frontier resource's answers, kept current by deltas
   private readonly frontiers = new Map<string, FrontierMirror>();
+  // the live stream's frontier notices: which projects it announces, and the newest ETag it named for each (null:
+  // unknown, or another wip_cap than the default answer's); forgotten when the stream is not open
+  private readonly notices = new FrontierNoticeTracker();
+  private readonly announced = new Map<string, string | null>();
   private readonly pending = new Set<string>();
   private flushTimer: NodeJS.Timeout | null = null;
   private closed = false;
@@ -595,7 +600,8 @@ export class SvcMcpSession {
           this.frontiers.set(project, mirror);
           while (this.frontiers.size > MIRRORED_PROJECTS) this.frontiers.delete(this.frontiers.keys().next().value!);
         }
-        await mirror.sync();
+        // no request when the live stream's newest frontier notice named the answer held
+        await mirror.notice(this.announced.get(project) ?? null);
         const body = mirror.answer;
         return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(body) }] };
       },
@@ -624,6 +630,9 @@ export class SvcMcpSession {
         headers: this.options.streamHeaders,
         onNotice: (notice) => this.onNotice(notice),
         onStatus: (status, detail) => {
+          // a new connection (perhaps to an older replica), or none: what was announced is no longer known
+          this.notices.reset();
+          this.announced.clear();
           if (status === 'open') {
             clearTimeout(timer);
             resolve();
@@ -636,9 +645,17 @@ export class SvcMcpSession {
   }
 
   private onNotice(notice: StreamNotice): void {
-    // Reading the frontier records FrontierComputed: announcing it would make every reader read again, forever.
-    if (notice.type === 'event' && notice.data.name === 'FrontierComputed') return;
-    const project = typeof notice.data.project === 'string' ? notice.data.project : null;
+    // Reading the frontier records FrontierComputed: announcing it would make every reader read again, forever. A
+    // project's other change notices move nothing once its frontier notices (with the new ETag) come.
+    const move = this.notices.move(notice);
+    if (move === null) return;
+    const project = move.project;
+    if (move.announced && project !== null) {
+      const etag = noticeEtagFor({ wip_cap: this.options.wipCap }, move.etag);
+      this.announced.set(project, etag);
+      // the answer this connection last read is current: its reader has nothing new to read
+      if (etag !== null && this.frontiers.get(project)?.etag === etag) return;
+    }
     for (const uri of this.subscriptions) {
       if (!uri.startsWith(FRONTIER_URI_PREFIX)) continue;
       if (project === null || uri === `${FRONTIER_URI_PREFIX}${project}`) this.pending.add(uri);
