@@ -7,14 +7,18 @@ import { promisify } from 'node:util';
 
 import { EmbeddedServer } from '../../libs/database/src';
 import { createProject, insertEdges, insertItems, withClient } from '../../libs/testing/src/backlog-factory';
-import { startDaemonProcess, SVC_BIN } from '../../libs/testing/src/daemon-process';
+import { SvcApi, SvcClient } from '../../libs/client/src';
+import { DaemonProcess, startDaemonProcess, SVC_BIN } from '../../libs/testing/src/daemon-process';
 import { TmuxSession } from '../../apps/tui/src/testing/tmux';
 import { generateBacklog } from '../frontier/generate';
+import { MixedResult, runMixed } from './mixed';
+import { cpuMeter, round, statusMb } from './proc';
 
 // bench/live (issue 27): the real daemon and the real `svc tui` under tmux on the frontier bench's generated
 // backlogs (seed 42). Measures idle CPU, a single title write → on screen, a 20 s burst of 5 writers at 4 writes/s
 // (write → on screen p50/p90, TUI and daemon CPU, peak memory), the first frame, and the full answers the TUI got
-// instead of a delta. "On screen": the pane (tmux capture-pane, polled) shows the written title.
+// instead of a delta. "On screen": the pane (tmux capture-pane, polled) shows the written title. With --mixed <minutes>,
+// then three writers at 10 writes/s of mixed kinds with the TUI running, the daemon's memory sampled (mixed.ts).
 
 const ROOT = resolve(__dirname, '..', '..');
 const RESULTS = join(ROOT, 'bench', 'results', 'live.json');
@@ -27,22 +31,37 @@ const IDLE_MS = 5_000;
 const POLL_MS = 10;
 
 const run = promisify(execFile);
-const round = (x: number) => Math.round(x * 10) / 10;
 const pct = (xs: number[], p: number) =>
   xs.length === 0 ? NaN : [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)];
 const note = (line: string) => process.stderr.write(`[bench:live] ${line}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-// CPU seconds (user + system) of a process, from /proc.
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+// What to stop when the run is interrupted (SIGINT, SIGTERM), newest first: the tmux server, the daemon, the database.
+// An error stops them in the finally blocks.
+const cleanups = new Set<() => unknown>();
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    note(`${signal}: stopping the TUI, the daemon and the database`);
+    void (async () => {
+      for (const cleanup of [...cleanups].reverse())
+        await Promise.resolve()
+          .then(cleanup)
+          .catch(() => undefined);
+      process.exit(130);
+    })();
+  });
 }
 
-function statusMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return round(Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024);
+// SIGTERM, then SIGKILL if the daemon has not exited within the time.
+async function stopWithin(daemon: DaemonProcess, ms = 15_000): Promise<void> {
+  const timer = setTimeout(() => void daemon.kill(), ms);
+  try {
+    await daemon.stop();
+  } catch {
+    // gone already
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function children(pid: number): number[] {
@@ -80,19 +99,12 @@ function tuiPid(session: TmuxSession): number {
   throw new Error('no TUI process under the pane');
 }
 
-// CPU % of one core over a window.
-function cpuMeter(pid: number): () => number {
-  const cpu = cpuSeconds(pid);
-  const started = performance.now();
-  return () => round(((cpuSeconds(pid) - cpu) / ((performance.now() - started) / 1000)) * 100);
-}
-
 async function capture(session: TmuxSession): Promise<string> {
   const { stdout } = await run('tmux', ['-L', session.socket, 'capture-pane', '-p', '-t', session.name]);
   return stdout;
 }
 
-export interface LiveResult {
+export interface LiveResult extends Partial<MixedResult> {
   items: number;
   first_frame_ms: number;
   first_screen_ms: number;
@@ -115,7 +127,7 @@ export interface LiveResult {
   load_average: [number, number];
 }
 
-async function measure(server: EmbeddedServer, n: number): Promise<LiveResult> {
+async function measure(server: EmbeddedServer, n: number, mixedMinutes: number): Promise<LiveResult> {
   const loadBefore = round(loadavg()[0]);
   const database = `bench_live_${n}_${Date.now().toString(36)}`;
   await server.createDatabase(database);
@@ -125,23 +137,11 @@ async function measure(server: EmbeddedServer, n: number): Promise<LiveResult> {
     env: { SVC_DATABASE_URL: url, SVC_LOG_LEVEL: 'warn' },
     timeoutMs: 120_000,
   });
-  const { items, edges } = generateBacklog(n, 42);
-  await withClient(url, async (client) => {
-    await createProject(client, { id: PROJECT, prefix: 'BN', policy: { wip_cap: 30 } });
-    const created = await insertItems(client, PROJECT, items);
-    await insertEdges(
-      client,
-      edges.map((e) => ({
-        blocker: created[e.blocker].id,
-        dependent: created[e.dependent].id,
-        satisfaction: e.satisfaction,
-      })),
-    );
-    await client.query('VACUUM ANALYZE items');
-    await client.query('VACUUM ANALYZE item_dependencies');
-  });
-  note(`${n}: ${items.length} items, ${edges.length} edges loaded`);
+  const stopDaemon = () => stopWithin(daemon);
+  cleanups.add(stopDaemon);
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-live-'));
+  const removeDir = () => rmSync(dir, { recursive: true, force: true });
+  cleanups.add(removeDir);
   const session = new TmuxSession({
     width: 120,
     height: 36,
@@ -154,8 +154,26 @@ async function measure(server: EmbeddedServer, n: number): Promise<LiveResult> {
       SVC_TUI_BENCH_STATS: join(dir, 'stats.json'),
     },
   });
+  const killSession = () => session.kill();
+  cleanups.add(killSession);
   const headers = { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' };
   try {
+    const { items, edges } = generateBacklog(n, 42);
+    await withClient(url, async (client) => {
+      await createProject(client, { id: PROJECT, prefix: 'BN', policy: { wip_cap: 30 } });
+      const created = await insertItems(client, PROJECT, items);
+      await insertEdges(
+        client,
+        edges.map((e) => ({
+          blocker: created[e.blocker].id,
+          dependent: created[e.dependent].id,
+          satisfaction: e.satisfaction,
+        })),
+      );
+      await client.query('VACUUM ANALYZE items');
+      await client.query('VACUUM ANALYZE item_dependencies');
+    });
+    note(`${n}: ${items.length} items, ${edges.length} edges loaded`);
     // the daemon's first read loads the project (a user's TUI starts against a running daemon)
     const answer = (await (await fetch(`${daemon.url}/v1/charge/frontier?project=${PROJECT}`, { headers })).json()) as {
       runnable: { item_id: string }[];
@@ -261,10 +279,12 @@ async function measure(server: EmbeddedServer, n: number): Promise<LiveResult> {
     await Promise.all(writers);
     const burst = { tui: tuiCpu(), daemon: daemonCpu() };
     await poller;
-    const stats = existsSync(join(dir, 'stats.json'))
-      ? (JSON.parse(readFileSync(join(dir, 'stats.json'), 'utf8')) as { fallbacks: number; deltas: number })
-      : { fallbacks: NaN, deltas: NaN };
-    return {
+    const readStats = () =>
+      existsSync(join(dir, 'stats.json'))
+        ? (JSON.parse(readFileSync(join(dir, 'stats.json'), 'utf8')) as { fallbacks: number; deltas: number })
+        : { fallbacks: NaN, deltas: NaN };
+    const stats = readStats();
+    const result: LiveResult = {
       items: n,
       first_frame_ms: round(report.first.first_frame_ms),
       first_screen_ms: round(firstScreen),
@@ -285,10 +305,26 @@ async function measure(server: EmbeddedServer, n: number): Promise<LiveResult> {
       deltas: stats.deltas,
       load_average: [loadBefore, round(loadavg()[0])],
     };
+    if (mixedMinutes > 0) {
+      const mixed = await runMixed({
+        api: new SvcApi(new SvcClient(daemon.url, daemon.token)),
+        project: PROJECT,
+        minutes: mixedMinutes,
+        daemonPid: daemon.child.pid!,
+        tuiPid: pid,
+        tuiStats: readStats,
+        note: (line) => note(`${n}: ${line}`),
+      });
+      Object.assign(result, mixed);
+    }
+    return result;
   } finally {
     session.kill();
-    await daemon.stop().catch(() => undefined);
-    rmSync(dir, { recursive: true, force: true });
+    cleanups.delete(killSession);
+    await stopDaemon();
+    cleanups.delete(stopDaemon);
+    removeDir();
+    cleanups.delete(removeDir);
   }
 }
 
@@ -296,19 +332,31 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const at = args.indexOf('--sizes');
   const sizes = at >= 0 ? args[at + 1].split(',').map(Number) : [10_000, 100_000];
+  // --mixed <minutes>: the mixed-writes phase after the others, at each size (0, the default: none)
+  const mixedAt = args.indexOf('--mixed');
+  const mixedMinutes = mixedAt >= 0 ? Number(args[mixedAt + 1]) : 0;
+  if (!Number.isFinite(mixedMinutes) || mixedMinutes < 0) {
+    throw new Error(`--mixed expects minutes (10; 0.25 for a smoke run), got ${args[mixedAt + 1]}`);
+  }
   const home = mkdtempSync(join(tmpdir(), 'svc-bench-live-db-'));
   const server = new EmbeddedServer({ home, log: note });
+  const removeHome = () => rmSync(home, { recursive: true, force: true });
+  const stopServer = () => server.stop();
+  cleanups.add(removeHome);
+  cleanups.add(stopServer);
   await server.start();
   const results: LiveResult[] = [];
   try {
     for (const n of sizes) {
-      const result = await measure(server, n);
+      const result = await measure(server, n, mixedMinutes);
       note(JSON.stringify(result));
       results.push(result);
     }
   } finally {
     await server.stop();
-    rmSync(home, { recursive: true, force: true });
+    cleanups.delete(stopServer);
+    removeHome();
+    cleanups.delete(removeHome);
   }
   // one entry per run, newest last
   const runs = existsSync(RESULTS)
@@ -327,6 +375,19 @@ async function main(): Promise<void> {
       burst_tui_rss_mb: r.burst_tui_rss_mb,
       burst_daemon_cpu_pct: r.burst_daemon_cpu_pct,
       full_fallbacks: r.full_fallbacks,
+      ...(r.mixed_minutes === undefined
+        ? {}
+        : {
+            mixed_minutes: r.mixed_minutes,
+            mixed_writes: r.mixed_writes,
+            mixed_refused: r.mixed_refused,
+            mixed_errors: r.mixed_errors,
+            mixed_writes_per_s: r.mixed_writes_per_s,
+            mixed_requests_per_s: r.mixed_requests_per_s,
+            mixed_daemon_rss_peak_mb: r.mixed_daemon_rss_peak_mb,
+            mixed_daemon_rss_end_mb: r.mixed_daemon_rss_end_mb,
+            mixed_tui_rss_peak_mb: r.mixed_tui_rss_peak_mb,
+          }),
     };
     process.stdout.write(`${JSON.stringify(line)}\n`);
   }
