@@ -19,8 +19,8 @@ import { EventsRepository } from '../apps/daemon/src/events/events.repository';
 import { OpenedStream, openStream as openSharedStream } from './daemon-sse';
 
 // The shared reader, with this file's checks that the route answers an event stream.
-async function openStream(url: string, token: string): Promise<OpenedStream> {
-  const stream = await openSharedStream(url, token);
+async function openStream(url: string, token: string, query?: string): Promise<OpenedStream> {
+  const stream = await openSharedStream(url, token, { query });
   expect(stream.status).toBe(200);
   expect(stream.contentType).toContain('text/event-stream');
   return stream;
@@ -91,8 +91,9 @@ describe('events', () => {
 
     it('should deliver recorded events and item changes, from this and another replica', async () => {
       replica ??= await startDaemonProcess({ env: { SVC_DATABASE_URL: db.url } });
-      const here = await openStream(daemon.url, daemon.token!);
-      const there = await openStream(replica.url, daemon.token!);
+      // the notices a stream asks for: by name, or those of its project filter
+      const here = await openStream(daemon.url, daemon.token!, 'frontier=ev');
+      const there = await openStream(replica.url, daemon.token!, 'project=ev');
       try {
         // an event recorded through the first replica
         expect((await runSvc(['charge-frontier', '--project', 'ev'], { env })).code).toBe(0);
@@ -140,8 +141,9 @@ describe('events', () => {
 
     it("should announce the frontier's new ETag after a change, the one a following read serves, on every replica", async () => {
       replica ??= await startDaemonProcess({ env: { SVC_DATABASE_URL: db.url } });
-      const here = await openStream(daemon.url, daemon.token!);
-      const there = await openStream(replica.url, daemon.token!);
+      // the notices a stream asks for: by name, or those of its project filter
+      const here = await openStream(daemon.url, daemon.token!, 'frontier=ev');
+      const there = await openStream(replica.url, daemon.token!, 'project=ev');
       try {
         const before = await readEtag(daemon.url);
         // a change straight in the database: each replica hears it and announces the answer it computes
@@ -161,6 +163,53 @@ describe('events', () => {
       } finally {
         await here.close();
         await there.close();
+      }
+    });
+
+    it('should send the frontier notices of the projects a stream names only, none to a stream naming none', async () => {
+      const eq = await withClient(db.url, async (client) => {
+        await createProject(client, { id: 'eq', prefix: 'EQ' });
+        return insertItems(client, 'eq', [{ status: 'planned' }]);
+      });
+      // an administrator sees every project: the filterless stream still follows none
+      const none = await openStream(daemon.url, daemon.token!);
+      const ev = await openStream(daemon.url, daemon.token!, 'frontier=ev');
+      const both = await openStream(daemon.url, daemon.token!, 'frontier=ev,eq');
+      const frontierOf = (s: OpenedStream, project: string) =>
+        s.waitFor((m) => m.event === 'frontier' && m.data.project === project);
+      try {
+        await withClient(db.url, (c) => c.query(`UPDATE items SET title = 'only ev' WHERE id = $1`, [items[0].id]));
+        await Promise.all([frontierOf(ev, 'ev'), frontierOf(both, 'ev')]);
+        await withClient(db.url, (c) => c.query(`UPDATE items SET title = 'only eq' WHERE id = $1`, [eq[0].id]));
+        await frontierOf(both, 'eq');
+        // one more change, after those notices were made: whatever a stream was sent of them came before it
+        await withClient(db.url, (c) => c.query(`UPDATE items SET title = 'last' WHERE id = $1`, [items[1].id]));
+        for (const s of [none, ev, both]) await s.waitFor((m) => m.event === 'item' && m.data.item_id === items[1].ref);
+        // the filterless stream has every item notice, and no frontier notice
+        expect(none.messages.filter((m) => m.event === 'item').map((m) => m.data.item_id)).toEqual(
+          expect.arrayContaining([items[0].ref, eq[0].ref, items[1].ref]),
+        );
+        expect(none.messages.filter((m) => m.event === 'frontier')).toEqual([]);
+        expect(ev.messages.filter((m) => m.event === 'frontier' && m.data.project !== 'ev')).toEqual([]);
+        expect(ev.messages.some((m) => m.event === 'item' && m.data.project === 'eq')).toBe(true);
+      } finally {
+        await Promise.all([none, ev, both].map((s) => s.close()));
+      }
+    });
+
+    it('should take up to eight project ids in frontier, and refuse anything else with 400 naming frontier', async () => {
+      const eight = await openStream(daemon.url, daemon.token!, 'frontier=ev,a,b,c,d,e,f,g');
+      await eight.close();
+      for (const query of ['a,,b', 'Ev', 'ev,a,b,c,d,e,f,g,h', 'ev&frontier=eq'].map((f) =>
+        f.includes('&') ? f : encodeURIComponent(f),
+      )) {
+        const res = await fetch(`${daemon.url}/v1/events/stream?frontier=${query}`, {
+          headers: { authorization: `Bearer ${daemon.token}` },
+        });
+        expect(res.status).toBe(400);
+        const body = (await res.json()) as { code: string; fields: { field: string }[] };
+        expect(body).toMatchObject({ code: 'validation_failed' });
+        expect(body.fields.map((f) => f.field)).toEqual(['frontier']);
       }
     });
   });

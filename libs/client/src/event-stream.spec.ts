@@ -4,7 +4,14 @@ import { AddressInfo } from 'node:net';
 import type { StreamNotice } from '@app/contracts';
 import { waitFor } from '@app/testing/wait-for';
 
-import { backoffDelay, openEventStream, StreamStatus, StreamStatusDetail } from './event-stream';
+import {
+  backoffDelay,
+  EventStreamOptions,
+  openEventStream,
+  openFollowingEventStream,
+  StreamStatus,
+  StreamStatusDetail,
+} from './event-stream';
 import { SvcHttpError } from './http-client';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, n: number) => void;
@@ -208,6 +215,45 @@ describe('openEventStream', () => {
     expect(server.seen).toHaveLength(1);
   });
 
+  it('should ask for the frontier notices it names, and go on without them where the daemon refuses the parameter', async () => {
+    const server = await sseServer([
+      // a daemon older than ?frontier= refuses it as an unknown parameter
+      (_req, res) =>
+        res.writeHead(400, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            code: 'validation_failed',
+            message: 'invalid request',
+            fields: [{ field: 'frontier', problems: ['property frontier should not exist'] }],
+          }),
+        ),
+      (_req, res) => {
+        open(res);
+        res.write('event: item\ndata: {"project":"alpha"}\n\n');
+      },
+    ]);
+    cleanups.push(server.close);
+    const notices: StreamNotice[] = [];
+    const statuses: StreamStatus[] = [];
+    const refused: SvcHttpError[] = [];
+    const stream = openEventStream({
+      baseUrl: server.url,
+      token: null,
+      frontier: ['alpha', 'beta'],
+      onFrontierRefused: (error) => refused.push(error),
+      onNotice: (n) => notices.push(n),
+      onStatus: (s) => statuses.push(s),
+      initialRetryMs: 10_000,
+    });
+    cleanups.push(() => stream.close());
+    await until(() => notices.length >= 1, 'the notice after the refusal');
+    expect(server.seen.map((r) => r.url)).toEqual(['/v1/events/stream?frontier=alpha%2Cbeta', '/v1/events/stream']);
+    // at once, not after a backoff
+    expect(statuses).toEqual(['connecting', 'open']);
+    expect(refused.map((e) => e.body.fields)).toEqual([
+      [{ field: 'frontier', problems: ['property frontier should not exist'] }],
+    ]);
+  });
+
   it('should stop reconnecting once closed', async () => {
     const server = await sseServer([(_req, res) => res.writeHead(503).end()]);
     cleanups.push(server.close);
@@ -223,6 +269,69 @@ describe('openEventStream', () => {
     stream.close();
     expect(statuses[statuses.length - 1]).toBe('closed');
     expect(server.seen).toHaveLength(1);
+  });
+});
+
+describe(openFollowingEventStream.name, () => {
+  function fakes() {
+    const opened: { options: EventStreamOptions; closed: boolean }[] = [];
+    const notices: string[] = [];
+    const statuses: StreamStatus[] = [];
+    const stream = openFollowingEventStream(
+      {
+        baseUrl: 'http://daemon',
+        token: null,
+        frontier: ['a'],
+        onNotice: (n) => notices.push(String(n.data.ref)),
+        onStatus: (s) => statuses.push(s),
+      },
+      (options) => {
+        const one = { options, closed: false };
+        opened.push(one);
+        options.onStatus?.('connecting');
+        return { close: () => (one.closed = true), lastEventId: null };
+      },
+    );
+    const notice = (n: number, ref: string) => opened[n].options.onNotice({ type: 'item', id: null, data: { ref } });
+    return { stream, opened, notices, statuses, notice };
+  }
+
+  it('should replace an open connection once the new one is open, delivering the old one’s notices until then', () => {
+    const { stream, opened, notices, statuses, notice } = fakes();
+    opened[0].options.onStatus?.('open');
+    stream.follow(['a']);
+    expect(opened).toHaveLength(1);
+    stream.follow(['b']);
+    expect(opened.map((o) => o.options.frontier)).toEqual([['a'], ['b']]);
+    opened[1].options.onStatus?.('reconnecting');
+    notice(0, 'old');
+    opened[1].options.onStatus?.('open');
+    expect(opened[0].closed).toBe(true);
+    notice(0, 'late');
+    notice(1, 'new');
+    expect(notices).toEqual(['old', 'new']);
+    expect(statuses).toEqual(['connecting', 'open', 'open']);
+    stream.close();
+    expect(opened[1].closed).toBe(true);
+    expect(statuses[statuses.length - 1]).toBe('closed');
+  });
+
+  it('should replace a connection that is not open at once, and let a waiting one take over when the open one drops', () => {
+    const { stream, opened, statuses } = fakes();
+    stream.follow(['b']);
+    expect(opened[0].closed).toBe(true);
+    opened[1].options.onStatus?.('open');
+    stream.follow(['c']);
+    // the switch abandoned for another: the connection for c is never needed
+    stream.follow(['b']);
+    expect(opened[2].closed).toBe(true);
+    expect(opened).toHaveLength(3);
+    stream.follow(['d']);
+    opened[1].options.onStatus?.('reconnecting');
+    expect(opened[1].closed).toBe(true);
+    opened[3].options.onStatus?.('open');
+    expect(statuses).toEqual(['connecting', 'connecting', 'open', 'reconnecting', 'open']);
+    stream.close();
   });
 });
 

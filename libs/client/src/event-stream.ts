@@ -2,7 +2,7 @@ import { createParser, EventSourceMessage } from 'eventsource-parser';
 
 import type { StreamNotice } from '@app/contracts';
 
-import { SvcHttpError } from './http-client';
+import { ErrorBody, SvcHttpError } from './http-client';
 import { readText, send } from './transport';
 
 export type StreamStatus = 'connecting' | 'open' | 'reconnecting' | 'closed';
@@ -17,6 +17,11 @@ export interface EventStreamOptions {
   baseUrl: string;
   token: string | null;
   project?: string;
+  // the projects whose frontier notices (`event: frontier`) the stream receives, at most 8 (`?frontier=`); without
+  // it the daemon sends them for the `project` filter's project only (none on a stream without one)
+  frontier?: string[];
+  // told when the daemon refused `frontier` (an older daemon, or a list it cannot take): the stream goes on without it
+  onFrontierRefused?(error: SvcHttpError): void;
   eventName?: string;
   // resume after this event id (sent as Last-Event-ID on the first request too)
   lastEventId?: string | null;
@@ -88,6 +93,7 @@ export function openEventStream(options: EventStreamOptions): EventStream {
   const target = new URL('v1/events/stream', options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
   if (options.project) target.searchParams.set('project', options.project);
   if (options.eventName) target.searchParams.set('event_name', options.eventName);
+  if (options.frontier) target.searchParams.set('frontier', options.frontier.join(','));
 
   const parser = createParser({
     onEvent(message) {
@@ -105,7 +111,7 @@ export function openEventStream(options: EventStreamOptions): EventStream {
   });
 
   // One connection: resolves when it ends for any reason (the caller decides whether to retry).
-  const connectOnce = async (): Promise<{ opened: boolean; error?: unknown; fatal?: boolean }> => {
+  const connectOnce = async (): Promise<{ opened: boolean; error?: unknown; fatal?: boolean; again?: boolean }> => {
     controller = new AbortController();
     const headers: Record<string, string> = {
       ...options.headers,
@@ -119,14 +125,28 @@ export function openEventStream(options: EventStreamOptions): EventStream {
       const res = await send(target, { method: 'GET', headers, signal: controller.signal, idleTimeoutMs });
       if (res.status !== 200) {
         const text = await readText(res.body).catch(() => '');
-        let body: { code: string; message: string } = { code: `http_${res.status}`, message: text.slice(0, 200) };
+        let body: ErrorBody = { code: `http_${res.status}`, message: text.slice(0, 200) };
+        let fields: unknown = null;
         try {
-          const parsed = JSON.parse(text) as { code?: unknown; message?: unknown };
+          const parsed = JSON.parse(text) as { code?: unknown; message?: unknown; fields?: unknown };
           if (typeof parsed.code === 'string') body = { code: parsed.code, message: String(parsed.message ?? '') };
+          fields = parsed.fields;
+          if (fields !== undefined) body.fields = fields;
         } catch {
           // not JSON: keep the text
         }
+        // A daemon older than `?frontier=` refuses it as an unknown parameter (so does any daemon a list it cannot
+        // take): the stream goes on without it, at once; the frontier then follows the change notices.
         const error = new SvcHttpError(res.status, body, res.headers);
+        if (res.status === 400 && target.searchParams.has('frontier') && namesField(fields, 'frontier')) {
+          target.searchParams.delete('frontier');
+          try {
+            options.onFrontierRefused?.(error);
+          } catch {
+            // the listener's failure is its own
+          }
+          return { opened, again: true };
+        }
         return { opened, error, fatal: res.status === 401 || res.status === 403 };
       }
       opened = true;
@@ -161,6 +181,7 @@ export function openEventStream(options: EventStreamOptions): EventStream {
     while (!closed) {
       const result = await connectOnce();
       if (closed) break;
+      if (result.again) continue;
       if (result.fatal) {
         closed = true;
         status('closed', { error: result.error });
@@ -187,6 +208,106 @@ export function openEventStream(options: EventStreamOptions): EventStream {
     },
     get lastEventId() {
       return lastEventId;
+    },
+  };
+}
+
+// Whether a validation_failed body's `fields` ([{field, problems}]) names the field.
+function namesField(fields: unknown, name: string): boolean {
+  return (
+    Array.isArray(fields) &&
+    fields.some((f) => typeof f === 'object' && f !== null && (f as { field?: unknown }).field === name)
+  );
+}
+
+// A stream whose frontier projects may change (the project a screen shows): `follow(projects)` opens a connection
+// asking for them and closes the old one once the new one is open (make before break: no change notice falls
+// between the two, and the switch reports no 'reconnecting'). Until then the old connection's notices and statuses
+// are delivered; after it, only the new one's, and its 'open' is reported as any new connection's (what the old
+// one announced no longer holds: FrontierNoticeTracker.reset). When the old connection is not open (connecting,
+// reconnecting) the new one replaces it at once.
+export interface FollowingEventStream extends EventStream {
+  follow(frontier: string[]): void;
+}
+
+export function openFollowingEventStream(
+  options: EventStreamOptions,
+  open: (options: EventStreamOptions) => EventStream = openEventStream,
+): FollowingEventStream {
+  interface Connection {
+    stream: EventStream | null;
+    status: StreamStatus;
+    key: string;
+  }
+  let closed = false;
+  let current: Connection | null = null;
+  let pending: Connection | null = null;
+  // no parameter and an empty list differ (the `project` filter's project, or none)
+  const keyOf = (frontier: string[] | undefined) => (frontier ? `=${frontier.join(',')}` : '');
+  const report = (status: StreamStatus, detail?: StreamStatusDetail) => {
+    if (!closed) options.onStatus?.(status, detail);
+  };
+  // The new connection is the one delivered from now on; the old one goes.
+  const promote = (next: Connection) => {
+    const old = current;
+    current = next;
+    if (pending === next) pending = null;
+    old?.stream?.close();
+  };
+  // A connection for the list, as the current one (replacing it) or the pending one (once open, it replaces it).
+  const start = (frontier: string[] | undefined, role: 'current' | 'pending'): void => {
+    const connection: Connection = { stream: null, status: 'connecting', key: keyOf(frontier) };
+    if (role === 'current') promote(connection);
+    else pending = connection;
+    connection.stream = open({
+      ...options,
+      frontier,
+      onNotice: (notice) => {
+        if (!closed && connection === current) options.onNotice(notice);
+      },
+      onStatus: (status, detail) => {
+        connection.status = status;
+        if (closed) return;
+        if (connection === pending) {
+          if (status === 'open') {
+            promote(connection);
+            report('open', detail);
+          } else if (status === 'closed' && detail?.error !== undefined) {
+            // refused for good (the credential): so will the old connection be; say it now
+            pending = null;
+            report('closed', detail);
+          }
+          // connecting, or retrying: the old connection still serves
+          return;
+        }
+        if (connection !== current) return;
+        // the old connection dropped while its replacement is on its way: the replacement takes over
+        if (status === 'reconnecting' && pending !== null) promote(pending);
+        report(status, detail);
+      },
+    });
+  };
+  start(options.frontier, 'current');
+  return {
+    follow(frontier) {
+      if (closed) return;
+      const key = keyOf(frontier);
+      if ((pending ?? current)?.key === key) return;
+      const abandoned = pending;
+      pending = null;
+      abandoned?.stream?.close();
+      if (current?.key === key) return;
+      start(frontier, current?.status === 'open' ? 'pending' : 'current');
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      pending?.stream?.close();
+      current?.stream?.close();
+      options.onStatus?.('closed');
+    },
+    get lastEventId() {
+      return current?.stream?.lastEventId ?? null;
     },
   };
 }

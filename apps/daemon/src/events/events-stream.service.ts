@@ -54,7 +54,8 @@ export class EventsStreamService implements OnModuleInit, OnModuleDestroy {
   private stopped = false;
   private retry: NodeJS.Timeout | null = null;
   private readonly closers = new Set<() => void>();
-  // per open stream: whether it would receive a notice about a project (its filter, what its caller may see)
+  // per open stream: whether it follows a project's frontier notices (stream-follow.ts: the projects it asked for,
+  // what its caller may see)
   private readonly followers = new Set<(project: string) => boolean>();
 
   constructor(
@@ -96,7 +97,7 @@ export class EventsStreamService implements OnModuleInit, OnModuleDestroy {
   }
 
   // Registered by each open stream while it is open: `wants(project)` answers, with the stream's latest standing,
-  // whether a notice about that project would be delivered to it.
+  // whether that project's frontier notices would be delivered to it.
   follow(wants: (project: string) => boolean): () => void {
     this.followers.add(wants);
     return () => this.followers.delete(wants);

@@ -23,6 +23,7 @@ import {
 import { EventsStreamService, StreamMessage } from './events-stream.service';
 import { streamMembershipRequired } from './events.errors';
 import { EventsRepository, NewEvent, REPLAY_LIMIT, StreamCloseCode, StreamStanding } from './events.repository';
+import { followsFrontier, FRONTIER_NOTICE, frontierProjectsOf } from './stream-follow';
 import { StreamLimits } from './stream-limits';
 import { STREAM_ORIGIN_HEADER, StreamOrigins } from './stream-origins';
 
@@ -107,7 +108,8 @@ export class EventsService {
   // ones were left out), then the live stream; live messages arriving meanwhile are held and sent after, without
   // the replayed ones. Item, claim, frontier and machine-authorization notices carry no id and are not replayed.
   // `event: frontier` (`{"project", "etag"}`) is made by this replica after changes in a project some stream here
-  // follows (frontier-notices.ts) and is filtered and checked like every other notice.
+  // follows (frontier-notices.ts) and is checked like every other notice; a stream receives it only for the projects
+  // it follows (stream-follow.ts: `?frontier=`, else its `project` filter, else none).
   //
   // Revocation reaches open streams: every notice waits for a re-check of the caller's standing that began after it
   // arrived (EventsRepository.standing, one statement), and so does every heartbeat. A check that fails ends the
@@ -139,11 +141,15 @@ export class EventsService {
     const release = this.limits.acquire(actor.id, address);
     let visible = first.projects ? new Set(first.projects) : null;
     let machines = first.machines;
+    // the projects whose frontier notices this stream asked for (stream-follow.ts)
+    const frontier = frontierProjectsOf(dto);
     // What the caller's filters ask for; visibility is applied at delivery, with the latest standing.
     const asked = (m: StreamMessage) =>
       m.type === 'machine_authorization' ||
-      ((!dto.project || m.project === dto.project) &&
-        (!dto.event_name || m.type !== 'event' || m.name === dto.event_name));
+      (m.type === FRONTIER_NOTICE
+        ? m.project !== null && frontier.has(m.project)
+        : (!dto.project || m.project === dto.project) &&
+          (!dto.event_name || m.type !== 'event' || m.name === dto.event_name));
     const allowed = (m: StreamMessage) => {
       if (m.type === 'machine_authorization') {
         if (machines === null) return true;
@@ -152,10 +158,8 @@ export class EventsService {
       }
       return m.project === null || visible === null || visible.has(m.project);
     };
-    // what the frontier notices are computed for (frontier-notices.ts): the projects some open stream would receive
-    const unfollow = this.stream.follow(
-      (project) => (!dto.project || dto.project === project) && (visible === null || visible.has(project)),
-    );
+    // what the frontier notices are computed for (frontier-notices.ts): the projects this stream asked for and may see
+    const unfollow = this.stream.follow((project) => followsFrontier(frontier, visible, project));
     reply.hijack();
     const raw = reply.raw;
     raw.writeHead(200, {

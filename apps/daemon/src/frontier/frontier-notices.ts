@@ -2,20 +2,20 @@ import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/commo
 import { Subscription } from 'rxjs';
 
 import { EventsStreamService, StreamMessage } from '../events/events-stream.service';
+import { FRONTIER_NOTICE } from '../events/stream-follow';
 import { wipCapOf } from './frontier-projects';
 import { FrontierRepository } from './frontier.repository';
 import { FrontierService } from './frontier.service';
 
-// The live stream's frontier notice (issue 27, deliverable 2): after changes in a project, every stream allowed to
-// see it receives `event: frontier` with `{"project", "etag"}`, the ETag of the default answer (no wip_cap
+// The live stream's frontier notice (issue 27, deliverable 2): after changes in a project, every stream that follows
+// it (asked for it with `?frontier=` or its `project` filter, and may see it: events/stream-follow.ts) receives
+// `event: frontier` with `{"project", "etag"}`, the ETag of the default answer (no wip_cap
 // parameter) as GET /v1/charge/frontier sends it. A client holding that ETag does nothing; one behind asks for the
 // delta since the ETag it holds.
 //
 // Each replica makes its own notices from the changes it hears (the NOTIFYs of every replica reach every listener):
 // the ETag is a hash of the body, so every replica names the same one for the same rows. The answer is computed by
 // FrontierService.frontierBody, so the computation is the cached one the client's following read is served from.
-
-export const FRONTIER_NOTICE = 'frontier';
 
 // A notice that may change a project's frontier: every notice about a project but the frontier notices themselves,
 // machine authorizations and FrontierComputed (recorded by every frontier read: following it would loop).

@@ -80,40 +80,61 @@ export function registerEventsCommand(program: Command): void {
     .addOption(projectOption('only this project'))
     .addOption(allProjectsOption())
     .option('--event-name <name>', 'only events with this name (item changes still pass)')
+    .option(
+      '--frontier <projects>',
+      "the frontier notices (new ETags) of these projects, comma-separated, at most 8 (default: --project's)",
+    )
     .action(
-      action(async (options: { project?: string; allProjects?: boolean; eventName?: string }, command: Command) => {
-        // --jq filters one JSON document; a stream is NDJSON (one document a line), better filtered downstream
-        if (outputOptions().jq !== undefined || outputOptions().jsonFields !== undefined) {
-          throw usageError(
-            'json_filter_unsupported',
-            'the stream takes --json only (NDJSON); --jq and --json fields do not apply',
-          );
-        }
-        const json = wantsJson(command);
-        const { url, token } = connectionFor(command);
-        await new Promise<void>((resolve) => {
-          const stream = openEventStream({
-            baseUrl: url,
-            token,
-            project: scopedProject(options.project, { allProjects: options.allProjects }),
-            eventName: options.eventName,
-            onNotice: (notice) => process.stdout.write(`${json ? JSON.stringify(notice) : noticeLine(notice)}\n`),
-            onStatus: (status, detail) => {
-              if (status === 'reconnecting') {
-                const why = detail?.error instanceof Error ? detail.error.message : 'connection lost';
+      action(
+        async (
+          options: { project?: string; allProjects?: boolean; eventName?: string; frontier?: string },
+          command: Command,
+        ) => {
+          // --jq filters one JSON document; a stream is NDJSON (one document a line), better filtered downstream
+          if (outputOptions().jq !== undefined || outputOptions().jsonFields !== undefined) {
+            throw usageError(
+              'json_filter_unsupported',
+              'the stream takes --json only (NDJSON); --jq and --json fields do not apply',
+            );
+          }
+          const json = wantsJson(command);
+          const { url, token } = connectionFor(command);
+          await new Promise<void>((resolve) => {
+            const stream = openEventStream({
+              baseUrl: url,
+              token,
+              project: scopedProject(options.project, { allProjects: options.allProjects }),
+              eventName: options.eventName,
+              frontier: options.frontier?.split(','),
+              onFrontierRefused: (error) => {
+                const problems = Array.isArray(error.body.fields)
+                  ? (error.body.fields as { problems?: unknown }[]).flatMap((f) =>
+                      Array.isArray(f.problems) ? f.problems.map(String) : [],
+                    )
+                  : [];
+                const why = problems.join('; ') || error.body.message;
                 process.stderr.write(
-                  `svc: stream ${terminalLine(why)}; reconnecting in ${detail?.retryInMs ?? 0} ms\n`,
+                  `svc: the daemon refused --frontier (${terminalLine(why)}); following without it\n`,
                 );
-              } else if (status === 'closed') {
-                if (detail?.error instanceof SvcHttpError) process.exitCode = reportError(detail.error, json);
-                resolve();
-              }
-            },
+              },
+              onNotice: (notice) => process.stdout.write(`${json ? JSON.stringify(notice) : noticeLine(notice)}\n`),
+              onStatus: (status, detail) => {
+                if (status === 'reconnecting') {
+                  const why = detail?.error instanceof Error ? detail.error.message : 'connection lost';
+                  process.stderr.write(
+                    `svc: stream ${terminalLine(why)}; reconnecting in ${detail?.retryInMs ?? 0} ms\n`,
+                  );
+                } else if (status === 'closed') {
+                  if (detail?.error instanceof SvcHttpError) process.exitCode = reportError(detail.error, json);
+                  resolve();
+                }
+              },
+            });
+            const stop = () => stream.close();
+            process.once('SIGINT', stop);
+            process.once('SIGTERM', stop);
           });
-          const stop = () => stream.close();
-          process.once('SIGINT', stop);
-          process.once('SIGTERM', stop);
-        });
-      }),
+        },
+      ),
     );
 }

@@ -95,6 +95,7 @@ export async function watchFrontier(options: WatchOptions): Promise<number> {
     const stream = openEventStream({
       baseUrl: options.url,
       token: options.token,
+      // the `project` filter also asks for that project's frontier notices (no `frontier` parameter needed)
       project,
       onNotice: (notice) => {
         const move = changesFrontier(notice) ? notices.move(notice) : null;

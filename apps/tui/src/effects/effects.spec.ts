@@ -12,7 +12,8 @@ const flush = async () => {
 };
 
 function setup() {
-  let stream: EventStreamOptions | null = null;
+  // every stream opened, newest last
+  const streams: { options: EventStreamOptions; closed: boolean }[] = [];
   const api = {
     baseUrl: 'http://daemon',
     dbClaim: jest.fn().mockRejectedValue(new SvcHttpError(404, { code: 'not_found', message: 'none' })),
@@ -42,15 +43,16 @@ function setup() {
     api: api as unknown as SvcApi,
     token: 't',
     openStream: (options) => {
-      stream = options;
-      return { close: () => undefined, lastEventId: null };
+      const opened = { options, closed: false };
+      streams.push(opened);
+      return { close: () => (opened.closed = true), lastEventId: null };
     },
     harness: 'test',
     model: 'test',
     dispatchCommand: null,
     demoBacklogPath: null,
   });
-  return { api, store, effects, stream: () => stream! };
+  return { api, store, effects, streams, stream: () => streams[streams.length - 1].options };
 }
 
 describe(Effects.name, () => {
@@ -182,6 +184,48 @@ describe(Effects.name, () => {
     expect(store.state.connection).toBe('live');
     expect(api.frontierSince).toHaveBeenCalledTimes(1);
     effects.stop();
+  });
+
+  it("should ask the stream for the shown project's frontier notices only, and move it to the next project without a gap", async () => {
+    const { api, store, effects, streams } = await started();
+    const itemNotice = (project: string, ref: string) => ({
+      type: 'item',
+      id: null,
+      data: { type: 'item', op: 'UPDATE', project, status: 'done', item_id: ref },
+    });
+    expect(streams).toHaveLength(1);
+    expect(streams[0].options.frontier).toEqual(['atlas']);
+    streams[0].options.onStatus?.('open');
+    store.dispatch({ type: 'projects_loaded', projects: [project('atlas'), project('beta')] });
+    expect(streams).toHaveLength(1);
+    store.dispatch({ type: 'key', action: 'project_switch' });
+    store.dispatch({ type: 'key', action: 'cursor_down' });
+    store.dispatch({ type: 'key', action: 'project_choose' });
+    expect(store.state.project).toBe('beta');
+    // a new connection for beta; the old one serves until it is open, and its retries are not the screen's
+    expect(streams).toHaveLength(2);
+    expect(streams[1].options.frontier).toEqual(['beta']);
+    expect(streams[0].closed).toBe(false);
+    streams[1].options.onStatus?.('reconnecting', { attempt: 1, retryInMs: 1000 });
+    expect(store.state.connection).toBe('live');
+    streams[0].options.onNotice(itemNotice('beta', 'BET-1'));
+    expect(store.state.events.map((e) => e.item_id)).toEqual(['BET-1']);
+    streams[1].options.onStatus?.('open');
+    expect(streams[0].closed).toBe(true);
+    expect(store.state.connection).toBe('live');
+    // from now on the new connection's notices only
+    streams[0].options.onNotice(itemNotice('beta', 'BET-2'));
+    streams[1].options.onNotice(itemNotice('beta', 'BET-3'));
+    expect(store.state.events.map((e) => e.item_id)).toEqual(['BET-3', 'BET-1']);
+    // a new connection: beta's change notices move its frontier until its first frontier notice
+    await jest.advanceTimersByTimeAsync(REFETCH_INTERVAL_MS);
+    await flush();
+    api.frontierSince.mockClear();
+    streams[1].options.onNotice(itemNotice('beta', 'BET-4'));
+    await flush();
+    expect(api.frontierSince).toHaveBeenCalledTimes(1);
+    effects.stop();
+    expect(streams[1].closed).toBe(true);
   });
 
   it('should show the no-daemon screen when nobody answers, and recover on retry', async () => {

@@ -176,6 +176,7 @@ export class Effects implements EffectsContext {
     this.screens.onAction(action, previous, next);
     // the detail pane follows the selection: fetch when it shows a new item
     if (next.detailOpen && next.detail && next.detail.ref !== previous.detail?.ref) this.loadDetail(next.detail.ref);
+    if (next.project !== previous.project) this.live.followProject();
     if (next.project !== previous.project && next.project) {
       this.live.forgetEtag();
       this.refetch(['frontier', 'claims']);

@@ -1,4 +1,10 @@
-import { EventStream, FrontierNoticeTracker, isHttpError, SvcConnectionError } from '@app/client';
+import {
+  FollowingEventStream,
+  FrontierNoticeTracker,
+  isHttpError,
+  openFollowingEventStream,
+  SvcConnectionError,
+} from '@app/client';
 
 import type { StreamNotice } from '../wire';
 import { describe, EffectsContext, Part, Prefetch } from './context';
@@ -12,7 +18,7 @@ export const SAFETY_REFETCH_MS = 30_000;
 // Live sync: the change stream, and the coalesced refetches of the lists it triggers. The frontier follows notices
 // through a FrontierMirror (frontier-live.ts): deltas, one request in flight, no timer.
 export class LiveSync {
-  private stream: EventStream | null = null;
+  private stream: FollowingEventStream | null = null;
   private pending = new Set<Part>();
   private inFlight = false;
   private lastFetch = 0;
@@ -50,30 +56,49 @@ export class LiveSync {
     this.frontier.reset();
   }
 
+  // The stream asks for the frontier notices of the project shown only: the daemon computes a project's frontier
+  // after each change for every stream following it, so following all (an administrator sees every project) would
+  // make it compute every project written to. Its other notices are of every project (the Events tab, machines).
+  private followed(): string[] {
+    const project = this.ctx.state.project;
+    return project ? [project] : [];
+  }
+
+  // Another project shown: the stream follows its frontier notices instead. A new connection is opened and the old
+  // one closed once it is open (no notice lost, no 'reconnecting'); its 'open' resets the tracker, so the project's
+  // change notices move the frontier until its first frontier notice.
+  followProject(): void {
+    this.stream?.follow(this.followed());
+  }
+
   open(): void {
     const { config } = this.ctx;
     this.stream?.close();
-    this.stream = config.openStream({
-      baseUrl: config.api.baseUrl,
-      token: config.token,
-      maxRetryMs: config.maxRetryMs ?? 5000,
-      onNotice: (notice) => this.onNotice(notice),
-      onStatus: (status, detail) => {
-        if (this.ctx.stopped) return;
-        if (status === 'open') {
-          // a new connection, perhaps to an older replica: its frontier notices are not known yet
-          this.notices.reset();
-          const afterGap = this.ctx.state.connection === 'reconnecting' || this.ctx.state.connection === 'offline';
-          this.ctx.dispatch({ type: 'connection', state: 'live' });
-          // back after a gap: everything may have changed meanwhile (the first opening follows the first fetch)
-          if (afterGap) this.refetch(['projects', 'frontier', 'claims', 'machines', 'events']);
-        } else if (status === 'reconnecting') {
-          this.ctx.dispatch({ type: 'connection', state: 'reconnecting' });
-        } else if (status === 'closed' && detail?.error) {
-          this.ctx.failed(detail.error);
-        }
+    this.stream = openFollowingEventStream(
+      {
+        baseUrl: config.api.baseUrl,
+        token: config.token,
+        frontier: this.followed(),
+        maxRetryMs: config.maxRetryMs ?? 5000,
+        onNotice: (notice) => this.onNotice(notice),
+        onStatus: (status, detail) => {
+          if (this.ctx.stopped) return;
+          if (status === 'open') {
+            // a new connection, perhaps to an older replica: its frontier notices are not known yet
+            this.notices.reset();
+            const afterGap = this.ctx.state.connection === 'reconnecting' || this.ctx.state.connection === 'offline';
+            this.ctx.dispatch({ type: 'connection', state: 'live' });
+            // back after a gap: everything may have changed meanwhile (the first opening follows the first fetch)
+            if (afterGap) this.refetch(['projects', 'frontier', 'claims', 'machines', 'events']);
+          } else if (status === 'reconnecting') {
+            this.ctx.dispatch({ type: 'connection', state: 'reconnecting' });
+          } else if (status === 'closed' && detail?.error) {
+            this.ctx.failed(detail.error);
+          }
+        },
       },
-    });
+      config.openStream,
+    );
   }
 
   private onNotice(notice: StreamNotice): void {

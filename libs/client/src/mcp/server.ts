@@ -19,7 +19,7 @@ import {
 
 import { SvcApi } from '../api';
 import { ChargeFlowError, runCharge } from '../charge-flow';
-import { EventStream, openEventStream } from '../event-stream';
+import { FollowingEventStream, openFollowingEventStream } from '../event-stream';
 import { FrontierMirror } from '../frontier-mirror';
 import { FrontierNoticeTracker, noticeEtagFor } from '../frontier-notices';
 import { SvcConnectionError, SvcHttpError } from '../http-client';
@@ -56,6 +56,8 @@ export const MCP_NOTIFY_COALESCE_MS = 150;
 export const FRONTIER_URI_PREFIX = 'svc://frontier/';
 // Projects whose frontier a connection keeps (FrontierMirror) between reads of the resource.
 const MIRRORED_PROJECTS = 4;
+// Projects whose frontier notices the live stream asks for (the daemon takes at most 8).
+const MAX_FRONTIER_FOLLOWED = 8;
 
 export const MCP_TOOLS = [
   'next_work',
@@ -127,7 +129,7 @@ export class SvcMcpSession {
   readonly server: McpServer;
   private registration: Promise<RegisterSessionResponse> | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
-  private stream: EventStream | null = null;
+  private stream: FollowingEventStream | null = null;
   private streamOpen: Promise<void> | null = null;
   private readonly subscriptions = new Set<string>();
   // the frontier resource's answers, kept current by deltas
@@ -609,25 +611,43 @@ export class SvcMcpSession {
 
     this.server.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
       this.subscriptions.add(request.params.uri);
+      this.stream?.follow(this.followed());
       await this.openStream();
       return {};
     });
     this.server.server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
       this.subscriptions.delete(request.params.uri);
+      this.stream?.follow(this.followed());
       return {};
     });
   }
 
+  // The projects whose frontier notices the stream asks for: those of the subscribed frontier resources (the daemon
+  // computes a followed project's frontier after every change), the first MAX_FRONTIER_FOLLOWED of them; the others'
+  // change notices still announce their resources (changed, ETag unknown).
+  private followed(): string[] {
+    const projects: string[] = [];
+    for (const uri of this.subscriptions) {
+      if (uri.startsWith(FRONTIER_URI_PREFIX) && projects.length < MAX_FRONTIER_FOLLOWED) {
+        projects.push(uri.slice(FRONTIER_URI_PREFIX.length));
+      }
+    }
+    return projects;
+  }
+
   // One live stream per connection, opened by the first subscription; the subscribe answer waits until it is open
-  // (or 5 s), so a change made after the answer is announced.
+  // (or 5 s), so a change made after the answer is announced. A later (un)subscription changes the projects it
+  // follows: a new connection replaces it once open (openFollowingEventStream); the old one announces the changes
+  // meanwhile, by their change notices.
   private openStream(): Promise<void> {
     this.streamOpen ??= new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, 5000);
       timer.unref();
-      this.stream = openEventStream({
+      this.stream = openFollowingEventStream({
         baseUrl: this.api.baseUrl,
         token: this.options.token,
         headers: this.options.streamHeaders,
+        frontier: this.followed(),
         onNotice: (notice) => this.onNotice(notice),
         onStatus: (status, detail) => {
           // a new connection (perhaps to an older replica), or none: what was announced is no longer known

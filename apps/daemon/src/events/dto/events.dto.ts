@@ -5,6 +5,7 @@ import type { EventWire } from '@app/contracts';
 
 import { toUnsignedInt } from '../../common/transforms';
 import { EventRow } from '../events.repository';
+import { FRONTIER_PARAM_PATTERN, MAX_FRONTIER_PROJECTS } from '../stream-follow';
 
 export const DEFAULT_EVENTS_LIMIT = 100;
 export const MAX_EVENTS_LIMIT = 1000;
@@ -33,6 +34,12 @@ export class EventsStreamQueryDto {
   @IsOptional()
   @Matches(EVENT_ID_PATTERN, { message: 'last_event_id must be an event id (a whole number)' })
   last_event_id?: string;
+  // The projects whose frontier notices the stream receives (stream-follow.ts): comma-separated ids, empty for none.
+  @IsOptional()
+  @Matches(FRONTIER_PARAM_PATTERN, {
+    message: `frontier must be a comma-separated list of at most ${MAX_FRONTIER_PROJECTS} project ids`,
+  })
+  frontier?: string;
 }
 
 // The wire shapes live in libs/contracts.
