@@ -757,6 +757,10 @@ describe('backlog (projects, workflows, items, dependencies, gates, epics, recor
       await ok('records', 'ouroboros', 'review', String(entry.id));
       const list = await ok<{ entries: Json[] }>('records', 'ouroboros', 'list', '--reviewed', '1');
       expect(list.entries).toEqual([expect.objectContaining({ agent: 'agent-1', category: 'lesson' })]);
+      // the table names each entry's organization (a member of two, or a server admin, sees several)
+      const table = await runSvc(['records', 'ouroboros', 'list', '--reviewed', '1'], { env: svcEnv(daemon) });
+      expect(table.stdout.split('\n')[0]).toMatch(/^id\s+org\s+timestamp\s+agent\s+category\s+body/);
+      expect(table.stdout).toMatch(new RegExp(`^${entry.id}\\s+default\\s+`, 'm'));
       expect((await ok('records', 'ouroboros', 'archive', String(entry.id))).archived_at).not.toBeNull();
     });
   });

@@ -146,8 +146,8 @@ export function registerRecordsCommand(program: Command): void {
         const body = await apiOf(command).ouroboros(o);
         output(command, body, (b) =>
           printTable(
-            ['id', 'timestamp', 'agent', 'category', 'body'],
-            b.entries.map((e) => [e.id, e.timestamp, e.agent, e.category, e.body] as string[]),
+            ['id', 'org', 'timestamp', 'agent', 'category', 'body'],
+            b.entries.map((e) => [e.id, e.organization, e.timestamp, e.agent, e.category, e.body] as string[]),
           ),
         );
       }),
