@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 
 import { FrontierComputation, FrontierItem } from '@app/core';
 
+import { RefBook, RefsAt } from './frontier-ref-book';
 import { frontierItemJson, quote, Quoter, sameWireFields } from './frontier-wire-fields';
 
 // the item's JSON and the identity check live with the wire-field table
@@ -16,6 +17,11 @@ export interface SerializedFrontier {
   length: number;
   // a strong validator of exactly these bytes: a digest of the body, computed once with the serialization
   etag: string;
+}
+
+// A serializer's answer: also the refs its items wrote for their blockers (the delta history keeps them).
+export interface SerializedAnswer extends SerializedFrontier {
+  refs: RefsAt;
 }
 
 export function etagOf(chunks: readonly Buffer[]): string {
@@ -101,6 +107,9 @@ const MAX_CHUNKS = 1024;
 const FIRST_BLOCK = 16 << 10;
 const MAX_BLOCK = 4 << 20;
 const RETAINED_SLACK = 1 << 20;
+// ref changes logged in one RefBook before the next answer starts a new one (a lookup of an old answer's ref walks
+// the changes after it)
+const MAX_REF_CHANGES = 4096;
 
 // Bytes of the distinct buffers a body's chunks are views of.
 function retainedBytes(chunks: readonly Buffer[]): number {
@@ -127,8 +136,9 @@ export class FrontierSerializer {
   private chunks: readonly Buffer[] = [];
   private chunkStart: number[] = [0];
   private lists: Placed[] = [NO_LIST, NO_LIST, NO_LIST, NO_LIST];
-  // every blocker named by an item of the last body → its ref as written there (undefined: left out)
-  private knownRefs = new Map<number, string | undefined>();
+  // every blocker named by an item of the last body → its ref as written there (undefined: left out), with the
+  // refs earlier bodies wrote (frontier-ref-book.ts)
+  private knownRefs = new RefBook();
   // the same blockers' refs as JSON (an answer names a few thousand blockers over and over)
   private quotedRefs = new Map<number, string>();
   // items copied and items encoded by the last serialize (tests and profiles read them)
@@ -137,7 +147,7 @@ export class FrontierSerializer {
 
   constructor(private readonly maxChunks = MAX_CHUNKS) {}
 
-  serialize(computation: FrontierComputation, refOf: RefOf): SerializedFrontier {
+  serialize(computation: FrontierComputation, refOf: RefOf): SerializedAnswer {
     const changedBlockers = this.changedBlockers(refOf);
     const previous = this.lists;
     // an answer from scratch has nothing to look up
@@ -277,10 +287,14 @@ export class FrontierSerializer {
     this.reused = reused;
     this.rendered = rendered;
     // blockers named long ago pile up in knownRefs; past a bound the next answer is encoded afresh
-    if (knownRefs.size > 4 * (next[0].items.length + next[1].items.length + next[2].items.length) + 1024) {
+    const refs = { book: knownRefs, version: knownRefs.version };
+    if (
+      knownRefs.size > 4 * (next[0].items.length + next[1].items.length + next[2].items.length) + 1024 ||
+      knownRefs.version > MAX_REF_CHANGES
+    ) {
       this.forget();
     }
-    return { chunks, length: size, etag: etagOf(chunks) };
+    return { chunks, length: size, etag: etagOf(chunks), refs };
   }
 
   // The next body's chunks: views of the encoded texts' blocks, and each range of the last body as views of its
@@ -348,20 +362,16 @@ export class FrontierSerializer {
   // Blockers whose ref is not what the last body says (deleted, or back): items naming them are encoded again.
   private changedBlockers(refOf: RefOf): Set<number> | null {
     let changed: Set<number> | null = null;
-    for (const [id, ref] of this.knownRefs) {
-      const now = refOf(id);
-      if (now !== ref) {
-        (changed ??= new Set()).add(id);
-        this.knownRefs.set(id, now);
-        this.quotedRefs.delete(id);
-      }
-    }
+    this.knownRefs.refresh(refOf, (id) => {
+      (changed ??= new Set()).add(id);
+      this.quotedRefs.delete(id);
+    });
     return changed;
   }
 
   private forget(): void {
     this.lists = [NO_LIST, NO_LIST, NO_LIST, NO_LIST];
-    this.knownRefs = new Map();
+    this.knownRefs = new RefBook();
     this.quotedRefs = new Map();
   }
 }
