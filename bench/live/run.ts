@@ -349,6 +349,10 @@ async function measure(server: EmbeddedServer, n: number, mixedMinutes: number):
     session.kill();
     cleanups.delete(killSession);
     await stopDaemon();
+    // the daemon's output (e.g. --trace-gc's lines) kept for a look
+    if (process.env.SVC_BENCH_DAEMON_LOG) {
+      writeFileSync(`${process.env.SVC_BENCH_DAEMON_LOG}.${n}`, daemon.stdout() + daemon.stderr());
+    }
     cleanups.delete(stopDaemon);
     removeDir();
     cleanups.delete(removeDir);
