@@ -171,9 +171,11 @@ interface Placed {
   items: readonly FrontierItem[];
   start: Int32Array;
   end: Int32Array;
+  // 1 where a piece of the ETag ends after the item (pieceEnd of its item_id: copied with its bytes)
+  cut: Uint8Array;
 }
 
-const NO_LIST: Placed = { items: [], start: new Int32Array(0), end: new Int32Array(0) };
+const NO_LIST: Placed = { items: [], start: new Int32Array(0), end: new Int32Array(0), cut: new Uint8Array(0) };
 const LIST_COUNT = 4;
 // how far ahead in the same list an item is looked for before it counts as missed
 const LOOK_AHEAD = 4;
@@ -314,12 +316,36 @@ export class FrontierSerializer {
     let misses = 0;
     const place = (items: readonly FrontierItem[], was: Placed): Placed => {
       const start = new Int32Array(items.length);
+      const cut = new Uint8Array(items.length);
       const end = new Int32Array(items.length);
       const before = was.items;
       let j = 0;
+      const wasStart = was.start;
+      const wasEnd = was.end;
+      const wasCut = was.cut;
       for (let k = 0; k < items.length; k++) {
         const item = items[k];
         const comma = k > 0;
+        // the usual case after a write, inlined: the very item that came next in the last body, right after the range
+        // being copied (no blocker changed its ref), extends that range with the comma between them
+        const open = last as Range | null;
+        if (
+          comma &&
+          open !== null &&
+          changedBlockers === null &&
+          j < before.length &&
+          before[j] === item &&
+          open.end + 1 === wasStart[j]
+        ) {
+          size += wasEnd[j] - open.end;
+          open.end = wasEnd[j];
+          end[k] = size;
+          start[k] = size - (wasEnd[j] - wasStart[j]);
+          cut[k] = wasCut[j];
+          j++;
+          reused++;
+          continue;
+        }
         // where the item's JSON sits in the last body, if it can be copied from there
         let list: Placed | null = null;
         let at = -1;
@@ -354,6 +380,7 @@ export class FrontierSerializer {
           copy(list.start[at], list.end[at], comma);
           end[k] = size;
           start[k] = size - (list.end[at] - list.start[at]);
+          cut[k] = list.cut[at];
           reused++;
           continue;
         }
@@ -362,9 +389,10 @@ export class FrontierSerializer {
         start[k] = size + (comma ? 1 : 0);
         write(comma ? `,${json}` : json);
         end[k] = size;
+        cut[k] = pieceEnd(item.ref) ? 1 : 0;
         rendered++;
       }
-      return { items, start, end };
+      return { items, start, end, cut };
     };
 
     const next: Placed[] = [];
@@ -416,9 +444,9 @@ export class FrontierSerializer {
   ): string {
     const cuts: number[] = [];
     for (let l = 0; l < lists.length; l++) {
-      const { items, end } = lists[l];
+      const { end, cut } = lists[l];
       cuts.push(listStarts[l]);
-      for (let k = 0; k < items.length; k++) if (k === items.length - 1 || pieceEnd(items[k].ref)) cuts.push(end[k]);
+      for (let k = 0; k < end.length; k++) if (cut[k] === 1 || k === end.length - 1) cuts.push(end[k]);
     }
     const count = cuts.length + 1;
     const pieceStart = new Int32Array(count);
