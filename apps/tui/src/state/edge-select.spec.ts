@@ -49,14 +49,33 @@ describe('detail pane edges', () => {
   it('are selected with H / L, shown selected, and esc forgets the selection', () => {
     expect(helpRows('frontier').map((r) => r.keys)).toEqual(expect.arrayContaining(['L', 'H', 'd']));
     let s = reduce(paneOf90(), key('edge_next'));
-    expect(s.edgeCursor).toEqual({ ref: 'ATL-90', index: 0 });
+    expect(s.edgeCursor).toEqual({ ref: 'ATL-90', key: 'in|ATL-1|activation' });
     expect(detailLines(s, 100, PLAIN).find((l) => l.includes('›'))).toContain('ATL-1');
     s = run(s, key('edge_next'));
-    expect(s.edgeCursor?.index).toBe(1);
-    expect(run(s, key('edge_next')).edgeCursor?.index).toBe(0);
+    expect(s.edgeCursor?.key).toBe('out|ATL-80|activation');
+    expect(run(s, key('edge_next')).edgeCursor?.key).toBe('in|ATL-1|activation');
     s = reduce(s, key('back'));
     expect(s.edgeCursor).toBeNull();
     expect(s.detailOpen).toBe(true);
+  });
+
+  it('stays on its edge when the edges reload in another order, and selects none once it is gone', () => {
+    let s = run(paneOf90(), key('edge_prev'));
+    expect(s.edgeCursor?.key).toBe('out|ATL-80|activation');
+    // an edge added elsewhere sorts before it: the selection follows its edge, not its position
+    const reload = (edges: DetailEdge[]): Action => ({
+      type: 'detail_loaded',
+      ref: 'ATL-90',
+      data: { part: 'edges', edges },
+    });
+    s = reduce(s, reload([edge('in', 'ATL-1'), edge('in', 'ATL-2'), edge('out', 'ATL-80')]));
+    expect(detailLines(s, 100, PLAIN).find((l) => l.includes('›'))).toContain('ATL-80');
+    s = reduce(s, key('edge_remove'));
+    expect(s.dialog).toMatchObject({ commands: [{ op: 'dep-remove', dependent: 'ATL-80', blocker: 'ATL-90' }] });
+    // removed elsewhere: nothing is selected, and d says so instead of removing another edge
+    s = reduce({ ...s, dialog: null }, reload([edge('in', 'ATL-1'), edge('in', 'ATL-2')]));
+    expect(detailLines(s, 100, PLAIN).some((l) => l.includes('›'))).toBe(false);
+    expect(reduce(s, key('edge_remove')).dialog).toBeNull();
   });
 
   it('jumps to the other item on enter', () => {
