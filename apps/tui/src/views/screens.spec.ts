@@ -104,6 +104,34 @@ describe('issue 26 screens (render)', () => {
       );
     });
 
+    it('should keep the edge selected with H / L in view, however far down the pane it is', async () => {
+      start(columns, rows);
+      await press('\r');
+      dispatch({ type: 'detail_loaded', ref: 'ATL-1', data: { part: 'explain', value: explain('ATL-1', []) } });
+      const edges = Array.from({ length: 40 }, (_, i) => ({
+        side: 'out' as const,
+        gate_point: 'activation',
+        other: `ATL-${100 + i}`,
+        other_title: `waiting item ${100 + i}`,
+        state: 'planned',
+        satisfaction: 'status:done',
+        satisfied: false,
+        reason: '',
+        need: null,
+        abandoned: false,
+        environment: null,
+      }));
+      dispatch({ type: 'detail_loaded', ref: 'ATL-1', data: { part: 'edges', edges } });
+      expect(t.text()).not.toContain('ATL-139');
+      // H from no selection takes the last edge: the pane scrolls to it
+      await press('H');
+      expect(t.lines().find((l) => l.includes('ATL-139'))).toMatch(/›.*ATL-139/);
+      // L wraps round to the first, at the top of the edges
+      await press('L');
+      expect(t.lines().find((l) => l.includes('ATL-100'))).toMatch(/›.*ATL-100/);
+      expect(t.text()).not.toContain('ATL-139');
+    });
+
     it('should keep the previous detail on j until the next one arrives, never a blank "loading explain…"', async () => {
       start(columns, rows);
       await press('\r');
