@@ -1,5 +1,5 @@
 import { helpRows } from '../keys/keymap';
-import { frontier, item, NOW, project } from '../testing/fixtures';
+import { detailEdge, frontier, item, NOW, project } from '../testing/fixtures';
 import { detailLines } from '../views/detail';
 import { PLAIN } from '../views/format';
 import type { Action } from './actions';
@@ -12,19 +12,7 @@ import { initialState, State } from './state';
 const key = (action: Extract<Action, { type: 'key' }>['action']): Action => ({ type: 'key', action });
 const run = (state: State, ...actions: Action[]) => actions.reduce(reduce, state);
 
-const edge = (side: 'in' | 'out', other: string): DetailEdge => ({
-  side,
-  gate_point: 'activation',
-  other,
-  other_title: `title of ${other}`,
-  state: 'planned',
-  satisfaction: 'status:done',
-  satisfied: false,
-  reason: '',
-  need: null,
-  abandoned: false,
-  environment: null,
-});
+const edge = (side: 'in' | 'out', other: string): DetailEdge => detailEdge(side, other);
 
 function paneOf90(readOnly = false): State {
   return run(

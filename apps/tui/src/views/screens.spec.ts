@@ -2,7 +2,17 @@ import { App } from '../app';
 import { dispatchView, unavailableView } from '../effects/effects';
 import type { Action } from '../state/actions';
 import { initialState } from '../state/state';
-import { event, frontier, item, machineRequest, NOW, project, testScreen, TestScreen } from '../testing/fixtures';
+import {
+  detailEdge,
+  event,
+  frontier,
+  item,
+  machineRequest,
+  NOW,
+  project,
+  testScreen,
+  TestScreen,
+} from '../testing/fixtures';
 import type { ExplainResponse } from '../wire';
 
 import { makeTheme } from './theme';
@@ -108,19 +118,9 @@ describe('issue 26 screens (render)', () => {
       start(columns, rows);
       await press('\r');
       dispatch({ type: 'detail_loaded', ref: 'ATL-1', data: { part: 'explain', value: explain('ATL-1', []) } });
-      const edges = Array.from({ length: 40 }, (_, i) => ({
-        side: 'out' as const,
-        gate_point: 'activation',
-        other: `ATL-${100 + i}`,
-        other_title: `waiting item ${100 + i}`,
-        state: 'planned',
-        satisfaction: 'status:done',
-        satisfied: false,
-        reason: '',
-        need: null,
-        abandoned: false,
-        environment: null,
-      }));
+      const edges = Array.from({ length: 40 }, (_, i) =>
+        detailEdge('out', `ATL-${100 + i}`, { other_title: `waiting item ${100 + i}` }),
+      );
       dispatch({ type: 'detail_loaded', ref: 'ATL-1', data: { part: 'edges', edges } });
       expect(t.text()).not.toContain('ATL-139');
       // H from no selection takes the last edge: the pane scrolls to it
