@@ -147,11 +147,16 @@ describe('terminal-safe output (issue 24)', () => {
     });
 
     it('should escape the blockers table of a blocked_by_dependencies refusal and the dependency list', async () => {
+      // the blocker's title and the edge's rationale are stored text: shown, as visible escapes
       const list = await svc('items', 'dependency', 'list', 'SHOP-4');
       expectSafe(list.stdout);
+      expect(list.stdout).toContain('clear\\x1b[2Jscreen');
+      expect(list.stdout).toContain('title\\x1b]0;pwned\\x07change');
       const refused = await runSvc(['items', 'status', 'SHOP-4', 'implementing'], { env });
+      expect(refused.code).not.toBe(0);
       expectSafe(refused.stdout);
       expectSafe(refused.stderr);
+      expect(refused.stderr).toContain('clear\\x1b[2Jscreen');
     });
 
     it('should escape event payloads in `svc events query`', async () => {

@@ -13,7 +13,7 @@ describe('printBlockerRefusal', () => {
     blocking_abandoned: false,
   };
 
-  it('should print one row per blocker with satisfaction, state and what would satisfy it', () => {
+  it('should print one row per blocker with its title, satisfaction, state and what would satisfy it', () => {
     let out = '';
     const printed = printBlockerRefusal(
       { code: 'blocked_by_dependencies', blockers: [blocker, { ...blocker, blocker: null }] },
@@ -22,8 +22,8 @@ describe('printBlockerRefusal', () => {
       },
     );
     expect(printed).toBe(true);
-    expect(out).toMatch(/blocker\s.*satisfaction\s.*state\s.*would satisfy/);
-    expect(out).toMatch(/ATL-6\s.*fact:deployed:production\s.*release\s.*a succeeded deployment/);
+    expect(out).toMatch(/blocker\s.*title\s.*satisfaction\s.*state\s.*would satisfy/);
+    expect(out).toMatch(/ATL-6\s.*Ship\s.*fact:deployed:production\s.*release\s.*a succeeded deployment/);
     expect(out).toContain('(missing)');
   });
 

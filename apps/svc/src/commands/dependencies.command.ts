@@ -76,8 +76,17 @@ export function addDependencyCommands(items: Command): void {
         });
         output(command, body, (b) =>
           printTable(
-            ['direction', 'other_item', 'gate_point', 'satisfaction', 'satisfied', 'reason'],
-            b.dependencies.map((d) => [d.direction, d.other_item, d.gate_point, d.satisfaction, d.satisfied, d.reason]),
+            ['direction', 'other_item', 'title', 'gate_point', 'satisfaction', 'satisfied', 'reason', 'rationale'],
+            b.dependencies.map((d) => [
+              d.direction,
+              d.other_item,
+              d.other_title,
+              d.gate_point,
+              d.satisfaction,
+              d.satisfied,
+              d.reason,
+              d.rationale,
+            ]),
           ),
         );
       }),

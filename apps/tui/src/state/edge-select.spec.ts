@@ -1,5 +1,5 @@
 import { helpRows } from '../keys/keymap';
-import { frontier, item, NOW, project } from '../testing/fixtures';
+import { detailEdge, frontier, item, NOW, project } from '../testing/fixtures';
 import { detailLines } from '../views/detail';
 import { PLAIN } from '../views/format';
 import type { Action } from './actions';
@@ -12,19 +12,7 @@ import { initialState, State } from './state';
 const key = (action: Extract<Action, { type: 'key' }>['action']): Action => ({ type: 'key', action });
 const run = (state: State, ...actions: Action[]) => actions.reduce(reduce, state);
 
-const edge = (side: 'in' | 'out', other: string): DetailEdge => ({
-  side,
-  gate_point: 'activation',
-  other,
-  other_title: `title of ${other}`,
-  state: 'planned',
-  satisfaction: 'status:done',
-  satisfied: false,
-  reason: '',
-  need: null,
-  abandoned: false,
-  environment: null,
-});
+const edge = (side: 'in' | 'out', other: string): DetailEdge => detailEdge(side, other);
 
 function paneOf90(readOnly = false): State {
   return run(
@@ -49,14 +37,33 @@ describe('detail pane edges', () => {
   it('are selected with H / L, shown selected, and esc forgets the selection', () => {
     expect(helpRows('frontier').map((r) => r.keys)).toEqual(expect.arrayContaining(['L', 'H', 'd']));
     let s = reduce(paneOf90(), key('edge_next'));
-    expect(s.edgeCursor).toEqual({ ref: 'ATL-90', index: 0 });
+    expect(s.edgeCursor).toEqual({ ref: 'ATL-90', key: 'in|ATL-1|activation' });
     expect(detailLines(s, 100, PLAIN).find((l) => l.includes('›'))).toContain('ATL-1');
     s = run(s, key('edge_next'));
-    expect(s.edgeCursor?.index).toBe(1);
-    expect(run(s, key('edge_next')).edgeCursor?.index).toBe(0);
+    expect(s.edgeCursor?.key).toBe('out|ATL-80|activation');
+    expect(run(s, key('edge_next')).edgeCursor?.key).toBe('in|ATL-1|activation');
     s = reduce(s, key('back'));
     expect(s.edgeCursor).toBeNull();
     expect(s.detailOpen).toBe(true);
+  });
+
+  it('stays on its edge when the edges reload in another order, and selects none once it is gone', () => {
+    let s = run(paneOf90(), key('edge_prev'));
+    expect(s.edgeCursor?.key).toBe('out|ATL-80|activation');
+    // an edge added elsewhere sorts before it: the selection follows its edge, not its position
+    const reload = (edges: DetailEdge[]): Action => ({
+      type: 'detail_loaded',
+      ref: 'ATL-90',
+      data: { part: 'edges', edges },
+    });
+    s = reduce(s, reload([edge('in', 'ATL-1'), edge('in', 'ATL-2'), edge('out', 'ATL-80')]));
+    expect(detailLines(s, 100, PLAIN).find((l) => l.includes('›'))).toContain('ATL-80');
+    s = reduce(s, key('edge_remove'));
+    expect(s.dialog).toMatchObject({ commands: [{ op: 'dep-remove', dependent: 'ATL-80', blocker: 'ATL-90' }] });
+    // removed elsewhere: nothing is selected, and d says so instead of removing another edge
+    s = reduce({ ...s, dialog: null }, reload([edge('in', 'ATL-1'), edge('in', 'ATL-2')]));
+    expect(detailLines(s, 100, PLAIN).some((l) => l.includes('›'))).toBe(false);
+    expect(reduce(s, key('edge_remove')).dialog).toBeNull();
   });
 
   it('jumps to the other item on enter', () => {

@@ -1,16 +1,17 @@
 import type { KeyAction } from '../keys/keymap';
-import type { DetailEdge } from './edges';
+import { DetailEdge, edgeKey } from './edges';
 import type { State, TriageCommand } from './state';
 
 // An edge of the detail pane selected with H / L (issue 25, item 5): `enter` jumps to the other item, `d` removes
 // the edge after asking ("No" focused), through the same SvcApi function as `svc items dependency remove`. The
-// selection belongs to one item's pane: moving to another item forgets it.
+// selection belongs to one item's pane: moving to another item forgets it. It names the edge, not a position: when the
+// pane's edges reload (an edge added or removed elsewhere) it stays on its edge, or selects none once that is gone.
 
 export function selectedEdge(state: State): DetailEdge | null {
   const c = state.edgeCursor;
   const d = state.detail;
   if (!c || !d || !state.detailOpen || c.ref !== d.ref || !d.edges) return null;
-  return d.edges[c.index] ?? null;
+  return d.edges.find((e) => edgeKey(e) === c.key) ?? null;
 }
 
 function note(state: State, text: string): State {
@@ -33,9 +34,10 @@ export function reduceEdgeKey(state: State, action: KeyAction): State | null {
       if (!state.detailOpen || !d) return note(state, 'open the detail pane (enter) to select an edge');
       const n = d.edges?.length ?? 0;
       if (n === 0) return note(state, d.edges ? `${d.ref} has no dependency edges` : 'edges are loading');
-      const c = state.edgeCursor?.ref === d.ref ? state.edgeCursor.index : action === 'edge_next' ? -1 : n;
+      const held = selectedEdge(state);
+      const c = held ? d.edges!.indexOf(held) : action === 'edge_next' ? -1 : n;
       const index = (c + (action === 'edge_next' ? 1 : -1) + n) % n;
-      return { ...state, edgeCursor: { ref: d.ref, index }, paneHidden: false };
+      return { ...state, edgeCursor: { ref: d.ref, key: edgeKey(d.edges![index]) }, paneHidden: false };
     }
     case 'edge_remove': {
       const e = selectedEdge(state);

@@ -19,6 +19,9 @@ export interface DetailEdge {
 
 const key = (side: string, other: string | null, gate: string) => `${side}|${other ?? ''}|${gate}`;
 
+// What names an edge across reloads of the pane: its side, its other end and its gate point.
+export const edgeKey = (e: DetailEdge): string => key(e.side, e.other, e.gate_point);
+
 // Every stored edge of the item (GET /v1/items/:ref/dependencies, both directions, satisfied or not), completed
 // by the frontier's view of its unsatisfied ones (frontier.list: the need, an abandoned blocker, the environment of a
 // deployed form) and by any edge the frontier evaluates at another gate point. Sorted: in before out, then by

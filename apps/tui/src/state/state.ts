@@ -270,7 +270,7 @@ export interface State {
   // :sort — the frontier lists' order (rank: the frontier's own); undefined is rank
   sort?: SortKey;
   // the detail pane's selected edge (H / L), for the item whose pane it is
-  edgeCursor?: { ref: string; index: number } | null;
+  edgeCursor?: { ref: string; key: string } | null;
   dialog: Dialog | null;
   status: StatusLine | null;
   // when the frontier was last read (state.now then): the header shows "data as of HH:MM" while offline

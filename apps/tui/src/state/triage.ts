@@ -11,6 +11,7 @@ import {
   TriageState,
   UNDO_DEPTH,
 } from './state';
+import { KEYMAP } from '../keys/keymap';
 import { reduceEdgeKey } from './edge-select';
 import { sortHelp, SORT_KEYS, sortKeyOf } from './list-query';
 import { treeOptions } from './tree';
@@ -176,21 +177,8 @@ function shiftPriority(state: State, refs: string[], delta: 1 | -1): State {
   return runOrConfirm(state, ' Priority ', commands);
 }
 
-const WRITES: ReadonlySet<KeyAction> = new Set<KeyAction>([
-  'status_pick',
-  'priority_up',
-  'priority_down',
-  'priority_pick',
-  'title_edit',
-  'body_edit',
-  'item_new',
-  'block_toggle',
-  'freeze_toggle',
-  'claim_release',
-  'undo',
-  'dependency_add',
-  'edge_remove',
-]);
+// the keys that write to the daemon, as the keymap marks them (refused under --read-only, hidden from the footer)
+const WRITES: ReadonlySet<KeyAction> = new Set(KEYMAP.filter((b) => b.writes).map((b) => b.action));
 
 // Rows of the current tab between two refs (inclusive), in list order.
 function range(state: State, tab: FrontierTab, from: string, to: string): string[] {

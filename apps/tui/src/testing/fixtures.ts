@@ -2,6 +2,8 @@ import { PassThrough } from 'node:stream';
 
 import * as blessed from 'blessed';
 
+import type { DetailEdge } from '../state/edges';
+
 import type {
   EventWire,
   FrontierItemWire,
@@ -54,6 +56,24 @@ export function project(id = 'atlas', name = 'Atlas billing platform'): ProjectW
     created_at: new Date(NOW).toISOString(),
     updated_at: new Date(NOW).toISOString(),
   } as ProjectWire;
+}
+
+// One dependency edge of the detail pane: an unsatisfied activation edge to `other`, unless overridden.
+export function detailEdge(side: 'in' | 'out', other: string, overrides: Partial<DetailEdge> = {}): DetailEdge {
+  return {
+    side,
+    gate_point: 'activation',
+    other,
+    other_title: `title of ${other}`,
+    state: 'planned',
+    satisfaction: 'status:done',
+    satisfied: false,
+    reason: '',
+    need: null,
+    abandoned: false,
+    environment: null,
+    ...overrides,
+  };
 }
 
 export function machineRequest(

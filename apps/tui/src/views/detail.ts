@@ -82,9 +82,15 @@ function pipelineLines(p: Pipeline, now: number): { text: string; halt?: boolean
 
 // The detail pane as lines (tags included); the layout scrolls them.
 export function detailLines(state: State, width: number, theme: Theme): string[] {
+  return detailPane(state, width, theme).lines;
+}
+
+// The lines, and the first line of the edge selected with H / L (null: none), which the layout keeps in view.
+export function detailPane(state: State, width: number, theme: Theme): { lines: string[]; selected: number | null } {
+  let selected: number | null = null;
   const item = selectedItem(state);
   const d = state.detail;
-  if (!item) return [paint(theme, ' nothing selected', 'gray')];
+  if (!item) return { lines: [paint(theme, ' nothing selected', 'gray')], selected: null };
   const w = Math.max(10, width - 2);
   const out: string[] = [];
   const text = (t: string, indent = 1) =>
@@ -159,6 +165,7 @@ export function detailLines(state: State, width: number, theme: Theme): string[]
   const edge = ({ head, mark, color, extra }: ReturnType<typeof edgeLine>, e?: DetailEdge) => {
     const lines = wrap(`${head} · ${mark}`, w - 3);
     if (e && e === chosen) {
+      selected = out.length;
       lines.forEach((l, i) => out.push(inverse(`${i === 0 ? '›' : '  '}${esc(l)}`)));
       if (extra) text(extra, 3);
       return;
@@ -198,5 +205,5 @@ export function detailLines(state: State, width: number, theme: Theme): string[]
     text(d.item.body.slice(0, 20_000));
   }
   for (const e of d?.errors ?? []) out.push(` ${paint(theme, esc(`could not load: ${e}`), 'red')}`);
-  return out;
+  return { lines: out, selected };
 }

@@ -4,7 +4,7 @@ import { detailVisible } from '../state/selectors';
 import { isFrontierTab, State, Tab } from '../state/state';
 import { footerLine, headerLine, statusLine, tabSpans, tabsLine } from './chrome';
 import { patchBlessedUnicode } from './blessed-unicode';
-import { detailLines } from './detail';
+import { detailPane } from './detail';
 import { Theme } from './format';
 import {
   listHeaderLine,
@@ -81,7 +81,9 @@ export class Layout {
   private readonly overlay: blessed.Widgets.BoxElement;
   private readonly offsets: Record<Tab, number> = { runnable: 0, blocked: 0, frozen: 0, machines: 0, events: 0 };
   private readonly contents = new Map<blessed.Widgets.BoxElement, string>();
-  private detailCache: { key: string; lines: string[] } | null = null;
+  private detailCache: { key: string; lines: string[]; selected: number | null } | null = null;
+  // the first line of the selected edge in the last detail content (null: none)
+  private detailSelected: number | null = null;
   private lastReady: { ref: string; width: number; lines: string[] } | null = null;
 
   // what the last frame drew where (mouse clicks)
@@ -177,7 +179,11 @@ export class Layout {
         lines = this.lastReady.lines;
       }
       const maxScroll = Math.max(0, lines.length - inner);
-      const scroll = waiting ? 0 : Math.min(state.detailScroll, maxScroll);
+      let scroll = waiting ? 0 : Math.min(state.detailScroll, maxScroll);
+      // the edge selected with H / L stays in view, however far down the pane it is
+      const selected = waiting ? null : this.detailSelected;
+      if (selected !== null && selected < scroll) scroll = selected;
+      else if (selected !== null && selected >= scroll + inner) scroll = Math.min(maxScroll, selected - inner + 1);
       const shown = lines.slice(scroll, scroll + inner);
       this.detail.setLabel(
         waiting
@@ -241,11 +247,10 @@ export class Layout {
   }
 
   private detailContent(state: State, width: number): string[] {
-    const key = `${state.detail?.ref}:${state.detail?.version}:${width}:${state.cursors[state.tab].key}:${state.frontier ? 1 : 0}:${Math.floor(state.now / 60000)}:${Object.keys(state.claims).length}`;
-    if (this.detailCache?.key === key) return this.detailCache.lines;
-    const lines = detailLines(state, width, this.theme);
-    this.detailCache = { key, lines };
-    return lines;
+    const key = `${state.detail?.ref}:${state.detail?.version}:${width}:${state.cursors[state.tab].key}:${state.frontier ? 1 : 0}:${Math.floor(state.now / 60000)}:${Object.keys(state.claims).length}:${state.edgeCursor?.key ?? ''}`;
+    if (this.detailCache?.key !== key) this.detailCache = { key, ...detailPane(state, width, this.theme) };
+    this.detailSelected = this.detailCache.selected;
+    return this.detailCache.lines;
   }
 
   private rows(state: State, g: Geometry): ListRender {

@@ -55,3 +55,17 @@ describe('Blocked tab columns', () => {
     expect(narrow.find((c) => c.id === 'title')!.width).toBeGreaterThanOrEqual(28);
   });
 });
+
+describe('the column a :sort orders by', () => {
+  it('is marked in the header, and the frontier order marks none', () => {
+    expect(frontierHeaderLine(140, 2, plain, 6, 'runnable', 'priority')).toMatch(/ pri↓ /);
+    expect(frontierHeaderLine(140, 2, plain, 6, 'runnable', 'unblocks')).toMatch(/ un↓ /);
+    expect(frontierHeaderLine(140, 2, plain, 6, 'runnable', 'title')).toMatch(/ title↓ /);
+    expect(frontierHeaderLine(140, 2, plain, 6, 'runnable', 'rank')).not.toContain('↓');
+    expect(frontierHeaderLine(140, 2, plain, 6, 'runnable')).not.toContain('↓');
+    // as wide as without the mark: the columns below stay aligned
+    expect(frontierHeaderLine(140, 2, plain, 6, 'runnable', 'age').length).toBe(
+      frontierHeaderLine(140, 2, plain, 6, 'runnable').length,
+    );
+  });
+});

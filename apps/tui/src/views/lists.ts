@@ -10,6 +10,7 @@ import {
   selectedIndex,
   visibleEvents,
 } from '../state/selectors';
+import type { SortKey } from '../state/list-query';
 import { FrontierTab, isFrontierTab, State, Tab } from '../state/state';
 import type {
   ClaimHolder,
@@ -197,9 +198,13 @@ export function frontierHeaderLine(
   theme: Theme,
   refWidth = 8,
   tab?: FrontierTab,
+  sort?: SortKey,
 ): string {
   const cols = frontierColumns(width, count, refWidth, theme.columns, tab);
-  return paint(theme, ` ${cols.map((c) => esc(fit(c.title, c.width, c.align))).join(' ')}`, 'gray');
+  // a :sort other than the frontier's own order marks its column (the key's name is the column's id)
+  const title = (c: Column) =>
+    sort && sort !== 'rank' && c.id === sort ? `${c.title.slice(0, Math.max(0, c.width - 1))}↓` : c.title;
+  return paint(theme, ` ${cols.map((c) => esc(fit(title(c), c.width, c.align))).join(' ')}`, 'gray');
 }
 
 export interface ListRender {
@@ -422,7 +427,7 @@ export function renderEventRows(
 
 export function listHeaderLine(state: State, tab: Tab, width: number, theme: Theme): string {
   if (isFrontierTab(tab))
-    return frontierHeaderLine(width, state.frontier?.[tab].length ?? 0, theme, refWidthOf(state), tab);
+    return frontierHeaderLine(width, state.frontier?.[tab].length ?? 0, theme, refWidthOf(state), tab, state.sort);
   return tab === 'machines'
     ? machinesHeaderLine(width, theme, state.machinesView === 'connected')
     : eventsHeaderLine(width, theme);

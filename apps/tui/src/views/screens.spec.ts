@@ -2,7 +2,17 @@ import { App } from '../app';
 import { dispatchView, unavailableView } from '../effects/effects';
 import type { Action } from '../state/actions';
 import { initialState } from '../state/state';
-import { event, frontier, item, machineRequest, NOW, project, testScreen, TestScreen } from '../testing/fixtures';
+import {
+  detailEdge,
+  event,
+  frontier,
+  item,
+  machineRequest,
+  NOW,
+  project,
+  testScreen,
+  TestScreen,
+} from '../testing/fixtures';
 import type { ExplainResponse } from '../wire';
 
 import { makeTheme } from './theme';
@@ -102,6 +112,24 @@ describe('issue 26 screens (render)', () => {
       expect(flat()).toContain(
         '@ claimed by #12 claude-code (alice, claude-opus-4-with-a-long-model-name, lane deep) 3m ago, until 12:30:00',
       );
+    });
+
+    it('should keep the edge selected with H / L in view, however far down the pane it is', async () => {
+      start(columns, rows);
+      await press('\r');
+      dispatch({ type: 'detail_loaded', ref: 'ATL-1', data: { part: 'explain', value: explain('ATL-1', []) } });
+      const edges = Array.from({ length: 40 }, (_, i) =>
+        detailEdge('out', `ATL-${100 + i}`, { other_title: `waiting item ${100 + i}` }),
+      );
+      dispatch({ type: 'detail_loaded', ref: 'ATL-1', data: { part: 'edges', edges } });
+      expect(t.text()).not.toContain('ATL-139');
+      // H from no selection takes the last edge: the pane scrolls to it
+      await press('H');
+      expect(t.lines().find((l) => l.includes('ATL-139'))).toMatch(/›.*ATL-139/);
+      // L wraps round to the first, at the top of the edges
+      await press('L');
+      expect(t.lines().find((l) => l.includes('ATL-100'))).toMatch(/›.*ATL-100/);
+      expect(t.text()).not.toContain('ATL-139');
     });
 
     it('should keep the previous detail on j until the next one arrives, never a blank "loading explain…"', async () => {
