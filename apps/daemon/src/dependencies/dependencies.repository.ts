@@ -62,11 +62,18 @@ export class DependenciesRepository {
   // ([dependent, ..., blocker, dependent], a shortest one), or null: a breadth-first search from the dependent along
   // the stored activation edges, one indexed query per level, instead of reading every activation edge of every
   // project (164k rows at 100k items, per dependency added: h-perf). Under lockActivationGraph, as before.
-  async activationCycleIfAdded(manager: EntityManager, blocker: number, dependent: number): Promise<number[] | null> {
+  // undefined past `maxLevels` levels (a long chain of dependents): the caller reads every edge instead.
+  async activationCycleIfAdded(
+    manager: EntityManager,
+    blocker: number,
+    dependent: number,
+    maxLevels = 32,
+  ): Promise<number[] | null | undefined> {
     if (blocker === dependent) return [dependent, dependent];
     const parent = new Map<number, number>([[dependent, -1]]);
     let level = [dependent];
-    while (level.length > 0) {
+    for (let depth = 0; level.length > 0; depth++) {
+      if (depth === maxLevels) return undefined;
       const rows: { blocker: number; dependent: number }[] = await manager.query(
         `SELECT blocking_item_id AS blocker, dependent_item_id AS dependent
            FROM item_dependencies WHERE gate_point = 'activation' AND blocking_item_id = ANY($1::int[])`,

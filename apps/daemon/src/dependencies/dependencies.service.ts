@@ -104,7 +104,14 @@ export class DependenciesService {
         cycle = findCycleIfAdded(pairs, { blocker: input.blocker.id, dependent: input.dependent.id });
       } else {
         await this.repository.lockActivationGraph(manager);
-        cycle = await this.repository.activationCycleIfAdded(manager, input.blocker.id, input.dependent.id);
+        const found = await this.repository.activationCycleIfAdded(manager, input.blocker.id, input.dependent.id);
+        cycle =
+          found !== undefined
+            ? found
+            : findCycleIfAdded(await this.repository.activationPairs(manager), {
+                blocker: input.blocker.id,
+                dependent: input.dependent.id,
+              });
       }
       if (cycle) {
         const refs = await this.refs.refsOf(cycle, manager);
