@@ -59,10 +59,11 @@ export class DependenciesRepository {
   }
 
   // The cycle adding the activation edge blocker → dependent would close, as findCycleIfAdded gives it
-  // ([dependent, ..., blocker, dependent], a shortest one), or null: a breadth-first search from the dependent along
-  // the stored activation edges, one indexed query per level, instead of reading every activation edge of every
-  // project (164k rows at 100k items, per dependency added: h-perf). Under lockActivationGraph, as before.
-  // undefined past `maxLevels` levels (a long chain of dependents): the caller reads every edge instead.
+  // ([dependent, ..., blocker, dependent], a shortest one), or null: a breadth-first search from the blocker up its
+  // stored activation blockers (the new blocker is usually the older, foundational item with few of them; the
+  // dependent may head a deep downstream), one indexed query per level, instead of reading every activation edge of
+  // every project (164k rows at 100k items, per dependency added: h-perf). Under lockActivationGraph, as before.
+  // undefined past `maxLevels` levels (a long chain of blockers): the caller reads every edge instead.
   async activationCycleIfAdded(
     manager: EntityManager,
     blocker: number,
@@ -70,29 +71,28 @@ export class DependenciesRepository {
     maxLevels = 32,
   ): Promise<number[] | null | undefined> {
     if (blocker === dependent) return [dependent, dependent];
-    const parent = new Map<number, number>([[dependent, -1]]);
-    let level = [dependent];
+    // item → the item below it on the way back down to `blocker` (each pair a stored edge: item blocks that one)
+    const below = new Map<number, number>([[blocker, -1]]);
+    let level = [blocker];
     for (let depth = 0; level.length > 0; depth++) {
       if (depth === maxLevels) return undefined;
       const rows: { blocker: number; dependent: number }[] = await manager.query(
         `SELECT blocking_item_id AS blocker, dependent_item_id AS dependent
-           FROM item_dependencies WHERE gate_point = 'activation' AND blocking_item_id = ANY($1::int[])`,
+           FROM item_dependencies WHERE gate_point = 'activation' AND dependent_item_id = ANY($1::int[])`,
         [level],
       );
       const next: number[] = [];
       for (const row of rows) {
-        const from = Number(row.blocker);
-        const to = Number(row.dependent);
-        if (parent.has(to)) continue;
-        parent.set(to, from);
-        if (to === blocker) {
+        const up = Number(row.blocker);
+        if (below.has(up)) continue;
+        below.set(up, Number(row.dependent));
+        if (up === dependent) {
           const path: number[] = [];
-          for (let at = to; at !== -1; at = parent.get(at)!) path.push(at);
-          path.reverse();
+          for (let at = up; at !== -1; at = below.get(at)!) path.push(at);
           path.push(dependent);
           return path;
         }
-        next.push(to);
+        next.push(up);
       }
       level = next;
     }
