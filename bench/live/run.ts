@@ -122,6 +122,9 @@ export interface LiveResult extends Partial<MixedResult> {
   burst_tui_rss_mb: number;
   burst_daemon_cpu_pct: number;
   daemon_rss_mb: number;
+  // peaks of the daemon's V8 heap in use and its external (Buffer) memory over the burst, from /metrics
+  burst_daemon_heap_mb: number;
+  burst_daemon_external_mb: number;
   full_fallbacks: number;
   deltas: number;
   load_average: [number, number];
@@ -134,9 +137,29 @@ async function measure(server: EmbeddedServer, n: number, mixedMinutes: number):
   const url = server.connection.url(database);
   // the daemon migrates the new database, then the backlog goes in
   const daemon = await startDaemonProcess({
-    env: { SVC_DATABASE_URL: url, SVC_LOG_LEVEL: 'warn' },
+    env: {
+      SVC_DATABASE_URL: url,
+      SVC_LOG_LEVEL: 'warn',
+      // /metrics on 127.0.0.1 without a token: the heap and external (Buffer) memory during the burst
+      SVC_METRICS_PORT: '0',
+    },
+    // SVC_BENCH_DAEMON_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" or "--trace-gc": the daemon measured
+    // from the inside (node's flags before the entry point; NODE_OPTIONS does not take --cpu-prof)
+    nodeArgs: (process.env.SVC_BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean),
     timeoutMs: 120_000,
   });
+  const memory = { heap_mb: 0, external_mb: 0 };
+  const sampleMemory = async () => {
+    const metricsUrl = /metrics on (http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(daemon.stderr())?.[1];
+    if (!metricsUrl) return;
+    const text = await (await fetch(metricsUrl)).text();
+    const mb = (name: string) => {
+      const m = new RegExp(`^${name} ([0-9.e+]+)`, 'm').exec(text);
+      return m ? round(Number(m[1]) / 1048576) : 0;
+    };
+    memory.heap_mb = Math.max(memory.heap_mb, mb('nodejs_heap_size_used_bytes'));
+    memory.external_mb = Math.max(memory.external_mb, mb('nodejs_external_memory_bytes'));
+  };
   const stopDaemon = () => stopWithin(daemon);
   cleanups.add(stopDaemon);
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-live-'));
@@ -257,6 +280,7 @@ async function measure(server: EmbeddedServer, n: number, mixedMinutes: number):
         await sleep(Math.max(0, due - performance.now()));
       }
     });
+    let polls = 0;
     const poller = (async () => {
       while (performance.now() < burstEnd + 5000) {
         const screen = await capture(session);
@@ -272,6 +296,7 @@ async function measure(server: EmbeddedServer, n: number, mixedMinutes: number):
           }
         }
         daemonPeak = Math.max(daemonPeak, statusMb(daemon.child.pid!, 'VmRSS'));
+        if (++polls % 50 === 0) await sampleMemory();
         if (now > burstEnd && pending.length === 0) break;
         await sleep(POLL_MS);
       }
@@ -301,6 +326,8 @@ async function measure(server: EmbeddedServer, n: number, mixedMinutes: number):
       burst_tui_rss_mb: statusMb(pid, 'VmHWM'),
       burst_daemon_cpu_pct: burst.daemon,
       daemon_rss_mb: Math.max(daemonPeak, statusMb(daemon.child.pid!, 'VmRSS')),
+      burst_daemon_heap_mb: memory.heap_mb,
+      burst_daemon_external_mb: memory.external_mb,
       full_fallbacks: stats.fallbacks,
       deltas: stats.deltas,
       load_average: [loadBefore, round(loadavg()[0])],
@@ -322,6 +349,10 @@ async function measure(server: EmbeddedServer, n: number, mixedMinutes: number):
     session.kill();
     cleanups.delete(killSession);
     await stopDaemon();
+    // the daemon's output (e.g. --trace-gc's lines) kept for a look
+    if (process.env.SVC_BENCH_DAEMON_LOG) {
+      writeFileSync(`${process.env.SVC_BENCH_DAEMON_LOG}.${n}`, daemon.stdout() + daemon.stderr());
+    }
     cleanups.delete(stopDaemon);
     removeDir();
     cleanups.delete(removeDir);

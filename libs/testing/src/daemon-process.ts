@@ -21,6 +21,8 @@ export interface DaemonProcess {
 
 export interface StartDaemonOptions {
   env?: Record<string, string | undefined>;
+  // node's own flags before the entry point (e.g. --cpu-prof, which NODE_OPTIONS does not take)
+  nodeArgs?: string[];
   configDir?: string;
   timeoutMs?: number;
   port?: number;
@@ -56,7 +58,7 @@ export function startDaemonProcess(options: StartDaemonOptions = {}): Promise<Da
     SVC_LOG_LEVEL: 'warn',
     ...options.env,
   };
-  const child = spawn(process.execPath, [DAEMON_ENTRY], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), DAEMON_ENTRY], {
     env: env as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

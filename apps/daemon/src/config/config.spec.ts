@@ -7,6 +7,14 @@ describe(parseConfig.name, () => {
     expect(config.host).toBe('127.0.0.1');
     expect(config.databaseUrl).toBeNull();
     expect(config.mode).toBe('self-host');
+    expect(config.heapGrowthPercent).toBe(30);
+  });
+
+  it('should take the heap growth in percent, 0 for V8 to choose, and refuse anything else', () => {
+    expect(parseConfig({ SVC_HEAP_GROWTH_PERCENT: '0' }).heapGrowthPercent).toBe(0);
+    expect(parseConfig({ SVC_HEAP_GROWTH_PERCENT: '75' }).heapGrowthPercent).toBe(75);
+    expect(() => parseConfig({ SVC_HEAP_GROWTH_PERCENT: 'lots' })).toThrow(ConfigError);
+    expect(() => parseConfig({ SVC_HEAP_GROWTH_PERCENT: '-5' })).toThrow(ConfigError);
   });
 
   it('should parse typed values when they are valid', () => {

@@ -99,12 +99,20 @@ export class DependenciesService {
       throw evidenceTooLarge(EVIDENCE_LIMIT);
     }
     if (input.gatePoint === 'activation') {
-      let graph = pairs;
-      if (!graph) {
+      let cycle: number[] | null;
+      if (pairs) {
+        cycle = findCycleIfAdded(pairs, { blocker: input.blocker.id, dependent: input.dependent.id });
+      } else {
         await this.repository.lockActivationGraph(manager);
-        graph = await this.repository.activationPairs(manager);
+        const found = await this.repository.activationCycleIfAdded(manager, input.blocker.id, input.dependent.id);
+        cycle =
+          found !== undefined
+            ? found
+            : findCycleIfAdded(await this.repository.activationPairs(manager), {
+                blocker: input.blocker.id,
+                dependent: input.dependent.id,
+              });
       }
-      const cycle = findCycleIfAdded(graph, { blocker: input.blocker.id, dependent: input.dependent.id });
       if (cycle) {
         const refs = await this.refs.refsOf(cycle, manager);
         const named = cycle.map((id) => refs.get(id) ?? `#${id}`);

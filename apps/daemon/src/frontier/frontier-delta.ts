@@ -1,5 +1,6 @@
 import { FrontierComputation, FrontierItem } from '@app/core';
 
+import { RefsAt, refsDiffer, refsOf } from './frontier-ref-book';
 import { bodyBytes, SerializedFrontier } from './frontier-serializer';
 import { frontierItemJson, sameWireFields } from './frontier-wire-fields';
 
@@ -8,8 +9,6 @@ import { frontierItemJson, sameWireFields } from './frontier-wire-fields';
 // the answers before and after: compute_frontier hands back the same object for an unchanged item) and the refs of
 // the blockers they named. A delta from one of them to the current answer lists, per list, the base positions that
 // leave and the items placed at their new positions; everything else keeps its order. See docs/api-frontier.md.
-
-type RefOf = (id: number) => string | undefined;
 
 const LISTS = ['runnable', 'blocked', 'frozen', 'conduct_eligible'] as const;
 
@@ -26,8 +25,9 @@ export interface RecordedAnswer {
   lists: readonly (readonly FrontierItem[])[];
   wipCap: number;
   wipActive: number;
-  // the ref of every blocker named by an item of the answer (undefined: left out of blocked_by)
-  refs: Map<number, string | undefined>;
+  // the refs of the blockers its items named (undefined: left out of blocked_by): the serializer's book at the
+  // answer's version, shared by the answers of one serializer
+  refs: RefsAt;
   deltas: Map<string, Buffer | null>;
 }
 
@@ -49,7 +49,7 @@ export class FrontierHistory {
   }
 
   // Called once per serialized answer.
-  record(key: string, etag: string, computation: FrontierComputation, refOf: RefOf): void {
+  record(key: string, etag: string, computation: FrontierComputation, refs: RefsAt): void {
     let answers = this.byKey.get(key);
     if (answers === undefined) {
       answers = [];
@@ -63,10 +63,6 @@ export class FrontierHistory {
     const at = answers.findIndex((a) => a.etag === etag);
     if (at >= 0) answers.splice(at, 1);
     const lists = [computation.runnable, computation.blocked, computation.frozen, computation.conduct_eligible];
-    const refs = new Map<number, string | undefined>();
-    for (const list of lists) {
-      for (const item of list) for (const id of item.blocked_by) if (!refs.has(id)) refs.set(id, refOf(id));
-    }
     answers.push({
       etag,
       lists,
@@ -118,12 +114,12 @@ export function quotedEtag(value: string): string {
 // The JSON of the delta from one recorded answer to another (null when longer than `limit` bytes).
 export function frontierDeltaJson(from: RecordedAnswer, to: RecordedAnswer, limit = Infinity): Buffer | null {
   // equal wire fields and every named blocker still written the same way: byte-identical item JSON
+  const differ = refsDiffer(from.refs, to.refs);
   const same = (a: FrontierItem, b: FrontierItem): boolean => {
     if (a !== b && !sameWireFields(a, b)) return false;
-    for (const id of b.blocked_by) if (from.refs.get(id) !== to.refs.get(id)) return false;
-    return true;
+    return differ === null || !differ(b.blocked_by);
   };
-  const refOf = (id: number) => to.refs.get(id);
+  const refOf = refsOf(to.refs);
   let json = `{"base":${JSON.stringify(from.etag)},"etag":${JSON.stringify(to.etag)},"wip_cap":${to.wipCap},"wip_active":${to.wipActive}`;
   for (let l = 0; l < LISTS.length; l++) {
     const { drop, put } = listDelta(from.lists[l], to.lists[l], same);
@@ -211,7 +207,7 @@ export function longestIncreasing(values: readonly number[]): number[] {
 
 // The first `limit` items of each list of a recorded answer, as a FrontierResult body (a first screen).
 export function firstItemsJson(answer: RecordedAnswer, limit: number): Buffer {
-  const refOf = (id: number) => answer.refs.get(id);
+  const refOf = refsOf(answer.refs);
   const list = (l: number) =>
     answer.lists[l]
       .slice(0, limit)

@@ -210,7 +210,9 @@ export function patchProjectGraph(
     items,
     facts,
     positions,
-    refOf: (id) => facts.get(id)?.ref,
+    // the same candidates (an item's ref is its project's prefix and its seq), so every ref is what it was: the same
+    // function, which tells the serializer it need not look at every blocker's ref again (frontier-serializer.ts)
+    refOf: previous.refOf,
   };
 }
 

@@ -15,8 +15,11 @@ import {
 
 import {
   bodyBytes,
+  etagOf,
   frontierItemJson,
   FrontierSerializer,
+  pieceCuts,
+  pieceEnd,
   SerializedFrontier,
   serializeFrontier,
 } from './frontier-serializer';
@@ -137,6 +140,49 @@ describe(FrontierSerializer.name, () => {
     // conduct_eligible repeats runnable items: copied too
     expect(sut.reused).toBe(items.length - 1 + second.conduct_eligible.length);
     expect(body).toContain('"title":"renamed"');
+  });
+
+  // the ETag is a digest of the pieces' digests (etagOf): after a write only the pieces around it are hashed again
+  it('should hash again only the pieces a write reached, and give the tag of serializing the whole answer', () => {
+    const w = world(3000, [1, 2], [], [0]);
+    const sut = new FrontierSerializer();
+    const first = computeFrontier({ items: w.items, edges: w.edges, blockerFacts: w.facts, wipCap: 3 });
+    expectStringifiedBytes(sut, first, createRefResolver(w.items, w.facts));
+    const whole = sut.hashed;
+    expect(whole).toBeGreaterThan(300_000);
+    for (const id of [5, 1500, 2999]) {
+      const items = w.items.map((i) => (i.id === id ? { ...i, title: `renamed ${id} ✓` } : i));
+      const next = computeFrontier({ items, edges: w.edges, blockerFacts: w.facts, wipCap: 3 });
+      expectStringifiedBytes(sut, next, createRefResolver(items, w.facts));
+      // the item's piece (in runnable and again in conduct_eligible) and the few bytes between the lists
+      expect(sut.hashed).toBeLessThan(whole / 20);
+      w.items = items;
+    }
+    // an item that leaves moves every later byte: the pieces after it are still copied whole
+    const fewer = w.items.filter((i) => i.id !== 700);
+    expectStringifiedBytes(
+      sut,
+      computeFrontier({ items: fewer, edges: w.edges, blockerFacts: w.facts, wipCap: 3 }),
+      createRefResolver(fewer, w.facts),
+    );
+    expect(sut.hashed).toBeLessThan(whole / 20);
+  });
+
+  it('should cut pieces after items by their item_id alone, the same in any replica', () => {
+    const ids = Array.from({ length: 2000 }, (_, k) => `BN-${k}`);
+    const ends = ids.filter(pieceEnd).length;
+    // about one in 32
+    expect(ends).toBeGreaterThan(2000 / 64);
+    expect(ends).toBeLessThan(2000 / 16);
+    const result = { runnable: ids.map((item_id) => ({ item_id })), wip_cap: 1 };
+    const body = Buffer.from(JSON.stringify(result));
+    const cuts = pieceCuts(result);
+    expect(cuts).toHaveLength(1 + ends + (pieceEnd(ids[ids.length - 1]) ? 0 : 1));
+    // where the list's items begin, then each cut right after an item's closing brace
+    expect(body.toString('utf8', 0, cuts[0])).toBe('{"runnable":[');
+    for (const cut of cuts.slice(1)) expect(body.toString('utf8', cut - 1, cut)).toBe('}');
+    expect(serializeFrontier(result).etag).toBe(etagOf([body.subarray(0, 1000), body.subarray(1000)], cuts));
+    expect(serializeFrontier(result).etag).not.toBe(etagOf([body]));
   });
 
   it('should send what did not change as views of the previous body, and bound how many', () => {

@@ -161,9 +161,10 @@ export class FrontierService {
     );
     let serialized = version.results.get(wipCap);
     if (serialized === undefined) {
-      serialized = version.serializer.serialize(computation!, graph.refOf);
+      const answer = version.serializer.serialize(computation!, graph.refOf);
+      serialized = { chunks: answer.chunks, length: answer.length, etag: answer.etag };
       version.results.set(wipCap, serialized);
-      this.history.record(FrontierHistory.key(project.id, wipCap), serialized.etag, computation!, graph.refOf);
+      this.history.record(FrontierHistory.key(project.id, wipCap), answer.etag, computation!, answer.refs);
     }
     // the FrontierComputed row is written while the answer is serialized, and in place before it is sent
     await recorded;

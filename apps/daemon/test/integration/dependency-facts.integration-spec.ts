@@ -1,4 +1,6 @@
-import { evaluateGate } from '@app/core';
+import fc from 'fast-check';
+
+import { evaluateGate, findCycleIfAdded } from '@app/core';
 import { createProject, insertEdges, insertEnvironment, insertItems, insertRun } from '@app/testing';
 
 import { DependenciesRepository } from '../../src/dependencies/dependencies.repository';
@@ -64,6 +66,55 @@ describe(DependencyFactsService.name, () => {
 
   afterAll(async () => {
     await db?.close();
+  });
+
+  // The dependency-add handler asks the database level by level (h-perf) instead of loading every activation edge:
+  // the same answer as findCycleIfAdded over all of them (a cycle or none, and a shortest one).
+  it('should find the cycle an activation edge would close as findCycleIfAdded does over every edge', async () => {
+    const { client } = db;
+    await createProject(client, { id: 'cyc', prefix: 'CYC' });
+    const nodes = (
+      await insertItems(
+        client,
+        'cyc',
+        Array.from({ length: 10 }, () => ({})),
+      )
+    ).map((i) => i.id);
+    const repository = new DependenciesRepository(db.dataSource);
+    const edge = fc.tuple(fc.nat(9), fc.nat(9), fc.constantFrom('activation', 'activation', 'integration'));
+    let found = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(edge, { maxLength: 18 }), fc.nat(9), fc.nat(9), async (edges, b, d) => {
+        await client.query('DELETE FROM item_dependencies WHERE dependent_item_id = ANY($1::int[])', [nodes]);
+        await insertEdges(
+          client,
+          edges
+            .filter(([x, y]) => x !== y)
+            .map(([x, y, gatePoint]) => ({ blocker: nodes[x], dependent: nodes[y], gatePoint })),
+        );
+        const pairs = await repository.activationPairs(db.dataSource.manager);
+        const expected = findCycleIfAdded(pairs, { blocker: nodes[b], dependent: nodes[d] });
+        const got = await repository.activationCycleIfAdded(db.dataSource.manager, nodes[b], nodes[d]);
+        if (expected) found++;
+        // 10 items: never past 32 levels
+        expect(got).not.toBeUndefined();
+        expect(got?.length).toBe(expected?.length);
+        // past its levels it leaves the answer to findCycleIfAdded over every edge
+        const shallow = await repository.activationCycleIfAdded(db.dataSource.manager, nodes[b], nodes[d], 1);
+        if (shallow !== undefined) expect(shallow?.length).toBe(expected?.length);
+        if (got) {
+          // dependent → ... → blocker → dependent, along stored activation edges
+          expect(got[0]).toBe(nodes[d]);
+          expect(got[got.length - 2]).toBe(nodes[b]);
+          expect(got[got.length - 1]).toBe(nodes[d]);
+          const stored = new Set(pairs.map((p) => `${p.blocker}>${p.dependent}`));
+          for (let k = 0; k + 2 < got.length; k++) expect(stored.has(`${got[k]}>${got[k + 1]}`)).toBe(true);
+        }
+      }),
+      { numRuns: 60 },
+    );
+    // cycles were found, not only their absence
+    expect(found).toBeGreaterThan(5);
   });
 
   async function gatePath() {

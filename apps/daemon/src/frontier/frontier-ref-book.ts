@@ -1,0 +1,101 @@
+// The refs of the blockers named by a serializer's bodies, with their history (h-perf): every answer the delta
+// history keeps used to carry its own Map of every blocker's ref (tens of thousands of entries at 100k items, built
+// anew for each answer: 29 % of the daemon's CPU in the 100k burst, and 16 maps kept per project). A blocker's ref
+// seldom changes (it is left out once the blocker is gone, and comes back with it), so one book per serializer holds
+// the current refs and a log of the changes; an answer is (book, version), and the refs of two answers of one book
+// differ only at the ids logged between their versions.
+export class RefBook {
+  private readonly refs = new Map<number, string | undefined>();
+  // the change that made version k + 1: the id and its ref before
+  private readonly changedIds: number[] = [];
+  private readonly before: (string | undefined)[] = [];
+
+  // the number of changes logged (a change of a known id's ref is a new version; a newly named id is not)
+  get version(): number {
+    return this.changedIds.length;
+  }
+
+  get size(): number {
+    return this.refs.size;
+  }
+
+  has(id: number): boolean {
+    return this.refs.has(id);
+  }
+
+  get(id: number): string | undefined {
+    return this.refs.get(id);
+  }
+
+  // Records an id named for the first time (its ref as written), or a known id's new ref (a new version).
+  set(id: number, ref: string | undefined): void {
+    if (!this.refs.has(id)) {
+      this.refs.set(id, ref);
+      return;
+    }
+    const was = this.refs.get(id);
+    if (was === ref) return;
+    this.changedIds.push(id);
+    this.before.push(was);
+    this.refs.set(id, ref);
+  }
+
+  // Ids whose ref changed between two versions (null: none).
+  changedBetween(from: number, to: number): Set<number> | null {
+    if (from === to) return null;
+    const low = Math.min(from, to);
+    const high = Math.max(from, to);
+    const ids = new Set<number>();
+    for (let k = low; k < high; k++) ids.add(this.changedIds[k]);
+    return ids;
+  }
+
+  // The ref of an id as it was at a version (the id must have been named by then).
+  refAt(id: number, version: number): string | undefined {
+    for (let k = version; k < this.changedIds.length; k++) if (this.changedIds[k] === id) return this.before[k];
+    return this.refs.get(id);
+  }
+
+  // Every id's current ref, with a callback per id whose ref is not what refOf says now (which is then recorded).
+  refresh(refOf: (id: number) => string | undefined, changed: (id: number) => void): void {
+    for (const [id, ref] of this.refs) {
+      const now = refOf(id);
+      if (now !== ref) {
+        this.set(id, now);
+        changed(id);
+      }
+    }
+  }
+}
+
+// The refs of one answer: its serializer's book at the version it was written with.
+export interface RefsAt {
+  book: RefBook;
+  version: number;
+}
+
+// A lookup of the refs an answer wrote.
+export function refsOf(at: RefsAt): (id: number) => string | undefined {
+  const { book, version } = at;
+  return (id) => book.refAt(id, version);
+}
+
+// Whether an item naming `blockedBy` would be written the same in two answers, as far as refs go: a test per blocker
+// (null: no blocker's ref differs between them).
+export function refsDiffer(from: RefsAt, to: RefsAt): ((blockedBy: readonly number[]) => boolean) | null {
+  if (from.book === to.book) {
+    const changed = from.book.changedBetween(from.version, to.version);
+    if (changed === null) return null;
+    return (blockedBy) => {
+      for (const id of blockedBy) if (changed.has(id)) return true;
+      return false;
+    };
+  }
+  // answers of two serializers (a reload in between): blocker by blocker
+  const a = refsOf(from);
+  const b = refsOf(to);
+  return (blockedBy) => {
+    for (const id of blockedBy) if (a(id) !== b(id)) return true;
+    return false;
+  };
+}
