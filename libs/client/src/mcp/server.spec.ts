@@ -3,8 +3,15 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
 import { SvcApi } from '../api';
+import { EventStreamOptions, openFollowingEventStream } from '../event-stream';
 import { SvcHttpError } from '../http-client';
 import { harnessToken, SvcMcpSession } from './server';
+
+// The live stream is the one part faked here: the test reads what it was asked to follow.
+jest.mock('../event-stream', () => ({
+  ...jest.requireActual<object>('../event-stream'),
+  openFollowingEventStream: jest.fn(),
+}));
 
 describe('harnessToken', () => {
   it.each([
@@ -117,5 +124,30 @@ describe('SvcMcpSession (in memory)', () => {
     expect(await mcp.sessionId).toBe(8);
     await mcp.close();
     expect(api.endSession).toHaveBeenCalledWith(8);
+  });
+
+  it('should ask the live stream for the frontier notices of the subscribed projects, and follow (un)subscriptions', async () => {
+    const follow = jest.fn();
+    const opened = jest.mocked(openFollowingEventStream).mockImplementation((options: EventStreamOptions) => {
+      // open at once: the subscribe answer waits for it
+      setImmediate(() => options.onStatus?.('open'));
+      return { follow, close: jest.fn() } as unknown as ReturnType<typeof openFollowingEventStream>;
+    });
+    const api = {
+      registerSession: jest.fn().mockResolvedValue(session),
+      heartbeat: jest.fn().mockResolvedValue({}),
+      endSession: jest.fn().mockResolvedValue({}),
+    };
+    const { mcp, client } = await connect(api);
+    await client.subscribeResource({ uri: 'svc://frontier/atl' });
+    expect(opened).toHaveBeenCalledTimes(1);
+    expect(opened.mock.calls[0][0].frontier).toEqual(['atl']);
+    await client.subscribeResource({ uri: 'svc://frontier/beta' });
+    expect(opened).toHaveBeenCalledTimes(1);
+    expect(follow).toHaveBeenLastCalledWith(['atl', 'beta']);
+    await client.unsubscribeResource({ uri: 'svc://frontier/atl' });
+    expect(follow).toHaveBeenLastCalledWith(['beta']);
+    await client.close();
+    await mcp.close();
   });
 });
