@@ -296,7 +296,7 @@ describe(FrontierService.name, () => {
             await expectSameAsFullLoad();
           }
         }),
-        { numRuns: 40, endOnFailure: true },
+        { numRuns: 40, endOnFailure: true, seed: 20261127 },
       );
     });
   });
