@@ -315,6 +315,7 @@ describe('svc tables, machine output and exit codes against a real daemon', () =
       [['--json', '--color', 'sometimes', 'whoami'], 'invalid_argument'],
       [['--json', 'nonsense'], 'unknown_command'],
       [['events', 'stream', '--jq', '.'], 'json_filter_unsupported'],
+      [['--json', 'events', 'stream', '--frontier', 'a,b,c,d,e,f,g,h,i'], 'invalid_argument'],
     ];
     for (const [args, code] of cases) {
       const result = await runSvc(args, { env });

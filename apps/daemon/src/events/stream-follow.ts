@@ -1,3 +1,5 @@
+import { MAX_STREAM_FRONTIER_PROJECTS } from '@app/contracts';
+
 import { PROJECT_ID_PATTERN } from '../projects/dto/projects.dto';
 
 // Which projects' frontier notices (`event: frontier`, frontier/frontier-notices.ts) an open stream receives. The
@@ -6,7 +8,7 @@ import { PROJECT_ID_PATTERN } from '../projects/dto/projects.dto';
 // project written to.
 
 export const FRONTIER_NOTICE = 'frontier';
-export const MAX_FRONTIER_PROJECTS = 8;
+export const MAX_FRONTIER_PROJECTS = MAX_STREAM_FRONTIER_PROJECTS;
 
 // The `frontier` query parameter: project ids separated by commas, at most MAX_FRONTIER_PROJECTS; empty: none.
 const ID = PROJECT_ID_PATTERN.source.replace(/^\^|\$$/g, '');

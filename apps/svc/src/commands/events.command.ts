@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 
 import { openEventStream, SvcHttpError, terminalLine } from '@app/client';
+import { MAX_STREAM_FRONTIER_PROJECTS } from '@app/contracts';
 import type { StreamNotice } from '@app/contracts';
 
 import {
@@ -97,6 +98,13 @@ export function registerEventsCommand(program: Command): void {
               'the stream takes --json only (NDJSON); --jq and --json fields do not apply',
             );
           }
+          const frontier = options.frontier?.split(',').filter((p) => p.length > 0);
+          if (frontier && frontier.length > MAX_STREAM_FRONTIER_PROJECTS) {
+            throw usageError(
+              'invalid_argument',
+              `--frontier takes at most ${MAX_STREAM_FRONTIER_PROJECTS} projects (${frontier.length} given)`,
+            );
+          }
           const json = wantsJson(command);
           const { url, token } = connectionFor(command);
           await new Promise<void>((resolve) => {
@@ -105,7 +113,7 @@ export function registerEventsCommand(program: Command): void {
               token,
               project: scopedProject(options.project, { allProjects: options.allProjects }),
               eventName: options.eventName,
-              frontier: options.frontier?.split(','),
+              frontier,
               onFrontierRefused: (error) => {
                 const problems = Array.isArray(error.body.fields)
                   ? (error.body.fields as { problems?: unknown }[]).flatMap((f) =>

@@ -2,7 +2,7 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mc
 import { CallToolResult, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
-import { PRIORITIES } from '@app/contracts';
+import { MAX_STREAM_FRONTIER_PROJECTS, PRIORITIES } from '@app/contracts';
 import type { GateBlockerWire, RegisterSessionResponse, StreamNotice } from '@app/contracts';
 import {
   dbClaimResponseSchema,
@@ -56,8 +56,6 @@ export const MCP_NOTIFY_COALESCE_MS = 150;
 export const FRONTIER_URI_PREFIX = 'svc://frontier/';
 // Projects whose frontier a connection keeps (FrontierMirror) between reads of the resource.
 const MIRRORED_PROJECTS = 4;
-// Projects whose frontier notices the live stream asks for (the daemon takes at most 8).
-const MAX_FRONTIER_FOLLOWED = 8;
 
 export const MCP_TOOLS = [
   'next_work',
@@ -623,12 +621,12 @@ export class SvcMcpSession {
   }
 
   // The projects whose frontier notices the stream asks for: those of the subscribed frontier resources (the daemon
-  // computes a followed project's frontier after every change), the first MAX_FRONTIER_FOLLOWED of them; the others'
+  // computes a followed project's frontier after every change), the first MAX_STREAM_FRONTIER_PROJECTS of them; the others'
   // change notices still announce their resources (changed, ETag unknown).
   private followed(): string[] {
     const projects: string[] = [];
     for (const uri of this.subscriptions) {
-      if (uri.startsWith(FRONTIER_URI_PREFIX) && projects.length < MAX_FRONTIER_FOLLOWED) {
+      if (uri.startsWith(FRONTIER_URI_PREFIX) && projects.length < MAX_STREAM_FRONTIER_PROJECTS) {
         projects.push(uri.slice(FRONTIER_URI_PREFIX.length));
       }
     }

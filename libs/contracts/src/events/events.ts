@@ -17,6 +17,9 @@ export interface EventsListResponse {
 }
 
 // The SSE `event:` names the daemon sends; a notice of another type is passed on unchanged.
+// GET /v1/events/stream?frontier=<ids>: the most projects one stream asks frontier notices for.
+export const MAX_STREAM_FRONTIER_PROJECTS = 8;
+
 export const STREAM_NOTICE_TYPES = ['event', 'item', 'items', 'dependency', 'machine_authorization'] as const;
 export type StreamNoticeType = (typeof STREAM_NOTICE_TYPES)[number];
 
