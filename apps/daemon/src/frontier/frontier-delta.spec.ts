@@ -30,6 +30,27 @@ describe(listDelta.name, () => {
     );
   });
 
+  // stamps: equal stamps are the same row (the prefix and suffix are found from them alone)
+  it("should give the same delta with the lists' stamps as without them", () => {
+    const row = fc.record({ item_id: fc.nat(40), v: fc.nat(2) });
+    const list = fc.uniqueArray(row, { selector: (r) => r.item_id, maxLength: 30 });
+    fc.assert(
+      fc.property(list, list, fc.array(fc.nat(), { maxLength: 30 }), (base, fresh, picks) => {
+        // the next list shares some of the base's row objects (a row kept by compute_frontier)
+        const next = fresh.map((r, k) => {
+          const kept = base.find((b) => b.item_id === r.item_id);
+          return kept !== undefined && picks[k] % 2 === 0 ? kept : r;
+        });
+        const stampOf = new Map<Row, number>();
+        const stamps = (rows: Row[]) =>
+          Float64Array.from(rows, (r) => stampOf.get(r) ?? (stampOf.set(r, stampOf.size + 1), stampOf.size));
+        const withStamps = listDelta(base, next, same, { base: stamps(base), next: stamps(next) });
+        expect(withStamps).toEqual(listDelta(base, next, same));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it('should move one item with one drop and one put, and keep the rows it did not touch as they were', () => {
     const base = Array.from({ length: 1000 }, (_, k) => ({ item_id: k, v: 0 }));
     const next = [...base.slice(0, 10), ...base.slice(11, 900), base[10], ...base.slice(900)];

@@ -1,4 +1,4 @@
-import { FrontierComputation, FrontierItem } from '@app/core';
+import { FrontierComputation, FrontierItem, ListStamps, listStampsOf } from '@app/core';
 
 import { RefsAt, refsDiffer, refsOf } from './frontier-ref-book';
 import { bodyBytes, SerializedFrontier } from './frontier-serializer';
@@ -28,6 +28,8 @@ export interface RecordedAnswer {
   // the refs of the blockers its items named (undefined: left out of blocked_by): the serializer's book at the
   // answer's version, shared by the answers of one serializer
   refs: RefsAt;
+  // its items' stamps per list, when compute_frontier recorded them (the unchanged runs are then found from these)
+  stamps: readonly Float64Array[] | null;
   deltas: Map<string, Buffer | null>;
 }
 
@@ -69,6 +71,7 @@ export class FrontierHistory {
       wipCap: computation.wip_cap,
       wipActive: computation.wip_active,
       refs,
+      stamps: stampLists(listStampsOf(computation)),
       deltas: new Map(),
     });
     if (answers.length > this.depth) answers.splice(0, answers.length - this.depth);
@@ -105,6 +108,10 @@ export class FrontierHistory {
   }
 }
 
+function stampLists(stamps: ListStamps | undefined): Float64Array[] | null {
+  return stamps === undefined ? null : [stamps.runnable, stamps.blocked, stamps.frozen, stamps.conduct_eligible];
+}
+
 // An ETag as sent in `since`: with or without its quotes (and a W/ ignored).
 export function quotedEtag(value: string): string {
   const tag = value.replace(/^W\//, '');
@@ -121,8 +128,11 @@ export function frontierDeltaJson(from: RecordedAnswer, to: RecordedAnswer, limi
   };
   const refOf = refsOf(to.refs);
   let json = `{"base":${JSON.stringify(from.etag)},"etag":${JSON.stringify(to.etag)},"wip_cap":${to.wipCap},"wip_active":${to.wipActive}`;
+  // equal stamps are the same object: equal bytes unless a ref changed
+  const byStamp = differ === null && from.stamps !== null && to.stamps !== null;
   for (let l = 0; l < LISTS.length; l++) {
-    const { drop, put } = listDelta(from.lists[l], to.lists[l], same);
+    const stamps = byStamp ? { base: from.stamps![l], next: to.stamps![l] } : undefined;
+    const { drop, put } = listDelta(from.lists[l], to.lists[l], same, stamps);
     const items = to.lists[l];
     let puts = '';
     for (let k = 0; k < put.length; k++) {
@@ -139,15 +149,26 @@ export function frontierDeltaJson(from: RecordedAnswer, to: RecordedAnswer, limi
 
 // Base positions that leave and new positions that are placed: unchanged items in a longest run of kept relative
 // order stay (a common prefix and suffix first, then a longest increasing subsequence of the window between).
+// `stamps` (the lists' stamps, when items with equal stamps are `same`): the common prefix and suffix are found from
+// them, without reading the items (at 1M items, a cache miss each).
 export function listDelta<T extends { item_id: number }>(
   base: readonly T[],
   next: readonly T[],
   same: (a: T, b: T) => boolean,
+  stamps?: { base: Float64Array; next: Float64Array },
 ): { drop: number[]; put: number[] } {
   let prefix = 0;
   const shorter = Math.min(base.length, next.length);
+  if (stamps !== undefined) {
+    const { base: from, next: to } = stamps;
+    while (prefix < shorter && from[prefix] === to[prefix]) prefix++;
+  }
   while (prefix < shorter && same(base[prefix], next[prefix])) prefix++;
   let suffix = 0;
+  if (stamps !== undefined) {
+    const { base: from, next: to } = stamps;
+    while (suffix < shorter - prefix && from[base.length - 1 - suffix] === to[next.length - 1 - suffix]) suffix++;
+  }
   while (suffix < shorter - prefix && same(base[base.length - 1 - suffix], next[next.length - 1 - suffix])) {
     suffix++;
   }

@@ -1,4 +1,12 @@
-import { alignItems, BlockerFacts, DeploymentHalt, FrontierEdge, FrontierInputItem, isTerminalStatus } from '@app/core';
+import {
+  alignItems,
+  BlockerFacts,
+  ChangeAwareFacts,
+  DeploymentHalt,
+  FrontierEdge,
+  FrontierInputItem,
+  isTerminalStatus,
+} from '@app/core';
 
 import { FactsById } from './facts-by-id';
 import { BlockerRow, CandidateRow, EdgeRow, EnvironmentRow, ProjectRow, RunRow } from './frontier.repository';
@@ -55,10 +63,43 @@ export class GraphReuse {
   candidates: readonly CandidateRow[] = [];
   items: readonly FrontierInputItem[] = [];
   candidateFacts: readonly BlockerFacts[] = [];
+  // rows and facts replaced by patches since `candidates` and `candidateFacts` were set, laid over them when the next
+  // build reads them (settle): copying both per patch cost ~50 ms at 1M items
+  private pending: { at: number; row: CandidateRow; facts: BlockerFacts }[] = [];
   outside: readonly BlockerRow[] = [];
   outsideFacts: readonly BlockerFacts[] = [];
   runs: RunRow[] | null = null;
   environments: EnvironmentRow[] | null = null;
+
+  // A patch replaced these positions: `items` is the patched graph's.
+  patched(
+    items: readonly FrontierInputItem[],
+    replaced: readonly { at: number; row: CandidateRow; facts: BlockerFacts }[],
+  ): void {
+    this.items = items;
+    for (const r of replaced) this.pending.push(r);
+    // amortized: a long run of patches with no build in between folds them in now and then
+    if (this.pending.length > (this.candidates.length >> 3) + 64) this.settle();
+  }
+
+  // `candidates` and `candidateFacts` as of `items`.
+  settle(): void {
+    if (this.pending.length === 0) return;
+    const candidates = this.candidates.slice();
+    const candidateFacts = this.candidateFacts.slice();
+    for (const r of this.pending) {
+      candidates[r.at] = r.row;
+      candidateFacts[r.at] = r.facts;
+    }
+    this.candidates = candidates;
+    this.candidateFacts = candidateFacts;
+    this.pending = [];
+  }
+
+  // A build set every array afresh.
+  built(): void {
+    this.pending = [];
+  }
 }
 
 // A candidate row's input item and facts (its facts as a blocker of other candidates).
@@ -102,11 +143,23 @@ function candidateInputs(
 
 // Blocker facts of a patched graph: the replaced entries over the full map of the last build (never mutated).
 // Only get and has are on the hot path; the rest reads a merged copy.
-export class PatchedFacts implements ReadonlyMap<number, BlockerFacts> {
+export class PatchedFacts implements ChangeAwareFacts {
   constructor(
     readonly base: ReadonlyMap<number, BlockerFacts>,
     readonly top: ReadonlyMap<number, BlockerFacts>,
   ) {}
+
+  // The ids that may map to another object than in `previous`: the replaced ones, when `previous` is this map's base
+  // or another patch of it (compute_frontier then looks up only these).
+  changedSince(previous: ReadonlyMap<number, BlockerFacts>): Iterable<number> | null {
+    if (previous === this.base) return this.top.keys();
+    if (previous instanceof PatchedFacts && previous.base === this.base) {
+      const ids = new Set(this.top.keys());
+      for (const id of previous.top.keys()) ids.add(id);
+      return ids;
+    }
+    return null;
+  }
 
   get(id: number): BlockerFacts | undefined {
     return this.top.get(id) ?? this.base.get(id);
@@ -182,17 +235,7 @@ export function patchProjectGraph(
     replaced.push({ at, row, facts: built.facts });
   }
   // the reuse describes this graph from now on (its positions are the items' positions)
-  if (reuse !== undefined && reuse.items === previous.items) {
-    const candidates = reuse.candidates.slice();
-    const candidateFacts = reuse.candidateFacts.slice();
-    for (const r of replaced) {
-      candidates[r.at] = r.row;
-      candidateFacts[r.at] = r.facts;
-    }
-    reuse.candidates = candidates;
-    reuse.items = items;
-    reuse.candidateFacts = candidateFacts;
-  }
+  if (reuse !== undefined && reuse.items === previous.items) reuse.patched(items, replaced);
   let facts: ReadonlyMap<number, BlockerFacts>;
   if (top.size > PATCH_FOLD_AT) {
     if (base instanceof FactsById) {
@@ -225,6 +268,7 @@ export function buildProjectGraph(rows: GraphRows, reuse?: GraphReuse): ProjectG
         rows.runs.length === 0 &&
         reuse.environments?.length === 0 &&
         rows.environments.length === 0));
+  reuse?.settle();
   // position of each row in the last build's rows (same object), or -1
   const candidateAt = reuse === undefined ? null : alignItems(rows.candidates, reuse.candidates);
   const outsideAt = reuse === undefined || !sameDelivery ? null : alignItems(rows.outside, reuse.outside);
@@ -309,6 +353,7 @@ export function buildProjectGraph(rows: GraphRows, reuse?: GraphReuse): ProjectG
     reuse.outsideFacts = outsideFacts;
     reuse.runs = rows.runs;
     reuse.environments = rows.environments;
+    reuse.built();
   }
   return {
     project,

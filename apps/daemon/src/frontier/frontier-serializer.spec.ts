@@ -11,6 +11,8 @@ import {
   FrontierEdge,
   FrontierInputItem,
   FrontierItem,
+  FrontierMemo,
+  listStampsOf,
 } from '@app/core';
 
 import {
@@ -125,6 +127,52 @@ describe(FrontierSerializer.name, () => {
         },
       ),
       { numRuns: 200 },
+    );
+  });
+
+  // with a memo the answers carry stamps, and the serializer tells the items it copies from them
+  it('should give exactly the bytes of the whole answer after any writes computed with a memo', () => {
+    const write = fc.record({
+      id: fc.integer({ min: 1, max: 300 }),
+      kind: fc.constantFrom('title', 'priority', 'status', 'frozen', 'blocked'),
+      value: fc.nat(5),
+    });
+    fc.assert(
+      fc.property(fc.array(fc.array(write, { minLength: 1, maxLength: 4 }), { maxLength: 12 }), (batches) => {
+        const w = world(
+          300,
+          [0, 1, 2, 3],
+          [
+            [4, 9],
+            [7, 30],
+            [12, 40],
+            [300, 5],
+          ],
+          [0, 1],
+        );
+        const memo = new FrontierMemo();
+        const sut = new FrontierSerializer();
+        let items = w.items;
+        for (const batch of [[], ...batches]) {
+          items = items.map((item) => {
+            let next = item;
+            for (const op of batch.filter((o) => o.id === item.id)) {
+              if (op.kind === 'title') next = { ...next, title: `${next.title} ${op.value}` };
+              if (op.kind === 'priority') next = { ...next, priority: PRIORITIES[op.value % 3] };
+              if (op.kind === 'status') next = { ...next, status: STATUSES[op.value % 3] };
+              if (op.kind === 'frozen') next = { ...next, frozen: !next.frozen };
+              if (op.kind === 'blocked') next = { ...next, blocked: !next.blocked };
+            }
+            return next;
+          });
+          const computation = computeFrontier({ items, edges: w.edges, blockerFacts: w.facts, wipCap: 3 }, memo);
+          expect(listStampsOf(computation)).toBeDefined();
+          expectStringifiedBytes(sut, computation, createRefResolver(items, w.facts));
+          // the items not written are copied, not encoded again
+          if (batch.length > 0) expect(sut.rendered).toBeLessThan(60);
+        }
+      }),
+      { numRuns: 60 },
     );
   });
 

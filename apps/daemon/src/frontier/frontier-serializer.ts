@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-import { FrontierComputation, FrontierItem } from '@app/core';
+import { FrontierComputation, FrontierItem, listStampsOf } from '@app/core';
 
 import { RefBook, RefsAt } from './frontier-ref-book';
 import { frontierItemJson, quote, Quoter, sameWireFields } from './frontier-wire-fields';
@@ -173,9 +173,50 @@ interface Placed {
   end: Int32Array;
   // 1 where a piece of the ETag ends after the item (pieceEnd of its item_id: copied with its bytes)
   cut: Uint8Array;
+  // the items' stamps (core's stamps.ts), when the computation had them
+  stamps: Float64Array | null;
+  // what start, end, cut and stamps are views of
+  buffers: PlacedBuffers | null;
 }
 
-const NO_LIST: Placed = { items: [], start: new Int32Array(0), end: new Int32Array(0), cut: new Uint8Array(0) };
+// A list's start, end and cut arrays, kept from one body to the one after next (two sets per list, used in turn): at
+// 1M items fresh ones were 9 MB per write, and the pages of a fresh large allocation cost more to fault in than the
+// writes into them (about 3 ms per MB on these machines).
+class PlacedBuffers {
+  private startBuffer = new Int32Array(0);
+  private endBuffer = new Int32Array(0);
+  private cutBuffer = new Uint8Array(0);
+  private stampBuffer = new Float64Array(0);
+  start = this.startBuffer;
+  end = this.endBuffer;
+  cut = this.cutBuffer;
+  stamp = this.stampBuffer;
+
+  // Views of `length` entries (what they held before is overwritten by the caller).
+  fit(length: number): this {
+    if (this.startBuffer.length < length) {
+      const capacity = length + (length >> 3);
+      this.startBuffer = new Int32Array(capacity);
+      this.endBuffer = new Int32Array(capacity);
+      this.cutBuffer = new Uint8Array(capacity);
+      this.stampBuffer = new Float64Array(capacity);
+    }
+    this.start = this.startBuffer.subarray(0, length);
+    this.end = this.endBuffer.subarray(0, length);
+    this.cut = this.cutBuffer.subarray(0, length);
+    this.stamp = this.stampBuffer.subarray(0, length);
+    return this;
+  }
+}
+
+const NO_LIST: Placed = {
+  items: [],
+  start: new Int32Array(0),
+  end: new Int32Array(0),
+  cut: new Uint8Array(0),
+  stamps: null,
+  buffers: null,
+};
 const LIST_COUNT = 4;
 // how far ahead in the same list an item is looked for before it counts as missed
 const LOOK_AHEAD = 4;
@@ -219,6 +260,185 @@ function retainedBytes(chunks: readonly Buffer[]): number {
   return bytes;
 }
 
+// The body being written: encoded texts and copied ranges of the last body, in order (neighbours of one kind merged).
+class BodyWriter {
+  readonly pieces: (Span | Range)[] = [];
+  private readonly text = new TextBlocks(FIRST_BLOCK);
+  size = 0;
+  // the range being copied, if the last piece is one
+  last: Range | null = null;
+  private span: Span | null = null;
+
+  write(value: string): number {
+    const text = this.text;
+    const bytes = text.write(value);
+    const open = this.span;
+    if (open !== null && open.block === text.block && open.end === text.start) {
+      open.end += bytes;
+    } else {
+      this.span = new Span(text.block, text.start, text.start + bytes);
+      this.pieces.push(this.span);
+    }
+    this.size += bytes;
+    this.last = null;
+    return bytes;
+  }
+
+  copy(start: number, end: number, comma: boolean): void {
+    const open = this.last;
+    if (comma && open !== null && open.end + 1 === start) {
+      // the item sat right after the previous one in the last body: the comma between them comes along
+      this.size += end - open.end;
+      open.end = end;
+      return;
+    }
+    if (comma) this.write(',');
+    const range = new Range(start, end, this.size);
+    this.last = range;
+    this.pieces.push(range);
+    this.span = null;
+    this.size += end - start;
+  }
+}
+
+// What placing one body's lists reads of the last body, and what it counts.
+class Placement {
+  reused = 0;
+  rendered = 0;
+  misses = 0;
+  // an answer from scratch has nothing to look up
+  readonly fromScratch: boolean;
+  // id → list * 2^24 + index of its first place in the last body, built on the first item not found in place
+  private located: Map<number, number> | null = null;
+
+  constructor(
+    readonly previous: readonly Placed[],
+    // blockers whose ref changed since the last body (null: none)
+    readonly changedBlockers: Set<number> | null,
+    readonly refOf: RefOf,
+    readonly quoter: Quoter,
+  ) {
+    this.fromScratch = previous.every((list) => list.items.length === 0);
+  }
+
+  locate(id: number): number {
+    let located = this.located;
+    if (located === null) {
+      located = new Map();
+      for (let l = 0; l < LIST_COUNT; l++) {
+        const items = this.previous[l].items;
+        for (let k = 0; k < items.length; k++) {
+          const key = items[k].item_id;
+          if (!located.has(key)) located.set(key, l * 0x1000000 + k);
+        }
+      }
+      this.located = located;
+    }
+    return located.get(id) ?? -1;
+  }
+
+  citesChanged(item: FrontierItem): boolean {
+    const changed = this.changedBlockers;
+    if (changed === null) return false;
+    for (const id of item.blocked_by) if (changed.has(id)) return true;
+    return false;
+  }
+}
+
+// Places one list of the next body: each item's bytes copied from the last body when they can be, else encoded. A
+// module-level function over plain objects, so that V8 keeps it optimized (as a closure over serialize's locals it was
+// deoptimized for good after a few bodies, and ran at ~150 ns an item: 100 ms at 1M items).
+function placeList(
+  body: BodyWriter,
+  placement: Placement,
+  items: readonly FrontierItem[],
+  was: Placed,
+  buffers: PlacedBuffers,
+  stamps: Float64Array | null,
+): Placed {
+  const { start, end, cut } = buffers;
+  const { previous, changedBlockers } = placement;
+  const before = was.items;
+  let j = 0;
+  const wasStart = was.start;
+  const wasEnd = was.end;
+  const wasCut = was.cut;
+  // items are told apart by stamp when both bodies have them (no read of the item objects), else by identity
+  const wasStamps = stamps === null ? null : was.stamps;
+  if (stamps !== null) buffers.stamp.set(stamps);
+  for (let k = 0; k < items.length; k++) {
+    const item = items[k];
+    const comma = k > 0;
+    // the usual case after a write, inlined: the very item that came next in the last body, right after the range
+    // being copied (no blocker changed its ref), extends that range with the comma between them
+    const open = body.last;
+    if (
+      comma &&
+      open !== null &&
+      changedBlockers === null &&
+      j < before.length &&
+      (wasStamps !== null ? wasStamps[j] === stamps![k] : before[j] === item) &&
+      open.end + 1 === wasStart[j]
+    ) {
+      const size = body.size + wasEnd[j] - open.end;
+      body.size = size;
+      open.end = wasEnd[j];
+      end[k] = size;
+      start[k] = size - (wasEnd[j] - wasStart[j]);
+      cut[k] = wasCut[j];
+      j++;
+      placement.reused++;
+      continue;
+    }
+    // where the item's JSON sits in the last body, if it can be copied from there
+    let list: Placed | null = null;
+    let at = -1;
+    if (j < before.length && sameWireFields(before[j], item)) {
+      list = was;
+      at = j++;
+    } else {
+      // a few places ahead: the items in between left the list or moved down
+      for (let d = 1; d <= LOOK_AHEAD && j + d < before.length; d++) {
+        if (sameWireFields(before[j + d], item)) {
+          list = was;
+          at = j + d;
+          j += d + 1;
+          break;
+        }
+      }
+      // further away (moved up, or from another list): by id, once enough items were missed to pay for the map
+      if (list === null && !placement.fromScratch && ++placement.misses > LOCATE_AFTER_MISSES) {
+        const found = placement.locate(item.item_id);
+        if (found >= 0) {
+          const l = Math.floor(found / 0x1000000);
+          const index = found % 0x1000000;
+          if (sameWireFields(previous[l].items[index], item)) {
+            list = previous[l];
+            at = index;
+            if (list === was && index >= j) j = index + 1;
+          }
+        }
+      }
+    }
+    if (list !== null && !placement.citesChanged(item)) {
+      body.copy(list.start[at], list.end[at], comma);
+      end[k] = body.size;
+      start[k] = body.size - (list.end[at] - list.start[at]);
+      cut[k] = list.cut[at];
+      placement.reused++;
+      continue;
+    }
+    // the comma goes with the item's text: one write each
+    const json = frontierItemJson(item, placement.refOf, placement.quoter);
+    start[k] = body.size + (comma ? 1 : 0);
+    body.write(comma ? `,${json}` : json);
+    end[k] = body.size;
+    cut[k] = pieceEnd(item.ref) ? 1 : 0;
+    placement.rendered++;
+  }
+  return { items, start, end, cut, stamps: stamps === null ? null : buffers.stamp, buffers };
+}
+
 // Serializes FrontierResults of one project's successive graphs. The last body is kept with each item's byte range,
 // list by list; the next body copies an item's range when the item is the same object as before (compute_frontier
 // hands back the previous object for an unchanged item) or has the same wire fields, and none of its blockers'
@@ -231,6 +451,8 @@ export class FrontierSerializer {
   private chunks: readonly Buffer[] = [];
   private chunkStart: number[] = [0];
   private lists: Placed[] = [NO_LIST, NO_LIST, NO_LIST, NO_LIST];
+  // the buffers the next body's lists are placed in (not the last body's)
+  private spare: PlacedBuffers[] = [new PlacedBuffers(), new PlacedBuffers(), new PlacedBuffers(), new PlacedBuffers()];
   // every blocker named by an item of the last body → its ref as written there (undefined: left out), with the
   // refs earlier bodies wrote (frontier-ref-book.ts)
   private knownRefs = new RefBook();
@@ -252,174 +474,48 @@ export class FrontierSerializer {
   serialize(computation: FrontierComputation, refOf: RefOf): SerializedAnswer {
     const changedBlockers = this.changedBlockers(refOf);
     const previous = this.lists;
-    // an answer from scratch has nothing to look up
-    const fromScratch = previous.every((list) => list.items.length === 0);
-    let located: Map<number, number> | null = null;
-    // id → list * 2^24 + index of its first place in the last body, built on the first item not found in place
-    const locate = (id: number): number => {
-      if (located === null) {
-        located = new Map();
-        for (let l = 0; l < LIST_COUNT; l++) {
-          const items = previous[l].items;
-          for (let k = 0; k < items.length; k++) {
-            const key = items[k].item_id;
-            if (!located.has(key)) located.set(key, l * 0x1000000 + k);
-          }
-        }
-      }
-      return located.get(id) ?? -1;
-    };
-
-    // encoded texts and copied ranges, in body order (neighbours of one kind merged)
-    const pieces: (Span | Range)[] = [];
-    const text = new TextBlocks(FIRST_BLOCK);
-    let size = 0;
-    let last: Range | null = null;
-    let span: Span | null = null;
-    const write = (value: string): number => {
-      const bytes = text.write(value);
-      const open = span as Span | null;
-      if (open !== null && open.block === text.block && open.end === text.start) {
-        open.end += bytes;
-      } else {
-        span = new Span(text.block, text.start, text.start + bytes);
-        pieces.push(span);
-      }
-      size += bytes;
-      last = null;
-      return bytes;
-    };
-    const copy = (start: number, end: number, comma: boolean): void => {
-      const open = last as Range | null;
-      if (comma && open !== null && open.end + 1 === start) {
-        // the item sat right after the previous one in the last body: the comma between them comes along
-        size += end - open.end;
-        open.end = end;
-        return;
-      }
-      if (comma) write(',');
-      last = new Range(start, end, size);
-      pieces.push(last);
-      span = null;
-      size += end - start;
-    };
-
-    const citesChanged = (item: FrontierItem): boolean => {
-      if (changedBlockers === null) return false;
-      for (const id of item.blocked_by) if (changedBlockers.has(id)) return true;
-      return false;
-    };
+    const body = new BodyWriter();
+    const placement = new Placement(previous, changedBlockers, refOf, this.quoter(refOf));
     const knownRefs = this.knownRefs;
-    const quoter = this.quoter(refOf);
-    let reused = 0;
-    let rendered = 0;
-    let misses = 0;
-    const place = (items: readonly FrontierItem[], was: Placed): Placed => {
-      const start = new Int32Array(items.length);
-      const cut = new Uint8Array(items.length);
-      const end = new Int32Array(items.length);
-      const before = was.items;
-      let j = 0;
-      const wasStart = was.start;
-      const wasEnd = was.end;
-      const wasCut = was.cut;
-      for (let k = 0; k < items.length; k++) {
-        const item = items[k];
-        const comma = k > 0;
-        // the usual case after a write, inlined: the very item that came next in the last body, right after the range
-        // being copied (no blocker changed its ref), extends that range with the comma between them
-        const open = last as Range | null;
-        if (
-          comma &&
-          open !== null &&
-          changedBlockers === null &&
-          j < before.length &&
-          before[j] === item &&
-          open.end + 1 === wasStart[j]
-        ) {
-          size += wasEnd[j] - open.end;
-          open.end = wasEnd[j];
-          end[k] = size;
-          start[k] = size - (wasEnd[j] - wasStart[j]);
-          cut[k] = wasCut[j];
-          j++;
-          reused++;
-          continue;
-        }
-        // where the item's JSON sits in the last body, if it can be copied from there
-        let list: Placed | null = null;
-        let at = -1;
-        if (j < before.length && sameWireFields(before[j], item)) {
-          list = was;
-          at = j++;
-        } else {
-          // a few places ahead: the items in between left the list or moved down
-          for (let d = 1; d <= LOOK_AHEAD && j + d < before.length; d++) {
-            if (sameWireFields(before[j + d], item)) {
-              list = was;
-              at = j + d;
-              j += d + 1;
-              break;
-            }
-          }
-          // further away (moved up, or from another list): by id, once enough items were missed to pay for the map
-          if (list === null && !fromScratch && ++misses > LOCATE_AFTER_MISSES) {
-            const found = locate(item.item_id);
-            if (found >= 0) {
-              const l = Math.floor(found / 0x1000000);
-              const index = found % 0x1000000;
-              if (sameWireFields(previous[l].items[index], item)) {
-                list = previous[l];
-                at = index;
-                if (list === was && index >= j) j = index + 1;
-              }
-            }
-          }
-        }
-        if (list !== null && !citesChanged(item)) {
-          copy(list.start[at], list.end[at], comma);
-          end[k] = size;
-          start[k] = size - (list.end[at] - list.start[at]);
-          cut[k] = list.cut[at];
-          reused++;
-          continue;
-        }
-        // the comma goes with the item's text: one write each
-        const json = frontierItemJson(item, refOf, quoter);
-        start[k] = size + (comma ? 1 : 0);
-        write(comma ? `,${json}` : json);
-        end[k] = size;
-        cut[k] = pieceEnd(item.ref) ? 1 : 0;
-        rendered++;
-      }
-      return { items, start, end, cut };
+    const spare = this.spare;
+    const stamps = listStampsOf(computation);
+    const listStamps = stamps && [stamps.runnable, stamps.blocked, stamps.frozen, stamps.conduct_eligible];
+    const place = (items: readonly FrontierItem[], l: number): Placed =>
+      placeList(body, placement, items, previous[l], spare[l].fit(items.length), listStamps ? listStamps[l] : null);
+    const write = (value: string): void => {
+      body.write(value);
     };
 
     const next: Placed[] = [];
     const listStarts: number[] = [];
     write('{"runnable":[');
-    listStarts.push(size);
-    next.push(place(computation.runnable, previous[0]));
+    listStarts.push(body.size);
+    next.push(place(computation.runnable, 0));
     write('],"blocked":[');
-    listStarts.push(size);
-    next.push(place(computation.blocked, previous[1]));
+    listStarts.push(body.size);
+    next.push(place(computation.blocked, 1));
     write('],"frozen":[');
-    listStarts.push(size);
-    next.push(place(computation.frozen, previous[2]));
+    listStarts.push(body.size);
+    next.push(place(computation.frozen, 2));
     write(`],"wip_cap":${JSON.stringify(computation.wip_cap)},"wip_active":${JSON.stringify(computation.wip_active)},`);
     write('"conduct_eligible":[');
-    listStarts.push(size);
-    next.push(place(computation.conduct_eligible, previous[3]));
+    listStarts.push(body.size);
+    next.push(place(computation.conduct_eligible, 3));
     write(']}');
 
+    const { pieces, size } = body;
     const chunks = this.assemble(pieces, size);
     const starts = chunkStarts(chunks);
     const etag = this.etag(next, listStarts, pieces, chunks, starts, size);
     this.chunks = chunks;
     this.chunkStart = starts;
+    // the last body's buffers are written by the next one
+    this.spare = previous.map((list, l) =>
+      list.buffers === null || list.buffers === spare[l] ? new PlacedBuffers() : list.buffers,
+    );
     this.lists = next;
-    this.reused = reused;
-    this.rendered = rendered;
+    this.reused = placement.reused;
+    this.rendered = placement.rendered;
     // blockers named long ago pile up in knownRefs; past a bound the next answer is encoded afresh
     const refs = { book: knownRefs, version: knownRefs.version };
     if (

@@ -6,6 +6,7 @@ import {
   satisfactionReasonTail,
 } from '../dependencies/satisfaction';
 import { EdgeStructure } from './edge-structure';
+import { factsChangedSince } from './stamps';
 import { FrontierInputItem } from './vocabulary';
 
 // Step 2: hard-block resolution. Whether each edge is satisfied, and its reason when it blocks a candidate. An
@@ -77,50 +78,85 @@ export class EdgeResolution {
     }
   }
 
-  // After a write: edges whose blocker's facts object, blocker item or dependent item changed. Their dependents
-  // are marked in `touched`. The blockers' facts are looked up again only when the map is another object.
+  // After a write: the edges into and out of the changed items (positions in `changed`), and those out of blockers
+  // whose facts object changed. Their dependents are marked in `touched`. Only the blockers the facts map says may
+  // have changed are looked up again (factsChangedSince), or every one when it cannot tell. Edges are reached
+  // through the structure's indexes, so a one-item write costs its own edges, not a pass over all of them.
   resolveChanged(
     items: readonly FrontierInputItem[],
     blockerFacts: ReadonlyMap<number, BlockerFacts>,
-    changed: Uint8Array,
+    changed: readonly number[],
     isCandidate: Uint8Array,
     touched: Uint8Array,
   ): void {
-    const { blockerOf, dependentOf, blockerSlot, slotIds } = this.structure;
-    const { facts, unsatisfied, unsatisfiedCount } = this;
-    const newFacts = new Uint8Array(slotIds.length);
+    const { inStart, inEdges, outStart, outEdges, slotOfItem, slotIds } = this.structure;
+    const facts = this.facts;
+    // slots whose facts object is another one now
+    const newFacts: number[] = [];
     if (blockerFacts !== this.blockerFacts) {
-      for (let slot = 0; slot < slotIds.length; slot++) {
-        const now = blockerFacts.get(slotIds[slot]);
-        if (now !== facts[slot]) {
-          facts[slot] = now;
-          newFacts[slot] = 1;
+      const ids = factsChangedSince(blockerFacts, this.blockerFacts);
+      if (ids === null) {
+        for (let slot = 0; slot < slotIds.length; slot++) {
+          const now = blockerFacts.get(slotIds[slot]);
+          if (now !== facts[slot]) {
+            facts[slot] = now;
+            newFacts.push(slot);
+          }
+        }
+      } else {
+        for (const id of ids) {
+          const slot = this.structure.slotOfId(id);
+          if (slot < 0) {
+            continue;
+          }
+          const now = blockerFacts.get(slotIds[slot]);
+          if (now !== facts[slot]) {
+            facts[slot] = now;
+            newFacts.push(slot);
+          }
         }
       }
       this.blockerFacts = blockerFacts;
     }
-    for (let e = 0; e < dependentOf.length; e++) {
-      const d = dependentOf[e];
-      if (d < 0) {
-        continue;
+    for (const v of changed) {
+      for (let k = inStart[v]; k < inStart[v + 1]; k++) {
+        this.reevaluate(inEdges[k], items, isCandidate, touched);
       }
-      const b = blockerOf[e];
-      const slot = blockerSlot[e];
-      if (changed[d] === 0 && (b < 0 || changed[b] === 0) && newFacts[slot] === 0) {
-        continue;
-      }
-      if (unsatisfied[e] === 1) {
-        unsatisfied[e] = 0;
-        unsatisfiedCount[d]--;
-        if (b === d) {
-          this.selfLoops[d]--;
-          this.selfLoopTotal--;
+      const slot = slotOfItem[v];
+      if (slot >= 0) {
+        for (let k = outStart[slot]; k < outStart[slot + 1]; k++) {
+          this.reevaluate(outEdges[k], items, isCandidate, touched);
         }
       }
-      this.reason[e] = '';
-      this.evaluate(e, b, d, facts[slot], items, isCandidate);
-      touched[d] = 1;
     }
+    for (const slot of newFacts) {
+      for (let k = outStart[slot]; k < outStart[slot + 1]; k++) {
+        this.reevaluate(outEdges[k], items, isCandidate, touched);
+      }
+    }
+  }
+
+  // One edge into an input item, evaluated again (idempotent: an edge reached twice gives the same answer).
+  private reevaluate(
+    e: number,
+    items: readonly FrontierInputItem[],
+    isCandidate: Uint8Array,
+    touched: Uint8Array,
+  ): void {
+    const { blockerOf, dependentOf, blockerSlot } = this.structure;
+    const d = dependentOf[e];
+    const b = blockerOf[e];
+    if (this.unsatisfied[e] === 1) {
+      this.unsatisfied[e] = 0;
+      this.unsatisfiedCount[d]--;
+      if (b === d) {
+        this.selfLoops[d]--;
+        this.selfLoopTotal--;
+      }
+    }
+    this.reason[e] = '';
+    this.evaluate(e, b, d, this.facts[blockerSlot[e]], items, isCandidate);
+    touched[d] = 1;
   }
 
   private evaluate(

@@ -17,6 +17,14 @@ export class EdgeStructure {
   // looked up once per run however many edges it has (slotIds: the id of each slot)
   readonly blockerSlot: Int32Array;
   readonly slotIds: Float64Array;
+  // by item position: its slot as a blocker (-1: it blocks no input item)
+  readonly slotOfItem: Int32Array;
+  // edges out of each slot, in edge order: outEdges[outStart[slot]] .. outEdges[outStart[slot + 1] - 1]
+  readonly outStart: Int32Array;
+  readonly outEdges: Int32Array;
+  // slots of blockers outside the items, by id (see slotOfId)
+  private readonly outsideTable: Int32Array | null;
+  private readonly outsideMap: Map<number, number>;
   // edges into item v, in edge order: inEdges[inStart[v]] .. inEdges[inStart[v + 1] - 1]
   readonly inStart: Int32Array;
   readonly inEdges: Int32Array;
@@ -28,7 +36,7 @@ export class EdgeStructure {
 
   constructor(
     private edges: readonly FrontierEdge[],
-    index: ItemIndex,
+    private readonly index: ItemIndex,
     n: number,
   ) {
     const m = edges.length;
@@ -98,6 +106,24 @@ export class EdgeStructure {
         inEdges[cursor[d]++] = e;
       }
     }
+    const slotCount = slots;
+    const outStart = new Int32Array(slotCount + 1);
+    for (let e = 0; e < m; e++) {
+      if (blockerSlot[e] >= 0) outStart[blockerSlot[e] + 1]++;
+    }
+    for (let slot = 0; slot < slotCount; slot++) {
+      outStart[slot + 1] += outStart[slot];
+    }
+    const outEdges = new Int32Array(outStart[slotCount]);
+    const outCursor = outStart.slice(0, slotCount);
+    for (let e = 0; e < m; e++) {
+      if (blockerSlot[e] >= 0) outEdges[outCursor[blockerSlot[e]]++] = e;
+    }
+    this.slotOfItem = slotOfItem;
+    this.outStart = outStart;
+    this.outEdges = outEdges;
+    this.outsideTable = outsideTable;
+    this.outsideMap = outsideMap;
     this.blockerOf = blockerOf;
     this.dependentOf = dependentOf;
     this.formOf = formOf;
@@ -117,6 +143,19 @@ export class EdgeStructure {
       this.depth.fill(0);
       downstreamDepth(buildCompactGraph(n, blockerOf, dependentOf, m, graphEdge), this.depth);
     }
+  }
+
+  // The slot of a blocker id, -1 when no edge into an input item names it.
+  slotOfId(id: number): number {
+    const b = lookupIndex(this.index, id);
+    if (b >= 0) {
+      return this.slotOfItem[b];
+    }
+    const table = this.outsideTable;
+    if (table !== null && (id | 0) === id && id >= 0 && id < table.length) {
+      return table[id];
+    }
+    return this.outsideMap.get(id) ?? -1;
   }
 
   // Whether `edges` holds the very edge objects this was built from, in order (a caller may rebuild the array around

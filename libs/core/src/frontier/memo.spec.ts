@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 
 import { BlockerFacts } from '../dependencies/satisfaction';
-import { computeFrontier, defaultStageAdapter, FrontierMemo } from './compute-frontier';
+import { ChangeAwareFacts, computeFrontier, defaultStageAdapter, FrontierMemo, listStampsOf } from './compute-frontier';
 import { alignItems } from './memo';
 import { FrontierComputation, FrontierEdge, FrontierInputItem, FrontierItem } from './vocabulary';
 
@@ -76,6 +76,21 @@ function factsOf(items: Map<number, FrontierInputItem>): Map<number, BlockerFact
 
 function outputs(computation: FrontierComputation): FrontierItem[] {
   return [...computation.runnable, ...computation.blocked, ...computation.frozen];
+}
+
+// Facts that name the ids they changed since the map before them (what the daemon's patched facts do).
+class AwareFacts extends Map<number, BlockerFacts> implements ChangeAwareFacts {
+  constructor(
+    entries: ReadonlyMap<number, BlockerFacts>,
+    private readonly parent: ReadonlyMap<number, BlockerFacts>,
+    private readonly changed: readonly number[],
+  ) {
+    super(entries);
+  }
+
+  changedSince(previous: ReadonlyMap<number, BlockerFacts>): Iterable<number> | null {
+    return previous === this.parent ? this.changed : null;
+  }
 }
 
 describe('computeFrontier with a memo', () => {
@@ -193,7 +208,9 @@ describe('computeFrontier with a memo', () => {
         fc.array(fc.tuple(id, id, fc.constantFrom(...FORMS)), { maxLength: 40 }),
         fc.array(fc.option(factsArb, { freq: 8 }), { minLength: 24, maxLength: 24 }),
         fc.array(fc.array(opArb, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 12 }),
-        (specs, edgeSpecs, factSpecs, batches) => {
+        // facts maps that say which ids they changed (ChangeAwareFacts: the run looks up only those)
+        fc.boolean(),
+        (specs, edgeSpecs, factSpecs, batches, aware) => {
           let items: FrontierInputItem[] = specs.map((spec, i) => itemOf(i + 1, spec, 0));
           let edges: FrontierEdge[] = edgeSpecs.map(([blocker, dependent, satisfaction]) => ({
             blocker,
@@ -204,9 +221,12 @@ describe('computeFrontier with a memo', () => {
           factSpecs.forEach((f, i) => f !== null && facts.set(i + 1, factsOfSpec(i + 1, f)));
           let acceptForeignRuns = false;
           const memo = new FrontierMemo();
+          const objectOfStamp = new Map<number, FrontierItem>();
           let previous: FrontierComputation | null = null;
           let previousInputs = new Map<number, FrontierInputItem>();
           for (const batch of [[], ...batches]) {
+            const factsBefore = facts;
+            const factIds: number[] = [];
             for (const op of batch) {
               const at = items.findIndex((item) => item.id === (op as { id?: number }).id);
               if (op.kind === 'item' && at >= 0) {
@@ -219,6 +239,7 @@ describe('computeFrontier with a memo', () => {
                 facts = new Map(facts);
                 if (op.kind === 'facts') facts.set(op.id, factsOfSpec(op.id, op.facts));
                 if (op.kind === 'drop facts') facts.delete(op.id);
+                if (op.kind !== 'same facts') factIds.push(op.id);
               } else if (op.kind === 'edge') {
                 edges = [...edges, { blocker: op.blocker, dependent: op.dependent, satisfaction: op.satisfaction }];
               } else if (op.kind === 'unedge' && edges.length > 0) {
@@ -237,10 +258,22 @@ describe('computeFrontier with a memo', () => {
                 acceptForeignRuns = !acceptForeignRuns;
               }
             }
+            if (aware && facts !== factsBefore) facts = new AwareFacts(facts, factsBefore, factIds);
             const input = { items, edges, blockerFacts: facts, wipCap: 3, acceptForeignRuns };
             const fresh = computeFrontier(input);
             const got = computeFrontier(input, memo);
             expect(got).toEqual(fresh);
+            // one stamp per output object, whichever run handed it out
+            const stamps = listStampsOf(got)!;
+            const lists = [got.runnable, got.blocked, got.frozen, got.conduct_eligible];
+            [stamps.runnable, stamps.blocked, stamps.frozen, stamps.conduct_eligible].forEach((list, l) => {
+              expect(list).toHaveLength(lists[l].length);
+              list.forEach((stamp, k) => {
+                const object = objectOfStamp.get(stamp) ?? lists[l][k];
+                expect(lists[l][k]).toBe(object);
+                objectOfStamp.set(stamp, object);
+              });
+            });
             const inputs = new Map<number, FrontierInputItem>();
             for (const item of [...items].reverse()) inputs.set(item.id, item);
             if (previous !== null) {
