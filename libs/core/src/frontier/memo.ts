@@ -55,6 +55,21 @@ export interface FrontierState {
   cycles: number[][];
   // candidate positions in rank order
   order: Int32Array;
+  // the runnable, blocked and frozen lists of the answer, with their items' stamps and positions (read by the next
+  // run, never changed)
+  lists: readonly (readonly FrontierItem[])[] | null;
+  listStamps: readonly Float64Array[] | null;
+  listPositions: readonly Int32Array[] | null;
+  // a run after a write: the positions whose list entry may differ from the previous answer's (null: any, or too
+  // many to patch the lists)
+  edits: readonly ListEdit[] | null;
+}
+
+// A position whose list entry may have changed: the bucket its previous entry was in (-1: none) and that entry's stamp.
+export interface ListEdit {
+  v: number;
+  from: number;
+  stamp: number;
 }
 
 // Consecutive misses after which alignment stops looking nearby and maps every previous item by identity.
