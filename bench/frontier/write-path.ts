@@ -1,0 +1,101 @@
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
+import { PerformanceObserver } from 'node:perf_hooks';
+
+import { applyDeploymentHalts, computeFrontier, FrontierMemo } from '../../libs/core/src';
+import { buildProjectGraph, GraphReuse, patchProjectGraph } from '../../apps/daemon/src/frontier/frontier-graph';
+import { FrontierHistory } from '../../apps/daemon/src/frontier/frontier-delta';
+import { FrontierSerializer } from '../../apps/daemon/src/frontier/frontier-serializer';
+import { generatedRows } from './profile';
+
+// In-process profile of the daemon's work between a one-item write and the delta it answers (issue 27's 1M target):
+// patch the graph at the written row, compute_frontier with the memo, serialize, record in the history, the delta
+// since the answer before. No database or HTTP: what is left is the frontier's own cost per write, by step.
+// `node -r ts-node/register/transpile-only -r tsconfig-paths/register bench/frontier/write-path.ts 1000000 [writes]`
+// With SVC_BENCH_PROFILE=<file>, a CPU profile of the writes alone is written there. Prints one JSON line: the median of
+// each step, in ms.
+
+async function main(): Promise<void> {
+  const n = Number(process.argv[2] ?? 100_000);
+  const writes = Number(process.argv[3] ?? 20);
+  const rows = generatedRows(n);
+  const reuse = new GraphReuse();
+  let graph = buildProjectGraph(rows, reuse);
+  const memo = new FrontierMemo();
+  const serializer = new FrontierSerializer();
+  const history = new FrontierHistory();
+  const key = FrontierHistory.key('bench', 30);
+  const answer = () => {
+    const computation = applyDeploymentHalts(
+      computeFrontier({ items: graph.items, edges: graph.activation, blockerFacts: graph.facts, wipCap: 30 }, memo),
+      graph.halts,
+    );
+    const t1 = performance.now();
+    const serialized = serializer.serialize(computation, graph.refOf);
+    const t2 = performance.now();
+    history.record(key, serialized.etag, computation, serialized.refs);
+    return { computation, serialized, serializeMs: t2 - t1 };
+  };
+  let last = answer();
+  const byId = new Map(rows.candidates.map((row, at) => [row.id, at]));
+  const profile = process.env.SVC_BENCH_PROFILE;
+  const session = new Session();
+  const post = (method: string, params?: object) =>
+    new Promise<unknown>((resolve, reject) =>
+      session.post(method, params, (err, result) => (err ? reject(err) : resolve(result))),
+    );
+  if (profile) {
+    session.connect();
+    await post('Profiler.enable');
+    await post('Profiler.start');
+  }
+  const steps: Record<string, number[]> = { patch: [], core: [], serialize: [], delta: [], total: [] };
+  // time in GC pauses over the writes (the main thread's, by kind: 1 minor, 2 major, 4 incremental, 8 weak callbacks)
+  const gc = { ms: 0, count: 0 };
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      gc.ms += entry.duration;
+      gc.count++;
+    }
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  for (let w = 0; w < writes; w++) {
+    // a title write on one of the top runnable items, as bench:live's delta phase does
+    const target = last.computation.runnable[w % 5];
+    const at = byId.get(target.item_id)!;
+    const row = { ...rows.candidates[at], title: `written ${w}` };
+    rows.candidates[at] = row;
+    const t0 = performance.now();
+    graph = patchProjectGraph(graph, [row], graph.workflows, reuse);
+    const t1 = performance.now();
+    const base = last.serialized.etag;
+    last = answer();
+    const t2 = performance.now();
+    const delta = history.delta(key, base, last.serialized.etag, last.serialized.length);
+    const t3 = performance.now();
+    if (!('delta' in delta)) throw new Error(`write ${w}: no delta (${delta.full})`);
+    steps.patch.push(t1 - t0);
+    steps.core.push(t2 - t1 - last.serializeMs);
+    steps.serialize.push(last.serializeMs);
+    steps.delta.push(t3 - t2);
+    steps.total.push(t3 - t0);
+  }
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  observer.disconnect();
+  if (profile) {
+    const { profile: taken } = (await post('Profiler.stop')) as { profile: unknown };
+    writeFileSync(profile, JSON.stringify(taken));
+  }
+  const med = (v: number[]) => Math.round([...v].sort((a, b) => a - b)[Math.floor(v.length / 2)] * 10) / 10;
+  const out = Object.fromEntries(Object.entries(steps).map(([k, v]) => [k, med(v)]));
+  process.stdout.write(
+    `${JSON.stringify({ items: n, writes, ...out, gc_ms_per_write: Math.round((gc.ms / writes) * 10) / 10, rss_mb: Math.round(process.memoryUsage().rss / 2 ** 20) })}\n`,
+  );
+}
+
+if (require.main === module) {
+  main().catch((err) => {
+    process.stderr.write(`${String(err)}\n`);
+    process.exit(1);
+  });
+}
