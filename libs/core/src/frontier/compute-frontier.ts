@@ -553,7 +553,7 @@ function listsAfterEdits(state: FrontierState, edits: readonly ListEdit[]): List
           high = middle;
         }
       }
-      return low + j + (process.env.BREAK ? 1 : 0);
+      return low + j;
     });
     const size = kept + put.length;
     const items = new Array<FrontierItem>(size);
