@@ -2,17 +2,10 @@ import { helpSections, keyLabel } from '../keys/keymap';
 import { activeScope, formatAge, pickerProjects } from '../state/selectors';
 import { Dialog, State } from '../state/state';
 import { bold, displayWidth, esc, fit, inverse, paint, Theme, truncate, wrap } from './format';
+import type { OverlayContent } from './overlay-content';
 import { inputDialog, pickerDialog, refusalDialog, triageConfirmDialog } from './triage-overlays';
 
-export interface OverlayContent {
-  title: string;
-  lines: string[];
-  width: number;
-  // the help: the last first line it can scroll to
-  scrollMax?: number;
-  // the dialog's buttons: their row in `lines` and cells [start, end) (mouse clicks)
-  buttons?: { row: number; no: [number, number]; yes: [number, number] };
-}
+export type { OverlayContent } from './overlay-content';
 
 // Where buttons() puts each button on its line (cells inside the box), for mouse clicks.
 function buttonSpans(row: number, focus: 'no' | 'yes', yesLabel: string): NonNullable<OverlayContent['buttons']> {

@@ -1,7 +1,7 @@
 import { filteredOptions } from '../state/triage';
 import { Dialog } from '../state/state';
 import { bold, esc, fit, inverse, paint, Theme, truncate, wrap } from './format';
-import type { OverlayContent } from './overlays';
+import type { OverlayContent } from './overlay-content';
 
 // The triage dialogs (issue 25): a picker that filters as you type, an inline input, a confirmation whose
 // focused default is No, and a refusal in the daemon's words.
