@@ -11,7 +11,7 @@ import {
   FrontierInputItem,
   FrontierItem,
 } from './vocabulary';
-import { CONDUCT_ADAPTERS, DEFAULT_WIP_CAP, isWipStatus } from './wip';
+import { DEFAULT_WIP_CAP, ELIGIBLE, SUPPRESSED, WipAdmission, wipClaim } from './wip';
 import { nextStamp, recordListStamps } from './stamps';
 import { alignItems, FrontierMemo, FrontierState, ListEdit } from './memo';
 import { parseTimestamp } from './timestamps';
@@ -59,14 +59,6 @@ function isCandidateItem(item: FrontierInputItem): boolean {
 // Step 5: wip_active counts these over every input item.
 function countsAsWip(item: FrontierInputItem): number {
   return !item.frozen && (item.status === 'implementing' || item.status === 'reviewing-implementation') ? 1 : 0;
-}
-
-// An output item's claim on the WIP cap when runnable (FrontierState.wipKind; the rule is takesWipSlot's).
-function wipKindOf(output: FrontierItem): number {
-  if (!CONDUCT_ADAPTERS.includes(output.adapter)) {
-    return 0;
-  }
-  return isWipStatus(output.status) ? 1 : 2;
 }
 
 function bucketOf(item: FrontierInputItem, v: number, run: RunFacts): number {
@@ -311,7 +303,7 @@ function computeAll(input: FrontierInput, previous: FrontierState | null, change
       const output = toFrontierItem(item, v, run);
       outputs[v] = output;
       stamp[v] = nextStamp();
-      wipKind[v] = wipKindOf(output);
+      wipKind[v] = wipClaim(output);
     }
     bucket[v] = bucketOf(item, v, run);
     created[v] = before !== undefined ? previous!.created[p] : parseTimestamp(item.createdAt);
@@ -391,17 +383,18 @@ function computeChanged(input: FrontierInput, previous: FrontierState, changed: 
     }
     const item = items[v];
     const before = changed[v] === 0 ? outputs[v] : undefined;
-    const was = { stamp: stamp[v], bucket: bucket[v] };
+    const wasStamp = stamp[v];
+    const wasBucket = bucket[v];
     if (before === undefined || !unchangedOutput(before, item, v, run)) {
       const output = toFrontierItem(item, v, run);
       outputs[v] = output;
       stamp[v] = nextStamp();
-      wipKind[v] = wipKindOf(output);
+      wipKind[v] = wipClaim(output);
     }
     bucket[v] = bucketOf(item, v, run);
     // a touched item keeps its rank keys: its entry moves only if its output or bucket did
-    if (edits !== null && changed[v] === 0 && (stamp[v] !== was.stamp || bucket[v] !== was.bucket)) {
-      edits.push({ v, from: was.bucket, stamp: was.stamp });
+    if (edits !== null && changed[v] === 0 && (stamp[v] !== wasStamp || bucket[v] !== wasBucket)) {
+      edits.push({ v, from: wasBucket, stamp: wasStamp });
     }
     if (edits !== null && edits.length > EDITS_IN_PLACE) {
       edits = null;
@@ -627,16 +620,15 @@ export function computeFrontier(input: FrontierInput, memo?: FrontierMemo): Fron
   const eligible: FrontierItem[] = [];
   const eligibleStamps: number[] = [];
   const suppressed: FrontierItem[] = [];
-  let used = 0;
+  const admission = new WipAdmission(remaining);
   const { wipKind } = state;
   const runnablePositions = positions[RUNNABLE];
   for (let k = 0; k < runnablePositions.length; k++) {
-    const kind = wipKind[runnablePositions[k]];
-    if (kind === 1 || (kind === 2 && used < remaining)) {
-      used += kind === 2 ? 1 : 0;
+    const verdict = admission.admit(wipKind[runnablePositions[k]]);
+    if (verdict === ELIGIBLE) {
       eligible.push(lists[RUNNABLE][k]);
       eligibleStamps.push(stamps[RUNNABLE][k]);
-    } else if (kind === 2) {
+    } else if (verdict === SUPPRESSED) {
       suppressed.push(lists[RUNNABLE][k]);
     }
   }

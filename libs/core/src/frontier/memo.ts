@@ -47,8 +47,7 @@ export interface FrontierState {
   created: Float64Array;
   // the stamp of each output item (stamps.ts; 0 where there is none)
   stamp: Float64Array;
-  // each output item's claim on the WIP cap if runnable: 0 none (no conduct adapter), 1 re-entry (already in WIP,
-  // always eligible), 2 a new start (takes a slot)
+  // each output item's claim on the WIP cap if runnable (wip.ts's wipClaim)
   wipKind: Uint8Array;
   // stuck-cycle reason of each item on one; the cycles named (this run's answer, not read by the next run)
   cycleReason: Map<number, string> | null;
