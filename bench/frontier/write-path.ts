@@ -64,6 +64,8 @@ async function main(): Promise<void> {
     // a title write on one of the top runnable items, as bench:live's delta phase does
     const target = last.computation.runnable[w % 5];
     const at = byId.get(target.item_id)!;
+    // each write its own task, as in the daemon (what a task holds until it ends, such as WeakRef targets, is let go)
+    await new Promise((resolve) => setImmediate(resolve));
     const row = { ...rows.candidates[at], title: `written ${w}` };
     rows.candidates[at] = row;
     const t0 = performance.now();

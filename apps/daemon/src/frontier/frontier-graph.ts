@@ -6,6 +6,7 @@ import {
   FrontierEdge,
   FrontierInputItem,
   isTerminalStatus,
+  recordItemsPatch,
 } from '@app/core';
 
 import { FactsById } from './facts-by-id';
@@ -234,6 +235,12 @@ export function patchProjectGraph(
     top.set(row.id, built.facts);
     replaced.push({ at, row, facts: built.facts });
   }
+  // a run with a memo over the previous items looks at these positions only
+  recordItemsPatch(
+    items,
+    previous.items,
+    replaced.map((r) => r.at),
+  );
   // the reuse describes this graph from now on (its positions are the items' positions)
   if (reuse !== undefined && reuse.items === previous.items) reuse.patched(items, replaced);
   let facts: ReadonlyMap<number, BlockerFacts>;

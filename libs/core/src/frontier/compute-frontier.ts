@@ -2,7 +2,7 @@ import { isTerminalStatus } from '../dependencies/satisfaction';
 import { namedStuckCycles } from './stuck-cycles';
 import { EdgeResolution } from './edge-resolution';
 import { EdgeStructure } from './edge-structure';
-import { changedInPlace, indexItems } from './item-index';
+import { ChangedPositions, changedInPlace, indexItems } from './item-index';
 import { compareCandidates, placeInOrder, RankFacts, rankCandidates } from './ranking';
 import {
   CHARGE_RELEVANT_STATUSES,
@@ -22,6 +22,7 @@ export { compareRank, priorityRank, rankDifference } from './ranking';
 export { createRefResolver } from './ref-resolver';
 export { alignItems, FrontierMemo } from './memo';
 export { factsChangedSince, listStampsOf } from './stamps';
+export { recordItemsPatch } from './item-index';
 export type { ChangeAwareFacts, ListStamps } from './stamps';
 export { referenceFrontier } from './reference-frontier';
 export { applyWipCap, CONDUCT_ADAPTERS, DEFAULT_WIP_CAP, isWipStatus, takesWipSlot, WIP_STATUSES } from './wip';
@@ -248,7 +249,11 @@ function inPreviousOrder(candidates: readonly number[], aligned: Int32Array, pre
 // Every step over every item and edge. With a previous state, an output item equal to the previous one for the same
 // input object is that object, and the ranking starts from the previous order. `changed` (see changedInPlace) is
 // given only with a previous state.
-function computeAll(input: FrontierInput, previous: FrontierState | null, changed: Uint8Array | null): FrontierState {
+function computeAll(
+  input: FrontierInput,
+  previous: FrontierState | null,
+  changed: ChangedPositions | null,
+): FrontierState {
   const { items, edges, blockerFacts } = input;
   const n = items.length;
   // positions carry over when the write updated items in place
@@ -283,7 +288,7 @@ function computeAll(input: FrontierInput, previous: FrontierState | null, change
       ? null
       : changed === null
         ? alignItems(items, previous.items)
-        : Int32Array.from(changed, (c, v) => (c === 1 ? -1 : v));
+        : Int32Array.from(changed.mask, (c, v) => (c === 1 ? -1 : v));
   // Output objects are built in input order (sequential reads of items and arrays), then placed by rank.
   const outputs = new Array<FrontierItem | undefined>(n);
   const bucket = new Uint8Array(n);
@@ -335,22 +340,17 @@ function computeAll(input: FrontierInput, previous: FrontierState | null, change
 
 // A run after items were updated in place, over the same edges: the previous state brought up to date at the changed
 // positions and the outputs they reach (through their edges or a stuck cycle).
-function computeChanged(input: FrontierInput, previous: FrontierState, changed: Uint8Array): FrontierState {
+function computeChanged(input: FrontierInput, previous: FrontierState, changes: ChangedPositions): FrontierState {
   const { items, blockerFacts } = input;
   const n = items.length;
   const { structure, resolution, isCandidate, outputs, bucket, created, index, stamp, wipKind } = previous;
+  const { mask: changed, list: changedList } = changes;
   let wipActive = previous.wipActive;
   // changed candidates, whose rank keys may have changed with their items
   const moved: number[] = [];
-  // every changed position
-  const changedList: number[] = [];
   // list entries that may differ from the previous answer's (see listsAfterEdits)
   let edits: ListEdit[] | null = [];
-  for (let v = 0; v < n; v++) {
-    if (changed[v] === 0) {
-      continue;
-    }
-    changedList.push(v);
+  for (const v of changedList) {
     if (index.keep[v] === 0) {
       continue;
     }

@@ -1,7 +1,14 @@
 import fc from 'fast-check';
 
 import { BlockerFacts } from '../dependencies/satisfaction';
-import { ChangeAwareFacts, computeFrontier, defaultStageAdapter, FrontierMemo, listStampsOf } from './compute-frontier';
+import {
+  ChangeAwareFacts,
+  computeFrontier,
+  defaultStageAdapter,
+  FrontierMemo,
+  listStampsOf,
+  recordItemsPatch,
+} from './compute-frontier';
 import { alignItems } from './memo';
 import { FrontierComputation, FrontierEdge, FrontierInputItem, FrontierItem } from './vocabulary';
 
@@ -210,7 +217,9 @@ describe('computeFrontier with a memo', () => {
         fc.array(fc.array(opArb, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 12 }),
         // facts maps that say which ids they changed (ChangeAwareFacts: the run looks up only those)
         fc.boolean(),
-        (specs, edgeSpecs, factSpecs, batches, aware) => {
+        // item writes recorded as patches (recordItemsPatch: the run looks only at the positions they name)
+        fc.boolean(),
+        (specs, edgeSpecs, factSpecs, batches, aware, patches) => {
           let items: FrontierInputItem[] = specs.map((spec, i) => itemOf(i + 1, spec, 0));
           let edges: FrontierEdge[] = edgeSpecs.map(([blocker, dependent, satisfaction]) => ({
             blocker,
@@ -229,12 +238,11 @@ describe('computeFrontier with a memo', () => {
             const factIds: number[] = [];
             for (const op of batch) {
               const at = items.findIndex((item) => item.id === (op as { id?: number }).id);
-              if (op.kind === 'item' && at >= 0) {
+              if ((op.kind === 'item' || op.kind === 'same item') && at >= 0) {
+                const base = items;
                 items = items.slice();
-                items[at] = itemOf(op.id, op.spec, op.label);
-              } else if (op.kind === 'same item' && at >= 0) {
-                items = items.slice();
-                items[at] = { ...items[at] };
+                items[at] = op.kind === 'item' ? itemOf(op.id, op.spec, op.label) : { ...items[at] };
+                if (patches) recordItemsPatch(items, base, [at]);
               } else if (op.kind === 'facts' || op.kind === 'drop facts' || op.kind === 'same facts') {
                 facts = new Map(facts);
                 if (op.kind === 'facts') facts.set(op.id, factsOfSpec(op.id, op.facts));
