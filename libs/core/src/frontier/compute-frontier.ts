@@ -335,6 +335,7 @@ function computeAll(
     listStamps: null,
     listPositions: null,
     edits: null,
+    scratch: { changed: changed?.mask ?? null, touched: null, positions: null },
   };
 }
 
@@ -369,7 +370,7 @@ function computeChanged(input: FrontierInput, previous: FrontierState, changes: 
   }
 
   // dependents of re-evaluated edges, and items on a stuck cycle before or now
-  const touched = new Uint8Array(n);
+  const touched = previous.scratch.touched?.length === n ? previous.scratch.touched.fill(0) : new Uint8Array(n);
   resolution.resolveChanged(items, blockerFacts, changedList, isCandidate, touched);
   const cycles: number[][] = [];
   const run: RunFacts = { structure, resolution, cycleReason: stuckCycles(items, structure, resolution, cycles) };
@@ -419,6 +420,7 @@ function computeChanged(input: FrontierInput, previous: FrontierState, changes: 
     cycles,
     order: placeInOrder(order.subarray(0, kept), moved, rankFacts),
     edits: edits !== null && edits.length <= EDITS_IN_PLACE ? edits : null,
+    scratch: { changed, touched, positions: previous.scratch.positions },
   };
 }
 
@@ -495,6 +497,16 @@ function indicesOfStamps(stamps: Float64Array, wanted: readonly number[]): numbe
   return found;
 }
 
+// A positions list of `size` in a buffer with room for a few more (the next run may write into it).
+function withRoom(size: number): Int32Array {
+  return new Int32Array(size + (size >> 6) + 64).subarray(0, size);
+}
+
+// The whole buffer under a list of positions.
+function wholeBuffer(positions: Int32Array): Int32Array {
+  return new Int32Array(positions.buffer, 0, positions.buffer.byteLength / Int32Array.BYTES_PER_ELEMENT);
+}
+
 // The lists after a write that changed a few entries (state.edits): each list is the previous one with those entries
 // taken out and the affected items of that bucket put back at their rank, copied in runs. Every other item kept its
 // output object, bucket and rank keys, so the lists it leaves are still in rank order. A run thus reads the previous
@@ -551,7 +563,8 @@ function listsAfterEdits(state: FrontierState, edits: readonly ListEdit[]): List
     const size = kept + put.length;
     const items = new Array<FrontierItem>(size);
     const stamps = new Float64Array(size);
-    const positions = new Int32Array(size);
+    const spare = state.scratch.positions?.[b];
+    const positions = spare !== undefined && spare.length >= size ? spare.subarray(0, size) : withRoom(size);
     let k = 0;
     let i = 0;
     let d = 0;
@@ -596,7 +609,8 @@ function listsAfterEdits(state: FrontierState, edits: readonly ListEdit[]): List
 // and the ranking starts from the previous order; the answer is the same with or without it (see memo.ts).
 export function computeFrontier(input: FrontierInput, memo?: FrontierMemo): FrontierComputation {
   const previous = memo?.take() ?? null;
-  const changed = previous === null ? null : changedInPlace(input.items, previous.items, previous.index);
+  const changed =
+    previous === null ? null : changedInPlace(input.items, previous.items, previous.index, previous.scratch.changed);
   // an update in place over the same edges and options
   const state =
     previous !== null &&
@@ -611,7 +625,10 @@ export function computeFrontier(input: FrontierInput, memo?: FrontierMemo): Fron
   // items those reads were a cache miss each).
   const wipCap = Number.isFinite(input.wipCap) ? Math.max(0, Math.floor(input.wipCap)) : DEFAULT_WIP_CAP;
   const remaining = Math.max(0, wipCap - state.wipActive);
+  const positionsBefore = state.listPositions;
   const { lists, stamps, positions } = layOutLists(state);
+  // the positions before these are read by no one now: the next run writes its own into them
+  state.scratch = { ...state.scratch, positions: positionsBefore === null ? null : positionsBefore.map(wholeBuffer) };
   state.lists = lists;
   state.listStamps = stamps;
   state.listPositions = positions;

@@ -112,16 +112,18 @@ export interface ChangedPositions {
 // Which positions hold another object than in `previous`, when every position still holds the same id (an update in
 // place: the index and everything keyed by position carry over); null when ids were inserted, removed or moved.
 // A recorded patch (recordItemsPatch) names the positions to look at; without one every position is compared.
+// `scratch`: a mask of an earlier run to write into (cleared first) instead of a new one, when it has the length.
 export function changedInPlace(
   items: readonly FrontierInputItem[],
   previous: readonly FrontierInputItem[],
   index: ItemIndex,
+  scratch: Uint8Array | null = null,
 ): ChangedPositions | null {
   const n = items.length;
   if (previous.length !== n) {
     return null;
   }
-  const mask = new Uint8Array(n);
+  const mask = scratch !== null && scratch.length === n ? scratch.fill(0) : new Uint8Array(n);
   const ids = index.ids;
   const patched = patchedSince(items, previous);
   if (patched !== null) {

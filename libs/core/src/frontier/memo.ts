@@ -62,6 +62,10 @@ export interface FrontierState {
   // a run after a write: the positions whose list entry may differ from the previous answer's (null: any, or too
   // many to patch the lists)
   edits: readonly ListEdit[] | null;
+  // buffers a run after a write uses and the next one may use again (at 1M items, fresh ones a write were external
+  // memory that brought each GC nearer): the changed-positions mask, the touched mask, and the lists' positions
+  // before last (free once this run's lists replaced them)
+  scratch: { changed: Uint8Array | null; touched: Uint8Array | null; positions: Int32Array[] | null };
 }
 
 // A position whose list entry may have changed: the bucket its previous entry was in (-1: none) and that entry's stamp.

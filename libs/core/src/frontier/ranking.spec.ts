@@ -177,7 +177,13 @@ describe('placeInOrder', () => {
           rankCandidates(ranked, facts);
           const kept = Int32Array.from(ranked.filter((v) => !rows[v].moved));
           const moved = ranked.filter((v) => rows[v].moved).reverse();
-          expect([...placeInOrder(kept, moved, facts)]).toEqual(ranked);
+          expect([...placeInOrder(kept, moved.slice(), facts)]).toEqual(ranked);
+          // in place when the buffer behind the kept entries has room for the moved ones
+          const buffer = new Int32Array(ranked.length + 3).fill(-1);
+          buffer.set(kept);
+          const placed = placeInOrder(buffer.subarray(0, kept.length), moved.slice(), facts);
+          expect([...placed]).toEqual(ranked);
+          expect(placed.buffer).toBe(buffer.buffer);
         },
       ),
       { numRuns: 500 },

@@ -142,13 +142,16 @@ export function compareCandidates(a: number, b: number, facts: RankFacts): numbe
 
 // The rank order after a write: `kept` (the previous order less the candidates whose keys may have changed, so still
 // in order) with `moved` (those candidates) placed by binary search. Linear copying and a few comparisons each,
-// where a sort of every candidate would compare them all.
+// where a sort of every candidate would compare them all. The order is written in place when the buffer behind
+// `kept` has room after it (the kept entries shifted up in runs, from the last), else into a new buffer with room to
+// spare: at 1M candidates a fresh 4 MB array a write was external memory that brought the next GC nearer.
 export function placeInOrder(kept: Int32Array, moved: number[], facts: RankFacts): Int32Array {
   moved.sort((a, b) => compareCandidates(a, b, facts));
-  const order = new Int32Array(kept.length + moved.length);
+  // each moved candidate's place among the kept ones (the kept entries ranked before it)
+  const at = new Int32Array(moved.length);
   let from = 0;
-  let at = 0;
-  for (const v of moved) {
+  for (let j = 0; j < moved.length; j++) {
+    const v = moved[j];
     let low = from;
     let high = kept.length;
     while (low < high) {
@@ -159,13 +162,34 @@ export function placeInOrder(kept: Int32Array, moved: number[], facts: RankFacts
         high = middle;
       }
     }
-    order.set(kept.subarray(from, low), at);
-    at += low - from;
+    at[j] = low;
     from = low;
-    order[at++] = v;
   }
-  order.set(kept.subarray(from), at);
-  return order;
+  const size = kept.length + moved.length;
+  let buffer = roomBehind(kept);
+  if (buffer.length < size) {
+    buffer = new Int32Array(size + (size >> 6) + 64);
+    buffer.set(kept);
+  }
+  // from the last: each moved candidate's run of later kept entries moves up past it, then it goes in
+  let end = size;
+  let keptEnd = kept.length;
+  for (let j = moved.length - 1; j >= 0; j--) {
+    const run = keptEnd - at[j];
+    buffer.copyWithin(end - run, at[j], keptEnd);
+    end -= run;
+    buffer[--end] = moved[j];
+    keptEnd = at[j];
+  }
+  return buffer.subarray(0, size);
+}
+
+// The whole buffer a view starts at the beginning of (its own length when it starts elsewhere).
+function roomBehind(view: Int32Array): Int32Array {
+  if (view.byteOffset !== 0) {
+    return view;
+  }
+  return new Int32Array(view.buffer, 0, view.buffer.byteLength / Int32Array.BYTES_PER_ELEMENT);
 }
 
 const MAX_DIGIT_BITS = 16;
