@@ -11,6 +11,7 @@ import {
   visibleEvents,
 } from '../state/selectors';
 import type { SortKey } from '../state/list-query';
+import { widestRef } from '../state/ref-widths';
 import { FrontierTab, isFrontierTab, State, Tab } from '../state/state';
 import type {
   ClaimHolder,
@@ -67,20 +68,9 @@ const MIN_TITLE = 18;
 // the Blocked tab's why-columns give way first while the title would be narrower than this (a title matters more)
 const MIN_TITLE_WITH_WHY = 28;
 
-const refWidths = new WeakMap<object, number>();
-
-// The widest ref of the frontier, computed once per frontier answer.
+// The widest ref of the frontier shown (state/ref-widths.ts: counted once per answer, carried across deltas).
 export function refWidthOf(state: State): number {
-  const f = state.frontier;
-  if (!f) return 8;
-  let w = refWidths.get(f);
-  if (w === undefined) {
-    w = 6;
-    for (const bucket of [f.runnable, f.blocked, f.frozen])
-      for (const r of bucket) if (r.item_id.length > w) w = r.item_id.length;
-    refWidths.set(f, w);
-  }
-  return w;
+  return state.frontier ? widestRef(state.frontier) : 8;
 }
 
 // `only`: the columns the user chose (tui.json), else all. The Blocked tab's own columns (blocked by, reason) show
