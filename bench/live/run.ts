@@ -9,6 +9,7 @@ import { EmbeddedServer } from '../../libs/database/src';
 import { createProject, insertEdges, insertItems, withClient } from '../../libs/testing/src/backlog-factory';
 import { SvcApi, SvcClient } from '../../libs/client/src';
 import { DaemonProcess, startDaemonProcess, SVC_BIN } from '../../libs/testing/src/daemon-process';
+import { BENCH_STATS_EVERY_MS } from '../../apps/tui/src/effects/frontier-live';
 import { TmuxSession } from '../../apps/tui/src/testing/tmux';
 import { generateBacklog } from '../frontier/generate';
 import { MixedResult, runMixed } from './mixed';
@@ -168,7 +169,15 @@ async function measure(server: EmbeddedServer, n: number, mixedMinutes: number):
   const session = new TmuxSession({
     width: 120,
     height: 36,
-    command: [process.execPath, SVC_BIN, 'tui', '--project', PROJECT],
+    // SVC_BENCH_TUI_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof": the TUI measured from the inside
+    command: [
+      process.execPath,
+      ...(process.env.SVC_BENCH_TUI_NODE_ARGS ?? '').split(' ').filter(Boolean),
+      SVC_BIN,
+      'tui',
+      '--project',
+      PROJECT,
+    ],
     env: {
       SVC_URL: daemon.url,
       SVC_TOKEN: daemon.token ?? '',
@@ -304,6 +313,8 @@ async function measure(server: EmbeddedServer, n: number, mixedMinutes: number):
     await Promise.all(writers);
     const burst = { tui: tuiCpu(), daemon: daemonCpu() };
     await poller;
+    // the TUI writes its counters at most every BENCH_STATS_EVERY_MS, the last time within that of its last change
+    await sleep(BENCH_STATS_EVERY_MS + 50);
     const readStats = () =>
       existsSync(join(dir, 'stats.json'))
         ? (JSON.parse(readFileSync(join(dir, 'stats.json'), 'utf8')) as { fallbacks: number; deltas: number })

@@ -11,6 +11,8 @@ import type { State } from '../state/state';
 export const FIRST_SCREEN_ITEMS = 200;
 
 const BENCH_STATS = process.env.SVC_TUI_BENCH_STATS;
+// bench/live waits this long after the last change it saw before it reads the counters
+export const BENCH_STATS_EVERY_MS = 250;
 
 // A frontier read main sent before the screen code loaded: the first items of each list and the whole answer.
 export interface FrontierPrefetch {
@@ -34,6 +36,7 @@ export class LiveFrontier {
   private mirror: FrontierMirror | null = null;
   // shown: the full answer (or a delta) reached the screen; the first items no longer may replace it
   private shown = false;
+  private statsTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly api: SvcApi,
@@ -107,7 +110,14 @@ export class LiveFrontier {
     }
     this.shown = true;
     this.changed();
-    // bench/live reads how the mirror kept up (deltas, full answers, fallbacks)
-    if (BENCH_STATS) writeFileSync(BENCH_STATS, JSON.stringify(mirror.stats));
+    // bench/live reads how the mirror kept up (deltas, full answers, fallbacks): at most every BENCH_STATS_EVERY_MS,
+    // the counters as they are then (a file written after each delta was a tenth of the TUI's CPU the bench measured)
+    if (BENCH_STATS && this.statsTimer === null) {
+      this.statsTimer = setTimeout(() => {
+        this.statsTimer = null;
+        writeFileSync(BENCH_STATS, JSON.stringify(mirror.stats));
+      }, BENCH_STATS_EVERY_MS);
+      this.statsTimer.unref();
+    }
   }
 }
