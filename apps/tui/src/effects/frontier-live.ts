@@ -4,7 +4,7 @@ import { FrontierChange, FrontierMirror, FrontierRead, SvcApi } from '@app/clien
 import type { FrontierResultWire } from '@app/contracts';
 
 import type { Action } from '../state/actions';
-import { carryRefWidths } from '../state/ref-widths';
+import { carryAnswerCounts } from '../state/answer-counts';
 import type { State } from '../state/state';
 
 // Items per list in the first screen's answer (a terminal shows a few dozen rows).
@@ -103,7 +103,7 @@ export class LiveFrontier {
     const state = this.state();
     // a delta applies to the answer shown; after the first items (or anything else) the whole answer goes in
     if (change.kind === 'delta' && this.shown && state.frontier === change.previous) {
-      carryRefWidths(change.previous, change.delta, change.answer);
+      carryAnswerCounts(change.previous, change.delta, change.answer);
       this.dispatch({ type: 'frontier_delta', project, frontier: change.answer, delta: change.delta });
     } else {
       this.dispatch({ type: 'frontier_loaded', project, frontier: change.answer });

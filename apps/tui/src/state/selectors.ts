@@ -1,5 +1,6 @@
 import type { Scope } from '../keys/keymap';
 import type { ClaimHolder, ConnectedMachineWire, EventWire, FrontierItemWire } from '../wire';
+import { conductRunnable } from './answer-counts';
 import { comparator, parseFilter, passes, SortKey } from './list-query';
 import { FrontierTab, isFrontierTab, State, Tab } from './state';
 
@@ -225,20 +226,14 @@ export function conductEligible(state: State): Set<string> {
   return set;
 }
 
-// Runnable conduct work held back by the WIP cap: conduct rows not in conduct_eligible.
-const suppressedCounts = new WeakMap<object, number>();
-
+// Runnable conduct work held back by the WIP cap: conduct rows not in conduct_eligible (a part of runnable), from the
+// answer's carried count of runnable conduct rows (answer-counts.ts) and the short eligible list.
 export function wipSuppressed(state: State): number {
   const f = state.frontier;
   if (!f) return 0;
-  let n = suppressedCounts.get(f);
-  if (n === undefined) {
-    const eligible = conductEligible(state);
-    n = 0;
-    for (const r of f.runnable) if (r.adapter === 'conduct' && !eligible.has(r.item_id)) n++;
-    suppressedCounts.set(f, n);
-  }
-  return n;
+  let eligibleConduct = 0;
+  for (const item of f.conduct_eligible) if (item.adapter === 'conduct') eligibleConduct++;
+  return conductRunnable(f) - eligibleConduct;
 }
 
 export function claimOf(state: State, ref: string): ClaimHolder | null {

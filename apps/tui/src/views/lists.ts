@@ -11,7 +11,7 @@ import {
   visibleEvents,
 } from '../state/selectors';
 import type { SortKey } from '../state/list-query';
-import { widestRef } from '../state/ref-widths';
+import { widestRef } from '../state/answer-counts';
 import { FrontierTab, isFrontierTab, State, Tab } from '../state/state';
 import type {
   ClaimHolder,
@@ -68,7 +68,7 @@ const MIN_TITLE = 18;
 // the Blocked tab's why-columns give way first while the title would be narrower than this (a title matters more)
 const MIN_TITLE_WITH_WHY = 28;
 
-// The widest ref of the frontier shown (state/ref-widths.ts: counted once per answer, carried across deltas).
+// The widest ref of the frontier shown (state/answer-counts.ts: counted once per answer, carried across deltas).
 export function refWidthOf(state: State): number {
   return state.frontier ? widestRef(state.frontier) : 8;
 }

@@ -2,11 +2,16 @@ import fc from 'fast-check';
 
 import { applyFrontierDelta, FrontierDeltaWire, FrontierItemWire, FrontierResultWire } from '@app/contracts';
 
-import { carryRefWidths, widestRef } from './ref-widths';
+import { carryAnswerCounts, conductRunnable, widestRef } from './answer-counts';
 
 const LISTS = ['runnable', 'blocked', 'frozen', 'conduct_eligible'] as const;
 
-const item = (ref: string) => ({ item_id: ref }) as FrontierItemWire;
+// the adapter follows from the ref (so a test draws refs only): conduct when its number is even
+const item = (ref: string) =>
+  ({
+    item_id: ref,
+    adapter: Number(ref.slice(ref.indexOf('-') + 1)) % 2 === 0 ? 'conduct' : 'advance',
+  }) as FrontierItemWire;
 
 const answerOf = (lists: string[][]): FrontierResultWire =>
   ({
@@ -18,10 +23,14 @@ const answerOf = (lists: string[][]): FrontierResultWire =>
     wip_active: 0,
   }) as FrontierResultWire;
 
-// the widest ref read from every item (a copy: nothing counted for it before)
-const scanned = (answer: FrontierResultWire) => widestRef(JSON.parse(JSON.stringify(answer)) as FrontierResultWire);
+// the counts read from every item (a copy: nothing counted for it before)
+const scanned = (answer: FrontierResultWire) => {
+  const copy = JSON.parse(JSON.stringify(answer)) as FrontierResultWire;
+  return { widest: widestRef(copy), conduct: conductRunnable(copy) };
+};
+const counted = (answer: FrontierResultWire) => ({ widest: widestRef(answer), conduct: conductRunnable(answer) });
 
-describe('widestRef across deltas', () => {
+describe('answer counts across deltas', () => {
   it('should be what reading every ref gives, delta after delta', () => {
     const ref = fc.stringMatching(/^[A-Z]{1,3}-[0-9]{1,12}$/);
     const lists = fc.array(fc.array(ref, { maxLength: 8 }), { minLength: 4, maxLength: 4 });
@@ -33,7 +42,7 @@ describe('widestRef across deltas', () => {
     fc.assert(
       fc.property(lists, fc.array(step, { maxLength: 6 }), fc.array(fc.nat()), (start, steps, seeds) => {
         let answer = answerOf(start);
-        expect(widestRef(answer)).toBe(scanned(answer));
+        expect(counted(answer)).toEqual(scanned(answer));
         steps.forEach((lists, s) => {
           const delta = { base: 'a', etag: 'b', wip_cap: 3, wip_active: 0 } as FrontierDeltaWire;
           LISTS.forEach((name, l) => {
@@ -48,8 +57,8 @@ describe('widestRef across deltas', () => {
             delta[name] = { drop, put: lists[l].put.map((r, k) => [at[k], item(r)]) };
           });
           const next = applyFrontierDelta(answer, delta);
-          carryRefWidths(answer, delta, next);
-          expect(widestRef(next)).toBe(scanned(next));
+          carryAnswerCounts(answer, delta, next);
+          expect(counted(next)).toEqual(scanned(next));
           answer = next;
         });
       }),
@@ -57,7 +66,7 @@ describe('widestRef across deltas', () => {
     );
   });
 
-  it('should narrow when the widest ref leaves', () => {
+  it('should narrow the ref column when the widest ref leaves', () => {
     const base = answerOf([['A-1', 'A-1234567890'], [], [], []]);
     expect(widestRef(base)).toBe(12);
     const delta = {
@@ -71,7 +80,7 @@ describe('widestRef across deltas', () => {
       conduct_eligible: { drop: [], put: [] },
     } as FrontierDeltaWire;
     const next = applyFrontierDelta(base, delta);
-    carryRefWidths(base, delta, next);
+    carryAnswerCounts(base, delta, next);
     expect(widestRef(next)).toBe(6);
   });
 });
