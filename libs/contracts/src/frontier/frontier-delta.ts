@@ -38,6 +38,8 @@ export function applyListDelta<T>(base: readonly T[], delta: { drop: number[]; p
   const { drop, put } = delta;
   const length = base.length - drop.length + put.length;
   if (length < 0) throw new Error('frontier delta: drops more items than the list holds');
+  if (!ascendingBelow(drop, base.length)) throw new Error('frontier delta: drops positions not in the list');
+  if (drop.length + put.length <= SPLICE_AT_MOST) return spliced(base, drop, put, length);
   const out = new Array<T>(length);
   let d = 0;
   let b = 0;
@@ -55,6 +57,33 @@ export function applyListDelta<T>(base: readonly T[], delta: { drop: number[]; p
     out[i] = base[b++];
   }
   if (p !== put.length || d + (base.length - b) !== drop.length) throw new Error('frontier delta: does not fit');
+  return out;
+}
+
+// Past this many drops and puts a list is copied item by item; up to it, the kept runs are moved by the engine's
+// copies (one slice, a splice per change): a write's delta changes an item or two of a list of 100k.
+const SPLICE_AT_MOST = 8;
+
+function ascendingBelow(positions: readonly number[], limit: number): boolean {
+  for (let k = 0; k < positions.length; k++) {
+    const at = positions[k];
+    if (!Number.isInteger(at) || at < 0 || at >= limit || (k > 0 && at <= positions[k - 1])) return false;
+  }
+  return true;
+}
+
+function spliced<T>(base: readonly T[], drop: number[], put: [number, T][], length: number): T[] {
+  if (
+    !ascendingBelow(
+      put.map(([at]) => at),
+      length,
+    )
+  ) {
+    throw new Error('frontier delta: does not fit');
+  }
+  const out = base.slice();
+  for (let d = drop.length - 1; d >= 0; d--) out.splice(drop[d], 1);
+  for (const [at, item] of put) out.splice(at, 0, item);
   return out;
 }
 
