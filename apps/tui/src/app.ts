@@ -40,6 +40,8 @@ export class App {
   private readonly layout: Layout;
   private timer: NodeJS.Timeout | null = null;
   private lastRender = 0;
+  // the next frame is drawn whatever changed (the first, and after a resize)
+  private mustDraw = true;
   private destroyed = false;
   private readonly keymap: readonly KeyBinding[];
 
@@ -52,7 +54,10 @@ export class App {
     options.screen.on('keypress', (ch: string | undefined, key: blessed.Widgets.Events.IKeyEventArg) =>
       this.onKey(ch, key),
     );
-    options.screen.on('resize', () => this.renderNow());
+    options.screen.on('resize', () => {
+      this.mustDraw = true;
+      this.renderNow();
+    });
     if (options.mouse) {
       const program = options.screen.program as unknown as {
         on(event: 'mouse', listener: (data: MouseEvent) => void): void;
@@ -161,10 +166,15 @@ export class App {
       this.timer = null;
     }
     const state = this.store.state;
-    const { pageSize, helpScrollMax } = this.layout.update(state);
-    this.options.screen.render();
-    this.lastRender = Date.now();
-    this.options.onFrame?.(state);
+    const { pageSize, helpScrollMax, changed } = this.layout.update(state);
+    // a change of state that leaves every region as drawn (the events of a tab not shown, say) draws nothing: at 20
+    // writes a second a third of the frames were such, and blessed's render walks every cell of every region
+    if (changed || this.mustDraw) {
+      this.mustDraw = false;
+      this.options.screen.render();
+      this.lastRender = Date.now();
+      this.options.onFrame?.(state);
+    }
     const help = state.dialog?.kind === 'help' ? state.dialog : null;
     if (pageSize !== state.pageSize || (help && helpScrollMax !== undefined && (help.scroll ?? 0) > helpScrollMax)) {
       this.store.dispatch({ type: 'layout', pageSize, helpScrollMax });

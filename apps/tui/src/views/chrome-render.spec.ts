@@ -2,6 +2,7 @@ import { App } from '../app';
 import type { Action } from '../state/actions';
 import { initialState, STATUS_TTL_MS } from '../state/state';
 import {
+  event,
   frontier,
   item,
   machineRequest,
@@ -63,6 +64,26 @@ describe('chrome: messages, footer, help, colour', () => {
   afterEach(() => {
     app?.stop();
     t?.destroy();
+  });
+
+  describe('frames', () => {
+    it('should draw a frame only when a region changed, and always after a resize', () => {
+      start();
+      const render = jest.spyOn(t.screen, 'render');
+      // on the Runnable tab, a new event changes no region
+      dispatch({ type: 'events_loaded', events: [event(1)] });
+      expect(render).not.toHaveBeenCalled();
+      // a title on screen does
+      const runnable = Array.from({ length: 30 }, (_, i) => item(i + 1, i === 0 ? { title: 'renamed live' } : {}));
+      dispatch({ type: 'frontier_loaded', project: 'atlas', frontier: frontier(runnable, [], []) });
+      expect(render).toHaveBeenCalledTimes(1);
+      expect(t.lines().join('\n')).toContain('renamed live');
+      // the same state again: nothing to draw
+      app.renderNow();
+      expect(render).toHaveBeenCalledTimes(1);
+      t.screen.emit('resize');
+      expect(render).toHaveBeenCalledTimes(2);
+    });
   });
 
   describe('messages', () => {

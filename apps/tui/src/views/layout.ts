@@ -85,6 +85,11 @@ export class Layout {
   // the first line of the selected edge in the last detail content (null: none)
   private detailSelected: number | null = null;
   private lastReady: { ref: string; width: number; lines: string[] } | null = null;
+  // whether this update set any region's text, and every region's place, size, label and visibility at the last
+  // update: an update that changed neither leaves the screen as the last frame drew it
+  private changed = false;
+  private lastShape = '';
+  private readonly labels = new Map<blessed.Widgets.BoxElement, string>();
 
   // what the last frame drew where (mouse clicks)
   geometry: Geometry | null = null;
@@ -127,15 +132,23 @@ export class Layout {
     });
   }
 
+  private label(el: blessed.Widgets.BoxElement, text: string): void {
+    if (this.labels.get(el) === text) return;
+    this.labels.set(el, text);
+    el.setLabel(text);
+  }
+
   private set(el: blessed.Widgets.BoxElement, content: string): void {
     if (this.contents.get(el) === content) return;
+    this.changed = true;
     this.contents.set(el, content);
     el.setContent(content);
   }
 
   // Lays out and fills every region from the state; returns the number of list rows (the page size) and, with the
   // help open, the last line the help can scroll to.
-  update(state: State): { pageSize: number; helpScrollMax?: number } {
+  update(state: State): { pageSize: number; helpScrollMax?: number; changed: boolean } {
+    this.changed = false;
     const width = Math.max(20, (this.screen.width as number) || 80);
     const height = Math.max(6, (this.screen.height as number) || 24);
     const g = geometry(state, width, height);
@@ -185,7 +198,8 @@ export class Layout {
       if (selected !== null && selected < scroll) scroll = selected;
       else if (selected !== null && selected >= scroll + inner) scroll = Math.min(maxScroll, selected - inner + 1);
       const shown = lines.slice(scroll, scroll + inner);
-      this.detail.setLabel(
+      this.label(
+        this.detail,
         waiting
           ? ` Detail (loading ${waiting}…) `
           : maxScroll > 0
@@ -204,14 +218,22 @@ export class Layout {
     if (overlay) {
       this.overlay.width = Math.min(width, overlay.width);
       this.overlay.height = Math.min(height, overlay.lines.length + 2);
-      this.overlay.setLabel(overlay.title);
+      this.label(this.overlay, overlay.title);
       this.set(this.overlay, overlay.lines.join('\n'));
       this.overlay.show();
       this.overlay.setFront();
     } else {
       this.overlay.hide();
     }
-    return { pageSize: Math.max(1, g.listRows), helpScrollMax: overlay?.scrollMax };
+    const shape = [
+      `${width}x${height}`,
+      ...[this.listHeader, this.list, this.detail, this.overlay].map((el) =>
+        el.hidden ? '-' : `${el.left},${el.top},${el.width},${el.height},${this.labels.get(el) ?? ''}`,
+      ),
+    ].join('|');
+    const changed = this.changed || shape !== this.lastShape;
+    this.lastShape = shape;
+    return { pageSize: Math.max(1, g.listRows), helpScrollMax: overlay?.scrollMax, changed };
   }
 
   // What a mouse event at (x, y) (0-based cells) is over, from what the last frame drew.
