@@ -1,4 +1,4 @@
-import { App } from '../app';
+import { App, FRAME_MS } from '../app';
 import type { Action } from '../state/actions';
 import { initialState, STATUS_TTL_MS } from '../state/state';
 import {
@@ -83,6 +83,37 @@ describe('chrome: messages, footer, help, colour', () => {
       expect(render).toHaveBeenCalledTimes(1);
       t.screen.emit('resize');
       expect(render).toHaveBeenCalledTimes(2);
+    });
+
+    it('should draw a lone data change on the next turn, and at most one frame per FRAME_MS', () => {
+      start();
+      // the frame the first frame's page size asked for
+      app.renderNow();
+      jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate'] });
+      try {
+        const render = jest.spyOn(t.screen, 'render');
+        const retitle = (title: string) =>
+          app.store.dispatch({
+            type: 'frontier_loaded',
+            project: 'atlas',
+            frontier: frontier([item(1, { title }), item(2)], [], []),
+          });
+        // quiet for longer than a frame: drawn on the next turn
+        jest.advanceTimersByTime(FRAME_MS);
+        retitle('first');
+        jest.advanceTimersByTime(0);
+        expect(render).toHaveBeenCalledTimes(1);
+        // right after a frame: held until FRAME_MS after it, with what came meanwhile
+        retitle('second');
+        retitle('third');
+        jest.advanceTimersByTime(FRAME_MS - 1);
+        expect(render).toHaveBeenCalledTimes(1);
+        jest.advanceTimersByTime(1);
+        expect(render).toHaveBeenCalledTimes(2);
+        expect(t.lines().join('\n')).toContain('third');
+      } finally {
+        jest.useRealTimers();
+      }
     });
   });
 
