@@ -233,7 +233,8 @@ export function wipSuppressed(state: State): number {
   if (!f) return 0;
   let eligibleConduct = 0;
   for (const item of f.conduct_eligible) if (item.adapter === 'conduct') eligibleConduct++;
-  return conductRunnable(f) - eligibleConduct;
+  // (a first page of the answer may hold eligible rows past its runnable ones: never below none)
+  return Math.max(0, conductRunnable(f) - eligibleConduct);
 }
 
 export function claimOf(state: State, ref: string): ClaimHolder | null {
