@@ -11,13 +11,16 @@ import { generatedRows } from './profile';
 // In-process profile of the daemon's work between a one-item write and the delta it answers (issue 27's 1M target):
 // patch the graph at the written row, compute_frontier with the memo, serialize, record in the history, the delta
 // since the answer before. No database or HTTP: what is left is the frontier's own cost per write, by step.
-// `node -r ts-node/register/transpile-only -r tsconfig-paths/register bench/frontier/write-path.ts 1000000 [writes]`
+// `node -r ts-node/register/transpile-only -r tsconfig-paths/register bench/frontier/write-path.ts 1000000 [writes] [per]`
+// per: items written before each run (1; bench:live's burst runs once for several writers' writes: 5 retitles the top
+// five at once).
 // With SVC_BENCH_PROFILE=<file>, a CPU profile of the writes alone is written there. Prints one JSON line: the median of
 // each step, in ms.
 
 async function main(): Promise<void> {
   const n = Number(process.argv[2] ?? 100_000);
   const writes = Number(process.argv[3] ?? 20);
+  const per = Number(process.argv[4] ?? 1);
   const rows = generatedRows(n);
   const reuse = new GraphReuse();
   let graph = buildProjectGraph(rows, reuse);
@@ -62,14 +65,17 @@ async function main(): Promise<void> {
   observer.observe({ entryTypes: ['gc'] });
   for (let w = 0; w < writes; w++) {
     // a title write on one of the top runnable items, as bench:live's delta phase does
-    const target = last.computation.runnable[w % 5];
-    const at = byId.get(target.item_id)!;
+    const targets = per === 1 ? [last.computation.runnable[w % 5]] : last.computation.runnable.slice(0, per);
     // each write its own task, as in the daemon (what a task holds until it ends, such as WeakRef targets, is let go)
     await new Promise((resolve) => setImmediate(resolve));
-    const row = { ...rows.candidates[at], title: `written ${w}` };
-    rows.candidates[at] = row;
+    const written = targets.map((target) => {
+      const at = byId.get(target.item_id)!;
+      const row = { ...rows.candidates[at], title: `written ${w}` };
+      rows.candidates[at] = row;
+      return row;
+    });
     const t0 = performance.now();
-    graph = patchProjectGraph(graph, [row], graph.workflows, reuse);
+    graph = patchProjectGraph(graph, written, graph.workflows, reuse);
     const t1 = performance.now();
     const base = last.serialized.etag;
     last = answer();
@@ -94,7 +100,7 @@ async function main(): Promise<void> {
   const med = (v: number[]) => Math.round([...v].sort((a, b) => a - b)[Math.floor(v.length / 2)] * 10) / 10;
   const out = Object.fromEntries(Object.entries(steps).map(([k, v]) => [k, med(v)]));
   process.stdout.write(
-    `${JSON.stringify({ items: n, writes, ...out, gc_ms_per_write: Math.round((gc.ms / writes) * 10) / 10, rss_mb: Math.round(process.memoryUsage().rss / 2 ** 20) })}\n`,
+    `${JSON.stringify({ items: n, writes, per, ...out, rendered: serializer.rendered, gc_ms_per_write: Math.round((gc.ms / writes) * 10) / 10, rss_mb: Math.round(process.memoryUsage().rss / 2 ** 20) })}\n`,
   );
 }
 

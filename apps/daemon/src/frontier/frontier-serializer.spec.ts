@@ -190,6 +190,24 @@ describe(FrontierSerializer.name, () => {
     expect(body).toContain('"title":"renamed"');
   });
 
+  // bench:live's burst: five writers retitle the top five items, and a run computed once for all of them
+  it('should re-render only a run of changed items longer than the look-ahead, not the items after it', () => {
+    const w = world(1200, [1], [], [0]);
+    const sut = new FrontierSerializer();
+    const memo = new FrontierMemo();
+    const first = computeFrontier({ items: w.items, edges: w.edges, blockerFacts: w.facts, wipCap: 3 }, memo);
+    expectStringifiedBytes(sut, first, createRefResolver(w.items, w.facts));
+    const top = new Set(first.runnable.slice(0, 6).map((i) => i.item_id));
+    const items = w.items.map((i) => (top.has(i.id) ? { ...i, title: `${i.title} retitled` } : i));
+    const second = computeFrontier({ items, edges: w.edges, blockerFacts: w.facts, wipCap: 3 }, memo);
+    expectStringifiedBytes(sut, second, createRefResolver(items, w.facts));
+    expect(second.runnable.slice(0, 6).map((i) => i.item_id)).toEqual([...top]);
+    // each changed item once in each list that shows it (conduct_eligible repeats the runnable ones admitted)
+    const inConduct = second.conduct_eligible.filter((i) => top.has(i.item_id)).length;
+    expect(inConduct).toBeGreaterThan(0);
+    expect(sut.rendered).toBe(6 + inConduct);
+  });
+
   // the ETag is a digest of the pieces' digests (etagOf): after a write only the pieces around it are hashed again
   it('should hash again only the pieces a write reached, and give the tag of serializing the whole answer', () => {
     const w = world(3000, [1, 2], [], [0]);

@@ -397,6 +397,10 @@ function placeList(
     if (j < before.length && sameWireFields(before[j], item)) {
       list = was;
       at = j++;
+    } else if (j < before.length && before[j].item_id === item.item_id) {
+      // the same item in the same place, changed: encoded, and the last body's copy passed by (a run of changed items
+      // longer than LOOK_AHEAD, such as the top five retitled, would otherwise miss every item after it)
+      j++;
     } else {
       // a few places ahead: the items in between left the list or moved down
       for (let d = 1; d <= LOOK_AHEAD && j + d < before.length; d++) {
