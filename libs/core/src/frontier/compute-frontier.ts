@@ -3,6 +3,7 @@ import { namedStuckCycles } from './stuck-cycles';
 import { EdgeResolution } from './edge-resolution';
 import { EdgeStructure } from './edge-structure';
 import { ChangedPositions, changedInPlace, indexItems } from './item-index';
+import { roomBehind, withRoom } from './position-buffers';
 import { compareCandidates, placeInOrder, RankFacts, rankCandidates } from './ranking';
 import {
   CHARGE_RELEVANT_STATUSES,
@@ -497,16 +498,6 @@ function indicesOfStamps(stamps: Float64Array, wanted: readonly number[]): numbe
   return found;
 }
 
-// A positions list of `size` in a buffer with room for a few more (the next run may write into it).
-function withRoom(size: number): Int32Array {
-  return new Int32Array(size + (size >> 6) + 64).subarray(0, size);
-}
-
-// The whole buffer under a list of positions.
-function wholeBuffer(positions: Int32Array): Int32Array {
-  return new Int32Array(positions.buffer, 0, positions.buffer.byteLength / Int32Array.BYTES_PER_ELEMENT);
-}
-
 // The lists after a write that changed a few entries (state.edits): each list is the previous one with those entries
 // taken out and the affected items of that bucket put back at their rank, copied in runs. Every other item kept its
 // output object, bucket and rank keys, so the lists it leaves are still in rank order. A run thus reads the previous
@@ -628,7 +619,7 @@ export function computeFrontier(input: FrontierInput, memo?: FrontierMemo): Fron
   const positionsBefore = state.listPositions;
   const { lists, stamps, positions } = layOutLists(state);
   // the positions before these are read by no one now: the next run writes its own into them
-  state.scratch = { ...state.scratch, positions: positionsBefore === null ? null : positionsBefore.map(wholeBuffer) };
+  state.scratch = { ...state.scratch, positions: positionsBefore === null ? null : positionsBefore.map(roomBehind) };
   state.lists = lists;
   state.listStamps = stamps;
   state.listPositions = positions;

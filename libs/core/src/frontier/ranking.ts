@@ -1,3 +1,4 @@
+import { roomBehind, withRoom } from './position-buffers';
 import { parseTimestamp } from './timestamps';
 import { FrontierInputItem, FrontierItem, RankingKey } from './vocabulary';
 
@@ -168,7 +169,7 @@ export function placeInOrder(kept: Int32Array, moved: number[], facts: RankFacts
   const size = kept.length + moved.length;
   let buffer = roomBehind(kept);
   if (buffer.length < size) {
-    buffer = new Int32Array(size + (size >> 6) + 64);
+    buffer = roomBehind(withRoom(size));
     buffer.set(kept);
   }
   // from the last: each moved candidate's run of later kept entries moves up past it, then it goes in
@@ -182,14 +183,6 @@ export function placeInOrder(kept: Int32Array, moved: number[], facts: RankFacts
     keptEnd = at[j];
   }
   return buffer.subarray(0, size);
-}
-
-// The whole buffer a view starts at the beginning of (its own length when it starts elsewhere).
-function roomBehind(view: Int32Array): Int32Array {
-  if (view.byteOffset !== 0) {
-    return view;
-  }
-  return new Int32Array(view.buffer, 0, view.buffer.byteLength / Int32Array.BYTES_PER_ELEMENT);
 }
 
 const MAX_DIGIT_BITS = 16;
