@@ -12,6 +12,7 @@ import { APP_CONFIG, AppConfig } from './config/config';
 import { DatabaseModule } from './database/database.module';
 import { FEATURE_MODULES } from './feature-modules';
 import { HealthModule } from './health/health.module';
+import { WriteContextInterceptor } from './rulebook/write-context.interceptor';
 
 @Module({})
 export class AppModule {
@@ -31,6 +32,7 @@ export class AppModule {
         { provide: APP_CONFIG, useValue: config },
         { provide: APP_FILTER, useClass: GlobalExceptionFilter },
         { provide: APP_INTERCEPTOR, useClass: InputEdgeInterceptor },
+        { provide: APP_INTERCEPTOR, useExisting: WriteContextInterceptor },
       ],
       exports: [APP_CONFIG],
       global: true,

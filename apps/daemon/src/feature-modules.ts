@@ -23,9 +23,13 @@ import { TeamModule } from './team/team.module';
 import { DoctorModule } from './doctor/doctor.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { McpModule } from './mcp/mcp.module';
+import { RulebookModule } from './rulebook/rulebook.module';
+import { HistoryModule } from './history/history.module';
 
 // The daemon's feature modules. Each feature adds its module here (one line each); app.module.ts imports the list.
 export const FEATURE_MODULES: Type[] = [
+  RulebookModule,
+  HistoryModule,
   RefsModule,
   EventsModule,
   DbClaimsModule,

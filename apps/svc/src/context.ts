@@ -39,7 +39,7 @@ export function connectionFor(command: Command) {
 // Commands that need a credential: without any, NotConnectedError says how to get one.
 export function apiOf(command: Command): SvcApi {
   const { url, token } = command.optsWithGlobals<GlobalOptions>();
-  return apiFor(connectedCredentials({ url, token }));
+  return apiFor(connectedCredentials({ url, token }), 'cli');
 }
 
 export function wantsJson(command: Command): boolean {

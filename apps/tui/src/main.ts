@@ -91,7 +91,7 @@ export async function runTui(argv: string[], options: { exitMessage?: boolean } 
     return 2;
   }
   const connection = resolveConnection({ url: args.url });
-  const api = apiFor(connection);
+  const api = apiFor(connection, 'tui');
   // the daemon answers while the screen code loads
   const early = prefetch(api, args.project);
   const widgets = await import('./views/widgets');

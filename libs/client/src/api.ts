@@ -65,6 +65,8 @@ import type {
   RegisterSessionResponse,
   ReleaseClaimResponse,
   ScheduleResponse,
+  SessionNoticesResponse,
+  HistoryResponse,
   WhoAmIResponse,
   DoctorReport,
 } from '@app/contracts';
@@ -369,6 +371,23 @@ export class SvcApi {
   // ---- sessions (more)
   session(id: string | number): Promise<SessionResponse> {
     return this.http.get(`v1/sessions/${seg(id)}`);
+  }
+
+  // Claims the session lost and others' changes to items it holds, since record `after`.
+  sessionNotices(id: string | number, after = '0'): Promise<SessionNoticesResponse> {
+    return this.http.get(`v1/sessions/${seg(id)}/notices`, { after });
+  }
+
+  // One item's change record, newest first.
+  itemHistory(ref: string, query: { limit?: number; before?: string } = {}): Promise<HistoryResponse> {
+    return this.http.get(`v1/items/${seg(ref)}/history`, query);
+  }
+
+  // The audit log: every change the caller may see, newest first.
+  history(
+    query: { project?: string; item?: string; actor?: string; object?: string; limit?: number; before?: string } = {},
+  ): Promise<HistoryResponse> {
+    return this.http.get('v1/history', query);
   }
 
   heartbeat(id: string | number): Promise<HeartbeatResponse> {

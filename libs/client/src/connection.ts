@@ -1,3 +1,5 @@
+import { CLIENT_HEADER, WritePath } from '@app/contracts';
+
 import { SvcApi } from './api';
 import { defaultConfigDir, findCredentials, NotConnectedError, readCredentials } from './credentials';
 import { SvcClient } from './http-client';
@@ -40,8 +42,11 @@ export function connectedCredentials(
   return { url, token };
 }
 
-export function apiFor(connection: Connection): SvcApi {
-  return new SvcApi(new SvcClient(connection.url, connection.token));
+// `client` names the front end in every request (x-svc-client), for the daemon's record of who changed what.
+export function apiFor(connection: Connection, client?: WritePath): SvcApi {
+  const http = new SvcClient(connection.url, connection.token);
+  if (client) http.headers[CLIENT_HEADER] = client;
+  return new SvcApi(http);
 }
 
 // For a command that needs a credential: the API of the connection its global options name (NotConnectedError

@@ -44,6 +44,10 @@ export interface RawResponse {
 }
 
 export class SvcClient {
+  // Sent with every request: the front end (x-svc-client) and, for an agent, its executor session (x-svc-session),
+  // which the daemon's record of each write and its claim rule read.
+  readonly headers: Record<string, string> = {};
+
   constructor(
     readonly baseUrl: string,
     private readonly token: string | null,
@@ -100,7 +104,7 @@ export class SvcClient {
       if (Array.isArray(value)) value.forEach((v) => url.searchParams.append(key, String(v)));
       else url.searchParams.set(key, String(value));
     }
-    const headers: Record<string, string> = { accept: 'application/json', ...(options.headers ?? {}) };
+    const headers: Record<string, string> = { accept: 'application/json', ...this.headers, ...(options.headers ?? {}) };
     if (this.token) headers.authorization = `Bearer ${this.token}`;
     let body: string | undefined;
     if (options.body !== undefined && method !== 'GET' && method !== 'DELETE') {

@@ -9,6 +9,7 @@ export * from './frontier/frontier';
 export * from './frontier/frontier-delta';
 export * from './machines/machines';
 export * from './records/records';
+export * from './history/history';
 export * from './sessions/sessions';
 export * from './transfer/transfer';
 export * from './machine-authorization/models';

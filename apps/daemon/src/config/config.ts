@@ -24,6 +24,8 @@ export interface AppConfig {
   mode: ServerMode;
   oidc: { issuer?: string; clientId?: string; clientSecret?: string; allowedDomains: string[] };
   eventRetentionDays: number;
+  // change records (item history, audit log) older than this many days are swept; 0 keeps them all
+  historyRetentionDays: number;
   // Concurrent event streams per actor and per client address, counted by each daemon process.
   eventStreamsPerActor: number;
   eventStreamsPerAddress: number;
@@ -93,6 +95,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
         .filter((s) => s.length > 0),
     },
     eventRetentionDays: dto.SVC_EVENT_RETENTION_DAYS ?? 30,
+    historyRetentionDays: dto.SVC_HISTORY_RETENTION_DAYS ?? 0,
     eventStreamsPerActor: dto.SVC_EVENT_STREAMS_PER_ACTOR ?? 16,
     eventStreamsPerAddress: dto.SVC_EVENT_STREAMS_PER_ADDRESS ?? 32,
     bodyLimit: dto.SVC_BODY_LIMIT ?? 1024 * 1024,

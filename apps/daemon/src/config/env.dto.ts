@@ -40,6 +40,7 @@ export class EnvDto {
   @IsOptional() @IsString() SVC_OIDC_ALLOWED_DOMAINS?: string;
 
   @IsOptional() @Transform(toNumber) @IsInt() @Min(1) SVC_EVENT_RETENTION_DAYS?: number;
+  @IsOptional() @Transform(toNumber) @IsInt() @Min(0) SVC_HISTORY_RETENTION_DAYS?: number;
 
   @IsOptional() @Transform(toNumber) @IsInt() @Min(1) @Max(10_000) SVC_EVENT_STREAMS_PER_ACTOR?: number;
 

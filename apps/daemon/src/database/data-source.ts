@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { parse } from 'pg-connection-string';
 import { DataSourceOptions } from 'typeorm';
 
+import { WriterSubscriber } from './writer.subscriber';
+
 // TypeORM's own URL parser drops query parameters such as ?host=/socket/dir, so the URL is parsed here.
 export function connectionParts(url: string) {
   const parts = parse(url);
@@ -26,6 +28,8 @@ export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions
     migrationsTableName: 'migrations',
     migrations: [join(__dirname, 'migrations', '*.{ts,js}')],
     entities: [],
+    // names the writer of every transaction opened during a write (the change record, issue 36)
+    subscribers: [WriterSubscriber],
     logging: false,
     // A connection attempt to a database that is away fails within seconds (answered 503), never hangs a request.
     extra: { max: poolSize, application_name: 'svc-daemon', connectionTimeoutMillis: 5000, keepAlive: true },

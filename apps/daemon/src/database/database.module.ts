@@ -1,7 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource, DataSourceOptions } from 'typeorm';
 
 import { dataSourceOptions } from './data-source';
+import { recordAutocommitWrites } from './writer.subscriber';
 
 @Module({})
 export class DatabaseModule {
@@ -9,11 +11,19 @@ export class DatabaseModule {
     return {
       module: DatabaseModule,
       imports: [
-        TypeOrmModule.forRoot({
-          ...dataSourceOptions(url, poolSize),
-          autoLoadEntities: true,
-          retryAttempts: 3,
-          retryDelay: 500,
+        TypeOrmModule.forRootAsync({
+          useFactory: () => ({
+            ...dataSourceOptions(url, poolSize),
+            autoLoadEntities: true,
+            retryAttempts: 3,
+            retryDelay: 500,
+          }),
+          // every statement that may change rows during a write names its writer (the change record, issue 36)
+          dataSourceFactory: async (options?: DataSourceOptions) => {
+            const dataSource = await new DataSource(options!).initialize();
+            recordAutocommitWrites(dataSource);
+            return dataSource;
+          },
         }),
       ],
     };

@@ -67,6 +67,7 @@ export class DbClaimsRepository {
   replaceClaim(
     itemId: number,
     build: (locked: LockedClaim) => { profileText: string; attestationText: string },
+    check: (manager: EntityManager) => Promise<void>,
   ): Promise<ClaimReplacement | null> {
     return this.dataSource.transaction(async (manager) => {
       const locked: (ClaimRow & { now: Date })[] = await manager.query(
@@ -75,6 +76,7 @@ export class DbClaimsRepository {
         [itemId],
       );
       if (locked.length === 0) return null;
+      await check(manager);
       const previous = toTexts(locked[0]);
       const next = build({ ...previous, now: new Date(locked[0].now).toISOString() });
       // Wrapped in a CTE: TypeORM answers a bare UPDATE with [rows, count] rather than the rows.

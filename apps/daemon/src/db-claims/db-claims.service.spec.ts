@@ -4,6 +4,7 @@ import { BARE_DEFAULT_PROFILE_TEXT, EMPTY_ATTESTATION_TEXT } from '@app/core';
 
 import { AuthenticatedActor } from '../auth/actor';
 import { DomainError } from '../common/domain-error';
+import { RulebookService } from '../rulebook/rulebook.service';
 import { EventsService } from '../events/events.service';
 import { ProjectAccessService } from '../projects/project-access.service';
 import { itemNotFound } from '../refs/refs.service';
@@ -42,7 +43,12 @@ function makeSut(stored: StoredClaimTexts = { profileText: BARE_DEFAULT_PROFILE_
   const repository = {
     findClaim: jest.fn(async () => ({ ...row })),
     replaceClaim: jest.fn(
-      async (_id: number, build: (locked: LockedClaim) => { profileText: string; attestationText: string }) => {
+      async (
+        _id: number,
+        build: (locked: LockedClaim) => { profileText: string; attestationText: string },
+        check: (manager: unknown) => Promise<void>,
+      ) => {
+        await check({});
         const previous = { ...row };
         const next = build({ ...previous, now: NOW });
         row.profileText = next.profileText;
@@ -55,12 +61,14 @@ function makeSut(stored: StoredClaimTexts = { profileText: BARE_DEFAULT_PROFILE_
   const events = {
     recordBestEffort: jest.fn(async (_event: Parameters<EventsService['recordBestEffort']>[0]) => undefined),
   };
+  const rulebook = { checkClaim: jest.fn(async () => undefined) };
   const sut = new DbClaimsService(
     repository as unknown as DbClaimsRepository,
     access as unknown as ProjectAccessService,
     events as unknown as EventsService,
+    rulebook as unknown as RulebookService,
   );
-  return { sut, row, repository, access, events };
+  return { sut, row, repository, access, events, rulebook };
 }
 
 async function refusal(promise: Promise<unknown>): Promise<DomainError> {

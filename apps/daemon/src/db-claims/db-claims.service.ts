@@ -14,6 +14,7 @@ import {
 
 import { AuthenticatedActor } from '../auth/actor';
 import { EventsService } from '../events/events.service';
+import { RulebookService } from '../rulebook/rulebook.service';
 import { ProjectAccessService } from '../projects/project-access.service';
 import { itemNotFound, ResolvedRef } from '../refs/refs.service';
 import { dbClaimRefused } from './db-claims.errors';
@@ -41,6 +42,7 @@ export class DbClaimsService {
     private readonly repository: DbClaimsRepository,
     private readonly access: ProjectAccessService,
     private readonly events: EventsService,
+    private readonly rulebook: RulebookService,
   ) {}
 
   async get(actor: AuthenticatedActor, ref: string): Promise<DbClaimResponse> {
@@ -61,7 +63,7 @@ export class DbClaimsService {
     const validation = validateDbClaimPayload(body);
     if (!validation.ok) throw dbClaimRefused(validation.errors);
     const { claim } = validation;
-    return this.replace(actor, ref, query.session_id ?? null, query.reason ?? null, (locked) =>
+    return this.replace(actor, ref, query.session_id ?? null, query.reason ?? null, query.force === 'true', (locked) =>
       splitClaim(claim, { now: locked.now, previousAttestation: locked.attestationText }),
     );
   }
@@ -76,7 +78,7 @@ export class DbClaimsService {
     const validation = validateNegativeClaimRequest(body);
     if (!validation.ok) throw dbClaimRefused(validation.errors);
     const { reason } = validation.request;
-    return this.replace(actor, ref, query.session_id ?? null, reason, (locked) =>
+    return this.replace(actor, ref, query.session_id ?? null, reason, query.force === 'true', (locked) =>
       negativeClaim(reason, locked.now, locked.attestationText),
     );
   }
@@ -86,10 +88,15 @@ export class DbClaimsService {
     ref: string,
     sessionId: number | null,
     reason: string | null,
+    force: boolean,
     build: (locked: LockedClaim) => StoredDbClaim,
   ): Promise<DbClaimResponse> {
     const item = await this.access.resolveItem(actor, ref);
-    const replaced = await this.repository.replaceClaim(item.id, (locked) => serializeStoredClaim(build(locked)));
+    const replaced = await this.repository.replaceClaim(
+      item.id,
+      (locked) => serializeStoredClaim(build(locked)),
+      (manager) => this.rulebook.checkClaim(manager, actor, item, 'db_claim', force),
+    );
     if (replaced === null) throw itemNotFound(ref);
     const reading = readClaim(replaced.current.profileText, replaced.current.attestationText);
     await this.recordAmended(actor, item, replaced, sessionId, reason);

@@ -6,6 +6,7 @@ import { AuthenticatedActor, CurrentActor } from '../auth/actor';
 import {
   BlockDto,
   CreateItemDto,
+  ForceQueryDto,
   ListItemsQueryDto,
   ResolveDto,
   SetStatusDto,
@@ -49,7 +50,7 @@ export class ItemsController {
     @Param('field') field: string,
     @Body() dto: UpdateFieldDto,
   ): Promise<ItemDetailWire> {
-    return this.service.updateField(actor, ref, field, dto.value);
+    return this.service.updateField(actor, ref, field, dto.value, dto.force);
   }
 
   @Post(':ref/status')
@@ -59,7 +60,7 @@ export class ItemsController {
     @Param('ref') ref: string,
     @Body() dto: SetStatusDto,
   ): Promise<ItemDetailWire> {
-    return this.service.setStatus(actor, ref, dto.status);
+    return this.service.setStatus(actor, ref, dto.status, dto.force);
   }
 
   @Post(':ref/block')
@@ -107,8 +108,13 @@ export class ItemsController {
   }
 
   @Delete(':ref/sections/:name')
-  deleteSection(@CurrentActor() actor: AuthenticatedActor, @Param('ref') ref: string, @Param('name') name: string) {
-    return this.service.deleteSection(actor, ref, name);
+  deleteSection(
+    @CurrentActor() actor: AuthenticatedActor,
+    @Param('ref') ref: string,
+    @Param('name') name: string,
+    @Query() query: ForceQueryDto,
+  ) {
+    return this.service.deleteSection(actor, ref, name, query.force === 'true');
   }
 
   @Get(':ref/workflow')

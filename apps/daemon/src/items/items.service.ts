@@ -19,6 +19,7 @@ import { haltOf } from '../deployments/dto/deployments.dto';
 import { ISO_TIMESTAMP } from '../projects/backlog-sql';
 import { ProjectAccessService, projectNotFound } from '../projects/project-access.service';
 import { titleMaxLength } from '../projects/project-policy';
+import { RulebookService } from '../rulebook/rulebook.service';
 import { StageGateItem, StageGateRegistry } from '../workflows/stage-gates';
 import { stageOf } from '../workflows/workflow-definition';
 import { WorkflowsService } from '../workflows/workflows.service';
@@ -64,6 +65,9 @@ const RESOLUTION_STATUS: Readonly<Record<string, string>> = {
   wontfix: 'cancelled',
 };
 
+// Fields that steer an item rather than do its work: open to the team while someone holds the item.
+const TRIAGE_FIELDS: ReadonlySet<string> = new Set(['priority', 'owner']);
+
 export function assertTitle(title: string, policy: Record<string, unknown>): void {
   const max = titleMaxLength(policy);
   if (title.length > max) throw titleTooLong(title.length, max);
@@ -86,6 +90,7 @@ export class ItemsService {
     private readonly access: ProjectAccessService,
     private readonly workflows: WorkflowsService,
     private readonly gates: StageGateRegistry,
+    private readonly rulebook: RulebookService,
   ) {}
 
   // For another feature that checked the caller's access itself (transfer's export and import): the rows as stored.
@@ -189,6 +194,7 @@ export class ItemsService {
     ref: string,
     field: string,
     value: string | null,
+    force = false,
   ): Promise<ItemDetailWire> {
     const structured = (STRUCTURED_FIELDS as readonly string[]).includes(field);
     if (!structured && !(PLAIN_WRITABLE_FIELDS as readonly string[]).includes(field)) {
@@ -205,6 +211,7 @@ export class ItemsService {
     await this.repository.transaction(async (manager) => {
       const row = await this.repository.lock(resolved.id, manager);
       if (!row) throw itemNotFound(ref);
+      await this.rulebook.checkClaim(manager, actor, resolved, TRIAGE_FIELDS.has(field) ? 'triage' : 'edit', force);
       const checked = await this.checkFieldValue(row, field, value, manager);
       if (field === 'merged_at' && checked !== null) {
         const version = await this.workflows.versionById(row.workflow_version_id, manager);
@@ -263,11 +270,12 @@ export class ItemsService {
     }
   }
 
-  async setStatus(actor: AuthenticatedActor, ref: string, status: string): Promise<ItemDetailWire> {
+  async setStatus(actor: AuthenticatedActor, ref: string, status: string, force = false): Promise<ItemDetailWire> {
     const resolved = await this.access.resolveItem(actor, ref);
     await this.repository.transaction(async (manager) => {
       const row = await this.repository.lock(resolved.id, manager);
       if (!row) throw itemNotFound(ref);
+      await this.rulebook.checkClaim(manager, actor, resolved, 'status', force);
       const version = await this.workflows.versionById(row.workflow_version_id, manager);
       await this.moveStatus(row, status, version.definition, version.version, manager);
     });
@@ -292,6 +300,8 @@ export class ItemsService {
       manager,
     });
     await this.repository.updateStatus(row.id, status, manager);
+    // a finished item gives back its claim and the WIP slot it held
+    if (stageOf(definition, status)?.terminal) await this.rulebook.releaseFinished(manager, row.id);
   }
 
   // What a stage gate sees of the item, read under the write's row lock.
@@ -348,6 +358,7 @@ export class ItemsService {
     }
     await this.repository.transaction(async (manager) => {
       const row = (await this.repository.lock(resolved.id, manager))!;
+      await this.rulebook.checkClaim(manager, actor, resolved, 'resolve', dto.force ?? false);
       const version = await this.workflows.versionById(row.workflow_version_id, manager);
       const status = dto.status ?? RESOLUTION_STATUS[dto.resolution];
       await this.moveStatus(row, status, version.definition, version.version, manager);
@@ -370,9 +381,11 @@ export class ItemsService {
       throw invalidSectionName();
     }
     const resolved = await this.access.resolveItem(actor, ref);
-    await this.repository.transaction((manager) =>
-      this.repository.upsertSection(resolved.id, name, dto.content, dto.ordering, manager),
-    );
+    await this.repository.transaction(async (manager) => {
+      await this.repository.lock(resolved.id, manager);
+      await this.rulebook.checkClaim(manager, actor, resolved, 'edit', dto.force ?? false);
+      await this.repository.upsertSection(resolved.id, name, dto.content, dto.ordering, manager);
+    });
     const sections = await this.repository.sectionsFor([resolved.id]);
     return { item_id: resolved.ref, section: toSectionResponse(sections.find((s) => s.section_name === name)!) };
   }
@@ -381,11 +394,14 @@ export class ItemsService {
     actor: AuthenticatedActor,
     ref: string,
     name: string,
+    force = false,
   ): Promise<{ item_id: string; removed: boolean }> {
     const resolved = await this.access.resolveItem(actor, ref);
-    const removed = await this.repository.transaction((manager) =>
-      this.repository.deleteSection(resolved.id, name, manager),
-    );
+    const removed = await this.repository.transaction(async (manager) => {
+      await this.repository.lock(resolved.id, manager);
+      await this.rulebook.checkClaim(manager, actor, resolved, 'edit', force);
+      return this.repository.deleteSection(resolved.id, name, manager);
+    });
     if (!removed) throw sectionNotFound(resolved.ref, name);
     return { item_id: resolved.ref, removed };
   }

@@ -5,6 +5,7 @@ import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 
 import { SvcApi, SvcClient } from '@app/client';
+import { CLIENT_HEADER } from '@app/contracts';
 import { SvcMcpSession } from '@app/client/mcp';
 
 import { version } from '../../../../package.json';
@@ -73,7 +74,7 @@ export class McpHttpService implements OnModuleDestroy {
     // loopback address every MCP user of this replica would share (the per-actor cap applies as it is).
     const origin = this.events.vouchForStreams(actor, req);
     const mcp = new SvcMcpSession({
-      api: new SvcApi(new SvcClient(loopback, token)),
+      api: new SvcApi(mcpClient(loopback, token)),
       token,
       streamHeaders: origin.headers,
       version,
@@ -158,4 +159,11 @@ export function loopbackUrl(req: IncomingMessage): string {
   const address = req.socket.localAddress ?? '127.0.0.1';
   const host = address.includes(':') ? `[${address}]` : address;
   return `http://${host}:${req.socket.localPort}`;
+}
+
+// The MCP server's own calls to this daemon name their path (x-svc-client: mcp) for the record of each write.
+function mcpClient(loopback: string, token: string | null): SvcClient {
+  const http = new SvcClient(loopback, token);
+  http.headers[CLIENT_HEADER] = 'mcp';
+  return http;
 }

@@ -1,7 +1,9 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { Cron } from '@nestjs/schedule';
 
+import { runAsDaemon } from '../database/write-context';
 import { EventsService } from '../events/events.service';
+import { HistoryService } from '../history/history.service';
 import { FrontierService } from '../frontier/frontier.service';
 import { MachineAuthorizationSweepService } from '../machine-authorization/machine-authorization-sweep.service';
 import { ReplicasService } from '../doctor/replicas.service';
@@ -11,6 +13,7 @@ export const MACHINE_AUTHORIZATION_SWEEP_CRON = '*/5 * * * *';
 export const EVENT_RETENTION_SWEEP_CRON = '17 * * * *';
 export const TOMBSTONE_SWEEP_CRON = '*/10 * * * *';
 export const REPLICA_HEARTBEAT_CRON = '* * * * *';
+export const HISTORY_RETENTION_SWEEP_CRON = '43 * * * *';
 
 // Every @Cron of the daemon lives here: a guard against overlapping runs, then one service call.
 @Injectable()
@@ -25,12 +28,14 @@ export class SweepsService implements OnApplicationBootstrap {
     // defaulted for unit tests that build the service by hand
     private readonly observer: SweepObserver = new SweepObserver(),
     private readonly replicas?: ReplicasService,
+    private readonly history?: HistoryService,
   ) {}
 
   // Times one run for the observer (metrics): ok, failed (logged) or skipped (another run still going).
   private async timed(sweep: string, run: () => Promise<SweepOutcome>): Promise<void> {
     const started = process.hrtime.bigint();
-    const outcome = await run();
+    // what a sweep changes is recorded as the daemon's own (path sweep)
+    const outcome = await runAsDaemon(run);
     this.observer.ran(sweep, outcome, Number(process.hrtime.bigint() - started) / 1e6);
   }
 
@@ -81,6 +86,21 @@ export class SweepsService implements OnApplicationBootstrap {
         return 'ok';
       } catch (err) {
         this.logger.warn(`tombstone sweep failed: ${(err as Error).message}`);
+        return 'failed';
+      }
+    });
+  }
+
+  // Change records older than SVC_HISTORY_RETENTION_DAYS (0, the default, keeps them all).
+  @Cron(HISTORY_RETENTION_SWEEP_CRON, { name: 'history-retention-sweep' })
+  async sweepHistory(): Promise<void> {
+    await this.timed('history_retention', async () => {
+      try {
+        const deleted = (await this.history?.prune()) ?? 0;
+        if (deleted) this.logger.debug(`history retention sweep: deleted ${deleted}`);
+        return 'ok';
+      } catch (err) {
+        this.logger.warn(`history retention sweep failed: ${(err as Error).message}`);
         return 'failed';
       }
     });

@@ -50,7 +50,7 @@ export function registerMcpCommand(program: Command): void {
           import('@modelcontextprotocol/sdk/server/stdio.js'),
         ]);
         const mcp = new SvcMcpSession({
-          api: apiFor(credentials),
+          api: apiFor(credentials, 'mcp'),
           token: credentials.token,
           project: scopedProject(options.project) ?? null,
           harness: options.harness ?? null,

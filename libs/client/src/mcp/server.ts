@@ -2,8 +2,8 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mc
 import { CallToolResult, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
-import { MAX_STREAM_FRONTIER_PROJECTS, PRIORITIES } from '@app/contracts';
-import type { GateBlockerWire, RegisterSessionResponse, StreamNotice } from '@app/contracts';
+import { MAX_STREAM_FRONTIER_PROJECTS, PRIORITIES, SESSION_HEADER } from '@app/contracts';
+import type { GateBlockerWire, RegisterSessionResponse, SessionNoticesResponse, StreamNotice } from '@app/contracts';
 import {
   dbClaimResponseSchema,
   dependencyAddSchema,
@@ -23,7 +23,16 @@ import { FollowingEventStream, openFollowingEventStream } from '../event-stream'
 import { FrontierMirror } from '../frontier-mirror';
 import { FrontierNoticeTracker, noticeEtagFor } from '../frontier-notices';
 import { SvcConnectionError, SvcHttpError } from '../http-client';
-import { blockersText, claimText, explainText, frontierText, itemText, nextWorkText, whyRanked } from './text';
+import {
+  blockersText,
+  claimText,
+  explainText,
+  frontierText,
+  itemText,
+  nextWorkText,
+  noticeLine,
+  whyRanked,
+} from './text';
 
 // The svc MCP server (issue 29): the frontier, the session's schedule and claims as MCP tools, one executor session
 // per MCP connection. Both transports build it here: `svc mcp` (stdio) and the daemon's /mcp (Streamable HTTP).
@@ -86,7 +95,7 @@ export function harnessToken(name: string | undefined | null): string | null {
 type LooseRegisterTool = (
   name: string,
   config: { title: string; description: string; inputSchema: z.ZodRawShape; outputSchema: z.ZodRawShape },
-  callback: (args: unknown) => Promise<CallToolResult>,
+  callback: (args: unknown, extra: { signal: AbortSignal }) => Promise<CallToolResult>,
 ) => unknown;
 
 export interface ToolErrorBody {
@@ -127,6 +136,9 @@ export class SvcMcpSession {
   readonly server: McpServer;
   private registration: Promise<RegisterSessionResponse> | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
+  // the last change record this session was told of, and the lapsed claims already reported
+  private noticesAfter = '0';
+  private readonly lapsedTold = new Set<string>();
   private stream: FollowingEventStream | null = null;
   private streamOpen: Promise<void> | null = null;
   private readonly subscriptions = new Set<string>();
@@ -185,6 +197,7 @@ export class SvcMcpSession {
   // The executor session of this connection, registered once (on `initialized`, or by the first tool call).
   ensureSession(): Promise<RegisterSessionResponse> {
     if (this.closed) return Promise.reject(new ChargeFlowError('session_closed', 'the MCP connection is closing'));
+    if (!this.registration) delete this.api.http.headers[SESSION_HEADER];
     this.registration ??= this.api
       .registerSession({
         harness: this.harness,
@@ -196,6 +209,8 @@ export class SvcMcpSession {
         this.log(
           `executor session ${session.session_id} (${session.harness} / ${session.model}, lane ${session.lane})`,
         );
+        this.api.http.headers[SESSION_HEADER] = String(session.session_id);
+        this.noticesAfter = '0';
         const period = this.options.heartbeatMs ?? MCP_DEFAULT_HEARTBEAT_MS;
         const heartbeat = setInterval(() => {
           this.api.heartbeat(session.session_id).catch((err: unknown) => {
@@ -252,14 +267,54 @@ export class SvcMcpSession {
   private tool<S extends z.ZodRawShape>(
     name: (typeof MCP_TOOLS)[number],
     config: { title: string; description: string; input: S; output: z.ZodRawShape },
-    run: (args: z.objectOutputType<S, z.ZodTypeAny>) => Promise<CallToolResult>,
+    run: (args: z.objectOutputType<S, z.ZodTypeAny>, signal: AbortSignal) => Promise<CallToolResult>,
   ): void {
     const register = this.server.registerTool.bind(this.server) as unknown as LooseRegisterTool;
     register(
       name,
       { title: config.title, description: config.description, inputSchema: config.input, outputSchema: config.output },
-      (args) => run(args as z.objectOutputType<S, z.ZodTypeAny>),
+      async (args, extra) => {
+        // every call names this connection's executor session, so the daemon's claim rule and record know it
+        await this.ensureSession().catch(() => undefined);
+        const result = await run(args as z.objectOutputType<S, z.ZodTypeAny>, extra.signal);
+        return this.withNotices(result);
+      },
     );
+  }
+
+  // What the session should hear of since its last call (issue 36): claims it lost (taken over after its lease
+  // lapsed, released by an admin's forced write or with its session) and others' changes to items it holds, as a
+  // last text block and `notices` in the structured result.
+  private async withNotices(result: CallToolResult): Promise<CallToolResult> {
+    const registration = this.registration;
+    if (!registration || this.closed) return result;
+    let heard: SessionNoticesResponse;
+    try {
+      const session = await registration;
+      heard = await this.api.sessionNotices(session.session_id, this.noticesAfter);
+    } catch {
+      return result;
+    }
+    this.noticesAfter = heard.last_id;
+    const lapsed = heard.lapsed_claims.filter((c) => !this.lapsedTold.has(`${c.item_id}@${c.expired_at}`));
+    for (const c of lapsed) this.lapsedTold.add(`${c.item_id}@${c.expired_at}`);
+    if (heard.notices.length === 0 && lapsed.length === 0) return result;
+    const lines = [
+      ...lapsed.map((c) => `claim lost: ${c.item_id} (lease lapsed at ${c.expired_at}; claim it again to go on)`),
+      ...heard.notices.map(noticeLine),
+    ];
+    return {
+      ...result,
+      content: [...(result.content ?? []), { type: 'text', text: `notices:\n${lines.join('\n')}` }],
+      ...(result.structuredContent
+        ? {
+            structuredContent: {
+              ...result.structuredContent,
+              notices: { lapsed_claims: lapsed, notices: heard.notices },
+            },
+          }
+        : {}),
+    };
   }
 
   private registerTools(): void {
@@ -372,9 +427,10 @@ export class SvcMcpSession {
         output: dispatchResponseSchema.shape,
       },
       // One claim at a time per connection: two concurrent calls of one agent get two items.
-      (args) =>
+      (args, signal) =>
         this.serialized(async () => {
           try {
+            if (signal.aborted) return toolError({ code: 'cancelled', message: 'the claim was cancelled' });
             const session = await this.sessionId;
             const reports: string[] = [];
             const outcome = await runCharge(
@@ -397,6 +453,11 @@ export class SvcMcpSession {
                 runDispatcher: () => Promise.resolve(0),
               },
             );
+            if (outcome.dispatch && signal.aborted) {
+              // The client gave up on this call: it will never learn of the claim, so the claim must not stand.
+              await this.api.releaseClaim(session, outcome.dispatch.item_id).catch(() => undefined);
+              return toolError({ code: 'cancelled', message: 'the claim was cancelled; it was given back' });
+            }
             if (outcome.dispatch) {
               return {
                 content: [{ type: 'text', text: claimText(outcome.dispatch) }],

@@ -6,6 +6,7 @@ import type {
   ItemResponse,
   ScheduleResponse,
   ScheduleStep,
+  SessionNoticeWire,
 } from '@app/contracts';
 
 // The short text form of each tool's answer: what an agent reads when it does not parse the structured content.
@@ -87,4 +88,24 @@ export function blockersText(blockers: GateBlockerWire[]): string[] {
     (b) =>
       `- ${b.blocker ?? '(missing item)'} (${b.blocker_status ?? 'unknown'}) [${b.satisfaction}]: ${oneLine(b.need, 200)}`,
   );
+}
+
+// One notice for an agent: a claim it lost, or someone else's change to an item it holds.
+export function noticeLine(notice: SessionNoticeWire): string {
+  const who = `${oneLine(notice.actor ?? 'someone', 60)}${notice.session_id !== null ? ` (session ${notice.session_id}${notice.harness ? `, ${notice.harness}` : ''})` : ''}`;
+  if (notice.kind === 'claim_lost') {
+    const after = notice.after as { session_id?: number } | null;
+    if (after && typeof after.session_id === 'number') {
+      return `claim lost: ${notice.item_id} was taken over by ${who} after this session's lease lapsed`;
+    }
+    const how = notice.forced ? `by ${who}'s forced write` : notice.path === 'sweep' ? 'by the daemon' : `by ${who}`;
+    return `claim lost: ${notice.item_id} was released ${how}`;
+  }
+  const what = notice.field ? `${notice.field}: ${show(notice.before)} → ${show(notice.after)}` : notice.action;
+  return `${notice.item_id} changed by ${who}: ${notice.object === 'item' ? what : `${notice.object} ${notice.object_ref ?? ''} ${notice.action}`}`;
+}
+
+function show(value: unknown): string {
+  if (value === null || value === undefined) return '∅';
+  return oneLine(typeof value === 'string' ? value : JSON.stringify(value), 80);
 }

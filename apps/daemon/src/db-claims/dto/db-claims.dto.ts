@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, MaxLength, Min, MinLength } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, MaxLength, Min, MinLength } from 'class-validator';
 
 import { DbClaimResponse } from '@app/contracts';
 import { DbClaimReading } from '@app/core';
@@ -21,6 +21,9 @@ export class DbClaimAmendQueryDto {
   @MinLength(1)
   @MaxLength(REASON_MAX_LENGTH)
   reason?: string;
+
+  // a project admin's override of another session's claim on the item
+  @IsOptional() @IsIn(['true', 'false']) force?: string;
 }
 
 export function toDbClaimResponse(itemRef: string, reading: DbClaimReading, stored: StoredClaimTexts): DbClaimResponse {

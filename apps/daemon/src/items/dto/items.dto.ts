@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
 import {
+  IsBoolean,
   IsIn,
   IsInt,
   IsISO8601,
@@ -102,6 +103,14 @@ export class ListItemsQueryDto {
 export class SetStatusDto {
   @Matches(STAGE, { message: 'status must be a stage id' })
   status!: string;
+
+  // a project admin's override of another session's claim (recorded, and the claim is released)
+  @IsOptional() @IsBoolean() force?: boolean;
+}
+
+export class ForceQueryDto {
+  // a project admin's override of another session's claim
+  @IsOptional() @IsIn(['true', 'false']) force?: string;
 }
 
 export class BlockDto {
@@ -119,6 +128,9 @@ export class ResolveDto {
 
   // default: done for completed, cancelled for duplicate and wontfix
   @IsOptional() @Matches(STAGE) status?: string;
+
+  // a project admin's override of another session's claim (recorded, and the claim is released)
+  @IsOptional() @IsBoolean() force?: boolean;
 }
 
 export class UpdateFieldDto {
@@ -126,6 +138,9 @@ export class UpdateFieldDto {
   @IsString()
   @MaxLength(TEXT_LIMIT)
   value!: string | null;
+
+  // a project admin's override of another session's claim (recorded, and the claim is released)
+  @IsOptional() @IsBoolean() force?: boolean;
 }
 
 export class UpsertSectionDto {
@@ -133,6 +148,9 @@ export class UpsertSectionDto {
   @IsString()
   @MaxLength(TEXT_LIMIT)
   content!: string | null;
+
+  // a project admin's override of another session's claim (recorded, and the claim is released)
+  @IsOptional() @IsBoolean() force?: boolean;
 
   @IsOptional()
   @IsInt()

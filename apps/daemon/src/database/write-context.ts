@@ -1,0 +1,58 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+import type { WritePath } from '@app/contracts';
+import type { Rule } from '@app/core';
+
+// Who is writing, as the change-record triggers read it (`svc.writer`, set per transaction: writer.subscriber.ts).
+export interface WriterRecord {
+  actor_id: number | null;
+  actor_name: string | null;
+  credential_kind: 'api_token' | 'machine_credential' | null;
+  credential_id: number | null;
+  session_id: number | null;
+  harness: string | null;
+  path: WritePath;
+  forced: boolean;
+}
+
+// One request's (or one sweep's) write: the writer, whether it is a mutation, the rules its route declared
+// (@Writes) and the rules the rulebook checked on the way.
+export interface WriteContext {
+  writer: WriterRecord;
+  mutation: boolean;
+  declared: readonly Rule[] | null;
+  passed: Set<Rule>;
+}
+
+const storage = new AsyncLocalStorage<WriteContext>();
+
+export function currentWrite(): WriteContext | undefined {
+  return storage.getStore();
+}
+
+export function runInWrite<T>(context: WriteContext, work: () => T): T {
+  return storage.run(context, work);
+}
+
+export function anonymousWriter(path: WritePath): WriterRecord {
+  return {
+    actor_id: null,
+    actor_name: null,
+    credential_kind: null,
+    credential_id: null,
+    session_id: null,
+    harness: null,
+    path,
+    forced: false,
+  };
+}
+
+// Work the daemon does on its own (a sweep): recorded as path `sweep`, no actor.
+export function runAsDaemon<T>(work: () => Promise<T>): Promise<T> {
+  return storage.run({ writer: anonymousWriter('sweep'), mutation: true, declared: null, passed: new Set() }, work);
+}
+
+// The rulebook notes each rule it checked for the current write.
+export function notePassed(rule: Rule): void {
+  storage.getStore()?.passed.add(rule);
+}

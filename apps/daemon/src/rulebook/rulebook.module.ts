@@ -1,0 +1,13 @@
+import { Global, Module } from '@nestjs/common';
+
+import { RulebookRepository } from './rulebook.repository';
+import { RulebookService } from './rulebook.service';
+import { WriteContextInterceptor } from './write-context.interceptor';
+
+// Every feature that writes asks the rulebook (issue 36).
+@Global()
+@Module({
+  providers: [RulebookRepository, RulebookService, WriteContextInterceptor],
+  exports: [RulebookService, WriteContextInterceptor],
+})
+export class RulebookModule {}

@@ -1,0 +1,75 @@
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { FastifyRequest } from 'fastify';
+import { from, mergeMap, Observable } from 'rxjs';
+
+import { CLIENT_HEADER, CLIENT_PATHS, SESSION_HEADER, WritePath } from '@app/contracts';
+import type { Rule } from '@app/core';
+
+import { RequestWithActor } from '../auth/actor';
+import { anonymousWriter, runInWrite, WriteContext } from '../database/write-context';
+import { writerSessionEnded, writerSessionNotFound } from './rulebook.errors';
+import { RulebookRepository } from './rulebook.repository';
+import { WRITES } from './writes.decorator';
+
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+// Every request runs in a write context: who is writing (the authenticated actor and credential, the executor
+// session it names in x-svc-session, the front end it names in x-svc-client), which the change-record triggers
+// read, and which the rulebook's claim rule decides on. A session named must be the caller's own and live.
+@Injectable()
+export class WriteContextInterceptor implements NestInterceptor {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly repository: RulebookRepository,
+  ) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    if (context.getType() !== 'http') return next.handle();
+    const request = context.switchToHttp().getRequest<FastifyRequest & RequestWithActor>();
+    const declared = this.reflector.get<Rule[] | undefined>(WRITES, context.getHandler()) ?? null;
+    const write: WriteContext = {
+      writer: this.writer(request),
+      mutation: !READS.has(request.method),
+      declared,
+      passed: new Set(),
+    };
+    return runInWrite(write, () => {
+      const handled = next.handle();
+      return from(this.nameSession(write, request)).pipe(mergeMap(() => handled));
+    });
+  }
+
+  private writer(request: FastifyRequest & RequestWithActor): WriteContext['writer'] {
+    const client = header(request, CLIENT_HEADER);
+    const path: WritePath = CLIENT_PATHS.includes(client as WritePath) ? (client as WritePath) : 'http';
+    const actor = request.actor;
+    if (!actor) return anonymousWriter(path);
+    return {
+      actor_id: actor.id,
+      actor_name: actor.name,
+      credential_kind: actor.via,
+      credential_id: actor.credentialId,
+      session_id: null,
+      harness: null,
+      path,
+      forced: false,
+    };
+  }
+
+  private async nameSession(write: WriteContext, request: FastifyRequest & RequestWithActor): Promise<void> {
+    const named = header(request, SESSION_HEADER);
+    if (named === undefined || named === '' || !request.actor) return;
+    const id = /^[1-9][0-9]{0,9}$/.test(named) ? Number(named) : NaN;
+    const session = Number.isSafeInteger(id) ? await this.repository.session(id) : null;
+    if (!session || session.actor_id !== request.actor.id) throw writerSessionNotFound(named);
+    if (session.ended_at !== null && write.mutation) throw writerSessionEnded(id);
+    write.writer.session_id = session.id;
+    write.writer.harness = session.harness;
+  }
+}
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
