@@ -6,3 +6,4 @@ export * from './frontier/compute-frontier';
 export * from './frontier/explain';
 export * from './frontier/deployment-halts';
 export * from './sessions/lane';
+export * from './rules/wip-cap';
