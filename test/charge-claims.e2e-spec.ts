@@ -3,6 +3,7 @@ import {
   createTestDatabase,
   DaemonProcess,
   insertItems,
+  runSvc,
   startDaemonProcess,
   TestDatabase,
   withClient,
@@ -164,6 +165,166 @@ describe('daemon surfaces for the TUI: claims, conditional frontier, stream repl
       await marker(db.url, 'after-hidden-claim');
       await ottoStream.waitFor((m) => m.event === 'marker');
       expect(ottoStream.messages.filter((m) => m.event === 'claim')).toEqual([]);
+    });
+  });
+
+  // Issue 36: the WIP cap is team policy. Project `capped` (CP) in `default` caps WIP at 1; otto is a member of
+  // `default`, ada an admin of it.
+  describe('the WIP cap is policy', () => {
+    let ada: TestActor;
+
+    beforeAll(async () => {
+      await withClient(db.url, async (client) => {
+        await createProject(client, { id: 'capped', prefix: 'CP', policy: { wip_cap: 1 } });
+        await insertItems(client, 'capped', [
+          { title: 'one', status: 'planned', priority: 'high', createdAt: '2026-01-01T00:00:00Z' },
+          { title: 'two', status: 'planned', priority: 'medium', createdAt: '2026-01-02T00:00:00Z' },
+          { title: 'three', status: 'planned', priority: 'low', createdAt: '2026-01-03T00:00:00Z' },
+        ]);
+      });
+      ada = await createActor(db.url, { name: 'ada', org: 'default', role: 'admin' });
+    });
+
+    const sessionOf = async (token: string) => {
+      const res = await http<{ session_id: number }>(base, 'POST', '/v1/sessions', {
+        token,
+        body: { harness: 'claude-code', model: 'opus-4', project: 'capped' },
+      });
+      expect(res.status).toBe(201);
+      return res.body.session_id;
+    };
+    const dispatchAs = (token: string, sessionId: number, item: string, wipCap?: number) =>
+      http(base, 'POST', '/v1/charge/dispatch', {
+        token,
+        body: { session_id: sessionId, item_id: item, ...(wipCap !== undefined ? { wip_cap: wipCap } : {}) },
+      });
+    const claimed = async () =>
+      (await http<ClaimsResponse>(base, 'GET', '/v1/charge/claims?project=capped', { token: admin })).body.claims
+        .map((c) => c.item_id)
+        .sort();
+    const policy = async () =>
+      (await sql<{ policy: Record<string, unknown> }>(db.url, `SELECT policy FROM projects WHERE id = 'capped'`))[0]
+        .policy;
+    const forbidden = {
+      code: 'wip_cap_override_forbidden',
+      project: 'capped',
+      policy_wip_cap: 1,
+      asked_wip_cap: 1000,
+      organization: 'default',
+    };
+
+    it('should refuse a member a dispatch or schedule above the policy cap with 403, changing nothing', async () => {
+      const sessionId = await sessionOf(otto.token);
+      const dispatched = await dispatchAs(otto.token, sessionId, 'CP-1', 1000);
+      expect(dispatched.status).toBe(403);
+      expect(dispatched.body).toEqual({ ...forbidden, message: expect.stringContaining('organization default') });
+      expect(dispatched.body.message).toContain('the WIP cap of capped is 1 by its project policy');
+      const schedule = await http(
+        base,
+        'GET',
+        `/v1/charge/schedule?project=capped&wip_cap=1000&session_id=${sessionId}`,
+        {
+          token: otto.token,
+        },
+      );
+      expect(schedule.status).toBe(403);
+      expect(schedule.body).toMatchObject(forbidden);
+      expect(await claimed()).toEqual([]);
+      const decisions = await sql(
+        db.url,
+        `SELECT 1 FROM events WHERE name = 'ChargeDecisionMade' AND session_id = $1`,
+        [sessionId],
+      );
+      expect(decisions).toEqual([]);
+    });
+
+    it('should let a member ask a lower cap, and read the frontier with any what-if cap', async () => {
+      const sessionId = await sessionOf(otto.token);
+      const lower = await dispatchAs(otto.token, sessionId, 'CP-1', 0);
+      expect(lower.status).toBe(409);
+      expect(lower.body).toMatchObject({ code: 'wip_cap_reached', wip_cap: 0 });
+      const schedule = await http<{ projects: { wip_cap: number }[] }>(
+        base,
+        'GET',
+        '/v1/charge/schedule?project=capped&wip_cap=0',
+        { token: otto.token },
+      );
+      expect(schedule.status).toBe(200);
+      expect(schedule.body.projects[0].wip_cap).toBe(0);
+      for (const path of [
+        '/v1/charge/frontier?project=capped&wip_cap=1000',
+        '/v1/frontier/list?project=capped&wip_cap=1000',
+        '/v1/frontier/explain/CP-3?wip_cap=1000',
+      ]) {
+        const read = await http<{ wip_cap: number }>(base, 'GET', path, { token: otto.token });
+        expect([path, read.status, read.body.wip_cap]).toEqual([path, 200, 1000]);
+      }
+    });
+
+    it('should hold a member to the policy cap and let an organization admin raise it for one dispatch', async () => {
+      const member = await sessionOf(otto.token);
+      expect((await dispatchAs(otto.token, member, 'CP-1', 1)).status).toBe(200);
+      const full = await dispatchAs(otto.token, member, 'CP-2');
+      expect(full.status).toBe(409);
+      expect(full.body).toMatchObject({ code: 'wip_cap_reached', wip_cap: 1 });
+      expect((await dispatchAs(otto.token, member, 'CP-2', 1000)).status).toBe(403);
+      const orgAdmin = await sessionOf(ada.token);
+      const raised = await dispatchAs(ada.token, orgAdmin, 'CP-2', 1000);
+      expect(raised.status).toBe(200);
+      expect(raised.body).toMatchObject({ dispatched: true, item_id: 'CP-2' });
+      const serverAdmin = await session('capped');
+      expect((await dispatchAs(admin, serverAdmin, 'CP-3', 1000)).status).toBe(200);
+      expect(await claimed()).toEqual(['CP-1', 'CP-2', 'CP-3']);
+      await http(base, 'POST', `/v1/sessions/${member}/end`, { token: otto.token });
+      await http(base, 'POST', `/v1/sessions/${orgAdmin}/end`, { token: ada.token });
+      await http(base, 'POST', `/v1/sessions/${serverAdmin}/end`, { token: admin });
+    });
+
+    it('should refuse a member a change of the policy’s WIP cap with 403, and let an organization admin change it', async () => {
+      for (const wip_cap of [1000, 2, null]) {
+        const refused = await http(base, 'PATCH', '/v1/projects/capped', {
+          token: otto.token,
+          body: { name: 'Capped', policy: { wip_cap } },
+        });
+        expect(refused.status).toBe(403);
+        expect(refused.body).toMatchObject({
+          code: 'wip_cap_policy_forbidden',
+          project: 'capped',
+          policy_wip_cap: 1,
+          organization: 'default',
+        });
+      }
+      expect(await policy()).toEqual({ wip_cap: 1 });
+      // the rest of the policy stays the team's, and restating the cap changes nothing
+      const other = await http(base, 'PATCH', '/v1/projects/capped', {
+        token: otto.token,
+        body: { policy: { wip_cap: 1, title_max_length: 120 } },
+      });
+      expect(other.status).toBe(200);
+      const changed = await http<{ policy: Record<string, unknown> }>(base, 'PATCH', '/v1/projects/capped', {
+        token: ada.token,
+        body: { policy: { wip_cap: 2 } },
+      });
+      expect(changed.status).toBe(200);
+      expect(changed.body.policy).toMatchObject({ wip_cap: 2, title_max_length: 120 });
+      expect(await policy()).toEqual({ wip_cap: 2, title_max_length: 120 });
+      await sql(db.url, `UPDATE projects SET policy = '{"wip_cap": 1}' WHERE id = 'capped'`);
+    });
+
+    it('should refuse a member `svc charge --wip-cap` above the policy with the code and a non-zero exit', async () => {
+      const env = { SVC_URL: base, SVC_TOKEN: otto.token };
+      const refused = await runSvc(['charge', '--project', 'capped', '--wip-cap', '1000', '--yes'], { env });
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toContain('wip_cap_override_forbidden');
+      const schedule = await runSvc(['charge', 'schedule', '--project', 'capped', '--wip-cap', '1000', '--json'], {
+        env,
+      });
+      expect(schedule.code).not.toBe(0);
+      expect(schedule.stderr).toContain('wip_cap_override_forbidden');
+      const whatIf = await runSvc(['frontier', 'explain', 'CP-3', '--wip-cap', '1000', '--json'], { env });
+      expect(whatIf.code).toBe(0);
+      expect(JSON.parse(whatIf.stdout)).toMatchObject({ item_id: 'CP-3', wip_cap: 1000 });
+      expect(await claimed()).toEqual([]);
     });
   });
 

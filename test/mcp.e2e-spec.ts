@@ -412,6 +412,40 @@ describe('svc mcp: the backlog as an MCP server', () => {
     expect((await claimsOf('cap')).map((c) => c.item_id)).toEqual([first]);
   });
 
+  // Issue 36: the WIP cap is team policy. A member's agent may ask a lower cap and read with any what-if cap; a claim
+  // or schedule above the policy's is refused with the rule's code; an admin's agent may raise it.
+  it('should refuse a member’s claim and next_work above the policy’s WIP cap, and let an admin raise it', async () => {
+    await ok('projects', 'create', 'pol', '--prefix', 'POL', '--wip-cap', '1');
+    const first = await item('pol', 'first start', '--status', 'planned', '--priority', 'high');
+    const second = await item('pol', 'second start', '--status', 'planned');
+    const mia = await createActor(db.url, { name: 'mia', org: 'default' });
+    const member = await connect('pol', 'claude-code', { env: { SVC_TOKEN: mia.token } });
+    expect(await success(member, 'claim', { item: first })).toMatchObject({ item_id: first, wip_slot: true });
+    expect((await refusal(member, 'claim', { item: second })).body).toMatchObject({ code: 'wip_cap_reached' });
+    for (const [tool, args] of [
+      ['claim', { item: second, wip_cap: 1000 }],
+      ['next_work', { wip_cap: 1000 }],
+    ] as const) {
+      const refused = await refusal(member, tool, args);
+      expect(refused.text).toMatch(/^wip_cap_override_forbidden: the WIP cap of pol is 1 by its project policy/);
+      expect(refused.body).toMatchObject({
+        code: 'wip_cap_override_forbidden',
+        project: 'pol',
+        policy_wip_cap: 1,
+        asked_wip_cap: 1000,
+        organization: 'default',
+      });
+    }
+    expect(await success(member, 'next_work', { wip_cap: 0 })).toMatchObject({ projects: [{ wip_cap: 0 }] });
+    expect(await success(member, 'frontier', { wip_cap: 1000 })).toMatchObject({ project: 'pol', wip_cap: 1000 });
+    expect(await success(member, 'explain', { item: second, wip_cap: 1000 })).toMatchObject({ wip_cap: 1000 });
+    expect((await claimsOf('pol')).map((c) => c.item_id)).toEqual([first]);
+
+    const admin = await connect('pol');
+    expect(await success(admin, 'claim', { item: second, wip_cap: 1000 })).toMatchObject({ item_id: second });
+    expect((await claimsOf('pol')).map((c) => c.item_id).sort()).toEqual([first, second].sort());
+  });
+
   it('should register the session with --harness/--model or SVC_MODEL, in the lane the project routes it to', async () => {
     const sessionOf = async (client: Client) => {
       const { session_id } = await success<{ session_id: number }>(client, 'next_work');

@@ -226,7 +226,11 @@ export const MATRIX: Record<string, MatrixRow> = {
     },
   },
   'GET /v1/projects/:id': { access: 'org', request: () => ({ path: '/v1/projects/alpha' }) },
-  'PATCH /v1/projects/:id': { access: 'org', request: () => ({ path: '/v1/projects/alpha', body: { name: 'Alpha' } }) },
+  'PATCH /v1/projects/:id': {
+    access: 'org',
+    request: () => ({ path: '/v1/projects/alpha', body: { name: 'Alpha' } }),
+    note: 'changing policy.wip_cap: org_admin (403 wip_cap_policy_forbidden; test/charge-claims.e2e-spec.ts)',
+  },
   'GET /v1/workflows': { access: 'self', request: () => ({ path: '/v1/workflows' }) },
   'POST /v1/workflows': { access: 'server_admin', request: () => ({ path: '/v1/workflows', body: { id: 'issue' } }) },
   'GET /v1/workflows/:id/definition': { access: 'self', request: () => ({ path: '/v1/workflows/issue/definition' }) },
@@ -332,7 +336,11 @@ export const MATRIX: Record<string, MatrixRow> = {
 
   // ---- the frontier, charge, gates ----
   'GET /v1/charge/frontier': { access: 'org', request: () => ({ path: '/v1/charge/frontier?project=alpha' }) },
-  'GET /v1/charge/schedule': { access: 'org', request: () => ({ path: '/v1/charge/schedule?project=alpha' }) },
+  'GET /v1/charge/schedule': {
+    access: 'org',
+    request: () => ({ path: '/v1/charge/schedule?project=alpha' }),
+    note: "a wip_cap above the policy's: org_admin (403 wip_cap_override_forbidden; test/charge-claims.e2e-spec.ts)",
+  },
   'GET /v1/charge/claims': { access: 'org', request: () => ({ path: '/v1/charge/claims?project=alpha' }) },
   'POST /v1/charge/dispatch': {
     access: 'org',
@@ -340,6 +348,7 @@ export const MATRIX: Record<string, MatrixRow> = {
       path: '/v1/charge/dispatch',
       body: { project: 'alpha', item_id: item, session_id: await fx.fresh.session(persona) },
     }),
+    note: "a wip_cap above the policy's: org_admin (403 wip_cap_override_forbidden; test/charge-claims.e2e-spec.ts)",
   },
   'POST /v1/charge/decisions': {
     access: 'org',

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 
-import { AuthenticatedActor } from './actor';
+import { AuthenticatedActor, seesEveryProject } from './actor';
 import { AuthRepository } from './auth.repository';
 import { ProjectAccessRow } from './project-visibility';
 import { hashToken } from './tokens';
@@ -11,6 +11,17 @@ export class AccessService {
 
   accessibleProjects(actor: AuthenticatedActor): Promise<ProjectAccessRow[]> {
     return this.repository.accessibleProjects(actor);
+  }
+
+  // Whether the caller administers the project's organization (an active admin membership within the request's
+  // scope), or is an unconfined server admin: who decides the project's team policies (the WIP cap). The
+  // organization's slug names who to ask in a refusal.
+  async projectAdministration(
+    actor: AuthenticatedActor,
+    projectId: string,
+  ): Promise<{ organization: string | null; isOrgAdmin: boolean }> {
+    const row = await this.repository.projectAdministration(actor, projectId);
+    return { organization: row?.organization ?? null, isOrgAdmin: seesEveryProject(actor) || row?.admin === true };
   }
 
   // The actor an API token (as presented, never stored raw) belongs to, or null: the approval page's token sign-in.

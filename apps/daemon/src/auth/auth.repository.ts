@@ -97,6 +97,26 @@ export class AuthRepository {
     );
   }
 
+  // The project's organization and whether the actor is an active admin of it, within the organization the request is
+  // confined to (a confined credential administers nothing outside it). null: no such project.
+  async projectAdministration(
+    actor: AuthenticatedActor,
+    projectId: string,
+  ): Promise<{ organization: string | null; admin: boolean } | null> {
+    const rows: { organization: string | null; admin: boolean }[] = await this.dataSource.query(
+      `SELECT o.slug AS organization,
+              ($3::integer IS NULL OR p.organization_id = $3::integer)
+              AND EXISTS (SELECT 1 FROM memberships m
+                           WHERE m.organization_id = p.organization_id AND m.actor_id = $2
+                             AND m.role = 'admin' AND m.status = 'active') AS admin
+         FROM projects p
+         LEFT JOIN organizations o ON o.id = p.organization_id
+        WHERE p.id = $1`,
+      [projectId, actor.id, organizationScope(actor)],
+    );
+    return rows[0] ?? null;
+  }
+
   // Last use is recorded at most once a minute per credential: this process skips the statement within the minute,
   // and the conditional UPDATE writes nothing when another replica recorded it within the minute.
   private readonly touched = new Map<string, number>();

@@ -2,7 +2,8 @@ import { HttpStatus } from '@nestjs/common';
 
 import { errorFactory, ErrorStatusTable } from '../common/domain-error';
 
-// Every refusal of a charge dispatch is a conflict with the frontier's state at the time of the request.
+// Every refusal of a charge dispatch is a conflict with the frontier's state at the time of the request, but for a
+// WIP cap above the project policy's asked by someone who may not raise it (issue 36: the cap is team policy).
 export enum ChargeErrorCode {
   ProjectMismatch = 'project_mismatch',
   WaitAdapterEncountered = 'wait_adapter_encountered',
@@ -12,6 +13,7 @@ export enum ChargeErrorCode {
   LaneMismatch = 'lane_mismatch',
   ItemAlreadyClaimed = 'item_already_claimed',
   WipCapReached = 'wip_cap_reached',
+  WipCapOverrideForbidden = 'wip_cap_override_forbidden',
 }
 
 export const CHARGE_ERROR_STATUS: ErrorStatusTable<ChargeErrorCode> = {
@@ -23,8 +25,25 @@ export const CHARGE_ERROR_STATUS: ErrorStatusTable<ChargeErrorCode> = {
   [ChargeErrorCode.LaneMismatch]: HttpStatus.CONFLICT,
   [ChargeErrorCode.ItemAlreadyClaimed]: HttpStatus.CONFLICT,
   [ChargeErrorCode.WipCapReached]: HttpStatus.CONFLICT,
+  [ChargeErrorCode.WipCapOverrideForbidden]: HttpStatus.FORBIDDEN,
 };
 
 // The dispatch refusals carry the decision's facts (item, bucket, event) as extra fields: one typed constructor
 // whose code must be one of the enum's.
 export const chargeError = errorFactory(CHARGE_ERROR_STATUS);
+
+// A dispatch, claim or schedule asking a WIP cap above the project policy's, by a caller who is not an admin of the
+// project's organization: the rule, the two caps and who may raise it.
+export const wipCapOverrideForbidden = (
+  project: string,
+  policyCap: number,
+  asked: number,
+  organization: string | null,
+) =>
+  chargeError(
+    ChargeErrorCode.WipCapOverrideForbidden,
+    `the WIP cap of ${project} is ${policyCap} by its project policy; only an admin of ${
+      organization === null ? 'the server' : `organization ${organization}`
+    } may raise it (asked ${asked}); ask for at most ${policyCap}, or ask an admin`,
+    { project, policy_wip_cap: policyCap, asked_wip_cap: asked, organization },
+  );

@@ -9,8 +9,9 @@ import {
   ScheduleResponse,
   ScheduleStep,
 } from '@app/contracts';
-import { compareRank, FrontierItem, takesWipSlot } from '@app/core';
+import { compareRank, FrontierItem, raisesWipCap, takesWipSlot, wipCapOverride } from '@app/core';
 
+import { AccessService } from '../auth/access.service';
 import { AuthenticatedActor } from '../auth/actor';
 import { validationFailed } from '../common/domain-error';
 import { APP_CONFIG, AppConfig } from '../config/config';
@@ -21,7 +22,7 @@ import { renderEntrypoint } from '../frontier/workflow-stages';
 import { RefsService } from '../refs/refs.service';
 import { SessionRow } from '../sessions/dto/sessions.dto';
 import { SessionsService } from '../sessions/sessions.service';
-import { chargeError, ChargeErrorCode } from './charge.errors';
+import { chargeError, ChargeErrorCode, wipCapOverrideForbidden } from './charge.errors';
 import { ChargeRepository, LiveClaimRow } from './charge.repository';
 import { ChargeDecisionDto, ClaimsQueryDto, DispatchDto, ScheduleQueryDto } from './dto/charge.dto';
 
@@ -69,8 +70,21 @@ export class ChargeService {
     private readonly sessions: SessionsService,
     private readonly events: EventsService,
     private readonly refs: RefsService,
+    private readonly access: AccessService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
+
+  // The cap a dispatch or schedule runs under: the project policy's, or the asked one where the WIP cap rule
+  // (libs/core rules/wip-cap.ts) allows it; the caller's standing is looked up only for a cap above the policy's.
+  private async wipCapFor(actor: AuthenticatedActor, project: ProjectRow, asked: number | undefined): Promise<number> {
+    const policyCap = wipCapOf(project, undefined);
+    const standing = raisesWipCap(policyCap, asked) ? await this.access.projectAdministration(actor, project.id) : null;
+    const decision = wipCapOverride({ policyCap, asked, isOrgAdmin: standing?.isOrgAdmin ?? false });
+    if ('refuse' in decision) {
+      throw wipCapOverrideForbidden(project.id, policyCap, asked!, standing?.organization ?? null);
+    }
+    return decision.cap;
+  }
 
   step(computed: ComputedFrontier, item: FrontierItem, sessionId: number | null, claim?: LiveClaimRow): ScheduleStep {
     const stage = computed.graph.workflows.get(item.workflow_version_id)?.stages.get(item.status);
@@ -175,7 +189,7 @@ export class ChargeService {
     for (const project of scope) {
       const computed = await this.frontier.compute(
         project,
-        wipCapOf(project, scope.length === 1 ? dto.wip_cap : undefined),
+        await this.wipCapFor(actor, project, scope.length === 1 ? dto.wip_cap : undefined),
         actor.id,
         session?.id ?? null,
       );
@@ -223,7 +237,8 @@ export class ChargeService {
     const project = await this.frontier.resolveProject(actor, resolved.project).catch(() => {
       throw projectNotFound(resolved.project);
     });
-    const computed = await this.frontier.compute(project, wipCapOf(project, dto.wip_cap), actor.id, session.id);
+    const wipCap = await this.wipCapFor(actor, project, dto.wip_cap);
+    const computed = await this.frontier.compute(project, wipCap, actor.id, session.id);
     const { computation } = computed;
     const decide = (detail: Omit<ChargeDecisionDetail, 'dispatched' | 'project'>) =>
       this.recordDecision(actor, session.id, { ...detail, dispatched: false, project: project.id });

@@ -8,6 +8,8 @@ export enum ProjectErrorCode {
   PrefixTaken = 'prefix_taken',
   // the caller has no active membership of an organization to create the project in
   OrganizationMembershipRequired = 'organization_membership_required',
+  // the policy's wip_cap is changed by an admin of the project's organization only (issue 36)
+  WipCapPolicyForbidden = 'wip_cap_policy_forbidden',
 }
 
 export const PROJECT_ERROR_STATUS: ErrorStatusTable<ProjectErrorCode> = {
@@ -15,6 +17,7 @@ export const PROJECT_ERROR_STATUS: ErrorStatusTable<ProjectErrorCode> = {
   [ProjectErrorCode.ProjectExists]: HttpStatus.CONFLICT,
   [ProjectErrorCode.PrefixTaken]: HttpStatus.CONFLICT,
   [ProjectErrorCode.OrganizationMembershipRequired]: HttpStatus.FORBIDDEN,
+  [ProjectErrorCode.WipCapPolicyForbidden]: HttpStatus.FORBIDDEN,
 };
 
 const projectError = errorFactory(PROJECT_ERROR_STATUS);
@@ -34,4 +37,12 @@ export const organizationMembershipRequired = () =>
   projectError(
     ProjectErrorCode.OrganizationMembershipRequired,
     'you are not an active member of an organization this project could belong to; ask an organization admin to add you',
+  );
+
+// The WIP cap is a team policy: a member may edit the rest of a project's policy, not its wip_cap.
+export const wipCapPolicyForbidden = (id: string, current: number | undefined, organization: string | null) =>
+  projectError(
+    ProjectErrorCode.WipCapPolicyForbidden,
+    `only an admin of ${organization === null ? 'the server' : `organization ${organization}`} may change the WIP cap of ${id} (policy wip_cap ${current ?? 'unset, the built-in default'}); ask an admin`,
+    { project: id, policy_wip_cap: current ?? null, organization },
   );

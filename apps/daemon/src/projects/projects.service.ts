@@ -2,12 +2,20 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 
 import { ProjectWire } from '@app/contracts/backlog';
+import { wipCapPolicyChange } from '@app/core';
 
+import { AccessService } from '../auth/access.service';
 import { AuthenticatedActor } from '../auth/actor';
 import { validationFailed } from '../common/domain-error';
 import { CreateProjectDto, ProjectRow, toProjectResponse, UpdateProjectDto } from './dto/projects.dto';
 import { ProjectAccessService } from './project-access.service';
-import { organizationMembershipRequired, prefixTaken, projectExists, projectNotFound } from './projects.errors';
+import {
+  organizationMembershipRequired,
+  prefixTaken,
+  projectExists,
+  projectNotFound,
+  wipCapPolicyForbidden,
+} from './projects.errors';
 import { mergePolicy, PolicyProblem, validatePolicyPatch } from './project-policy';
 import { NewProject, ProjectsRepository } from './projects.repository';
 
@@ -18,6 +26,7 @@ export class ProjectsService {
   constructor(
     private readonly repository: ProjectsRepository,
     private readonly access: ProjectAccessService,
+    private readonly standing: AccessService,
   ) {}
 
   // For another feature that checked the caller's access itself (transfer's export and import): the rows as stored.
@@ -74,9 +83,15 @@ export class ProjectsService {
     const patch = dto.policy ?? {};
     const problems = validatePolicyPatch(patch);
     if (problems.length > 0) throw policyInvalid(problems);
+    const next = patch.wip_cap as number | null | undefined;
+    const isOrgAdmin = next !== undefined && (await this.standing.projectAdministration(actor, id)).isOrgAdmin;
     return this.repository.transaction(async (manager) => {
       const row = await this.repository.findForUpdate(id, manager);
       if (!row) throw projectNotFound(id);
+      const current = typeof row.policy.wip_cap === 'number' ? row.policy.wip_cap : undefined;
+      if ('refuse' in wipCapPolicyChange({ current, next, isOrgAdmin })) {
+        throw wipCapPolicyForbidden(id, current, row.organization);
+      }
       await this.repository.update(id, dto.name, mergePolicy(row.policy, patch), manager);
       return toProjectResponse((await this.repository.find(id, manager))!);
     });

@@ -189,7 +189,7 @@ export function registerChargeCommand(program: Command): void {
     .option('--dry-run', 'show the schedule and stop; nothing is dispatched')
     .option('--item <ref>', 'target this item instead of the top-ranked one')
     .addOption(projectOption('project scope; --item alone charges that item wherever it lives'))
-    .addOption(wipCapOption())
+    .addOption(wipCapOption('charge'))
     .option('-y, --yes', 'do not ask for confirmation; print only the outcome, not the schedule (scripts)')
     .addOption(new Option('--session <id>', 'executor session id (default: register one)').env('SVC_SESSION_ID'))
     .addOption(new Option('--harness <harness>', 'executor harness of a new session').env('SVC_HARNESS').default('cli'))
@@ -228,7 +228,7 @@ export function registerChargeCommand(program: Command): void {
     .addOption(new Option('--session <id>', 'filter by this session: its lane and claims').env('SVC_SESSION_ID'))
     .addOption(projectOption('one project only'))
     .addOption(allProjectsOption())
-    .addOption(wipCapOption())
+    .addOption(wipCapOption('charge'))
     .action(
       action(async (_options: unknown, command: Command) => {
         // the parent `charge` shares these option names and parses them first

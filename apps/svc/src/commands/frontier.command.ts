@@ -8,8 +8,15 @@ import { apiOf, projectOption, scopedProject, scopedRef, wantsJson } from '../co
 import { action, CliError, output, printKeyValues, printTable } from '../output';
 import { relativeTime } from '../time';
 
-export const wipCapOption = () =>
-  new Option('--wip-cap <n>', "WIP cap override (default: the project's policy wip_cap, else 30)").env('SVC_WIP_CAP');
+// A read takes any cap as a what-if; a charge or schedule runs under it, so one above the project policy's is an
+// organization admin's (403 wip_cap_override_forbidden otherwise).
+export const wipCapOption = (use: 'read' | 'charge' = 'read') =>
+  new Option(
+    '--wip-cap <n>',
+    use === 'read'
+      ? "what-if WIP cap for this read, any value (default: the project's policy wip_cap, else 30)"
+      : "WIP cap for this charge (default: the project's policy wip_cap, else 30); a lower one is anyone's, a higher one an organization admin's",
+  ).env('SVC_WIP_CAP');
 
 // Without a project anywhere (flag, SVC_PROJECT, .svc.json) a command that needs one says how to name it.
 export function requireProject(flag: string | undefined): string {

@@ -32,7 +32,11 @@ export function registerMcpCommand(program: Command): void {
     .addOption(new Option('--harness <harness>', 'executor harness (default: the client’s name)').env('SVC_HARNESS'))
     .addOption(new Option('--model <model>', 'executor model (default: unknown)').env('SVC_MODEL'))
     .option('--label <label>', 'label of the executor session', 'svc mcp')
-    .option('--wip-cap <n>', 'override the WIP cap for the schedule and claims', positiveInt)
+    .option(
+      '--wip-cap <n>',
+      "WIP cap of the schedule and claims (a lower one is anyone's, a higher one an organization admin's)",
+      positiveInt,
+    )
     .addOption(
       new Option('--heartbeat <seconds>', 'renew the session’s claims this often')
         .env('SVC_MCP_HEARTBEAT_SECONDS')

@@ -130,7 +130,22 @@ async function answer<T extends object>(work: () => Promise<T>, text: (value: T)
 
 const ref = z.string().min(1).max(40).describe('public item ref, e.g. ATL-6');
 const projectArg = z.string().min(1).max(63).optional().describe('project id (default: the server’s project scope)');
-const wipCapArg = z.number().int().min(0).max(10_000).optional().describe('override the project’s WIP cap');
+// A read takes any cap as a what-if; next_work and claim run under it, and one above the project policy's is an
+// organization admin's (the daemon refuses others with wip_cap_override_forbidden).
+const whatIfWipCapArg = z
+  .number()
+  .int()
+  .min(0)
+  .max(10_000)
+  .optional()
+  .describe('what-if WIP cap for this read (default: the project policy’s)');
+const wipCapArg = z
+  .number()
+  .int()
+  .min(0)
+  .max(10_000)
+  .optional()
+  .describe('a lower WIP cap than the project policy’s; a higher one only for an organization admin');
 
 export class SvcMcpSession {
   readonly server: McpServer;
@@ -360,7 +375,7 @@ export class SvcMcpSession {
           project: projectArg,
           bucket: z.enum(buckets).optional().describe('which bucket to list (default runnable)'),
           limit: z.number().int().min(1).max(100).optional().describe('how many items (default 10)'),
-          wip_cap: wipCapArg,
+          wip_cap: whatIfWipCapArg,
         },
         output: {
           project: z.string(),
@@ -410,7 +425,7 @@ export class SvcMcpSession {
         description:
           'Why an item is runnable, blocked or frozen, down to each unsatisfied fact and what would satisfy it; ' +
           'unblock_roots are what to start first. For a runnable item, why it ranks where it does.',
-        input: { item: ref, wip_cap: wipCapArg },
+        input: { item: ref, wip_cap: whatIfWipCapArg },
         output: explainResponseSchema.shape,
       },
       async (args) => answer(() => this.api.explain(args.item, { wip_cap: args.wip_cap }), explainText),

@@ -1,2 +1,3 @@
 export * from './claims';
 export * from './rules';
+export * from './wip-cap';
