@@ -75,7 +75,7 @@ export class ChargeService {
   ) {}
 
   // The cap a dispatch or schedule runs under: the project policy's, or the asked one where the WIP cap rule
-  // (libs/core rules/wip-cap.ts) allows it; the caller's standing is looked up only for a cap above the policy's.
+  // (libs/core rulebook/wip-cap.ts) allows it; the caller's standing is looked up only for a cap above the policy's.
   private async wipCapFor(actor: AuthenticatedActor, project: ProjectRow, asked: number | undefined): Promise<number> {
     const policyCap = wipCapOf(project, undefined);
     const standing = raisesWipCap(policyCap, asked) ? await this.access.projectAdministration(actor, project.id) : null;
