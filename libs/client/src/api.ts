@@ -416,8 +416,8 @@ export class SvcApi {
     return this.http.post(`v1/items/${seg(ref)}/${actionPath.split('/').map(seg).join('/')}`);
   }
 
-  setItemStatus(ref: string, status: string): Promise<ItemResponse> {
-    return this.http.post(`v1/items/${seg(ref)}/status`, { status });
+  setItemStatus(ref: string, status: string, force = false): Promise<ItemResponse> {
+    return this.http.post(`v1/items/${seg(ref)}/status`, force ? { status, force } : { status });
   }
 
   blockItem(ref: string, body: WireBody): Promise<ItemResponse> {

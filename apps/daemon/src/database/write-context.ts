@@ -56,3 +56,9 @@ export function runAsDaemon<T>(work: () => Promise<T>): Promise<T> {
 export function notePassed(rule: Rule): void {
   storage.getStore()?.passed.add(rule);
 }
+
+// A write that comes in through a route but is of another kind (an import): the records name that path.
+export function nameWritePath(path: WritePath): void {
+  const context = storage.getStore();
+  if (context) context.writer.path = path;
+}

@@ -5,7 +5,13 @@ import { DEFAULT_HISTORY_LIMIT, HistoryResponse, SessionNoticesResponse } from '
 import { AuthenticatedActor, seesEveryProject } from '../auth/actor';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { ProjectAccessService } from '../projects/project-access.service';
-import { ChangeRecordRow, HistoryPageQueryDto, HistoryQueryDto, NoticesQueryDto, toChangeRecordResponse } from './dto/history.dto';
+import {
+  ChangeRecordRow,
+  HistoryPageQueryDto,
+  HistoryQueryDto,
+  NoticesQueryDto,
+  toChangeRecordResponse,
+} from './dto/history.dto';
 import { historySessionNotFound } from './history.errors';
 import { HistoryFilter, HistoryRepository } from './history.repository';
 
@@ -40,7 +46,9 @@ export class HistoryService {
     const everything = seesEveryProject(actor);
     return this.page({
       projects: everything ? null : await this.access.visibleProjects(actor),
-      organizations: everything ? null : (await this.repository.adminOrganizations(actor.id)).map((r) => r.organization_id),
+      organizations: everything
+        ? null
+        : (await this.repository.adminOrganizations(actor.id)).map((r) => r.organization_id),
       project: query.project,
       itemId,
       actor: query.actor,
@@ -53,7 +61,8 @@ export class HistoryService {
   // What an executor session should hear of: claims it lost, and changes others made to what it holds.
   async notices(actor: AuthenticatedActor, sessionId: number, query: NoticesQueryDto): Promise<SessionNoticesResponse> {
     const session = await this.repository.session(sessionId);
-    if (!session || (session.actor_id !== actor.id && !seesEveryProject(actor))) throw historySessionNotFound(sessionId);
+    if (!session || (session.actor_id !== actor.id && !seesEveryProject(actor)))
+      throw historySessionNotFound(sessionId);
     const after = query.after ?? '0';
     const rows = await this.repository.notices(sessionId, session.created_at, after);
     const lapsed = await this.repository.lapsedClaims(sessionId);

@@ -25,16 +25,21 @@ export class RulebookRepository {
 
   // The live claim on the item, read under the write's lock of the claim row.
   async holder(manager: EntityManager, itemId: number): Promise<ClaimHolder | null> {
-    const rows: { session_id: number; actor_id: number | null; actor: string | null; harness: string; expires_at: Date }[] =
-      await manager.query(
-        `SELECT c.session_id, s.actor_id, a.name AS actor, s.harness, c.expires_at
+    const rows: {
+      session_id: number;
+      actor_id: number | null;
+      actor: string | null;
+      harness: string;
+      expires_at: Date;
+    }[] = await manager.query(
+      `SELECT c.session_id, s.actor_id, a.name AS actor, s.harness, c.expires_at
            FROM item_claims c
            JOIN executor_sessions s ON s.id = c.session_id
            LEFT JOIN actors a ON a.id = s.actor_id
           WHERE c.item_id = $1 AND c.expires_at > now()
           FOR UPDATE OF c`,
-        [itemId],
-      );
+      [itemId],
+    );
     const row = rows[0];
     if (!row) return null;
     return {

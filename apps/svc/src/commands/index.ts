@@ -30,9 +30,11 @@ import { registerAuthCommands } from './auth.command';
 import { registerSetupCommand } from './setup.command';
 import { registerBackupCommands } from './backup.command';
 import { registerMcpCommand } from './mcp.command';
+import { registerHistoryCommand } from './history.command';
 
 // Every command group registers itself here.
 export const COMMAND_GROUPS: ((program: Command) => void)[] = [
+  registerHistoryCommand,
   registerUpCommands,
   registerDaemonCommand,
   registerConnectCommand,

@@ -8,6 +8,7 @@ import { action, CliError, output, printKeyValues, printTable } from '../output'
 import { FieldValueOptions, fieldValueSource } from './field-value';
 import { relativeTime } from '../time';
 import { addDependencyCommands } from './dependencies.command';
+import { addItemHistoryCommand } from './history.command';
 import { collect, jsonObjectOption, parseIntOption, printText, readStdin, readText, text } from './backlog-cli';
 
 interface CreateOptions {
@@ -178,9 +179,10 @@ export function registerItemsCommand(program: Command): void {
   items
     .command('status <ref> <stage>')
     .description("move an item to a stage of its pinned workflow (the stage's gates must pass)")
+    .option('--force', "a project admin's override of another session's claim (recorded; the claim is released)")
     .action(
-      action(async (item: string, stage: string, _options: unknown, command: Command) => {
-        const body = await apiOf(command).setItemStatus(item, stage);
+      action(async (item: string, stage: string, options: { force?: boolean }, command: Command) => {
+        const body = await apiOf(command).setItemStatus(item, stage, options.force === true);
         output(command, body, renderItem);
       }),
     );
@@ -240,6 +242,7 @@ export function registerItemsCommand(program: Command): void {
     );
 
   addDependencyCommands(items);
+  addItemHistoryCommand(items);
 }
 
 export function registerSectionsCommand(program: Command): void {

@@ -6,6 +6,7 @@ import type { RegisterSessionResponse, SessionResponse } from '@app/contracts';
 import { allProjectsOption, apiOf, projectOption, scopedProject } from '../context';
 import { action, output, printKeyValues, printTable } from '../output';
 import { relativeTime } from '../time';
+import { renderNotices } from './history.command';
 
 // register answers with the lane's source; show and end do not.
 export type SessionWire = SessionResponse & Partial<Pick<RegisterSessionResponse, 'lane_source'>>;
@@ -92,6 +93,18 @@ export function registerSessionsCommand(program: Command): void {
     .action(
       action(async (id: string, _options: unknown, command: Command) => {
         output(command, await apiOf(command).session(id), render);
+      }),
+    );
+
+  sessions
+    .command('notices <id>')
+    .description(
+      "claims the session lost (lease lapsed and taken, released by an admin) and others' changes to what it holds",
+    )
+    .option('--after <record>', 'only notices after this change record id')
+    .action(
+      action(async (id: string, options: { after?: string }, command: Command) => {
+        output(command, await apiOf(command).sessionNotices(id, options.after ?? '0'), renderNotices);
       }),
     );
 
