@@ -284,6 +284,9 @@ export const MATRIX: Record<string, MatrixRow> = {
     request: () => ({ path: `/v1/items/${item}/fields/title`, body: { value: 'matrix title' } }),
   },
   'GET /v1/items/:ref/progress': { access: 'org', request: () => ({ path: `/v1/items/${item}/progress` }) },
+  'GET /v1/items/:ref/history': { access: 'org', request: () => ({ path: `/v1/items/${item}/history` }) },
+  // everyone reads the changes of what they may see (a filter: an outsider gets an empty or shorter log)
+  'GET /v1/history': { access: 'self', request: () => ({ path: '/v1/history?limit=1' }) },
   'POST /v1/items/:ref/resolve': {
     access: 'org',
     request: async (fx) => ({ path: `/v1/items/${await fx.fresh.item()}/resolve`, body: { resolution: 'wontfix' } }),
@@ -482,6 +485,10 @@ export const MATRIX: Record<string, MatrixRow> = {
   'GET /v1/sessions/:id': {
     access: 'self',
     request: (fx, persona) => ({ path: `/v1/sessions/${fx.sessionIds[persona]}` }),
+  },
+  'GET /v1/sessions/:id/notices': {
+    access: 'self',
+    request: (fx, persona) => ({ path: `/v1/sessions/${fx.sessionIds[persona]}/notices` }),
   },
   'POST /v1/sessions/:id/heartbeat': {
     access: 'self',

@@ -15,6 +15,7 @@ import { AccessService } from '../auth/access.service';
 import { AuthenticatedActor } from '../auth/actor';
 import { validationFailed } from '../common/domain-error';
 import { APP_CONFIG, AppConfig } from '../config/config';
+import { nameWriterSession } from '../database/write-context';
 import { EventsService } from '../events/events.service';
 import { ComputedFrontier, FrontierService, wipCapOf } from '../frontier/frontier.service';
 import { ENTRYPOINT_RECOVERY, projectNotFound } from '../frontier/frontier.errors';
@@ -230,6 +231,7 @@ export class ChargeService {
 
   async dispatch(actor: AuthenticatedActor, dto: DispatchDto): Promise<DispatchResponse> {
     const session = await this.sessions.owned(actor, dto.session_id);
+    nameWriterSession(session.id, session.harness);
     const resolved = await this.refs.resolve(dto.item_id);
     if (dto.project && dto.project !== resolved.project) {
       throw chargeError(ChargeErrorCode.ProjectMismatch, `${resolved.ref} belongs to project ${resolved.project}`);

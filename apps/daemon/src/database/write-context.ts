@@ -62,3 +62,13 @@ export function nameWritePath(path: WritePath): void {
   const context = storage.getStore();
   if (context) context.writer.path = path;
 }
+
+// A write that names its executor session in its body (a dispatch, a dependency's session_id) rather than in
+// x-svc-session: the session, checked as the caller's own by the feature, is the writer's.
+export function nameWriterSession(id: number, harness: string): void {
+  const context = storage.getStore();
+  if (context && context.writer.session_id === null) {
+    context.writer.session_id = id;
+    context.writer.harness = harness;
+  }
+}

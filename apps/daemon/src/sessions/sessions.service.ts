@@ -12,6 +12,7 @@ import { LANE_KEY_PREFIX, LanePolicy, resolveLane } from '@app/core';
 
 import { AuthenticatedActor } from '../auth/actor';
 import { APP_CONFIG, AppConfig } from '../config/config';
+import { nameWriterSession } from '../database/write-context';
 import { FrontierService } from '../frontier/frontier.service';
 import { ProjectAccessService } from '../projects/project-access.service';
 import {
@@ -115,14 +116,16 @@ export class SessionsService {
 
   // Gives back one claim of the caller's session; a claim the session does not hold answers released: false.
   async release(actor: AuthenticatedActor, id: number, ref: string): Promise<ReleaseClaimResponse> {
-    await this.owned(actor, id, { live: false });
+    const session = await this.owned(actor, id, { live: false });
+    nameWriterSession(session.id, session.harness);
     // An item the caller cannot see answers like one that does not exist (404 item_not_found).
     const item = await this.access.resolveItem(actor, ref);
     return { session_id: id, item_id: item.ref, released: await this.repository.release(id, item.id) };
   }
 
   async end(actor: AuthenticatedActor, id: number): Promise<SessionResponse> {
-    await this.owned(actor, id, { live: false });
+    const session = await this.owned(actor, id, { live: false });
+    nameWriterSession(session.id, session.harness);
     return toSessionResponse(await this.repository.end(id), []);
   }
 }
