@@ -200,8 +200,15 @@ export class ChangeRecords1764500000000 implements MigrationInterface {
         ELSIF row_json ? 'organization_id' THEN
           org := (row_json ->> 'organization_id')::integer;
         END IF;
-        IF row_json ? 'item_id' THEN item := (row_json ->> 'item_id')::integer; END IF;
-        PERFORM svc_record_insert(w, org, project_id, item, CASE WHEN item IS NULL THEN NULL ELSE svc_item_ref(item) END,
+        IF row_json ? 'item_id' THEN item := (row_json ->> 'item_id')::integer;
+        ELSIF row_json ? 'epic_id' THEN item := (row_json ->> 'epic_id')::integer;
+        END IF;
+        IF item IS NOT NULL AND project_id IS NULL THEN
+          SELECT i.project, p.organization_id INTO project_id, org FROM items i JOIN projects p ON p.id = i.project
+           WHERE i.id = item;
+        END IF;
+        PERFORM svc_record_insert(w, org, project_id, item,
+                                  CASE WHEN item IS NOT NULL THEN svc_item_ref(item) ELSE row_json ->> 'item' END,
                                   TG_ARGV[0], row_json ->> TG_ARGV[1],
                                   CASE TG_OP WHEN 'INSERT' THEN 'created' WHEN 'DELETE' THEN 'deleted' ELSE 'changed' END,
                                   NULL, before_row, after_row);
@@ -232,11 +239,38 @@ export class ChangeRecords1764500000000 implements MigrationInterface {
         FOR EACH ROW EXECUTE FUNCTION svc_record_rows('deployment_approval', 'run_id', '');
       CREATE TRIGGER tr_epic_tasks_record AFTER INSERT OR UPDATE OR DELETE ON epic_tasks
         FOR EACH ROW EXECUTE FUNCTION svc_record_rows('epic_task', 'task_num', '');
+      CREATE TRIGGER tr_epic_dispatch_chains_record AFTER INSERT OR UPDATE OR DELETE ON epic_dispatch_chains
+        FOR EACH ROW EXECUTE FUNCTION svc_record_rows('epic_chain', 'worktree', '');
+      CREATE TRIGGER tr_epic_task_files_record AFTER INSERT OR UPDATE OR DELETE ON epic_task_files
+        FOR EACH ROW EXECUTE FUNCTION svc_record_rows('epic_task_file', 'file_path', '');
+      CREATE TRIGGER tr_epic_progress_notes_record AFTER INSERT OR UPDATE OR DELETE ON epic_progress_notes
+        FOR EACH ROW EXECUTE FUNCTION svc_record_rows('epic_note', 'note_num', '');
+      CREATE TRIGGER tr_shepherd_verdicts_record AFTER INSERT OR UPDATE OR DELETE ON shepherd_verdicts
+        FOR EACH ROW EXECUTE FUNCTION svc_record_rows('shepherd_verdict', 'id', '');
+      CREATE TRIGGER tr_caveat_dispositions_record AFTER INSERT OR UPDATE OR DELETE ON caveat_dispositions
+        FOR EACH ROW EXECUTE FUNCTION svc_record_rows('caveat_disposition', 'id', '');
+      CREATE TRIGGER tr_ouroboros_entries_record AFTER INSERT OR UPDATE OR DELETE ON ouroboros_entries
+        FOR EACH ROW EXECUTE FUNCTION svc_record_rows('ouroboros_entry', 'id', '');
+      CREATE TRIGGER tr_workflow_versions_record AFTER INSERT OR UPDATE OR DELETE ON workflow_versions
+        FOR EACH ROW EXECUTE FUNCTION svc_record_rows('workflow_version', 'workflow_id', '');
+      CREATE TRIGGER tr_executor_sessions_record AFTER INSERT OR UPDATE OR DELETE ON executor_sessions
+        FOR EACH ROW EXECUTE FUNCTION svc_record_rows('executor_session', 'id', 'project');
+      CREATE TRIGGER tr_approval_sessions_record AFTER INSERT OR UPDATE OR DELETE ON approval_sessions
+        FOR EACH ROW EXECUTE FUNCTION svc_record_rows('approval_session', 'actor_id', '');
     `);
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`
+      DROP TRIGGER IF EXISTS tr_approval_sessions_record ON approval_sessions;
+      DROP TRIGGER IF EXISTS tr_executor_sessions_record ON executor_sessions;
+      DROP TRIGGER IF EXISTS tr_workflow_versions_record ON workflow_versions;
+      DROP TRIGGER IF EXISTS tr_ouroboros_entries_record ON ouroboros_entries;
+      DROP TRIGGER IF EXISTS tr_caveat_dispositions_record ON caveat_dispositions;
+      DROP TRIGGER IF EXISTS tr_shepherd_verdicts_record ON shepherd_verdicts;
+      DROP TRIGGER IF EXISTS tr_epic_progress_notes_record ON epic_progress_notes;
+      DROP TRIGGER IF EXISTS tr_epic_task_files_record ON epic_task_files;
+      DROP TRIGGER IF EXISTS tr_epic_dispatch_chains_record ON epic_dispatch_chains;
       DROP TRIGGER IF EXISTS tr_epic_tasks_record ON epic_tasks;
       DROP TRIGGER IF EXISTS tr_deployment_approvals_record ON deployment_approvals;
       DROP TRIGGER IF EXISTS tr_deployment_runs_record ON deployment_runs;
