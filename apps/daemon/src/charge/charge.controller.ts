@@ -5,6 +5,7 @@ import { ChargeDecisionResponse, ClaimsResponse, DispatchResponse, ScheduleRespo
 import { AuthenticatedActor, CurrentActor } from '../auth/actor';
 import { ChargeService } from './charge.service';
 import { ChargeDecisionDto, ClaimsQueryDto, DispatchDto, ScheduleQueryDto } from './dto/charge.dto';
+import { Writes } from '../rulebook/writes.decorator';
 
 @Controller('v1/charge')
 export class ChargeController {
@@ -21,12 +22,14 @@ export class ChargeController {
     return this.service.claims(actor, dto);
   }
 
+  @Writes('scope', 'role', 'claim', 'wip_cap', 'approval_stages')
   @Post('dispatch')
   @HttpCode(200)
   dispatch(@CurrentActor() actor: AuthenticatedActor, @Body() dto: DispatchDto): Promise<DispatchResponse> {
     return this.service.dispatch(actor, dto);
   }
 
+  @Writes('scope', 'role')
   @Post('decisions')
   @HttpCode(201)
   decision(@CurrentActor() actor: AuthenticatedActor, @Body() dto: ChargeDecisionDto): Promise<ChargeDecisionResponse> {

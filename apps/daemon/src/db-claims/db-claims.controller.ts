@@ -5,6 +5,7 @@ import { DbClaimResponse } from '@app/contracts';
 import { AuthenticatedActor, CurrentActor } from '../auth/actor';
 import { DbClaimsService } from './db-claims.service';
 import { DbClaimAmendQueryDto } from './dto/db-claims.dto';
+import { Writes } from '../rulebook/writes.decorator';
 
 // The body exactly as parsed: the global ValidationPipe would strip or refuse unknown keys under its own code before
 // the core rules (which name db_claim_unknown_key and db_claim_reserved_key) could run.
@@ -21,6 +22,7 @@ export class DbClaimsController {
     return this.service.get(actor, ref);
   }
 
+  @Writes('scope', 'claim')
   @Post()
   @HttpCode(200)
   amend(
@@ -32,6 +34,7 @@ export class DbClaimsController {
     return this.service.amend(actor, ref, body, query);
   }
 
+  @Writes('scope', 'claim')
   @Post('negative')
   @HttpCode(200)
   amendNegative(

@@ -10,6 +10,7 @@ import {
   UpsertChainDto,
 } from './dto/epics.dto';
 import { EpicsService } from './epics.service';
+import { Writes } from '../rulebook/writes.decorator';
 
 @Controller('v1/epics/:ref')
 export class EpicsController {
@@ -25,6 +26,7 @@ export class EpicsController {
     return this.service.tasks(actor, ref);
   }
 
+  @Writes('scope')
   @Post('tasks')
   createTask(@CurrentActor() actor: AuthenticatedActor, @Param('ref') ref: string, @Body() dto: CreateEpicTaskDto) {
     return this.service.createTask(actor, ref, dto);
@@ -35,6 +37,7 @@ export class EpicsController {
     return this.service.task(actor, ref, num);
   }
 
+  @Writes('scope')
   @Patch('tasks/:num')
   updateTask(
     @CurrentActor() actor: AuthenticatedActor,
@@ -45,6 +48,7 @@ export class EpicsController {
     return this.service.updateTask(actor, ref, num, dto);
   }
 
+  @Writes('scope')
   @Post('tasks/:num/dispatch')
   @HttpCode(200)
   dispatch(
@@ -60,6 +64,7 @@ export class EpicsController {
     return this.service.files(actor, ref);
   }
 
+  @Writes('scope')
   @Post('tasks/:num/files')
   addFile(
     @CurrentActor() actor: AuthenticatedActor,
@@ -75,6 +80,7 @@ export class EpicsController {
     return this.service.chains(actor, ref);
   }
 
+  @Writes('scope')
   @Put('chains/:worktree')
   upsertChain(
     @CurrentActor() actor: AuthenticatedActor,
@@ -90,6 +96,7 @@ export class EpicsController {
     return this.service.notes(actor, ref, query.task);
   }
 
+  @Writes('scope')
   @Post('tasks/:num/notes')
   addNote(
     @CurrentActor() actor: AuthenticatedActor,

@@ -14,11 +14,13 @@ import {
   UpsertSectionDto,
 } from './dto/items.dto';
 import { ItemsService, ItemWorkflowWire } from './items.service';
+import { Writes } from '../rulebook/writes.decorator';
 
 @Controller('v1/items')
 export class ItemsController {
   constructor(private readonly service: ItemsService) {}
 
+  @Writes('scope', 'stage_gates')
   @Post()
   create(@CurrentActor() actor: AuthenticatedActor, @Body() dto: CreateItemDto): Promise<ItemDetailWire> {
     return this.service.create(actor, dto);
@@ -43,6 +45,7 @@ export class ItemsController {
     return this.service.getField(actor, ref, field);
   }
 
+  @Writes('scope', 'claim', 'stage_gates')
   @Put(':ref/fields/:field')
   updateField(
     @CurrentActor() actor: AuthenticatedActor,
@@ -53,6 +56,7 @@ export class ItemsController {
     return this.service.updateField(actor, ref, field, dto.value, dto.force);
   }
 
+  @Writes('scope', 'claim', 'stage_gates')
   @Post(':ref/status')
   @HttpCode(200)
   setStatus(
@@ -63,30 +67,35 @@ export class ItemsController {
     return this.service.setStatus(actor, ref, dto.status, dto.force);
   }
 
+  @Writes('scope')
   @Post(':ref/block')
   @HttpCode(200)
   block(@CurrentActor() actor: AuthenticatedActor, @Param('ref') ref: string, @Body() dto: BlockDto) {
     return this.service.block(actor, ref, dto.reason);
   }
 
+  @Writes('scope')
   @Post(':ref/unblock')
   @HttpCode(200)
   unblock(@CurrentActor() actor: AuthenticatedActor, @Param('ref') ref: string): Promise<ItemDetailWire> {
     return this.service.unblock(actor, ref);
   }
 
+  @Writes('scope')
   @Post(':ref/freeze')
   @HttpCode(200)
   freeze(@CurrentActor() actor: AuthenticatedActor, @Param('ref') ref: string): Promise<ItemDetailWire> {
     return this.service.setFrozen(actor, ref, true);
   }
 
+  @Writes('scope')
   @Post(':ref/unfreeze')
   @HttpCode(200)
   unfreeze(@CurrentActor() actor: AuthenticatedActor, @Param('ref') ref: string): Promise<ItemDetailWire> {
     return this.service.setFrozen(actor, ref, false);
   }
 
+  @Writes('scope', 'claim', 'stage_gates')
   @Post(':ref/resolve')
   @HttpCode(200)
   resolve(
@@ -97,6 +106,7 @@ export class ItemsController {
     return this.service.resolve(actor, ref, dto);
   }
 
+  @Writes('scope', 'claim')
   @Put(':ref/sections/:name')
   upsertSection(
     @CurrentActor() actor: AuthenticatedActor,
@@ -107,6 +117,7 @@ export class ItemsController {
     return this.service.upsertSection(actor, ref, name, dto);
   }
 
+  @Writes('scope', 'claim')
   @Delete(':ref/sections/:name')
   deleteSection(
     @CurrentActor() actor: AuthenticatedActor,

@@ -5,6 +5,7 @@ import { MachineListResponse, RevokeMachineResponse } from '@app/contracts';
 import { AuthenticatedActor, CurrentActor } from '../auth/actor';
 import { ListMachinesQueryDto, RevokeMachineDto } from './dto/machines.dto';
 import { MachinesService } from './machines.service';
+import { Writes } from '../rulebook/writes.decorator';
 
 @Controller('v1/machines')
 export class MachinesController {
@@ -15,6 +16,7 @@ export class MachinesController {
     return this.service.list(actor, query.include_revoked ?? false);
   }
 
+  @Writes('scope', 'role')
   @Post('revoke')
   @HttpCode(200)
   revoke(@CurrentActor() actor: AuthenticatedActor, @Body() dto: RevokeMachineDto): Promise<RevokeMachineResponse> {

@@ -11,11 +11,13 @@ import {
   RecordsQueryDto,
 } from './dto/records.dto';
 import { RecordsService } from './records.service';
+import { Writes } from '../rulebook/writes.decorator';
 
 @Controller('v1/records')
 export class RecordsController {
   constructor(private readonly service: RecordsService) {}
 
+  @Writes('scope')
   @Post('shepherd-verdicts')
   addVerdict(@CurrentActor() actor: AuthenticatedActor, @Body() dto: AddVerdictDto) {
     return this.service.addVerdict(actor, dto);
@@ -26,6 +28,7 @@ export class RecordsController {
     return this.service.verdicts(actor, query.item);
   }
 
+  @Writes('scope')
   @Post('caveat-dispositions')
   addDisposition(@CurrentActor() actor: AuthenticatedActor, @Body() dto: AddDispositionDto) {
     return this.service.addDisposition(actor, dto);
@@ -36,6 +39,7 @@ export class RecordsController {
     return this.service.dispositions(actor, query.item);
   }
 
+  @Writes('scope', 'role')
   @Post('ouroboros')
   addOuroboros(@CurrentActor() actor: AuthenticatedActor, @Body() dto: AddOuroborosDto): Promise<OuroborosEntryWire> {
     return this.service.addOuroboros(actor, dto);
@@ -49,6 +53,7 @@ export class RecordsController {
     return this.service.ouroboros(actor, query);
   }
 
+  @Writes('scope', 'role')
   @Post('ouroboros/:id/review')
   @HttpCode(200)
   review(
@@ -58,6 +63,7 @@ export class RecordsController {
     return this.service.markOuroboros(actor, id, 'reviewed_at');
   }
 
+  @Writes('scope', 'role')
   @Post('ouroboros/:id/archive')
   @HttpCode(200)
   archive(

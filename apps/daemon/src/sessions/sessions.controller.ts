@@ -11,11 +11,13 @@ import {
 import { AuthenticatedActor, CurrentActor } from '../auth/actor';
 import { ListSessionsQueryDto, RegisterSessionDto, ReleaseClaimDto } from './dto/sessions.dto';
 import { SessionsService } from './sessions.service';
+import { Writes } from '../rulebook/writes.decorator';
 
 @Controller('v1/sessions')
 export class SessionsController {
   constructor(private readonly service: SessionsService) {}
 
+  @Writes('scope')
   @Post()
   register(
     @CurrentActor() actor: AuthenticatedActor,
@@ -34,6 +36,7 @@ export class SessionsController {
     return this.service.get(actor, id);
   }
 
+  @Writes('role')
   @Post(':id/heartbeat')
   @HttpCode(200)
   heartbeat(
@@ -44,6 +47,7 @@ export class SessionsController {
   }
 
   // One claim given back before the session ends (issue 29, the MCP server's release tool).
+  @Writes('role', 'claim')
   @Post(':id/release')
   @HttpCode(200)
   release(
@@ -54,6 +58,7 @@ export class SessionsController {
     return this.service.release(actor, id, dto.item_id);
   }
 
+  @Writes('role')
   @Post(':id/end')
   @HttpCode(200)
   end(@CurrentActor() actor: AuthenticatedActor, @Param('id', ParseIntPipe) id: number): Promise<SessionResponse> {

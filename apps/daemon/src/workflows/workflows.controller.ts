@@ -4,12 +4,14 @@ import { WorkflowRegisterWire, WorkflowSummaryWire, WorkflowVersionWire } from '
 
 import { AuthenticatedActor, CurrentActor } from '../auth/actor';
 import { WorkflowsService } from './workflows.service';
+import { Writes } from '../rulebook/writes.decorator';
 
 @Controller('v1/workflows')
 export class WorkflowsController {
   constructor(private readonly service: WorkflowsService) {}
 
   // The body is the definition itself, validated strictly by the service.
+  @Writes('role')
   @Post()
   register(@CurrentActor() actor: AuthenticatedActor, @Body() body: unknown): Promise<WorkflowRegisterWire> {
     return this.service.register(actor, body);
