@@ -28,6 +28,7 @@ import {
   tokenFor,
 } from './support/authorization-matrix';
 import { MATRIX } from './support/authorization-matrix.table';
+import { WRITE_CENSUS } from './support/write-census.table';
 
 jest.setTimeout(600000);
 
@@ -270,6 +271,11 @@ async function runMatrix(
   const mismatches: Mismatch[] = [];
   const client = new Client({ connectionString: fx.dbUrl });
   await client.connect();
+  // The record half of the census (issue 36): the first write of each route the matrix lets through leaves change
+  // records naming the caller, and no call anywhere leaves a record without a writer (path sql).
+  const recordChecked = new Set<string>();
+  const lastRecord = async () =>
+    (await client.query<{ id: string }>('SELECT coalesce(max(id), 0)::text AS id FROM change_records')).rows[0].id;
   try {
     for (const name of ROUTE_NAMES) {
       const row = MATRIX[name];
@@ -290,8 +296,33 @@ async function runMatrix(
         const expected = expectedOutcome(access, persona);
         const checkUnchanged = method !== 'GET' && expected !== 'allowed' && expected !== 'same';
         const before = checkUnchanged ? await digest(client) : '';
+        const mark = method === 'GET' ? '' : await lastRecord();
         const res = await callAs(fx, persona, method, { ...req, path });
         const code = (res.body as { code?: string } | undefined)?.code;
+        const records =
+          method === 'GET'
+            ? []
+            : (
+                await client.query<{ path: string; actor_id: number | null }>(
+                  'SELECT path, actor_id FROM change_records WHERE id > $1',
+                  [mark],
+                )
+              ).rows;
+        if (records.some((r) => r.path === 'sql')) {
+          mismatches.push({ route: name, persona, expected: 'records naming their writer', status: res.status, code });
+        }
+        const census = WRITE_CENSUS[name];
+        if (census?.record === 'change' && res.status < 300 && !recordChecked.has(name)) {
+          recordChecked.add(name);
+          if (!records.some((r) => r.actor_id !== null || access === 'public')) {
+            mismatches.push({
+              route: name,
+              persona,
+              expected: 'a change record naming the caller',
+              status: res.status,
+            });
+          }
+        }
         if (res.status >= 500 || res.status === 0) {
           mismatches.push({ route: name, persona, expected, status: res.status, code });
           continue;

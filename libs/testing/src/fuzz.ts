@@ -14,6 +14,8 @@ export interface DiscoveredRoute {
   method: string;
   path: string; // e.g. /v1/items/:ref/fields/:field
   params: string[];
+  // the controller method (its metadata: the rules a write names, issue 36's census)
+  handler?: object;
 }
 
 type ModuleLike =
@@ -67,6 +69,7 @@ export function discoverRoutes(root: ModuleLike): DiscoveredRoute[] {
               method: v,
               path,
               params: [...path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]),
+              handler,
             });
           }
         }

@@ -255,14 +255,11 @@ export class ChangeRecords1764500000000 implements MigrationInterface {
         FOR EACH ROW EXECUTE FUNCTION svc_record_rows('workflow_version', 'workflow_id', '');
       CREATE TRIGGER tr_executor_sessions_record AFTER INSERT OR UPDATE OR DELETE ON executor_sessions
         FOR EACH ROW EXECUTE FUNCTION svc_record_rows('executor_session', 'id', 'project');
-      CREATE TRIGGER tr_approval_sessions_record AFTER INSERT OR UPDATE OR DELETE ON approval_sessions
-        FOR EACH ROW EXECUTE FUNCTION svc_record_rows('approval_session', 'actor_id', '');
     `);
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`
-      DROP TRIGGER IF EXISTS tr_approval_sessions_record ON approval_sessions;
       DROP TRIGGER IF EXISTS tr_executor_sessions_record ON executor_sessions;
       DROP TRIGGER IF EXISTS tr_workflow_versions_record ON workflow_versions;
       DROP TRIGGER IF EXISTS tr_ouroboros_entries_record ON ouroboros_entries;
