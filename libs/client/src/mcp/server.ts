@@ -212,7 +212,7 @@ export class SvcMcpSession {
   // The executor session of this connection, registered once (on `initialized`, or by the first tool call).
   ensureSession(): Promise<RegisterSessionResponse> {
     if (this.closed) return Promise.reject(new ChargeFlowError('session_closed', 'the MCP connection is closing'));
-    if (!this.registration) delete this.api.http.headers[SESSION_HEADER];
+    if (!this.registration) this.nameSession(null);
     this.registration ??= this.api
       .registerSession({
         harness: this.harness,
@@ -224,7 +224,7 @@ export class SvcMcpSession {
         this.log(
           `executor session ${session.session_id} (${session.harness} / ${session.model}, lane ${session.lane})`,
         );
-        this.api.http.headers[SESSION_HEADER] = String(session.session_id);
+        this.nameSession(session.session_id);
         this.noticesAfter = '0';
         const period = this.options.heartbeatMs ?? MCP_DEFAULT_HEARTBEAT_MS;
         const heartbeat = setInterval(() => {
@@ -246,6 +246,14 @@ export class SvcMcpSession {
       this.registration = null;
     });
     return this.registration;
+  }
+
+  // The session every call of this connection names (x-svc-session), for the daemon's claim rule and record.
+  private nameSession(id: number | null): void {
+    const headers = (this.api as Partial<SvcApi>).http?.headers;
+    if (!headers) return;
+    if (id === null) delete headers[SESSION_HEADER];
+    else headers[SESSION_HEADER] = String(id);
   }
 
   get sessionId(): Promise<number> {
