@@ -1,3 +1,6 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
 import { Client } from 'pg';
 
 import {
@@ -45,7 +48,8 @@ describe('input at the edges', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase('server', 'input_edges');
-    daemon = await startDaemonProcess({ env: { SVC_DATABASE_URL: db.url } });
+    // a trusted proxy: the hostile-body tests send each request from its own forwarded address
+    daemon = await startDaemonProcess({ env: { SVC_DATABASE_URL: db.url, SVC_API_TRUSTED_PROXIES: '127.0.0.1' } });
     pg = new Client({ connectionString: db.url });
     await pg.connect();
     await createProject(pg, { id: 'shop', prefix: 'SHOP' });
@@ -158,7 +162,8 @@ describe('input at the edges', () => {
     it.each([
       ['an object body on /v1', 'POST', '/v1/items', nested(5000)],
       ['an array body on /v1', 'POST', '/v1/items/SHOP-1/block', nested(100_000, '[', ']')],
-      ['a body on the approval page', 'POST', '/machine-approval/session', nested(5000)],
+      // under the 8 KiB these routes take
+      ['a body on the approval page', 'POST', '/machine-approval/session', nested(1000)],
     ])('should refuse %s with 400 invalid_request before validation', async (_what, method, path, body) => {
       const res = await send(method, path, body, true);
       expect(res.status).toBe(400);
@@ -167,7 +172,7 @@ describe('input at the edges', () => {
     });
 
     it('should refuse a deep body on the machine-authorization routes with the contract code', async () => {
-      const res = await send('POST', '/api/machine/authorizations/token', nested(5000), true);
+      const res = await send('POST', '/api/machine/authorizations/token', nested(1000), true);
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('invalid_request');
     });
@@ -176,6 +181,104 @@ describe('input at the edges', () => {
       const res = await send('POST', '/v1/items', { project: 'shop', title: 't', colour: JSON.parse(nested(20)) });
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('validation_failed');
+    });
+  });
+
+  describe('hostile bodies', () => {
+    const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+    // The daemon process's own CPU time so far (user + system), from /proc/<pid>/stat.
+    const cpuMs = () => {
+      const stat = readFileSync(`/proc/${daemon.child.pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+    };
+    const jsonOf = (keys: number) =>
+      JSON.stringify(Object.fromEntries(Array.from({ length: keys }, (_, i) => [`k${i}`, 'vvvv'])));
+    const formOf = (keys: number) =>
+      new URLSearchParams(Array.from({ length: keys }, (_, i): [string, string] => [`k${i}`, 'vvvvvvv'])).toString();
+
+    async function post(path: string, body: string, headers: Record<string, string>) {
+      const res = await fetch(`${daemon.url}${path}`, { method: 'POST', headers, body });
+      const text = await res.text();
+      return { status: res.status, text };
+    }
+
+    // The least CPU the daemon spent on one request over a few tries: the least is the request's own cost, with the
+    // daemon's background work (sweeps, the frontier warm-up) left out.
+    let client = 0;
+    async function cpuOf(path: string, body: string, headers: Record<string, string>) {
+      let least = Infinity;
+      let answer = { status: 0, text: '' };
+      for (let i = 0; i < 3; i++) {
+        const before = cpuMs();
+        // each from its own forwarded address: the device-code routes' per-client budgets stay untouched
+        answer = await post(path, body, { ...headers, 'x-forwarded-for': `10.${++client}.0.1` });
+        least = Math.min(least, cpuMs() - before);
+      }
+      return { cpu: least, ...answer };
+    }
+
+    const bearer = () => ({ authorization: `Bearer ${daemon.token}` });
+    const json = { 'content-type': 'application/json' };
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const origin = () => ({ origin: daemon.url });
+
+    it.each([
+      ['the approval page, no credential', '/machine-approval/session', () => ({ ...json, ...origin() }), jsonOf],
+      ['the approval page, a form', '/machine-approval/session', () => ({ ...form, ...origin() }), formOf],
+      ['the device-code start, no credential', '/api/machine/authorizations', () => json, jsonOf],
+      ['a validated body on /v1', '/v1/items', () => ({ ...json, ...bearer() }), jsonOf],
+      ['a form on /v1', '/v1/items', () => ({ ...form, ...bearer() }), formOf],
+    ])(
+      'should refuse 60,000 keys in a 1 MB body on %s for under 50 ms of CPU more than 10 keys cost',
+      async (_what, path, headers, bodyOf) => {
+        const hostile = bodyOf(60_000);
+        expect(hostile.length).toBeGreaterThan(800_000);
+        expect(hostile.length).toBeLessThan(1024 * 1024);
+        const small = await cpuOf(path, bodyOf(10), headers());
+        const big = await cpuOf(path, hostile, headers());
+        expect(small.status).toBeGreaterThanOrEqual(400);
+        expect(big.status).toBe(413);
+        expect(big.text).toMatch(/payload_too_large/);
+        expect(big.cpu).toBeLessThan(small.cpu + 50);
+      },
+    );
+
+    it('should refuse a body over 8 KiB on the routes anyone may call, before reading it', async () => {
+      for (const path of ['/machine-approval/session', '/api/machine/authorizations/token']) {
+        const res = await post(path, JSON.stringify({ token: 'x'.repeat(9000) }), { ...json, ...origin() });
+        expect(res.status).toBe(413);
+        expect(res.text).toMatch(/payload_too_large/);
+      }
+    });
+
+    it('should name the key limit and where it was passed', async () => {
+      const posture = JSON.parse(jsonOf(1001)) as Json;
+      const res = await send('POST', '/v1/items', { project: 'shop', title: 't', workflow_posture: posture });
+      expect(res.status).toBe(413);
+      expect(res.body).toEqual({
+        code: 'payload_too_large',
+        message: 'request body field workflow_posture has more than 1000 keys (the limit for one object)',
+      });
+    });
+
+    it('should name the array limit', async () => {
+      const res = await send('POST', '/v1/items/SHOP-1/block', `{"reason":"r","x":[${'0,'.repeat(100_000)}0]}`, true);
+      expect(res.status).toBe(413);
+      expect(res.body.message).toBe('request body field x has more than 100000 elements (the limit for one array)');
+    });
+
+    it('should refuse unknown keys under the limit naming 20 of them and counting the rest', async () => {
+      const body = { project: 'shop', title: '', ...(JSON.parse(jsonOf(990)) as Json) };
+      const res = await send('POST', '/v1/items', body);
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe('validation_failed');
+      const fields = fieldsOf(res.body);
+      expect(fields.slice(0, 20)).toEqual(Array.from({ length: 20 }, (_, i) => `k${i}`));
+      expect(fields).toContain('…');
+      expect(res.text).toMatch(/970 more unknown properties/);
+      // the declared fields are still checked: the empty title is named too
+      expect(fields).toContain('title');
     });
   });
 });

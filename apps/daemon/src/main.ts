@@ -12,6 +12,7 @@ import { warmUpFrontier } from './frontier/frontier-warm-up';
 import { frameBanner } from './boot/banner';
 import { DaemonLock, DaemonLockHeldError } from './boot/daemon-lock';
 import { assertPortFree, PortBusyError } from './boot/port-check';
+import { registerBodyParsers } from './common/body-parsers';
 import { DaemonLogger } from './common/logging';
 import { writeClientError } from './common/response-writer';
 import { createValidationPipe } from './common/validation';
@@ -91,6 +92,7 @@ export async function startDaemon(config: AppConfig): Promise<RunningDaemon> {
       bufferLogs: true,
     });
     app.useLogger(new DaemonLogger(app.get(Logger)));
+    registerBodyParsers(app);
     app.useGlobalPipes(createValidationPipe());
     await app.listen({ port: config.port, host: config.host });
     const address = app.getHttpServer().address();

@@ -98,6 +98,9 @@ export const validationFailed = (fields: FieldProblems[], fallback = 'invalid re
 // A validation failure described in one sentence (no per-field list).
 export const validationMessage = (message: string) => genericError(GenericErrorCode.ValidationFailed, message);
 
+// 413 payload_too_large: a body past a size limit (bytes, keys in one object, elements in one array).
+export const payloadTooLarge = (message: string) => genericError(GenericErrorCode.PayloadTooLarge, message);
+
 export const unauthorized = (message: string, headers: Record<string, string> = {}) =>
   genericError(GenericErrorCode.Unauthorized, message, {}, headers);
 

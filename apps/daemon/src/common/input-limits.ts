@@ -1,10 +1,17 @@
-import { invalidRequest, validationFailed } from './domain-error';
+import { DomainError, invalidRequest, payloadTooLarge, validationFailed } from './domain-error';
 import { controlCharacterProblem } from './text-fields';
 
 // The deepest JSON a request may nest. The deepest wire shape (a backlog import: items > sections > …) stays under
 // ten levels; 32 leaves room and keeps every recursive walker (class-transformer, class-validator) far from the
 // stack's end.
 export const MAX_BODY_DEPTH = 32;
+
+// The most keys one object of a request may hold, and the most elements one array may. No wire shape comes near
+// 1000 keys (a DTO has a few dozen properties, a policy or a workflow a few dozen keys); a backlog import's item
+// list is the longest array (the backlog format's own cap is 100,000). Checked before anything walks the value:
+// validation costs grow with the keys of one object (class-transformer's key dedupe is quadratic).
+export const MAX_OBJECT_KEYS = 1000;
+export const MAX_ARRAY_LENGTH = 100_000;
 
 // PostgreSQL's integer column (int4): every integer in a path or query addresses one.
 export const INT4_MIN = -2_147_483_648;
@@ -36,6 +43,14 @@ function childPath(parent: string, key: string | number): string {
 }
 
 export const tooDeep = (where: string) => invalidRequest(`${where} nests deeper than ${MAX_BODY_DEPTH} levels`);
+
+const at = (where: string, field: string) => (field ? `${where} field ${field}` : where);
+
+export const tooManyKeys = (where: string, field: string) =>
+  payloadTooLarge(`${at(where, field)} has more than ${MAX_OBJECT_KEYS} keys (the limit for one object)`);
+
+export const tooManyElements = (where: string, field: string) =>
+  payloadTooLarge(`${at(where, field)} has more than ${MAX_ARRAY_LENGTH} elements (the limit for one array)`);
 
 export const unstorable = (fields: FieldProblem[]) => validationFailed(fields);
 
@@ -69,12 +84,14 @@ export function checkRequestPart(
     if (current === null || typeof current !== 'object') continue;
     if (depth >= MAX_BODY_DEPTH) throw tooDeep(where);
     if (Array.isArray(current)) {
+      if (current.length > MAX_ARRAY_LENGTH) throw tooManyElements(where, path);
       for (let i = current.length - 1; i >= 0; i--) {
         stack.push({ value: current[i], path: childPath(path, i), pattern: `${pattern}[]`, depth: depth + 1 });
       }
       continue;
     }
     const keys = Object.keys(current);
+    if (keys.length > MAX_OBJECT_KEYS) throw tooManyKeys(where, path);
     for (let i = keys.length - 1; i >= 0; i--) {
       const key = keys[i];
       const keyProblem = textProblem(key, false);
@@ -97,4 +114,85 @@ export function int4Problem(value: string): string | null {
   if (!/^-?[0-9]+$/.test(value)) return null;
   const n = Number(value);
   return n < INT4_MIN || n > INT4_MAX ? `must be an integer from ${INT4_MIN} to ${INT4_MAX}` : null;
+}
+
+const OBJECT = 1;
+const ARRAY = 2;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+// The shape limits (depth, keys per object, elements per array) read off raw JSON text in one pass, before
+// JSON.parse builds anything: a refusal here costs a scan of the bytes, not a parse and a validation. Syntax is not
+// checked (JSON.parse refuses malformed text next); only strings are skipped whole, so brackets, colons and commas
+// inside them do not count. Returns the refusal, or null.
+export function jsonShapeProblem(text: string, where = 'request body'): DomainError | null {
+  const kinds: number[] = [];
+  const counts: number[] = [];
+  const keyStart: number[] = [];
+  const keyEnd: number[] = [];
+  let depth = 0;
+  let expectKey = false;
+  const fieldAt = (levels: number) => {
+    let field = '';
+    for (let d = 0; d < levels; d++) {
+      if (kinds[d] === ARRAY) field += `[${Math.max(counts[d] - 1, 0)}]`;
+      else if (keyStart[d] >= 0) {
+        const key = JSON.stringify(text.slice(keyStart[d], Math.min(keyEnd[d], keyStart[d] + 64))).slice(1, -1);
+        field += field ? `.${key}` : key;
+      }
+    }
+    return field;
+  };
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c <= 0x20) continue;
+    const top = depth - 1;
+    if (top >= 0 && kinds[top] === ARRAY && counts[top] === 0 && c !== 0x5d) counts[top] = 1;
+    switch (c) {
+      case QUOTE: {
+        let end = i;
+        for (;;) {
+          end = text.indexOf('"', end + 1);
+          if (end < 0) return null;
+          let slashes = 0;
+          while (text.charCodeAt(end - 1 - slashes) === BACKSLASH) slashes++;
+          if (slashes % 2 === 0) break;
+        }
+        if (expectKey && top >= 0) {
+          keyStart[top] = i + 1;
+          keyEnd[top] = end;
+          expectKey = false;
+        }
+        i = end;
+        break;
+      }
+      case 0x7b: // {
+      case 0x5b: // [
+        if (depth >= MAX_BODY_DEPTH) return tooDeep(where);
+        kinds[depth] = c === 0x7b ? OBJECT : ARRAY;
+        counts[depth] = 0;
+        keyStart[depth] = -1;
+        depth++;
+        expectKey = c === 0x7b;
+        break;
+      case 0x7d: // }
+      case 0x5d: // ]
+        if (depth === 0) return null;
+        depth--;
+        expectKey = false;
+        break;
+      case 0x3a: // :
+        if (top >= 0 && kinds[top] === OBJECT && ++counts[top] > MAX_OBJECT_KEYS)
+          return tooManyKeys(where, fieldAt(top));
+        break;
+      case 0x2c: // ,
+        if (top < 0) break;
+        if (kinds[top] === OBJECT) expectKey = true;
+        else if (++counts[top] > MAX_ARRAY_LENGTH) return tooManyElements(where, fieldAt(top));
+        break;
+      default:
+        break;
+    }
+  }
+  return null;
 }
