@@ -133,6 +133,10 @@ describe('svc mcp: the backlog as an MCP server', () => {
         // against their clients' addresses.
         SVC_EVENT_STREAMS_PER_ADDRESS: '1',
         SVC_API_TRUSTED_PROXIES: '127.0.0.1',
+        // small MCP caps, reached by the cap tests with their own actors and addresses
+        SVC_MCP_SESSIONS_PER_ACTOR: '2',
+        SVC_MCP_SESSIONS_PER_ADDRESS: '3',
+        SVC_MCP_STREAMS_PER_ADDRESS: '1',
       },
     });
     for (const [id, prefix, ...policy] of [
@@ -537,6 +541,152 @@ describe('svc mcp: the backlog as an MCP server', () => {
       expect(stolen.status).toBe(404);
 
       // DELETE ends the connection, and with it the executor session.
+      await transport.terminateSession();
+      await eventually(
+        async () =>
+          (await http<SessionResponse>(daemon.url, 'GET', `/v1/sessions/${next.session_id}`, { token: daemon.token! }))
+            .body.ended_at !== null,
+        'the session to end',
+      );
+    });
+
+    // Raw MCP-over-HTTP requests, each from a client address of its own (X-Forwarded-For from a trusted proxy).
+    const MCP_ACCEPT = 'application/json, text/event-stream';
+    const INITIALIZE = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    };
+    async function initialize(token: string, ip: string, headers: Record<string, string> = {}) {
+      const res = await http(daemon.url, 'POST', '/mcp', {
+        token,
+        clientIp: ip,
+        body: INITIALIZE,
+        headers: { accept: MCP_ACCEPT, ...headers },
+      });
+      return { ...res, sessionId: res.headers.get('mcp-session-id') };
+    }
+    const end = (token: string, ip: string, sessionId: string) =>
+      http(daemon.url, 'DELETE', '/mcp', { token, clientIp: ip, headers: { 'mcp-session-id': sessionId } });
+    async function getStream(token: string, ip: string, sessionId: string) {
+      const abort = new AbortController();
+      const res = await fetch(`${daemon.url}/mcp`, {
+        headers: {
+          authorization: `Bearer ${token}`,
+          'x-forwarded-for': ip,
+          accept: 'text/event-stream',
+          'mcp-session-id': sessionId,
+        },
+        signal: abort.signal,
+      });
+      const body = res.status === 200 ? null : ((await res.json()) as Json);
+      return { status: res.status, retryAfter: res.headers.get('retry-after'), body, close: () => abort.abort() };
+    }
+
+    it('should cap MCP sessions per actor with 429 and Retry-After, and free the slot when one ends', async () => {
+      const ada = await createActor(db.url, { name: 'ada-mcp-cap' });
+      const opened = [await initialize(ada.token, '203.0.113.1'), await initialize(ada.token, '203.0.113.2')];
+      expect(opened.map((o) => o.status)).toEqual([200, 200]);
+      const third = await initialize(ada.token, '203.0.113.3');
+      expect(third.status).toBe(429);
+      expect(third.headers.get('retry-after')).toBe('30');
+      expect(third.body).toMatchObject({ code: 'mcp_session_limit_reached', limit: 2 });
+      expect(third.body.message).toMatch(/at most 2 MCP sessions .* for this actor/);
+      expect(third.sessionId).toBeNull();
+      // ending one (DELETE /mcp) frees its slot
+      expect((await end(ada.token, '203.0.113.1', opened[0].sessionId!)).status).toBe(200);
+      const again = await initialize(ada.token, '203.0.113.3');
+      expect(again.status).toBe(200);
+      await end(ada.token, '203.0.113.2', opened[1].sessionId!);
+      await end(ada.token, '203.0.113.3', again.sessionId!);
+    });
+
+    it('should cap MCP sessions per client address across actors', async () => {
+      const ip = '203.0.113.20';
+      const bo = await createActor(db.url, { name: 'bo-mcp-cap' });
+      const cy = await createActor(db.url, { name: 'cy-mcp-cap' });
+      const opened = [await initialize(bo.token, ip), await initialize(bo.token, ip), await initialize(cy.token, ip)];
+      expect(opened.map((o) => o.status)).toEqual([200, 200, 200]);
+      const fourth = await initialize(cy.token, ip);
+      expect(fourth.status).toBe(429);
+      expect(fourth.headers.get('retry-after')).toBe('30');
+      expect(fourth.body).toMatchObject({ code: 'mcp_session_limit_reached', limit: 3 });
+      expect(fourth.body.message).toMatch(/for this client address/);
+      // another address is served
+      const elsewhere = await initialize(cy.token, '203.0.113.21');
+      expect(elsewhere.status).toBe(200);
+      await Promise.all(opened.map((o, i) => end(i < 2 ? bo.token : cy.token, ip, o.sessionId!)));
+      await end(cy.token, '203.0.113.21', elsewhere.sessionId!);
+    });
+
+    it('should cap GET /mcp streams per client address with 429 and Retry-After', async () => {
+      const ip = '203.0.113.30';
+      const di = await createActor(db.url, { name: 'di-mcp-cap' });
+      const [one, two] = [await initialize(di.token, ip), await initialize(di.token, ip)];
+      const first = await getStream(di.token, ip, one.sessionId!);
+      expect(first.status).toBe(200);
+      const second = await getStream(di.token, ip, two.sessionId!);
+      expect(second.status).toBe(429);
+      expect(second.retryAfter).toBe('30');
+      expect(second.body).toMatchObject({ code: 'mcp_stream_limit_reached', limit: 1 });
+      // the first stream closes: its slot comes free
+      first.close();
+      const later = await eventually(async () => {
+        const attempt = await getStream(di.token, ip, two.sessionId!);
+        if (attempt.status === 200) return attempt;
+        return null;
+      }, 'the stream slot to come free');
+      later.close();
+      await end(di.token, ip, one.sessionId!);
+      await end(di.token, ip, two.sessionId!);
+    });
+
+    it('should refuse a browser page of another origin with 403, and serve the server’s own origin', async () => {
+      const eve = await createActor(db.url, { name: 'eve-mcp-origin' });
+      const foreign = await initialize(eve.token, '203.0.113.40', { origin: 'http://attacker.example' });
+      expect(foreign.status).toBe(403);
+      expect(foreign.body).toMatchObject({ code: 'mcp_origin_refused' });
+      expect(foreign.sessionId).toBeNull();
+      // a rebinding page reaches the daemon under its own name, on the daemon's port
+      const rebound = await initialize(eve.token, '203.0.113.40', {
+        origin: `http://rebind.example:${new URL(daemon.url).port}`,
+      });
+      expect(rebound.status).toBe(403);
+      const own = await initialize(eve.token, '203.0.113.40', { origin: daemon.url });
+      expect(own.status).toBe(200);
+      await end(eve.token, '203.0.113.40', own.sessionId!);
+      // a foreign origin cannot use an open connection either
+      const sneaky = await http(daemon.url, 'DELETE', '/mcp', {
+        token: eve.token,
+        clientIp: '203.0.113.40',
+        headers: { origin: 'http://attacker.example', 'mcp-session-id': own.sessionId! },
+      });
+      expect(sneaky.status).toBe(403);
+    });
+
+    it('should refuse a tool argument the tool does not take, naming the ones it takes, and create nothing', async () => {
+      const transport = new StreamableHTTPClientTransport(new URL('/mcp', daemon.url), {
+        requestInit: { headers: { authorization: `Bearer ${daemon.token}`, 'x-forwarded-for': '203.0.113.50' } },
+      });
+      const client = new Client({ name: 'cursor', version: '1.0.0' });
+      await client.connect(transport);
+      clients.push(client);
+      const result = await call(client, 'create_item', {
+        project: 'atl',
+        title: 'described wrongly',
+        description: 'this is not an argument of create_item',
+      });
+      expect(result.isError).toBe(true);
+      const text = (result.content as { text: string }[])[0].text;
+      expect(text).toMatch(/unknown argument description/);
+      expect(text).toMatch(/create_item takes only title, project, priority, status, workflow, body, spec/);
+      const listed = await http<{ items: { title: string }[] }>(daemon.url, 'GET', '/v1/items?project=atl', {
+        token: daemon.token!,
+      });
+      expect(listed.body.items.map((i) => i.title)).not.toContain('described wrongly');
+      // a right call on the same connection works; then the connection ends, and its executor session with it
+      const next = await success<{ session_id: number }>(client, 'next_work', { project: 'atl' });
       await transport.terminateSession();
       await eventually(
         async () =>

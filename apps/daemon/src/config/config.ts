@@ -29,6 +29,11 @@ export interface AppConfig {
   // Concurrent event streams per actor and per client address, counted by each daemon process.
   eventStreamsPerActor: number;
   eventStreamsPerAddress: number;
+  // MCP-over-HTTP connections (sessions) and their GET /mcp streams per actor and per client address, per process.
+  mcpSessionsPerActor: number;
+  mcpSessionsPerAddress: number;
+  mcpStreamsPerActor: number;
+  mcpStreamsPerAddress: number;
   bodyLimit: number;
   claimTtlSeconds: number;
   // machine-level session routing (lane_rules, executor_default_lane_*): used only for sessions without a project
@@ -98,6 +103,10 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     historyRetentionDays: dto.SVC_HISTORY_RETENTION_DAYS ?? 0,
     eventStreamsPerActor: dto.SVC_EVENT_STREAMS_PER_ACTOR ?? 16,
     eventStreamsPerAddress: dto.SVC_EVENT_STREAMS_PER_ADDRESS ?? 32,
+    mcpSessionsPerActor: dto.SVC_MCP_SESSIONS_PER_ACTOR ?? 16,
+    mcpSessionsPerAddress: dto.SVC_MCP_SESSIONS_PER_ADDRESS ?? 32,
+    mcpStreamsPerActor: dto.SVC_MCP_STREAMS_PER_ACTOR ?? 16,
+    mcpStreamsPerAddress: dto.SVC_MCP_STREAMS_PER_ADDRESS ?? 32,
     bodyLimit: dto.SVC_BODY_LIMIT ?? 1024 * 1024,
     claimTtlSeconds: dto.SVC_CLAIM_TTL_SECONDS ?? 1800,
     sessionRouting: parseJsonObject(dto.SVC_SESSION_ROUTING),

@@ -46,6 +46,14 @@ export class EnvDto {
 
   @IsOptional() @Transform(toNumber) @IsInt() @Min(1) @Max(10_000) SVC_EVENT_STREAMS_PER_ADDRESS?: number;
 
+  @IsOptional() @Transform(toNumber) @IsInt() @Min(1) @Max(10_000) SVC_MCP_SESSIONS_PER_ACTOR?: number;
+
+  @IsOptional() @Transform(toNumber) @IsInt() @Min(1) @Max(10_000) SVC_MCP_SESSIONS_PER_ADDRESS?: number;
+
+  @IsOptional() @Transform(toNumber) @IsInt() @Min(1) @Max(10_000) SVC_MCP_STREAMS_PER_ACTOR?: number;
+
+  @IsOptional() @Transform(toNumber) @IsInt() @Min(1) @Max(10_000) SVC_MCP_STREAMS_PER_ADDRESS?: number;
+
   @IsOptional() @Transform(toNumber) @IsInt() @Min(1024) @Max(64 * 1024 * 1024) SVC_BODY_LIMIT?: number;
 
   @IsOptional() @Transform(toNumber) @IsInt() @Min(1) SVC_CLAIM_TTL_SECONDS?: number;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 
 import { SvcApi, SvcClient } from '@app/client';
@@ -10,7 +10,11 @@ import { SvcMcpSession } from '@app/client/mcp';
 
 import { version } from '../../../../package.json';
 import { AuthenticatedActor } from '../auth/actor';
+import { APP_CONFIG, AppConfig } from '../config/config';
 import { EventsService } from '../events/events.service';
+import { StreamLimits } from '../events/stream-limits';
+import { RequestIdentityService } from '../machine-authorization/request-identity';
+import { mcpOriginRefused, mcpSessionLimitReached, mcpStreamLimitReached } from './mcp.errors';
 
 // A connection that sent nothing for this long (and holds no open stream) is closed: its executor session ends and
 // its claims are released, like a stdio client whose pipe closed.
@@ -19,6 +23,8 @@ const SWEEP_MS = 60_000;
 
 interface HttpMcpConnection {
   actorId: number;
+  // the client address (budget key) that opened the connection: its GET streams count there too
+  address: string;
   transport: StreamableHTTPServerTransport;
   mcp: SvcMcpSession;
   lastSeen: number;
@@ -36,8 +42,33 @@ export class McpHttpService implements OnModuleDestroy {
   private readonly logger = new Logger('mcp');
   private readonly connections = new Map<string, HttpMcpConnection>();
   private sweep: NodeJS.Timeout | null = null;
+  // Open connections and open GET streams per actor and per client address (429 + Retry-After past a cap), like
+  // the event streams: one token or one address cannot hold hundreds of executor sessions and streams.
+  private readonly sessionLimits: StreamLimits;
+  private readonly streamLimits: StreamLimits;
 
-  constructor(private readonly events: EventsService) {}
+  constructor(
+    private readonly events: EventsService,
+    private readonly identity: RequestIdentityService,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.sessionLimits = new StreamLimits(
+      config.mcpSessionsPerActor,
+      config.mcpSessionsPerAddress,
+      mcpSessionLimitReached,
+    );
+    this.streamLimits = new StreamLimits(config.mcpStreamsPerActor, config.mcpStreamsPerAddress, mcpStreamLimitReached);
+  }
+
+  // A browser names the page's origin on every request; only this server's own may call /mcp (the MCP spec's
+  // guard against DNS rebinding: a hostile page whose name resolves to this daemon). Clients that are not
+  // browsers send no Origin and pass.
+  private checkOrigin(req: IncomingMessage): void {
+    const origin = req.headers.origin;
+    if (origin === undefined) return;
+    const own = originOf(this.identity.describe(req).origin);
+    if (own === null || originOf(origin) !== own) throw mcpOriginRefused(origin);
+  }
 
   async handle(
     actor: AuthenticatedActor,
@@ -46,6 +77,7 @@ export class McpHttpService implements OnModuleDestroy {
     body: unknown,
     loopback: string,
   ): Promise<void> {
+    this.checkOrigin(req);
     const sessionHeader = req.headers['mcp-session-id'];
     const id = Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader;
     if (id !== undefined) {
@@ -69,6 +101,8 @@ export class McpHttpService implements OnModuleDestroy {
       });
     }
     // A new connection (the transport refuses anything but an initialize request here).
+    const address = this.identity.describe(req).clientKey;
+    const releaseSlot = this.sessionLimits.acquire(actor.id, address);
     const token = bearerOf(req);
     // The connection's live stream comes back over loopback: it counts against this client's address, not the
     // loopback address every MCP user of this replica would share (the per-actor cap applies as it is).
@@ -85,19 +119,24 @@ export class McpHttpService implements OnModuleDestroy {
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sessionId) => {
-        connection = { actorId: actor.id, transport, mcp, lastSeen: Date.now(), openStreams: 0 };
+        connection = { actorId: actor.id, address, transport, mcp, lastSeen: Date.now(), openStreams: 0 };
         this.connections.set(sessionId, connection);
         this.startSweep();
       },
     });
     transport.onclose = () => {
       if (transport.sessionId) this.connections.delete(transport.sessionId);
+      releaseSlot();
       origin.revoke();
       void mcp.close();
     };
-    await mcp.server.connect(transport);
-    await transport.handleRequest(req, res, body);
-    // An initialize that failed (invalid request) leaves no connection behind.
+    try {
+      await mcp.server.connect(transport);
+      await transport.handleRequest(req, res, body);
+    } finally {
+      // An initialize that failed (invalid request) leaves no connection behind.
+      if (!connection) releaseSlot();
+    }
     if (!connection) {
       origin.revoke();
       await mcp.close();
@@ -112,8 +151,10 @@ export class McpHttpService implements OnModuleDestroy {
     body: unknown,
   ): Promise<void> {
     if (req.method === 'GET') {
+      const release = this.streamLimits.acquire(connection.actorId, connection.address);
       connection.openStreams++;
       res.once('close', () => {
+        release();
         connection.openStreams--;
         connection.lastSeen = Date.now();
       });
@@ -143,6 +184,15 @@ export class McpHttpService implements OnModuleDestroy {
     });
     this.connections.clear();
     await Promise.race([Promise.allSettled(closing), new Promise((resolve) => setTimeout(resolve, 3000).unref())]);
+  }
+}
+
+function originOf(url: string): string | null {
+  try {
+    const origin = new URL(url).origin;
+    return origin === 'null' ? null : origin.toLowerCase();
+  } catch {
+    return null;
   }
 }
 

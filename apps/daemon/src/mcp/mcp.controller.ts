@@ -1,7 +1,8 @@
-import { Controller, Delete, Get, Post, Req, Res } from '@nestjs/common';
+import { Controller, Delete, Get, Logger, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 import { AuthenticatedActor, CurrentActor } from '../auth/actor';
+import { logServerError, toErrorResponse, writeErrorResponse } from '../common/response-writer';
 import { loopbackUrl, McpHttpService } from './mcp-http.service';
 
 // POST/GET/DELETE /mcp: the MCP server over Streamable HTTP (issue 29), for harnesses that connect to a URL. The
@@ -9,6 +10,8 @@ import { loopbackUrl, McpHttpService } from './mcp-http.service';
 // response itself, so Fastify is told the reply is handled (hijack) and no interceptor shapes it.
 @Controller('mcp')
 export class McpController {
+  private readonly logger = new Logger('mcp');
+
   constructor(private readonly service: McpHttpService) {}
 
   @Post()
@@ -44,12 +47,11 @@ export class McpController {
     try {
       await this.service.handle(actor, request.raw, res, request.body, loopbackUrl(request.raw));
     } catch (err) {
-      if (!res.headersSent) {
-        res.writeHead(500, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ code: 'internal_error', message: (err as Error).message }));
-      } else {
-        res.end();
-      }
+      // A refusal (a cap, the origin) is thrown before anything is written: the daemon's usual coded answer.
+      const { status, body, headers } = toErrorResponse(err);
+      logServerError(this.logger, status, err);
+      if (!res.headersSent) writeErrorResponse(res, status, body, headers);
+      else res.end();
     }
   }
 }

@@ -95,6 +95,29 @@ describe('SvcMcpSession (in memory)', () => {
     await client.close();
   });
 
+  it('should refuse an argument the tool does not take, naming the ones it does, and call nothing', async () => {
+    const api = {
+      registerSession: jest.fn().mockResolvedValue(session),
+      endSession: jest.fn().mockResolvedValue({}),
+      createItem: jest.fn().mockResolvedValue({}),
+    };
+    const { mcp, client } = await connect(api);
+    const result = (await client.callTool({
+      name: 'create_item',
+      arguments: { title: 'Parser', description: 'the body, under the wrong name' },
+    })) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect((result.content[0] as { text: string }).text).toMatch(
+      /unknown argument description: create_item takes only title, project, priority, status, workflow, body, spec/,
+    );
+    expect(api.createItem).not.toHaveBeenCalled();
+    const tools = await client.listTools();
+    const createItem = tools.tools.find((t) => t.name === 'create_item')!;
+    expect(createItem.inputSchema.additionalProperties).toBe(false);
+    await mcp.close();
+    await client.close();
+  });
+
   it('should register a new session when the heartbeat finds its session ended elsewhere', async () => {
     const api = {
       registerSession: jest

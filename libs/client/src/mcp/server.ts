@@ -94,7 +94,7 @@ export function harnessToken(name: string | undefined | null): string | null {
 
 type LooseRegisterTool = (
   name: string,
-  config: { title: string; description: string; inputSchema: z.ZodRawShape; outputSchema: z.ZodRawShape },
+  config: { title: string; description: string; inputSchema: z.ZodTypeAny; outputSchema: z.ZodRawShape },
   callback: (args: unknown, extra: { signal: AbortSignal }) => Promise<CallToolResult>,
 ) => unknown;
 
@@ -126,6 +126,24 @@ async function answer<T extends object>(work: () => Promise<T>, text: (value: T)
   } catch (err) {
     return toolError(errorBody(err));
   }
+}
+
+// A tool's arguments as a strict object: an argument the tool does not take is refused (not silently dropped, so
+// `create_item {description: …}` does not make an item with an empty body), and the refusal names the arguments
+// the tool does take. The SDK answers it as a tool error: `Input validation error: Invalid arguments for tool …`.
+export function strictArguments<S extends z.ZodRawShape>(tool: string, shape: S): z.ZodObject<S, 'strict'> {
+  const names = Object.keys(shape);
+  const takes = names.length > 0 ? `takes only ${names.join(', ')}` : 'takes no arguments';
+  return z
+    .object(shape, {
+      errorMap: (issue, ctx) =>
+        issue.code === z.ZodIssueCode.unrecognized_keys
+          ? {
+              message: `unknown argument${issue.keys.length === 1 ? '' : 's'} ${issue.keys.join(', ')}: ${tool} ${takes}`,
+            }
+          : { message: ctx.defaultError },
+    })
+    .strict();
 }
 
 const ref = z.string().min(1).max(40).describe('public item ref, e.g. ATL-6');
@@ -295,7 +313,12 @@ export class SvcMcpSession {
     const register = this.server.registerTool.bind(this.server) as unknown as LooseRegisterTool;
     register(
       name,
-      { title: config.title, description: config.description, inputSchema: config.input, outputSchema: config.output },
+      {
+        title: config.title,
+        description: config.description,
+        inputSchema: strictArguments(name, config.input),
+        outputSchema: config.output,
+      },
       async (args, extra) => {
         // every call names this connection's executor session, so the daemon's claim rule and record know it
         await this.ensureSession().catch(() => undefined);
