@@ -291,11 +291,13 @@ export interface RestoreResult {
   rows: Record<string, number>;
 }
 
-// Refuses while a daemon is connected to the database: a restore must not race a writer.
+// Refuses while a daemon is connected to the database: a restore must not race a writer. A daemon's pooled
+// connections close when idle; its listening one (svc-daemon-listen) stays while it runs.
 async function assertNoDaemon(client: Client): Promise<void> {
   const rows = await client.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM pg_stat_activity
-      WHERE datname = current_database() AND application_name = $1 AND pid <> pg_backend_pid()`,
+      WHERE datname = current_database() AND (application_name = $1 OR application_name = $1 || '-listen')
+        AND pid <> pg_backend_pid()`,
     [DAEMON_APPLICATION_NAME],
   );
   if (rows.rows[0].n > 0) {
