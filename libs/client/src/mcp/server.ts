@@ -1,5 +1,11 @@
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { CallToolResult, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResult,
+  CancelledNotification,
+  CancelledNotificationSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
 import { MAX_STREAM_FRONTIER_PROJECTS, PRIORITIES, SESSION_HEADER } from '@app/contracts';
@@ -95,8 +101,18 @@ export function harnessToken(name: string | undefined | null): string | null {
 type LooseRegisterTool = (
   name: string,
   config: { title: string; description: string; inputSchema: z.ZodTypeAny; outputSchema: z.ZodRawShape },
-  callback: (args: unknown, extra: { signal: AbortSignal }) => Promise<CallToolResult>,
+  callback: (args: unknown, extra: { signal: AbortSignal; requestId: string | number }) => Promise<CallToolResult>,
 ) => unknown;
+
+// What a tool is given besides its arguments: the call's cancellation, and a way to register what undoes the call's
+// effect should the client cancel it (a claim the client never learns of must not stand).
+export interface ToolCall {
+  signal: AbortSignal;
+  onCancel: (undo: () => Promise<unknown>) => void;
+}
+
+// How long an answered call can still be cancelled by a notification that crossed the answer on the wire.
+const CANCEL_WINDOW_MS = 60_000;
 
 export interface ToolErrorBody {
   code: string;
@@ -172,6 +188,8 @@ export class SvcMcpSession {
   // the last change record this session was told of, and the lapsed claims already reported
   private noticesAfter = '0';
   private readonly lapsedTold = new Set<string>();
+  // what undoes each recently answered call, should its cancellation arrive after the answer
+  private readonly undoByRequest = new Map<string | number, () => Promise<unknown>>();
   private stream: FollowingEventStream | null = null;
   private streamOpen: Promise<void> | null = null;
   private readonly subscriptions = new Set<string>();
@@ -202,6 +220,9 @@ export class SvcMcpSession {
       );
     };
     this.registerTools();
+    this.server.server.setNotificationHandler(CancelledNotificationSchema, (notification) =>
+      this.onCancelled(notification),
+    );
     this.registerResources();
   }
 
@@ -308,7 +329,7 @@ export class SvcMcpSession {
   private tool<S extends z.ZodRawShape>(
     name: (typeof MCP_TOOLS)[number],
     config: { title: string; description: string; input: S; output: z.ZodRawShape },
-    run: (args: z.objectOutputType<S, z.ZodTypeAny>, signal: AbortSignal) => Promise<CallToolResult>,
+    run: (args: z.objectOutputType<S, z.ZodTypeAny>, call: ToolCall) => Promise<CallToolResult>,
   ): void {
     const register = this.server.registerTool.bind(this.server) as unknown as LooseRegisterTool;
     register(
@@ -322,10 +343,38 @@ export class SvcMcpSession {
       async (args, extra) => {
         // every call names this connection's executor session, so the daemon's claim rule and record know it
         await this.ensureSession().catch(() => undefined);
-        const result = await run(args as z.objectOutputType<S, z.ZodTypeAny>, extra.signal);
-        return this.withNotices(result);
+        const undo: (() => Promise<unknown>)[] = [];
+        const result = await run(args as z.objectOutputType<S, z.ZodTypeAny>, {
+          signal: extra.signal,
+          onCancel: (fn) => undo.push(fn),
+        });
+        const answered = await this.withNotices(result);
+        if (undo.length === 0) return answered;
+        const undoAll = () => Promise.all(undo.map((fn) => fn().catch(() => undefined)));
+        if (extra.signal.aborted) {
+          // cancelled while it ran: the SDK sends no answer, so its effect is given back
+          await undoAll();
+          return toolError({ code: 'cancelled', message: `${name} was cancelled; what it did was given back` });
+        }
+        // a cancellation that crosses the answer on the wire undoes it too (see onCancelled)
+        this.undoByRequest.set(extra.requestId, undoAll);
+        setTimeout(() => this.undoByRequest.delete(extra.requestId), CANCEL_WINDOW_MS).unref();
+        return answered;
       },
     );
+  }
+
+  // The SDK aborts a running call on notifications/cancelled; a call already answered is undone here, for the client
+  // rejected it on its side when it sent the cancellation.
+  private async onCancelled(notification: CancelledNotification): Promise<void> {
+    await (this.server.server as unknown as { _oncancel(n: CancelledNotification): Promise<void> })._oncancel(
+      notification,
+    );
+    const requestId = notification.params.requestId;
+    const undo = requestId === undefined ? undefined : this.undoByRequest.get(requestId);
+    if (!undo) return;
+    this.undoByRequest.delete(requestId!);
+    await undo();
   }
 
   // What the session should hear of since its last call (issue 36): claims it lost (taken over after its lease
@@ -473,10 +522,10 @@ export class SvcMcpSession {
         output: dispatchResponseSchema.shape,
       },
       // One claim at a time per connection: two concurrent calls of one agent get two items.
-      (args, signal) =>
+      (args, call) =>
         this.serialized(async () => {
           try {
-            if (signal.aborted) return toolError({ code: 'cancelled', message: 'the claim was cancelled' });
+            if (call.signal.aborted) return toolError({ code: 'cancelled', message: 'the claim was cancelled' });
             const session = await this.sessionId;
             const reports: string[] = [];
             const outcome = await runCharge(
@@ -499,12 +548,10 @@ export class SvcMcpSession {
                 runDispatcher: () => Promise.resolve(0),
               },
             );
-            if (outcome.dispatch && signal.aborted) {
-              // The client gave up on this call: it will never learn of the claim, so the claim must not stand.
-              await this.api.releaseClaim(session, outcome.dispatch.item_id).catch(() => undefined);
-              return toolError({ code: 'cancelled', message: 'the claim was cancelled; it was given back' });
-            }
             if (outcome.dispatch) {
+              // a client that cancels this call never learns of the claim: then it must not stand
+              const item = outcome.dispatch.item_id;
+              call.onCancel(() => this.api.releaseClaim(session, item));
               return {
                 content: [{ type: 'text', text: claimText(outcome.dispatch) }],
                 structuredContent: outcome.dispatch as unknown as Record<string, unknown>,
