@@ -592,9 +592,11 @@ export function reduce(state: State, action: Action): State {
       return status(state, action.text, action.tone);
     case 'layout': {
       const d = state.dialog;
-      // the help was scrolled past its last page (the view knows where that is): back to it
+      // the help or an item's history was scrolled past its last page (the view knows where that is): back to it
       const next =
-        d?.kind === 'help' && action.helpScrollMax !== undefined && (d.scroll ?? 0) > action.helpScrollMax
+        (d?.kind === 'help' || d?.kind === 'history') &&
+        action.helpScrollMax !== undefined &&
+        (d.scroll ?? 0) > action.helpScrollMax
           ? { ...state, dialog: { ...d, scroll: action.helpScrollMax } }
           : state;
       return next.pageSize === action.pageSize ? next : { ...next, pageSize: action.pageSize };

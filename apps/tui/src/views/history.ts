@@ -15,12 +15,12 @@ function ago(change: ChangeRecordWire, now: number): string {
   return age ? `${age} ago` : '';
 }
 
-// The detail pane's lines for the item's last changes: "2m ago  admin  priority: medium → high  via cli", wrapped
-// to the pane (plain text, escaped here).
+// The detail pane's lines for the item's last changes: "2m  admin via cli  priority: medium → high" (the age as
+// the pane's other ages), wrapped to the pane (plain text, escaped here).
 export function historyPaneLines(changes: ChangeRecordWire[], now: number, width: number): string[] {
   const out: string[] = [];
   for (const c of changes) {
-    wrap(`${ago(c, now)}  ${changeWho(c)}  ${changeWhat(c)}  via ${c.path}`, width - 3).forEach((l, i) =>
+    wrap(`${formatAge(c.at, now) || '?'}  ${changeWho(c)} via ${c.path}  ${changeWhat(c)}`, width - 3).forEach((l, i) =>
       out.push(`${i === 0 ? ' ' : '   '}${esc(l)}`),
     );
   }
@@ -59,5 +59,10 @@ export function historyDialog(
   const range = changes.length > 0 ? `${scroll + 1}-${Math.min(changes.length, scroll + room)}/${changes.length}` : '';
   const more = d.loading && d.changes !== null ? ' · loading older…' : d.next ? ' · more below (j)' : '';
   lines.push(paint(theme, ` ${range}${more} · j/k scroll · esc closes`, 'gray'));
-  return { title: ` ${truncate(`History of ${d.ref}`, w - 4)} (newest first) `, lines, width: w };
+  return {
+    title: ` ${truncate(`History of ${d.ref}`, w - 4)} (newest first) `,
+    lines,
+    width: w,
+    scrollMax: Math.max(0, changes.length - room),
+  };
 }

@@ -398,7 +398,8 @@ interface EventColumns {
 function eventColumns(width: number): EventColumns {
   const via = width >= 100;
   const project = width >= 120;
-  const who = width >= 100 ? 18 : 12;
+  // an agent's who is long (mia #12 claude-code): the column grows with the terminal, enter shows it whole
+  const who = width >= 120 ? 24 : width >= 100 ? 18 : 12;
   const fixed = 1 + 9 + 9 + (who + 1) + (via ? 7 : 0) + (project ? 10 : 0);
   return { who, via, project, what: Math.max(8, width - fixed) };
 }
