@@ -389,7 +389,7 @@ describe(Effects.name, () => {
     });
 
     it("should load the detail pane's last changes, and h's pages of the whole history, older ones as it scrolls", async () => {
-      const { api, store, effects } = await started();
+      const { api, store, effects, stream } = await started();
       api.itemHistory.mockResolvedValue({ item_id: 'ATL-1', changes: [change(3), change(2)], next_before: null });
       store.dispatch({ type: 'key', action: 'detail_open' });
       await jest.advanceTimersByTimeAsync(100);
@@ -415,6 +415,29 @@ describe(Effects.name, () => {
       store.dispatch({ type: 'key', action: 'cursor_bottom' });
       await flush();
       expect(api.itemHistory).toHaveBeenCalledTimes(2);
+      // the item changes while its list is open: the newest page again, on top, the older pages kept
+      api.itemHistory.mockImplementation(async (_ref: string, q: { limit: number }) =>
+        q.limit === 50
+          ? { item_id: 'ATL-1', changes: [change(1), ...page(100, 49)], next_before: '52' }
+          : { item_id: 'ATL-1', changes: [change(1)], next_before: null },
+      );
+      const notice = {
+        type: 'item',
+        id: null,
+        data: { type: 'item', op: 'UPDATE', project: 'atlas', item_id: 'ATL-1' },
+      };
+      stream().onNotice(notice);
+      stream().onNotice(notice);
+      await jest.advanceTimersByTimeAsync(REFETCH_INTERVAL_MS);
+      await flush();
+      // (the detail pane under it reloads its last changes too: limit 6)
+      const pages = api.itemHistory.mock.calls.filter((c) => (c[1] as { limit: number }).limit === 50);
+      expect(pages).toHaveLength(3);
+      expect(pages[2]).toEqual(['ATL-1', { limit: 50 }]);
+      const after = store.state.dialog;
+      expect(after?.kind === 'history' && after.changes?.map((c) => c.id).slice(0, 2)).toEqual(['1', '100']);
+      expect(after?.kind === 'history' && after.changes?.length).toBe(61);
+      expect(after).toMatchObject({ next: null });
       effects.stop();
     });
 

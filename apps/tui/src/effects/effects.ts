@@ -94,6 +94,7 @@ export class Effects implements EffectsContext {
 
   noticed(notice: StreamNotice): void {
     this.screens.onNotice(notice);
+    this.history.onNotice(notice);
   }
 
   async start(): Promise<void> {
@@ -108,6 +109,7 @@ export class Effects implements EffectsContext {
     this.detail.stop();
     this.commands.stop();
     this.screens.stop();
+    this.history.stop();
     if (this.retryTimer) clearTimeout(this.retryTimer);
     if (this.tickTimer) clearInterval(this.tickTimer);
   }

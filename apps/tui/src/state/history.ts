@@ -85,8 +85,20 @@ export function reduceHistoryAction(state: State, action: Action, h: HistoryHelp
     case 'item_history_loaded': {
       const d = state.dialog;
       if (d?.kind !== 'history' || d.ref !== action.ref) return state;
-      const changes = action.older && d.changes ? appendOlder(d.changes, action.changes) : action.changes;
-      return { ...state, dialog: { ...d, changes, next: action.next, loading: false, error: null } };
+      if (action.older && d.changes) {
+        const changes = appendOlder(d.changes, action.changes);
+        return { ...state, dialog: { ...d, changes, next: action.next, loading: false, error: null } };
+      }
+      if (d.changes) {
+        // the newest page again (the item changed while the list is open): new rows on top, the older pages kept;
+        // a user scrolled down keeps the rows they look at
+        const fresh = new Set(action.changes.map((c) => c.id));
+        const kept = d.changes.filter((c) => !fresh.has(c.id));
+        const added = action.changes.length + kept.length - d.changes.length;
+        const scroll = d.scroll > 0 ? d.scroll + Math.max(0, added) : 0;
+        return { ...state, dialog: { ...d, changes: [...action.changes, ...kept], scroll, error: null } };
+      }
+      return { ...state, dialog: { ...d, changes: action.changes, next: action.next, loading: false, error: null } };
     }
     case 'item_history_failed': {
       const d = state.dialog;
