@@ -219,6 +219,7 @@ describe(Effects.name, () => {
       api.history.mockClear();
       return n;
     };
+    store.dispatch({ type: 'key', action: 'tab_events' });
     await historyReads();
     streams[0].options.onNotice(itemNotice('beta', 'BET-1'));
     expect(await historyReads()).toBe(1);
@@ -360,6 +361,14 @@ describe(Effects.name, () => {
 
     it("should follow the project's audit log on the Events tab: a notice refetches it, coalesced", async () => {
       const { api, store, effects, stream } = await started();
+      // read only while the Events tab shows it: not at start on the Runnable tab, nor on a notice there
+      stream().onNotice({ type: 'item', id: null, data: { type: 'item', project: 'atlas', item_id: 'ATL-2' } });
+      await jest.advanceTimersByTimeAsync(REFETCH_INTERVAL_MS);
+      await flush();
+      expect(api.history).not.toHaveBeenCalled();
+      store.dispatch({ type: 'key', action: 'tab_events' });
+      await jest.advanceTimersByTimeAsync(REFETCH_INTERVAL_MS);
+      await flush();
       expect(api.history).toHaveBeenCalledWith({ project: 'atlas', limit: 200 });
       api.history.mockClear();
       api.history.mockResolvedValue({ changes: [change(7, { actor: 'mia' })], next_before: null });

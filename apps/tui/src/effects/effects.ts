@@ -183,6 +183,8 @@ export class Effects implements EffectsContext {
     // the detail pane follows the selection: fetch when it shows a new item
     if (next.detailOpen && next.detail && next.detail.ref !== previous.detail?.ref) this.loadDetail(next.detail.ref);
     if (next.project !== previous.project) this.live.followProject();
+    // the Events tab shown: its audit log is read now (and followed while it shows)
+    if (next.tab === 'events' && previous.tab !== 'events') this.refetch(['history']);
     if (next.project !== previous.project && next.project) {
       this.live.forgetEtag();
       this.refetch(['frontier', 'claims', 'history']);

@@ -169,7 +169,8 @@ export class LiveSync {
 
   // Coalesced: parts asked for while a fetch runs, or within REFETCH_INTERVAL_MS of the last, wait and go together.
   refetch(parts: Part[]): void {
-    parts.forEach((p) => this.pending.add(p));
+    // the audit log is read only while the Events tab shows it (entering the tab reads it: effects.ts)
+    parts.forEach((p) => (p !== 'history' || this.ctx.state.tab === 'events') && this.pending.add(p));
     if (this.inFlight || this.refetchTimer || this.ctx.stopped) return;
     const wait = Math.max(0, this.lastFetch + REFETCH_INTERVAL_MS - Date.now());
     this.refetchTimer = setTimeout(() => {
