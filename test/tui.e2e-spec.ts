@@ -241,8 +241,8 @@ describe('svc tui (end to end under tmux)', () => {
     // the claim holder column follows the claim notice, without a key press
     await tui.waitFor(new RegExp(`${top.item_id}.*#${claim!.session_id}`));
     tui.keys('5');
-    await tui.waitFor(/ChargeDecisionMade\s+\S+\s+atlas\s+\S+\s+dispatched · dispatched/);
-    await tui.waitFor(/ChargeDecisionMade\s+\S+\s+atlas\s+\S+\s+operator_cancelled/);
+    await tui.waitFor(/\s+atlas\s+ChargeDecisionMade dispatched · dispatched/);
+    await tui.waitFor(/\s+atlas\s+ChargeDecisionMade operator_cancelled/);
     tui.keys('1');
   });
 
@@ -316,26 +316,30 @@ describe('svc tui (end to end under tmux)', () => {
     await tui.waitFor('Live from the command line', 10_000);
   });
 
-  // issue 26: the TUI's own reads hidden, an item change made elsewhere shown, the / filter and the payload view
+  // issue 26: the TUI's own reads hidden, an item change made elsewhere shown, the / filter and the payload view;
+  // issue 36: the change is the audit log's line, with its actor and before → after
   it('should show item changes made elsewhere on the Events tab, filter it and open a payload', async () => {
     await home();
     const f = await api<FrontierResultWire>('/v1/charge/frontier?project=atlas');
-    const ref = f.runnable[f.runnable.length - 1].item_id;
+    // an item whose priority the update changes (a write that changes nothing records nothing)
+    const target = f.runnable.filter((i) => i.priority !== 'low').pop()!;
+    const ref = target.item_id;
     tui.keys('5');
-    await tui.waitFor(/^ time\s+event\s+item\s+project\s+actor/m);
+    await tui.waitFor(/^ time\s+item\s+who\s+via\s+project\s+change/m);
     expect(tui.capture()).not.toContain('FrontierComputed');
     expect(await runSvc(['items', 'update', ref, 'priority', 'low'], { env })).toMatchObject({ code: 0 });
-    await tui.waitFor(new RegExp(`ItemChanged\\s+${ref}\\s+atlas`), 10_000);
+    const changed = new RegExp(`${ref}\\s+admin\\s+cli\\s+atlas\\s+priority: ${target.priority} → low`);
+    await tui.waitFor(changed, 10_000);
     tui.keys('/');
     tui.type('ChargeDecision');
     await tui.waitFor('/ChargeDecision');
-    await tui.waitFor((s) => !s.includes('ItemChanged') && s.includes('ChargeDecisionMade'));
+    await tui.waitFor((s) => !changed.test(s) && s.includes('ChargeDecisionMade'));
     tui.keys('Enter', 'Enter');
     await tui.waitFor('"reason":');
     tui.keys('Escape');
     await tui.waitFor((s) => !s.includes('"reason":'));
     tui.keys('Escape');
-    await tui.waitFor((s) => s.includes('ItemChanged') && !s.includes('/ChargeDecision'));
+    await tui.waitFor((s) => changed.test(s) && !s.includes('/ChargeDecision'));
     tui.keys('f');
     await tui.waitFor('FrontierComputed');
     tui.keys('f', '1');

@@ -180,8 +180,12 @@ export class App {
       this.lastRender = Date.now();
       this.options.onFrame?.(state);
     }
-    const help = state.dialog?.kind === 'help' ? state.dialog : null;
-    if (pageSize !== state.pageSize || (help && helpScrollMax !== undefined && (help.scroll ?? 0) > helpScrollMax)) {
+    // the help, or an item's history, scrolled past its last page (the view knows where that is): back to it
+    const scrolled = state.dialog?.kind === 'help' || state.dialog?.kind === 'history' ? state.dialog : null;
+    if (
+      pageSize !== state.pageSize ||
+      (scrolled && helpScrollMax !== undefined && (scrolled.scroll ?? 0) > helpScrollMax)
+    ) {
       this.store.dispatch({ type: 'layout', pageSize, helpScrollMax });
     }
   }

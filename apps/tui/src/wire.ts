@@ -1,6 +1,7 @@
 // The wire shapes the TUI reads, all from libs/contracts (the one home of wire types); re-exported here so the
 // TUI's files import them from one place.
 export type {
+  ChangeRecordWire,
   ChargeDecisionDetail,
   ClaimHolder,
   ClaimsResponse,
@@ -17,6 +18,7 @@ export type {
   FrontierItemWire,
   FrontierListResponse,
   FrontierResultWire,
+  HistoryResponse,
   ItemProgressWire,
   ItemResponse as ItemWire,
   MachineAuthorizationRequest,

@@ -8,3 +8,4 @@ export * from './terminal-text';
 export * from './frontier-mirror';
 export * from './display-width';
 export * from './frontier-notices';
+export * from './change-words';

@@ -1,38 +1,13 @@
 import { Command } from 'commander';
 
-import { ChangeRecordWire, HistoryResponse, SessionNoticesResponse } from '@app/contracts';
+// who and what: the words the TUI uses too (libs/client change-words.ts)
+import { changeWhat, changeWho } from '@app/client';
+import { HistoryResponse, SessionNoticesResponse } from '@app/contracts';
 
 import { apiOf, projectOption } from '../context';
 import { action, output, printTable } from '../output';
 import { relativeTime } from '../time';
 import { parseIntOption } from './backlog-cli';
-
-// A changed value in a table cell: strings as they are, anything else as compact JSON, long ones cut.
-function shown(value: unknown): string {
-  if (value === null || value === undefined) return '∅';
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
-  return text.length > 60 ? `${text.slice(0, 59)}…` : text;
-}
-
-// Who: the actor, and for an agent its session and harness; `forced` when an admin overrode a claim.
-export function changeWho(change: ChangeRecordWire): string {
-  const who = change.actor ?? (change.path === 'sweep' ? 'svc (sweep)' : '(unknown)');
-  const session =
-    change.session_id !== null ? ` #${change.session_id}${change.harness ? ` ${change.harness}` : ''}` : '';
-  return `${who}${session}${change.forced ? ' (forced)' : ''}`;
-}
-
-// What: "title: old → new" for a field, else the object and what happened to it.
-export function changeWhat(change: ChangeRecordWire): string {
-  if (change.field && change.object === 'item')
-    return `${change.field}: ${shown(change.before)} → ${shown(change.after)}`;
-  const object = change.object === 'item' ? 'item' : `${change.object} ${change.object_ref ?? ''}`.trim();
-  if (change.object === 'item' && change.action === 'created') return `created ${shown(change.after)}`;
-  if (change.object === 'section' && change.action === 'changed') {
-    return `section ${change.object_ref ?? ''} changed`;
-  }
-  return `${object} ${change.action}`;
-}
 
 function renderHistory(body: HistoryResponse, withItem: boolean): void {
   printTable(

@@ -10,7 +10,8 @@ import type { FrontierPrefetch } from './frontier-live';
 // What the effect modules (live sync, detail loading, commands) share: the config, the state, and each other's
 // entry points. Each module owns its own timers and in-flight state; the Effects class wires them together.
 
-export type Part = 'projects' | 'frontier' | 'claims' | 'machines' | 'events';
+// history: the project's audit log (issue 36), the Events tab's change rows
+export type Part = 'projects' | 'frontier' | 'claims' | 'machines' | 'events' | 'history';
 
 export interface EffectsConfig {
   api: SvcApi;

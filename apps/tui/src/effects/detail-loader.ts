@@ -2,7 +2,7 @@ import { isHttpError, SvcConnectionError } from '@app/client';
 
 import { detailEdges } from '../state/edges';
 import { pipelineOf } from '../state/pipeline';
-import { isFrontierTab } from '../state/state';
+import { DETAIL_HISTORY, isFrontierTab } from '../state/state';
 import type { DbClaimResponse } from '../wire';
 import { describe, EffectsContext } from './context';
 
@@ -89,6 +89,15 @@ export class DetailLoader {
           if (!isHttpError(err, 404)) throw err;
         }
         dispatch({ type: 'detail_loaded', ref, data: { part: 'dbClaim', value } });
+      }),
+      // who changed it last (issue 36); a daemon without the record (404) shows no History section
+      part('history', async () => {
+        try {
+          const body = await api.itemHistory(ref, { limit: DETAIL_HISTORY });
+          dispatch({ type: 'detail_loaded', ref, data: { part: 'history', value: body.changes } });
+        } catch (err) {
+          if (!isHttpError(err, 404)) throw err;
+        }
       }),
       item?.workflow_id === 'epic'
         ? part('epic tasks', async () => {

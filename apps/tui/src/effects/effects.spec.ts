@@ -1,7 +1,7 @@
 import { EventStreamOptions, SvcApi, SvcHttpError } from '@app/client';
 
 import { initialState } from '../state/state';
-import { frontier, item, machineRequest, project } from '../testing/fixtures';
+import { change, frontier, item, machineRequest, project } from '../testing/fixtures';
 import { Effects, PICKER_REFRESH_MS, REFETCH_INTERVAL_MS } from './effects';
 import { Store } from './store';
 
@@ -37,6 +37,8 @@ function setup() {
     machines: jest.fn().mockResolvedValue({ machines: [] }),
     revokeMachine: jest.fn().mockResolvedValue({ machine_id: 'm-1', revoked: 1 }),
     actors: jest.fn().mockResolvedValue({ actors: [{ actor_id: 1, name: 'admin' }] }),
+    history: jest.fn().mockResolvedValue({ changes: [], next_before: null }),
+    itemHistory: jest.fn().mockResolvedValue({ item_id: 'ATL-1', changes: [], next_before: null }),
   };
   const store = new Store(initialState());
   const effects = new Effects(store, {
@@ -195,6 +197,7 @@ describe(Effects.name, () => {
     });
     expect(streams).toHaveLength(1);
     expect(streams[0].options.frontier).toEqual(['atlas']);
+    api.projects.mockResolvedValue({ projects: [project('atlas'), project('beta')] });
     streams[0].options.onStatus?.('open');
     store.dispatch({ type: 'projects_loaded', projects: [project('atlas'), project('beta')] });
     expect(streams).toHaveLength(1);
@@ -208,18 +211,28 @@ describe(Effects.name, () => {
     expect(streams[0].closed).toBe(false);
     streams[1].options.onStatus?.('reconnecting', { attempt: 1, retryInMs: 1000 });
     expect(store.state.connection).toBe('live');
+    // a notice refetches the project's audit log (coalesced): counted after the refetch interval
+    const historyReads = async () => {
+      await jest.advanceTimersByTimeAsync(REFETCH_INTERVAL_MS);
+      await flush();
+      const n = api.history.mock.calls.length;
+      api.history.mockClear();
+      return n;
+    };
+    store.dispatch({ type: 'key', action: 'tab_events' });
+    await historyReads();
     streams[0].options.onNotice(itemNotice('beta', 'BET-1'));
-    expect(store.state.events.map((e) => e.item_id)).toEqual(['BET-1']);
+    expect(await historyReads()).toBe(1);
+    expect(api.history).not.toHaveBeenCalled();
     streams[1].options.onStatus?.('open');
     expect(streams[0].closed).toBe(true);
     expect(store.state.connection).toBe('live');
     // from now on the new connection's notices only
     streams[0].options.onNotice(itemNotice('beta', 'BET-2'));
+    expect(await historyReads()).toBe(0);
     streams[1].options.onNotice(itemNotice('beta', 'BET-3'));
-    expect(store.state.events.map((e) => e.item_id)).toEqual(['BET-3', 'BET-1']);
+    expect(await historyReads()).toBe(1);
     // a new connection: beta's change notices move its frontier until its first frontier notice
-    await jest.advanceTimersByTimeAsync(REFETCH_INTERVAL_MS);
-    await flush();
     api.frontierSince.mockClear();
     streams[1].options.onNotice(itemNotice('beta', 'BET-4'));
     await flush();
@@ -346,18 +359,94 @@ describe(Effects.name, () => {
       effects.stop();
     });
 
-    it('should show an item changed elsewhere on the Events tab from the live notice', async () => {
-      const { store, effects, stream } = await started();
-      stream().onNotice({
+    it("should follow the project's audit log on the Events tab: a notice refetches it, coalesced", async () => {
+      const { api, store, effects, stream } = await started();
+      // read only while the Events tab shows it: not at start on the Runnable tab, nor on a notice there
+      stream().onNotice({ type: 'item', id: null, data: { type: 'item', project: 'atlas', item_id: 'ATL-2' } });
+      await jest.advanceTimersByTimeAsync(REFETCH_INTERVAL_MS);
+      await flush();
+      expect(api.history).not.toHaveBeenCalled();
+      store.dispatch({ type: 'key', action: 'tab_events' });
+      await jest.advanceTimersByTimeAsync(REFETCH_INTERVAL_MS);
+      await flush();
+      expect(api.history).toHaveBeenCalledWith({ project: 'atlas', limit: 200 });
+      api.history.mockClear();
+      api.history.mockResolvedValue({ changes: [change(7, { actor: 'mia' })], next_before: null });
+      // a change from the command line: an item notice (no actor, no values); the row comes from the record
+      for (let i = 0; i < 5; i++) {
+        stream().onNotice({
+          type: 'item',
+          id: null,
+          data: { type: 'item', op: 'UPDATE', project: 'atlas', status: 'done', item_id: 'ATL-2' },
+        });
+      }
+      stream().onNotice({ type: 'dependency', id: null, data: { project: 'atlas' } });
+      stream().onNotice({ type: 'machine_authorization', id: null, data: {} });
+      await jest.advanceTimersByTimeAsync(REFETCH_INTERVAL_MS);
+      await flush();
+      expect(api.history).toHaveBeenCalledTimes(1);
+      expect(store.state.changes.map((c) => c.actor)).toEqual(['mia']);
+      // no row without an actor from the bare notice
+      expect(store.state.events.some((e) => e.name === 'ItemChanged')).toBe(false);
+      // a FrontierComputed read does not reread the record
+      api.history.mockClear();
+      stream().onNotice({ type: 'event', id: '9', data: { name: 'FrontierComputed' } });
+      await jest.advanceTimersByTimeAsync(REFETCH_INTERVAL_MS);
+      await flush();
+      expect(api.history).not.toHaveBeenCalled();
+      effects.stop();
+    });
+
+    it("should load the detail pane's last changes, and h's pages of the whole history, older ones as it scrolls", async () => {
+      const { api, store, effects, stream } = await started();
+      api.itemHistory.mockResolvedValue({ item_id: 'ATL-1', changes: [change(3), change(2)], next_before: null });
+      store.dispatch({ type: 'key', action: 'detail_open' });
+      await jest.advanceTimersByTimeAsync(100);
+      await flush();
+      expect(api.itemHistory).toHaveBeenCalledWith('ATL-1', { limit: 6 });
+      expect(store.state.detail?.history?.map((c) => c.id)).toEqual(['3', '2']);
+      const page = (from: number, n: number) => Array.from({ length: n }, (_, i) => change(from - i));
+      api.itemHistory.mockClear();
+      api.itemHistory.mockResolvedValueOnce({ item_id: 'ATL-1', changes: page(100, 50), next_before: '51' });
+      api.itemHistory.mockResolvedValueOnce({ item_id: 'ATL-1', changes: page(50, 10), next_before: null });
+      store.dispatch({ type: 'key', action: 'history_open' });
+      await flush();
+      expect(api.itemHistory).toHaveBeenCalledWith('ATL-1', { limit: 50 });
+      expect(store.state.dialog).toMatchObject({ kind: 'history', ref: 'ATL-1', loading: false, next: '51' });
+      // to the end of what is loaded: the older page
+      store.dispatch({ type: 'key', action: 'cursor_bottom' });
+      await flush();
+      expect(api.itemHistory).toHaveBeenLastCalledWith('ATL-1', { limit: 50, before: '51' });
+      const d = store.state.dialog;
+      expect(d?.kind === 'history' && d.changes?.length).toBe(60);
+      expect(d).toMatchObject({ next: null, loading: false });
+      // nothing older: no more requests
+      store.dispatch({ type: 'key', action: 'cursor_bottom' });
+      await flush();
+      expect(api.itemHistory).toHaveBeenCalledTimes(2);
+      // the item changes while its list is open: the newest page again, on top, the older pages kept
+      api.itemHistory.mockImplementation(async (_ref: string, q: { limit: number }) =>
+        q.limit === 50
+          ? { item_id: 'ATL-1', changes: [change(1), ...page(100, 49)], next_before: '52' }
+          : { item_id: 'ATL-1', changes: [change(1)], next_before: null },
+      );
+      const notice = {
         type: 'item',
         id: null,
-        data: { type: 'item', op: 'UPDATE', project: 'atlas', status: 'done', item_id: 'ATL-2' },
-      });
-      expect(store.state.events[0]).toMatchObject({
-        name: 'ItemChanged',
-        item_id: 'ATL-2',
-        payload: { status: 'done' },
-      });
+        data: { type: 'item', op: 'UPDATE', project: 'atlas', item_id: 'ATL-1' },
+      };
+      stream().onNotice(notice);
+      stream().onNotice(notice);
+      await jest.advanceTimersByTimeAsync(REFETCH_INTERVAL_MS);
+      await flush();
+      // (the detail pane under it reloads its last changes too: limit 6)
+      const pages = api.itemHistory.mock.calls.filter((c) => (c[1] as { limit: number }).limit === 50);
+      expect(pages).toHaveLength(3);
+      expect(pages[2]).toEqual(['ATL-1', { limit: 50 }]);
+      const after = store.state.dialog;
+      expect(after?.kind === 'history' && after.changes?.map((c) => c.id).slice(0, 2)).toEqual(['1', '100']);
+      expect(after?.kind === 'history' && after.changes?.length).toBe(61);
+      expect(after).toMatchObject({ next: null });
       effects.stop();
     });
 

@@ -10,6 +10,7 @@ import { Commands } from './commands';
 import { describe, EffectsConfig, EffectsContext, Part, Prefetch } from './context';
 import { DetailLoader } from './detail-loader';
 import { prefetchFrontier } from './frontier-live';
+import { ItemHistory } from './item-history';
 import { LiveSync } from './live-sync';
 import { TriageCommands } from './triage-commands';
 import { Screens } from './screens';
@@ -49,6 +50,7 @@ export class Effects implements EffectsContext {
   private readonly commands: Commands;
   private readonly triage: TriageCommands;
   private readonly screens: Screens;
+  private readonly history: ItemHistory;
   private tickTimer: NodeJS.Timeout | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
   private isStopped = false;
@@ -66,6 +68,7 @@ export class Effects implements EffectsContext {
     this.commands = new Commands(this);
     this.triage = new TriageCommands(this);
     this.screens = new Screens(this);
+    this.history = new ItemHistory(this);
     store.subscribe((action, previous, next) => this.onAction(action, previous, next));
   }
 
@@ -91,6 +94,7 @@ export class Effects implements EffectsContext {
 
   noticed(notice: StreamNotice): void {
     this.screens.onNotice(notice);
+    this.history.onNotice(notice);
   }
 
   async start(): Promise<void> {
@@ -105,6 +109,7 @@ export class Effects implements EffectsContext {
     this.detail.stop();
     this.commands.stop();
     this.screens.stop();
+    this.history.stop();
     if (this.retryTimer) clearTimeout(this.retryTimer);
     if (this.tickTimer) clearInterval(this.tickTimer);
   }
@@ -126,7 +131,7 @@ export class Effects implements EffectsContext {
     }
     this.started = true;
     this.live.open();
-    this.live.refetch(['frontier', 'claims', 'machines', 'events']);
+    this.live.refetch(['frontier', 'claims', 'machines', 'events', 'history']);
     this.live.safety();
   }
 
@@ -174,12 +179,15 @@ export class Effects implements EffectsContext {
   private onAction(action: Action, previous: State, next: State): void {
     if (this.isStopped) return;
     this.screens.onAction(action, previous, next);
+    this.history.onAction(previous, next);
     // the detail pane follows the selection: fetch when it shows a new item
     if (next.detailOpen && next.detail && next.detail.ref !== previous.detail?.ref) this.loadDetail(next.detail.ref);
     if (next.project !== previous.project) this.live.followProject();
+    // the Events tab shown: its audit log is read now (and followed while it shows)
+    if (next.tab === 'events' && previous.tab !== 'events') this.refetch(['history']);
     if (next.project !== previous.project && next.project) {
       this.live.forgetEtag();
-      this.refetch(['frontier', 'claims']);
+      this.refetch(['frontier', 'claims', 'history']);
     }
     this.triage.onAction(previous, next, action.type === 'key' ? action.action : null);
     if (action.type !== 'key') return;
@@ -190,7 +198,7 @@ export class Effects implements EffectsContext {
         void this.connect();
       } else {
         this.live.forgetEtag();
-        this.refetch(['projects', 'frontier', 'claims', 'machines', 'events']);
+        this.refetch(['projects', 'frontier', 'claims', 'machines', 'events', 'history']);
         if (next.detail) this.loadDetail(next.detail.ref, 0);
       }
       return;

@@ -6,6 +6,7 @@ import {
   SvcConnectionError,
 } from '@app/client';
 
+import { CHANGES_PAGE } from '../state/state';
 import type { StreamNotice } from '../wire';
 import { describe, EffectsContext, Part, Prefetch } from './context';
 import { LiveFrontier } from './frontier-live';
@@ -89,7 +90,7 @@ export class LiveSync {
             const afterGap = this.ctx.state.connection === 'reconnecting' || this.ctx.state.connection === 'offline';
             this.ctx.dispatch({ type: 'connection', state: 'live' });
             // back after a gap: everything may have changed meanwhile (the first opening follows the first fetch)
-            if (afterGap) this.refetch(['projects', 'frontier', 'claims', 'machines', 'events']);
+            if (afterGap) this.refetch(['projects', 'frontier', 'claims', 'machines', 'events', 'history']);
           } else if (status === 'reconnecting') {
             this.ctx.dispatch({ type: 'connection', state: 'reconnecting' });
           } else if (status === 'closed' && detail?.error) {
@@ -115,7 +116,8 @@ export class LiveSync {
         const name = typeof notice.data.name === 'string' ? notice.data.name : '';
         // a frontier read records FrontierComputed: refetching the frontier on it would loop
         if (name !== 'FrontierComputed') this.frontierMove(notice);
-        this.refetch(name === 'FrontierComputed' ? ['events'] : ['events', 'claims']);
+        // a recorded event may come with a write (a charge's claim, an approval): the audit log follows
+        this.refetch(name === 'FrontierComputed' ? ['events'] : ['events', 'claims', 'history']);
         break;
       }
       case 'frontier':
@@ -123,7 +125,7 @@ export class LiveSync {
         this.frontierMove(notice);
         break;
       case 'machine_authorization':
-        this.refetch(['machines']);
+        this.refetch(['machines', 'history']);
         break;
       case 'item':
       case 'items':
@@ -131,7 +133,8 @@ export class LiveSync {
       case 'claim':
       case 'claims':
         this.frontierMove(notice);
-        this.refetch(['claims']);
+        // every write is recorded (issue 36): the Events tab's audit log follows, coalesced with the rest
+        this.refetch(['claims', 'history']);
         break;
       default:
         break;
@@ -158,7 +161,7 @@ export class LiveSync {
   safety(): void {
     if (this.safetyTimer) clearTimeout(this.safetyTimer);
     this.safetyTimer = setTimeout(() => {
-      this.refetch(['projects', 'frontier', 'claims', 'machines', 'events']);
+      this.refetch(['projects', 'frontier', 'claims', 'machines', 'events', 'history']);
       this.safety();
     }, SAFETY_REFETCH_MS);
     this.safetyTimer.unref?.();
@@ -166,7 +169,8 @@ export class LiveSync {
 
   // Coalesced: parts asked for while a fetch runs, or within REFETCH_INTERVAL_MS of the last, wait and go together.
   refetch(parts: Part[]): void {
-    parts.forEach((p) => this.pending.add(p));
+    // the audit log is read only while the Events tab shows it (entering the tab reads it: effects.ts)
+    parts.forEach((p) => (p !== 'history' || this.ctx.state.tab === 'events') && this.pending.add(p));
     if (this.inFlight || this.refetchTimer || this.ctx.stopped) return;
     const wait = Math.max(0, this.lastFetch + REFETCH_INTERVAL_MS - Date.now());
     this.refetchTimer = setTimeout(() => {
@@ -188,6 +192,7 @@ export class LiveSync {
         parts.has('claims') ? this.loadClaims() : null,
         parts.has('machines') ? this.loadMachines() : null,
         parts.has('events') ? this.loadEvents() : null,
+        parts.has('history') ? this.loadHistory() : null,
       ]);
     } finally {
       this.inFlight = false;
@@ -246,6 +251,23 @@ export class LiveSync {
         if (isHttpError(err, 403) || isHttpError(err, 404))
           this.ctx.dispatch({ type: 'machines_loaded', requests: [] });
         else throw err;
+      }
+    });
+  }
+
+  // The project's audit log, newest first (GET /v1/history?project=): the Events tab's change rows.
+  private loadHistory(): Promise<void> {
+    const project = this.ctx.state.project;
+    if (!project) return Promise.resolve();
+    return this.guard('history', async () => {
+      try {
+        const body = await this.ctx.config.api.history({ project, limit: CHANGES_PAGE });
+        this.ctx.dispatch({ type: 'changes_loaded', project, changes: body.changes });
+      } catch (err) {
+        // a daemon without the record (404), or a project the caller may no longer read: no change rows
+        if (isHttpError(err, 404) || isHttpError(err, 403)) {
+          this.ctx.dispatch({ type: 'changes_loaded', project, changes: [] });
+        } else throw err;
       }
     });
   }

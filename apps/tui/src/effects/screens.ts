@@ -1,10 +1,10 @@
 import type { Action } from '../state/actions';
 import type { State } from '../state/state';
-import type { DispatchResponse, EventWire, ExplainResponse, StreamNotice } from '../wire';
+import type { DispatchResponse, ExplainResponse, StreamNotice } from '../wire';
 import { describe, EffectsConfig, EffectsContext } from './context';
 
 // Issue 26's screens: the live project picker, the connected machines (revoke), deny without a code, the Events
-// tab's actor names and live item changes, and the words a charge outcome is shown in.
+// tab's actor names, and the words a charge outcome is shown in.
 
 // the project picker re-reads the projects this often while it is open (no notice announces a new project)
 export const PICKER_REFRESH_MS = 2_000;
@@ -68,7 +68,6 @@ export function unavailableView(
 export class Screens {
   private pickerTimer: NodeJS.Timeout | null = null;
   private actorsAt = 0;
-  private noticeSeq = 0;
 
   constructor(private readonly ctx: EffectsContext) {}
 
@@ -112,33 +111,14 @@ export class Screens {
     }
   }
 
-  // An item changed anywhere (status, title, a new item): shown on the Events tab as it arrives. The daemon records
-  // no event for an item edit, so the live stream's item notice is the row; it is not kept across restarts.
+  // A project this TUI does not know yet (created elsewhere): the projects are read again. An item's change itself
+  // shows in the Events tab as a row of the audit log (issue 36: who, before → after), which the notice refetches
+  // (live-sync.ts); the notice alone named no actor and no values.
   onNotice(notice: StreamNotice): void {
     if (notice.type !== 'item' && notice.type !== 'items') return;
-    const d = notice.data;
-    const str = (v: unknown) => (typeof v === 'string' ? v : null);
-    const project = str(d.project);
+    const project = typeof notice.data.project === 'string' ? notice.data.project : null;
     const projects = this.ctx.state.projects;
     if (project && projects && !projects.some((p) => p.id === project)) this.ctx.refetch(['projects']);
-    const itemId = str(d.item_id);
-    if (notice.type !== 'item' || !itemId) return;
-    const op = str(d.op);
-    const name = op === 'INSERT' ? 'ItemCreated' : op === 'DELETE' ? 'ItemDeleted' : 'ItemChanged';
-    const payload: Record<string, unknown> = { source: 'live item notice' };
-    if (str(d.status)) payload.status = d.status;
-    const event: EventWire = {
-      id: `live-${++this.noticeSeq}`,
-      name,
-      kind: 'item',
-      project,
-      item_id: itemId,
-      actor_id: null,
-      session_id: null,
-      payload,
-      created_at: new Date().toISOString(),
-    };
-    this.dispatch({ type: 'events_loaded', events: [event] });
   }
 
   // The machines connected with svc connect (svc machines list): the caller's own, every one for an admin.

@@ -22,6 +22,7 @@ export const SCOPES = [
   'refusal',
   'view',
   'revoke',
+  'history',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
@@ -104,6 +105,8 @@ export const KEY_ACTIONS = [
   'view_close',
   'view_down',
   'view_up',
+  // issue 36: the item's change record
+  'history_open',
 ] as const;
 export type KeyAction = (typeof KEY_ACTIONS)[number];
 
@@ -131,7 +134,12 @@ export const KEYMAP: readonly KeyBinding[] = [
   { action: 'tab_blocked', keys: ['2'], help: 'Blocked tab', scope: 'global' },
   { action: 'tab_frozen', keys: ['3'], help: 'Frozen tab', scope: 'global' },
   { action: 'tab_machines', keys: ['4'], help: 'Machines tab (pending machine requests)', scope: 'global' },
-  { action: 'tab_events', keys: ['5'], help: 'Events tab (live event log)', scope: 'global' },
+  {
+    action: 'tab_events',
+    keys: ['5'],
+    help: "Events tab (the project's audit log: who changed what, live)",
+    scope: 'global',
+  },
   { action: 'tab_next', keys: ['tab', ']'], help: 'next tab', scope: 'global', hint: 'tabs' },
   { action: 'tab_prev', keys: ['S-tab', '['], help: 'previous tab', scope: 'global' },
   { action: 'refresh', keys: ['r'], help: 'refresh now', scope: 'global' },
@@ -452,6 +460,7 @@ export const KEYMAP: readonly KeyBinding[] = [
     hint: 'payload',
   },
   { action: 'events_reads', keys: ['f'], help: 'show or hide FrontierComputed reads', scope: 'events', hint: 'reads' },
+
   { action: 'view_close', keys: ['escape', 'enter', 'q'], help: 'close', scope: 'view', hint: 'close' },
   { action: 'view_down', keys: ['j', 'down', 'J'], help: 'scroll down', scope: 'view' },
   { action: 'view_up', keys: ['k', 'up', 'K'], help: 'scroll up', scope: 'view' },
@@ -468,6 +477,28 @@ export const KEYMAP: readonly KeyBinding[] = [
   { action: 'dialog_activate', keys: ['enter'], help: 'press the focused button', scope: 'revoke' },
   { action: 'cursor_top', keys: ['g', 'home'], help: 'first project', scope: 'projects' },
   { action: 'cursor_bottom', keys: ['G', 'end'], help: 'last project', scope: 'projects' },
+  // issue 36: who changed the item, what (before → after), when and through which path
+  {
+    action: 'history_open',
+    keys: ['h'],
+    help: "the selected item's full history: every change, who, before → after, when, via (older pages load as you scroll)",
+    scope: 'frontier',
+    hint: 'history',
+    pane: 'detail',
+  },
+  { action: 'view_close', keys: ['escape', 'q', 'h'], help: 'close', scope: 'history', hint: 'close' },
+  {
+    action: 'view_down',
+    keys: ['j', 'down', 'J'],
+    help: 'scroll down (loads older changes at the end)',
+    scope: 'history',
+    hint: 'scroll',
+  },
+  { action: 'view_up', keys: ['k', 'up', 'K'], help: 'scroll up', scope: 'history' },
+  { action: 'page_down', keys: ['pagedown', 'C-d'], help: 'a page down', scope: 'history' },
+  { action: 'page_up', keys: ['pageup', 'C-u'], help: 'a page up', scope: 'history' },
+  { action: 'cursor_top', keys: ['g', 'home'], help: 'newest change', scope: 'history' },
+  { action: 'cursor_bottom', keys: ['G', 'end'], help: 'oldest loaded change (loads older)', scope: 'history' },
   { action: 'filter_start', keys: ['/'], help: 'filter projects as you type', scope: 'projects', hint: 'filter' },
 ];
 
@@ -503,6 +534,7 @@ export const SCOPE_STACKS: readonly (readonly Scope[])[] = [
   ['always', 'refusal'],
   ['always', 'view'],
   ['always', 'revoke'],
+  ['always', 'history'],
 ];
 
 export class KeymapError extends Error {}
@@ -597,6 +629,7 @@ export const HELP_SECTIONS: readonly { title: string; where: string; scopes: rea
     scopes: ['charge', 'code', 'confirm', 'approve', 'revoke', 'decide', 'picker', 'input', 'refusal'],
   },
   { title: 'Details and payloads', where: 'detail views', scopes: ['view'] },
+  { title: 'Item history', where: 'item history', scopes: ['history'] },
   { title: 'Project picker', where: 'project picker', scopes: ['projects'] },
 ];
 

@@ -3,6 +3,7 @@ import type { FrontierDeltaWire } from '@app/contracts';
 import type { KeyAction } from '../keys/keymap';
 import type {
   ActorWire,
+  ChangeRecordWire,
   ClaimHolder,
   ConnectedMachineWire,
   DbClaimResponse,
@@ -34,6 +35,7 @@ export type DetailPart =
   | { part: 'dbClaim'; value: DbClaimResponse | null }
   | { part: 'pipeline'; value: Pipeline | null }
   | { part: 'epicTasks'; value: EpicTaskWire[] | null }
+  | { part: 'history'; value: ChangeRecordWire[] }
   | { part: 'error'; message: string };
 
 export type Action =
@@ -51,6 +53,11 @@ export type Action =
   | { type: 'claims_loaded'; project: string; claims: ClaimHolder[] }
   | { type: 'machines_loaded'; requests: MachineAuthorizationRequest[] }
   | { type: 'events_loaded'; events: EventWire[] }
+  // the project's audit log, newest first (the whole first page: it replaces what was shown)
+  | { type: 'changes_loaded'; project: string; changes: ChangeRecordWire[] }
+  // a page of the h list: older (append) or the first
+  | { type: 'item_history_loaded'; ref: string; changes: ChangeRecordWire[]; next: string | null; older: boolean }
+  | { type: 'item_history_failed'; ref: string; message: string }
   | { type: 'connected_loaded'; machines: ConnectedMachineWire[] }
   | { type: 'actors_loaded'; actors: ActorWire[] }
   | { type: 'view_open'; title: string; lines: string[] }

@@ -16,6 +16,7 @@ import {
 } from './triage';
 import { selectedEdge } from './edge-select';
 import { refreshTree } from './tree';
+import { eventsArrived, HistoryHelpers, reduceHistoryAction, reduceHistoryKey } from './history';
 import {
   activeScope,
   detailVisible,
@@ -34,8 +35,11 @@ function setCursor(state: State, tab: Tab, index: number): State {
   const clamped = n === 0 ? 0 : Math.min(Math.max(index, 0), n - 1);
   const cursor: Cursor = { index: clamped, key: keyAt(state, tab, clamped) };
   const old = state.cursors[tab];
-  if (old.index === cursor.index && old.key === cursor.key) return state;
-  return { ...state, cursors: { ...state.cursors, [tab]: cursor }, detailScroll: 0 };
+  // back at the top of the Events tab: following new rows again
+  const seen = tab === 'events' && clamped === 0 ? { eventsSeen: null } : {};
+  if (old.index === cursor.index && old.key === cursor.key)
+    return state.eventsSeen && 'eventsSeen' in seen ? { ...state, ...seen } : state;
+  return { ...state, cursors: { ...state.cursors, [tab]: cursor }, detailScroll: 0, ...seen };
 }
 
 // After the rows changed: keep the selected item selected wherever it moved; if it left, stay at the same height.
@@ -72,6 +76,7 @@ function withDetailFor(state: State): State {
     dbClaim: null,
     pipeline: null,
     epicTasks: null,
+    history: null,
     errors: [],
     version: 0,
   };
@@ -93,6 +98,8 @@ function applyDetail(detail: Detail, data: DetailPart): Detail {
       return { ...next, pipeline: data.value };
     case 'epicTasks':
       return { ...next, epicTasks: data.value };
+    case 'history':
+      return { ...next, history: data.value };
     case 'error':
       return { ...next, errors: [...detail.errors, data.message] };
   }
@@ -149,6 +156,8 @@ function scrollHelp(state: State, delta: number): State {
 function reduceKey(state: State, action: Action & { type: 'key' }): State {
   const screened = reduceScreensKey(state, action.action, SCREENS_HELPERS);
   if (screened) return screened;
+  const historied = reduceHistoryKey(state, action.action, HISTORY_HELPERS);
+  if (historied) return historied;
   const scope = activeScope(state);
   if (scope === 'help') {
     const page = Math.max(1, state.pageSize - 1);
@@ -401,6 +410,11 @@ const TRIAGE_HELPERS: TriageHelpers = {
   },
 };
 
+const HISTORY_HELPERS: HistoryHelpers = {
+  status: (s, t, tone) => status(s, t, tone),
+  relocate: (s, tab) => relocate(s, tab),
+};
+
 const SCREENS_HELPERS = {
   relocate: (s: State, tab: Tab) => relocate(s, tab),
   status: (s: State, t: string, tone: StatusTone) => status(s, t, tone),
@@ -431,6 +445,9 @@ function selectProject(state: State, project: string): State {
     frontier: null,
     frontierProject: null,
     claims: {},
+    changes: [],
+    changesProject: null,
+    eventsSeen: null,
     detail: null,
     detailOpen: false,
     filter: '',
@@ -471,6 +488,8 @@ function reduceInput(state: State, ch: string | null): State {
 export function reduce(state: State, action: Action): State {
   const screened = reduceScreensAction(state, action, SCREENS_HELPERS);
   if (screened) return screened;
+  const historied = reduceHistoryAction(state, action, HISTORY_HELPERS);
+  if (historied) return historied;
   switch (action.type) {
     case 'key':
       return reduceKey(readError(state), action);
@@ -540,8 +559,10 @@ export function reduce(state: State, action: Action): State {
       }
       return next;
     }
-    case 'events_loaded':
-      return relocate({ ...state, events: mergeEvents(state.events, action.events) }, 'events');
+    case 'events_loaded': {
+      const events = mergeEvents(state.events, action.events);
+      return events === state.events ? state : eventsArrived(state, { ...state, events }, relocate);
+    }
     case 'detail_loaded':
       if (state.detail?.ref !== action.ref) return state;
       {
@@ -571,9 +592,11 @@ export function reduce(state: State, action: Action): State {
       return status(state, action.text, action.tone);
     case 'layout': {
       const d = state.dialog;
-      // the help was scrolled past its last page (the view knows where that is): back to it
+      // the help or an item's history was scrolled past its last page (the view knows where that is): back to it
       const next =
-        d?.kind === 'help' && action.helpScrollMax !== undefined && (d.scroll ?? 0) > action.helpScrollMax
+        (d?.kind === 'help' || d?.kind === 'history') &&
+        action.helpScrollMax !== undefined &&
+        (d.scroll ?? 0) > action.helpScrollMax
           ? { ...state, dialog: { ...d, scroll: action.helpScrollMax } }
           : state;
       return next.pageSize === action.pageSize ? next : { ...next, pageSize: action.pageSize };

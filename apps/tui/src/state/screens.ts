@@ -1,3 +1,5 @@
+import { changeWhat, changeWho } from '@app/client';
+
 import type { KeyAction } from '../keys/keymap';
 import type { Action } from './actions';
 import { actorLabel, pickerProjects, selectedConnected, selectedEvent, selectedMachine } from './selectors';
@@ -158,6 +160,23 @@ export function reduceScreensKey(state: State, action: KeyAction, h: ScreensHelp
     case 'event_open': {
       const e = selectedEvent(state);
       if (!e) return h.status(state, 'no event selected', 'warn');
+      const c = e.change;
+      if (c) {
+        // a change of the audit log: its record, as `svc history --json` gives it
+        return openView(state, `Change #${c.id}`, [
+          `time     ${c.at}`,
+          `who      ${changeWho(c)}`,
+          `change   ${changeWhat(c)}`,
+          `object   ${c.object}${c.object_ref ? ` ${c.object_ref}` : ''} ${c.action}`,
+          `item     ${c.item_id ?? '-'}`,
+          `project  ${c.project ?? '-'}`,
+          `via      ${c.path}`,
+          `session  ${c.session_id ?? '-'}${c.harness ? ` (${c.harness})` : ''}`,
+          `through  ${c.credential ? `${c.credential.kind} #${c.credential.id}` : '-'}`,
+          '',
+          ...JSON.stringify({ before: c.before ?? null, after: c.after ?? null }, null, 2).split('\n'),
+        ]);
+      }
       return openView(state, `${e.name} #${e.id}`, [
         `time     ${e.created_at}`,
         `event    ${e.name} (${e.kind})`,

@@ -1,5 +1,7 @@
 import type { Scope } from '../keys/keymap';
-import type { ClaimHolder, ConnectedMachineWire, EventWire, FrontierItemWire } from '../wire';
+import { changeWhat, changeWho } from '@app/client';
+
+import type { ChangeRecordWire, ClaimHolder, ConnectedMachineWire, EventWire, FrontierItemWire } from '../wire';
 import { conductRunnable } from './answer-counts';
 import { comparator, parseFilter, passes, SortKey } from './list-query';
 import { FrontierTab, isFrontierTab, State, Tab } from './state';
@@ -89,33 +91,112 @@ export function effectiveFilter(state: State, tab: Tab): string {
   return isFrontierTab(tab) || tab === 'events' ? state.filter : '';
 }
 
-// The Events tab's rows: FrontierComputed reads hidden unless shown, then the filter (substring of the name,
-// item, project, actor and payload). Computed once per (events, reads shown, filter, actor names).
+// The Events tab's rows: the project's audit log (issue 36: who changed what, before → after) merged by time with the
+// stored events, newest first; FrontierComputed reads hidden unless shown, then the filter (substring of what the row
+// shows: the name, item, project, actor and payload; a change's who, what and path). A change row carries its
+// record; its key is `h<id>` (an event's is its numeric id). Computed once per (events, changes, reads shown,
+// filter, actor names).
+export type EventRow = EventWire & { change?: ChangeRecordWire };
+
 const eventViews = new WeakMap<
   readonly EventWire[],
-  { showReads: boolean; filter: string; names: Record<string, string>; rows: EventWire[] }
+  {
+    changes: readonly ChangeRecordWire[];
+    showReads: boolean;
+    filter: string;
+    names: Record<string, string>;
+    rows: EventRow[];
+  }
 >();
+const changeRows = new WeakMap<ChangeRecordWire, EventRow>();
 
 export function actorLabel(state: State, id: number | null): string {
   if (id === null) return '';
   return state.actorNames[String(id)] ?? `#${id}`;
 }
 
-export function visibleEvents(state: State): EventWire[] {
+export function changeRow(c: ChangeRecordWire): EventRow {
+  let row = changeRows.get(c);
+  if (!row) {
+    row = {
+      id: `h${c.id}`,
+      name: `${c.object} ${c.action}`,
+      kind: 'change',
+      project: c.project,
+      item_id: c.item_id ?? (c.object === 'item' ? c.object_ref : null),
+      actor_id: null,
+      session_id: c.session_id,
+      payload: {},
+      created_at: c.at,
+      change: c,
+    };
+    changeRows.set(c, row);
+  }
+  return row;
+}
+
+function timeOf(iso: string): number {
+  const t = Date.parse(iso);
+  return Number.isNaN(t) ? 0 : t;
+}
+
+// Two newest-first lists as one, newest first; at the same instant the change (the write) above the event.
+function mergeByTime(events: readonly EventWire[], changes: readonly ChangeRecordWire[]): EventRow[] {
+  if (changes.length === 0) return events as EventRow[];
+  const out: EventRow[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < events.length || j < changes.length) {
+    if (j >= changes.length || (i < events.length && timeOf(events[i].created_at) > timeOf(changes[j].at))) {
+      out.push(events[i++]);
+    } else {
+      out.push(changeRow(changes[j++]));
+    }
+  }
+  return out;
+}
+
+function rowHaystack(state: State, e: EventRow): string {
+  const c = e.change;
+  if (c) {
+    return `${e.name}\u0000${e.item_id ?? ''}\u0000${c.project ?? ''}\u0000${changeWho(c)}\u0000${changeWhat(c)}\u0000${c.path}\u0000${c.object_ref ?? ''}`;
+  }
+  return `${e.name}\u0000${e.item_id ?? ''}\u0000${e.project ?? ''}\u0000${actorLabel(state, e.actor_id)}\u0000${JSON.stringify(e.payload ?? {})}`;
+}
+
+export function visibleEvents(state: State): EventRow[] {
   const cached = eventViews.get(state.events);
   const filter = effectiveFilter(state, 'events');
-  if (cached && cached.showReads === state.showReads && cached.filter === filter && cached.names === state.actorNames) {
+  if (
+    cached &&
+    cached.changes === state.changes &&
+    cached.showReads === state.showReads &&
+    cached.filter === filter &&
+    cached.names === state.actorNames
+  ) {
     return cached.rows;
   }
   const needle = filter.trim().toLowerCase();
-  const rows = state.events.filter((e) => {
+  const rows = mergeByTime(state.events, state.changes).filter((e) => {
     if (!state.showReads && e.name === 'FrontierComputed') return false;
     if (!needle) return true;
-    const hay = `${e.name}\u0000${e.item_id ?? ''}\u0000${e.project ?? ''}\u0000${actorLabel(state, e.actor_id)}\u0000${JSON.stringify(e.payload ?? {})}`;
-    return hay.toLowerCase().includes(needle);
+    return rowHaystack(state, e).toLowerCase().includes(needle);
   });
-  eventViews.set(state.events, { showReads: state.showReads, filter, names: state.actorNames, rows });
+  eventViews.set(state.events, {
+    changes: state.changes,
+    showReads: state.showReads,
+    filter,
+    names: state.actorNames,
+    rows,
+  });
   return rows;
+}
+
+// Rows that arrived above the one the user last saw at the top, while they were scrolled away (0: following).
+export function unseenEvents(state: State): number {
+  if (state.eventsSeen === null) return 0;
+  const at = indexOfKey(state, 'events', state.eventsSeen);
+  return at > 0 ? at : 0;
 }
 
 // The project picker's projects, filtered by id or name (substring, any case).
@@ -136,7 +217,7 @@ export function selectedConnected(state: State): ConnectedMachineWire | null {
   return i < 0 ? null : (state.connected[i] ?? null);
 }
 
-export function selectedEvent(state: State): EventWire | null {
+export function selectedEvent(state: State): EventRow | null {
   if (state.tab !== 'events') return null;
   const i = selectedIndex(state);
   return i < 0 ? null : (visibleEvents(state)[i] ?? null);
@@ -256,6 +337,7 @@ export function activeScope(state: State): Scope {
     if (d.kind === 'refusal') return 'refusal';
     if (d.kind === 'confirm-revoke') return 'revoke';
     if (d.kind === 'view') return 'view';
+    if (d.kind === 'history') return 'history';
     return d.filtering ? 'filter' : 'projects';
   }
   if (state.filtering) return 'filter';

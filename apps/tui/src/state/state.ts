@@ -1,4 +1,5 @@
 import type {
+  ChangeRecordWire,
   ClaimHolder,
   ConnectedMachineWire,
   DbClaimResponse,
@@ -93,7 +94,23 @@ export type Dialog =
   | { kind: 'help'; filter: string; scroll?: number }
   // key: the selected project id (the selection follows the project when the list changes); filter as typed
   | { kind: 'projects'; index: number; key?: string | null; filter?: string; filtering?: boolean }
+  // h: the item's whole change record (issue 36), newest first; older pages load as the list scrolls to its end
+  | ItemHistoryDialog
   | TriageDialog;
+
+export interface ItemHistoryDialog {
+  kind: 'history';
+  ref: string;
+  // null until the first page arrives
+  changes: ChangeRecordWire[] | null;
+  // the id to pass as `before` for the next (older) page; null: no older page
+  next: string | null;
+  // a page is asked for (the effects fetch it when this turns on)
+  loading: boolean;
+  error: string | null;
+  // the first row shown
+  scroll: number;
+}
 
 // ---- triage (issue 25): the writes a key makes, as data. Each runs through the same SvcApi function as the
 // command line; its inverse is computed by the effects from the item as it was just before the write.
@@ -215,6 +232,8 @@ export interface Detail {
   // the deployment pipeline of an item carried by a flow (null: none, or not loaded yet)
   pipeline: Pipeline | null;
   epicTasks: EpicTaskWire[] | null;
+  // the item's last changes, newest first (issue 36; null until loaded)
+  history: ChangeRecordWire[] | null;
   errors: string[];
   // a counter bumped on every change, so views can skip re-formatting an unchanged pane
   version: number;
@@ -229,6 +248,10 @@ export interface StatusLine {
 }
 
 export const EVENTS_CAPACITY = 500;
+// the audit log rows the Events tab asks for, and the detail pane's History
+export const CHANGES_PAGE = 200;
+export const DETAIL_HISTORY = 6;
+export const ITEM_HISTORY_PAGE = 50;
 
 // An info, ok or warning line goes after this long; an error stays until the next key.
 export const STATUS_TTL_MS = 4_000;
@@ -258,6 +281,13 @@ export interface State {
   detailCache: Record<string, Detail>;
   // newest first, at most EVENTS_CAPACITY
   events: EventWire[];
+  // the project's audit log (GET /v1/history?project=), newest first; the Events tab merges it with the events by
+  // time (docs/decisions.md)
+  changes: ChangeRecordWire[];
+  changesProject: string | null;
+  // the Events tab's newest row when the user last saw the top: rows above it arrived while they were scrolled
+  // away (the marker counts them); null: following the top
+  eventsSeen: string | null;
   tab: Tab;
   cursors: Record<Tab, Cursor>;
   filter: string;
@@ -305,6 +335,9 @@ export function initialState(
     actorNames: {},
     detailCache: {},
     events: [],
+    changes: [],
+    changesProject: null,
+    eventsSeen: null,
     tab: 'runnable',
     cursors: {
       runnable: cursor(),

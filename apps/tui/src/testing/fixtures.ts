@@ -5,6 +5,7 @@ import * as blessed from 'blessed';
 import type { DetailEdge } from '../state/edges';
 
 import type {
+  ChangeRecordWire,
   EventWire,
   FrontierItemWire,
   FrontierResultWire,
@@ -104,6 +105,29 @@ export function event(id: number, overrides: Partial<EventWire> = {}): EventWire
     session_id: null,
     payload: { detail: { reason: 'operator_cancelled', dispatched: false, adapter: 'conduct' } },
     created_at: new Date(NOW - id * 1000).toISOString(),
+    ...overrides,
+  };
+}
+
+// One change record (issue 36): admin raised ATL-1's priority from the command line, `id` seconds before NOW.
+export function change(id: number, overrides: Partial<ChangeRecordWire> = {}): ChangeRecordWire {
+  return {
+    id: String(id),
+    at: new Date(NOW - id * 1000).toISOString(),
+    actor: 'admin',
+    credential: { kind: 'api_token', id: 1 },
+    session_id: null,
+    harness: null,
+    path: 'cli',
+    forced: false,
+    project: 'atlas',
+    item_id: 'ATL-1',
+    object: 'item',
+    object_ref: 'ATL-1',
+    action: 'changed',
+    field: 'priority',
+    before: 'medium',
+    after: 'high',
     ...overrides,
   };
 }

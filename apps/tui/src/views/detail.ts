@@ -4,6 +4,7 @@ import { State } from '../state/state';
 import type { DetailEdge } from '../state/edges';
 import type { Pipeline } from '../state/pipeline';
 import { bold, clean, esc, inverse, paint, Theme, wrap } from './format';
+import { historyPaneLines } from './history';
 import { claimLabel } from './lists';
 
 // An edge as its head (satisfaction marked with a glyph and a word, so it reads without colour) and, for an
@@ -117,6 +118,15 @@ export function detailPane(state: State, width: number, theme: Theme): { lines: 
     wrap(line, w - 3).forEach((l, i) => out.push(`${i === 0 ? ' ' : '   '}${paint(theme, esc(l), 'magenta')}`));
   } else {
     out.push(' not claimed');
+  }
+
+  // who changed it last, and what (issue 36): near the top, so the newest change shows in a small pane; h lists all
+  if (d?.history && d.history.length > 0) {
+    heading('History (h: all)');
+    out.push(...historyPaneLines(d.history, state.now, w));
+  } else if (d?.history) {
+    heading('History');
+    text('no change recorded yet');
   }
 
   if (item.blocked_by.length > 0 || item.blocked_reasons.length > 0) {

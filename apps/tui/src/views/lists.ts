@@ -1,3 +1,5 @@
+import { changeWhat, changeWho } from '@app/client';
+
 import {
   actorLabel,
   bucketIndexAt,
@@ -7,7 +9,9 @@ import {
   formatCountdown,
   frontierRowAt,
   rowCount,
+  EventRow,
   selectedIndex,
+  unseenEvents,
   visibleEvents,
 } from '../state/selectors';
 import type { SortKey } from '../state/list-query';
@@ -20,7 +24,7 @@ import type {
   FrontierItemWire,
   MachineAuthorizationRequest,
 } from '../wire';
-import { esc, fit, inverse, paint, PLAIN, PRIORITY_COLOR, PRIORITY_SHORT, Theme } from './format';
+import { bold, esc, fit, inverse, paint, PLAIN, PRIORITY_COLOR, PRIORITY_SHORT, Theme } from './format';
 
 // The scroll offset that keeps the selected row visible, moving as little as possible from the previous one.
 export function scrollWindow(selected: number, count: number, height: number, previous: number): number {
@@ -381,16 +385,44 @@ function eventTime(iso: string): string {
   return d.toISOString().slice(11, 19);
 }
 
-// time, event, item, project, actor, then the summary takes the rest
-const EVENT_FIXED = 1 + 9 + 21 + 9 + 10 + 11;
+// The Events tab's columns: time, item, who, then (when there is room) the path and the project; what changed
+// takes the rest. A change of the audit log says who and what (before → after); a stored event its actor, its
+// name and a summary of its payload.
+interface EventColumns {
+  who: number;
+  via: boolean;
+  project: boolean;
+  what: number;
+}
 
-export function eventsHeaderLine(width: number, theme: Theme): string {
-  const summary = Math.max(8, width - EVENT_FIXED);
-  return paint(
-    theme,
-    ` ${fit('time', 8)} ${fit('event', 20)} ${fit('item', 8)} ${fit('project', 9)} ${fit('actor', 10)} ${fit('detail', summary)}`,
-    'gray',
-  );
+function eventColumns(width: number): EventColumns {
+  const via = width >= 100;
+  const project = width >= 120;
+  // an agent's who is long (mia #12 claude-code): the column grows with the terminal, enter shows it whole
+  const who = width >= 120 ? 24 : width >= 100 ? 18 : 12;
+  const fixed = 1 + 9 + 9 + (who + 1) + (via ? 7 : 0) + (project ? 10 : 0);
+  return { who, via, project, what: Math.max(8, width - fixed) };
+}
+
+// A row's cells as plain text (escaped and painted by the caller): who and what.
+export function eventWho(state: State, e: EventRow): string {
+  return e.change ? changeWho(e.change) : actorLabel(state, e.actor_id);
+}
+
+export function eventWhat(e: EventRow): string {
+  if (e.change) return changeWhat(e.change);
+  const summary = eventSummary(e);
+  return summary ? `${e.name} ${summary}` : e.name;
+}
+
+export function eventsHeaderLine(width: number, theme: Theme, unseen = 0): string {
+  const c = eventColumns(width);
+  // scrolled away from the top while rows arrived: how many, and how to get back
+  const marker = unseen > 0 ? `↑ ${unseen} new · g goes to the top` : '';
+  const what = marker ? `change  ${marker}` : 'change';
+  const head = ` ${fit('time', 8)} ${fit('item', 8)} ${fit('who', c.who)} ${c.via ? `${fit('via', 6)} ` : ''}${c.project ? `${fit('project', 9)} ` : ''}`;
+  if (!marker) return paint(theme, `${head}${fit(what, c.what)}`, 'gray');
+  return `${paint(theme, head, 'gray')}${paint(theme, bold(esc(fit(what, c.what))), 'yellow')}`;
 }
 
 export function renderEventRows(
@@ -404,11 +436,14 @@ export function renderEventRows(
   const count = rows.length;
   const selected = selectedIndex(state, 'events');
   const offset = scrollWindow(Math.max(selected, 0), count, height, previousOffset);
-  const summary = Math.max(8, width - EVENT_FIXED);
+  const c = eventColumns(width);
   const lines: string[] = [];
   for (let i = offset; i < Math.min(count, offset + height); i++) {
     const e = rows[i];
-    const text = `${fit(eventTime(e.created_at), 8)} ${fit(e.name, 20)} ${fit(e.item_id ?? '', 8)} ${fit(e.project ?? '', 9)} ${fit(actorLabel(state, e.actor_id), 10)} ${fit(eventSummary(e), summary)}`;
+    const via = c.via ? `${fit(e.change?.path ?? '', 6)} ` : '';
+    const project = c.project ? `${fit(e.project ?? '', 9)} ` : '';
+    // every cell through fit: cleaned (terminal-text.ts), cut and padded by display width
+    const text = `${fit(eventTime(e.created_at), 8)} ${fit(e.item_id ?? '', 8)} ${fit(eventWho(state, e), c.who)} ${via}${project}${fit(eventWhat(e), c.what)}`;
     if (i === selected) lines.push(inverse(`›${esc(text)}`));
     else lines.push(` ${e.name === 'ChargeDecisionMade' ? paint(theme, esc(text), 'cyan') : esc(text)}`);
   }
@@ -420,5 +455,5 @@ export function listHeaderLine(state: State, tab: Tab, width: number, theme: The
     return frontierHeaderLine(width, state.frontier?.[tab].length ?? 0, theme, refWidthOf(state), tab, state.sort);
   return tab === 'machines'
     ? machinesHeaderLine(width, theme, state.machinesView === 'connected')
-    : eventsHeaderLine(width, theme);
+    : eventsHeaderLine(width, theme, unseenEvents(state));
 }

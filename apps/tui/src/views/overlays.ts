@@ -2,6 +2,7 @@ import { helpSections, keyLabel } from '../keys/keymap';
 import { activeScope, formatAge, pickerProjects } from '../state/selectors';
 import { Dialog, State } from '../state/state';
 import { bold, displayWidth, esc, fit, inverse, paint, Theme, truncate, wrap } from './format';
+import { historyDialog } from './history';
 import type { OverlayContent } from './overlay-content';
 import { inputDialog, pickerDialog, refusalDialog, triageConfirmDialog } from './triage-overlays';
 
@@ -240,6 +241,8 @@ export function overlayFor(state: State, width: number, height: number, theme: T
       return confirmRevokeDialog(d, width, theme);
     case 'view':
       return viewDialog(d, width, height, theme);
+    case 'history':
+      return historyDialog(d, state, width, height, theme);
   }
 }
 

@@ -179,8 +179,8 @@ describe('issue 26 screens (render)', () => {
         { type: 'actors_loaded', actors: [{ actor_id: 2, name: 'mia' }] as never },
       );
       await press('5');
-      expect(t.lines().find((l) => l.includes('ATL-3'))).toMatch(/atlas\s+mia\s/);
-      expect(t.lines().find((l) => l.includes('ATL-2'))).toMatch(/atlas\s+#1\s/);
+      expect(t.lines().find((l) => l.includes('ATL-3'))).toMatch(/ATL-3\s+mia\s/);
+      expect(t.lines().find((l) => l.includes('ATL-2'))).toMatch(/ATL-2\s+#1\s/);
       await press('/', 'm', 'i', 'a');
       expect(t.text()).toContain('/mia');
       expect(t.text()).not.toMatch(/ATL-2\s/);
