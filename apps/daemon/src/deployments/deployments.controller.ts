@@ -42,6 +42,13 @@ export class DeploymentsController {
     return this.service.retireEnvironment(actor, project, name);
   }
 
+  // svc deployments environments unretire <name>: an admin brings a retired environment back
+  @Post('environments/:project/:name/unretire')
+  @HttpCode(200)
+  unretire(@CurrentActor() actor: AuthenticatedActor, @Param('project') project: string, @Param('name') name: string) {
+    return this.service.unretireEnvironment(actor, project, name);
+  }
+
   @Post('runs')
   createRun(@CurrentActor() actor: AuthenticatedActor, @Body() dto: CreateRunDto) {
     return this.service.createRun(actor, dto);
