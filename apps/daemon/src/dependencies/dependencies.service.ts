@@ -12,6 +12,7 @@ import { DependencyAddWire, DependencyListEntryWire } from '@app/contracts/backl
 import { EntityManager } from 'typeorm';
 
 import { AuthenticatedActor } from '../auth/actor';
+import { notePassed } from '../database/write-context';
 import { ProjectAccessService } from '../projects/project-access.service';
 import { RefsService } from '../refs/refs.service';
 import { DependenciesRepository, NewEdge } from './dependencies.repository';
@@ -83,6 +84,7 @@ export class DependenciesService {
     if (await this.repository.crossesOrganization(input.dependent.id, input.blocker.id, manager)) {
       throw dependencyCrossesOrganization(input.dependent.ref, input.blocker.ref);
     }
+    notePassed('org_edges');
     const form = parseSatisfaction(input.satisfaction);
     if (form.kind === 'invalid') throw invalidSatisfaction(input.satisfaction, form.error);
     if (!STORABLE_SATISFACTION.test(input.satisfaction)) {

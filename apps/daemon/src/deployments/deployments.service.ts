@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 
 import { AuthenticatedActor, seesEveryProject } from '../auth/actor';
+import { notePassed } from '../database/write-context';
 import { DomainError, validationMessage } from '../common/domain-error';
 import { ProjectAccessService } from '../projects/project-access.service';
 import { RefsService } from '../refs/refs.service';
@@ -190,10 +191,12 @@ export class DeploymentsService {
     what: 'retire' | 'unretire',
   ): Promise<void> {
     await this.access.assertProject(actor, project);
-    if (seesEveryProject(actor)) return;
-    const standing = await this.repository.approverStanding(project, actor.id);
-    if (standing.organization !== null && standing.role === 'admin' && standing.status === 'active') return;
-    throw environmentAdminRequired(what, name, standing.organization);
+    if (!seesEveryProject(actor)) {
+      const standing = await this.repository.approverStanding(project, actor.id);
+      const admin = standing.organization !== null && standing.role === 'admin' && standing.status === 'active';
+      if (!admin) throw environmentAdminRequired(what, name, standing.organization);
+    }
+    notePassed('role');
   }
 
   async createRun(actor: AuthenticatedActor, dto: CreateRunDto): Promise<RunWire> {
