@@ -4,6 +4,8 @@ import { HttpResult, sql, Started, startMachineAuthorization } from '@app/testin
 const SECRET = 'e2e-code-pool-fairness-0123456789abcdef';
 // The share of the 128-code server pool one network (IPv4 /24, IPv6 /48) may hold.
 const NETWORK_SHARE = 32;
+// The share one wide network (IPv4 /16, IPv6 /32) may hold (issue 36).
+const WIDE_NETWORK_SHARE = 48;
 
 // Issue 24: a few addresses of one network must not fill the server-wide pool and lock every machine out.
 describe('per-network share of the device-code pool', () => {
@@ -90,6 +92,44 @@ describe('per-network share of the device-code pool', () => {
 
     expectNetworkRefusal(await start('2001:db8:aa:ffff::9'), '2001:db8:aa::/48');
     expect((await start('2001:db8:ab::1', two)).status).toBe(201);
+  });
+
+  // Issue 36: four /24s of one operator filled the whole pool; their /16 now holds its own share.
+  it('should refuse a /16 past its share, however many of its /24s ask, while another /16 still gets a code', async () => {
+    await sql(db.url, `UPDATE machine_authorizations SET expires_at = now() - interval '1 second'`);
+    const addresses = [
+      ...Array.from({ length: NETWORK_SHARE }, (_, i) => `100.64.1.${i + 1}`),
+      ...Array.from({ length: WIDE_NETWORK_SHARE - NETWORK_SHARE }, (_, i) => `100.64.2.${i + 1}`),
+    ];
+    await fill(addresses);
+    // a third and a fourth /24 of the same /16, each with room of its own, on both replicas
+    for (const [ip, daemon] of [
+      ['100.64.3.1', one],
+      ['100.64.4.1', two],
+      ['::ffff:100.64.5.1', one],
+    ] as const) {
+      const res = await start(ip, daemon);
+      expectNetworkRefusal(res, '100.64.0.0/16');
+      expect((res.body as unknown as { message: string }).message).toContain(String(WIDE_NETWORK_SHARE));
+    }
+    const open = await sql<{ n: number }>(
+      db.url,
+      `SELECT count(*)::int AS n FROM machine_authorizations
+        WHERE client_key LIKE '100.64.%' AND status IN ('pending', 'approved') AND expires_at > now()`,
+    );
+    expect(open[0].n).toBe(WIDE_NETWORK_SHARE);
+    // the neighbouring /16 is unaffected
+    expect((await start('100.65.3.1', two)).status).toBe(201);
+    await sql(db.url, `UPDATE machine_authorizations SET expires_at = now() - interval '1 second'`);
+  });
+
+  it('should refuse an IPv6 /32 past its share while another /32 still gets a code', async () => {
+    // each in its own /48 (so under the /48 share), all in 2001:db8::/32
+    const addresses = Array.from({ length: WIDE_NETWORK_SHARE }, (_, i) => `2001:db8:${(0x100 + i).toString(16)}::1`);
+    await fill(addresses);
+    expectNetworkRefusal(await start('2001:db8:ffff::1'), '2001:db8::/32');
+    expect((await start('2001:db9:1::1', two)).status).toBe(201);
+    await sql(db.url, `UPDATE machine_authorizations SET expires_at = now() - interval '1 second'`);
   });
 
   it('should admit exactly one of racing starts for the last place of a share, across replicas', async () => {

@@ -52,6 +52,7 @@ const FAMILIES = [
   'svc_device_code_requests_total',
   'svc_device_code_refusals_total',
   'svc_db_pool_connections',
+  'svc_device_code_pool',
   'svc_sweeps_total',
   'svc_sweep_duration_seconds',
   'svc_build_info',
@@ -167,6 +168,34 @@ describe('GET /metrics', () => {
     expect(delta('svc_device_code_requests_total', { operation: 'poll', outcome: refusal })).toBe(1);
     expect(delta('svc_device_code_refusals_total', { operation: 'poll', code: refusal })).toBe(1);
     expect(delta('svc_device_code_refusals_total', { operation: 'poll', code: 'authorization_pending' })).toBe(0);
+  });
+
+  // issue 36: how full the device-code pool is, against its size
+  it('should gauge the device-code pool: open codes against its capacity', async () => {
+    const openNow = async () =>
+      Number(
+        (
+          await withClient(db.url, (client) =>
+            client.query<{ n: number }>(
+              `SELECT count(*)::int AS n FROM machine_authorizations
+                WHERE status IN ('pending', 'approved') AND expires_at > now()`,
+            ),
+          )
+        ).rows[0].n,
+      );
+    const before = await scrape();
+    expect(sample(before, 'svc_device_code_pool', { state: 'capacity' })).toBe(128);
+    expect(sample(before, 'svc_device_code_pool', { state: 'open' })).toBe(await openNow());
+    const ip = freshClientIp();
+    for (const n of [1, 2]) {
+      const started = await startMachineAuthorization(daemon.url, { id: `pool-m${n}`, name: 'pooled box' }, ip);
+      expect(started.status).toBe(201);
+    }
+    const after = await scrape();
+    expect(sample(after, 'svc_device_code_pool', { state: 'open' })).toBe(
+      sample(before, 'svc_device_code_pool', { state: 'open' }) + 2,
+    );
+    expect(sample(after, 'svc_device_code_pool', { state: 'open' })).toBe(await openNow());
   });
 
   it('should count the event streams open on this replica', async () => {

@@ -387,9 +387,14 @@ export const MATRIX: Record<string, MatrixRow> = {
       body: { project: 'alpha', name: `env-${(await fx.fresh.actor('none')).slice(-6)}` },
     }),
   },
+  // issue 36: retiring and un-retiring are an admin's acts
   'POST /v1/deployments/environments/:project/:name/retire': {
-    access: 'org',
+    access: 'org_admin',
     request: () => ({ path: '/v1/deployments/environments/alpha/scratch/retire' }),
+  },
+  'POST /v1/deployments/environments/:project/:name/unretire': {
+    access: 'org_admin',
+    request: () => ({ path: '/v1/deployments/environments/alpha/scratch/unretire' }),
   },
   'GET /v1/deployments/flows': { access: 'org', request: () => ({ path: '/v1/deployments/flows?project=alpha' }) },
   'POST /v1/deployments/flows': {

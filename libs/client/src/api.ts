@@ -618,6 +618,10 @@ export class SvcApi {
     return this.http.post(`v1/deployments/environments/${seg(project)}/${seg(name)}/retire`);
   }
 
+  unretireEnvironment(project: string, name: string): Promise<WireRow> {
+    return this.http.post(`v1/deployments/environments/${seg(project)}/${seg(name)}/unretire`);
+  }
+
   createDeploymentRun(body: WireBody): Promise<WireRow> {
     return this.http.post('v1/deployments/runs', body);
   }

@@ -133,12 +133,12 @@ export function resolveMachineAuthorization(
 }
 
 let ipCounter = 0;
-// A fresh documentation-range address per call: each test gets its own budgets behind the declared proxy.
-// Each fresh address in its own /24 (the unit of the code pool's per-network share), so tests that start many codes
-// from fresh addresses never meet that share by accident.
+// A fresh private-range address per call: each test gets its own budgets behind the declared proxy.
+// Consecutive fresh addresses fall in distinct /16s (and /24s), the units of the code pool's per-network shares, so
+// tests that start many codes from fresh addresses never meet a share by accident (issue 36 added the /16's).
 export function freshClientIp(): string {
   ipCounter += 1;
-  return `198.18.${ipCounter & 0xff}.${((ipCounter >> 8) & 0xff) + 1}`;
+  return `10.${ipCounter & 0xff}.${(ipCounter >> 8) & 0xff}.${((ipCounter >> 16) & 0xff) + 1}`;
 }
 
 // Budgets are per minute on the database clock: start a budget test early in a minute so it fits in one window.

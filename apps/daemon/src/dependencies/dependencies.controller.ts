@@ -4,6 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { DependencyAddWire, DependencyListEntryWire } from '@app/contracts/backlog';
 
 import { AuthenticatedActor, CurrentActor } from '../auth/actor';
+import { Writes } from '../rulebook/writes.decorator';
 import { DependenciesService } from './dependencies.service';
 import { AddDependencyDto, ListDependenciesQueryDto, RemoveDependencyQueryDto } from './dto/dependencies.dto';
 
@@ -13,6 +14,7 @@ export class DependenciesController {
 
   // 201 when the edge is new, 200 when it already existed (re-declaring is a silent no-op).
   @Post()
+  @Writes('scope', 'org_edges')
   async add(
     @CurrentActor() actor: AuthenticatedActor,
     @Param('ref') ref: string,
@@ -34,6 +36,7 @@ export class DependenciesController {
   }
 
   @Delete(':blocker')
+  @Writes('scope')
   remove(
     @CurrentActor() actor: AuthenticatedActor,
     @Param('ref') ref: string,

@@ -8,6 +8,8 @@ export enum DependencyErrorCode {
   InvalidValue = 'invalid_value',
   DependencyCycle = 'dependency_cycle',
   DependencyNotFound = 'dependency_not_found',
+  // issue 36: an organization is a wall; an edge may not join items of two organizations
+  DependencyCrossesOrganization = 'dependency_crosses_organization',
 }
 
 export const DEPENDENCY_ERROR_STATUS: ErrorStatusTable<DependencyErrorCode> = {
@@ -16,6 +18,7 @@ export const DEPENDENCY_ERROR_STATUS: ErrorStatusTable<DependencyErrorCode> = {
   [DependencyErrorCode.InvalidValue]: HttpStatus.BAD_REQUEST,
   [DependencyErrorCode.DependencyCycle]: HttpStatus.CONFLICT,
   [DependencyErrorCode.DependencyNotFound]: HttpStatus.NOT_FOUND,
+  [DependencyErrorCode.DependencyCrossesOrganization]: HttpStatus.CONFLICT,
 };
 
 const dependencyError = errorFactory(DEPENDENCY_ERROR_STATUS);
@@ -41,3 +44,11 @@ export const activationCycle = (dependent: string, blocker: string, cycle: strin
 
 export const dependencyNotFound = (dependent: string, gate: string, blocker: string) =>
   dependencyError(DependencyErrorCode.DependencyNotFound, `${dependent} has no ${gate} dependency on ${blocker}`);
+
+// Only a caller who sees both items gets here (anyone else is answered item_not_found first).
+export const dependencyCrossesOrganization = (dependent: string, blocker: string) =>
+  dependencyError(
+    DependencyErrorCode.DependencyCrossesOrganization,
+    `${dependent} cannot depend on ${blocker}: they belong to different organizations, and a dependency stays inside one`,
+    { dependent, blocker },
+  );

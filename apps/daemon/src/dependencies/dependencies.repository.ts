@@ -41,6 +41,8 @@ export interface BlockerItemRow {
   merged_at: string | null;
   workflow_version_id: number;
   stages: string[];
+  // in another organization than one of the dependents asked about (issue 36: shown without title or status)
+  sealed: boolean;
 }
 
 // Serialises activation-edge additions across replicas so two racing adds cannot both close a cycle.
@@ -136,14 +138,19 @@ export class DependenciesRepository {
     return rows[0] ?? null;
   }
 
-  // Both directions of one item, with the counterpart's title and status.
+  // Both directions of one item, with the counterpart's title and status, and whether the counterpart is in another
+  // organization (sealed: its title and status are not shown).
   edgesOf(id: number, gatePoint: string | null): Promise<(EdgeRow & { direction: 'depends_on' | 'blocks' })[]> {
     return this.dataSource.query(
       `SELECT e.*, CASE WHEN e.dependent_item_id = $1 THEN 'depends_on' ELSE 'blocks' END AS direction,
-              o.title AS other_title, o.status AS other_status
+              o.title AS other_title, o.status AS other_status,
+              (o.id IS NOT NULL AND op.organization_id IS DISTINCT FROM mp.organization_id) AS other_sealed
          FROM (${EDGE_SELECT} WHERE (d.dependent_item_id = $1 OR d.blocking_item_id = $1)
                                 AND ($2::text IS NULL OR d.gate_point = $2)) e
          LEFT JOIN items o ON o.id = CASE WHEN e.dependent_item_id = $1 THEN e.blocking_item_id ELSE e.dependent_item_id END
+         LEFT JOIN projects op ON op.id = o.project
+         JOIN items m ON m.id = $1
+         JOIN projects mp ON mp.id = m.project
         ORDER BY direction DESC, e.gate_point, e.created_at, e.blocking_item_id, e.dependent_item_id`,
       [id, gatePoint],
     );
@@ -180,18 +187,37 @@ export class DependenciesRepository {
   }
 
   // The facts every satisfaction form needs, for a whole set of blockers in three queries.
-  blockerItems(ids: readonly number[], manager = this.dataSource.manager): Promise<BlockerItemRow[]> {
+  // `dependents`: the items whose gates these blockers are read for; a blocker in another organization than any of
+  // them is sealed.
+  blockerItems(
+    ids: readonly number[],
+    dependents: readonly number[],
+    manager = this.dataSource.manager,
+  ): Promise<BlockerItemRow[]> {
     return manager.query(
       `SELECT i.id, p.public_item_prefix || '-' || i.project_sequence AS ref, i.project, i.status, i.title,
               ${isoUtc('i.merged_at')} AS merged_at, i.workflow_version_id,
               ARRAY(SELECT s.value ->> 'id' FROM jsonb_array_elements(v.definition -> 'stages') WITH ORDINALITY s
-                     ORDER BY s.ordinality) AS stages
+                     ORDER BY s.ordinality) AS stages,
+              EXISTS (SELECT 1 FROM items di JOIN projects dp ON dp.id = di.project
+                       WHERE di.id = ANY($2::int[]) AND dp.organization_id IS DISTINCT FROM p.organization_id) AS sealed
          FROM items i
          JOIN projects p ON p.id = i.project
          JOIN workflow_versions v ON v.id = i.workflow_version_id
         WHERE i.id = ANY($1::int[])`,
-      [ids],
+      [ids, dependents],
     );
+  }
+
+  // Whether the two items' projects belong to different organizations (an edge between them is refused).
+  async crossesOrganization(dependent: number, blocker: number, manager: EntityManager): Promise<boolean> {
+    const rows: { crosses: boolean }[] = await manager.query(
+      `SELECT dp.organization_id IS DISTINCT FROM bp.organization_id AS crosses
+         FROM items di JOIN projects dp ON dp.id = di.project, items bi JOIN projects bp ON bp.id = bi.project
+        WHERE di.id = $1 AND bi.id = $2`,
+      [dependent, blocker],
+    );
+    return rows[0]?.crosses === true;
   }
 
   // The one loader of delivery facts (fact:deployed and the frontier's delivery state): deployment runs in the given

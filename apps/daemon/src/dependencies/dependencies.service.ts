@@ -12,12 +12,14 @@ import { DependencyAddWire, DependencyListEntryWire } from '@app/contracts/backl
 import { EntityManager } from 'typeorm';
 
 import { AuthenticatedActor } from '../auth/actor';
+import { notePassed } from '../database/write-context';
 import { ProjectAccessService } from '../projects/project-access.service';
 import { RefsService } from '../refs/refs.service';
 import { DependenciesRepository, NewEdge } from './dependencies.repository';
 import { DependencyFactsService } from './dependency-facts.service';
 import {
   activationCycle,
+  dependencyCrossesOrganization,
   dependencyNotFound,
   evidenceTooLarge,
   invalidSatisfaction,
@@ -79,6 +81,10 @@ export class DependenciesService {
     if (input.dependent.id === input.blocker.id) {
       throw selfDependency(input.dependent.ref);
     }
+    if (await this.repository.crossesOrganization(input.dependent.id, input.blocker.id, manager)) {
+      throw dependencyCrossesOrganization(input.dependent.ref, input.blocker.ref);
+    }
+    notePassed('org_edges');
     const form = parseSatisfaction(input.satisfaction);
     if (form.kind === 'invalid') throw invalidSatisfaction(input.satisfaction, form.error);
     if (!STORABLE_SATISFACTION.test(input.satisfaction)) {
@@ -157,18 +163,24 @@ export class DependenciesService {
     const rows = (await this.repository.edgesOf(item.id, gatePoint ?? null)).filter(
       (r) => !direction || direction === 'both' || r.direction === direction,
     );
-    const facts = await this.facts.facts(rows.map((r) => r.blocking_item_id));
+    // a 'blocks' row's blocker is the item itself; a 'depends_on' row's blocker is sealed when in another organization
+    const facts = await this.facts.facts(
+      rows.map((r) => r.blocking_item_id),
+      undefined,
+      [item.id],
+    );
     return {
       item_id: item.ref,
       dependencies: rows.map((row) => {
         const result = evaluateSatisfaction(row.satisfaction, facts.get(row.blocking_item_id), {
           blockerRef: row.blocker_ref ?? undefined,
         });
+        const sealed = row.other_sealed === true;
         return {
           direction: row.direction,
           other_item: row.direction === 'depends_on' ? row.blocker_ref : row.dependent_ref,
-          other_title: row.other_title ?? null,
-          other_status: row.other_status ?? null,
+          other_title: sealed ? null : (row.other_title ?? null),
+          other_status: sealed ? null : (row.other_status ?? null),
           ...toDependencyResponse(row),
           satisfied: result.satisfied,
           reason: result.reason,

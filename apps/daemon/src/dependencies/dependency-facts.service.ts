@@ -38,11 +38,17 @@ export class DependencyFactsService {
     return { runs, environments };
   }
 
-  async facts(ids: readonly number[], manager?: EntityManager): Promise<Map<number, BlockerFacts>> {
+  // `dependents`: the items these blockers gate; a blocker in another organization than one of them comes sealed
+  // (BlockerFacts.sealed: it gates, but its title and status are not told; issue 36).
+  async facts(
+    ids: readonly number[],
+    manager?: EntityManager,
+    dependents: readonly number[] = [],
+  ): Promise<Map<number, BlockerFacts>> {
     const unique = [...new Set(ids)];
     const facts = new Map<number, BlockerFacts>();
     if (unique.length === 0) return facts;
-    const items = await this.repository.blockerItems(unique, manager);
+    const items = await this.repository.blockerItems(unique, [...new Set(dependents)], manager);
     const { runs, environments } = await this.deliveryFacts(
       unique,
       items.map((i) => i.project),
@@ -66,6 +72,7 @@ export class DependencyFactsService {
         stageOrder: orders.get(item.workflow_version_id),
         ref: item.ref,
         title: item.title,
+        ...(item.sealed ? { sealed: true } : {}),
       });
     }
     return facts;

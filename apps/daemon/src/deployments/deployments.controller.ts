@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 
 import { AuthenticatedActor, CurrentActor } from '../auth/actor';
+import { Writes } from '../rulebook/writes.decorator';
 import { DeploymentsService } from './deployments.service';
 import {
   ApproveDto,
@@ -38,8 +39,17 @@ export class DeploymentsController {
 
   @Post('environments/:project/:name/retire')
   @HttpCode(200)
+  @Writes('scope', 'role')
   retire(@CurrentActor() actor: AuthenticatedActor, @Param('project') project: string, @Param('name') name: string) {
     return this.service.retireEnvironment(actor, project, name);
+  }
+
+  // svc deployments environments unretire <name>: an admin brings a retired environment back
+  @Post('environments/:project/:name/unretire')
+  @HttpCode(200)
+  @Writes('scope', 'role')
+  unretire(@CurrentActor() actor: AuthenticatedActor, @Param('project') project: string, @Param('name') name: string) {
+    return this.service.unretireEnvironment(actor, project, name);
   }
 
   @Post('runs')

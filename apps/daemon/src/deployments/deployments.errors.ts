@@ -19,6 +19,8 @@ export enum DeploymentErrorCode {
   ApprovalRequired = 'approval_required',
   // issue 24: flows and runs of an environment with approval stages are written only by those who may approve
   ApproverRequired = 'approver_required',
+  // issue 36: retiring and un-retiring an environment is an admin's act (of the project's organization)
+  EnvironmentAdminRequired = 'environment_admin_required',
 }
 
 export const DEPLOYMENT_ERROR_STATUS: ErrorStatusTable<DeploymentErrorCode> = {
@@ -36,6 +38,7 @@ export const DEPLOYMENT_ERROR_STATUS: ErrorStatusTable<DeploymentErrorCode> = {
   [DeploymentErrorCode.RunStillHalted]: HttpStatus.CONFLICT,
   [DeploymentErrorCode.ApprovalRequired]: HttpStatus.CONFLICT,
   [DeploymentErrorCode.ApproverRequired]: HttpStatus.FORBIDDEN,
+  [DeploymentErrorCode.EnvironmentAdminRequired]: HttpStatus.FORBIDDEN,
 };
 
 // The refusals carry the run's state as extra fields; the code must be one of the enum's and the status comes
@@ -110,3 +113,18 @@ export const approverRequired = (
     `${what} in environment ${environment} needs someone who may approve its deployments (${required === 'admin' ? 'an admin' : 'an active member'}${organization ? ` of ${organization}` : ''})`,
     { environment, required, organization },
   );
+
+// Retiring or un-retiring an environment needs an admin of the project's organization (or an unconfined server admin).
+export const environmentAdminRequired = (
+  what: 'retire' | 'unretire',
+  environment: string,
+  organization: string | null,
+) =>
+  deploymentError(
+    DeploymentErrorCode.EnvironmentAdminRequired,
+    `only an admin${organization ? ` of ${organization}` : ' of the server'} may ${what === 'retire' ? 'retire' : 'un-retire'} environment ${environment}`,
+    { environment, organization, required: 'admin' },
+  );
+
+export const environmentNotFound = (project: string, name: string) =>
+  deploymentError(DeploymentErrorCode.EnvironmentNotFound, `project ${project} has no environment ${name}`);

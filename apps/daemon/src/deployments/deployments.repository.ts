@@ -74,11 +74,13 @@ export class DeploymentsRepository {
     return manager.query(`${ENVIRONMENT_SELECT} WHERE project = $1 ORDER BY name`, [project]);
   }
 
-  async retireEnvironment(project: string, name: string): Promise<boolean> {
+  // Retired: retired_at set (kept when it already was); un-retired: cleared. false when there is no such environment.
+  async setEnvironmentRetired(project: string, name: string, retired: boolean): Promise<boolean> {
     const { count } = affected(
       await this.dataSource.query(
-        `UPDATE environments SET retired_at = COALESCE(retired_at, now()) WHERE project = $1 AND name = $2`,
-        [project, name],
+        `UPDATE environments SET retired_at = CASE WHEN $3::boolean THEN COALESCE(retired_at, now()) END
+          WHERE project = $1 AND name = $2`,
+        [project, name, retired],
       ),
     );
     return count > 0;

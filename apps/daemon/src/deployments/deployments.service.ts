@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 
-import { AuthenticatedActor } from '../auth/actor';
+import { AuthenticatedActor, seesEveryProject } from '../auth/actor';
+import { notePassed } from '../database/write-context';
 import { DomainError, validationMessage } from '../common/domain-error';
 import { ProjectAccessService } from '../projects/project-access.service';
 import { RefsService } from '../refs/refs.service';
@@ -29,6 +30,8 @@ import {
   approvalRequired,
   approverRequired,
   deploymentRunNotFound,
+  environmentAdminRequired,
+  environmentNotFound,
   runNotHalted,
   runStillHalted,
 } from './deployments.errors';
@@ -150,9 +153,13 @@ export class DeploymentsService {
       flow_id: dto.flow_id ?? null,
     });
     if (!inserted) {
+      const existing = await this.repository.environment(dto.project, dto.name);
       throw deploymentError(
         DeploymentErrorCode.EnvironmentExists,
-        `project ${dto.project} already has an environment ${dto.name}`,
+        existing?.retired_at
+          ? `project ${dto.project} already has an environment ${dto.name}, retired; an admin un-retires it (svc deployments environments unretire ${dto.name} --project ${dto.project})`
+          : `project ${dto.project} already has an environment ${dto.name}`,
+        { retired: existing?.retired_at != null },
       );
     }
     return (await this.repository.environment(dto.project, dto.name))!;
@@ -163,12 +170,33 @@ export class DeploymentsService {
     return { environments: await this.repository.environments(project) };
   }
 
+  // Retiring (it stops satisfying fact:deployed) and un-retiring an environment are an admin's acts: an admin of the
+  // project's organization, or a server admin whose request is not confined to one organization (issue 36).
   async retireEnvironment(actor: AuthenticatedActor, project: string, name: string): Promise<EnvironmentWire> {
-    await this.access.assertProject(actor, project);
-    if (!(await this.repository.retireEnvironment(project, name))) {
-      throw deploymentError(DeploymentErrorCode.EnvironmentNotFound, `project ${project} has no environment ${name}`);
-    }
+    await this.assertEnvironmentAdmin(actor, project, name, 'retire');
+    if (!(await this.repository.setEnvironmentRetired(project, name, true))) throw environmentNotFound(project, name);
     return (await this.repository.environment(project, name))!;
+  }
+
+  async unretireEnvironment(actor: AuthenticatedActor, project: string, name: string): Promise<EnvironmentWire> {
+    await this.assertEnvironmentAdmin(actor, project, name, 'unretire');
+    if (!(await this.repository.setEnvironmentRetired(project, name, false))) throw environmentNotFound(project, name);
+    return (await this.repository.environment(project, name))!;
+  }
+
+  private async assertEnvironmentAdmin(
+    actor: AuthenticatedActor,
+    project: string,
+    name: string,
+    what: 'retire' | 'unretire',
+  ): Promise<void> {
+    await this.access.assertProject(actor, project);
+    if (!seesEveryProject(actor)) {
+      const standing = await this.repository.approverStanding(project, actor.id);
+      const admin = standing.organization !== null && standing.role === 'admin' && standing.status === 'active';
+      if (!admin) throw environmentAdminRequired(what, name, standing.organization);
+    }
+    notePassed('role');
   }
 
   async createRun(actor: AuthenticatedActor, dto: CreateRunDto): Promise<RunWire> {

@@ -246,10 +246,17 @@ export class FrontierGraphCache {
     for (const row of rows.candidates) versionIds.add(row.workflow_version_id);
     for (const row of rows.outside) versionIds.add(row.workflow_version_id);
     const workflows = await this.workflowStages([...versionIds]);
+    const otherProjects = new Set<string>();
+    for (const row of rows.outside) if (row.project !== state.project.id) otherProjects.add(row.project);
+    const foreignProjects =
+      otherProjects.size === 0
+        ? undefined
+        : new Set(await this.repository.projectsOutsideOrganizationOf(state.project.id, [...otherProjects]));
     return buildProjectGraph(
       {
         project: state.project,
         ...rows,
+        foreignProjects,
         workflows,
         runs: state.runs,
         environments: state.environments,

@@ -52,6 +52,9 @@ export interface GraphRows {
   runs: RunRow[];
   environments: EnvironmentRow[];
   halts?: ReadonlyMap<number, DeploymentHalt>;
+  // projects of another organization than `project`: their items gate this project's as blockers but are sealed
+  // (title, status and delivery withheld; issue 36)
+  foreignProjects?: ReadonlySet<string>;
 }
 
 // What the last build of a project's state derived from its rows, position by position, for the next build: rows a
@@ -326,7 +329,8 @@ export function buildProjectGraph(rows: GraphRows, reuse?: GraphReuse): ProjectG
     const row = rows.outside[i];
     blockerProjects.set(row.id, row.project);
     const was = outsideAt === null ? -1 : outsideAt[i];
-    if (was >= 0) {
+    const sealed = rows.foreignProjects?.has(row.project) === true;
+    if (was >= 0 && (reuse!.outsideFacts[was].sealed === true) === sealed) {
       outsideFacts[i] = reuse!.outsideFacts[was];
       facts.set(row.id, outsideFacts[i]);
       continue;
@@ -340,6 +344,7 @@ export function buildProjectGraph(rows: GraphRows, reuse?: GraphReuse): ProjectG
       stageOrder: workflows.get(row.workflow_version_id)?.order ?? EMPTY_ORDER,
       ref,
       title: row.title,
+      ...(sealed ? { sealed } : {}),
     };
     outsideFacts[i] = rowFacts;
     facts.set(row.id, rowFacts);

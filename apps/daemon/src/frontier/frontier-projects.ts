@@ -4,7 +4,7 @@ import { DEFAULT_WIP_CAP } from '@app/core';
 
 import { AccessService } from '../auth/access.service';
 import { AuthenticatedActor } from '../auth/actor';
-import { RefsService } from '../refs/refs.service';
+import { itemNotFound, RefsService } from '../refs/refs.service';
 import { MAX_WIP_CAP } from './dto/frontier.dto';
 import { projectNotFound, projectRequired } from './frontier.errors';
 import { FrontierRepository, ProjectRow } from './frontier.repository';
@@ -43,16 +43,18 @@ export class FrontierProjects {
     return this.repository.findProjects(accessible.map((p) => p.id));
   }
 
-  // The item a ref names and its project, when the caller may read that project.
+  // The item a ref names and its project, when the caller may read that project. An item of a project the caller
+  // cannot see answers exactly as an unknown one (404 item_not_found, GET /v1/items/:ref's answer): naming its
+  // project would tell an outsider the project exists (issue 36).
   async resolveItem(
     actor: AuthenticatedActor,
     ref: string,
   ): Promise<{ resolved: { id: number; ref: string; project: string }; project: ProjectRow }> {
     const resolved = await this.refs.resolve(ref);
     const accessible = await this.access.accessibleProjects(actor);
-    if (!accessible.some((p) => p.id === resolved.project)) throw projectNotFound(resolved.project);
+    if (!accessible.some((p) => p.id === resolved.project)) throw itemNotFound(ref);
     const project = await this.repository.findProject(resolved.project);
-    if (!project) throw projectNotFound(resolved.project);
+    if (!project) throw itemNotFound(ref);
     return { resolved, project };
   }
 }

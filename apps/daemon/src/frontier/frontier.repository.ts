@@ -165,6 +165,16 @@ export class FrontierRepository {
     return rows[0] ?? null;
   }
 
+  // Of `others`, the projects in another organization than `project` (a blocker there is sealed on its frontier).
+  async projectsOutsideOrganizationOf(project: string, others: readonly string[]): Promise<string[]> {
+    const rows: { id: string }[] = await this.dataSource.query(
+      `SELECT o.id FROM projects o, projects p
+        WHERE p.id = $1 AND o.id = ANY ($2::text[]) AND o.organization_id IS DISTINCT FROM p.organization_id`,
+      [project, others],
+    );
+    return rows.map((r) => r.id);
+  }
+
   findProjects(ids: readonly string[]): Promise<ProjectRow[]> {
     if (ids.length === 0) return Promise.resolve([]);
     return this.dataSource.query(

@@ -291,7 +291,8 @@ export class FrontierService {
         const dependent = graph.refOf(evaluation.item_id) as string;
         if (dependentFilter && dependent !== dependentFilter) continue;
         for (const b of evaluation.blockers) {
-          const blocker = b.blocker_status === null ? null : (graph.refOf(b.blocker) ?? null);
+          const resolves = b.blocker_status !== null || b.blocker_sealed;
+          const blocker = resolves ? (graph.refOf(b.blocker) ?? null) : null;
           if (blockerFilter && blocker !== blockerFilter) continue;
           if (dto.abandoned !== undefined && b.blocking_abandoned !== dto.abandoned) continue;
           const form = b.form;
@@ -301,7 +302,7 @@ export class FrontierService {
             gate_point: gate,
             satisfaction: b.satisfaction,
             rationale: rationale.get(`${evaluation.item_id}:${b.blocker}:${gate}`) ?? '',
-            blocker_resolves: b.blocker_status !== null,
+            blocker_resolves: resolves,
             blocker_stage: b.blocker_status,
             blocker_title: b.blocker_title,
             blocking_terminal: b.blocking_terminal,
@@ -309,7 +310,7 @@ export class FrontierService {
             reason: b.reason,
             need: b.need,
             environment:
-              form.kind === 'deployed'
+              form.kind === 'deployed' && !b.blocker_sealed
                 ? { name: form.environment, ...deliveryState(graph, b.blocker, form.environment) }
                 : null,
           });

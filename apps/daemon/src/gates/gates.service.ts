@@ -47,6 +47,7 @@ export class GatesService implements OnModuleInit {
     const facts = await this.facts.facts(
       edges.map((e) => e.blocker),
       ctx.manager,
+      [ctx.item.id],
     );
     const evaluation = evaluateGate(ctx.item.id, gatePoint, edges, facts);
     if (evaluation.satisfied) return null;
@@ -71,7 +72,11 @@ export class GatesService implements OnModuleInit {
   async evaluate(actor: AuthenticatedActor, ref: string, gatePoint: string): Promise<GateEvaluationWire> {
     const item = await this.access.resolveItem(actor, ref);
     const edges = await this.facts.edgesFor([item.id], gatePoint);
-    const facts = await this.facts.facts(edges.map((e) => e.blocker));
+    const facts = await this.facts.facts(
+      edges.map((e) => e.blocker),
+      undefined,
+      [item.id],
+    );
     return toEvaluationWire(evaluateGate(item.id, gatePoint, edges, facts), item.ref, facts);
   }
 
@@ -92,7 +97,11 @@ export class GatesService implements OnModuleInit {
     }
     const ids = targets.map((t) => t.id);
     const edges = await this.facts.edgesFor(ids, dto.gate_point);
-    const facts = await this.facts.facts(edges.map((e) => e.blocker));
+    const facts = await this.facts.facts(
+      edges.map((e) => e.blocker),
+      undefined,
+      ids,
+    );
     const results = evaluateGateBatch(ids, dto.gate_point, edges, facts);
     return {
       gate_point: dto.gate_point,
@@ -105,7 +114,11 @@ export class GatesService implements OnModuleInit {
     const ids = dto.items.map((r) => resolved.get(r)!.id);
     const refOfId = new Map([...resolved.values()].map((r) => [r.id, r.ref]));
     const edges = await this.facts.edgesFor(ids, dto.gate_point);
-    const facts = await this.facts.facts(edges.map((e) => e.blocker));
+    const facts = await this.facts.facts(
+      edges.map((e) => e.blocker),
+      undefined,
+      ids,
+    );
     const refOf = (id: number) => refOfId.get(id) ?? facts.get(id)?.ref;
     const plan = planCandidates(dto.gate_point, ids, edges, facts, { refOf });
     return {

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 
-import { clientAddress, clientKey, compileTrust, networkKey } from './client-identity';
+import { clientAddress, clientKey, compileTrust, networkKey, wideNetworkKey } from './client-identity';
 
 function request(peer: string, forwardedFor?: string): IncomingMessage {
   return {
@@ -67,5 +67,24 @@ describe(networkKey.name, () => {
 
   it('should keep anything else as its own network', () => {
     expect(networkKey('not-an-ip')).toBe('other:not-an-ip');
+  });
+});
+
+describe(wideNetworkKey.name, () => {
+  it('should group IPv4 addresses by their /16, also when IPv4-mapped', () => {
+    expect(wideNetworkKey('192.0.2.1')).toBe('192.0.0.0/16');
+    expect(wideNetworkKey('192.0.255.254')).toBe('192.0.0.0/16');
+    expect(wideNetworkKey('::ffff:192.0.7.9')).toBe('192.0.0.0/16');
+    expect(wideNetworkKey('192.1.2.1')).toBe('192.1.0.0/16');
+  });
+
+  it('should group IPv6 addresses by their /32', () => {
+    expect(wideNetworkKey('2001:db8:1:2::1')).toBe('2001:db8::/32');
+    expect(wideNetworkKey('2001:db8:ffff::1')).toBe('2001:db8::/32');
+    expect(wideNetworkKey('2001:db9::1')).toBe('2001:db9::/32');
+  });
+
+  it('should keep anything else as its own network', () => {
+    expect(wideNetworkKey('not-an-ip')).toBe('other:not-an-ip');
   });
 });

@@ -6,6 +6,10 @@ export const SERVER_CAPACITY = 128;
 // behind one prefix still connects four machines per person-minute while the other three quarters stay open to
 // everyone else (issue 24).
 export const NETWORK_CAPACITY = 32;
+// One wide network (IPv4 /16, IPv6 /32) holds at most three eighths of the pool: four /24s of one operator filled
+// it (issue 36); now it takes addresses in three distinct /16s, while a site's /16 keeps room for one busy /24 and
+// more besides.
+export const WIDE_NETWORK_CAPACITY = 48;
 export const STARTS_PER_MINUTE = 6;
 export const POLLS_PER_MINUTE = 120;
 export const FAILED_LOOKUPS_PER_ACTOR_PER_MINUTE = 10;

@@ -5,7 +5,14 @@ import { DataSource, EntityManager } from 'typeorm';
 import { BudgetPool } from './budget-pool';
 import { PollBatcher } from './poll-batch';
 import { hotPathPool } from './hot-path-pool';
-import { CAPACITY_LOCK_KEY, CLIENT_CAPACITY, CODE_LIFETIME_SECONDS, NETWORK_CAPACITY, SERVER_CAPACITY } from './limits';
+import {
+  CAPACITY_LOCK_KEY,
+  CLIENT_CAPACITY,
+  CODE_LIFETIME_SECONDS,
+  NETWORK_CAPACITY,
+  SERVER_CAPACITY,
+  WIDE_NETWORK_CAPACITY,
+} from './limits';
 
 export type StoredStatus = 'pending' | 'approved' | 'denied' | 'consumed';
 
@@ -19,6 +26,7 @@ export interface NewAuthorization {
   userCodeHash: Buffer;
   clientKey: string;
   networkKey: string;
+  wideNetworkKey: string;
   machineId: string;
   machineName: string;
   origin: string;
@@ -29,6 +37,7 @@ export interface CapacityResult {
   inserted: { id: string; expiresAt: Date } | null;
   clientOpen: number;
   networkOpen: number;
+  wideNetworkOpen: number;
   serverOpen: number;
 }
 
@@ -85,20 +94,27 @@ interface RawAuthorizationRow {
 interface OpenCounts {
   client_open: number;
   network_open: number;
+  wide_network_open: number;
   server_open: number;
 }
 
-// Open (pending or approved, live) codes of the client ($1), of its network ($2) and of the whole server.
+// Open (pending or approved, live) codes of the client ($1), of its network ($2), of its wide network ($13) and of
+// the whole server.
 const OPEN_COUNTS = `count(*) FILTER (WHERE client_key = $1)::int AS client_open,
-       count(*) FILTER (WHERE network_key = $2)::int AS network_open, count(*)::int AS server_open`;
+       count(*) FILTER (WHERE network_key = $2)::int AS network_open,
+       count(*) FILTER (WHERE wide_network_key = $13)::int AS wide_network_open, count(*)::int AS server_open`;
 
 const withinCapacity = (open: OpenCounts) =>
-  open.client_open < CLIENT_CAPACITY && open.network_open < NETWORK_CAPACITY && open.server_open < SERVER_CAPACITY;
+  open.client_open < CLIENT_CAPACITY &&
+  open.network_open < NETWORK_CAPACITY &&
+  open.wide_network_open < WIDE_NETWORK_CAPACITY &&
+  open.server_open < SERVER_CAPACITY;
 
 const capacityResult = (open: OpenCounts, inserted: CapacityResult['inserted']): CapacityResult => ({
   inserted,
   clientOpen: open.client_open,
   networkOpen: open.network_open,
+  wideNetworkOpen: open.wide_network_open,
   serverOpen: open.server_open,
 });
 
@@ -178,8 +194,9 @@ export class MachineAuthorizationRepository {
     // Lock-free pre-check: a full server, network or client refuses without queueing on the lock (a stale read can
     // only over-count a code consumed a moment ago, never admit one too many).
     const { rows: open } = await hotPathPool(this.dataSource).query<OpenCounts>(
-      `SELECT ${OPEN_COUNTS} FROM machine_authorizations WHERE status IN ('pending', 'approved') AND expires_at > now()`,
-      [row.clientKey, row.networkKey],
+      `SELECT ${OPEN_COUNTS.replace('$13', '$3')}
+         FROM machine_authorizations WHERE status IN ('pending', 'approved') AND expires_at > now()`,
+      [row.clientKey, row.networkKey, row.wideNetworkKey],
     );
     if (!withinCapacity(open[0])) return capacityResult(open[0], null);
     return this.dataSource.transaction(async (manager) => {
@@ -191,14 +208,15 @@ export class MachineAuthorizationRepository {
             WHERE status IN ('pending', 'approved') AND expires_at > now()
          ), ins AS (
            INSERT INTO machine_authorizations
-                  (device_code_hash, user_code_hash, client_key, network_key, machine_id, machine_name, origin,
-                   organization_id, expires_at)
-           SELECT $3, $4, $1, $2, $5, $6, $7, $8, now() + make_interval(secs => $9)
+                  (device_code_hash, user_code_hash, client_key, network_key, wide_network_key, machine_id,
+                   machine_name, origin, organization_id, expires_at)
+           SELECT $3, $4, $1, $2, $13, $5, $6, $7, $8, now() + make_interval(secs => $9)
              FROM open
             WHERE open.client_open < $10 AND open.network_open < $11 AND open.server_open < $12
+              AND open.wide_network_open < $14
            RETURNING id, expires_at
          )
-         SELECT open.client_open, open.network_open, open.server_open, ins.id, ins.expires_at
+         SELECT open.client_open, open.network_open, open.wide_network_open, open.server_open, ins.id, ins.expires_at
            FROM open LEFT JOIN ins ON true`,
         [
           row.clientKey,
@@ -213,11 +231,22 @@ export class MachineAuthorizationRepository {
           CLIENT_CAPACITY,
           NETWORK_CAPACITY,
           SERVER_CAPACITY,
+          row.wideNetworkKey,
+          WIDE_NETWORK_CAPACITY,
         ],
       );
       const result = rows[0];
       return capacityResult(result, result.id ? { id: result.id, expiresAt: result.expires_at! } : null);
     });
+  }
+
+  // Codes holding a place in the server-wide pool now (pending or approved, unconsumed, live): for /metrics.
+  async openCodes(): Promise<number> {
+    const { rows } = await hotPathPool(this.dataSource).query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM machine_authorizations
+        WHERE status IN ('pending', 'approved') AND expires_at > now()`,
+    );
+    return rows[0]?.n ?? 0;
   }
 
   async findByDeviceCode(hash: Buffer): Promise<AuthorizationRow | null> {

@@ -35,8 +35,10 @@ import {
   FAILED_LOOKUPS_PER_ACTOR_PER_MINUTE,
   FAILED_LOOKUPS_PER_CLIENT_PER_MINUTE,
   NETWORK_CAPACITY,
+  WIDE_NETWORK_CAPACITY,
   POLLS_PER_MINUTE,
   RATE_SCOPES,
+  SERVER_CAPACITY,
 } from './limits';
 import { RateLimitRepository } from './rate-limit.repository';
 import { RequestIdentity } from './request-identity';
@@ -89,6 +91,11 @@ export class MachineAuthorizationService {
     return { device_code: true, company_sign_in: oidc.state === 'configured' };
   }
 
+  // How full the server-wide pool of device codes is: codes holding a place and the pool's size (/metrics).
+  async poolUse(): Promise<{ open: number; capacity: number }> {
+    return { open: await this.repository.openCodes(), capacity: SERVER_CAPACITY };
+  }
+
   async start(
     request: BodyRequest,
     identity: RequestIdentity,
@@ -113,6 +120,7 @@ export class MachineAuthorizationService {
           userCodeHash: this.userCodeHash(userCode),
           clientKey: identity.clientKey,
           networkKey: identity.networkKey,
+          wideNetworkKey: identity.wideNetworkKey,
           machineId,
           machineName,
           origin: identity.origin,
@@ -131,6 +139,12 @@ export class MachineAuthorizationService {
           throw maError(
             MaCode.AuthorizationClientCapacity,
             `the network of this address (${identity.networkKey}) already has ${NETWORK_CAPACITY} codes waiting: retry after some of them are approved or expire`,
+          );
+        }
+        if (result.wideNetworkOpen >= WIDE_NETWORK_CAPACITY) {
+          throw maError(
+            MaCode.AuthorizationClientCapacity,
+            `the wider network of this address (${identity.wideNetworkKey}) already has ${WIDE_NETWORK_CAPACITY} codes waiting: retry after some of them are approved or expire`,
           );
         }
         throw maError(

@@ -5,13 +5,15 @@ import { createParamDecorator, ExecutionContext, Inject, Injectable } from '@nes
 import type { FastifyRequest } from 'fastify';
 
 import { APP_CONFIG, AppConfig } from '../config/config';
-import { clientAddress, clientKey, compileTrust, networkKey, TrustFunction } from './client-identity';
+import { clientAddress, clientKey, compileTrust, networkKey, TrustFunction, wideNetworkKey } from './client-identity';
 
 export interface RequestIdentity {
   // Budget key of the trusted transport client (see client-identity.ts).
   clientKey: string;
   // Its network (IPv4 /24, IPv6 /48): the unit of the per-network share of the code pool.
   networkKey: string;
+  // Its wide network (IPv4 /16, IPv6 /32): the unit of the second, wider share.
+  wideNetworkKey: string;
   // The origin this request was addressed to; codes and credentials name it.
   origin: string;
   // Poll budget: spent by the poll statement itself, else after the response (see PollBudgetMiddleware).
@@ -35,7 +37,12 @@ export class RequestIdentityService {
     const tagged = req as Tagged;
     if (!tagged[IDENTITY]) {
       const address = clientAddress(req, this.trust);
-      tagged[IDENTITY] = { clientKey: clientKey(address), networkKey: networkKey(address), origin: this.originOf(req) };
+      tagged[IDENTITY] = {
+        clientKey: clientKey(address),
+        networkKey: networkKey(address),
+        wideNetworkKey: wideNetworkKey(address),
+        origin: this.originOf(req),
+      };
     }
     return tagged[IDENTITY];
   }

@@ -9,6 +9,8 @@ const SWEEP_BUCKETS = [0.001, 0.01, 0.1, 0.5, 1, 5, 30];
 export interface GaugeSources {
   openStreams(): number;
   pool(): { total: number; idle: number; waiting: number; max: number } | null;
+  // the server-wide device-code pool: codes holding a place now, and its size (null: unknown now, database down)
+  codePool(): Promise<{ open: number; capacity: number } | null>;
 }
 
 // The daemon's metric families, in one registry per application (tests start several in one process).
@@ -92,6 +94,18 @@ export class DaemonMetrics {
         const pool = sources.pool();
         if (!pool) return;
         for (const state of ['total', 'idle', 'waiting', 'max'] as const) this.set({ state }, pool[state]);
+      },
+    });
+    new Gauge({
+      name: 'svc_device_code_pool',
+      help: 'The server-wide pool of device codes: codes holding a place (pending or approved, unconsumed, live) and its size (capacity), across replicas',
+      labelNames: ['state'] as const,
+      registers: [this.registry],
+      async collect() {
+        const use = await sources.codePool();
+        if (!use) return;
+        this.set({ state: 'open' }, use.open);
+        this.set({ state: 'capacity' }, use.capacity);
       },
     });
   }

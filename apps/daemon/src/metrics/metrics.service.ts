@@ -13,6 +13,7 @@ import { forbidden } from '../common/domain-error';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { EventsStreamService } from '../events/events-stream.service';
 import { FrontierObserver } from '../frontier/frontier-observer';
+import { MachineAuthorizationService } from '../machine-authorization/machine-authorization.service';
 import { SweepObserver } from '../sweeps/sweep-observer';
 import { answerCode, deviceCodeOperation } from './device-code-routes';
 import { codeLabel, DaemonMetrics } from './metrics.registry';
@@ -34,6 +35,7 @@ export class MetricsService implements OnModuleInit, OnApplicationBootstrap, OnM
     private readonly frontier: FrontierObserver,
     private readonly sweeps: SweepObserver,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    machineAuthorization: MachineAuthorizationService,
   ) {
     this.metrics = new DaemonMetrics(
       {
@@ -48,6 +50,8 @@ export class MetricsService implements OnModuleInit, OnApplicationBootstrap, OnM
             max: (pool.options as { max?: number }).max ?? 0,
           };
         },
+        // a scrape during a database outage still answers, without this gauge's fresh value
+        codePool: () => machineAuthorization.poolUse().catch(() => null),
       },
       version,
     );

@@ -36,8 +36,11 @@ export class ProjectAccessService {
     return visible === null || projects.every((p) => visible.includes(p));
   }
 
+  // A project that exists and the caller sees (an unconfined server admin sees every project, but not a missing one:
+  // a write naming it would otherwise reach the database's foreign key, issue 36).
   async assertProject(actor: AuthenticatedActor, project: string): Promise<void> {
-    if (!(await this.canSee(actor, [project]))) throw projectNotFound(project);
+    const accessible = await this.access.accessibleProjects(actor);
+    if (!accessible.some((p) => p.id === project)) throw projectNotFound(project);
   }
 
   async resolveItem(actor: AuthenticatedActor, ref: string, manager?: EntityManager): Promise<ResolvedRef> {

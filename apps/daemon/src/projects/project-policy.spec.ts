@@ -24,6 +24,18 @@ describe('project policy', () => {
       ]);
     });
 
+    // issue 36: documented in docs/api-backlog.md, refused as unknown before
+    it('should accept deployment_approval_role as documented (member or admin) and refuse other values', () => {
+      expect(validatePolicyPatch({ deployment_approval_role: 'admin' })).toEqual([]);
+      expect(validatePolicyPatch({ deployment_approval_role: 'member' })).toEqual([]);
+      expect(validatePolicyPatch({ deployment_approval_role: null })).toEqual([]);
+      for (const bad of ['owner', 'ADMIN', 1, true, ['admin']]) {
+        expect(validatePolicyPatch({ deployment_approval_role: bad })).toEqual([
+          { field: 'policy.deployment_approval_role', problems: ['must be one of member, admin'] },
+        ]);
+      }
+    });
+
     it('should accept null to remove a key', () => {
       expect(validatePolicyPatch({ wip_cap: null })).toEqual([]);
     });

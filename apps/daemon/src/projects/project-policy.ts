@@ -13,7 +13,13 @@ export interface LaneRulePolicy {
   lane: string;
 }
 
+// Who approves every approval stage of the project's deployments (docs/api-backlog.md): `admin` makes each an admin
+// stage; `member` (the default) leaves each stage's own role.
+export const DEPLOYMENT_APPROVAL_ROLES = ['member', 'admin'] as const;
+export const DEPLOYMENT_APPROVAL_ROLE_KEY = 'deployment_approval_role';
+
 export interface ProjectPolicy {
+  deployment_approval_role?: (typeof DEPLOYMENT_APPROVAL_ROLES)[number];
   wip_cap?: number;
   title_max_length?: number;
   lane_rules?: LaneRulePolicy[];
@@ -58,7 +64,13 @@ export function validatePolicyPatch(patch: unknown): PolicyProblem[] {
   for (const [key, value] of Object.entries(patch)) {
     const field = `policy.${key}`;
     if (value === null) {
-      if (key !== 'wip_cap' && key !== 'title_max_length' && key !== 'lane_rules' && !LANE_KEY.test(key)) {
+      if (
+        key !== 'wip_cap' &&
+        key !== 'title_max_length' &&
+        key !== 'lane_rules' &&
+        key !== DEPLOYMENT_APPROVAL_ROLE_KEY &&
+        !LANE_KEY.test(key)
+      ) {
         problems.push({ field, problems: ['unknown policy key'] });
       }
       continue;
@@ -76,13 +88,19 @@ export function validatePolicyPatch(patch: unknown): PolicyProblem[] {
       } else {
         value.forEach((rule, i) => problems.push(...laneRuleProblems(rule, `${field}[${i}]`)));
       }
+    } else if (key === DEPLOYMENT_APPROVAL_ROLE_KEY) {
+      if (typeof value !== 'string' || !(DEPLOYMENT_APPROVAL_ROLES as readonly string[]).includes(value)) {
+        problems.push({ field, problems: [`must be one of ${DEPLOYMENT_APPROVAL_ROLES.join(', ')}`] });
+      }
     } else if (LANE_KEY.test(key)) {
       if (typeof value !== 'string' || !LANE_VALUE.test(value))
         problems.push({ field, problems: ['must be a lane name'] });
     } else {
       problems.push({
         field,
-        problems: ['unknown policy key (wip_cap, title_max_length, lane_rules, executor_default_lane_<token>)'],
+        problems: [
+          'unknown policy key (wip_cap, title_max_length, lane_rules, deployment_approval_role, executor_default_lane_<token>)',
+        ],
       });
     }
   }

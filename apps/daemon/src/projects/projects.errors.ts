@@ -10,6 +10,8 @@ export enum ProjectErrorCode {
   OrganizationMembershipRequired = 'organization_membership_required',
   // the policy's wip_cap is changed by an admin of the project's organization only (issue 36)
   WipCapPolicyForbidden = 'wip_cap_policy_forbidden',
+  // issue 36: a policy key that weakens or strengthens a rule for everyone (deployment_approval_role) is an admin's
+  PolicyAdminRequired = 'policy_admin_required',
 }
 
 export const PROJECT_ERROR_STATUS: ErrorStatusTable<ProjectErrorCode> = {
@@ -18,6 +20,7 @@ export const PROJECT_ERROR_STATUS: ErrorStatusTable<ProjectErrorCode> = {
   [ProjectErrorCode.PrefixTaken]: HttpStatus.CONFLICT,
   [ProjectErrorCode.OrganizationMembershipRequired]: HttpStatus.FORBIDDEN,
   [ProjectErrorCode.WipCapPolicyForbidden]: HttpStatus.FORBIDDEN,
+  [ProjectErrorCode.PolicyAdminRequired]: HttpStatus.FORBIDDEN,
 };
 
 const projectError = errorFactory(PROJECT_ERROR_STATUS);
@@ -45,4 +48,12 @@ export const wipCapPolicyForbidden = (id: string, current: number | undefined, o
     ProjectErrorCode.WipCapPolicyForbidden,
     `only an admin of ${organization === null ? 'the server' : `organization ${organization}`} may change the WIP cap of ${id} (policy wip_cap ${current ?? 'unset, the built-in default'}); ask an admin`,
     { project: id, policy_wip_cap: current ?? null, organization },
+  );
+
+// Who must approve the project's deployments (deployment_approval_role) is a team policy too (issue 36).
+export const policyAdminRequired = (key: string, organization: string | null) =>
+  projectError(
+    ProjectErrorCode.PolicyAdminRequired,
+    `only an admin${organization ? ` of ${organization}` : ' of the server'} changes the project policy's ${key}`,
+    { field: `policy.${key}`, organization },
   );

@@ -11,12 +11,13 @@ import { CreateProjectDto, ProjectRow, toProjectResponse, UpdateProjectDto } fro
 import { ProjectAccessService } from './project-access.service';
 import {
   organizationMembershipRequired,
+  policyAdminRequired,
   prefixTaken,
   projectExists,
   projectNotFound,
   wipCapPolicyForbidden,
 } from './projects.errors';
-import { mergePolicy, PolicyProblem, validatePolicyPatch } from './project-policy';
+import { DEPLOYMENT_APPROVAL_ROLE_KEY, mergePolicy, PolicyProblem, validatePolicyPatch } from './project-policy';
 import { NewProject, ProjectsRepository } from './projects.repository';
 
 export const policyInvalid = (problems: PolicyProblem[]) => validationFailed(problems);
@@ -84,7 +85,14 @@ export class ProjectsService {
     const problems = validatePolicyPatch(patch);
     if (problems.length > 0) throw policyInvalid(problems);
     const next = patch.wip_cap as number | null | undefined;
-    const isOrgAdmin = next !== undefined && (await this.standing.projectAdministration(actor, id)).isOrgAdmin;
+    // the WIP cap and who must approve the project's deployments are team policies: an admin's (issue 36)
+    const approvalRole = Object.hasOwn(patch, DEPLOYMENT_APPROVAL_ROLE_KEY);
+    const administration =
+      next !== undefined || approvalRole ? await this.standing.projectAdministration(actor, id) : null;
+    const isOrgAdmin = administration?.isOrgAdmin === true;
+    if (approvalRole && !isOrgAdmin) {
+      throw policyAdminRequired(DEPLOYMENT_APPROVAL_ROLE_KEY, administration?.organization ?? null);
+    }
     return this.repository.transaction(async (manager) => {
       const row = await this.repository.findForUpdate(id, manager);
       if (!row) throw projectNotFound(id);

@@ -28,6 +28,7 @@ describe('machine-authorization and rate-limit repositories', () => {
     userCodeHash: randomBytes(32),
     clientKey: `client-${randomBytes(4).toString('hex')}`,
     networkKey: `net-${randomBytes(4).toString('hex')}`,
+    wideNetworkKey: `wide-${randomBytes(4).toString('hex')}`,
     machineId: 'machine-1',
     machineName: 'build box',
     origin: 'http://127.0.0.1',

@@ -146,10 +146,20 @@ export function registerDeploymentsCommand(program: Command): void {
   environments
     .command('retire <name>')
     .requiredOption('--project <project>', 'project')
-    .description('retire an environment (it stops satisfying fact:deployed)')
+    .description('retire an environment (it stops satisfying fact:deployed; admins only)')
     .action(
       action(async (name: string, o: { project: string }, command: Command) => {
         const body = await apiOf(command).retireEnvironment(o.project, name);
+        output(command, body, (b) => printKeyValues(Object.entries(b)));
+      }),
+    );
+  environments
+    .command('unretire <name>')
+    .requiredOption('--project <project>', 'project')
+    .description('bring a retired environment back (admins only)')
+    .action(
+      action(async (name: string, o: { project: string }, command: Command) => {
+        const body = await apiOf(command).unretireEnvironment(o.project, name);
         output(command, body, (b) => printKeyValues(Object.entries(b)));
       }),
     );

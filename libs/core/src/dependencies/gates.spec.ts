@@ -52,9 +52,35 @@ describe('evaluateGate', () => {
         blocker_title: 'title of A-2',
         blocking_terminal: false,
         blocking_abandoned: false,
+        blocker_sealed: false,
       },
       expect.objectContaining({ blocker: 3, blocking_terminal: true, blocking_abandoned: true }),
     ]);
+  });
+
+  // issue 36: a blocker in another organization gates, but its title and status are not told
+  it('should withhold title, status and what they imply for a sealed blocker, and still count it', () => {
+    const sealed = new Map<number, BlockerFacts>([
+      [4, { ...facts('Z-4', 'cancelled', 'secret plan'), sealed: true }],
+      [5, { ...facts('Z-5', 'done', 'secret done'), sealed: true }],
+    ]);
+    const result = evaluateGate(10, 'activation', [edge(4, 10), edge(5, 10)], sealed);
+    expect(result.satisfied).toBe(false);
+    expect(result.blockers).toEqual([
+      {
+        blocker: 4,
+        satisfaction: 'status:done',
+        form: { kind: 'status', stage: 'done' },
+        reason: 'Z-4 (an item in another organization) does not yet satisfy status:done',
+        need: 'Z-4 (an item in another organization) satisfies status:done',
+        blocker_status: null,
+        blocker_title: null,
+        blocking_terminal: false,
+        blocking_abandoned: false,
+        blocker_sealed: true,
+      },
+    ]);
+    expect(JSON.stringify(result)).not.toMatch(/secret|cancelled/);
   });
 
   it('should ignore edges of other gate points when evaluating one gate', () => {

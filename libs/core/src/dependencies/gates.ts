@@ -29,6 +29,8 @@ export interface GateBlocker {
   blocker_title: string | null;
   blocking_terminal: boolean;
   blocking_abandoned: boolean;
+  // the blocker is in another organization: it resolves, but status and title are withheld (null)
+  blocker_sealed: boolean;
 }
 
 export interface GateEvaluation {
@@ -89,7 +91,8 @@ export function describeBlocker(
   const facts = factsById.get(edge.blocker);
   const blockerRef = options.refOf?.(edge.blocker) ?? facts?.ref;
   const result = evaluateSatisfaction(form, facts, { acceptForeignRuns: options.acceptForeignRuns, blockerRef });
-  const status = facts?.status ?? null;
+  const sealed = facts?.sealed === true && facts.status !== null;
+  const status = sealed ? null : (facts?.status ?? null);
   return {
     blocker: edge.blocker,
     satisfaction: edge.satisfaction,
@@ -100,6 +103,7 @@ export function describeBlocker(
     blocker_title: status === null ? null : (facts?.title ?? null),
     blocking_terminal: blockingTerminal(status),
     blocking_abandoned: blockingAbandoned(status),
+    blocker_sealed: sealed,
   };
 }
 

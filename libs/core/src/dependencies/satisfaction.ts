@@ -53,6 +53,9 @@ export interface BlockerFacts {
   stageOrder?: readonly string[];
   ref?: string;
   title?: string | null;
+  // The blocker sits in another organization than the dependent (an edge made before such edges were refused):
+  // it still gates, but its title, status and delivery facts are not told (issue 36).
+  sealed?: boolean;
 }
 
 export interface SatisfactionOptions {
@@ -73,6 +76,7 @@ const DEPLOYED_PREFIX = 'fact:deployed:';
 const MERGED = 'fact:merged';
 
 export const BLOCKER_MISSING_REASON = 'blocker no longer exists';
+export const SEALED_BLOCKER = 'an item in another organization';
 
 export function parseSatisfaction(raw: string): ParsedSatisfaction {
   const text = typeof raw === 'string' ? raw.trim() : '';
@@ -233,6 +237,9 @@ export function satisfactionNeed(
   if (!facts || facts.status === null) {
     return 'remove the dependency or point it at an existing item';
   }
+  if (facts.sealed === true) {
+    return `${label} (${SEALED_BLOCKER}) satisfies ${formatSatisfaction(form)}`;
+  }
   switch (form.kind) {
     case 'status':
       return `${label} reaches ${describeStageNeed(form.stage, options.stageOrder ?? facts.stageOrder)}`;
@@ -270,6 +277,9 @@ export function satisfactionReasonTail(
 ): string {
   const status = facts.status as string;
   const satisfied = isSatisfied(form, facts, options);
+  if (facts.sealed === true) {
+    return ` (${SEALED_BLOCKER}) ${satisfied ? 'satisfies' : 'does not yet satisfy'} ${formatSatisfaction(form)}`;
+  }
   switch (form.kind) {
     case 'status': {
       if (satisfied) {

@@ -191,7 +191,7 @@ export class EdgeResolution {
   ): string {
     const formId = this.structure.formOf[e];
     const form = this.structure.forms[formId];
-    if (facts && facts.status !== null && (form.kind === 'status' || form.kind === 'merged')) {
+    if (facts && facts.status !== null && facts.sealed !== true && (form.kind === 'status' || form.kind === 'merged')) {
       let byOrder = this.tailCache[formId];
       if (byOrder === undefined) {
         byOrder = new Map();

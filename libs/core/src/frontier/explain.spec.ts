@@ -69,6 +69,34 @@ describe('explainItem', () => {
     ]);
   });
 
+  // issue 36: a blocker in another organization (an edge from before they were refused) still blocks, sealed
+  it('should block on a sealed outside blocker without telling its status or title, in reasons and summary', () => {
+    const items = [item(2)];
+    const edges = [edge(7, 2, 'fact:merged')];
+    const facts = new Map<number, BlockerFacts>([
+      [
+        7,
+        {
+          status: 'reviewing-implementation',
+          mergedAt: null,
+          deployedEnvironments: new Set<string>(),
+          registeredEnvironments: new Set<string>(),
+          ref: 'Z-7',
+          title: 'secret plan',
+          sealed: true,
+        },
+      ],
+    ]);
+    const computation = computeFrontier({ items, edges, blockerFacts: facts, wipCap: 30 });
+    expect(computation.blocked.map((b) => b.blocked_reasons)).toEqual([
+      ['Z-7 (an item in another organization) does not yet satisfy fact:merged'],
+    ]);
+    const explanation = explainItem(2, computation, edges, facts);
+    expect(explanation.bucket).toBe('blocked');
+    expect(explanation.unsatisfied).toEqual([expect.objectContaining({ blocker: 7, blocker_ref: 'Z-7', state: null })]);
+    expect(JSON.stringify({ computation, explanation })).not.toMatch(/secret|reviewing/);
+  });
+
   it('should follow blockers back to the runnable item on the longest chain', () => {
     // A-5 waits on A-4 (→ A-3 → A-1 runnable) and on A-2 (runnable)
     const items = [1, 2, 3, 4, 5].map((id) => item(id));

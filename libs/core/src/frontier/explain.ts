@@ -9,7 +9,7 @@ export interface UnsatisfiedFact {
   blocker_ref: string | null;
   satisfaction: string;
   form: ParsedSatisfaction;
-  // the blocker's status; null when it no longer resolves
+  // the blocker's status; null when it no longer resolves or is in another organization (sealed)
   state: string | null;
   blocker_bucket: FrontierBucket;
   reason: string;
@@ -201,7 +201,7 @@ export function explainItem(
       blocker_ref: blockerRef ?? null,
       satisfaction: edge.satisfaction,
       form: result.form,
-      state: blockerFacts?.status ?? null,
+      state: blockerFacts?.sealed === true ? null : (blockerFacts?.status ?? null),
       blocker_bucket: placements.get(edge.blocker)?.bucket ?? 'not_candidate',
       reason: result.reason,
       need: result.need,

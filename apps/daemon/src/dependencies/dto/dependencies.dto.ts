@@ -39,6 +39,7 @@ export interface EdgeRow {
   created_at: string;
   other_title?: string | null;
   other_status?: string | null;
+  other_sealed?: boolean;
 }
 
 export function parseEvidence(text: string): Record<string, unknown> {
