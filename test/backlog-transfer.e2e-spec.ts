@@ -72,6 +72,8 @@ describe('backlog import and export', () => {
       environments: 3,
       deployment_runs: 3,
       workflow_versions_created: 0,
+      snapshot_id: null,
+      not_carried: { claims: [], deployment_approvals: [] },
     });
     const gates = new Set(
       (JSON.parse(readFileSync(DEMO, 'utf8')) as { dependencies: Json[] }).dependencies.map((d) => d.gate_point),
