@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
 
 import { AuthenticatedActor, CurrentActor } from '../auth/actor';
+import { Writes } from '../rulebook/writes.decorator';
 import {
   BacklogDocument,
   ExportQueryDto,
@@ -17,6 +18,7 @@ export class TransferController {
 
   // The body is the backlog document, validated strictly (JSON schema, unknown keys refused) by the service.
   @Post('import')
+  @Writes('scope', 'role', 'stage_gates', 'approval_stages')
   import(
     @CurrentActor() actor: AuthenticatedActor,
     @Body() body: unknown,

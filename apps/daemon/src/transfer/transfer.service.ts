@@ -6,6 +6,7 @@ import { WorkflowDefinition } from '@app/contracts/backlog';
 
 import { AuthenticatedActor } from '../auth/actor';
 import { DomainError, validationFailed } from '../common/domain-error';
+import { notePassed } from '../database/write-context';
 import { DependenciesService } from '../dependencies/dependencies.service';
 import { parseEvidence } from '../dependencies/dto/dependencies.dto';
 import { DeploymentsService } from '../deployments/deployments.service';
@@ -380,6 +381,7 @@ export class TransferService {
     const notCarried: ImportNotCarried = { claims: [], deployment_approvals: [] };
     if (existing) {
       if (!(await this.access.canSee(actor, [projectId]))) throw projectNotFound(projectId);
+      notePassed('scope');
       if (existing.public_item_prefix !== prefix) {
         throw prefixMismatch(projectId, existing.public_item_prefix, prefix);
       }
@@ -393,6 +395,7 @@ export class TransferService {
       if (!admin && doc.project.policy !== undefined && !sameJson(doc.project.policy, existing.policy)) {
         throw projectAdminRequired(projectId, "changing the project's policy");
       }
+      notePassed('role');
       if (holds) {
         // Read after the project row is locked (every import of it waits here), before anything is written.
         previous = await this.exportRows(projectId);
@@ -413,6 +416,8 @@ export class TransferService {
       // Nothing is created without an organization (see ProjectsService.organizationFor).
       const organizationId = await this.projects.organizationFor(actor, manager);
       if (organizationId === null) throw organizationMembershipRequired();
+      notePassed('scope');
+      notePassed('role');
       await this.projects.insertRow(
         {
           id: projectId,
@@ -617,6 +622,7 @@ export class TransferService {
           notCarried.deployment_approvals.push(approvalReport(run.id!, approval, 'not_in_file'));
       }
     }
+    notePassed('approval_stages');
     // A run of the file that is not the run as it was must be one the deployments routes would have recorded.
     const previousRuns = new Map((previous?.deployments?.runs ?? []).map((r) => [r.id, r]));
     for (const { id, run } of runIds) {
@@ -635,6 +641,7 @@ export class TransferService {
     // or a snapshot of it) needs no check. Into a new or empty project the file is the items' own history (a blocker
     // may have moved back after its dependent moved on); there the statuses of items depending on an item outside the
     // file are checked, since the file cannot vouch for this server's items.
+    notePassed('stage_gates');
     const recordedStatus = new Set(
       (await this.repository.snapshotStatuses(projectId, manager)).map((r) => `${r.ref} ${r.status}`),
     );
