@@ -122,6 +122,12 @@ export class TransferRepository {
 
   // ---- snapshots (issue 36)
 
+  // The project's items, locked until the replace commits: a write on one of them (status, fields, sections, claims
+  // through the rulebook's row lock) waits, so the snapshot read next is the project the replace removes.
+  async lockItems(project: string, manager: EntityManager): Promise<void> {
+    await manager.query(`SELECT id FROM items WHERE project = $1 ORDER BY id FOR UPDATE`, [project]);
+  }
+
   claimsOf(project: string, manager: EntityManager): Promise<ImportNotCarried['claims']> {
     return manager.query(
       `SELECT p.public_item_prefix || '-' || i.project_sequence AS item, c.session_id, a.name AS actor, s.harness,

@@ -397,7 +397,9 @@ export class TransferService {
       }
       notePassed('role');
       if (holds) {
-        // Read after the project row is locked (every import of it waits here), before anything is written.
+        // Read once the project row and its items are locked (every import of it, and every write on its items,
+        // waits for this transaction), before anything is written.
+        await this.repository.lockItems(projectId, manager);
         previous = await this.exportRows(projectId);
         const claims = await this.repository.claimsOf(projectId, manager);
         snapshotId = await this.repository.insertSnapshot(
