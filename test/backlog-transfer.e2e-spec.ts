@@ -6,11 +6,13 @@ import { Client } from 'pg';
 import {
   createTestDatabase,
   DaemonProcess,
+  insertItems,
   REPO_ROOT,
   runSvc,
   startDaemonProcess,
   svcEnv,
   TestDatabase,
+  withClient,
 } from '@app/testing';
 import { createActor, http, sql, TestActor } from '@app/testing/machine-auth';
 
@@ -418,6 +420,24 @@ describe('backlog import: replace is an admin act and loses nothing', () => {
       item: 'LEAN-1',
     });
     expect(await count(`SELECT count(*) AS n FROM projects WHERE id IN ('gated', 'lean')`)).toBe(0);
+  });
+
+  it("should answer an item of another organization's project like a missing one", async () => {
+    await sql(db.url, `INSERT INTO organizations (slug, name) VALUES ('other', 'other') ON CONFLICT DO NOTHING`);
+    await sql(
+      db.url,
+      `INSERT INTO projects (id, name, public_item_prefix, organization_id)
+       SELECT 'zeta', 'zeta', 'ZET', id FROM organizations WHERE slug = 'other'`,
+    );
+    await withClient(db.url, (client) => insertItems(client, 'zeta', [{ title: 'hidden' }]));
+    const doc = {
+      format: 'svc-backlog/v1',
+      project: { id: 'peek', public_item_prefix: 'PEEK' },
+      items: [{ ref: 'PEEK-1', title: 'leans on a hidden item' }],
+      dependencies: [{ dependent: 'PEEK-1', blocker: 'ZET-1' }],
+    };
+    expect((await importAs(mia.token, doc, false)).body).toMatchObject({ code: 'unresolved_refs', refs: ['ZET-1'] });
+    expect(await count(`SELECT count(*) AS n FROM projects WHERE id = 'peek'`)).toBe(0);
   });
 
   it('should let an admin replace, keep a snapshot, and restore it: the project is as before', async () => {

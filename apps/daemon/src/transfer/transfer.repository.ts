@@ -245,10 +245,13 @@ export class TransferRepository {
     await manager.query(`DELETE FROM deployment_flows WHERE project = $1`, [project]);
   }
 
-  resolveExisting(refs: readonly string[], manager: EntityManager): Promise<{ ref: string; id: number }[]> {
+  resolveExisting(
+    refs: readonly string[],
+    manager: EntityManager,
+  ): Promise<{ ref: string; id: number; project: string }[]> {
     if (refs.length === 0) return Promise.resolve([]);
     return manager.query(
-      `SELECT r.ref, i.id
+      `SELECT r.ref, i.id, i.project
          FROM unnest($1::text[]) AS r(ref)
          JOIN projects p ON p.public_item_prefix = upper(split_part(r.ref, '-', 1))
          JOIN items i ON i.project = p.id AND i.project_sequence = split_part(r.ref, '-', 2)::integer`,

@@ -525,7 +525,11 @@ export class TransferService {
     const outside = new Set<string>();
     for (const d of doc.dependencies ?? []) if (!idOf.has(d.blocker)) outside.add(d.blocker);
     for (const r of doc.deployments?.runs ?? []) for (const ref of r.items) if (!idOf.has(ref)) outside.add(ref);
-    for (const found of await this.repository.resolveExisting([...outside], manager)) idOf.set(found.ref, found.id);
+    // an item the importer cannot see answers like a missing one, as it does on the dependency routes
+    const visible = outside.size > 0 ? await this.access.visibleProjects(actor) : null;
+    for (const found of await this.repository.resolveExisting([...outside], manager)) {
+      if (visible === null || visible.includes(found.project)) idOf.set(found.ref, found.id);
+    }
     const unresolved = [...outside].filter((r) => !idOf.has(r));
     if (unresolved.length > 0) {
       throw unresolvedRefs(unresolved);
