@@ -6,12 +6,15 @@ import { Client } from 'pg';
 import {
   createTestDatabase,
   DaemonProcess,
+  insertItems,
   REPO_ROOT,
   runSvc,
   startDaemonProcess,
   svcEnv,
   TestDatabase,
+  withClient,
 } from '@app/testing';
+import { createActor, http, sql, TestActor } from '@app/testing/machine-auth';
 
 type Json = Record<string, unknown>;
 const DEMO = join(REPO_ROOT, 'examples', 'demo-backlog.json');
@@ -72,6 +75,8 @@ describe('backlog import and export', () => {
       environments: 3,
       deployment_runs: 3,
       workflow_versions_created: 0,
+      snapshot_id: null,
+      not_carried: { claims: [], deployment_approvals: [] },
     });
     const gates = new Set(
       (JSON.parse(readFileSync(DEMO, 'utf8')) as { dependencies: Json[] }).dependencies.map((d) => d.gate_point),
@@ -197,4 +202,284 @@ describe('backlog import and export', () => {
     writeFileSync(path, JSON.stringify(doc));
     return path;
   }
+});
+
+// Issue 36: import --replace rewrote a project past every rule. Replacing is an admin's act, keeps a snapshot of the
+// project as it was, and a file's runs, approvals, flows and statuses count only where the routes would have let them.
+describe('backlog import: replace is an admin act and loses nothing', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-replace-'));
+  let db: TestDatabase;
+  let daemon: DaemonProcess;
+  let admin: string;
+  let mia: TestActor;
+  let ann: TestActor;
+  let original: Doc;
+
+  type Doc = {
+    project: Json;
+    items: Json[];
+    dependencies: Json[];
+    deployments: { flows: Json[]; environments: Json[]; runs: Json[] };
+  } & Json;
+  const call = <T = Json>(method: string, path: string, token: string, body?: unknown) =>
+    http<T>(daemon.url, method, path, { token, body });
+  const importAs = (token: string, doc: unknown, replace = true) =>
+    call<Json>('POST', `/v1/import${replace ? '?replace=1' : ''}`, token, doc);
+  const exported = async () => (await call<Doc>('GET', '/v1/export?project=atlas', admin)).body;
+  const edited = (edit: (doc: Doc) => void): Doc => {
+    const doc = structuredClone(original);
+    edit(doc);
+    return doc;
+  };
+  const count = async (query: string) => Number((await sql<{ n: string }>(db.url, query))[0].n);
+  const svcAs = (token: string, ...args: string[]) =>
+    runSvc([...args, '--json'], { env: { ...svcEnv(daemon), SVC_TOKEN: token } });
+
+  beforeAll(async () => {
+    db = await createTestDatabase('server', 'transfer_replace');
+    daemon = await startDaemonProcess({ env: { SVC_DATABASE_URL: db.url } });
+    admin = daemon.token!;
+    mia = await createActor(db.url, { name: 'mia', org: 'default', role: 'member' });
+    ann = await createActor(db.url, { name: 'ann', org: 'default', role: 'admin' });
+    expect((await importAs(admin, JSON.parse(readFileSync(DEMO, 'utf8')), false)).status).toBe(201);
+    // an admin-approval stage, an approval recorded on a run that passed it, and a claim
+    const flow = await call('POST', '/v1/deployments/flows', admin, {
+      id: 'atlas-gated',
+      project: 'atlas',
+      name: 'Gated',
+      stages: ['build', { name: 'prod-eu', environment: 'prod-eu', approval: { role: 'admin' } }],
+    });
+    expect(flow.status).toBe(201);
+    const env = { project: 'atlas', name: 'prod-eu', tier: 'production', flow_id: 'atlas-gated' };
+    expect((await call('POST', '/v1/deployments/environments', admin, env)).status).toBe(201);
+    const run = await call<{ id: string; status: string }>('POST', '/v1/deployments/runs', admin, {
+      project: 'atlas',
+      flow_id: 'atlas-gated',
+      environment: 'prod-eu',
+      items: ['ATL-9'],
+      stage_index: 2,
+    });
+    expect(run.body).toMatchObject({ status: 'halted' });
+    expect((await call('POST', '/v1/deployments/approvals', ann.token, { item: 'ATL-9' })).status).toBe(201);
+    const done = await call('PATCH', `/v1/deployments/runs/${run.body.id}`, admin, { status: 'succeeded' });
+    expect(done.body).toMatchObject({ status: 'succeeded' });
+    await sql(
+      db.url,
+      `WITH s AS (INSERT INTO executor_sessions (actor_id, project, harness, model, lane)
+                  VALUES ($1, 'atlas', 'claude-code', 'opus', 'deep') RETURNING id)
+       INSERT INTO item_claims (item_id, session_id, project, expires_at)
+       SELECT i.id, s.id, 'atlas', now() + interval '1 hour' FROM s, items i
+        WHERE i.project = 'atlas' AND i.project_sequence = 22`,
+      [mia.id],
+    );
+    original = await exported();
+  });
+
+  afterAll(async () => {
+    await daemon?.stop();
+    await db?.drop();
+  });
+
+  it('should refuse a member replacing the project, changing nothing', async () => {
+    // the issue's edit: the admin stage gone, an environment un-retired, a succeeded run planted, an item done
+    const doc = edited((d) => {
+      d.deployments.flows.find((f) => f.id === 'atlas-gated')!.stages = ['build', 'prod-eu'];
+      for (const e of d.deployments.environments) e.retired_at = null;
+      d.deployments.runs.push({
+        environment: 'production',
+        flow_id: 'atlas-main',
+        status: 'succeeded',
+        items: ['ATL-40'],
+      });
+      d.items.find((i) => i.ref === 'ATL-40')!.status = 'done';
+    });
+    const res = await importAs(mia.token, doc);
+    expect(res.status).toBe(403);
+    expect(res.body).toMatchObject({ code: 'project_admin_required', project: 'atlas' });
+    expect(await exported()).toEqual(original);
+    expect(await count(`SELECT count(*) AS n FROM item_claims`)).toBe(1);
+    expect(await count(`SELECT count(*) AS n FROM project_snapshots`)).toBe(0);
+  });
+
+  it('should refuse a member a plain import over a project that holds deployments only', async () => {
+    await sql(
+      db.url,
+      `INSERT INTO projects (id, name, public_item_prefix, organization_id)
+                       SELECT 'bare', 'bare', 'BARE', id FROM organizations WHERE slug = 'default'`,
+    );
+    await sql(db.url, `INSERT INTO environments (project, name, retired_at) VALUES ('bare', 'prod', now())`);
+    const doc = {
+      format: 'svc-backlog/v1',
+      project: { id: 'bare', public_item_prefix: 'BARE' },
+      deployments: { environments: [{ name: 'prod', retired_at: null }] },
+    };
+    expect((await importAs(mia.token, doc, false)).body).toMatchObject({ code: 'project_not_empty' });
+    expect((await importAs(mia.token, doc)).body).toMatchObject({ code: 'project_admin_required' });
+    expect(await count(`SELECT count(*) AS n FROM environments WHERE project = 'bare' AND retired_at IS NULL`)).toBe(0);
+  });
+
+  it('should refuse an admin dropping or weakening an approval stage', async () => {
+    const dropped = edited((d) => {
+      d.deployments.flows.find((f) => f.id === 'atlas-gated')!.stages = ['build', 'prod-eu'];
+    });
+    const res = await importAs(ann.token, dropped);
+    expect(res.status).toBe(409);
+    expect(res.body).toMatchObject({ code: 'approval_stage_removed', flow: 'atlas-gated', stage: 'prod-eu' });
+    const weakened = edited((d) => {
+      d.deployments.flows.find((f) => f.id === 'atlas-gated')!.stages = [
+        'build',
+        { name: 'prod-eu', environment: 'prod-eu', approval: true },
+      ];
+    });
+    expect((await importAs(ann.token, weakened)).body).toMatchObject({ code: 'approval_stage_removed' });
+    expect(await exported()).toEqual(original);
+  });
+
+  it('should refuse a succeeded run the routes would not have recorded, and approvals this server never recorded', async () => {
+    const planted = edited((d) => {
+      d.deployments.runs.push({
+        id: 'planted',
+        flow_id: 'atlas-gated',
+        environment: 'prod-eu',
+        status: 'succeeded',
+        stage_index: 2,
+        stage_count: 2,
+        items: ['ATL-40'],
+      });
+    });
+    const res = await importAs(ann.token, planted);
+    expect(res.status).toBe(409);
+    expect(res.body).toMatchObject({ code: 'run_not_recordable', run: 'planted', rule: 'approval_required' });
+    const forged = edited((d) => {
+      d.deployments.runs.push({
+        id: 'forged',
+        flow_id: 'atlas-gated',
+        environment: 'prod-eu',
+        status: 'succeeded',
+        stage_index: 2,
+        stage_count: 2,
+        items: ['ATL-40'],
+        approvals: [
+          {
+            stage_index: 2,
+            stage: 'prod-eu',
+            approved_by: 'ann',
+            approver_role: 'admin',
+            approved_at: '2026-01-01T00:00:00.000Z',
+          },
+        ],
+      });
+    });
+    expect((await importAs(ann.token, forged)).body).toMatchObject({ code: 'run_not_recordable', run: 'forged' });
+    expect(await exported()).toEqual(original);
+  });
+
+  it('should refuse an item status the status route would refuse (a closure dependency unsatisfied)', async () => {
+    // ATL-36 waits at closure for ATL-35 to reach production; nothing else holds it
+    const direct = await call('POST', '/v1/items/ATL-36/status', ann.token, { status: 'done' });
+    expect(direct.status).toBe(409);
+    expect(direct.body).toMatchObject({ gate_point: 'closure' });
+    const doc = edited((d) => {
+      d.items.find((i) => i.ref === 'ATL-36')!.status = 'done';
+    });
+    const res = await importAs(ann.token, doc);
+    expect(res.status).toBe(409);
+    expect(res.body).toMatchObject({
+      code: 'status_not_reachable',
+      item: 'ATL-36',
+      from: 'idea',
+      status: 'done',
+      rule: (direct.body as Json).code,
+      detail: { gate_point: 'closure', blockers: [expect.objectContaining({ blocker: 'ATL-35' })] },
+    });
+    expect(await exported()).toEqual(original);
+  });
+
+  it('should let a member import a new project, but not plant an admin stage or lean on items outside the file', async () => {
+    const fresh = (id: string, prefix: string, extra: Json) => ({
+      format: 'svc-backlog/v1',
+      project: { id, public_item_prefix: prefix },
+      items: [{ ref: `${prefix}-1`, title: 'new work' }],
+      ...extra,
+    });
+    expect((await importAs(mia.token, fresh('mine', 'MINE', {}), false)).status).toBe(201);
+    const gated = fresh('gated', 'GATE', {
+      deployments: { flows: [{ id: 'gate-flow', name: 'g', stages: [{ name: 'prod', approval: { role: 'admin' } }] }] },
+    });
+    const refused = await importAs(mia.token, gated, false);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ code: 'approver_required' });
+    const leaning = fresh('lean', 'LEAN', {
+      items: [{ ref: 'LEAN-1', title: 'waits for production', status: 'done' }],
+      dependencies: [
+        { dependent: 'LEAN-1', blocker: 'ATL-6', gate_point: 'closure', satisfaction: 'fact:deployed:production' },
+      ],
+    });
+    expect((await importAs(mia.token, leaning, false)).body).toMatchObject({
+      code: 'status_not_reachable',
+      item: 'LEAN-1',
+    });
+    expect(await count(`SELECT count(*) AS n FROM projects WHERE id IN ('gated', 'lean')`)).toBe(0);
+  });
+
+  it("should answer an item of another organization's project like a missing one", async () => {
+    await sql(db.url, `INSERT INTO organizations (slug, name) VALUES ('other', 'other') ON CONFLICT DO NOTHING`);
+    await sql(
+      db.url,
+      `INSERT INTO projects (id, name, public_item_prefix, organization_id)
+       SELECT 'zeta', 'zeta', 'ZET', id FROM organizations WHERE slug = 'other'`,
+    );
+    await withClient(db.url, (client) => insertItems(client, 'zeta', [{ title: 'hidden' }]));
+    const doc = {
+      format: 'svc-backlog/v1',
+      project: { id: 'peek', public_item_prefix: 'PEEK' },
+      items: [{ ref: 'PEEK-1', title: 'leans on a hidden item' }],
+      dependencies: [{ dependent: 'PEEK-1', blocker: 'ZET-1' }],
+    };
+    expect((await importAs(mia.token, doc, false)).body).toMatchObject({ code: 'unresolved_refs', refs: ['ZET-1'] });
+    expect(await count(`SELECT count(*) AS n FROM projects WHERE id = 'peek'`)).toBe(0);
+  });
+
+  it('should let an admin replace, keep a snapshot, and restore it: the project is as before', async () => {
+    const doc = edited((d) => {
+      d.items.find((i) => i.ref === 'ATL-16')!.title = 'Renamed by the replace';
+      d.items.find((i) => i.ref === 'ATL-8')!.status = 'idea';
+    });
+    const replaced = await importAs(ann.token, doc);
+    expect(replaced.status).toBe(201);
+    expect(replaced.body).toMatchObject({
+      replaced: true,
+      snapshot_id: expect.stringMatching(/^[0-9]+$/),
+      not_carried: {
+        claims: [expect.objectContaining({ item: 'ATL-22', actor: 'mia', harness: 'claude-code' })],
+        deployment_approvals: [],
+      },
+    });
+    // the approval travelled with its run: it still counts
+    expect(await count(`SELECT count(*) AS n FROM deployment_approvals`)).toBe(1);
+    const snapshotId = replaced.body.snapshot_id as string;
+
+    expect((await call('GET', '/v1/projects/atlas/snapshots', mia.token)).body).toMatchObject({
+      code: 'project_admin_required',
+    });
+    const listed = await svcAs(ann.token, 'projects', 'snapshots', 'atlas');
+    expect(JSON.parse(listed.stdout)).toEqual({
+      project: 'atlas',
+      snapshots: [expect.objectContaining({ id: snapshotId, taken_by: 'ann', reason: 'import --replace', items: 40 })],
+    });
+    const one = await call<Json>('GET', `/v1/projects/atlas/snapshots/${snapshotId}`, ann.token);
+    expect(one.body).toMatchObject({ held: { claims: [expect.objectContaining({ item: 'ATL-22' })] } });
+    expect((await call('GET', '/v1/projects/atlas/snapshots/999999', ann.token)).body).toMatchObject({
+      code: 'snapshot_not_found',
+    });
+
+    const file = join(dir, 'snapshot.json');
+    const fetched = await svcAs(ann.token, 'export', '--project', 'atlas', '--snapshot', snapshotId, '--output', file);
+    expect(fetched.code).toBe(0);
+    const restored = await svcAs(ann.token, 'import', file, '--replace');
+    expect(restored.code).toBe(0);
+    expect(JSON.parse(restored.stdout)).toMatchObject({ replaced: true, not_carried: { deployment_approvals: [] } });
+    expect(await exported()).toEqual(original);
+    expect(await count(`SELECT count(*) AS n FROM project_snapshots WHERE project = 'atlas'`)).toBe(2);
+  });
 });

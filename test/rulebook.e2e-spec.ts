@@ -314,6 +314,7 @@ describe('the rulebook: claims with teeth, and the record of every write', () =>
       );
       const settled = await client.callTool({ name: 'release', arguments: { item: refs[7] } });
       expect(settled.isError).toBeFalsy();
+      console.log(JSON.stringify(await sql(db.url, 'SELECT c.item_id, c.session_id, s.harness, c.claimed_at FROM item_claims c JOIN executor_sessions s ON s.id = c.session_id')));
       const after = await sql<{ n: string }>(db.url, 'SELECT count(*) AS n FROM item_claims');
       expect(after[0].n).toBe(before[0].n);
     });

@@ -1,4 +1,4 @@
-import { MatrixRow } from './authorization-matrix';
+import { MatrixRow, sql } from './authorization-matrix';
 
 // One row per route (METHOD path as the Nest router registers it). The fixtures (see the spec): project `alpha`
 // (ALP) in `default` with items ALP-1 (a plain item), ALP-2 (an epic with task 1), ALP-3 (an item with a DB
@@ -230,6 +230,19 @@ export const MATRIX: Record<string, MatrixRow> = {
     access: 'org',
     request: () => ({ path: '/v1/projects/alpha', body: { name: 'Alpha' } }),
     note: 'changing policy.wip_cap: org_admin (403 wip_cap_policy_forbidden; test/charge-claims.e2e-spec.ts)',
+  },
+  // issue 36: the project as it was before each import --replace; its organization's admins only
+  'GET /v1/projects/:id/snapshots': { access: 'org_admin', request: () => ({ path: '/v1/projects/alpha/snapshots' }) },
+  'GET /v1/projects/:id/snapshots/:snapshot': {
+    access: 'org_admin',
+    request: async (fx) => {
+      const [row] = await sql<{ id: string }>(
+        fx.dbUrl,
+        `INSERT INTO project_snapshots (project, reason, document)
+         VALUES ('alpha', 'matrix', '{"format": "svc-backlog/v1"}') RETURNING id::text AS id`,
+      );
+      return { path: `/v1/projects/alpha/snapshots/${row.id}` };
+    },
   },
   'GET /v1/workflows': { access: 'self', request: () => ({ path: '/v1/workflows' }) },
   'POST /v1/workflows': { access: 'server_admin', request: () => ({ path: '/v1/workflows', body: { id: 'issue' } }) },
@@ -516,6 +529,7 @@ export const MATRIX: Record<string, MatrixRow> = {
   'GET /mcp': { access: 'self', request: () => ({ path: '/mcp' }) },
   'DELETE /mcp': { access: 'self', request: () => ({ path: '/mcp' }) },
   'GET /v1/export': { access: 'org', request: () => ({ path: '/v1/export?project=alpha' }) },
+  // into a new project (replacing one that holds anything is its organization's admins' act: backlog-transfer spec)
   'POST /v1/import': {
     access: 'any_member',
     request: async (fx) => {

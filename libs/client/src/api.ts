@@ -55,6 +55,8 @@ import type {
   FrontierDeltaWire,
   FrontierResultWire,
   ImportResponse,
+  ProjectSnapshot,
+  ProjectSnapshotList,
   ItemResponse,
   MachineAuthorizationRecord,
   MachineAuthorizationRequestDenyResponse,
@@ -566,6 +568,14 @@ export class SvcApi {
   // ---- transfer
   exportBacklog(project: string): Promise<ExportDocument> {
     return this.http.get('v1/export', { project });
+  }
+
+  projectSnapshots(project: string): Promise<ProjectSnapshotList> {
+    return this.http.get(`v1/projects/${seg(project)}/snapshots`);
+  }
+
+  projectSnapshot(project: string, id: string): Promise<ProjectSnapshot> {
+    return this.http.get(`v1/projects/${seg(project)}/snapshots/${seg(id)}`);
   }
 
   // ---- records

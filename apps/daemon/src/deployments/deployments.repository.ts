@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 
 import { affected, isoUtc } from '../projects/backlog-sql';
-import { EnvironmentWire, FlowWire, HaltKind, RunRow } from './dto/deployments.dto';
+import { EnvironmentWire, FlowWire, HaltKind, RecordedApproval, RunRow } from './dto/deployments.dto';
 import { ApprovalRole } from './flow-stages';
 
 export const FLOW_SELECT = `SELECT id, project, name, stages, target_tier, done_description, active, closing,
@@ -181,6 +181,21 @@ export class DeploymentsRepository {
   async lockRun(id: string, manager: EntityManager): Promise<RunRow | null> {
     const rows: RunRow[] = await manager.query(`${RUN_SELECT} WHERE id = $1 FOR UPDATE`, [id]);
     return rows[0] ?? null;
+  }
+
+  approvalsOfProject(project: string, manager = this.dataSource.manager): Promise<RecordedApproval[]> {
+    return manager.query(
+      `SELECT a.run_id, a.stage_index, a.stage, p.public_item_prefix || '-' || i.project_sequence AS item,
+              x.name AS approved_by, a.approver_role, ${isoUtc('a.approved_at')} AS approved_at
+         FROM deployment_approvals a
+         JOIN deployment_runs r ON r.id = a.run_id
+         LEFT JOIN items i ON i.id = a.item_id
+         LEFT JOIN projects p ON p.id = i.project
+         LEFT JOIN actors x ON x.id = a.approved_by
+        WHERE r.project = $1
+        ORDER BY a.run_id, a.stage_index`,
+      [project],
+    );
   }
 
   // The run's recorded approvals: the stages approved, and whether any was given by an admin.

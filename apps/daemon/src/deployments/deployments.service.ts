@@ -14,6 +14,7 @@ import { DeploymentsRepository } from './deployments.repository';
 import {
   ApproveDto,
   CreateEnvironmentDto,
+  RecordedApproval,
   CreateFlowDto,
   CreateRunDto,
   EnvironmentWire,
@@ -89,16 +90,51 @@ export class DeploymentsService {
   ) {}
 
   // For another feature that checked the caller's access itself (transfer's export): the project's rows as stored.
-  flowsOf(project: string): Promise<FlowWire[]> {
-    return this.repository.flows(project);
+  flowsOf(project: string, manager?: EntityManager): Promise<FlowWire[]> {
+    return this.repository.flows(project, manager);
   }
 
-  environmentsOf(project: string): Promise<EnvironmentWire[]> {
-    return this.repository.environments(project);
+  environmentsOf(project: string, manager?: EntityManager): Promise<EnvironmentWire[]> {
+    return this.repository.environments(project, manager);
   }
 
-  runsOf(project: string): Promise<RunRow[]> {
-    return this.repository.runs(project);
+  runsOf(project: string, manager?: EntityManager): Promise<RunRow[]> {
+    return this.repository.runs(project, manager);
+  }
+
+  // The approvals recorded on the project's runs, as the backlog file carries them (transfer's export and import).
+  approvalsOf(project: string, manager?: EntityManager): Promise<RecordedApproval[]> {
+    return this.repository.approvalsOfProject(project, manager);
+  }
+
+  // Transfer's import, for a flow of the file the project did not hold: its approval stages need an approver of
+  // their strength, as POST /v1/deployments/flows says (createFlow).
+  async checkImportedFlow(
+    actor: AuthenticatedActor,
+    project: string,
+    flow: { id: string; stages?: unknown[] },
+    manager: EntityManager,
+  ): Promise<void> {
+    const problem = flowStagesProblem(flow.stages ?? []);
+    if (problem) throw validationMessage(`deployment flow ${flow.id}: ${problem}`);
+    const standing = await this.approverStanding(actor, project, manager);
+    const needs: [string, ApprovalRole][] = [];
+    for (const stage of parseFlowStages(flow.stages ?? [])) {
+      if (stage.approval === null) continue;
+      needs.push([stage.environment ?? stage.name, standing.policyAdmin ? 'admin' : stage.approval.role]);
+    }
+    this.assertApprover(standing, strongest(needs), `importing deployment flow ${flow.id}`);
+  }
+
+  // Transfer's import, for a run of the file that is not the project's run as stored: it must be one the routes would
+  // have recorded: its writer may write the environment's runs, and it passed (or succeeded past) no approval stage
+  // without that stage's approval, and succeeded only with the approval its environment needs (as gate() says).
+  async checkImportedRun(actor: AuthenticatedActor, runId: string, manager: EntityManager): Promise<void> {
+    const run = (await this.repository.lockRun(runId, manager))!;
+    await this.assertRunWrites(actor, run, `importing deployment run ${runId}`, manager);
+    const flow = run.flow_id ? await this.repository.flow(run.flow_id, manager) : null;
+    const stages = flow ? parseFlowStages(flow.stages) : [];
+    await this.assertApprovalsPassed(run, stages, run.stage_index, null, manager);
   }
 
   async createFlow(actor: AuthenticatedActor, dto: CreateFlowDto): Promise<FlowWire> {
@@ -322,30 +358,11 @@ export class DeploymentsService {
   ): Promise<RunRow> {
     const flow = run.flow_id ? await this.repository.flow(run.flow_id, manager) : null;
     const stages = flow ? parseFlowStages(flow.stages) : [];
-    const approved = await this.repository.approvals(run.id, manager);
-    const refuse = async (need: { stage: string | null; stage_index: number | null }) =>
-      approvalRequired(
-        before && runState(before),
-        run.environment,
-        { ...need, required_approval: run.required_approval },
-        [...(await this.refs.refsOf(run.carried_items)).values()],
-      );
     // stage_index counts stages from 1 ("stage 2 of 3"); 0 = not at a stage yet. A named stage wins.
     let position = run.stage_index;
     const named = dto.current_stage === undefined ? -1 : stages.findIndex((s) => s.name === dto.current_stage);
     if (named >= 0) position = named + 1;
-    const succeeded = run.status === 'succeeded';
-    if (succeeded || OPEN_RUN_STATUSES.has(run.status)) {
-      const passed = succeeded ? stages.length : Math.min(position - 1, stages.length);
-      const skipped = stages.findIndex((s, i) => i < passed && s.approval !== null && !approved.stages.has(i + 1));
-      if (skipped >= 0) throw await refuse({ stage: stages[skipped].name, stage_index: skipped + 1 });
-    }
-    if (
-      succeeded &&
-      run.required_approval !== null &&
-      !(run.required_approval === 'admin' ? approved.byAdmin : approved.stages.size > 0)
-    )
-      throw await refuse({ stage: null, stage_index: null });
+    const approved = await this.assertApprovalsPassed(run, stages, position, before, manager);
     if (stages.length === 0) return run;
     let halt: { kind: HaltKind; stage: FlowStage; position: number; missing: string[] } | null = null;
     if (OPEN_RUN_STATUSES.has(run.status) && position >= 1 && position <= stages.length) {
@@ -381,6 +398,38 @@ export class DeploymentsService {
       if (run.halt_kind !== null) await this.repository.setHalt(run.id, null, manager);
     }
     return (await this.repository.run(run.id, manager))!;
+  }
+
+  // Refuses a run at `position` that passed an approval stage without its approval, or succeeded without every
+  // approval of its flow and the approval its environment needs (required_approval). Answers the approvals.
+  private async assertApprovalsPassed(
+    run: RunRow,
+    stages: FlowStage[],
+    position: number,
+    before: RunRow | null,
+    manager: EntityManager,
+  ): Promise<{ stages: Set<number>; byAdmin: boolean }> {
+    const approved = await this.repository.approvals(run.id, manager);
+    const refuse = async (need: { stage: string | null; stage_index: number | null }) =>
+      approvalRequired(
+        before && runState(before),
+        run.environment,
+        { ...need, required_approval: run.required_approval },
+        [...(await this.refs.refsOf(run.carried_items)).values()],
+      );
+    const succeeded = run.status === 'succeeded';
+    if (succeeded || OPEN_RUN_STATUSES.has(run.status)) {
+      const passed = succeeded ? stages.length : Math.min(position - 1, stages.length);
+      const skipped = stages.findIndex((s, i) => i < passed && s.approval !== null && !approved.stages.has(i + 1));
+      if (skipped >= 0) throw await refuse({ stage: stages[skipped].name, stage_index: skipped + 1 });
+    }
+    if (
+      succeeded &&
+      run.required_approval !== null &&
+      !(run.required_approval === 'admin' ? approved.byAdmin : approved.stages.size > 0)
+    )
+      throw await refuse({ stage: null, stage_index: null });
+    return approved;
   }
 
   // POST /v1/deployments/approvals (svc approve <ref>): records, once, who approved the stage the item's newest
@@ -513,8 +562,9 @@ export class DeploymentsService {
   private async approverStanding(
     actor: AuthenticatedActor,
     project: string,
+    manager?: EntityManager,
   ): Promise<{ role: ApprovalRole | null; organization: string | null; policyAdmin: boolean }> {
-    const standing = await this.repository.approverStanding(project, actor.id);
+    const standing = await this.repository.approverStanding(project, actor.id, manager);
     const policyAdmin = standing.policy.deployment_approval_role === 'admin';
     if (actor.isAdmin || standing.organization === null)
       return { role: actor.isAdmin ? 'admin' : 'member', organization: standing.organization, policyAdmin };
@@ -544,18 +594,24 @@ export class DeploymentsService {
     flowId: string | null,
     recorded: ApprovalRole | null,
     what: string,
+    manager?: EntityManager,
   ): Promise<void> {
     const needs: [string, ApprovalRole][] = [
-      ...(await this.repository.approvalRoles(project, [environment], flowId)).entries(),
+      ...(await this.repository.approvalRoles(project, [environment], flowId, manager)).entries(),
     ];
     if (recorded !== null) needs.push([environment, recorded]);
     const need = strongest(needs);
     if (need === null) return;
-    this.assertApprover(await this.approverStanding(actor, project), need, what);
+    this.assertApprover(await this.approverStanding(actor, project, manager), need, what);
   }
 
-  private assertRunWrites(actor: AuthenticatedActor, run: RunRow, what: string): Promise<void> {
-    return this.assertWrites(actor, run.project, run.environment, run.flow_id, run.required_approval, what);
+  private assertRunWrites(
+    actor: AuthenticatedActor,
+    run: RunRow,
+    what: string,
+    manager?: EntityManager,
+  ): Promise<void> {
+    return this.assertWrites(actor, run.project, run.environment, run.flow_id, run.required_approval, what, manager);
   }
 
   private async toWire(run: RunRow): Promise<RunWire> {

@@ -304,6 +304,22 @@ export class ItemsService {
     if (stageOf(definition, status)?.terminal) await this.rulebook.releaseFinished(manager, row.id);
   }
 
+  // For transfer's import: the item as written by the file must have passed the gates POST /v1/items/<ref>/status
+  // passes moving it from `from` (its status before the import, else its workflow's initial stage) to the status it
+  // now holds. Throws the gate's refusal; the caller's transaction then writes nothing.
+  async assertStatusReachable(itemId: number, from: string, manager: EntityManager): Promise<void> {
+    const row = await this.repository.lock(itemId, manager);
+    if (!row || row.status === from) return;
+    const version = await this.workflows.versionById(row.workflow_version_id, manager);
+    await this.gates.check({
+      item: await this.gateItem({ ...row, status: from }, manager),
+      fromStage: from,
+      toStage: row.status,
+      definition: version.definition,
+      manager,
+    });
+  }
+
   // What a stage gate sees of the item, read under the write's row lock.
   private async gateItem(row: ItemRow, manager: EntityManager): Promise<StageGateItem> {
     const sections = await this.repository.sectionsFor([row.id], manager);

@@ -43,6 +43,12 @@ export class ProjectsService {
     return this.repository.organizationFor(actor, manager);
   }
 
+  // Whether the caller administers the project (an admin of its organization, or an unconfined server admin): who
+  // replaces it by import and reads its snapshots (transfer).
+  async administers(actor: AuthenticatedActor, project: string): Promise<boolean> {
+    return (await this.standing.projectAdministration(actor, project)).isOrgAdmin;
+  }
+
   insertRow(project: NewProject, manager?: EntityManager): Promise<boolean> {
     return this.repository.insert(project, manager);
   }

@@ -244,6 +244,21 @@ export const BACKLOG_SCHEMA: Schema = object(
             blocked_reason: nstr(2000),
             started_at: ts,
             finished_at: nts,
+            // the approvals recorded on the run; an import counts only those this server recorded (issue 36)
+            approvals: array(
+              object(
+                {
+                  stage_index: int(1, 1000),
+                  stage: str(100),
+                  item: { anyOf: [ref, { type: 'null' }] },
+                  approved_by: nstr(200),
+                  approver_role: oneOf(['member', 'admin']),
+                  approved_at: ts,
+                },
+                ['stage_index', 'stage', 'approver_role', 'approved_at'],
+              ),
+              100,
+            ),
           },
           ['environment', 'items'],
         ),

@@ -1,7 +1,15 @@
-import { Body, Controller, Get, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
 
 import { AuthenticatedActor, CurrentActor } from '../auth/actor';
-import { BacklogDocument, ExportQueryDto, ImportQueryDto, ImportSummary } from './dto/transfer.dto';
+import { Writes } from '../rulebook/writes.decorator';
+import {
+  BacklogDocument,
+  ExportQueryDto,
+  ImportQueryDto,
+  ImportSummary,
+  Snapshot,
+  SnapshotList,
+} from './dto/transfer.dto';
 import { TransferService } from './transfer.service';
 
 @Controller('v1')
@@ -10,6 +18,7 @@ export class TransferController {
 
   // The body is the backlog document, validated strictly (JSON schema, unknown keys refused) by the service.
   @Post('import')
+  @Writes('scope', 'role', 'stage_gates', 'approval_stages')
   import(
     @CurrentActor() actor: AuthenticatedActor,
     @Body() body: unknown,
@@ -21,5 +30,20 @@ export class TransferController {
   @Get('export')
   export(@CurrentActor() actor: AuthenticatedActor, @Query() query: ExportQueryDto): Promise<BacklogDocument> {
     return this.service.export(actor, query.project);
+  }
+
+  // The project as it was before each replace (admins of its organization).
+  @Get('projects/:id/snapshots')
+  snapshots(@CurrentActor() actor: AuthenticatedActor, @Param('id') id: string): Promise<SnapshotList> {
+    return this.service.snapshots(actor, id);
+  }
+
+  @Get('projects/:id/snapshots/:snapshot')
+  snapshot(
+    @CurrentActor() actor: AuthenticatedActor,
+    @Param('id') id: string,
+    @Param('snapshot') snapshot: string,
+  ): Promise<Snapshot> {
+    return this.service.snapshot(actor, id, snapshot);
   }
 }

@@ -17,6 +17,13 @@ export enum TransferErrorCode {
   NotAnEpic = 'not_an_epic',
   UnknownTask = 'unknown_task',
   WorkflowNotFound = 'workflow_not_found',
+  // issue 36: replacing a project (and reading its snapshots) is its organization's admins' act
+  ProjectAdminRequired = 'project_admin_required',
+  SnapshotNotFound = 'snapshot_not_found',
+  // issue 36: what a file says happened must be what the routes would have let happen
+  StatusNotReachable = 'status_not_reachable',
+  RunNotRecordable = 'run_not_recordable',
+  ApprovalStageRemoved = 'approval_stage_removed',
 }
 
 export const TRANSFER_ERROR_STATUS: ErrorStatusTable<TransferErrorCode> = {
@@ -32,6 +39,11 @@ export const TRANSFER_ERROR_STATUS: ErrorStatusTable<TransferErrorCode> = {
   [TransferErrorCode.NotAnEpic]: HttpStatus.BAD_REQUEST,
   [TransferErrorCode.UnknownTask]: HttpStatus.BAD_REQUEST,
   [TransferErrorCode.WorkflowNotFound]: HttpStatus.NOT_FOUND,
+  [TransferErrorCode.ProjectAdminRequired]: HttpStatus.FORBIDDEN,
+  [TransferErrorCode.SnapshotNotFound]: HttpStatus.NOT_FOUND,
+  [TransferErrorCode.StatusNotReachable]: HttpStatus.CONFLICT,
+  [TransferErrorCode.RunNotRecordable]: HttpStatus.CONFLICT,
+  [TransferErrorCode.ApprovalStageRemoved]: HttpStatus.CONFLICT,
 };
 
 const transferError = errorFactory(TRANSFER_ERROR_STATUS);
@@ -87,4 +99,40 @@ export const pinnedWorkflowMissing = (ref: string, workflow: string, version: nu
   transferError(
     TransferErrorCode.WorkflowNotFound,
     `${ref}: workflow ${workflow} v${version} is neither in the file nor registered`,
+  );
+
+export const projectAdminRequired = (project: string, what: string) =>
+  transferError(
+    TransferErrorCode.ProjectAdminRequired,
+    `${what} needs an admin of the organization of project ${project}`,
+    { project, rule: 'project_admin' },
+  );
+
+export const snapshotNotFound = (project: string, id: string) =>
+  transferError(TransferErrorCode.SnapshotNotFound, `project ${project} has no snapshot ${id}`, { project });
+
+// An item of the file whose status POST /v1/items/<ref>/status would have refused: the gate's refusal, named.
+export const statusNotReachable = (ref: string, from: string, status: string, gate: DomainError) =>
+  transferError(TransferErrorCode.StatusNotReachable, `${ref} cannot be imported at ${status}: ${gate.message}`, {
+    item: ref,
+    from,
+    status,
+    rule: gate.code,
+    detail: gate.extra,
+  });
+
+// A run of the file that the deployments routes would not have recorded (an approval stage passed unapproved, a
+// succeeded run without the approval its environment needs, a writer who may not write the environment's runs).
+export const runNotRecordable = (run: string, refusal: DomainError) =>
+  transferError(TransferErrorCode.RunNotRecordable, `deployment run ${run}: ${refusal.message}`, {
+    run,
+    rule: refusal.code,
+    detail: refusal.extra,
+  });
+
+export const approvalStageRemoved = (flow: string, stage: string, role: string) =>
+  transferError(
+    TransferErrorCode.ApprovalStageRemoved,
+    `deployment flow ${flow}: the file drops or weakens its approval stage ${stage} (${role}); no route removes an approval stage`,
+    { flow, stage, role },
   );

@@ -2,8 +2,23 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 
+import { ImportNotCarried, ProjectSnapshot, ProjectSnapshotSummary } from '@app/contracts';
+
 import { isoUtc } from '../projects/backlog-sql';
-import { DocDisposition, DocEnvironment, DocFlow, DocRun, DocSection, DocVerdict } from './dto/transfer.dto';
+import {
+  DocApproval,
+  DocDisposition,
+  DocEnvironment,
+  DocFlow,
+  DocRun,
+  DocSection,
+  DocVerdict,
+} from './dto/transfer.dto';
+
+const SNAPSHOT_SELECT = (more: string) =>
+  `SELECT s.id::text AS id, s.project, ${isoUtc('s.taken_at')} AS taken_at, a.name AS taken_by, s.reason,
+          COALESCE(jsonb_array_length(s.document -> 'items'), 0) AS items${more}
+     FROM project_snapshots s LEFT JOIN actors a ON a.id = s.taken_by`;
 
 const RECORD_ITEM = (param: string) => `item ~ ('^' || ${param} || '-[0-9]+$')`;
 
@@ -86,13 +101,102 @@ export class TransferRepository {
 
   // ---- import writes
 
+  // The project, locked, with how much it holds: an import over anything it holds is a replace.
   async projectForUpdate(id: string, manager: EntityManager) {
-    const rows: { id: string; public_item_prefix: string; items: string }[] = await manager.query(
-      `SELECT p.id, p.public_item_prefix, (SELECT count(*) FROM items i WHERE i.project = p.id) AS items
+    const rows: {
+      id: string;
+      public_item_prefix: string;
+      policy: Record<string, unknown>;
+      items: string;
+      deployments: string;
+    }[] = await manager.query(
+      `SELECT p.id, p.public_item_prefix, p.policy, (SELECT count(*) FROM items i WHERE i.project = p.id) AS items,
+              (SELECT count(*) FROM deployment_flows f WHERE f.project = p.id)
+              + (SELECT count(*) FROM environments e WHERE e.project = p.id)
+              + (SELECT count(*) FROM deployment_runs r WHERE r.project = p.id) AS deployments
          FROM projects p WHERE p.id = $1 FOR UPDATE`,
       [id],
     );
     return rows[0] ?? null;
+  }
+
+  // ---- snapshots (issue 36)
+
+  // The project's items, locked until the replace commits: a write on one of them (status, fields, sections, claims
+  // through the rulebook's row lock) waits, so the snapshot read next is the project the replace removes.
+  async lockItems(project: string, manager: EntityManager): Promise<void> {
+    await manager.query(`SELECT id FROM items WHERE project = $1 ORDER BY id FOR UPDATE`, [project]);
+  }
+
+  claimsOf(project: string, manager: EntityManager): Promise<ImportNotCarried['claims']> {
+    return manager.query(
+      `SELECT p.public_item_prefix || '-' || i.project_sequence AS item, c.session_id, a.name AS actor, s.harness,
+              ${isoUtc('c.expires_at')} AS expires_at
+         FROM item_claims c
+         JOIN items i ON i.id = c.item_id
+         JOIN projects p ON p.id = i.project
+         LEFT JOIN executor_sessions s ON s.id = c.session_id
+         LEFT JOIN actors a ON a.id = s.actor_id
+        WHERE c.project = $1
+        ORDER BY i.project_sequence`,
+      [project],
+    );
+  }
+
+  async insertSnapshot(
+    s: { project: string; actorId: number; reason: string; document: unknown; held: unknown },
+    manager: EntityManager,
+  ): Promise<string> {
+    const rows: { id: string }[] = await manager.query(
+      `INSERT INTO project_snapshots (project, taken_by, reason, document, held)
+       VALUES ($1, $2, $3, $4::jsonb, $5::jsonb) RETURNING id::text AS id`,
+      [s.project, s.actorId, s.reason, JSON.stringify(s.document), JSON.stringify(s.held)],
+    );
+    return rows[0].id;
+  }
+
+  snapshots(project: string): Promise<ProjectSnapshotSummary[]> {
+    return this.dataSource.query(`${SNAPSHOT_SELECT('')} WHERE s.project = $1 ORDER BY s.id DESC`, [project]);
+  }
+
+  async snapshot(project: string, id: string): Promise<ProjectSnapshot | null> {
+    const rows: ProjectSnapshot[] = await this.dataSource.query(
+      `${SNAPSHOT_SELECT(', s.document, s.held')} WHERE s.project = $1 AND s.id = $2::bigint`,
+      [project, id],
+    );
+    return rows[0] ?? null;
+  }
+
+  // The approvals the project's snapshots hold (every one was recorded on this server once), by run.
+  async snapshotApprovals(project: string, manager: EntityManager): Promise<{ run_id: string; approval: unknown }[]> {
+    return manager.query(
+      `SELECT DISTINCT r.value ->> 'id' AS run_id, a.value AS approval
+         FROM project_snapshots s
+        CROSS JOIN LATERAL jsonb_array_elements(COALESCE(s.document -> 'deployments' -> 'runs', '[]'::jsonb)) r(value)
+        CROSS JOIN LATERAL jsonb_array_elements(COALESCE(r.value -> 'approvals', '[]'::jsonb)) a(value)
+        WHERE s.project = $1`,
+      [project],
+    );
+  }
+
+  // The status each item had in each of the project's snapshots (statuses this server once recorded).
+  snapshotStatuses(project: string, manager: EntityManager): Promise<{ ref: string; status: string }[]> {
+    return manager.query(
+      `SELECT DISTINCT i.value ->> 'ref' AS ref, i.value ->> 'status' AS status
+         FROM project_snapshots s
+        CROSS JOIN LATERAL jsonb_array_elements(COALESCE(s.document -> 'items', '[]'::jsonb)) i(value)
+        WHERE s.project = $1`,
+      [project],
+    );
+  }
+
+  async insertApproval(runId: string, a: DocApproval, itemId: number | null, manager: EntityManager): Promise<void> {
+    await manager.query(
+      `INSERT INTO deployment_approvals (run_id, stage_index, stage, item_id, approved_by, approver_role, approved_at)
+       VALUES ($1, $2, $3, $4, (SELECT id FROM actors WHERE name = $5), $6, $7::timestamptz)
+       ON CONFLICT (run_id, stage_index) DO NOTHING`,
+      [runId, a.stage_index, a.stage, itemId, a.approved_by ?? null, a.approver_role, a.approved_at],
+    );
   }
 
   async updateProject(
@@ -141,10 +245,13 @@ export class TransferRepository {
     await manager.query(`DELETE FROM deployment_flows WHERE project = $1`, [project]);
   }
 
-  resolveExisting(refs: readonly string[], manager: EntityManager): Promise<{ ref: string; id: number }[]> {
+  resolveExisting(
+    refs: readonly string[],
+    manager: EntityManager,
+  ): Promise<{ ref: string; id: number; project: string }[]> {
     if (refs.length === 0) return Promise.resolve([]);
     return manager.query(
-      `SELECT r.ref, i.id
+      `SELECT r.ref, i.id, i.project
          FROM unnest($1::text[]) AS r(ref)
          JOIN projects p ON p.public_item_prefix = upper(split_part(r.ref, '-', 1))
          JOIN items i ON i.project = p.id AND i.project_sequence = split_part(r.ref, '-', 2)::integer`,
@@ -300,8 +407,9 @@ export class TransferRepository {
     );
   }
 
-  async insertRun(project: string, r: DocRun, items: number[], manager: EntityManager): Promise<boolean> {
-    const rows: unknown[] = await manager.query(
+  // The run's id, or null when a run of that id exists.
+  async insertRun(project: string, r: DocRun, items: number[], manager: EntityManager): Promise<string | null> {
+    const rows: { id: string }[] = await manager.query(
       `INSERT INTO deployment_runs (id, project, flow_id, environment, status, current_stage, stage_index, stage_count,
                                     carried_work, qa_summary, blocked_reason, started_at, finished_at)
        VALUES (COALESCE($1, gen_random_uuid()::text), $2, $3, $4, COALESCE($5, 'running'), $6, COALESCE($7, 0),
@@ -324,6 +432,6 @@ export class TransferRepository {
         r.finished_at ?? null,
       ],
     );
-    return rows.length === 1;
+    return rows[0]?.id ?? null;
   }
 }

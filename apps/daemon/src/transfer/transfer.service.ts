@@ -1,13 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 
+import { ImportNotCarried } from '@app/contracts';
 import { WorkflowDefinition } from '@app/contracts/backlog';
 
 import { AuthenticatedActor } from '../auth/actor';
 import { DomainError, validationFailed } from '../common/domain-error';
+import { notePassed } from '../database/write-context';
 import { DependenciesService } from '../dependencies/dependencies.service';
 import { parseEvidence } from '../dependencies/dto/dependencies.dto';
 import { DeploymentsService } from '../deployments/deployments.service';
+import { parseFlowStages } from '../deployments/flow-stages';
 import { parseQueue, parseTaskNumbers } from '../epics/dto/epics.dto';
 import { checkTaskDependencies, EPIC_WORKFLOW } from '../epics/epics.service';
 import { ItemRow } from '../items/dto/items.dto';
@@ -21,13 +24,26 @@ import { policyInvalid, ProjectsService } from '../projects/projects.service';
 import { stageOf } from '../workflows/workflow-definition';
 import { WorkflowsService } from '../workflows/workflows.service';
 import { BACKLOG_FORMAT, validateBacklogDocument } from './backlog-format';
-import { BacklogDocument, DocItem, ImportSummary } from './dto/transfer.dto';
+import {
+  BacklogDocument,
+  DocApproval,
+  DocItem,
+  DocRun,
+  ImportSummary,
+  Snapshot,
+  SnapshotList,
+} from './dto/transfer.dto';
 import {
   flowExistsElsewhere,
   importPrefixTaken,
   invalidBacklog,
   itemOfFileRefused,
   notAnEpicItem,
+  approvalStageRemoved,
+  projectAdminRequired,
+  runNotRecordable,
+  snapshotNotFound,
+  statusNotReachable,
   pinnedWorkflowMissing,
   prefixMismatch,
   projectNotEmpty,
@@ -39,6 +55,55 @@ import { TransferRepository } from './transfer.repository';
 
 function sequenceOf(ref: string): number {
   return Number(ref.slice(ref.lastIndexOf('-') + 1));
+}
+
+// JSON equality regardless of key order (a jsonb column answers its keys in its own order).
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+    );
+  return value;
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
+}
+
+function approvalKey(runId: string, a: DocApproval): string {
+  return JSON.stringify([
+    runId,
+    a.stage_index,
+    a.stage,
+    a.item ?? null,
+    a.approved_by ?? null,
+    a.approver_role,
+    a.approved_at,
+  ]);
+}
+
+function approvalReport(
+  runId: string,
+  a: DocApproval,
+  reason: ImportNotCarried['deployment_approvals'][number]['reason'],
+): ImportNotCarried['deployment_approvals'][number] {
+  return { run_id: runId, stage_index: a.stage_index, stage: a.stage, approved_by: a.approved_by ?? null, reason };
+}
+
+// A run of the file that is the run as the replaced project held it (what the gates read of it unchanged).
+function sameRun(before: DocRun | undefined, run: DocRun): boolean {
+  if (!before) return false;
+  return (
+    (before.flow_id ?? null) === (run.flow_id ?? null) &&
+    before.environment === run.environment &&
+    (before.status ?? 'running') === (run.status ?? 'running') &&
+    (before.stage_index ?? 0) === (run.stage_index ?? 0) &&
+    (before.current_stage ?? null) === (run.current_stage ?? null) &&
+    sameJson(before.items, run.items)
+  );
 }
 
 @Injectable()
@@ -55,26 +120,77 @@ export class TransferService {
 
   async export(actor: AuthenticatedActor, projectId: string): Promise<BacklogDocument> {
     await this.access.assertProject(actor, projectId);
+    return this.exportRows(projectId);
+  }
+
+  // GET /v1/projects/<id>/snapshots (admins of the project's organization): newest first.
+  async snapshots(actor: AuthenticatedActor, projectId: string): Promise<SnapshotList> {
+    await this.assertAdministers(actor, projectId, 'reading its snapshots');
+    return { project: projectId, snapshots: await this.repository.snapshots(projectId) };
+  }
+
+  // GET /v1/projects/<id>/snapshots/<sid>: the document as it was (import it with --replace to restore it).
+  async snapshot(actor: AuthenticatedActor, projectId: string, id: string): Promise<Snapshot> {
+    await this.assertAdministers(actor, projectId, 'reading its snapshots');
+    const row = /^[0-9]{1,18}$/.test(id) ? await this.repository.snapshot(projectId, id) : null;
+    if (!row) throw snapshotNotFound(projectId, id);
+    return row;
+  }
+
+  private async assertAdministers(actor: AuthenticatedActor, projectId: string, what: string): Promise<void> {
+    await this.access.assertProject(actor, projectId);
+    if (!(await this.projects.administers(actor, projectId))) throw projectAdminRequired(projectId, what);
+  }
+
+  // No route removes or weakens a flow's approval stage, so no file does: each approval stage of the replaced
+  // project's flows must be in the file's flow of the same id, by name, at least as strong.
+  private assertApprovalStagesKept(previous: BacklogDocument | null, doc: BacklogDocument): void {
+    const next = new Map((doc.deployments?.flows ?? []).map((f) => [f.id, parseFlowStages(f.stages ?? [])]));
+    for (const flow of previous?.deployments?.flows ?? []) {
+      for (const stage of parseFlowStages(flow.stages ?? [])) {
+        if (stage.approval === null) continue;
+        const kept = (next.get(flow.id) ?? []).find((s) => s.name === stage.name);
+        if (!kept?.approval || (stage.approval.role === 'admin' && kept.approval.role !== 'admin'))
+          throw approvalStageRemoved(flow.id, stage.name, stage.approval.role);
+      }
+    }
+  }
+
+  private async exportRows(projectId: string): Promise<BacklogDocument> {
     const project = await this.projects.findRow(projectId);
     if (!project) throw projectNotFound(projectId);
     const prefix = project.public_item_prefix;
     const rows = await this.items.rowsOfProject(projectId);
     const refOf = (sequence: number) => `${prefix}-${sequence}`;
-    const [sections, edges, versions, tasks, files, chains, notes, verdicts, dispositions, flows, envs, runs] =
-      await Promise.all([
-        this.items.sectionsOf(rows.map((r) => r.id)),
-        this.dependencies.edgesOfProject(projectId),
-        this.workflows.versionsByIds([...new Set(rows.map((r) => r.workflow_version_id))]),
-        this.repository.epicTasks(projectId),
-        this.repository.epicFiles(projectId),
-        this.repository.epicChains(projectId),
-        this.repository.epicNotes(projectId),
-        this.repository.verdicts(prefix),
-        this.repository.dispositions(prefix),
-        this.deployments.flowsOf(projectId),
-        this.deployments.environmentsOf(projectId),
-        this.deployments.runsOf(projectId),
-      ]);
+    const [
+      sections,
+      edges,
+      versions,
+      tasks,
+      files,
+      chains,
+      notes,
+      verdicts,
+      dispositions,
+      flows,
+      envs,
+      runs,
+      approvals,
+    ] = await Promise.all([
+      this.items.sectionsOf(rows.map((r) => r.id)),
+      this.dependencies.edgesOfProject(projectId),
+      this.workflows.versionsByIds([...new Set(rows.map((r) => r.workflow_version_id))]),
+      this.repository.epicTasks(projectId),
+      this.repository.epicFiles(projectId),
+      this.repository.epicChains(projectId),
+      this.repository.epicNotes(projectId),
+      this.repository.verdicts(prefix),
+      this.repository.dispositions(prefix),
+      this.deployments.flowsOf(projectId),
+      this.deployments.environmentsOf(projectId),
+      this.deployments.runsOf(projectId),
+      this.deployments.approvalsOf(projectId),
+    ]);
     const carried = [...new Set(runs.flatMap((r) => r.carried_items))];
     const carriedRefs = new Map((await this.items.rowsByIds(carried)).map((r) => [r.id, r.ref] as [number, string]));
 
@@ -170,11 +286,13 @@ export class TransferService {
             ...r
           }) => {
             const { started_at, finished_at, ...rest } = r;
+            const recorded = approvals.filter((a) => a.run_id === r.id).map(({ run_id: _r, ...a }) => a);
             return {
               ...rest,
               items: carried_items.map((id) => carriedRefs.get(id) ?? `#${id}`),
               started_at,
               finished_at,
+              ...(recorded.length > 0 ? { approvals: recorded } : {}),
             };
           },
         ),
@@ -257,13 +375,38 @@ export class TransferService {
     const prefix = doc.project.public_item_prefix;
     const existing = await this.repository.projectForUpdate(projectId, manager);
     let external: { id: number; sequence: number }[] = [];
+    // the project as it was, when this import replaces what it held (the snapshot's document)
+    let previous: BacklogDocument | null = null;
+    let snapshotId: string | null = null;
+    const notCarried: ImportNotCarried = { claims: [], deployment_approvals: [] };
     if (existing) {
       if (!(await this.access.canSee(actor, [projectId]))) throw projectNotFound(projectId);
+      notePassed('scope');
       if (existing.public_item_prefix !== prefix) {
         throw prefixMismatch(projectId, existing.public_item_prefix, prefix);
       }
-      if (Number(existing.items) > 0 && !replace) {
+      const holds = Number(existing.items) + Number(existing.deployments) > 0;
+      if (holds && !replace) {
         throw projectNotEmpty(projectId, Number(existing.items));
+      }
+      // Replacing is an admin's act (issue 36); so is changing the policy, which a plain import would do too.
+      const admin = await this.projects.administers(actor, projectId);
+      if (holds && !admin) throw projectAdminRequired(projectId, 'replacing the project');
+      if (!admin && doc.project.policy !== undefined && !sameJson(doc.project.policy, existing.policy)) {
+        throw projectAdminRequired(projectId, "changing the project's policy");
+      }
+      notePassed('role');
+      if (holds) {
+        // Read once the project row and its items are locked (every import of it, and every write on its items,
+        // waits for this transaction), before anything is written.
+        await this.repository.lockItems(projectId, manager);
+        previous = await this.exportRows(projectId);
+        const claims = await this.repository.claimsOf(projectId, manager);
+        snapshotId = await this.repository.insertSnapshot(
+          { project: projectId, actorId: actor.id, reason: 'import --replace', document: previous, held: { claims } },
+          manager,
+        );
+        notCarried.claims = claims;
       }
       external = await this.repository.externalEdges(projectId, manager);
       await this.repository.clearProject(projectId, prefix, manager);
@@ -275,6 +418,8 @@ export class TransferService {
       // Nothing is created without an organization (see ProjectsService.organizationFor).
       const organizationId = await this.projects.organizationFor(actor, manager);
       if (organizationId === null) throw organizationMembershipRequired();
+      notePassed('scope');
+      notePassed('role');
       await this.projects.insertRow(
         {
           id: projectId,
@@ -289,7 +434,7 @@ export class TransferService {
     const policy = doc.project.policy ?? {};
     const summary: ImportSummary = {
       project: projectId,
-      replaced: existing !== null && Number(existing.items) > 0,
+      replaced: previous !== null,
       items: 0,
       sections: 0,
       dependencies: 0,
@@ -300,6 +445,8 @@ export class TransferService {
       environments: 0,
       deployment_runs: 0,
       workflow_versions_created: 0,
+      snapshot_id: snapshotId,
+      not_carried: notCarried,
     };
 
     // Workflow versions are matched by definition checksum; a missing one is registered (never changed).
@@ -319,7 +466,10 @@ export class TransferService {
       }
     }
 
+    this.assertApprovalStagesKept(previous, doc);
+    const previousFlows = new Set((previous?.deployments?.flows ?? []).map((f) => f.id));
     for (const flow of doc.deployments?.flows ?? []) {
+      if (!previousFlows.has(flow.id)) await this.deployments.checkImportedFlow(actor, projectId, flow, manager);
       if (!(await this.repository.insertFlow(projectId, flow, manager))) {
         throw flowExistsElsewhere(flow.id);
       }
@@ -327,6 +477,9 @@ export class TransferService {
     }
 
     const idOf = new Map<string, number>();
+    // where POST /v1/items/<ref>/status would have moved each item from: its status before, else its initial stage
+    const movedFrom = new Map<string, { from: string; to: string }>();
+    const previousStatus = new Map((previous?.items ?? []).map((i) => [i.ref, i.status]));
     const epicItems = new Set<string>();
     const items = [...(doc.items ?? [])].sort((a, b) => sequenceOf(a.ref) - sequenceOf(b.ref));
     for (const item of items) {
@@ -359,6 +512,7 @@ export class TransferService {
         manager,
       );
       idOf.set(item.ref, id);
+      movedFrom.set(item.ref, { from: previousStatus.get(item.ref) ?? pin.definition.initial_stage, to: status });
       if (pin.definition.id === EPIC_WORKFLOW) epicItems.add(item.ref);
       for (const section of item.sections ?? []) {
         await this.repository.insertSection(id, section, manager);
@@ -367,10 +521,15 @@ export class TransferService {
       summary.items += 1;
     }
 
+    const fileRefs = new Set(items.map((i) => i.ref));
     const outside = new Set<string>();
     for (const d of doc.dependencies ?? []) if (!idOf.has(d.blocker)) outside.add(d.blocker);
     for (const r of doc.deployments?.runs ?? []) for (const ref of r.items) if (!idOf.has(ref)) outside.add(ref);
-    for (const found of await this.repository.resolveExisting([...outside], manager)) idOf.set(found.ref, found.id);
+    // an item the importer cannot see answers like a missing one, as it does on the dependency routes
+    const visible = outside.size > 0 ? await this.access.visibleProjects(actor) : null;
+    for (const found of await this.repository.resolveExisting([...outside], manager)) {
+      if (visible === null || visible.includes(found.project)) idOf.set(found.ref, found.id);
+    }
     const unresolved = [...outside].filter((r) => !idOf.has(r));
     if (unresolved.length > 0) {
       throw unresolvedRefs(unresolved);
@@ -437,12 +596,74 @@ export class TransferService {
       await this.repository.insertEnvironment(projectId, env, manager);
       summary.environments += 1;
     }
+    const recorded = new Set(
+      (await this.repository.snapshotApprovals(projectId, manager)).map((r) =>
+        approvalKey(r.run_id, r.approval as DocApproval),
+      ),
+    );
+    const carriedApprovals = new Set<string>();
+    const runIds: { id: string; run: DocRun }[] = [];
     for (const run of doc.deployments?.runs ?? []) {
       const carried = [...new Set(run.items.map((r) => idOf.get(r)!))];
-      if (!(await this.repository.insertRun(projectId, run, carried, manager))) {
+      const id = await this.repository.insertRun(projectId, run, carried, manager);
+      if (id === null) {
         throw runExists(run.id);
       }
+      runIds.push({ id, run });
+      // An approval counts only where this server recorded it on this project (it is in the project as replaced or
+      // in one of its snapshots); any other is left out and reported: a file cannot approve.
+      for (const approval of run.approvals ?? []) {
+        const key = approvalKey(id, approval);
+        if (recorded.has(key)) {
+          const item = approval.item ? (idOf.get(approval.item) ?? null) : null;
+          await this.repository.insertApproval(id, approval, item, manager);
+          carriedApprovals.add(key);
+        } else notCarried.deployment_approvals.push(approvalReport(id, approval, 'not_recorded_here'));
+      }
       summary.deployment_runs += 1;
+    }
+    for (const run of previous?.deployments?.runs ?? []) {
+      for (const approval of run.approvals ?? []) {
+        if (!carriedApprovals.has(approvalKey(run.id!, approval)))
+          notCarried.deployment_approvals.push(approvalReport(run.id!, approval, 'not_in_file'));
+      }
+    }
+    notePassed('approval_stages');
+    // A run of the file that is not the run as it was must be one the deployments routes would have recorded.
+    const previousRuns = new Map((previous?.deployments?.runs ?? []).map((r) => [r.id, r]));
+    for (const { id, run } of runIds) {
+      if (sameRun(previousRuns.get(id), run)) continue;
+      try {
+        await this.deployments.checkImportedRun(actor, id, manager);
+      } catch (err) {
+        if (err instanceof DomainError) throw runNotRecordable(id, err);
+        throw err;
+      }
+    }
+
+    // An item's status must be one POST /v1/items/<ref>/status would have reached (its stage gates, closure
+    // dependencies, deployment_complete) from where it was, judged on the project as imported; the whole import is
+    // refused otherwise (docs/decisions.md). A status this server recorded for the item (in the project as replaced
+    // or a snapshot of it) needs no check. Into a new or empty project the file is the items' own history (a blocker
+    // may have moved back after its dependent moved on); there the statuses of items depending on an item outside the
+    // file are checked, since the file cannot vouch for this server's items.
+    notePassed('stage_gates');
+    const recordedStatus = new Set(
+      (await this.repository.snapshotStatuses(projectId, manager)).map((r) => `${r.ref} ${r.status}`),
+    );
+    const leansOutside = new Set(
+      (doc.dependencies ?? []).filter((d) => !fileRefs.has(d.blocker)).map((d) => d.dependent),
+    );
+    for (const item of items) {
+      const { from, to } = movedFrom.get(item.ref)!;
+      if (recordedStatus.has(`${item.ref} ${to}`)) continue;
+      if (previous === null && !leansOutside.has(item.ref)) continue;
+      try {
+        await this.items.assertStatusReachable(idOf.get(item.ref)!, from, manager);
+      } catch (err) {
+        if (err instanceof DomainError) throw statusNotReachable(item.ref, from, to, err);
+        throw err;
+      }
     }
 
     const maxSequence = items.reduce((max, i) => Math.max(max, sequenceOf(i.ref)), 0);

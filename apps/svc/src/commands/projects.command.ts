@@ -108,4 +108,19 @@ export function registerProjectsCommand(program: Command): void {
       output(command, project, renderProject);
     }),
   );
+
+  projects
+    .command('snapshots <id>')
+    .description('list the snapshots kept before each import --replace (admins; fetch one: svc export --snapshot)')
+    .action(
+      action(async (id: string, _options: unknown, command: Command) => {
+        const body = await apiOf(command).projectSnapshots(id);
+        output(command, body, (b) =>
+          printTable(
+            ['snapshot', 'taken', 'by', 'reason', 'items'],
+            b.snapshots.map((s) => [s.id, s.taken_at, s.taken_by, s.reason, s.items]),
+          ),
+        );
+      }),
+    );
 }

@@ -10,7 +10,7 @@ export function registerTransferCommands(program: Command): void {
   program
     .command('import <file>')
     .description('import a whole project (svc-backlog/v1 JSON): items, sections, edges, epics, records, deployments')
-    .option('--replace', 'replace the contents of an existing, non-empty project')
+    .option('--replace', 'replace the contents of an existing project (admins; a snapshot keeps what it held)')
     .action(
       action(async (file: string, options: { replace?: boolean }, command: Command) => {
         const body = await apiOf(command).importBacklog(readJsonFile(file), { replace: options.replace });
@@ -23,9 +23,13 @@ export function registerTransferCommands(program: Command): void {
     .description('export a whole project as svc-backlog/v1 JSON (stdout, or --output)')
     .requiredOption('--project <project>', 'project id')
     .option('--output <file>', 'write the document to a file')
+    .option('--snapshot <id>', 'the project as a snapshot kept it (svc projects snapshots <project>; admins)')
     .action(
-      action(async (options: { project: string; output?: string }, command: Command) => {
-        const body = await apiOf(command).exportBacklog(options.project);
+      action(async (options: { project: string; output?: string; snapshot?: string }, command: Command) => {
+        const api = apiOf(command);
+        const body = options.snapshot
+          ? (await api.projectSnapshot(options.project, options.snapshot)).document
+          : await api.exportBacklog(options.project);
         if (options.output) {
           try {
             writeFileSync(options.output, `${JSON.stringify(body, null, 2)}\n`);

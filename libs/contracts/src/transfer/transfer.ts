@@ -12,6 +12,47 @@ export interface ImportResponse {
   environments: number;
   deployment_runs: number;
   workflow_versions_created: number;
+  // issue 36: the project as it was before a replace (GET /v1/projects/<id>/snapshots/<snapshot_id>), null when
+  // nothing was replaced
+  snapshot_id: string | null;
+  // what the replaced project held that this import does not carry (all of it is in the snapshot)
+  not_carried: ImportNotCarried;
+}
+
+export interface ImportNotCarried {
+  // claims on the replaced items (the claiming sessions claim again)
+  claims: { item: string; session_id: number; actor: string | null; harness: string | null; expires_at: string }[];
+  // approvals of the replaced runs that the file does not carry, and approvals in the file that this server never
+  // recorded on this project (they do not count)
+  deployment_approvals: {
+    run_id: string;
+    stage_index: number;
+    stage: string;
+    approved_by: string | null;
+    reason: 'not_in_file' | 'not_recorded_here';
+  }[];
+}
+
+// GET /v1/projects/<id>/snapshots
+export interface ProjectSnapshotSummary {
+  id: string;
+  project: string;
+  taken_at: string;
+  taken_by: string | null;
+  reason: string;
+  items: number;
+}
+
+export interface ProjectSnapshotList {
+  project: string;
+  snapshots: ProjectSnapshotSummary[];
+}
+
+// GET /v1/projects/<id>/snapshots/<snapshot_id>: the export document as it was (import it to restore) and what the
+// format does not carry
+export interface ProjectSnapshot extends ProjectSnapshotSummary {
+  document: ExportDocument;
+  held: { claims: ImportNotCarried['claims'] };
 }
 
 // GET /v1/export: the whole svc-backlog/v1 document (validated by the daemon on import).

@@ -121,6 +121,17 @@ export interface EnvironmentWire {
   retired_at: string | null;
 }
 
+// An approval recorded on a run, as the backlog file (svc-backlog/v1, deployments.runs[].approvals) carries it.
+export interface RecordedApproval {
+  run_id: string;
+  stage_index: number;
+  stage: string;
+  item: string | null;
+  approved_by: string | null;
+  approver_role: 'member' | 'admin';
+  approved_at: string;
+}
+
 export interface RunRow {
   id: string;
   project: string;

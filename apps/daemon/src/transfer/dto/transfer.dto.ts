@@ -1,6 +1,6 @@
 import { IsIn, IsOptional, Matches } from 'class-validator';
 
-import type { ImportResponse } from '@app/contracts';
+import type { ImportResponse, ProjectSnapshot, ProjectSnapshotList } from '@app/contracts';
 import { WorkflowDefinition } from '@app/contracts/backlog';
 
 export class ExportQueryDto {
@@ -115,6 +115,16 @@ export interface DocRun {
   blocked_reason?: string | null;
   started_at?: string;
   finished_at?: string | null;
+  approvals?: DocApproval[];
+}
+
+export interface DocApproval {
+  stage_index: number;
+  stage: string;
+  item?: string | null;
+  approved_by?: string | null;
+  approver_role: 'member' | 'admin';
+  approved_at: string;
 }
 
 export interface BacklogDocument {
@@ -136,3 +146,6 @@ export interface BacklogDocument {
 
 // The wire shape lives in libs/contracts.
 export type ImportSummary = ImportResponse;
+
+export type SnapshotList = ProjectSnapshotList;
+export type Snapshot = ProjectSnapshot;
