@@ -6,7 +6,7 @@ import { WorkflowDefinition } from '@app/contracts/backlog';
 
 import { AuthenticatedActor } from '../auth/actor';
 import { DomainError, validationFailed } from '../common/domain-error';
-import { notePassed } from '../database/write-context';
+import { nameWritePath, notePassed } from '../database/write-context';
 import { DependenciesService } from '../dependencies/dependencies.service';
 import { parseEvidence } from '../dependencies/dto/dependencies.dto';
 import { DeploymentsService } from '../deployments/deployments.service';
@@ -328,6 +328,8 @@ export class TransferService {
   }
 
   async import(actor: AuthenticatedActor, raw: unknown, replace: boolean): Promise<ImportSummary> {
+    // every row the import writes is recorded as coming through an import, by the caller
+    nameWritePath('import');
     const problems = validateBacklogDocument(raw);
     if (problems.length > 0) {
       throw validationFailed(problems);
