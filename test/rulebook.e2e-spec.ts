@@ -270,6 +270,8 @@ describe('the rulebook: claims with teeth, and the record of every write', () =>
   });
 
   describe('MCP', () => {
+    let lastTransport: StdioClientTransport | null = null;
+
     async function connect(token: string): Promise<Client> {
       const transport = new StdioClientTransport({
         command: process.execPath,
@@ -286,12 +288,24 @@ describe('the rulebook: claims with teeth, and the record of every write', () =>
       const client = new Client({ name: 'claude-code', version: '1.0.0' });
       await client.connect(transport);
       clients.push(client);
+      lastTransport = transport;
       return client;
     }
 
     it('should leave no claim when a claim call is cancelled', async () => {
       const client = await connect(bob.token);
-      const before = await sql<{ n: string }>(db.url, 'SELECT count(*) AS n FROM item_claims');
+      const claimsOn = async (ref: string) =>
+        Number(
+          (
+            await sql<{ n: string }>(
+              db.url,
+              `SELECT count(*) AS n FROM item_claims c JOIN items i ON i.id = c.item_id
+                WHERE 'AL-' || i.project_sequence = $1 AND c.expires_at > now()`,
+              [ref],
+            )
+          )[0].n,
+        );
+      expect(await claimsOn(refs[7])).toBe(0);
       for (const ms of [5, 30, 80]) {
         const controller = new AbortController();
         const call = client.callTool({ name: 'claim', arguments: { item: refs[7] } }, undefined, {
@@ -299,24 +313,35 @@ describe('the rulebook: claims with teeth, and the record of every write', () =>
         });
         setTimeout(() => controller.abort(), ms);
         await expect(call).rejects.toThrow();
+        // the server finishes a cancelled call on its own, and gives back what it claimed (a cancellation that
+        // crossed the answer on the wire is handled when it arrives)
+        await waitFor(async () => (await claimsOn(refs[7])) === 0, {
+          what: `no claim left by the call cancelled at ${ms} ms`,
+          timeout: 10_000,
+        });
       }
-      // the server finishes each cancelled call on its own: none may leave a claim behind
-      await waitFor(
-        async () => {
-          const sessions = await sql<{ n: string }>(
-            db.url,
-            `SELECT count(*) AS n FROM executor_sessions s JOIN actors a ON a.id = s.actor_id
-              WHERE a.name = 'bob' AND s.harness = 'claude-code'`,
-          );
-          return Number(sessions[0].n) > 0;
-        },
-        { what: 'the MCP session', timeout: 10_000 },
-      );
-      const settled = await client.callTool({ name: 'release', arguments: { item: refs[7] } });
-      expect(settled.isError).toBeFalsy();
-      console.log(JSON.stringify(await sql(db.url, 'SELECT c.item_id, c.session_id, s.harness, c.claimed_at FROM item_claims c JOIN executor_sessions s ON s.id = c.session_id')));
-      const after = await sql<{ n: string }>(db.url, 'SELECT count(*) AS n FROM item_claims');
-      expect(after[0].n).toBe(before[0].n);
+      // A cancellation that crosses the answer on the wire: the claim was made and answered, then the client's
+      // notifications/cancelled for that request arrives; the claim is given back all the same.
+      const transport = lastTransport!;
+      client.onerror = () => undefined; // the answer to our hand-made request id is unknown to the SDK client
+      await transport.send({
+        jsonrpc: '2.0',
+        id: 'crossed-1',
+        method: 'tools/call',
+        params: { name: 'claim', arguments: { item: refs[7] } },
+      });
+      await waitFor(async () => (await claimsOn(refs[7])) === 1, { what: 'the claim answered', timeout: 10_000 });
+      await client.notification({ method: 'notifications/cancelled', params: { requestId: 'crossed-1' } });
+      await waitFor(async () => (await claimsOn(refs[7])) === 0, {
+        what: 'the claim given back after a cancellation that crossed its answer',
+        timeout: 10_000,
+      });
+      // and the item was not simply out of reach: an uncancelled claim takes it
+      const claimed = (await client.callTool({ name: 'claim', arguments: { item: refs[7] } })) as CallToolResult;
+      expect(claimed.isError).toBeFalsy();
+      expect(await claimsOn(refs[7])).toBe(1);
+      const released = (await client.callTool({ name: 'release', arguments: { item: refs[7] } })) as CallToolResult;
+      expect(released.isError).toBeFalsy();
     });
 
     it('should record an MCP write with its session and harness, and tell the agent of a claim it lost', async () => {
