@@ -195,7 +195,7 @@ export class EventsRepository {
               CASE WHEN a.is_admin AND $4::integer IS NULL THEN NULL
                    ELSE ARRAY(SELECT p.id FROM projects p
                                WHERE ${accessibleProjectWhere('p', 'a.id', 'a.is_admin', '$4')}) END AS projects,
-              CASE WHEN a.is_admin THEN NULL
+              CASE WHEN a.is_admin AND $4::integer IS NULL THEN NULL
                    ELSE ARRAY(SELECT o.slug FROM memberships m JOIN organizations o ON o.id = m.organization_id
                                WHERE $5::boolean AND m.actor_id = a.id AND m.status = 'active' AND m.role = 'admin'
                                  AND ($4::integer IS NULL OR o.id = $4)

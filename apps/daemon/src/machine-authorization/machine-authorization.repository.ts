@@ -168,6 +168,13 @@ export class MachineAuthorizationRepository {
     return rows[0] ?? null;
   }
 
+  async organizationById(id: number): Promise<OrganizationRow | null> {
+    const rows: OrganizationRow[] = await this.dataSource.query('SELECT id, slug FROM organizations WHERE id = $1', [
+      id,
+    ]);
+    return rows[0] ?? null;
+  }
+
   async membership(
     actorId: number,
     organizationId: number,
