@@ -210,7 +210,7 @@ export class EventsRepository {
                SELECT t.revoked_at IS NULL AS live, (t.expires_at IS NOT NULL AND t.expires_at <= now()) AS expired
                  FROM api_tokens t WHERE $2 = 'api_token' AND t.id = $3 AND t.actor_id = a.id
                UNION ALL
-               SELECT m.revoked_at IS NULL, false
+               SELECT m.revoked_at IS NULL, (m.expires_at IS NOT NULL AND m.expires_at <= now())
                  FROM machine_credentials m WHERE $2 = 'machine_credential' AND m.id = $3 AND m.actor_id = a.id
               ) c ON true
         WHERE a.id = $1`,

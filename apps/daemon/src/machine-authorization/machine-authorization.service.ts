@@ -14,7 +14,7 @@ import {
   validateMachineAuthorizationBody,
 } from '@app/contracts';
 
-import { AuthenticatedActor, organizationScope } from '../auth/actor';
+import { actingCredential, AuthenticatedActor, organizationScope } from '../auth/actor';
 import { generateToken, hashToken, MACHINE_CREDENTIAL_PREFIX, tokenDisplayPrefix } from '../auth/tokens';
 import { DomainError } from '../common/domain-error';
 import { APP_CONFIG, AppConfig } from '../config/config';
@@ -374,7 +374,8 @@ export class MachineAuthorizationService {
             'choose the organization this machine joins: resolve through /api/orgs/<slug> (svc machine-authorization resolve --org <slug>)',
           );
         }
-        if (!(await this.repository.recordDecision(manager, row.id, wanted, actor.id, organizationId))) {
+        const parent = actingCredential(actor);
+        if (!(await this.repository.recordDecision(manager, row.id, wanted, actor.id, organizationId, parent))) {
           return new UnknownCode();
         }
         return { code, decision: wanted };
@@ -395,7 +396,21 @@ export class MachineAuthorizationService {
         if (!consumed) return null;
         const standing = await this.repository.approverStanding(manager, consumed.decidedBy, consumed.organizationId);
         this.assertApproverStanding(standing);
+        // Approved with a credential: the machine's is its child (expires no later, revoked with it).
+        const lineage = consumed.parent
+          ? await this.repository.liveParent(manager, consumed.parent, {
+              machineId: row.machineId,
+              organizationId: consumed.organizationId,
+            })
+          : { parent: null, expiresAt: null };
+        if (lineage === null) {
+          throw maError(
+            MaCode.MachineCredentialRefused,
+            'the credential this machine was approved with has been revoked or has expired; start a new connection and approve it again',
+          );
+        }
         await this.repository.issueCredential(manager, {
+          ...lineage,
           authorizationId: row.id,
           machineId: row.machineId,
           machineName: consumed.machineName,

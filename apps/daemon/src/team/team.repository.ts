@@ -280,7 +280,8 @@ export class TeamRepository {
   }
 
   // Mints a token as a child of the caller's credential, confined to the parent's organization if the parent is (a
-  // machine credential always is); it expires no later than its parent (LEAST ignores a NULL:
+  // machine credential always is; a machine approved with a token expires with it, and so does what it mints), or
+  // else to the request's organization (the hosted path's); it expires no later than its parent (LEAST ignores a NULL:
   // a parent without expiry leaves the requested lifetime as it is). The parent is locked FOR SHARE and must still
   // be live, so a revocation running at the same time either waits for this insert (and its cascade then reaches
   // the new token) or committed first (and the parent is gone). null: the parent is no longer live.
@@ -302,8 +303,8 @@ export class TeamRepository {
               [parent.id],
             )
           : await manager.query(
-              `SELECT NULL::timestamptz AS expires_at, organization_id FROM machine_credentials
-                WHERE id = $1 AND revoked_at IS NULL FOR SHARE`,
+              `SELECT expires_at, organization_id FROM machine_credentials
+                WHERE id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now()) FOR SHARE`,
               [parent.id],
             );
       if (live.length === 0) return null;
