@@ -67,6 +67,7 @@ async function buildFixture(daemon: DaemonProcess, dbUrl: string, mode: 'self-ho
   );
   const machineDefault = machineTokenFor();
   const machineOther = machineTokenFor();
+  const machineAdmin = machineTokenFor();
   await sql(
     dbUrl,
     `INSERT INTO machine_credentials (machine_id, machine_name, actor_id, organization_id, token_hash, token_prefix)
@@ -79,6 +80,13 @@ async function buildFixture(daemon: DaemonProcess, dbUrl: string, mode: 'self-ho
      SELECT 'm-other', 'other box', a.id, o.id, $1, 'svcm_x' FROM organizations o, actors a
       WHERE o.slug = 'other' AND a.name = 'otto'`,
     [machineOther.hash],
+  );
+  await sql(
+    dbUrl,
+    `INSERT INTO machine_credentials (machine_id, machine_name, actor_id, organization_id, token_hash, token_prefix)
+     SELECT 'm-admin', 'admin box', a.id, o.id, $1, 'svcm_x' FROM organizations o, actors a
+      WHERE o.slug = 'default' AND a.name = 'admin'`,
+    [machineAdmin.hash],
   );
 
   const tokens: Record<Persona, string | null> = {
@@ -93,6 +101,7 @@ async function buildFixture(daemon: DaemonProcess, dbUrl: string, mode: 'self-ho
     malformed: null,
     machine_default: machineDefault.token,
     machine_other: machineOther.token,
+    machine_admin: machineAdmin.token,
     none: null,
   };
   const actorNames: Record<Persona, string> = {
@@ -107,6 +116,7 @@ async function buildFixture(daemon: DaemonProcess, dbUrl: string, mode: 'self-ho
     malformed: 'mia',
     machine_default: 'mia',
     machine_other: 'otto',
+    machine_admin: 'admin',
     none: 'mia',
   };
 
@@ -293,7 +303,7 @@ async function runMatrix(
       for (const persona of PERSONAS) {
         const req = await row.request(fx, persona);
         const path = forwarded ? `${prefix}${req.path}` : req.path;
-        const expected = expectedOutcome(access, persona);
+        const expected = expectedOutcome(access, persona, forwarded);
         const checkUnchanged = method !== 'GET' && expected !== 'allowed' && expected !== 'same';
         const before = checkUnchanged ? await digest(client) : '';
         const mark = method === 'GET' ? '' : await lastRecord();

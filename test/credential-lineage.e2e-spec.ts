@@ -1,6 +1,7 @@
 import { createTestDatabase, DaemonProcess, runSvc, startDaemonProcess, TestDatabase } from '@app/testing';
 import {
   createActor,
+  freshClientIp,
   http,
   pollMachineAuthorization,
   resolveMachineAuthorization,
@@ -10,7 +11,9 @@ import {
 } from '@app/testing/machine-auth';
 
 // Issue 24, "credential lineage": a token minted by a credential records it, expires no later than it, and is
-// revoked with it (transitively), whichever way the parent is revoked.
+// revoked with it (transitively), whichever way the parent is revoked. Issue 36: so is a machine credential approved
+// with a credential (an API token, another machine's credential, the approval page's token sign-in), and what it
+// mints.
 jest.setTimeout(120000);
 
 interface Minted {
@@ -31,22 +34,37 @@ describe('credential lineage', () => {
     http<Minted>(daemon.url, 'POST', '/v1/tokens', { token: parent, body: { name: 'child', ...body } });
   const whoami = async (token: string) => (await http(daemon.url, 'GET', '/v1/whoami', { token })).status;
 
-  // A machine of mia's, approved the way `svc connect` is: returns its machine credential.
-  async function approveMachine(machine: { id: string; name: string }): Promise<string> {
-    const started = await startMachineAuthorization(daemon.url, machine);
+  // A machine of mia's, approved the way `svc connect` is (with mia's token unless another credential is given):
+  // returns its machine credential.
+  async function approveMachine(machine: { id: string; name: string }, approver = mia.token): Promise<string> {
+    const ip = freshClientIp();
+    const started = await startMachineAuthorization(daemon.url, machine, ip);
     expect(started.status).toBe(201);
-    expect((await resolveMachineAuthorization(daemon.url, mia.token, started.body.user_code, 'approve')).status).toBe(
-      200,
-    );
-    const poll = await pollMachineAuthorization(daemon.url, started.body.device_code, machine);
+    expect(
+      (await resolveMachineAuthorization(daemon.url, approver, started.body.user_code, 'approve', ip)).status,
+    ).toBe(200);
+    const poll = await pollMachineAuthorization(daemon.url, started.body.device_code, machine, ip);
     expect(poll.status).toBe(200);
     return (poll.body as { token: string }).token;
   }
 
+  const machineRow = async (machineId: string) =>
+    (
+      await sql<{ expires_at: Date | null; revoked_at: Date | null }>(
+        db.url,
+        'SELECT expires_at, revoked_at FROM machine_credentials WHERE machine_id = $1 ORDER BY id DESC LIMIT 1',
+        [machineId],
+      )
+    )[0];
+
   beforeAll(async () => {
     db = await createTestDatabase('server', 'credential_lineage');
     daemon = await startDaemonProcess({
-      env: { SVC_DATABASE_URL: db.url, SVC_SERVER_SECRET: 'e2e-credential-lineage-secret-0123456789ab' },
+      env: {
+        SVC_DATABASE_URL: db.url,
+        SVC_SERVER_SECRET: 'e2e-credential-lineage-secret-0123456789ab',
+        SVC_API_TRUSTED_PROXIES: '127.0.0.1,::1',
+      },
     });
     mia = await createActor(db.url, { name: 'mia', org: 'default' });
   });
@@ -181,5 +199,127 @@ describe('credential lineage', () => {
     expect(await whoami(first)).toBe(401);
     expect(await whoami(minted.body.token)).toBe(401);
     expect(await whoami(second)).toBe(200);
+  });
+
+  describe('through device codes (issue 36)', () => {
+    it('should make a machine approved with a 120-second token expire with it, and what it mints too', async () => {
+      const short = await mint(mia.token, { name: 'short', expires_in: 120 });
+      expect(short.status).toBe(201);
+      const machine = { id: 'mia-short-id', name: 'mia-short' };
+      const credential = await approveMachine(machine, short.body.token);
+      expect((await machineRow(machine.id)).expires_at?.toISOString()).toBe(short.body.expires_at);
+      const minted = await mint(credential, { name: 'from-short-machine' });
+      expect(minted.status).toBe(201);
+      expect(minted.body.expires_at).toBe(short.body.expires_at);
+      const asked = await mint(credential, { name: 'asks-a-year', expires_in: 365 * 24 * 3600 });
+      expect(asked.body.expires_at).toBe(short.body.expires_at);
+      // the machine list shows when it expires
+      const listed = await http<{ machines: { machine_id: string; expires_at: string | null }[] }>(
+        daemon.url,
+        'GET',
+        '/v1/machines',
+        { token: mia.token },
+      );
+      expect(listed.body.machines.find((m) => m.machine_id === machine.id)?.expires_at).toBe(short.body.expires_at);
+      // past its expiry the credential is refused
+      expect(await whoami(credential)).toBe(200);
+      await sql(
+        db.url,
+        `UPDATE machine_credentials SET expires_at = now() - interval '1 second' WHERE machine_id = $1`,
+        [machine.id],
+      );
+      expect(await whoami(credential)).toBe(401);
+      expect((await mint(credential)).status).toBe(401);
+    });
+
+    it('should revoke a machine approved with a token, and what it minted, when the token is revoked', async () => {
+      const approving = await mint(mia.token, { name: 'approver', expires_in: 120 });
+      const machine = { id: 'mia-revoked-approver-id', name: 'mia-revoked-approver' };
+      const credential = await approveMachine(machine, approving.body.token);
+      const minted = await mint(credential, { name: 'from-machine' });
+      const grandchild = await mint(minted.body.token);
+      expect([await whoami(credential), await whoami(minted.body.token), await whoami(grandchild.body.token)]).toEqual([
+        200, 200, 200,
+      ]);
+      const revoked = await http(daemon.url, 'POST', `/v1/tokens/${approving.body.token_id}/revoke`, {
+        token: mia.token,
+      });
+      expect(revoked.status).toBe(200);
+      expect(await whoami(credential)).toBe(401);
+      expect(await whoami(minted.body.token)).toBe(401);
+      expect(await whoami(grandchild.body.token)).toBe(401);
+      expect((await mint(credential)).status).toBe(401);
+      expect((await machineRow(machine.id)).revoked_at).not.toBeNull();
+      expect(await whoami(mia.token)).toBe(200);
+    });
+
+    it('should revoke a machine approved by another machine when that one is revoked', async () => {
+      const first = { id: 'mia-first-id', name: 'mia-first' };
+      const second = { id: 'mia-second-id', name: 'mia-second' };
+      const firstCredential = await approveMachine(first);
+      const secondCredential = await approveMachine(second, firstCredential);
+      const minted = await mint(secondCredential, { name: 'from-second' });
+      expect([await whoami(secondCredential), await whoami(minted.body.token)]).toEqual([200, 200]);
+      const revoked = await http(daemon.url, 'POST', '/v1/machines/revoke', {
+        token: mia.token,
+        body: { machine_id: first.id },
+      });
+      expect(revoked.status).toBe(200);
+      expect(await whoami(firstCredential)).toBe(401);
+      expect(await whoami(secondCredential)).toBe(401);
+      expect(await whoami(minted.body.token)).toBe(401);
+      expect(await whoami(mia.token)).toBe(200);
+    });
+
+    it('should issue no credential when the approving token is revoked before the machine polls', async () => {
+      const approving = await mint(mia.token, { name: 'gone-before-poll' });
+      const machine = { id: 'mia-late-poll-id', name: 'mia-late-poll' };
+      const ip = freshClientIp();
+      const started = await startMachineAuthorization(daemon.url, machine, ip);
+      const resolved = await resolveMachineAuthorization(
+        daemon.url,
+        approving.body.token,
+        started.body.user_code,
+        'approve',
+        ip,
+      );
+      expect(resolved.status).toBe(200);
+      await http(daemon.url, 'POST', `/v1/tokens/${approving.body.token_id}/revoke`, { token: mia.token });
+      const poll = await pollMachineAuthorization(daemon.url, started.body.device_code, machine, ip);
+      expect(poll.status).toBe(409);
+      expect(poll.body).toMatchObject({ code: 'machine_credential_refused' });
+      expect(await sql(db.url, 'SELECT 1 FROM machine_credentials WHERE machine_id = $1', [machine.id])).toEqual([]);
+    });
+
+    it('should make a machine approved on the approval page expire and be revoked with the sign-in token', async () => {
+      const signInToken = await mint(mia.token, { name: 'page-sign-in', expires_in: 600 });
+      const machine = { id: 'mia-page-id', name: 'mia-page' };
+      const ip = freshClientIp();
+      const started = await startMachineAuthorization(daemon.url, machine, ip);
+      const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+      const headers = { 'content-type': 'application/x-www-form-urlencoded', origin: daemon.url };
+      const signIn = await http(daemon.url, 'POST', '/machine-approval/session', {
+        raw: form({ token: signInToken.body.token, code: started.body.user_code }),
+        headers,
+      });
+      expect(signIn.status).toBe(303);
+      const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0];
+      const page = await http(daemon.url, 'GET', `/machine-approval/${started.body.user_code}`, {
+        headers: { cookie },
+      });
+      const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)![1];
+      const decided = await http(daemon.url, 'POST', `/machine-approval/${started.body.user_code}/decision`, {
+        raw: form({ action: 'approve', csrf }),
+        headers: { ...headers, cookie },
+      });
+      expect(decided.status).toBe(200);
+      const poll = await pollMachineAuthorization(daemon.url, started.body.device_code, machine, ip);
+      expect(poll.status).toBe(200);
+      const credential = (poll.body as { token: string }).token;
+      expect((await machineRow(machine.id)).expires_at?.toISOString()).toBe(signInToken.body.expires_at);
+      expect(await whoami(credential)).toBe(200);
+      await http(daemon.url, 'POST', `/v1/tokens/${signInToken.body.token_id}/revoke`, { token: mia.token });
+      expect(await whoami(credential)).toBe(401);
+    });
   });
 });

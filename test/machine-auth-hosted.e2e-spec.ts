@@ -1,3 +1,5 @@
+import { request as httpRequest } from 'node:http';
+
 import { createTestDatabase, DaemonProcess, runSvc, startDaemonProcess, svcEnv, TestDatabase } from '@app/testing';
 import { createActor, freshClientIp, http, sql, TestActor } from '@app/testing/machine-auth';
 
@@ -159,5 +161,71 @@ describe('machine authorization (hosted, multi-organization)', () => {
       token: ann.token,
     });
     expect(foreign.status).toBe(404);
+  });
+
+  // Issue 36, smaller findings: the hosted path is exactly /v1 for the organization's callers.
+  describe('the organization path', () => {
+    // fetch normalises dot segments before sending; a raw client sends the path as written.
+    const rawGet = (path: string, token: string) =>
+      new Promise<{ status: number; body: Record<string, unknown> }>((resolve, reject) => {
+        const url = new URL(base);
+        const req = httpRequest(
+          { host: url.hostname, port: url.port, path, method: 'GET', headers: { authorization: `Bearer ${token}` } },
+          (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => (text += chunk));
+            res.on('end', () => {
+              let body: Record<string, unknown> = {};
+              try {
+                body = JSON.parse(text) as Record<string, unknown>;
+              } catch {
+                body = { text };
+              }
+              resolve({ status: res.statusCode ?? 0, body });
+            });
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+
+    it('should accept the multi-line fields /v1 accepts', async () => {
+      const at = (method: string, path: string, body: unknown) =>
+        http(base, method, `/api/orgs/acme${path}`, { token: ann.token, body });
+      expect((await at('POST', '/v1/projects', { id: 'lines', name: 'lines', public_item_prefix: 'LIN' })).status).toBe(
+        201,
+      );
+      const created = await at('POST', '/v1/items', { project: 'lines', title: 'two lines', body: 'a\nb\tc' });
+      expect(created.status).toBe(201);
+      const ref = (created.body as { item_id: string }).item_id;
+      const section = await at('PUT', `/v1/items/${ref}/sections/notes`, { content: 'first\nsecond' });
+      expect(section.status).toBe(200);
+      const [row] = await sql<{ body: string }>(db.url, `SELECT body FROM items WHERE project = 'lines'`);
+      expect(row.body).toBe('a\nb\tc');
+      // a one-line field stays one line, on both paths alike
+      const title = await at('POST', '/v1/items', { project: 'lines', title: 'a\nb' });
+      const direct = await http(base, 'POST', '/v1/items', {
+        token: ann.token,
+        body: { project: 'lines', title: 'a\nb' },
+      });
+      expect(title.status).toBe(400);
+      expect(title.body).toEqual(direct.body);
+    });
+
+    it.each([
+      '/api/orgs/acme/v1/../../../api/machine/authorizations',
+      '/api/orgs/acme/v1/%2e%2e/%2e%2e/%2e%2e/api/machine/authorizations',
+      '/api/orgs/acme/v1/..%2f..%2f..%2fhealthz',
+      '/api/orgs/acme/v1/./whoami',
+    ])('should reach nothing outside /v1 through %s', async (path) => {
+      const res = await rawGet(path, ann.token);
+      expect(res.status).toBe(404);
+      expect(res.body).toMatchObject({ code: 'not_found' });
+    });
+
+    it('should still forward an ordinary path', async () => {
+      expect((await rawGet('/api/orgs/acme/v1/whoami', ann.token)).status).toBe(200);
+    });
   });
 });

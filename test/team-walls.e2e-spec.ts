@@ -424,6 +424,104 @@ describe('organizations are walls', () => {
       expect((await call(adminMachine, 'POST', `/v1/records/ouroboros/${defaultEntry}/archive`)).status).toBe(404);
     });
   });
+
+  // Issue 36, "confined means confined": a server admin's machine credential approved for `default` (and what it
+  // mints) acts as an admin of `default` and no more; server administration needs an unconfined credential.
+  describe("a server admin's credential confined to one organization", () => {
+    let confined: string;
+    let minted: string;
+
+    beforeAll(async () => {
+      confined = await machineOf(db.url, 'admin', 'default', 'walls-admin-default');
+      const made = await call<{ token: string }>(confined, 'POST', '/v1/tokens', { name: 'from-confined' });
+      expect(made.status).toBe(201);
+      minted = made.body.token;
+    });
+
+    const orgs = async () => (await sql<{ slug: string }>(db.url, 'SELECT slug FROM organizations')).map((r) => r.slug);
+    const statusOf = async (name: string) =>
+      (await sql<{ status: string }>(db.url, 'SELECT status FROM actors WHERE name = $1', [name]))[0].status;
+    const roleIn = async (name: string, org: string) =>
+      (
+        await sql<{ role: string }>(
+          db.url,
+          `SELECT m.role FROM memberships m JOIN actors a ON a.id = m.actor_id
+             JOIN organizations o ON o.id = m.organization_id WHERE a.name = $1 AND o.slug = $2`,
+          [name, org],
+        )
+      )[0]?.role ?? null;
+
+    it('should not create organizations', async () => {
+      const before = await orgs();
+      for (const token of [confined, minted]) {
+        const created = await call(token, 'POST', '/v1/orgs', { slug: 'confined-co' });
+        expect(created.status).toBe(403);
+        expect(created.body).toMatchObject({ code: 'forbidden' });
+      }
+      expect(await orgs()).toEqual(before);
+    });
+
+    it("should not make anyone an admin of another organization, nor take another organization's members out", async () => {
+      const beforeEve = await membershipsOf('eve');
+      for (const token of [confined, minted]) {
+        const added = await call(token, 'POST', '/v1/members', { actor: 'mia', org: 'other', role: 'admin' });
+        expect(added.status).toBe(404);
+        expect(added.body).toEqual({ code: 'not_found', message: 'organization other not found' });
+        const promoted = await call(token, 'POST', '/v1/members', { actor: 'eve', org: 'other', role: 'member' });
+        expect(promoted.status).toBe(404);
+        // eve belongs to `other` only: outside the view of a credential confined to `default`
+        const pulledIn = await call(token, 'POST', '/v1/members', { actor: 'eve', org: 'default' });
+        expect(pulledIn.status).toBe(404);
+        expect((await call(token, 'POST', '/v1/members/remove', { actor: 'eve', org: 'other' })).status).toBe(404);
+      }
+      expect(await roleIn('mia', 'other')).toBeNull();
+      expect(await membershipsOf('eve')).toEqual(beforeEve);
+    });
+
+    it("should not disable another organization's people, nor mint tokens for them, nor see them", async () => {
+      const eveTokens = await tokenCount('eve');
+      for (const token of [confined, minted]) {
+        const disabled = await call(token, 'POST', '/v1/actors/eve/disable');
+        expectSameNotFound(disabled, 'eve', await call(token, 'POST', '/v1/actors/nobody/disable'), 'nobody');
+        expect((await call(token, 'POST', '/v1/tokens', { actor: 'eve', name: 'takeover' })).status).toBe(404);
+        expect((await call(token, 'GET', '/v1/actors/eve')).status).toBe(404);
+        const listed = await call<{ actors: { name: string }[] }>(token, 'GET', '/v1/actors');
+        expect(listed.body.actors.map((a) => a.name)).not.toContain('eve');
+        const orgsListed = await call<{ organizations: { slug: string }[] }>(token, 'GET', '/v1/orgs');
+        expect(orgsListed.body.organizations.map((o) => o.slug)).toEqual(['default']);
+        expect((await call(token, 'GET', '/v1/orgs/other')).status).toBe(404);
+      }
+      expect(await statusOf('eve')).toBe('active');
+      expect(await tokenCount('eve')).toBe(eveTokens);
+    });
+
+    it('should not read the metrics or the doctor, nor register workflows', async () => {
+      for (const token of [confined, minted]) {
+        for (const path of ['/metrics', '/v1/doctor']) {
+          const res = await call(token, 'GET', path);
+          expect(res.status).toBe(403);
+          expect(res.body).toMatchObject({ code: 'forbidden' });
+        }
+        const registered = await call(token, 'POST', '/v1/workflows', { id: 'confined-flow' });
+        expect(registered.status).toBe(403);
+      }
+      expect((await call(admin, 'GET', '/v1/doctor')).status).toBe(200);
+    });
+
+    it('should make no server admin, and still administer its own organization', async () => {
+      const created = await call<{ is_admin: boolean; memberships: { org: string; role: string }[] }>(
+        confined,
+        'POST',
+        '/v1/actors',
+        { name: 'confined-made', admin: true },
+      );
+      expect(created.status).toBe(201);
+      expect(created.body.is_admin).toBe(false);
+      expect(created.body.memberships).toEqual([{ org: 'default', role: 'admin', status: 'active' }]);
+      expect((await call(confined, 'POST', '/v1/actors/confined-made/disable')).status).toBe(200);
+      expect(await statusOf('confined-made')).toBe('disabled');
+    });
+  });
 });
 
 // The same steps through the hosted organization paths, where a takeover made the attacker an admin of the other
@@ -478,6 +576,39 @@ describe('organizations are walls (hosted)', () => {
       [dana.id],
     );
     expect(members).toEqual([]);
+  });
+
+  // Issue 36: through an organization's path even the server admin's own token acts in that organization only, and a
+  // token minted there stays confined to it.
+  it("should confine a server admin's token to the path's organization", async () => {
+    const admin = daemon.token!;
+    const at = (method: string, path: string, body?: unknown) =>
+      http(daemon.url, method, `/api/orgs/acme${path}`, { token: admin, body });
+    const disabled = await at('POST', '/v1/actors/eve/disable');
+    expect(disabled.status).toBe(404);
+    expect(disabled.body).toEqual({ code: 'not_found', message: 'actor eve not found' });
+    const eveStatus = await sql<{ status: string }>(db.url, 'SELECT status FROM actors WHERE id = $1', [eve.id]);
+    expect(eveStatus).toEqual([{ status: 'active' }]);
+    expect((await at('POST', '/v1/tokens', { actor: 'eve', name: 'takeover' })).status).toBe(404);
+    expect((await at('POST', '/v1/members', { actor: 'dana', org: 'beta', role: 'admin' })).status).toBe(404);
+    expect((await at('POST', '/v1/orgs', { slug: 'through-acme' })).status).toBe(403);
+    expect((await at('GET', '/v1/doctor')).status).toBe(403);
+    expect(await sql(db.url, `SELECT 1 FROM organizations WHERE slug = 'through-acme'`)).toEqual([]);
+
+    const minted = await at('POST', '/v1/tokens', { name: 'through-acme' });
+    expect(minted.status).toBe(201);
+    const token = (minted.body as { token: string; token_id: number }).token;
+    const [row] = await sql<{ slug: string }>(
+      db.url,
+      `SELECT o.slug FROM api_tokens t JOIN organizations o ON o.id = t.organization_id WHERE t.id = $1`,
+      [(minted.body as { token_id: number }).token_id],
+    );
+    expect(row).toEqual({ slug: 'acme' });
+    expect((await http(daemon.url, 'GET', '/v1/doctor', { token })).status).toBe(403);
+    expect((await http(daemon.url, 'POST', '/v1/orgs', { token, body: { slug: 'via-minted' } })).status).toBe(403);
+    expect((await http(daemon.url, 'POST', '/v1/actors/eve/disable', { token })).status).toBe(404);
+    // unconfined, the same token's parent still administers the server
+    expect((await http(daemon.url, 'GET', '/v1/doctor', { token: admin })).status).toBe(200);
   });
 
   // Listing every verdict and disposition (no ?item=) is a server admin's; through an organization's path, or with a

@@ -96,7 +96,8 @@ export const MATRIX: Record<string, MatrixRow> = {
   // ---- health and the approval page (their own session, not a bearer) ----
   'GET /healthz': { access: 'public', request: () => ({ path: '/healthz' }) },
   'GET /readyz': { access: 'public', request: () => ({ path: '/readyz' }) },
-  // issue 28: Prometheus text and the doctor's report, for server admins only (SVC_METRICS_PORT serves metrics locally)
+  // issue 28: Prometheus text and the doctor's report, for server admins only (SVC_METRICS_PORT serves metrics locally);
+  // issue 36: 'server_admin' is an unconfined one: not a machine credential (machine_admin), not through /api/orgs
   'GET /metrics': { access: 'server_admin', request: () => ({ path: '/metrics' }) },
   'GET /v1/doctor': { access: 'server_admin', request: () => ({ path: '/v1/doctor' }) },
   'GET /machine-approval': { access: 'public', request: () => ({ path: '/machine-approval' }) },
@@ -155,6 +156,7 @@ export const MATRIX: Record<string, MatrixRow> = {
     }),
   },
   'GET /v1/orgs': { access: 'self', request: () => ({ path: '/v1/orgs' }) },
+  // an unconfined server admin only (issue 36: never one confined to an organization)
   'POST /v1/orgs': {
     access: 'server_admin',
     request: async (fx) => ({
@@ -245,6 +247,7 @@ export const MATRIX: Record<string, MatrixRow> = {
     },
   },
   'GET /v1/workflows': { access: 'self', request: () => ({ path: '/v1/workflows' }) },
+  // workflows are server-wide: an unconfined server admin registers them
   'POST /v1/workflows': { access: 'server_admin', request: () => ({ path: '/v1/workflows', body: { id: 'issue' } }) },
   'GET /v1/workflows/:id/definition': { access: 'self', request: () => ({ path: '/v1/workflows/issue/definition' }) },
   'GET /v1/workflows/:id/versions/:version': {

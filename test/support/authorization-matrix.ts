@@ -19,6 +19,7 @@ export const PERSONAS = [
   'malformed', // a bearer that is no token
   'machine_default', // machine credential approved for `default` (its actor: a member of `default`)
   'machine_other', // machine credential approved for `other` (its actor: a member of `other`)
+  'machine_admin', // the server admin's machine credential approved for `default`: confined to it (issue 36)
   'none', // no Authorization header
 ] as const;
 export type Persona = (typeof PERSONAS)[number];
@@ -29,25 +30,45 @@ export type Persona = (typeof PERSONAS)[number];
 // - any_member: an active membership somewhere (creates in the caller's own organization).
 // - org: a resource of `default`'s project: its active members and machine credentials, and server admins.
 // - org_admin: an admin of `default` (or a server admin).
-// - server_admin: a server admin only.
+// - server_admin: a server admin whose credential is not confined to one organization: never a machine credential
+//   (nor a token minted from one), never through /api/orgs/<slug> (see expectedOutcome's `confined`).
 export type Access = 'public' | 'self' | 'any_member' | 'org' | 'org_admin' | 'server_admin';
 
 export type Outcome = 'allowed' | 'unauthenticated' | 'disabled' | 'denied' | 'same';
 
 const ALLOWED: Record<Exclude<Access, 'public'>, readonly Persona[]> = {
-  self: ['server_admin', 'org_admin', 'member', 'other_member', 'removed', 'machine_default', 'machine_other'],
-  any_member: ['server_admin', 'org_admin', 'member', 'other_member', 'machine_default', 'machine_other'],
-  org: ['server_admin', 'org_admin', 'member', 'machine_default'],
-  org_admin: ['server_admin', 'org_admin'],
+  self: [
+    'server_admin',
+    'org_admin',
+    'member',
+    'other_member',
+    'removed',
+    'machine_default',
+    'machine_other',
+    'machine_admin',
+  ],
+  any_member: [
+    'server_admin',
+    'org_admin',
+    'member',
+    'other_member',
+    'machine_default',
+    'machine_other',
+    'machine_admin',
+  ],
+  org: ['server_admin', 'org_admin', 'member', 'machine_default', 'machine_admin'],
+  org_admin: ['server_admin', 'org_admin', 'machine_admin'],
   server_admin: ['server_admin'],
 };
 
-export function expectedOutcome(access: Access, persona: Persona): Outcome {
+// confined: the request goes through /api/orgs/<slug>, where no credential is a server admin's.
+export function expectedOutcome(access: Access, persona: Persona, confined = false): Outcome {
   if (access === 'public') return 'same';
   if (persona === 'none' || persona === 'expired' || persona === 'revoked' || persona === 'malformed') {
     return 'unauthenticated';
   }
   if (persona === 'disabled') return 'disabled';
+  if (access === 'server_admin' && confined) return 'denied';
   return ALLOWED[access].includes(persona) ? 'allowed' : 'denied';
 }
 

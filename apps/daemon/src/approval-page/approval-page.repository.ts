@@ -7,6 +7,8 @@ export interface SessionActorRow {
   name: string;
   is_admin: boolean;
   api_token_id: number | null;
+  // the organization the sign-in token is confined to (a token minted from a machine credential), else null
+  organization_id: number | null;
 }
 
 export interface CodeContextRow {
@@ -33,7 +35,8 @@ export class ApprovalPageRepository {
   // any organization (server admins excepted).
   async findSessionActor(hash: Buffer): Promise<SessionActorRow | null> {
     const rows: SessionActorRow[] = await this.dataSource.query(
-      `SELECT a.id, a.name, a.is_admin, s.api_token_id
+      `SELECT a.id, a.name, a.is_admin, s.api_token_id,
+              (SELECT t.organization_id FROM api_tokens t WHERE t.id = s.api_token_id) AS organization_id
          FROM approval_sessions s JOIN actors a ON a.id = s.actor_id
         WHERE s.session_hash = $1 AND s.expires_at > now() AND a.status = 'active'
           AND (s.api_token_id IS NULL

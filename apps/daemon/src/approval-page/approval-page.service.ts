@@ -3,7 +3,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 
-import { AuthenticatedActor } from '../auth/actor';
+import { AuthenticatedActor, NO_CREDENTIAL } from '../auth/actor';
 import { AccessService } from '../auth/access.service';
 import { hashToken } from '../auth/tokens';
 import { maError, MaCode } from '../machine-authorization/machine-authorization.errors';
@@ -244,9 +244,9 @@ export class ApprovalPageService {
         isAdmin: row.is_admin,
         status: 'active',
         via: 'api_token',
-        credentialId: row.api_token_id ?? 0,
+        credentialId: row.api_token_id ?? NO_CREDENTIAL,
         machineId: null,
-        organizationId: null,
+        organizationId: row.organization_id,
       },
     };
   }

@@ -36,8 +36,9 @@ export class AuthRepository {
                  FROM api_tokens t
                 WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())
                UNION ALL
-               SELECT 'machine_credential', m.id, m.actor_id, m.machine_id, m.organization_id, NULL::timestamptz
-                 FROM machine_credentials m WHERE m.token_hash = $1 AND m.revoked_at IS NULL
+               SELECT 'machine_credential', m.id, m.actor_id, m.machine_id, m.organization_id, m.expires_at
+                 FROM machine_credentials m
+                WHERE m.token_hash = $1 AND m.revoked_at IS NULL AND (m.expires_at IS NULL OR m.expires_at > now())
               ) c
          JOIN actors a ON a.id = c.actor_id
         LIMIT 1`,

@@ -1,5 +1,5 @@
 import { DomainError, invalidRequest, payloadTooLarge, validationFailed } from './domain-error';
-import { controlCharacterProblem } from './text-fields';
+import { controlCharacterProblem, MultiLineFields } from './text-fields';
 
 // The deepest JSON a request may nest. The deepest wire shape (a backlog import: items > sections > …) stays under
 // ten levels; 32 leaves room and keeps every recursive walker (class-transformer, class-validator) far from the
@@ -62,12 +62,13 @@ function textProblem(value: string, multiLine: boolean): string | null {
 // Walks a parsed request part without recursion (a hostile body cannot exhaust the stack here): refuses nesting
 // past MAX_BODY_DEPTH (invalid_request) and every string or key PostgreSQL cannot store or a terminal would obey
 // (validation_failed, naming each field). A string is single-line unless its JSON path (`[]` for any index) is in
-// `multiLine` (text-fields.ts); keys are always single-line. `prefix` names the part's fields: '' for the body.
+// `multiLine` (text-fields.ts; 'every': any string may be multi-line); keys are always single-line. `prefix` names
+// the part's fields: '' for the body.
 export function checkRequestPart(
   value: unknown,
   where: string,
   prefix = '',
-  multiLine: ReadonlySet<string> = new Set(),
+  multiLine: MultiLineFields = new Set(),
 ): void {
   const problems: FieldProblem[] = [];
   const stack: { value: unknown; path: string; pattern: string; depth: number }[] = [
@@ -76,7 +77,7 @@ export function checkRequestPart(
   while (stack.length > 0) {
     const { value: current, path, pattern, depth } = stack.pop()!;
     if (typeof current === 'string') {
-      const problem = textProblem(current, multiLine.has(pattern));
+      const problem = textProblem(current, multiLine === 'every' || multiLine.has(pattern));
       if (problem && problems.length < MAX_REPORTED_FIELDS)
         problems.push({ field: path || where, problems: [problem] });
       continue;

@@ -79,8 +79,18 @@ export const MULTI_LINE_FIELDS: Readonly<
   ],
 };
 
+// The JSON paths of a body whose strings may hold newlines and tabs; 'every': any of them.
+export type MultiLineFields = ReadonlySet<string> | 'every';
+
+// The hosted forward (/api/orgs/<slug>/v1/... → /v1/...): the forwarded request reaches its own /v1 route, where the
+// edge checks it again with that route's multi-line fields. On the way in no string is held to one line, so the
+// hosted path accepts exactly the bodies /v1 accepts (what is never storable, NUL, CR, other controls, stays refused
+// at both).
+export const FORWARDING_ROUTES: ReadonlySet<string> = new Set(['/api/orgs/:slug/v1/*']);
+
 // The multi-line JSON paths of one request (empty: every string is single-line).
-export function multiLineFieldsOf(method: string, route: string | undefined, params: RouteParams): ReadonlySet<string> {
+export function multiLineFieldsOf(method: string, route: string | undefined, params: RouteParams): MultiLineFields {
+  if (route !== undefined && FORWARDING_ROUTES.has(route)) return 'every';
   const entry = route === undefined ? undefined : MULTI_LINE_FIELDS[`${method.toUpperCase()} ${route}`];
   if (entry === undefined) return new Set();
   return new Set(typeof entry === 'function' ? entry(params) : entry);

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 
 import type { DoctorReport } from '@app/contracts';
 
-import { AuthenticatedActor } from '../auth/actor';
+import { AuthenticatedActor, isServerAdmin } from '../auth/actor';
 import { forbidden } from '../common/domain-error';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { DoctorRepository } from './doctor.repository';
@@ -20,7 +20,8 @@ export class DoctorService {
   ) {}
 
   async report(actor: AuthenticatedActor): Promise<DoctorReport> {
-    if (!actor.isAdmin) throw forbidden('only a server admin runs the doctor');
+    if (!isServerAdmin(actor))
+      throw forbidden('only a server admin (not confined to one organization) runs the doctor');
     const reading = await this.repository.readClock();
     const skew = clockSkewMs(reading);
     // reported now too, so a replica that just booted or missed a heartbeat is in the list it answers with

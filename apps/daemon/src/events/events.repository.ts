@@ -195,7 +195,7 @@ export class EventsRepository {
               CASE WHEN a.is_admin AND $4::integer IS NULL THEN NULL
                    ELSE ARRAY(SELECT p.id FROM projects p
                                WHERE ${accessibleProjectWhere('p', 'a.id', 'a.is_admin', '$4')}) END AS projects,
-              CASE WHEN a.is_admin THEN NULL
+              CASE WHEN a.is_admin AND $4::integer IS NULL THEN NULL
                    ELSE ARRAY(SELECT o.slug FROM memberships m JOIN organizations o ON o.id = m.organization_id
                                WHERE $5::boolean AND m.actor_id = a.id AND m.status = 'active' AND m.role = 'admin'
                                  AND ($4::integer IS NULL OR o.id = $4)
@@ -210,7 +210,7 @@ export class EventsRepository {
                SELECT t.revoked_at IS NULL AS live, (t.expires_at IS NOT NULL AND t.expires_at <= now()) AS expired
                  FROM api_tokens t WHERE $2 = 'api_token' AND t.id = $3 AND t.actor_id = a.id
                UNION ALL
-               SELECT m.revoked_at IS NULL, false
+               SELECT m.revoked_at IS NULL, (m.expires_at IS NOT NULL AND m.expires_at <= now())
                  FROM machine_credentials m WHERE $2 = 'machine_credential' AND m.id = $3 AND m.actor_id = a.id
               ) c ON true
         WHERE a.id = $1`,

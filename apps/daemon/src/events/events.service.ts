@@ -32,7 +32,7 @@ export const STREAM_HEARTBEAT_MS = 15_000;
 // The `closed` event's message for each code.
 const CLOSE_MESSAGES: Record<StreamCloseCode, string> = {
   token_revoked: 'the API token of this stream was revoked',
-  token_expired: 'the API token of this stream expired',
+  token_expired: 'the credential of this stream expired',
   machine_credential_revoked: "this machine's credential was revoked",
   actor_disabled: 'this actor was disabled',
   membership_removed: 'this actor is no longer an active member of an organization it could see here',

@@ -7,6 +7,7 @@ import { RequestScopeService, SCOPE_HEADER } from '../auth/request-scope.service
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { EventsStreamQueryDto } from '../events/dto/events.dto';
 import { EventsService } from '../events/events.service';
+import { forwardedUrl } from './forwarded-url';
 import { maError, MaCode } from './machine-authorization.errors';
 import { MachineAuthorizationRepository } from './machine-authorization.repository';
 
@@ -46,8 +47,13 @@ export class HostedForwardController {
     @Res() reply: FastifyReply,
   ): Promise<void> {
     const organizationId = await this.assertMember(slug, actor);
-    const prefix = `/api/orgs/${slug}`;
-    const url = req.url.startsWith(prefix) ? req.url.slice(prefix.length) : req.url;
+    const url = forwardedUrl(req.url);
+    if (url === null) {
+      throw maError(
+        MaCode.NotFound,
+        'no such route: a path under /api/orgs/<slug>/v1/ reaches /v1 routes only, and may not hold . or .. segments',
+      );
+    }
     const headers = Object.fromEntries(
       Object.entries(req.headers).filter(([name]) => !DROPPED_HEADERS.has(name) && !name.startsWith('x-forwarded-')),
     ) as Record<string, string>;

@@ -72,6 +72,19 @@ export interface PendingRequestRow {
   claimed_by_caller: boolean;
 }
 
+// The credential a decision was made with, and the parent of the machine credential it leads to.
+export interface ParentCredential {
+  via: 'api_token' | 'machine_credential';
+  id: number;
+}
+
+export interface ConsumedAuthorization {
+  decidedBy: number | null;
+  organizationId: number;
+  machineName: string;
+  parent: ParentCredential | null;
+}
+
 export interface PendingRequestScope {
   actorId: number;
   organizationIds: readonly number[];
@@ -164,6 +177,13 @@ export class MachineAuthorizationRepository {
   async organizationBySlug(slug: string): Promise<OrganizationRow | null> {
     const rows: OrganizationRow[] = await this.dataSource.query('SELECT id, slug FROM organizations WHERE slug = $1', [
       slug,
+    ]);
+    return rows[0] ?? null;
+  }
+
+  async organizationById(id: number): Promise<OrganizationRow | null> {
+    const rows: OrganizationRow[] = await this.dataSource.query('SELECT id, slug FROM organizations WHERE id = $1', [
+      id,
     ]);
     return rows[0] ?? null;
   }
@@ -340,40 +360,106 @@ export class MachineAuthorizationRepository {
     );
   }
 
+  // parent: the credential the decision was made with (the credential the machine's will descend from); null for a
+  // person signed in with company sign-in.
   async recordDecision(
     manager: EntityManager,
     id: string,
     status: 'approved' | 'denied',
     actorId: number,
     organizationId: number,
+    parent: ParentCredential | null,
   ): Promise<boolean> {
     const result: [unknown[], number] = await manager.query(
       `UPDATE machine_authorizations
-          SET status = $2, claimed_by = $3, decided_by = $3, decided_at = now(), organization_id = $4
+          SET status = $2, claimed_by = $3, decided_by = $3, decided_at = now(), organization_id = $4,
+              decided_with_token_id = $5, decided_with_machine_credential_id = $6
         WHERE id = $1 AND status = 'pending' AND expires_at > now()`,
-      [id, status, actorId, organizationId],
+      [
+        id,
+        status,
+        actorId,
+        organizationId,
+        parent?.via === 'api_token' ? parent.id : null,
+        parent?.via === 'machine_credential' ? parent.id : null,
+      ],
     );
     return result[1] === 1;
   }
 
   // The one poll that flips approved → consumed wins; concurrent polls wait on the row lock and then match nothing.
-  async markConsumed(
-    manager: EntityManager,
-    id: string,
-    machineId: string,
-  ): Promise<{ decidedBy: number | null; organizationId: number; machineName: string } | null> {
+  async markConsumed(manager: EntityManager, id: string, machineId: string): Promise<ConsumedAuthorization | null> {
     // UPDATE ... RETURNING answers [rows, rowCount] through TypeORM's query().
-    const [rows]: [{ decided_by: number | null; organization_id: number; machine_name: string }[], number] =
-      await manager.query(
-        `UPDATE machine_authorizations SET status = 'consumed', consumed_at = now()
+    const [rows]: [
+      {
+        decided_by: number | null;
+        organization_id: number;
+        machine_name: string;
+        decided_with_token_id: number | null;
+        decided_with_machine_credential_id: number | null;
+      }[],
+      number,
+    ] = await manager.query(
+      `UPDATE machine_authorizations SET status = 'consumed', consumed_at = now()
         WHERE id = $1 AND status = 'approved' AND expires_at > now() AND machine_id = $2
-        RETURNING decided_by, organization_id, machine_name`,
-        [id, machineId],
-      );
+        RETURNING decided_by, organization_id, machine_name, decided_with_token_id, decided_with_machine_credential_id`,
+      [id, machineId],
+    );
     const row = rows[0];
-    return row
-      ? { decidedBy: row.decided_by, organizationId: row.organization_id, machineName: row.machine_name }
-      : null;
+    if (!row) return null;
+    let parent: ParentCredential | null = null;
+    if (row.decided_with_token_id !== null) parent = { via: 'api_token', id: row.decided_with_token_id };
+    if (row.decided_with_machine_credential_id !== null) {
+      parent = { via: 'machine_credential', id: row.decided_with_machine_credential_id };
+    }
+    return {
+      decidedBy: row.decided_by,
+      organizationId: row.organization_id,
+      machineName: row.machine_name,
+      parent,
+    };
+  }
+
+  // The approving credential at issuance, locked FOR SHARE so that a revocation running at the same time either
+  // waits for the new credential (and its cascade then reaches it) or committed first (and the parent is not live).
+  // A machine re-approved with its own credential, which its rotation revokes, descends from that credential's
+  // parent instead (and keeps its expiry). null: the parent is revoked or expired.
+  async liveParent(
+    manager: EntityManager,
+    parent: ParentCredential,
+    rotating: { machineId: string; organizationId: number },
+  ): Promise<{ parent: ParentCredential | null; expiresAt: Date | null } | null> {
+    const rows: {
+      expires_at: Date | null;
+      rotated: boolean;
+      parent_token_id: number | null;
+      parent_machine_credential_id: number | null;
+    }[] =
+      parent.via === 'api_token'
+        ? await manager.query(
+            `SELECT expires_at, false AS rotated, NULL::integer AS parent_token_id,
+                    NULL::integer AS parent_machine_credential_id
+               FROM api_tokens
+              WHERE id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now()) FOR SHARE`,
+            [parent.id],
+          )
+        : await manager.query(
+            `SELECT expires_at, (machine_id = $2 AND organization_id = $3) AS rotated, parent_token_id,
+                    parent_machine_credential_id
+               FROM machine_credentials
+              WHERE id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now()) FOR SHARE`,
+            [parent.id, rotating.machineId, rotating.organizationId],
+          );
+    const row = rows[0];
+    if (!row) return null;
+    if (!row.rotated) return { parent, expiresAt: row.expires_at };
+    if (row.parent_token_id !== null) {
+      return this.liveParent(manager, { via: 'api_token', id: row.parent_token_id }, rotating);
+    }
+    if (row.parent_machine_credential_id !== null) {
+      return this.liveParent(manager, { via: 'machine_credential', id: row.parent_machine_credential_id }, rotating);
+    }
+    return { parent: null, expiresAt: row.expires_at };
   }
 
   async approverStanding(
@@ -403,7 +489,8 @@ export class MachineAuthorizationRepository {
     };
   }
 
-  // Rotation: the machine's previous live credential in this organization is revoked in the same transaction.
+  // Rotation: the machine's previous live credential in this organization is revoked in the same transaction (and
+  // with it, by the revocation triggers, what it minted and approved).
   async issueCredential(
     manager: EntityManager,
     credential: {
@@ -414,6 +501,9 @@ export class MachineAuthorizationRepository {
       organizationId: number;
       tokenHash: Buffer;
       tokenPrefix: string;
+      // the approving credential (see liveParent) and the expiry it passes on; null: none
+      parent: ParentCredential | null;
+      expiresAt: Date | null;
     },
   ): Promise<number> {
     await manager.query(
@@ -423,8 +513,9 @@ export class MachineAuthorizationRepository {
     );
     const rows: { id: number }[] = await manager.query(
       `INSERT INTO machine_credentials
-              (machine_id, machine_name, actor_id, organization_id, token_hash, token_prefix, authorization_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
+              (machine_id, machine_name, actor_id, organization_id, token_hash, token_prefix, authorization_id,
+               expires_at, parent_token_id, parent_machine_credential_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
       [
         credential.machineId,
         credential.machineName,
@@ -433,6 +524,9 @@ export class MachineAuthorizationRepository {
         credential.tokenHash,
         credential.tokenPrefix,
         credential.authorizationId,
+        credential.expiresAt,
+        credential.parent?.via === 'api_token' ? credential.parent.id : null,
+        credential.parent?.via === 'machine_credential' ? credential.parent.id : null,
       ],
     );
     await manager.query('UPDATE machine_authorizations SET credential_id = $2 WHERE id = $1', [

@@ -14,7 +14,7 @@ import {
   validateMachineAuthorizationBody,
 } from '@app/contracts';
 
-import { AuthenticatedActor } from '../auth/actor';
+import { actingCredential, AuthenticatedActor, organizationScope } from '../auth/actor';
 import { generateToken, hashToken, MACHINE_CREDENTIAL_PREFIX, tokenDisplayPrefix } from '../auth/tokens';
 import { DomainError } from '../common/domain-error';
 import { APP_CONFIG, AppConfig } from '../config/config';
@@ -256,6 +256,7 @@ export class MachineAuthorizationService {
   async pendingRequests(actor: AuthenticatedActor, slug: string | null): Promise<MachineAuthorizationRequestList> {
     let organizationIds: number[];
     let includeUnbound: boolean;
+    const confined = organizationScope(actor);
     if (!this.hosted) {
       this.assertModeOf(slug);
       const organization = await this.repository.soleOrganization();
@@ -268,6 +269,13 @@ export class MachineAuthorizationService {
     } else {
       organizationIds = await this.repository.activeOrganizations(actor.id, 'admin');
       includeUnbound = organizationIds.length > 0;
+    }
+    // A confined credential sees only its organization's requests (and, hosted, the unbound ones it may bind there).
+    if (confined !== null && !organizationIds.includes(confined)) {
+      organizationIds = [];
+      includeUnbound = false;
+    } else if (confined !== null) {
+      organizationIds = [confined];
     }
     const rows = await this.repository.pendingRequests({ actorId: actor.id, organizationIds, includeUnbound });
     return {
@@ -366,7 +374,8 @@ export class MachineAuthorizationService {
             'choose the organization this machine joins: resolve through /api/orgs/<slug> (svc machine-authorization resolve --org <slug>)',
           );
         }
-        if (!(await this.repository.recordDecision(manager, row.id, wanted, actor.id, organizationId))) {
+        const parent = actingCredential(actor);
+        if (!(await this.repository.recordDecision(manager, row.id, wanted, actor.id, organizationId, parent))) {
           return new UnknownCode();
         }
         return { code, decision: wanted };
@@ -387,7 +396,21 @@ export class MachineAuthorizationService {
         if (!consumed) return null;
         const standing = await this.repository.approverStanding(manager, consumed.decidedBy, consumed.organizationId);
         this.assertApproverStanding(standing);
+        // Approved with a credential: the machine's is its child (expires no later, revoked with it).
+        const lineage = consumed.parent
+          ? await this.repository.liveParent(manager, consumed.parent, {
+              machineId: row.machineId,
+              organizationId: consumed.organizationId,
+            })
+          : { parent: null, expiresAt: null };
+        if (lineage === null) {
+          throw maError(
+            MaCode.MachineCredentialRefused,
+            'the credential this machine was approved with has been revoked or has expired; start a new connection and approve it again',
+          );
+        }
         await this.repository.issueCredential(manager, {
+          ...lineage,
           authorizationId: row.id,
           machineId: row.machineId,
           machineName: consumed.machineName,
@@ -470,12 +493,15 @@ export class MachineAuthorizationService {
       throw maError(MaCode.NotFound, 'this self-hosted server has no organization paths');
   }
 
+  // A credential confined to an organization (a machine's, a token it minted, the hosted path's request) decides
+  // only that organization's codes.
   private async approverScope(actor: AuthenticatedActor, slug: string | null): Promise<ApproverScope> {
     this.assertModeOf(slug);
+    const confined = organizationScope(actor);
     if (!this.hosted) {
       const organization = await this.repository.soleOrganization();
       const membership = organization ? await this.repository.membership(actor.id, organization.id) : null;
-      if (!organization || membership?.status !== 'active') {
+      if (!organization || membership?.status !== 'active' || (confined !== null && confined !== organization.id)) {
         throw maError(
           MaCode.OrganizationMembershipRequired,
           'only active members of this server’s organization decide machine codes; ask an organization admin to add you',
@@ -483,14 +509,21 @@ export class MachineAuthorizationService {
       }
       return { organizationId: organization.id };
     }
-    if (slug === null) return { organizationId: null };
-    const organization = await this.repository.organizationBySlug(slug);
+    if (slug === null && confined === null) return { organizationId: null };
+    const organization =
+      slug === null
+        ? await this.repository.organizationById(confined!)
+        : await this.repository.organizationBySlug(slug);
     if (!organization) throw maError(MaCode.NotFound, 'no such organization');
     const membership = await this.repository.membership(actor.id, organization.id);
-    if (membership?.status !== 'active' || membership.role !== 'admin') {
+    if (
+      membership?.status !== 'active' ||
+      membership.role !== 'admin' ||
+      (confined !== null && confined !== organization.id)
+    ) {
       throw maError(
         MaCode.OrganizationMembershipRequired,
-        `only active admins of ${slug} decide its machine codes; ask one of its admins`,
+        `only active admins of ${organization.slug} decide its machine codes; ask one of its admins`,
       );
     }
     return { organizationId: organization.id };

@@ -4,36 +4,48 @@ import { DataSource } from 'typeorm';
 
 import { MachineCredentialRow } from './dto/machines.dto';
 
-// Who may see or revoke a credential: its own actor, a server admin, or an active admin of its organization.
-const MAY_MANAGE = `(c.actor_id = $1 OR $2::boolean OR EXISTS (
-  SELECT 1 FROM memberships m
-   WHERE m.organization_id = c.organization_id AND m.actor_id = $1 AND m.role = 'admin' AND m.status = 'active'))`;
+// Who may see or revoke a credential: its own actor, an unconfined server admin ($2), or an active admin of its
+// organization; a request confined to an organization ($3) only one of that organization (where a confined server
+// admin, $4, counts as its admin).
+export interface MachineManager {
+  actorId: number;
+  serverAdmin: boolean;
+  scope: number | null;
+  scopeAdmin: boolean;
+}
+
+const managerParams = (m: MachineManager) => [m.actorId, m.serverAdmin, m.scope, m.scopeAdmin];
+
+const MAY_MANAGE = `(($3::integer IS NULL OR c.organization_id = $3::integer)
+  AND (c.actor_id = $1 OR $2::boolean OR $4::boolean OR EXISTS (
+    SELECT 1 FROM memberships m
+     WHERE m.organization_id = c.organization_id AND m.actor_id = $1 AND m.role = 'admin' AND m.status = 'active')))`;
 
 @Injectable()
 export class MachinesRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  listManageable(actorId: number, isAdmin: boolean, includeRevoked: boolean): Promise<MachineCredentialRow[]> {
+  listManageable(manager: MachineManager, includeRevoked: boolean): Promise<MachineCredentialRow[]> {
     return this.dataSource.query(
       `SELECT c.machine_id, c.machine_name, a.name AS actor, o.slug AS org, c.token_prefix, c.created_at,
-              c.last_used_at, c.revoked_at
+              c.last_used_at, c.expires_at, c.revoked_at
          FROM machine_credentials c
          JOIN actors a ON a.id = c.actor_id
          JOIN organizations o ON o.id = c.organization_id
-        WHERE ${MAY_MANAGE} AND ($3::boolean OR c.revoked_at IS NULL)
+        WHERE ${MAY_MANAGE} AND ($5::boolean OR c.revoked_at IS NULL)
         ORDER BY c.created_at DESC, c.id DESC`,
-      [actorId, isAdmin, includeRevoked],
+      [...managerParams(manager), includeRevoked],
     );
   }
 
   // One statement: the bearer guard looks credentials up on every request, so the next request fails everywhere.
   // The API tokens the credential minted are revoked with it, transitively, by the trigger
   // tr_machine_credentials_revoke_minted (migration CredentialLineage), in the same transaction.
-  async revoke(actorId: number, isAdmin: boolean, machineId: string): Promise<number> {
+  async revoke(manager: MachineManager, machineId: string): Promise<number> {
     const result: [unknown[], number] = await this.dataSource.query(
       `UPDATE machine_credentials c SET revoked_at = now()
-        WHERE c.machine_id = $3 AND c.revoked_at IS NULL AND ${MAY_MANAGE}`,
-      [actorId, isAdmin, machineId],
+        WHERE c.machine_id = $5 AND c.revoked_at IS NULL AND ${MAY_MANAGE}`,
+      [...managerParams(manager), machineId],
     );
     return result[1];
   }

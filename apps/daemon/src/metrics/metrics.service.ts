@@ -8,7 +8,7 @@ import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 
 import { version } from '../../../../package.json';
-import { AuthenticatedActor } from '../auth/actor';
+import { AuthenticatedActor, isServerAdmin } from '../auth/actor';
 import { forbidden } from '../common/domain-error';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { EventsStreamService } from '../events/events-stream.service';
@@ -62,7 +62,8 @@ export class MetricsService implements OnModuleInit, OnApplicationBootstrap, OnM
   }
 
   scrape(actor: AuthenticatedActor): Promise<string> {
-    if (!actor.isAdmin) throw forbidden('only a server admin reads the metrics');
+    if (!isServerAdmin(actor))
+      throw forbidden('only a server admin (not confined to one organization) reads the metrics');
     return this.text();
   }
 

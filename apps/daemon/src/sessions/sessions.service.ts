@@ -10,7 +10,7 @@ import {
 } from '@app/contracts';
 import { LANE_KEY_PREFIX, LanePolicy, resolveLane } from '@app/core';
 
-import { AuthenticatedActor } from '../auth/actor';
+import { AuthenticatedActor, isServerAdmin } from '../auth/actor';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { nameWriterSession } from '../database/write-context';
 import { FrontierService } from '../frontier/frontier.service';
@@ -78,19 +78,19 @@ export class SessionsService {
     };
   }
 
-  // Sessions belong to the actor that registered them (admins may act on any).
+  // Sessions belong to the actor that registered them (unconfined server admins may act on any).
   async owned(actor: AuthenticatedActor, id: number, { live = true } = {}): Promise<SessionRow> {
     const row = await this.repository.find(id);
-    if (!row || (row.actor_id !== actor.id && !actor.isAdmin)) throw sessionNotFound(id);
+    if (!row || (row.actor_id !== actor.id && !isServerAdmin(actor))) throw sessionNotFound(id);
     if (live && row.ended_at) throw sessionEnded(id);
     return row;
   }
 
-  // The caller's own sessions; an admin sees everyone's. A named project must be one the caller can access.
+  // The caller's own sessions; an unconfined server admin sees everyone's. A named project must be one the caller can access.
   async list(actor: AuthenticatedActor, dto: ListSessionsQueryDto): Promise<SessionListResponse> {
     const project = dto.project ? (await this.frontier.resolveProject(actor, dto.project)).id : null;
     const rows = await this.repository.list({
-      actorId: actor.isAdmin ? null : actor.id,
+      actorId: isServerAdmin(actor) ? null : actor.id,
       project,
       harness: dto.harness ?? null,
       state: dto.state ?? 'live',

@@ -67,20 +67,34 @@ const TOKEN_COLUMNS = `t.id, t.name, a.name AS actor, t.actor_id, t.token_prefix
   t.expires_at, t.revoked_at, t.parent_token_id,
   (SELECT mc.machine_id FROM machine_credentials mc WHERE mc.id = t.parent_machine_credential_id) AS parent_machine_id`;
 
+// Who asks (see IN_VIEW): the caller, whether they are a server admin (actors.is_admin) and the organization their
+// request is confined to (organizationScope), null: none.
+export interface TeamViewer {
+  id: number;
+  isAdmin: boolean;
+  scope: number | null;
+}
+
+const viewerParams = (viewer: TeamViewer) => [viewer.id, viewer.isAdmin, viewer.scope];
+
 // The walls between organizations: whether actor `a` is in the view of the caller $1 ($2: the caller is a server
-// admin, who sees everyone). Everyone sees themselves; an organization admin also sees the actors who are not
-// server admins, have at least one membership, and have every membership (whatever its status) in an organization
-// the caller is an active admin of. An actor with a membership anywhere else, with none at all, or a server admin
-// is outside their view, exactly like a name that does not exist.
-const IN_VIEW = `(a.id = $1 OR $2::boolean OR (
+// admin; $3: the organization the request is confined to, or NULL). Everyone sees themselves; an unconfined server
+// admin sees everyone; an organization admin also sees the actors who are not server admins, have at least one
+// membership, and have every membership (whatever its status) in an organization the caller is an active admin of.
+// A confined request sees only actors every membership of whom is in its organization, and only if the caller is an
+// admin of it (a confined server admin counts as one). An actor with a membership anywhere else, with none at all,
+// or a server admin is outside the view, exactly like a name that does not exist.
+const IN_VIEW = `(a.id = $1 OR ($2::boolean AND $3::integer IS NULL) OR (
   NOT a.is_admin
   AND EXISTS (SELECT 1 FROM memberships vm WHERE vm.actor_id = a.id)
   AND NOT EXISTS (
     SELECT 1 FROM memberships vm
      WHERE vm.actor_id = a.id
-       AND NOT EXISTS (SELECT 1 FROM memberships cm
-                        WHERE cm.actor_id = $1 AND cm.organization_id = vm.organization_id
-                          AND cm.role = 'admin' AND cm.status = 'active'))))`;
+       AND NOT (($3::integer IS NULL OR vm.organization_id = $3::integer)
+                AND ($2::boolean
+                     OR EXISTS (SELECT 1 FROM memberships cm
+                                 WHERE cm.actor_id = $1 AND cm.organization_id = vm.organization_id
+                                   AND cm.role = 'admin' AND cm.status = 'active'))))))`;
 
 @Injectable()
 export class TeamRepository {
@@ -103,6 +117,14 @@ export class TeamRepository {
     return this.dataSource.query('SELECT id, slug, name FROM organizations ORDER BY id');
   }
 
+  async organizationById(id: number): Promise<OrganizationRow | null> {
+    const rows: OrganizationRow[] = await this.dataSource.query(
+      'SELECT id, slug, name FROM organizations WHERE id = $1',
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+
   async organizationBySlug(slug: string): Promise<OrganizationRow | null> {
     const rows: OrganizationRow[] = await this.dataSource.query(
       'SELECT id, slug, name FROM organizations WHERE slug = $1',
@@ -111,8 +133,14 @@ export class TeamRepository {
     return rows[0] ?? null;
   }
 
-  // Every organization (all) or those the caller is an active member of; slug: only that one.
-  async organizationSummaries(callerId: number, all: boolean, slug: string | null): Promise<OrganizationSummaryRow[]> {
+  // Every organization (all) or those the caller is an active member of; slug: only that one; scope: only that one
+  // (the organization the request is confined to).
+  async organizationSummaries(
+    callerId: number,
+    all: boolean,
+    slug: string | null,
+    scope: number | null,
+  ): Promise<OrganizationSummaryRow[]> {
     return this.dataSource.query(
       `SELECT o.id, o.slug, o.name, o.created_at, mine.role,
               (SELECT count(*)::int FROM memberships m WHERE m.organization_id = o.id) AS member_count,
@@ -121,8 +149,9 @@ export class TeamRepository {
          FROM organizations o
          LEFT JOIN memberships mine ON mine.organization_id = o.id AND mine.actor_id = $1 AND mine.status = 'active'
         WHERE ($2::boolean OR mine.actor_id IS NOT NULL) AND ($3::text IS NULL OR o.slug = $3)
+          AND ($4::integer IS NULL OR o.id = $4)
         ORDER BY o.slug`,
-      [callerId, all, slug],
+      [callerId, all, slug, scope],
     );
   }
 
@@ -141,27 +170,26 @@ export class TeamRepository {
   }
 
   // The caller and the actors in their view (see IN_VIEW).
-  async listActors(callerId: number, callerIsAdmin: boolean): Promise<ActorRow[]> {
-    return this.dataSource.query(`SELECT ${ACTOR_COLUMNS} FROM actors a WHERE ${IN_VIEW} ORDER BY a.name`, [
-      callerId,
-      callerIsAdmin,
-    ]);
+  async listActors(viewer: TeamViewer): Promise<ActorRow[]> {
+    return this.dataSource.query(
+      `SELECT ${ACTOR_COLUMNS} FROM actors a WHERE ${IN_VIEW} ORDER BY a.name`,
+      viewerParams(viewer),
+    );
   }
 
   // The named actor if the caller sees them, else null: the same answer whether the name is outside the caller's
   // view or does not exist.
-  async visibleActorByName(callerId: number, callerIsAdmin: boolean, name: string): Promise<ActorRow | null> {
+  async visibleActorByName(viewer: TeamViewer, name: string): Promise<ActorRow | null> {
     const rows: ActorRow[] = await this.dataSource.query(
-      `SELECT ${ACTOR_COLUMNS} FROM actors a WHERE a.name = $3 AND ${IN_VIEW}`,
-      [callerId, callerIsAdmin, name],
+      `SELECT ${ACTOR_COLUMNS} FROM actors a WHERE a.name = $4 AND ${IN_VIEW}`,
+      [...viewerParams(viewer), name],
     );
     return rows[0] ?? null;
   }
 
-  async isInView(callerId: number, callerIsAdmin: boolean, actorId: number): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(`SELECT 1 FROM actors a WHERE a.id = $3 AND ${IN_VIEW}`, [
-      callerId,
-      callerIsAdmin,
+  async isInView(viewer: TeamViewer, actorId: number): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(`SELECT 1 FROM actors a WHERE a.id = $4 AND ${IN_VIEW}`, [
+      ...viewerParams(viewer),
       actorId,
     ]);
     return rows.length > 0;
@@ -252,7 +280,8 @@ export class TeamRepository {
   }
 
   // Mints a token as a child of the caller's credential, confined to the parent's organization if the parent is (a
-  // machine credential always is); it expires no later than its parent (LEAST ignores a NULL:
+  // machine credential always is; a machine approved with a token expires with it, and so does what it mints), or
+  // else to the request's organization (the hosted path's); it expires no later than its parent (LEAST ignores a NULL:
   // a parent without expiry leaves the requested lifetime as it is). The parent is locked FOR SHARE and must still
   // be live, so a revocation running at the same time either waits for this insert (and its cascade then reaches
   // the new token) or committed first (and the parent is gone). null: the parent is no longer live.
@@ -263,6 +292,7 @@ export class TeamRepository {
     prefix: string,
     expiresInSeconds: number | null,
     parent: ParentCredential,
+    scope: number | null,
   ): Promise<TokenRow | null> {
     const id = await this.dataSource.transaction(async (manager) => {
       const live: { expires_at: Date | null; organization_id: number | null }[] =
@@ -273,8 +303,8 @@ export class TeamRepository {
               [parent.id],
             )
           : await manager.query(
-              `SELECT NULL::timestamptz AS expires_at, organization_id FROM machine_credentials
-                WHERE id = $1 AND revoked_at IS NULL FOR SHARE`,
+              `SELECT expires_at, organization_id FROM machine_credentials
+                WHERE id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now()) FOR SHARE`,
               [parent.id],
             );
       if (live.length === 0) return null;
@@ -295,7 +325,7 @@ export class TeamRepository {
           live[0].expires_at,
           parent.via === 'api_token' ? parent.id : null,
           parent.via === 'machine_credential' ? parent.id : null,
-          live[0].organization_id,
+          live[0].organization_id ?? scope,
         ],
       );
       return rows[0].id;
@@ -313,18 +343,13 @@ export class TeamRepository {
 
   // The tokens of one actor (actorId) or of the caller and every actor in their view (actorId null; for a server
   // admin: every token). Only ever the tokens of actors in the caller's view.
-  async listTokens(
-    callerId: number,
-    callerIsAdmin: boolean,
-    actorId: number | null,
-    includeRevoked: boolean,
-  ): Promise<TokenRow[]> {
+  async listTokens(viewer: TeamViewer, actorId: number | null, includeRevoked: boolean): Promise<TokenRow[]> {
     return this.dataSource.query(
       `SELECT ${TOKEN_COLUMNS} FROM api_tokens t JOIN actors a ON a.id = t.actor_id
-        WHERE ($3::integer IS NULL OR t.actor_id = $3) AND ${IN_VIEW}
-          AND ($4::boolean OR (t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())))
+        WHERE ($4::integer IS NULL OR t.actor_id = $4) AND ${IN_VIEW}
+          AND ($5::boolean OR (t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())))
         ORDER BY a.name, t.id`,
-      [callerId, callerIsAdmin, actorId, includeRevoked],
+      [...viewerParams(viewer), actorId, includeRevoked],
     );
   }
 

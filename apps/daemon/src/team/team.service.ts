@@ -15,7 +15,7 @@ import type {
   TokenWire,
 } from '@app/contracts';
 
-import { AuthenticatedActor } from '../auth/actor';
+import { AuthenticatedActor, isServerAdmin, organizationScope } from '../auth/actor';
 import { API_TOKEN_PREFIX, generateToken, hashToken, tokenDisplayPrefix } from '../auth/tokens';
 import { forbidden, invalidRequest, notFound, unauthorized } from '../common/domain-error';
 import { APP_CONFIG, AppConfig } from '../config/config';
@@ -42,10 +42,17 @@ import {
   OrganizationRow,
   OrganizationSummaryRow,
   TeamRepository,
+  TeamViewer,
   TokenRow,
 } from './team.repository';
 
 const DEFAULT_ORGANIZATION_SLUG = 'default';
+
+const viewerOf = (caller: AuthenticatedActor): TeamViewer => ({
+  id: caller.id,
+  isAdmin: caller.isAdmin,
+  scope: organizationScope(caller),
+});
 
 export function toActorWire(row: ActorRow): ActorWire {
   return {
@@ -95,7 +102,10 @@ function toOrganizationWire(row: OrganizationSummaryRow): OrganizationWire {
 // organization admin manages the actors in their view: those all of whose memberships are in organizations they
 // administer (never a server admin, never someone who also belongs elsewhere; see IN_VIEW in the repository);
 // every actor manages their own tokens. Anything outside the caller's view answers the same 404 as a name that
-// does not exist, so names of other organizations' people do not leak.
+// does not exist, so names of other organizations' people do not leak. A request confined to an organization (a
+// machine credential, a token it minted, the hosted path; see organizationScope) acts in that organization only:
+// another organization answers like one that does not exist, and a confined server admin is an admin of its
+// organization and no more (isServerAdmin).
 @Injectable()
 export class TeamService {
   constructor(
@@ -106,27 +116,43 @@ export class TeamService {
   // Organizations: a server admin creates them and sees them all; anyone else sees those they are an active member
   // of, and any other answers the same 404 as a slug that does not exist.
   async createOrganization(caller: AuthenticatedActor, dto: CreateOrganizationDto): Promise<OrganizationWire> {
-    if (!caller.isAdmin) throw forbidden('only a server admin creates organizations');
+    if (!isServerAdmin(caller)) {
+      throw forbidden(
+        caller.isAdmin
+          ? 'only a server admin whose credential is not confined to one organization creates organizations'
+          : 'only a server admin creates organizations',
+      );
+    }
     if ((await this.repository.insertOrganization(dto.slug, dto.name ?? dto.slug)) === null) {
       throw organizationExists(dto.slug);
     }
-    return toOrganizationWire((await this.repository.organizationSummaries(caller.id, true, dto.slug))[0]);
+    return toOrganizationWire((await this.repository.organizationSummaries(caller.id, true, dto.slug, null))[0]);
   }
 
   async listOrganizations(caller: AuthenticatedActor): Promise<OrganizationListResponse> {
-    const rows = await this.repository.organizationSummaries(caller.id, caller.isAdmin, null);
+    const rows = await this.repository.organizationSummaries(
+      caller.id,
+      caller.isAdmin,
+      null,
+      organizationScope(caller),
+    );
     return { organizations: rows.map(toOrganizationWire) };
   }
 
   async showOrganization(caller: AuthenticatedActor, slug: string): Promise<OrganizationDetailWire> {
-    const [row] = await this.repository.organizationSummaries(caller.id, caller.isAdmin, slug);
+    const [row] = await this.repository.organizationSummaries(
+      caller.id,
+      caller.isAdmin,
+      slug,
+      organizationScope(caller),
+    );
     if (!row) throw notFound(`organization ${slug}`);
     const members = await this.repository.listMembers(row.id);
     return { ...toOrganizationWire(row), members: members.map(toMembershipWire) };
   }
 
   async listActors(caller: AuthenticatedActor): Promise<ActorListResponse> {
-    const rows = await this.repository.listActors(caller.id, caller.isAdmin);
+    const rows = await this.repository.listActors(viewerOf(caller));
     return { actors: rows.map(toActorWire) };
   }
 
@@ -137,8 +163,9 @@ export class TeamService {
   async createActor(caller: AuthenticatedActor, dto: CreateActorDto): Promise<ActorWire> {
     const organization = await this.organizationFor(caller, dto.org);
     await this.assertOrganizationAdmin(caller, organization);
-    // Only a server admin makes another server admin, and never in hosted mode (there --admin is the org role).
-    const isAdmin = Boolean(dto.admin) && caller.isAdmin && this.config.mode !== 'hosted';
+    // Only an unconfined server admin makes another server admin, and never in hosted mode (there --admin is the
+    // org role).
+    const isAdmin = Boolean(dto.admin) && isServerAdmin(caller) && this.config.mode !== 'hosted';
     const created = await this.repository.transaction(async (manager) => {
       const id = await this.repository.insertActor(manager, {
         name: dto.name,
@@ -147,7 +174,7 @@ export class TeamService {
         isAdmin,
       });
       // An organization admin is not told whether the name is someone in their view or in another organization.
-      if (id === 'name_taken') throw caller.isAdmin ? actorExists(dto.name) : nameUnavailable(dto.name);
+      if (id === 'name_taken') throw isServerAdmin(caller) ? actorExists(dto.name) : nameUnavailable(dto.name);
       if (id === 'email_taken') throw emailTaken();
       await this.repository.upsertMembership(manager, organization.id, id, dto.admin ? 'admin' : 'member');
       return id;
@@ -191,7 +218,8 @@ export class TeamService {
     // An organization admin may take anyone out of their own organization (it changes nothing elsewhere and its
     // member list already shows them), except a server admin; anyone else answers like an unknown name.
     const member = await this.repository.memberByName(organization.id, dto.actor);
-    const target = member && (caller.isAdmin || !member.is_admin) ? member : await this.visibleActor(caller, dto.actor);
+    const target =
+      member && (isServerAdmin(caller) || !member.is_admin) ? member : await this.visibleActor(caller, dto.actor);
     const outcome = await this.repository.removeMembership(organization.id, target.id);
     if (outcome === 'absent') throw notFound(`membership of ${dto.actor} in ${organization.slug}`);
     if (outcome === 'last_admin') {
@@ -205,13 +233,13 @@ export class TeamService {
     let actorId: number | null = caller.id;
     if (query.actor !== undefined) actorId = (await this.visibleActor(caller, query.actor)).id;
     else if (query.all) actorId = null;
-    const rows = await this.repository.listTokens(caller.id, caller.isAdmin, actorId, query.include_revoked ?? false);
+    const rows = await this.repository.listTokens(viewerOf(caller), actorId, query.include_revoked ?? false);
     return { tokens: rows.map(toTokenWire) };
   }
 
   // The new token is a child of the caller's credential (whoever it is for): it expires no later than that
   // credential and is revoked with it. A requested lifetime beyond the parent's expiry is capped, visibly in
-  // expires_at.
+  // expires_at. It is confined where the request is (the parent's organization, or the hosted path's).
   async createToken(caller: AuthenticatedActor, dto: CreateTokenDto): Promise<CreatedTokenResponse> {
     let target: ActorRow | null = null;
     if (dto.actor !== undefined && dto.actor !== caller.name) {
@@ -228,6 +256,7 @@ export class TeamService {
       tokenDisplayPrefix(token),
       dto.expires_in ?? null,
       { via: caller.via, id: caller.credentialId },
+      organizationScope(caller),
     );
     if (!row) throw unauthorized('this credential was revoked or has expired');
     return { ...toTokenWire(row), token };
@@ -236,7 +265,7 @@ export class TeamService {
   async revokeToken(caller: AuthenticatedActor, id: number): Promise<RevokeTokenResponse> {
     const row = await this.repository.tokenById(id);
     if (!row) throw notFound(`token ${id}`);
-    if (row.actor_id !== caller.id && !(await this.repository.isInView(caller.id, caller.isAdmin, row.actor_id))) {
+    if (row.actor_id !== caller.id && !(await this.repository.isInView(viewerOf(caller), row.actor_id))) {
       throw notFound(`token ${id}`);
     }
     return { token_id: id, revoked: await this.repository.revokeToken(id) };
@@ -244,12 +273,14 @@ export class TeamService {
 
   // The named actor if the caller sees them; else the same 404 whether the name exists elsewhere or not at all.
   private async visibleActor(caller: AuthenticatedActor, name: string): Promise<ActorRow> {
-    const row = await this.repository.visibleActorByName(caller.id, caller.isAdmin, name);
+    const row = await this.repository.visibleActorByName(viewerOf(caller), name);
     if (!row) throw notFound(`actor ${name}`);
     return row;
   }
 
   private async assertOrganizationAdmin(caller: AuthenticatedActor, organization: OrganizationRow): Promise<void> {
+    const confined = organizationScope(caller);
+    if (confined !== null && confined !== organization.id) throw notFound(`organization ${organization.slug}`);
     if (caller.isAdmin) return;
     const admins = await this.repository.adminOrganizations(caller.id);
     if (admins.some((o) => o.id === organization.id)) return;
@@ -260,16 +291,23 @@ export class TeamService {
     throw forbidden(`only an admin of ${organization.slug} can do this`);
   }
 
-  // The organization a request means: the named one; else the caller's only administered organization; else (a
-  // server admin, or any member when reading) the self-host server's organization.
+  // The organization a request means: the named one; else the one the request is confined to; else the caller's
+  // only administered organization; else (a server admin, or any member when reading) the self-host server's
+  // organization. A confined request naming another organization gets the 404 of one that does not exist.
   private async organizationFor(
     caller: AuthenticatedActor,
     slug: string | undefined,
     reading = false,
   ): Promise<OrganizationRow> {
+    const confined = organizationScope(caller);
     if (slug !== undefined) {
       const organization = await this.repository.organizationBySlug(slug);
-      if (!organization) throw notFound(`organization ${slug}`);
+      if (!organization || (confined !== null && organization.id !== confined)) throw notFound(`organization ${slug}`);
+      return organization;
+    }
+    if (confined !== null) {
+      const organization = await this.repository.organizationById(confined);
+      if (!organization) throw notFound('organization');
       return organization;
     }
     const administered = await this.repository.adminOrganizations(caller.id);

@@ -8,7 +8,7 @@ import {
   WorkflowVersionWire,
 } from '@app/contracts/backlog';
 
-import { AuthenticatedActor } from '../auth/actor';
+import { AuthenticatedActor, isServerAdmin } from '../auth/actor';
 import { forbidden, internalError } from '../common/domain-error';
 import { toWorkflowSummary, toWorkflowVersionResponse, WorkflowVersionRow } from './dto/workflows.dto';
 import { StageGateRegistry } from './stage-gates';
@@ -39,8 +39,9 @@ export class WorkflowsService {
 
   // A new version every time the definition changes; an identical definition is a no-op.
   async register(actor: AuthenticatedActor, raw: unknown): Promise<WorkflowRegisterWire> {
-    if (!actor.isAdmin) {
-      throw forbidden('registering a workflow needs an admin');
+    // Workflows are server-wide: registering one is server administration.
+    if (!isServerAdmin(actor)) {
+      throw forbidden('registering a workflow needs a server admin (not confined to one organization)');
     }
     const definition = this.parseDefinition(raw);
     return this.repository.transaction(async (manager) => {

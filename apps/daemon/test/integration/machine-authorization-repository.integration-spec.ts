@@ -60,7 +60,7 @@ describe('machine-authorization and rate-limit repositories', () => {
     const started = await codes.insertWithinCapacity(code());
     const id = started.inserted!.id;
     const decide = (status: 'approved' | 'denied') =>
-      db.dataSource.transaction((m) => codes.recordDecision(m, id, status, approver, organization));
+      db.dataSource.transaction((m) => codes.recordDecision(m, id, status, approver, organization, null));
     expect(await decide('approved')).toBe(true);
     // a second decision (either way) changes nothing
     expect(await decide('denied')).toBe(false);
@@ -69,7 +69,7 @@ describe('machine-authorization and rate-limit repositories', () => {
       [0, 1].map(() => db.dataSource.transaction((m) => codes.markConsumed(m, id, 'machine-1'))),
     );
     expect(polls.filter((p) => p !== null)).toEqual([
-      { decidedBy: approver, organizationId: organization, machineName: 'build box' },
+      { decidedBy: approver, organizationId: organization, machineName: 'build box', parent: null },
     ]);
     // consumed: a later poll finds nothing to consume
     expect(await db.dataSource.transaction((m) => codes.markConsumed(m, id, 'machine-1'))).toBeNull();
@@ -77,21 +77,21 @@ describe('machine-authorization and rate-limit repositories', () => {
 
   it('another machine, an expired or an undecided code is never consumed', async () => {
     const other = (await codes.insertWithinCapacity(code())).inserted!.id;
-    await db.dataSource.transaction((m) => codes.recordDecision(m, other, 'approved', approver, organization));
+    await db.dataSource.transaction((m) => codes.recordDecision(m, other, 'approved', approver, organization, null));
     expect(await db.dataSource.transaction((m) => codes.markConsumed(m, other, 'machine-2'))).toBeNull();
 
     const pending = (await codes.insertWithinCapacity(code())).inserted!.id;
     expect(await db.dataSource.transaction((m) => codes.markConsumed(m, pending, 'machine-1'))).toBeNull();
 
     const expired = (await codes.insertWithinCapacity(code())).inserted!.id;
-    await db.dataSource.transaction((m) => codes.recordDecision(m, expired, 'approved', approver, organization));
+    await db.dataSource.transaction((m) => codes.recordDecision(m, expired, 'approved', approver, organization, null));
     await db.client.query(`UPDATE machine_authorizations SET expires_at = now() - interval '1 second' WHERE id = $1`, [
       expired,
     ]);
     expect(await db.dataSource.transaction((m) => codes.markConsumed(m, expired, 'machine-1'))).toBeNull();
     // nor decided once expired
     expect(
-      await db.dataSource.transaction((m) => codes.recordDecision(m, expired, 'denied', approver, organization)),
+      await db.dataSource.transaction((m) => codes.recordDecision(m, expired, 'denied', approver, organization, null)),
     ).toBe(false);
   });
 

@@ -55,22 +55,43 @@ describe('team and transfer repositories', () => {
       }
     });
 
+    const as = (name: string, isAdmin = false, scope: string | null = null) => ({
+      id: id[name],
+      isAdmin,
+      scope: scope === null ? null : org[scope],
+    });
+
     it("an admin sees the people wholly inside their organizations, never past another organization's wall", async () => {
-      const names = (await sut.listActors(id.alice, false)).map((a) => a.name).sort();
+      const names = (await sut.listActors(as('alice'))).map((a) => a.name).sort();
       expect(names).toEqual(['alice', 'bob', 'erin']);
       // carol (south only) and dave (also south) read the same as a name that does not exist
-      expect(await sut.visibleActorByName(id.alice, false, 'carol')).toBeNull();
-      expect(await sut.visibleActorByName(id.alice, false, 'dave')).toBeNull();
-      expect(await sut.visibleActorByName(id.alice, false, 'nobody')).toBeNull();
-      expect(await sut.isInView(id.alice, false, id.dave)).toBe(false);
-      expect(await sut.isInView(id.alice, false, id.bob)).toBe(true);
+      expect(await sut.visibleActorByName(as('alice'), 'carol')).toBeNull();
+      expect(await sut.visibleActorByName(as('alice'), 'dave')).toBeNull();
+      expect(await sut.visibleActorByName(as('alice'), 'nobody')).toBeNull();
+      expect(await sut.isInView(as('alice'), id.dave)).toBe(false);
+      expect(await sut.isInView(as('alice'), id.bob)).toBe(true);
     });
 
     it('a member sees only themselves; a server administrator sees everyone', async () => {
-      expect((await sut.listActors(id.bob, false)).map((a) => a.name)).toEqual(['bob']);
-      expect((await sut.listActors(id.bob, true)).map((a) => a.name)).toEqual(
+      expect((await sut.listActors(as('bob'))).map((a) => a.name)).toEqual(['bob']);
+      expect((await sut.listActors(as('bob', true))).map((a) => a.name)).toEqual(
         expect.arrayContaining(['alice', 'bob', 'carol', 'dave', 'erin']),
       );
+    });
+
+    it('a server administrator confined to one organization sees only the people wholly inside it', async () => {
+      // issue 36: a server admin's machine credential approved for north
+      expect((await sut.listActors(as('bob', true, 'north'))).map((a) => a.name).sort()).toEqual([
+        'alice',
+        'bob',
+        'erin',
+      ]);
+      expect(await sut.visibleActorByName(as('bob', true, 'north'), 'carol')).toBeNull();
+      expect(await sut.visibleActorByName(as('bob', true, 'north'), 'dave')).toBeNull();
+      expect(await sut.isInView(as('bob', true, 'south'), id.carol)).toBe(true);
+      expect(await sut.isInView(as('bob', true, 'south'), id.alice)).toBe(false);
+      // an organization admin confined to an organization they do not administer sees only themselves
+      expect((await sut.listActors(as('alice', false, 'south'))).map((a) => a.name)).toEqual(['alice']);
     });
 
     it('a taken slug creates nothing', async () => {

@@ -16,7 +16,7 @@ export function registerMachinesCommand(program: Command): void {
         const body = await apiOf(command).machines({ include_revoked: Boolean(options.all) });
         output(command, body, (b) =>
           printTable(
-            ['machine id', 'name', 'person', 'org', 'credential', 'created', 'last used', 'revoked'],
+            ['machine id', 'name', 'person', 'org', 'credential', 'created', 'last used', 'expires', 'revoked'],
             b.machines.map((m) => [
               m.machine_id,
               m.machine_name,
@@ -25,6 +25,7 @@ export function registerMachinesCommand(program: Command): void {
               m.token_prefix,
               relativeTime(m.created_at),
               relativeTime(m.last_used_at),
+              relativeTime(m.expires_at),
               relativeTime(m.revoked_at),
             ]),
           ),

@@ -344,6 +344,7 @@ describe(Effects.name, () => {
             token_prefix: 'svcm_x',
             created_at: '',
             last_used_at: null,
+            expires_at: null,
             revoked_at: null,
           },
         ],

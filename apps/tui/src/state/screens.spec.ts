@@ -34,6 +34,7 @@ const connected = (n: number, overrides: Partial<ConnectedMachineWire> = {}): Co
   token_prefix: `svcm_${n}abc`,
   created_at: new Date(NOW - 3_600_000).toISOString(),
   last_used_at: null,
+  expires_at: null,
   revoked_at: null,
   ...overrides,
 });

@@ -128,6 +128,7 @@ export function reduceScreensKey(state: State, action: KeyAction, h: ScreensHelp
           `credential  ${m.token_prefix}…`,
           `connected   ${m.created_at}`,
           `last used   ${m.last_used_at ?? 'never'}`,
+          `expires     ${m.expires_at ?? 'never'}`,
           '',
           'x revokes its credential (asks first): its next request is refused.',
         ]);

@@ -6,6 +6,9 @@ export interface MachineCredentialResponse {
   token_prefix: string;
   created_at: string;
   last_used_at: string | null;
+  // A machine approved with a credential expires with it (null: no expiry; approved through company sign-in or
+  // with a credential that has none).
+  expires_at: string | null;
   revoked_at: string | null;
 }
 

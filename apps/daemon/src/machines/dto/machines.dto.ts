@@ -24,6 +24,7 @@ export interface MachineCredentialRow {
   token_prefix: string;
   created_at: Date;
   last_used_at: Date | null;
+  expires_at: Date | null;
   revoked_at: Date | null;
 }
 
@@ -37,6 +38,7 @@ export function toMachineListResponse(rows: MachineCredentialRow[]): MachineList
       token_prefix: r.token_prefix,
       created_at: r.created_at.toISOString(),
       last_used_at: r.last_used_at?.toISOString() ?? null,
+      expires_at: r.expires_at?.toISOString() ?? null,
       revoked_at: r.revoked_at?.toISOString() ?? null,
     })),
   };
