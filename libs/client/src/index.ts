@@ -10,3 +10,4 @@ export * from './display-width';
 export * from './frontier-notices';
 export * from './change-words';
 export * from './importers';
+export * from './graph';
