@@ -87,7 +87,9 @@ describe('graph renderers', () => {
     expect(cut.nodes.map((n) => n.ref)).toEqual(['ATL-1', 'ATL-6']);
     expect(cut.edges).toHaveLength(1);
     expect(cut.truncated).toEqual({ shown: 2, total: 4, note: expect.stringContaining('2 of 4 items shown') });
-    expect(renderMermaid(cut)).toContain('cut_note["graph cut: 2 of 4 items shown');
+    expect(renderMermaid(cut)).toContain(
+      'cut_note["graph cut: 2 of 4 items shown #40;lower --depth, or raise --max-nodes#41;"]',
+    );
     expect(renderDot(cut)).toContain('cut_note [shape=note');
   });
 

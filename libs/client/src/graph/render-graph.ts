@@ -9,21 +9,21 @@ const TITLE_MAX = 60;
 
 // The text goes to a terminal as well as to a renderer: control characters and bidi overrides are first shown as
 // escapes (terminal-text.ts), newlines and tabs as spaces.
-function shortTitle(title: string): string {
+function shortTitle(title: string, max = TITLE_MAX): string {
   const line = terminalLine(title.replace(/[\n\t\r]+/g, ' ')).trim();
-  return line.length > TITLE_MAX ? `${line.slice(0, TITLE_MAX - 1)}…` : line;
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
 // Mermaid: inside "…" a label ends at the next quote; entity codes (#quot; #35; …) print the character itself.
 // GitHub also sanitizes HTML in labels, so < and > are written as codes, and so is every character Mermaid or
 // markdown could read as syntax.
-export function mermaidText(text: string): string {
-  return shortTitle(text).replace(/["#<>&;`{}[\]()|\\*_~]/g, (c) => `#${c.charCodeAt(0)};`);
+export function mermaidText(text: string, max = TITLE_MAX): string {
+  return shortTitle(text, max).replace(/["#<>&;`{}[\]()|\\*_~]/g, (c) => `#${c.charCodeAt(0)};`);
 }
 
 // dot: inside "…" only the quote and the backslash are special; newlines are gone already.
-export function dotText(text: string): string {
-  return shortTitle(text).replace(/[\\"]/g, (c) => `\\${c}`);
+export function dotText(text: string, max = TITLE_MAX): string {
+  return shortTitle(text, max).replace(/[\\"]/g, (c) => `\\${c}`);
 }
 
 const mermaidId = (ref: string) => `n_${ref.replace(/[^A-Za-z0-9]/g, '_')}`;
@@ -55,7 +55,7 @@ export function renderMermaid(graph: DependencyGraph): string {
     else if (!e.satisfied) blocked.push(i);
   });
   if (graph.truncated) {
-    lines.push(`  cut_note["${mermaidText(graph.truncated.note)}"]`);
+    lines.push(`  cut_note["${mermaidText(graph.truncated.note, Infinity)}"]`);
   }
   lines.push('  classDef runnable fill:#dafbe1,stroke:#1a7f37,color:#0d1117');
   lines.push('  classDef blocked fill:#ffebe9,stroke:#cf222e,color:#0d1117');
@@ -111,7 +111,7 @@ export function renderDot(graph: DependencyGraph): string {
     lines.push(`  ${q(e.blocker)} -> ${q(e.dependent)} [${attrs.join(', ')}];`);
   }
   if (graph.truncated) {
-    lines.push(`  cut_note [shape=note, fillcolor="#fff8c5", label=${q(graph.truncated.note)}];`);
+    lines.push(`  cut_note [shape=note, fillcolor="#fff8c5", label="${dotText(graph.truncated.note, Infinity)}"];`);
   }
   lines.push('}');
   return `${lines.join('\n')}\n`;
