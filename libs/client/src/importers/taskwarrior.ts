@@ -24,8 +24,8 @@ export const TASKWARRIOR_MAPPING = [
     'refined-idea, frozen; recurring (the template) -> refined-idea, frozen; completed -> done (resolution ' +
     'completed); deleted -> cancelled (resolution wontfix)',
   'description -> title (and body when longer than one line); annotations -> the comments section',
-  'depends (array or comma-separated uuids) -> activation dependencies; one on a deleted task or a recurring ' +
-    'template goes to the links section, one missing from the file is left out (neither blocks in Taskwarrior)',
+  'depends (array or comma-separated uuids) -> activation dependencies; one on a deleted task goes to the links ' +
+    'section, one missing from the file is left out (neither blocks in Taskwarrior)',
   'uuid, project, tags, priority, entry/modified/end/due/wait/scheduled -> the imported-from section ' +
     '(its first line matches a re-import); entry -> created_at, modified -> updated_at',
 ];
@@ -122,12 +122,15 @@ const inFuture = (value: unknown, now: number) => {
 };
 
 // Taskwarrior's +READY on the file: pending (a task with a wait date to come is waiting), its scheduled date, if
-// any, passed, and none of its dependencies pending or waiting (blocked). Recurring templates are never ready.
+// any, passed, and not blocked: every dependency in the file completed or deleted (a recurring template blocks, as
+// Taskwarrior 2.6.2 shows). Recurring templates are never ready.
 export function taskwarriorReady(tasks: Json[], now: number): string[] {
   const status = new Map(tasks.map((t) => [(t.uuid as string).toLowerCase(), effectiveStatus(t, now)]));
   return tasks
     .filter((t) => effectiveStatus(t, now) === 'pending' && !inFuture(t.scheduled, now))
-    .filter((t) => dependsOf(t).every((d) => status.get(d) !== 'pending' && status.get(d) !== 'waiting'))
+    .filter((t) =>
+      dependsOf(t).every((d) => !status.has(d) || status.get(d) === 'completed' || status.get(d) === 'deleted'),
+    )
     .map((t) => (t.uuid as string).toLowerCase());
 }
 
@@ -164,9 +167,9 @@ export function convertTaskwarrior(text: string, now = Date.now()): Conversion {
       const blocker = byUuid.get(dep);
       if (!blocker) {
         skipped.push({ id: uuid, line, reason: `depends on ${dep}: not a task of the file: left out` });
-      } else if (blocker.task.status === 'deleted' || blocker.task.status === 'recurring') {
-        // neither blocks in Taskwarrior (blocked means a pending or waiting dependency)
-        links.push({ type: `depends on (${blocker.task.status as string}, not blocking)`, external_id: dep });
+      } else if (blocker.task.status === 'deleted') {
+        // Taskwarrior: a dependency blocks until it is completed or deleted
+        links.push({ type: 'depends on (deleted, not blocking)', external_id: dep });
       } else {
         edges.push({ dependent: uuid, blocker: dep, gate_point: 'activation', rationale: `${mark}: depends` });
       }
