@@ -25,8 +25,9 @@ export const BEADS_MAPPING = [
     'tombstone -> skipped; any other status -> refined-idea with the blocked flag',
   'issue_type epic -> the epic workflow, every other type -> the issue workflow (the type is kept)',
   'description -> body; design, acceptance_criteria, notes, comments -> sections; assignee -> owner',
-  'blocks -> activation dependency; parent-child -> the parent waits for the child at closure, and the child ' +
-    'waits at activation on every blocker of its ancestors (bd ready: blocking passes to children)',
+  'blocks -> activation dependency; parent-child -> the parent waits for the child at closure (a link instead ' +
+    'when the parent is closed already), and the child waits at activation on every blocker of its ancestors ' +
+    '(bd ready: blocking passes to children)',
   'discovered-from, related and any other type -> the links section (non-blocking)',
   'id, type, labels, priority, timestamps -> the imported-from section (its first line matches a re-import)',
 ];
@@ -182,6 +183,12 @@ export function convertBeads(text: string, onLine?: (line: number, total: number
         edges.push({ dependent: id, blocker: dep.to, gate_point: 'activation', rationale: `${mark}: blocks` });
       } else if (dep.type === 'parent-child') {
         parents.set(id, [...(parents.get(id) ?? []), dep.to]);
+        // a parent closed before this child: svc would refuse that status behind an open closure edge (stage gates
+        // on a re-import), so the edge is left out and the relation kept as a link
+        if (statusOf(dep.to) === 'closed' && issue.status !== 'closed') {
+          links.push({ type: 'child of (closed before this child)', external_id: dep.to });
+          continue;
+        }
         edges.push({
           dependent: dep.to,
           blocker: id,

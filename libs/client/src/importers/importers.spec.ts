@@ -111,6 +111,22 @@ describe('beads importer', () => {
     expect(big.ready.length).toBeGreaterThan(10);
   });
 
+  it('should keep a closed parent of an open child as a link, not a closure edge svc would refuse', () => {
+    const rows = [
+      { id: 'bd-p', title: 'Closed parent', status: 'closed' },
+      {
+        id: 'bd-k',
+        title: 'Open child',
+        status: 'open',
+        dependencies: [{ depends_on_id: 'bd-p', type: 'parent-child' }],
+      },
+    ];
+    const c = convertBeads(toJsonl(rows));
+    expect(c.edges).toEqual([]);
+    expect(c.items[1].links).toEqual([{ type: 'child of (closed before this child)', external_id: 'bd-p' }]);
+    expect(c.ready).toEqual(['bd-k']);
+  });
+
   it('should refuse a malformed line with its number', () => {
     const lines = toJsonl(beadsFixture()).split('\n');
     lines.splice(4, 0, '{"id": "bd-zz", "title": ');
