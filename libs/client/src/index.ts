@@ -9,3 +9,5 @@ export * from './frontier-mirror';
 export * from './display-width';
 export * from './frontier-notices';
 export * from './change-words';
+export * from './importers';
+export * from './graph';

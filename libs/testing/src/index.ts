@@ -7,3 +7,4 @@ export * from './db-snapshot';
 export * from './faults';
 export * from './fuzz';
 export * from './wait-for';
+export * from './tracker-fixtures';

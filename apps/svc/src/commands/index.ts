@@ -31,6 +31,7 @@ import { registerSetupCommand } from './setup.command';
 import { registerBackupCommands } from './backup.command';
 import { registerMcpCommand } from './mcp.command';
 import { registerHistoryCommand } from './history.command';
+import { registerGraphCommand } from './graph.command';
 
 // Every command group registers itself here.
 export const COMMAND_GROUPS: ((program: Command) => void)[] = [
@@ -57,6 +58,7 @@ export const COMMAND_GROUPS: ((program: Command) => void)[] = [
   registerDeploymentsCommand,
   registerApproveCommand,
   registerTransferCommands,
+  registerGraphCommand,
   registerActorsCommand,
   registerMembersCommand,
   registerOrgsCommand,

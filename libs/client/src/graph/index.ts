@@ -1,0 +1,2 @@
+export * from './dependency-graph';
+export * from './render-graph';
