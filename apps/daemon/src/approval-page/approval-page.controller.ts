@@ -13,6 +13,7 @@ import {
   SignInFormDto,
   SignOutFormDto,
 } from './dto/approval-page.dto';
+import { Writes } from '../rulebook/writes.decorator';
 
 @Public()
 @UseFilters(ApprovalPageExceptionFilter)
@@ -53,6 +54,7 @@ export class ApprovalPageController {
     return render(reply, await this.service.finishCompanySignIn(req));
   }
 
+  @Writes()
   @Post('session')
   async signIn(
     @Req() req: FastifyRequest,
@@ -62,6 +64,7 @@ export class ApprovalPageController {
     return render(reply, await this.service.signIn(req, form));
   }
 
+  @Writes()
   @Post('sign-out')
   async signOut(
     @Req() req: FastifyRequest,
@@ -80,6 +83,7 @@ export class ApprovalPageController {
     return render(reply, await this.service.view(req, code));
   }
 
+  @Writes('scope', 'role')
   @Post(':code/decision')
   async decide(
     @Req() req: FastifyRequest,

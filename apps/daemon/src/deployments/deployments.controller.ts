@@ -17,6 +17,7 @@ import {
 export class DeploymentsController {
   constructor(private readonly service: DeploymentsService) {}
 
+  @Writes('scope', 'role')
   @Post('flows')
   createFlow(@CurrentActor() actor: AuthenticatedActor, @Body() dto: CreateFlowDto) {
     return this.service.createFlow(actor, dto);
@@ -27,6 +28,7 @@ export class DeploymentsController {
     return this.service.flows(actor, query.project);
   }
 
+  @Writes('scope', 'role')
   @Post('environments')
   createEnvironment(@CurrentActor() actor: AuthenticatedActor, @Body() dto: CreateEnvironmentDto) {
     return this.service.createEnvironment(actor, dto);
@@ -52,17 +54,20 @@ export class DeploymentsController {
     return this.service.unretireEnvironment(actor, project, name);
   }
 
+  @Writes('scope', 'approval_stages')
   @Post('runs')
   createRun(@CurrentActor() actor: AuthenticatedActor, @Body() dto: CreateRunDto) {
     return this.service.createRun(actor, dto);
   }
 
+  @Writes('scope', 'approval_stages')
   @Patch('runs/:id')
   updateRun(@CurrentActor() actor: AuthenticatedActor, @Param('id') id: string, @Body() dto: UpdateRunDto) {
     return this.service.updateRun(actor, id, dto);
   }
 
   // svc deployments runs resume <id>: continue a halted run once its gate passes
+  @Writes('scope', 'approval_stages')
   @Post('runs/:id/resume')
   @HttpCode(200)
   resumeRun(@CurrentActor() actor: AuthenticatedActor, @Param('id') id: string, @Body() dto: ResumeRunDto) {
@@ -70,6 +75,7 @@ export class DeploymentsController {
   }
 
   // svc approve <ref>: the stage the item's run is halted at, approved once by the caller
+  @Writes('scope', 'role', 'approval_stages')
   @Post('approvals')
   @HttpCode(201)
   approve(@CurrentActor() actor: AuthenticatedActor, @Body() dto: ApproveDto) {

@@ -10,6 +10,7 @@ import { EventsService } from '../events/events.service';
 import { forwardedUrl } from './forwarded-url';
 import { maError, MaCode } from './machine-authorization.errors';
 import { MachineAuthorizationRepository } from './machine-authorization.repository';
+import { Writes } from '../rulebook/writes.decorator';
 
 const DROPPED_HEADERS = new Set(['host', 'content-length', 'connection', 'transfer-encoding']);
 
@@ -39,6 +40,8 @@ export class HostedForwardController {
     return this.events.openStream(actor, dto, req, reply);
   }
 
+  // the /v1 route it reaches names its own rules; the forward itself confines the request to the organization
+  @Writes('scope')
   @All('api/orgs/:slug/v1/*')
   async forward(
     @Param('slug') slug: string,

@@ -11,6 +11,7 @@ import { AuthenticatedActor, CurrentActor } from '../auth/actor';
 import { MachineAuthorizationExceptionFilter } from './machine-authorization.filter';
 import { MachineAuthorizationService } from './machine-authorization.service';
 import { Identity, RequestIdentity } from './request-identity';
+import { Writes } from '../rulebook/writes.decorator';
 
 export const FUNCTION_PATHS = {
   requests: 'v1/machine-authorizations',
@@ -48,6 +49,7 @@ export class MachineAuthorizationFunctionsController {
   }
 
   // machine_authorization.resolve bound to one listed request: a code of another request is refused (409).
+  @Writes('scope', 'role')
   @Post(FUNCTION_PATHS.requestResolve)
   @HttpCode(200)
   resolveRequest(
@@ -60,6 +62,7 @@ export class MachineAuthorizationFunctionsController {
     return this.service.resolveRequest(requestId, { body, contentType }, actor, identity, null);
   }
 
+  @Writes('scope', 'role')
   @Post(FUNCTION_PATHS.hostedRequestResolve)
   @HttpCode(200)
   hostedResolveRequest(
@@ -74,6 +77,7 @@ export class MachineAuthorizationFunctionsController {
   }
 
   // Deny a listed request without its code (approval still needs it): no body is read.
+  @Writes('scope', 'role')
   @Post(FUNCTION_PATHS.requestDeny)
   @HttpCode(200)
   denyRequest(
@@ -83,6 +87,7 @@ export class MachineAuthorizationFunctionsController {
     return this.service.denyRequest(requestId, actor, null);
   }
 
+  @Writes('scope', 'role')
   @Post(FUNCTION_PATHS.hostedRequestDeny)
   @HttpCode(200)
   hostedDenyRequest(
@@ -93,6 +98,7 @@ export class MachineAuthorizationFunctionsController {
     return this.service.denyRequest(requestId, actor, slug);
   }
 
+  @Writes('scope', 'role')
   @Post(FUNCTION_PATHS.resolve)
   @HttpCode(200)
   resolve(
@@ -113,6 +119,7 @@ export class MachineAuthorizationFunctionsController {
     return this.service.get(code, actor, identity, null);
   }
 
+  @Writes('scope', 'role')
   @Post(FUNCTION_PATHS.hostedResolve)
   @HttpCode(200)
   hostedResolve(

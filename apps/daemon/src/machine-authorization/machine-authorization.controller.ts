@@ -10,6 +10,7 @@ import { Public } from '../auth/public.decorator';
 import { MachineAuthorizationExceptionFilter } from './machine-authorization.filter';
 import { MachineAuthorizationService } from './machine-authorization.service';
 import { Identity, RequestIdentity } from './request-identity';
+import { Writes } from '../rulebook/writes.decorator';
 
 export const DEVICE_PATHS = {
   authorizations: 'api/machine/authorizations',
@@ -30,6 +31,7 @@ export class MachineAuthorizationController {
     return this.service.discovery();
   }
 
+  @Writes()
   @Post(DEVICE_PATHS.authorizations)
   start(
     @Body() body: unknown,
@@ -39,6 +41,7 @@ export class MachineAuthorizationController {
     return this.service.start({ body, contentType }, identity, null);
   }
 
+  @Writes()
   @Post(DEVICE_PATHS.token)
   @HttpCode(200)
   poll(
@@ -54,6 +57,7 @@ export class MachineAuthorizationController {
     return this.service.discovery();
   }
 
+  @Writes()
   @Post(DEVICE_PATHS.hostedAuthorizations)
   hostedStart(
     @Param('slug') slug: string,
@@ -64,6 +68,7 @@ export class MachineAuthorizationController {
     return this.service.start({ body, contentType }, identity, slug);
   }
 
+  @Writes()
   @Post(DEVICE_PATHS.hostedToken)
   @HttpCode(200)
   hostedPoll(

@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthenticatedActor, CurrentActor } from '../auth/actor';
 import { logServerError, toErrorResponse, writeErrorResponse } from '../common/response-writer';
 import { loopbackUrl, McpHttpService } from './mcp-http.service';
+import { Writes } from '../rulebook/writes.decorator';
 
 // POST/GET/DELETE /mcp: the MCP server over Streamable HTTP (issue 29), for harnesses that connect to a URL. The
 // global bearer guard runs first (no token: 401 like every route); then the SDK's transport writes the Node
@@ -14,6 +15,7 @@ export class McpController {
 
   constructor(private readonly service: McpHttpService) {}
 
+  @Writes('role')
   @Post()
   post(
     @CurrentActor() actor: AuthenticatedActor,
@@ -32,6 +34,7 @@ export class McpController {
     return this.handle(actor, request, reply);
   }
 
+  @Writes('role')
   @Delete()
   delete(
     @CurrentActor() actor: AuthenticatedActor,

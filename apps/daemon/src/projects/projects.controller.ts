@@ -5,11 +5,13 @@ import { ProjectWire } from '@app/contracts/backlog';
 import { AuthenticatedActor, CurrentActor } from '../auth/actor';
 import { CreateProjectDto, UpdateProjectDto } from './dto/projects.dto';
 import { ProjectsService } from './projects.service';
+import { Writes } from '../rulebook/writes.decorator';
 
 @Controller('v1/projects')
 export class ProjectsController {
   constructor(private readonly service: ProjectsService) {}
 
+  @Writes('scope')
   @Post()
   create(@CurrentActor() actor: AuthenticatedActor, @Body() dto: CreateProjectDto): Promise<ProjectWire> {
     return this.service.create(actor, dto);
@@ -25,6 +27,7 @@ export class ProjectsController {
     return this.service.get(actor, id);
   }
 
+  @Writes('scope', 'role', 'wip_cap')
   @Patch(':id')
   update(
     @CurrentActor() actor: AuthenticatedActor,

@@ -29,6 +29,7 @@ import {
   TokenIdParamDto,
 } from './dto/team.dto';
 import { TeamService } from './team.service';
+import { Writes } from '../rulebook/writes.decorator';
 
 function actorName(name: string): string {
   if (!ACTOR_NAME_PATTERN.test(name)) throw invalidRequest('an actor name has letters, digits, . _ - (at most 64)');
@@ -50,6 +51,7 @@ export class OrganizationsController {
     return this.service.listOrganizations(actor);
   }
 
+  @Writes('role')
   @Post()
   create(@CurrentActor() actor: AuthenticatedActor, @Body() dto: CreateOrganizationDto): Promise<OrganizationWire> {
     return this.service.createOrganization(actor, dto);
@@ -70,6 +72,7 @@ export class ActorsController {
     return this.service.listActors(actor);
   }
 
+  @Writes('scope', 'role')
   @Post()
   create(@CurrentActor() actor: AuthenticatedActor, @Body() dto: CreateActorDto): Promise<ActorWire> {
     return this.service.createActor(actor, dto);
@@ -80,12 +83,14 @@ export class ActorsController {
     return this.service.showActor(actor, actorName(name));
   }
 
+  @Writes('scope', 'role')
   @Post(':name/disable')
   @HttpCode(200)
   disable(@CurrentActor() actor: AuthenticatedActor, @Param('name') name: string): Promise<ActorWire> {
     return this.service.setStatus(actor, actorName(name), 'disabled');
   }
 
+  @Writes('scope', 'role')
   @Post(':name/enable')
   @HttpCode(200)
   enable(@CurrentActor() actor: AuthenticatedActor, @Param('name') name: string): Promise<ActorWire> {
@@ -102,11 +107,13 @@ export class MembersController {
     return this.service.listMembers(actor, query.org);
   }
 
+  @Writes('scope', 'role')
   @Post()
   add(@CurrentActor() actor: AuthenticatedActor, @Body() dto: AddMemberDto): Promise<MembershipWire> {
     return this.service.addMember(actor, dto);
   }
 
+  @Writes('scope', 'role')
   @Post('remove')
   @HttpCode(200)
   remove(@CurrentActor() actor: AuthenticatedActor, @Body() dto: RemoveMemberDto): Promise<RemoveMemberResponse> {
@@ -123,11 +130,13 @@ export class TokensController {
     return this.service.listTokens(actor, query);
   }
 
+  @Writes('scope', 'role')
   @Post()
   create(@CurrentActor() actor: AuthenticatedActor, @Body() dto: CreateTokenDto): Promise<CreatedTokenResponse> {
     return this.service.createToken(actor, dto);
   }
 
+  @Writes('scope', 'role')
   @Post(':id/revoke')
   @HttpCode(200)
   revoke(@CurrentActor() actor: AuthenticatedActor, @Param() params: TokenIdParamDto): Promise<RevokeTokenResponse> {
