@@ -71,6 +71,7 @@ export const KEY_ACTIONS = [
   'demo_import',
   // triage (issue 25)
   'status_pick',
+  'status_next',
   'priority_up',
   'priority_down',
   'priority_pick',
@@ -296,9 +297,16 @@ export const KEYMAP: readonly KeyBinding[] = [
   {
     action: 'status_pick',
     keys: ['s'],
-    help: 'status: pick a stage of the pinned workflow (gates shown; a terminal stage is confirmed, No focused)',
+    help: 'status: pick a stage (opens on the next one; a backward or terminal move is confirmed, No focused)',
     scope: 'frontier',
     hint: 'status',
+    writes: true,
+  },
+  {
+    action: 'status_next',
+    keys: ['S'],
+    help: 'status: move to the next stage (a terminal stage is confirmed, No focused)',
+    scope: 'frontier',
     writes: true,
   },
   {

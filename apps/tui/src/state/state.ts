@@ -167,6 +167,8 @@ export type TriageDialog =
       // position in the filtered choices; 0 is the top match
       index: number;
       draft?: NewItemDraft;
+      // `S`: the stage picker chooses the next stage itself once the stages load
+      next?: boolean;
     }
   | { kind: 'input'; purpose: InputPurpose; refs: string[]; title: string; prompt: string; value: string }
   | {

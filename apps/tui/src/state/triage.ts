@@ -216,8 +216,18 @@ export function reduceTriageKey(state: State, action: KeyAction, helpers: Triage
   const needItem = (): State => status(state, 'no item selected', 'warn');
   switch (action) {
     case 'status_pick':
+    case 'status_next':
       if (refs.length === 0) return needItem();
-      return picker(state, 'status', refs, ` Status of ${refs.length === 1 ? refs[0] : `${refs.length} items`} `, null);
+      return picker(
+        state,
+        'status',
+        refs,
+        ` Status of ${refs.length === 1 ? refs[0] : `${refs.length} items`} `,
+        null,
+        {
+          next: action === 'status_next',
+        },
+      );
     case 'priority_up':
     case 'priority_down':
       if (refs.length === 0) return needItem();
@@ -432,27 +442,8 @@ function choose(state: State, helpers: TriageHelpers): State {
       status: { text: `nothing matches "${d.filter}"`, tone: 'warn', at: state.now },
     };
   switch (d.purpose) {
-    case 'status': {
-      const commands: TriageCommand[] = d.refs
-        .filter((ref) => rowByRef(state, ref)?.row.status !== chosen.value || d.refs.length === 1)
-        .map((ref) => ({ op: 'status', ref, to: chosen.value }));
-      if (d.refs.length === 1 && chosen.current)
-        return status({ ...state, dialog: null }, `${d.refs[0]} is already ${chosen.value}`, 'info');
-      // terminal stages ask first, with No focused
-      if (chosen.terminal) {
-        return confirm(
-          state,
-          ' Status ',
-          [
-            ...commands.map((c) => describeCommand(c).text),
-            '',
-            `${chosen.value} is a terminal stage: the item leaves the frontier.`,
-          ],
-          commands,
-        );
-      }
-      return runOrConfirm(state, ' Status ', commands);
-    }
+    case 'status':
+      return chooseStage(state, d.refs, d.options, chosen);
     case 'priority':
       return runOrConfirm(
         state,
@@ -487,6 +478,40 @@ function choose(state: State, helpers: TriageHelpers): State {
       ]);
   }
   return state;
+}
+
+// A stage chosen for some items: a forward move runs at once; a backward one or one to a terminal stage asks
+// first, naming from → to, with No focused (issue 39).
+function chooseStage(state: State, refs: string[], options: PickerOption[], chosen: PickerOption): State {
+  const at = (stage: string | undefined) => options.findIndex((o) => o.value === stage);
+  const to = at(chosen.value);
+  const moves = refs.map((ref) => ({
+    ref,
+    from: rowByRef(state, ref)?.row.status ?? options.find((o) => o.current)?.value,
+  }));
+  if (refs.length === 1 && (chosen.current || moves[0].from === chosen.value))
+    return status({ ...state, dialog: null }, `${refs[0]} is already ${chosen.value}`, 'info');
+  const moving = moves.filter((m) => m.from !== chosen.value);
+  const commands: TriageCommand[] = moving.map((m) => ({ op: 'status', ref: m.ref, to: chosen.value }));
+  const backward = moving.filter((m) => at(m.from) >= 0 && to < at(m.from));
+  if (!chosen.terminal && backward.length === 0) return runOrConfirm(state, ' Status ', commands);
+  const lines = moving.map(
+    (m) => `${m.ref}: ${m.from ?? '?'} → ${chosen.value}${backward.includes(m) ? ' (backward)' : ''}`,
+  );
+  lines.push('');
+  if (backward.length > 0)
+    lines.push(
+      `A backward move: ${backward.length === 1 ? 'the item goes back' : `${backward.length} items go back`} in the workflow.`,
+    );
+  if (chosen.terminal) lines.push(`${chosen.value} is a terminal stage: the item leaves the frontier.`);
+  return confirm(state, ' Status ', lines, commands);
+}
+
+// The stage after the item's current one (the picker opens there); the current one when it is the last.
+export function nextStageIndex(options: readonly PickerOption[]): number {
+  const current = options.findIndex((o) => o.current);
+  if (current < 0) return 0;
+  return Math.min(options.length - 1, current + 1);
 }
 
 function submit(state: State): State {
@@ -662,7 +687,15 @@ export function reduceTriageAction(state: State, action: Action, helpers: Triage
     case 'picker_options': {
       const d = state.dialog;
       if (d?.kind !== 'picker' || d.purpose !== action.purpose || d.refs.join() !== action.refs.join()) return state;
-      return { ...state, dialog: { ...d, options: action.options, index: 0 } };
+      if (d.purpose !== 'status') return { ...state, dialog: { ...d, options: action.options, index: 0 } };
+      // the stage picker opens on the next stage; `S` takes it at once (same confirmations)
+      const index = d.filter ? 0 : nextStageIndex(action.options);
+      const opened: State = { ...state, dialog: { ...d, options: action.options, index } };
+      if (!d.next) return opened;
+      const chosen = action.options[index];
+      if (!chosen || chosen.current)
+        return status({ ...state, dialog: null }, `${d.refs[0]} is at the workflow's last stage`, 'info');
+      return chooseStage(opened, d.refs, action.options, chosen);
     }
     case 'triage_start':
       return startRun(state, action.commands);
