@@ -54,6 +54,19 @@ export const KEY_ACTIONS = [
   'filter_accept',
   'filter_cancel',
   'input_backspace',
+  'line_delete',
+  'line_left',
+  'line_right',
+  'line_home',
+  'line_end',
+  'line_word_left',
+  'line_word_right',
+  'line_kill_word_back',
+  'line_kill_start',
+  'line_kill_end',
+  'line_yank',
+  'history_older',
+  'history_newer',
   'copy_ref',
   'charge_top',
   'charge_selected',
@@ -124,6 +137,24 @@ export interface KeyBinding {
   writes?: boolean;
   // 'detail': the hint shows (first) only while the detail pane is open
   pane?: 'detail';
+}
+
+// The readline keys of the line editor (state/line-editor.ts), the same in every prompt.
+function lineEditorKeys(scope: Scope): KeyBinding[] {
+  const line = (action: KeyAction, keys: string[], help: string): KeyBinding => ({ action, keys, help, scope });
+  return [
+    line('line_left', ['left', 'C-b'], 'cursor one character left'),
+    line('line_right', ['right', 'C-f'], 'cursor one character right'),
+    line('line_home', ['home', 'C-a'], 'cursor to the start of the line'),
+    line('line_end', ['end', 'C-e'], 'cursor to the end of the line'),
+    line('line_word_left', ['M-b', 'M-left', 'C-left'], 'cursor one word left'),
+    line('line_word_right', ['M-f', 'M-right', 'C-right'], 'cursor one word right'),
+    line('line_delete', ['delete'], 'delete the character under the cursor'),
+    line('line_kill_word_back', ['C-w'], 'cut the word before the cursor'),
+    line('line_kill_start', ['C-u'], 'cut to the start of the line'),
+    line('line_kill_end', ['C-k'], 'cut to the end of the line'),
+    line('line_yank', ['C-y'], 'paste the last cut text'),
+  ];
 }
 
 export const KEYMAP: readonly KeyBinding[] = [
@@ -239,9 +270,17 @@ export const KEYMAP: readonly KeyBinding[] = [
   { action: 'refresh', keys: ['r'], help: 'try again', scope: 'failure', hint: 'retry' },
   { action: 'quit', keys: ['q', 'escape'], help: 'quit', scope: 'failure', hint: 'quit' },
 
+  ...lineEditorKeys('filter'),
+  { action: 'history_older', keys: ['up'], help: 'an earlier filter', scope: 'filter' },
+  {
+    action: 'history_newer',
+    keys: ['down'],
+    help: 'a later filter (past the last: back to the list)',
+    scope: 'filter',
+  },
   {
     action: 'filter_accept',
-    keys: ['enter', 'down'],
+    keys: ['enter'],
     help: 'keep the filter, back to the list',
     scope: 'filter',
     hint: 'keep',
@@ -267,6 +306,7 @@ export const KEYMAP: readonly KeyBinding[] = [
   { action: 'dialog_toggle', keys: ['tab', 'left', 'right', 'h', 'l'], help: 'move the focus', scope: 'charge' },
   { action: 'dialog_activate', keys: ['enter'], help: 'press the focused button', scope: 'charge' },
 
+  ...lineEditorKeys('code'),
   { action: 'code_submit', keys: ['enter'], help: 'submit the code', scope: 'code', hint: 'submit' },
   { action: 'code_cancel', keys: ['escape'], help: 'cancel', scope: 'code', hint: 'cancel' },
   { action: 'input_backspace', keys: ['backspace'], help: 'delete a character', scope: 'code' },
@@ -412,7 +452,13 @@ export const KEYMAP: readonly KeyBinding[] = [
   },
   { action: 'jump_back', keys: ['backspace', 'C-o'], help: 'back to where the last : jump left from', scope: 'global' },
 
-  { action: 'picker_up', keys: ['up', 'C-p'], help: 'previous choice', scope: 'picker' },
+  ...lineEditorKeys('picker'),
+  {
+    action: 'picker_up',
+    keys: ['up', 'C-p'],
+    help: 'previous choice (the palette, typed nothing: its history)',
+    scope: 'picker',
+  },
   { action: 'picker_down', keys: ['down', 'C-n', 'tab'], help: 'next choice', scope: 'picker' },
   {
     action: 'picker_choose',
@@ -424,6 +470,7 @@ export const KEYMAP: readonly KeyBinding[] = [
   { action: 'picker_cancel', keys: ['escape'], help: 'cancel', scope: 'picker', hint: 'cancel' },
   { action: 'input_backspace', keys: ['backspace'], help: 'delete a character of the filter', scope: 'picker' },
 
+  ...lineEditorKeys('input'),
   { action: 'input_submit', keys: ['enter'], help: 'submit', scope: 'input', hint: 'submit' },
   { action: 'input_cancel', keys: ['escape'], help: 'cancel', scope: 'input', hint: 'cancel' },
   { action: 'input_backspace', keys: ['backspace'], help: 'delete a character', scope: 'input' },

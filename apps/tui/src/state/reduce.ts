@@ -16,6 +16,8 @@ import {
 } from './triage';
 import { selectedEdge } from './edge-select';
 import { refreshTree } from './tree';
+import { editLine, HistoryWalk, LineEdit, lineAt, LineState, walkHistory } from './line-editor';
+import { activePrompt } from './prompt';
 import { eventsArrived, HistoryHelpers, reduceHistoryAction, reduceHistoryKey } from './history';
 import {
   activeScope,
@@ -230,14 +232,54 @@ function reduceKey(state: State, action: Action & { type: 'key' }): State {
       return state;
     case 'filter_start':
       return { ...state, filtering: true };
-    case 'filter_accept':
-      return { ...state, filtering: false };
+    case 'filter_accept': {
+      const kept = state.filter.trim();
+      const filterHistory = kept
+        ? [...state.filterHistory.filter((h) => h !== kept), kept].slice(-50)
+        : state.filterHistory;
+      return { ...state, filtering: false, filterHistory };
+    }
     case 'filter_cancel': {
       const next = relocateAll({ ...state, filtering: false, filter: '' }, ['runnable', 'blocked', 'frozen', 'events']);
       return next.detailOpen ? withDetailFor(next) : next;
     }
     case 'input_backspace':
-      return reduceInput(state, null);
+      return reduceLine(state, { op: 'backspace' });
+    case 'line_delete':
+    case 'line_left':
+    case 'line_right':
+    case 'line_home':
+    case 'line_end':
+    case 'line_word_left':
+    case 'line_word_right':
+    case 'line_kill_word_back':
+    case 'line_kill_start':
+    case 'line_kill_end':
+    case 'line_yank':
+      return reduceLine(state, { op: action.action.slice(5) as Exclude<LineEdit['op'], 'insert'> });
+    case 'history_older':
+      return reduceLine(state, 'history_older');
+    case 'history_newer': {
+      // ↓ past the newest filter (or not walking the history): keep the filter, back to the list, as before
+      const walking = state.line.owner === activePrompt(state)?.owner && state.line.walk.at !== null;
+      if (!walking && state.filtering && !state.dialog)
+        return reduceKey(state, { type: 'key', action: 'filter_accept' });
+      return reduceLine(state, 'history_newer');
+    }
+    case 'picker_up':
+    case 'picker_down': {
+      // the palette: ↑ on an empty line (and ↓ while walking) goes through the commands run before
+      const d = state.dialog;
+      const prompt = activePrompt(state);
+      const walking = state.line.owner === prompt?.owner && state.line.walk.at !== null;
+      if (
+        d?.kind === 'picker' &&
+        d.purpose === 'palette' &&
+        (walking || (d.filter === '' && action.action === 'picker_up'))
+      )
+        return reduceLine(state, action.action === 'picker_up' ? 'history_older' : 'history_newer');
+      return reduceTriageKey(state, action.action, TRIAGE_HELPERS) ?? state;
+    }
     case 'help':
       return { ...state, dialog: { kind: 'help', filter: '' } };
     case 'help_close':
@@ -464,12 +506,13 @@ function status(state: State, text: string, tone: StatusTone): State {
   return { ...state, status: { text, tone, at: state.now } };
 }
 
-function reduceInput(state: State, ch: string | null): State {
-  const triaged = reduceTriageInput(state, ch);
+// Sets the text of the prompt reading keys (the line editor computed it); a text a prompt refuses (too long) leaves
+// the state as it was.
+function setPromptText(state: State, edit: (text: string) => string): State {
+  const triaged = reduceTriageInput(state, edit);
   if (triaged) return triaged;
-  const screened = reduceScreensInput(state, ch);
+  const screened = reduceScreensInput(state, edit);
   if (screened) return screened;
-  const edit = (text: string) => (ch === null ? text.slice(0, -1) : text + ch);
   const d = state.dialog;
   if (d?.kind === 'help') return { ...state, dialog: { ...d, filter: edit(d.filter), scroll: 0 } };
   if (d?.kind === 'code') {
@@ -485,7 +528,37 @@ function reduceInput(state: State, ch: string | null): State {
   return state;
 }
 
+// Typing and the readline keys of every prompt go through the one line editor (state/line-editor.ts).
+function reduceLine(state: State, edit: LineEdit | 'history_older' | 'history_newer'): State {
+  const prompt = activePrompt(state);
+  if (!prompt) return state;
+  const own = state.line.owner === prompt.owner;
+  const walk = own ? state.line.walk : { at: null, draft: '' };
+  const before = lineAt(prompt.text, own ? state.line.cursor : null, state.line.kill);
+  let after: LineState;
+  let nextWalk = { at: null, draft: '' } as HistoryWalk;
+  if (edit === 'history_older' || edit === 'history_newer') {
+    const moved = walkHistory(prompt.history ?? [], walk, prompt.text, edit === 'history_older' ? 'older' : 'newer');
+    if (!moved) return state;
+    after = { text: moved.text, cursor: moved.text.length, kill: before.kill };
+    nextWalk = moved.walk;
+  } else {
+    after = editLine(before, edit);
+  }
+  const next = after.text === prompt.text ? state : setPromptText(state, () => after.text);
+  if (activePrompt(next)?.text !== after.text) return state;
+  return { ...next, line: { owner: prompt.owner, cursor: after.cursor, kill: after.kill, walk: nextWalk } };
+}
+
 export function reduce(state: State, action: Action): State {
+  const next = reduceAny(state, action);
+  // a prompt opened (or another one took the keys): its cursor starts at the end, its history walk anew
+  if (next === state || next.line.owner === null) return next;
+  if (activePrompt(next)?.owner === activePrompt(state)?.owner) return next;
+  return { ...next, line: { owner: null, cursor: null, kill: next.line.kill, walk: { at: null, draft: '' } } };
+}
+
+function reduceAny(state: State, action: Action): State {
   const screened = reduceScreensAction(state, action, SCREENS_HELPERS);
   if (screened) return screened;
   const historied = reduceHistoryAction(state, action, HISTORY_HELPERS);
@@ -494,7 +567,7 @@ export function reduce(state: State, action: Action): State {
     case 'key':
       return reduceKey(readError(state), action);
     case 'input':
-      return reduceInput(readError(state), action.ch);
+      return reduceLine(readError(state), { op: 'insert', text: action.ch });
     case 'select': {
       if (state.dialog || action.index < 0 || action.index >= rowCount(state, state.tab)) return state;
       const next = setCursor(readError(state), state.tab, action.index);

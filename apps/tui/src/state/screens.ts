@@ -203,11 +203,10 @@ export function reduceScreensKey(state: State, action: KeyAction, h: ScreensHelp
 }
 
 // Typing into the project picker's filter.
-export function reduceScreensInput(state: State, ch: string | null): State | null {
+export function reduceScreensInput(state: State, edit: (text: string) => string): State | null {
   const d = state.dialog;
   if (d?.kind !== 'projects' || !d.filtering) return null;
-  const filter = d.filter ?? '';
-  return pickerFollow(state, { ...d, filter: ch === null ? filter.slice(0, -1) : filter + ch });
+  return pickerFollow(state, { ...d, filter: edit(d.filter ?? '') });
 }
 
 export function reduceScreensAction(state: State, action: Action, h: ScreensHelpers): State | null {

@@ -1,3 +1,4 @@
+import type { HistoryWalk } from './line-editor';
 import type {
   ChangeRecordWire,
   ClaimHolder,
@@ -312,6 +313,18 @@ export interface State {
   // rows in the list viewport, set by the layout; page moves use it
   pageSize: number;
   triage: TriageState;
+  // the line editor of the prompt reading keys (state/line-editor.ts, state/prompt.ts)
+  line: PromptLine;
+  // the `/` filters kept with enter, oldest first (↑/↓ while filtering)
+  filterHistory: string[];
+}
+
+export interface PromptLine {
+  // which prompt the cursor belongs to (prompt.ts); another prompt starts at its end
+  owner: string | null;
+  cursor: number | null;
+  kill: string;
+  walk: HistoryWalk;
 }
 
 export function initialState(
@@ -319,6 +332,8 @@ export function initialState(
 ): State {
   const cursor = (): Cursor => ({ key: null, index: 0 });
   return {
+    line: { owner: null, cursor: null, kill: '', walk: { at: null, draft: '' } },
+    filterHistory: [],
     readOnly: options.readOnly ?? false,
     url: options.url ?? '',
     actor: null,

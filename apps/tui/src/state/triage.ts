@@ -666,9 +666,8 @@ export function jumpBack(state: State, helpers: TriageHelpers): State {
 }
 
 // Typing into a picker's filter or an input's value.
-export function reduceTriageInput(state: State, ch: string | null): State | null {
+export function reduceTriageInput(state: State, edit: (text: string) => string): State | null {
   const d = state.dialog;
-  const edit = (text: string) => (ch === null ? text.slice(0, -1) : text + ch);
   if (d?.kind === 'picker') {
     const filter = edit(d.filter);
     const options = d.purpose === 'palette' ? paletteOptions(state, filter) : d.options;

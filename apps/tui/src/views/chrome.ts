@@ -1,7 +1,8 @@
 import { footerHints } from '../keys/keymap';
 import { activeScope, detailVisible, rowCount, wipSuppressed } from '../state/selectors';
 import { ConnectionState, State, TAB_LABELS, TABS } from '../state/state';
-import { bold, displayWidth, esc, inverse, paint, Theme, truncate } from './format';
+import { promptCursor } from '../state/prompt';
+import { bold, displayWidth, esc, inverse, paint, promptText, Theme, truncate } from './format';
 
 const CONNECTION: Record<ConnectionState, { glyph: string; word: string; color: string }> = {
   connecting: { glyph: '○', word: 'connecting', color: 'yellow' },
@@ -127,9 +128,10 @@ function rowCountUnfiltered(state: State, tab: (typeof TABS)[number]): number {
 export function statusLine(state: State, width: number, theme: Theme): string {
   const n = rowCount(state, state.tab);
   if (state.filtering || (state.filter && !state.status)) {
-    const cursor = state.filtering ? '▏' : '';
-    const text = `/${state.filter}${cursor}  (${n} match${n === 1 ? '' : 'es'}${state.filtering ? ', enter keeps, esc clears' : ''})`;
-    return ` ${paint(theme, esc(truncate(text, width - 2)), 'cyan')}`;
+    const tail = `  (${n} match${n === 1 ? '' : 'es'}${state.filtering ? ', enter keeps, esc clears' : ''})`;
+    if (!state.filtering) return ` ${paint(theme, esc(truncate(`/${state.filter}${tail}`, width - 2)), 'cyan')}`;
+    const room = Math.max(8, width - 3 - Math.min(displayWidth(tail), Math.floor(width / 2)));
+    return ` ${paint(theme, `/${promptText(state.filter, promptCursor(state), room)}${esc(truncate(tail, width - 3 - room))}`, 'cyan')}`;
   }
   if (state.importing) return ` ${esc('importing the demo backlog…')}`;
   if (!state.status) return '';

@@ -23,6 +23,33 @@ export function clean(text: string): string {
   return displayText(terminalLine(text));
 }
 
+// A prompt's text (a blessed tag string) with the line editor's cursor `▏` where it is; a text wider than `room`
+// shows the part around the cursor, cut with `…`.
+export function promptText(text: string, cursor: number | null, room: number): string {
+  const at = cursor === null ? text.length : Math.min(text.length, Math.max(0, cursor));
+  let before = clean(text.slice(0, at));
+  let after = clean(text.slice(at));
+  const space = Math.max(4, room - 1);
+  if (displayWidth(before) + displayWidth(after) > space) {
+    const keepAfter = Math.min(displayWidth(after), Math.floor(space / 3));
+    after = displayWidth(after) > keepAfter ? truncateWidth(after, keepAfter) : after;
+    const left = space - displayWidth(after);
+    if (displayWidth(before) > left) before = `…${tailWidth(before, left - 1)}`;
+  }
+  return `{bold}${esc(before)}{/bold}▏{bold}${esc(after)}{/bold}`;
+}
+
+// The last `width` cells of a text.
+function tailWidth(text: string, width: number): string {
+  const points = [...text];
+  let out = '';
+  for (let i = points.length - 1; i >= 0; i--) {
+    if (displayWidth(points[i] + out) > width) break;
+    out = points[i] + out;
+  }
+  return out;
+}
+
 export function fit(text: string, width: number, align: 'left' | 'right' = 'left'): string {
   return fitWidth(clean(text), width, align);
 }

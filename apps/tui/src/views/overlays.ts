@@ -1,7 +1,8 @@
 import { helpSections, keyLabel } from '../keys/keymap';
 import { activeScope, formatAge, pickerProjects } from '../state/selectors';
 import { Dialog, State } from '../state/state';
-import { bold, displayWidth, esc, fit, inverse, paint, Theme, truncate, wrap } from './format';
+import { promptCursor } from '../state/prompt';
+import { bold, displayWidth, esc, fit, inverse, paint, promptText, Theme, truncate, wrap } from './format';
 import { historyDialog } from './history';
 import type { OverlayContent } from './overlay-content';
 import { inputDialog, pickerDialog, refusalDialog, triageConfirmDialog } from './triage-overlays';
@@ -56,7 +57,12 @@ export function chargeDialog(d: Dialog & { kind: 'charge' }, width: number, them
   return { title: ' Charge ', lines, width: w };
 }
 
-export function codeDialog(d: Dialog & { kind: 'code' }, width: number, theme: Theme): OverlayContent {
+export function codeDialog(
+  d: Dialog & { kind: 'code' },
+  width: number,
+  theme: Theme,
+  cursor: number | null = null,
+): OverlayContent {
   const w = Math.min(70, width - 4);
   const lines: string[] = [];
   const verb = d.action === 'approve' ? 'Approve' : 'Deny';
@@ -66,7 +72,7 @@ export function codeDialog(d: Dialog & { kind: 'code' }, width: number, theme: T
   // the name and id `svc connect` tells the person to compare, in full
   if (d.machineId) wrap(`machine id: ${d.machineId}`, w - 4).forEach((l) => lines.push(` ${esc(l)}`));
   lines.push('');
-  lines.push(` code: ${bold(esc(d.input))}${d.busy ? '' : '▏'}`);
+  lines.push(` code: ${d.busy ? bold(esc(d.input)) : promptText(d.input, cursor, w - 12)}`);
   lines.push('');
   if (d.warning) wrap(`! ${d.warning}`, w - 4).forEach((l) => lines.push(` ${paint(theme, esc(l), 'red')}`));
   else if (d.busy) lines.push(` ${paint(theme, 'sending…', 'yellow')}`);
@@ -208,7 +214,11 @@ export function projectsDialog(
   });
   if (rows.length === 0) lines.push(` no project matches "${esc(d.filter ?? '')}"`);
   if (d.filtering || d.filter) {
-    lines.push(` /${esc(d.filter ?? '')}${d.filtering ? '▏ (enter keeps, esc clears)' : ''}`);
+    lines.push(
+      d.filtering
+        ? ` /${promptText(d.filter ?? '', promptCursor(state), 40)} (enter keeps, esc clears)`
+        : ` /${esc(d.filter ?? '')}`,
+    );
   }
   return { title: ` Projects (${rows.length}/${(state.projects ?? []).length}) `, lines, width: w };
 }
@@ -220,7 +230,7 @@ export function overlayFor(state: State, width: number, height: number, theme: T
     case 'charge':
       return chargeDialog(d, width, theme);
     case 'code':
-      return codeDialog(d, width, theme);
+      return codeDialog(d, width, theme, promptCursor(state));
     case 'confirm-deny':
       return confirmDenyDialog(d, width, theme);
     case 'confirm-approve':
@@ -228,9 +238,9 @@ export function overlayFor(state: State, width: number, height: number, theme: T
     case 'help':
       return helpOverlay(state, d, width, height, theme);
     case 'picker':
-      return pickerDialog(d, width, height, theme);
+      return pickerDialog(d, width, height, theme, promptCursor(state));
     case 'input':
-      return inputDialog(d, width, theme);
+      return inputDialog(d, width, theme, promptCursor(state));
     case 'triage-confirm':
       return triageConfirmDialog(d, width, height);
     case 'refusal':

@@ -1,6 +1,6 @@
 import { filteredOptions } from '../state/triage';
 import { Dialog } from '../state/state';
-import { bold, esc, fit, inverse, paint, Theme, truncate, wrap } from './format';
+import { displayWidth, esc, fit, inverse, paint, promptText, Theme, truncate, wrap } from './format';
 import type { OverlayContent } from './overlay-content';
 
 // The triage dialogs (issue 25): a picker that filters as you type, an inline input, a confirmation whose
@@ -17,10 +17,11 @@ export function pickerDialog(
   width: number,
   height: number,
   theme: Theme,
+  cursor: number | null = null,
 ): OverlayContent {
   const w = Math.min(90, width - 4);
   const prefix = d.purpose === 'palette' ? ':' : 'filter: ';
-  const lines = [` ${prefix}${bold(esc(d.filter))}▏`, ''];
+  const lines = [` ${prefix}${promptText(d.filter, cursor, w - prefix.length - 4)}`, ''];
   if (!d.options) {
     lines.push(` ${paint(theme, 'loading…', 'yellow')}`);
     return { title: d.title, lines, width: w };
@@ -40,14 +41,18 @@ export function pickerDialog(
   return { title: d.title, lines, width: w };
 }
 
-export function inputDialog(d: Dialog & { kind: 'input' }, width: number, theme: Theme): OverlayContent {
+export function inputDialog(
+  d: Dialog & { kind: 'input' },
+  width: number,
+  theme: Theme,
+  cursor: number | null = null,
+): OverlayContent {
   const w = Math.min(90, width - 4);
-  const room = w - d.prompt.length - 6;
-  const shown = d.value.length > room ? `…${d.value.slice(d.value.length - room + 1)}` : d.value;
+  const room = w - displayWidth(d.prompt) - 6;
   const lines = [
-    ` ${d.prompt}: ${bold(esc(truncate(shown, room + 1)))}▏`,
+    ` ${esc(d.prompt)}: ${promptText(d.value, cursor, room + 1)}`,
     '',
-    paint(theme, ' enter submits · esc cancels', 'gray'),
+    paint(theme, ' enter submits · esc cancels · ←→ C-a C-e M-b M-f C-w C-u C-k C-y edit', 'gray'),
   ];
   return { title: d.title, lines, width: w };
 }

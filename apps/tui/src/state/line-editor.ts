@@ -1,0 +1,142 @@
+// The line editor every prompt shares (issue 39): `e`, `n`, `b`, the machine code, the palette and the `/` filter.
+// Pure: a line's state and an edit in, the new state out; the reducer keeps one per screen (only one prompt reads
+// keys at a time) and the views draw the cursor where it says. The cursor counts UTF-16 units but always moves by
+// whole code points, so a wide character or an emoji is stepped over at once.
+
+export interface LineState {
+  text: string;
+  // 0…text.length
+  cursor: number;
+  // the last text cut with C-w, C-u or C-k (C-y puts it back)
+  kill: string;
+}
+
+export type LineEdit =
+  | { op: 'insert'; text: string }
+  | {
+      op:
+        | 'backspace'
+        | 'delete'
+        | 'left'
+        | 'right'
+        | 'home'
+        | 'end'
+        | 'word_left'
+        | 'word_right'
+        | 'kill_word_back'
+        | 'kill_start'
+        | 'kill_end'
+        | 'yank';
+    };
+
+export function lineAt(text: string, cursor: number | null | undefined, kill = ''): LineState {
+  const at = cursor === null || cursor === undefined ? text.length : Math.max(0, Math.min(text.length, cursor));
+  return { text, cursor: at, kill };
+}
+
+// The start of the code point before i, and the end of the one at i.
+function prevPoint(text: string, i: number): number {
+  if (i <= 0) return 0;
+  const low = text.charCodeAt(i - 1);
+  return i >= 2 && low >= 0xdc00 && low <= 0xdfff && isHigh(text.charCodeAt(i - 2)) ? i - 2 : i - 1;
+}
+function nextPoint(text: string, i: number): number {
+  if (i >= text.length) return text.length;
+  return isHigh(text.charCodeAt(i)) && i + 1 < text.length ? i + 2 : i + 1;
+}
+function isHigh(c: number): boolean {
+  return c >= 0xd800 && c <= 0xdbff;
+}
+
+const WORD = /[\p{L}\p{N}_]/u;
+const isWord = (text: string, i: number) => WORD.test(String.fromCodePoint(text.codePointAt(i) ?? 32));
+
+// readline's M-b: skip the non-word characters before the cursor, then the word.
+function wordLeft(text: string, i: number): number {
+  let at = i;
+  while (at > 0 && !isWord(text, prevPoint(text, at))) at = prevPoint(text, at);
+  while (at > 0 && isWord(text, prevPoint(text, at))) at = prevPoint(text, at);
+  return at;
+}
+function wordRight(text: string, i: number): number {
+  let at = i;
+  while (at < text.length && !isWord(text, at)) at = nextPoint(text, at);
+  while (at < text.length && isWord(text, at)) at = nextPoint(text, at);
+  return at;
+}
+// C-w cuts back to the previous whitespace (readline's unix-word-rubout).
+function spaceLeft(text: string, i: number): number {
+  let at = i;
+  while (at > 0 && /\s/.test(text[at - 1])) at--;
+  while (at > 0 && !/\s/.test(text[at - 1])) at = prevPoint(text, at);
+  return at;
+}
+
+// A prompt is one line: pasted line breaks and tabs become spaces, other control characters are dropped.
+export function oneLine(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/\r\n|[\r\n\t]/g, ' ').replace(/[\x00-\x1f\x7f]/g, '');
+}
+
+export function editLine(s: LineState, edit: LineEdit): LineState {
+  const { text, cursor } = s;
+  const cut = (from: number, to: number, keep: boolean): LineState => ({
+    text: text.slice(0, from) + text.slice(to),
+    cursor: from,
+    kill: keep && to > from ? text.slice(from, to) : s.kill,
+  });
+  switch (edit.op) {
+    case 'insert': {
+      const add = oneLine(edit.text);
+      return { ...s, text: text.slice(0, cursor) + add + text.slice(cursor), cursor: cursor + add.length };
+    }
+    case 'backspace':
+      return cut(prevPoint(text, cursor), cursor, false);
+    case 'delete':
+      return cut(cursor, nextPoint(text, cursor), false);
+    case 'left':
+      return { ...s, cursor: prevPoint(text, cursor) };
+    case 'right':
+      return { ...s, cursor: nextPoint(text, cursor) };
+    case 'home':
+      return { ...s, cursor: 0 };
+    case 'end':
+      return { ...s, cursor: text.length };
+    case 'word_left':
+      return { ...s, cursor: wordLeft(text, cursor) };
+    case 'word_right':
+      return { ...s, cursor: wordRight(text, cursor) };
+    case 'kill_word_back':
+      return cut(spaceLeft(text, cursor), cursor, true);
+    case 'kill_start':
+      return cut(0, cursor, true);
+    case 'kill_end':
+      return cut(cursor, text.length, true);
+    case 'yank':
+      return { ...s, text: text.slice(0, cursor) + s.kill + text.slice(cursor), cursor: cursor + s.kill.length };
+  }
+}
+
+// ↑/↓ through earlier entries (oldest first in `entries`): at = null is the line being typed, kept as `draft`.
+export interface HistoryWalk {
+  at: number | null;
+  draft: string;
+}
+
+export function walkHistory(
+  entries: readonly string[],
+  walk: HistoryWalk,
+  text: string,
+  direction: 'older' | 'newer',
+): { walk: HistoryWalk; text: string } | null {
+  if (entries.length === 0) return null;
+  if (direction === 'older') {
+    const at = walk.at === null ? entries.length - 1 : walk.at - 1;
+    if (at < 0) return null;
+    return { walk: { at, draft: walk.at === null ? text : walk.draft }, text: entries[at] };
+  }
+  if (walk.at === null) return null;
+  const at = walk.at + 1;
+  if (at >= entries.length) return { walk: { at: null, draft: '' }, text: walk.draft };
+  return { walk: { at, draft: walk.draft }, text: entries[at] };
+}
