@@ -130,6 +130,7 @@ export class App {
       else key(down ? 'cursor_down' : 'cursor_up', WHEEL_ROWS);
     } else if (data.action === 'mousedown' && data.button === 'left' && hit) {
       if (hit.kind === 'tab' && !state.dialog) key(`tab_${hit.tab}`);
+      else if (hit.kind === 'header' && !state.dialog) this.store.dispatch({ type: 'sort_column', column: hit.column });
       else if (hit.kind === 'button') key(hit.which === 'yes' ? 'dialog_yes' : 'dialog_no');
       else if (hit.kind === 'row' && !state.dialog && !state.failure) {
         // a click on the selected row opens it, as enter does

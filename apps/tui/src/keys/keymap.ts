@@ -106,6 +106,7 @@ export const KEY_ACTIONS = [
   'edge_remove',
   'picker_up',
   'picker_down',
+  'picker_complete',
   'picker_choose',
   'picker_cancel',
   'input_submit',
@@ -459,7 +460,13 @@ export const KEYMAP: readonly KeyBinding[] = [
     help: 'previous choice (the palette, typed nothing: its history)',
     scope: 'picker',
   },
-  { action: 'picker_down', keys: ['down', 'C-n', 'tab'], help: 'next choice', scope: 'picker' },
+  { action: 'picker_down', keys: ['down', 'C-n'], help: 'next choice', scope: 'picker' },
+  {
+    action: 'picker_complete',
+    keys: ['tab'],
+    help: 'complete: the palette takes the highlighted candidate, again the next (other pickers: next choice)',
+    scope: 'picker',
+  },
   {
     action: 'picker_choose',
     keys: ['enter'],

@@ -43,6 +43,8 @@ export type Action =
   | { type: 'input'; ch: string }
   // a row picked with the mouse (its position in the current tab's visible rows)
   | { type: 'select'; index: number }
+  // a click on a frontier column's header
+  | { type: 'sort_column'; column: string }
   | { type: 'connection'; state: ConnectionState }
   | { type: 'failure'; failure: Failure | null }
   | { type: 'actor'; name: string; admin?: boolean }

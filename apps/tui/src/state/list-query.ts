@@ -13,7 +13,7 @@ const SORT_HELP: Record<SortKey, string> = {
   age: 'oldest first',
   ref: 'by ref number',
   title: 'by title',
-  status: 'by workflow stage name',
+  status: 'by workflow stage: idea first, release last',
   unblocks: 'most unblocked items first',
   depth: 'deepest downstream chain first',
 };
@@ -81,18 +81,50 @@ export function passes(
 }
 
 const PRIORITY_RANK: Record<string, number> = { high: 0, medium: 1, low: 2 };
+
+// The default workflows' stages in order (the DefaultWorkflows migration): `:sort status` follows the workflow,
+// not the alphabet; a stage of a custom workflow not listed here comes after them, by name.
+export const STAGE_ORDER: readonly string[] = [
+  'idea',
+  'refining-idea',
+  'refined-idea',
+  'plan-drafted',
+  'refining-plan',
+  'planning',
+  'planned',
+  'implementing',
+  'reviewing-implementation',
+  'reviewed-implementation',
+  'polishing-implementation',
+  'implemented',
+  'release',
+  'done',
+  'cancelled',
+  'stopped',
+  'failed',
+];
+const stageRank = (status: string): string => {
+  const i = STAGE_ORDER.indexOf(status);
+  return i >= 0 ? String(i).padStart(3, '0') : `999${status}`;
+};
 const refNumber = (ref: string) => Number(/(\d+)$/.exec(ref)?.[1] ?? Number.MAX_SAFE_INTEGER);
 
 // Compares two bucket positions; ties keep the frontier order.
-export function comparator(rows: readonly FrontierItemWire[], key: SortKey): ((a: number, b: number) => number) | null {
+// desc: the key's order reversed (ties still keep the frontier order).
+export function comparator(
+  rows: readonly FrontierItemWire[],
+  key: SortKey,
+  desc = false,
+): ((a: number, b: number) => number) | null {
+  const sign = desc ? -1 : 1;
   const by = (f: (r: FrontierItemWire) => number | string) => (a: number, b: number) => {
     const x = f(rows[a]);
     const y = f(rows[b]);
-    return x < y ? -1 : x > y ? 1 : a - b;
+    return x < y ? -sign : x > y ? sign : a - b;
   };
   switch (key) {
     case 'rank':
-      return null;
+      return desc ? (a, b) => b - a : null;
     case 'priority':
       return by((r) => PRIORITY_RANK[r.priority] ?? 3);
     case 'age':
@@ -102,7 +134,7 @@ export function comparator(rows: readonly FrontierItemWire[], key: SortKey): ((a
     case 'title':
       return by((r) => r.title.toLowerCase());
     case 'status':
-      return by((r) => r.status);
+      return by((r) => stageRank(r.status));
     case 'unblocks':
       return by((r) => -r.unblocks_count);
     case 'depth':

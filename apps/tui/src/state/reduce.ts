@@ -5,12 +5,14 @@ import { helpSections } from '../keys/keymap';
 
 import type { Action, DetailPart } from './actions';
 import { cursorsAfterDelta } from './frontier-delta';
+import { SORT_KEYS } from './list-query';
 import {
   reduceTriageAction,
   reduceTriageInput,
   reduceTriageKey,
   jumpTo,
   selectArrived,
+  sortBy,
   startRun,
   TriageHelpers,
 } from './triage';
@@ -568,6 +570,12 @@ function reduceAny(state: State, action: Action): State {
       return reduceKey(readError(state), action);
     case 'input':
       return reduceLine(readError(state), { op: 'insert', text: action.ch });
+    case 'sort_column': {
+      const key = SORT_KEYS.find((k) => k === action.column);
+      if (!key || state.dialog) return state;
+      const same = (state.sort ?? 'rank') === key;
+      return sortBy(state, key, same ? !state.sortDesc : false, TRIAGE_HELPERS);
+    }
     case 'select': {
       if (state.dialog || action.index < 0 || action.index >= rowCount(state, state.tab)) return state;
       const next = setCursor(readError(state), state.tab, action.index);

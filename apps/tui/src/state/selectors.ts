@@ -16,7 +16,7 @@ interface FilterView {
   filter: string;
   needle: string;
   // what else decided the view: the :sort key, and for @me the claims and who I am
-  sort: SortKey;
+  sort: string;
   claims: Record<string, ClaimHolder> | null;
   actor: string | null;
   // positions into the bucket of the rows that pass the filter; null when no filter applies
@@ -40,10 +40,12 @@ function haystackOf(rows: readonly FrontierItemWire[]): string[] {
 function filterView(
   rows: readonly FrontierItemWire[],
   filter: string,
-  state?: Pick<State, 'sort' | 'claims' | 'actor'>,
+  state?: Pick<State, 'sort' | 'sortDesc' | 'claims' | 'actor'>,
 ): FilterView {
   const cached = views.get(rows);
-  const sort = state?.sort ?? 'rank';
+  const key: SortKey = state?.sort ?? 'rank';
+  const desc = state?.sortDesc ?? false;
+  const sort = desc ? `${key} desc` : key;
   const parsed = parseFilter(filter);
   // the claims and who I am only matter to @me
   const claims = parsed.me ? (state?.claims ?? null) : null;
@@ -66,7 +68,7 @@ function filterView(
       for (const i of cached.indices) if (hay[i].includes(needle)) out.push(i);
     } else {
       for (let i = 0; i < hay.length; i++) if (hay[i].includes(needle)) out.push(i);
-      const cmp = comparator(rows, sort);
+      const cmp = comparator(rows, key, desc);
       if (cmp) out.sort(cmp);
     }
     indices = Int32Array.from(out);
@@ -78,7 +80,7 @@ function filterView(
       if (!parsed.plain && !passes(rows[i], parsed, claims ?? {}, actor)) continue;
       out.push(i);
     }
-    const cmp = comparator(rows, sort);
+    const cmp = comparator(rows, key, desc);
     if (cmp) out.sort(cmp);
     indices = Int32Array.from(out);
   }

@@ -170,6 +170,8 @@ export type TriageDialog =
       draft?: NewItemDraft;
       // `S`: the stage picker chooses the next stage itself once the stages load
       next?: boolean;
+      // the palette's Tab: the candidates it cycles through (kept while Tab is pressed again)
+      completion?: PickerOption[];
     }
   | { kind: 'input'; purpose: InputPurpose; refs: string[]; title: string; prompt: string; value: string }
   | {
@@ -302,6 +304,8 @@ export interface State {
   detail: Detail | null;
   // :sort — the frontier lists' order (rank: the frontier's own); undefined is rank
   sort?: SortKey;
+  // `:sort <key> desc` or a second click on the column's header: the key's order reversed
+  sortDesc?: boolean;
   // the detail pane's selected edge (H / L), for the item whose pane it is
   edgeCursor?: { ref: string; key: string } | null;
   dialog: Dialog | null;

@@ -13,7 +13,7 @@ import {
 } from './state';
 import { KEYMAP } from '../keys/keymap';
 import { reduceEdgeKey } from './edge-select';
-import { sortHelp, SORT_KEYS, sortKeyOf } from './list-query';
+import { sortHelp, SORT_KEYS, SortKey, sortKeyOf } from './list-query';
 import { treeOptions } from './tree';
 import type { FrontierItemWire } from '../wire';
 
@@ -111,6 +111,13 @@ export function filteredOptions(options: readonly PickerOption[] | null, filter:
   const exact = hits.filter((o) => o.value.toLowerCase() === needle);
   const prefix = hits.filter((o) => o.value.toLowerCase() !== needle && o.value.toLowerCase().startsWith(needle));
   return [...exact, ...prefix, ...hits.filter((o) => !exact.includes(o) && !prefix.includes(o))];
+}
+
+// The choices a picker shows: the palette's are its own (paletteOptions computed them from the text), the other
+// pickers' are filtered as you type.
+export function shownOptions(d: Extract<TriageDialog, { kind: 'picker' }>): PickerOption[] {
+  if (d.purpose === 'palette') return d.options ?? [];
+  return filteredOptions(d.options, d.filter);
 }
 
 function picker(
@@ -399,10 +406,25 @@ export function reduceTriageKey(state: State, action: KeyAction, helpers: Triage
     case 'picker_down': {
       const d = state.dialog;
       if (d?.kind !== 'picker') return state;
-      const n = filteredOptions(d.options, d.filter).length;
+      const n = shownOptions(d).length;
       if (n === 0) return state;
       const index = (d.index + (action === 'picker_down' ? 1 : n - 1)) % n;
       return { ...state, dialog: { ...d, index } };
+    }
+    case 'picker_complete': {
+      // Tab: the palette's line becomes the highlighted candidate, again: the next one (the list stays as it was);
+      // other pickers: the next choice
+      const d = state.dialog;
+      if (d?.kind !== 'picker') return state;
+      if (d.purpose !== 'palette') return reduceTriageKey(state, 'picker_down', helpers);
+      const list = d.completion ?? shownOptions(d);
+      if (list.length === 0) return state;
+      const index = d.completion ? (d.index + 1) % list.length : Math.min(d.index, list.length - 1);
+      return {
+        ...state,
+        line: { ...state.line, cursor: null },
+        dialog: { ...d, filter: list[index].value, options: list, index, completion: list },
+      };
     }
     case 'picker_cancel':
     case 'input_cancel':
@@ -422,8 +444,7 @@ export function reduceTriageKey(state: State, action: KeyAction, helpers: Triage
 function choose(state: State, helpers: TriageHelpers): State {
   const d = state.dialog;
   if (d?.kind !== 'picker') return state;
-  if (d.purpose === 'palette')
-    return runPalette(state, d.filter, filteredOptions(d.options, d.filter)[d.index], helpers);
+  if (d.purpose === 'palette') return runPalette(state, d.filter, shownOptions(d)[d.index], helpers);
   if (!d.options) return state;
   const chosen = filteredOptions(d.options, d.filter)[d.index];
   if (d.purpose === 'tree' && chosen) {
@@ -559,6 +580,12 @@ export function blockerOptions(state: State, self: string | null, none = true): 
 
 // ---- the : palette
 const PALETTE_VERBS = ['item', 'project', 'sort', 'filter'];
+const PALETTE_HELP: Record<string, string> = {
+  item: 'jump to an item',
+  project: 'switch project',
+  sort: '<column> [asc|desc]',
+  filter: 'pri:high status:planned @me words',
+};
 
 export function paletteOptions(state: State, text: string): PickerOption[] {
   const t = text.trim();
@@ -573,9 +600,11 @@ export function paletteOptions(state: State, text: string): PickerOption[] {
     return verb === 'project' ? projects.filter((o) => o.value.includes(arg)) : projects;
   }
   if (verb === 'sort') {
-    return SORT_KEYS.filter((k) => k.startsWith(arg.toLowerCase())).map((k) => ({
-      value: `sort ${k}`,
-      label: `sort ${k}`,
+    const [word = '', dir = ''] = arg.toLowerCase().split(/\s+/);
+    const suffix = dir && 'desc'.startsWith(dir) ? ' desc' : dir && 'asc'.startsWith(dir) ? ' asc' : '';
+    return SORT_KEYS.filter((k) => k.startsWith(word)).map((k) => ({
+      value: `sort ${k}${suffix}`,
+      label: `sort ${k}${suffix}`,
       note: `${sortHelp(k)}${(state.sort ?? 'rank') === k ? ' · current' : ''}`,
     }));
   }
@@ -598,8 +627,15 @@ export function paletteOptions(state: State, text: string): PickerOption[] {
     .reverse()
     .filter((h) => !t || h.startsWith(t))
     .map((h) => ({ value: h, label: h, note: 'history' }));
-  const verbs = t ? [] : PALETTE_VERBS.map((v) => ({ value: `${v} `, label: `${v} …`, note: 'verb' }));
-  return [...exact, ...history, ...items.filter((o) => !exact.includes(o)), ...verbs].slice(0, 200);
+  // commands first when the text is the start of one (`:so` → sort, before an item titled "SSO…")
+  const verbs = PALETTE_VERBS.filter((v) => v.startsWith(t.toLowerCase())).map((v) => ({
+    value: `${v} `,
+    label: `${v} …`,
+    note: `command: ${PALETTE_HELP[v]}`,
+  }));
+  const others = items.filter((o) => !exact.includes(o));
+  if (!t) return [...history, ...verbs, ...others].slice(0, 200);
+  return [...exact, ...verbs, ...history, ...others].slice(0, 200);
 }
 
 // Jumps to an item in whatever tab it lives, remembering where it left from.
@@ -622,18 +658,15 @@ function runPalette(state: State, typed: string, top: PickerOption | undefined, 
   const history = text ? [...state.triage.history.filter((h) => h !== text), text].slice(-50) : state.triage.history;
   const closed = triage({ ...state, dialog: null }, { history });
   // a whole command as typed runs as typed; a partial one takes the top completion
-  const whole = /^(item|project|filter)\s+\S/.test(text) || /^[A-Za-z][A-Za-z0-9]*-\d+$/.test(text);
+  const whole = /^(item|project|filter|sort)\s+\S/.test(text) || /^[A-Za-z][A-Za-z0-9]*-\d+$/.test(text);
   const line = whole ? text : (top?.value ?? text);
   const [verb, ...rest] = line.trim().split(/\s+/);
   if (verb === 'sort') {
     const key = sortKeyOf(rest[0] ?? '');
-    if (!key) return status(closed, `sort by one of: ${SORT_KEYS.join(', ')}`, 'warn');
-    const sorted = helpers.settle({ ...closed, sort: key });
-    return status(
-      sorted,
-      key === 'rank' ? 'sorted by rank (the frontier order)' : `sorted by ${key}: ${sortHelp(key)}`,
-      'info',
-    );
+    const dir = (rest[1] ?? 'asc').toLowerCase();
+    if (!key || !['asc', 'desc'].includes(dir) || rest.length > 2)
+      return status(closed, `sort by one of: ${SORT_KEYS.join(', ')} [asc|desc]`, 'warn');
+    return sortBy(closed, key, dir === 'desc', helpers);
   }
   if (verb === 'filter') {
     const filter = rest.join(' ');
@@ -651,6 +684,13 @@ function runPalette(state: State, typed: string, top: PickerOption | undefined, 
   const jumped = jumpTo(closed, ref.toUpperCase(), helpers) ?? jumpTo(closed, ref, helpers);
   if (!jumped) return status(closed, `${ref}: not in this project's frontier (runnable, blocked or frozen)`, 'warn');
   return status(jumped, `${ref.toUpperCase()} is in ${jumped.tab} · backspace goes back`, 'info');
+}
+
+// `:sort <key> [asc|desc]` and a click on a column's header (a second click reverses it).
+export function sortBy(state: State, key: SortKey, desc: boolean, helpers: TriageHelpers): State {
+  const sorted = helpers.settle({ ...state, sort: key, sortDesc: desc });
+  const how = key === 'rank' ? 'rank (the frontier order)' : `${key}: ${sortHelp(key)}`;
+  return status(sorted, `sorted by ${how}${desc ? ', reversed (desc)' : ''}`, 'info');
 }
 
 export function jumpBack(state: State, helpers: TriageHelpers): State {
@@ -671,7 +711,7 @@ export function reduceTriageInput(state: State, edit: (text: string) => string):
   if (d?.kind === 'picker') {
     const filter = edit(d.filter);
     const options = d.purpose === 'palette' ? paletteOptions(state, filter) : d.options;
-    return { ...state, dialog: { ...d, filter, options, index: 0 } };
+    return { ...state, dialog: { ...d, filter, options, index: 0, completion: undefined } };
   }
   if (d?.kind === 'input') {
     const value = edit(d.value);

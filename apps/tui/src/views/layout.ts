@@ -8,6 +8,7 @@ import { detailPane } from './detail';
 import { Theme } from './format';
 import {
   listHeaderLine,
+  frontierColumnAt,
   ListRender,
   renderConnectedRows,
   renderEventRows,
@@ -58,6 +59,8 @@ export function geometry(state: State, width: number, height: number): Geometry 
 export type Hit =
   | { kind: 'tab'; tab: Tab }
   | { kind: 'row'; index: number }
+  // a frontier column's header: a click sorts by it (again: reversed)
+  | { kind: 'header'; column: string }
   | { kind: 'detail' }
   | { kind: 'button'; which: 'yes' | 'no' }
   | { kind: 'overlay' };
@@ -258,6 +261,10 @@ export class Layout {
     if (y === 1) {
       const span = tabSpans(state, g.width).find((s) => x >= s.start && x < s.end);
       return span ? { kind: 'tab', tab: span.tab } : null;
+    }
+    if (y === 2 && x < g.listWidth) {
+      const column = frontierColumnAt(state, g.listWidth, x, this.theme);
+      return column ? { kind: 'header', column } : null;
     }
     const d = g.detail;
     if (d && x >= d.left && x < d.left + d.width && y >= d.top && y < d.top + d.height) return { kind: 'detail' };

@@ -193,11 +193,15 @@ export function frontierHeaderLine(
   refWidth = 8,
   tab?: FrontierTab,
   sort?: SortKey,
+  desc = false,
 ): string {
   const cols = frontierColumns(width, count, refWidth, theme.columns, tab);
-  // a :sort other than the frontier's own order marks its column (the key's name is the column's id)
+  // a :sort other than the frontier's own order marks its column (the key's name is the column's id): ↓ in the key's
+  // order, ↑ reversed
   const title = (c: Column) =>
-    sort && sort !== 'rank' && c.id === sort ? `${c.title.slice(0, Math.max(0, c.width - 1))}↓` : c.title;
+    ((sort && sort !== 'rank') || desc) && c.id === (sort ?? 'rank')
+      ? `${c.title.slice(0, Math.max(0, c.width - 1))}${desc ? '↑' : '↓'}`
+      : c.title;
   return paint(theme, ` ${cols.map((c) => esc(fit(title(c), c.width, c.align))).join(' ')}`, 'gray');
 }
 
@@ -452,8 +456,34 @@ export function renderEventRows(
 
 export function listHeaderLine(state: State, tab: Tab, width: number, theme: Theme): string {
   if (isFrontierTab(tab))
-    return frontierHeaderLine(width, state.frontier?.[tab].length ?? 0, theme, refWidthOf(state), tab, state.sort);
+    return frontierHeaderLine(
+      width,
+      state.frontier?.[tab].length ?? 0,
+      theme,
+      refWidthOf(state),
+      tab,
+      state.sort,
+      state.sortDesc,
+    );
   return tab === 'machines'
     ? machinesHeaderLine(width, theme, state.machinesView === 'connected')
     : eventsHeaderLine(width, theme, unseenEvents(state));
+}
+
+// The frontier column under a header click at x (cells from the list's left edge), by its id.
+export function frontierColumnAt(state: State, width: number, x: number, theme: Theme): string | null {
+  if (!isFrontierTab(state.tab)) return null;
+  const cols = frontierColumns(
+    width,
+    state.frontier?.[state.tab].length ?? 0,
+    refWidthOf(state),
+    theme.columns,
+    state.tab,
+  );
+  let at = 1;
+  for (const c of cols) {
+    if (x >= at && x < at + c.width) return c.id;
+    at += c.width + 1;
+  }
+  return null;
 }

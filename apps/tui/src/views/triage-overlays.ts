@@ -1,4 +1,4 @@
-import { filteredOptions } from '../state/triage';
+import { shownOptions } from '../state/triage';
 import { Dialog } from '../state/state';
 import { displayWidth, esc, fit, inverse, paint, promptText, Theme, truncate, wrap } from './format';
 import type { OverlayContent } from './overlay-content';
@@ -26,7 +26,7 @@ export function pickerDialog(
     lines.push(` ${paint(theme, 'loading…', 'yellow')}`);
     return { title: d.title, lines, width: w };
   }
-  const shown = filteredOptions(d.options, d.filter);
+  const shown = shownOptions(d);
   const room = Math.max(3, height - 8);
   const start = Math.max(0, Math.min(d.index - room + 1, shown.length - room));
   shown.slice(start, start + room).forEach((o, i) => {

@@ -1,0 +1,110 @@
+import { App } from '../app';
+import type { Action } from '../state/actions';
+import { frontierRowAt, rowCount } from '../state/selectors';
+import { initialState } from '../state/state';
+import { frontier, item, NOW, project, testScreen, TestScreen } from '../testing/fixtures';
+import { makeTheme } from './theme';
+
+// Issue 39 §3: the palette completes its commands with Tab, commands before items; `:sort <column> [asc|desc]`,
+// a header click toggles the order, and status sorts by the workflow's order.
+
+const SIZES: [number, number][] = [
+  [80, 24],
+  [120, 36],
+];
+
+describe('palette completion and sorting (keys, render)', () => {
+  let t: TestScreen;
+  let app: App;
+
+  const dispatch = (...actions: Action[]) => {
+    actions.forEach((a) => app.store.dispatch(a));
+    app.renderNow();
+  };
+  const press = async (...keys: string[]) => {
+    for (const k of keys) {
+      t.input.write(k);
+      await new Promise((r) => setImmediate(r));
+    }
+    app.renderNow();
+  };
+  const type = (text: string) => press(...[...text]);
+  const start = (columns: number, rows: number) => {
+    t = testScreen(columns, rows, 'tmux-256color');
+    app = new App({
+      screen: t.screen,
+      theme: makeTheme(),
+      state: initialState({ now: NOW, url: 'http://127.0.0.1:7700' }),
+      effects: null,
+      onQuit: () => undefined,
+      mouse: true,
+    });
+    dispatch(
+      { type: 'projects_loaded', projects: [project('atlas')] },
+      {
+        type: 'frontier_loaded',
+        project: 'atlas',
+        frontier: frontier([
+          item(1, { title: 'SSO login', status: 'implemented' }),
+          item(2, { title: 'Backfill usage', status: 'idea' }),
+          item(3, { title: 'Plan drafted', status: 'plan-drafted' }),
+          item(4, { title: 'Implementing it', status: 'implementing' }),
+        ]),
+      },
+      { type: 'connection', state: 'live' },
+    );
+  };
+  const state = () => app.store.state;
+  const order = () =>
+    Array.from({ length: rowCount(state(), 'runnable') }, (_, i) => frontierRowAt(state(), 'runnable', i)?.status);
+  const line = (needle: string) => t.lines().find((l) => l.includes(needle)) ?? '';
+
+  afterEach(() => {
+    app?.stop();
+    t?.destroy();
+  });
+
+  describe.each(SIZES)('at %ix%i', (columns, rows) => {
+    it('should list commands before items and complete them with Tab, cycling', async () => {
+      start(columns, rows);
+      await press(':');
+      expect(t.lines().join('\n')).toMatch(/sort …[\s\S]*ATL-1 SSO login/);
+      await type('so');
+      const d = state().dialog as { options: { value: string }[] };
+      expect(d.options[0].value).toBe('sort ');
+      expect(d.options.map((o) => o.value)).toContain('ATL-1');
+      await press('\t');
+      expect(line(':sort')).toContain(':sort ▏');
+      await type('st');
+      await press('\t');
+      expect(state().dialog).toMatchObject({ filter: 'sort status' });
+      await type(' desc');
+      await press('\r');
+      expect(state()).toMatchObject({ sort: 'status', sortDesc: true });
+      expect(order()).toEqual(['implemented', 'implementing', 'plan-drafted', 'idea']);
+      await press(':');
+      await type('fil');
+      await press('\t');
+      expect(state().dialog).toMatchObject({ filter: 'filter ' });
+      await press('\t');
+      expect((state().dialog as { filter: string }).filter).not.toBe('filter ');
+    });
+
+    it('should sort status by the workflow, not the alphabet, and toggle the order on a header click', async () => {
+      start(columns, rows);
+      await press(':');
+      await type('sort status');
+      await press('\r');
+      expect(order()).toEqual(['idea', 'plan-drafted', 'implementing', 'implemented']);
+      expect(line('status↓')).toContain('status↓');
+      const x = line('status↓').indexOf('status↓');
+      app.onMouse({ action: 'mousedown', button: 'left', x: x + 1, y: 2 });
+      expect(state().sortDesc).toBe(true);
+      expect(order()).toEqual(['implemented', 'implementing', 'plan-drafted', 'idea']);
+      expect(line('status↑')).toContain('status↑');
+      const p = line('pri').indexOf('pri');
+      app.onMouse({ action: 'mousedown', button: 'left', x: p, y: 2 });
+      expect(state()).toMatchObject({ sort: 'priority', sortDesc: false });
+    });
+  });
+});
