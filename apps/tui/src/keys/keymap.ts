@@ -112,6 +112,8 @@ export const KEY_ACTIONS = [
   'input_submit',
   'input_cancel',
   'refusal_close',
+  'refusal_down',
+  'refusal_up',
   'machines_view',
   'machine_open',
   'machine_revoke',
@@ -488,6 +490,8 @@ export const KEYMAP: readonly KeyBinding[] = [
   { action: 'dialog_activate', keys: ['enter'], help: 'press the focused button', scope: 'decide' },
 
   { action: 'refusal_close', keys: ['escape', 'enter', 'q'], help: 'close', scope: 'refusal', hint: 'close' },
+  { action: 'refusal_down', keys: ['j', 'down', 'J', 'pagedown'], help: 'scroll the refusals down', scope: 'refusal' },
+  { action: 'refusal_up', keys: ['k', 'up', 'K', 'pageup'], help: 'scroll the refusals up', scope: 'refusal' },
   // issue 26 (screens): machine details, connected machines and revoke, the events filter and payload, read-only
   // views, the project picker's filter and g/G
   {

@@ -183,7 +183,7 @@ export type TriageDialog =
       // an undo: its inverse is not pushed again
       undo: boolean;
     }
-  | { kind: 'refusal'; title: string; lines: string[] };
+  | { kind: 'refusal'; title: string; lines: string[]; scroll?: number };
 
 // A batch of commands on its way to the daemon; the effects start it when its id is new.
 export interface TriageRun {

@@ -162,8 +162,8 @@ function runOrConfirm(state: State, title: string, commands: TriageCommand[]): S
 }
 
 const PRIORITY_OPTIONS: PickerOption[] = [
-  { value: 'medium', label: 'medium' },
   { value: 'high', label: 'high' },
+  { value: 'medium', label: 'medium' },
   { value: 'low', label: 'low' },
 ];
 
@@ -426,6 +426,13 @@ export function reduceTriageKey(state: State, action: KeyAction, helpers: Triage
         dialog: { ...d, filter: list[index].value, options: list, index, completion: list },
       };
     }
+    case 'refusal_down':
+    case 'refusal_up': {
+      const d = state.dialog;
+      if (d?.kind !== 'refusal') return state;
+      const scroll = Math.max(0, Math.min(d.lines.length - 1, (d.scroll ?? 0) + (action === 'refusal_down' ? 3 : -3)));
+      return { ...state, dialog: { ...d, scroll } };
+    }
     case 'picker_cancel':
     case 'input_cancel':
     case 'refusal_close':
@@ -556,6 +563,7 @@ function submit(state: State): State {
     case 'new-title':
       if (!value) return status(state, 'a title cannot be empty', 'warn');
       return picker(state, 'new-priority', [], ' Priority ', PRIORITY_OPTIONS, {
+        index: 1, // medium, the default
         draft: { title: value, priority: 'medium' },
       });
   }
@@ -775,7 +783,10 @@ export function reduceTriageAction(state: State, action: Action, helpers: Triage
       }
       // refusals in words: one alone, with its detail; several, as a summary of what was refused and why
       const lines: string[] = [];
-      if (done.length > 0) lines.push(`${done.length} of ${action.results.length} done.`, '');
+      if (action.results.length > 1) {
+        const made = done.length > 0 ? ` · ${done.length} of ${action.results.length} done` : '';
+        lines.push(`${refused.length} of ${action.results.length} refused${made}.`, '');
+      }
       for (const r of refused) {
         lines.push(`✗ ${describeCommand(r.command).text}: ${r.message}`);
         for (const l of r.detail ?? []) lines.push(`    ${l}`);

@@ -103,6 +103,7 @@ export class Layout {
     private readonly theme: Theme,
   ) {
     patchBlessedUnicode();
+    sendMiddleDotAsText(screen);
     // blessed misreads the colours of terminals whose terminfo it cannot parse (tmux-256color: 8, so gray is black)
     const tput = (screen as unknown as { tput: { colors: number } }).tput;
     if (theme.color && tput.colors < theme.depth) tput.colors = theme.depth;
@@ -309,4 +310,12 @@ export class Layout {
       ? ' no events yet'
       : ' no events yet besides FrontierComputed reads (f shows them)';
   }
+}
+
+// blessed sends every character its terminfo's line-drawing set maps (`acsc`) in that set: the header's `·` went out
+// as ACS `~`, which tmux captures and copies read as `~` (issue 39). The middle dot is text: it is sent as itself
+// (the borders keep the line-drawing set).
+function sendMiddleDotAsText(screen: blessed.Widgets.Screen): void {
+  const tput = (screen as unknown as { tput?: { acscr?: Record<string, string> } }).tput;
+  if (tput?.acscr) delete tput.acscr['·'];
 }

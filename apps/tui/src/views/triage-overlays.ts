@@ -84,7 +84,17 @@ export function refusalDialog(
   for (const l of d.lines)
     wrap(l, w - 4).forEach((x) => lines.push(` ${paint(theme, esc(x), x.startsWith('✗') ? 'red' : 'white')}`));
   const room = Math.max(3, height - 6);
-  const out = lines.length > room ? [...lines.slice(0, room - 1), ` … ${lines.length - room + 1} more lines`] : lines;
-  out.push('', paint(theme, ' enter or esc closes', 'gray'));
+  if (lines.length <= room) {
+    lines.push('', paint(theme, ' enter or esc closes', 'gray'));
+    return { title: d.title, lines, width: w };
+  }
+  // longer than the screen: j/k scroll it, the last line says where
+  const top = Math.min(d.scroll ?? 0, lines.length - (room - 1));
+  const out = lines.slice(top, top + room - 1);
+  const below = lines.length - top - out.length;
+  out.push(
+    paint(theme, ` lines ${top + 1}–${top + out.length} of ${lines.length}${below ? ` · ${below} more` : ''}`, 'gray'),
+  );
+  out.push('', paint(theme, ' j/k scroll · enter or esc closes', 'gray'));
   return { title: d.title, lines: out, width: w };
 }
