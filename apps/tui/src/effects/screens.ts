@@ -1,5 +1,6 @@
 import type { Action } from '../state/actions';
 import type { State } from '../state/state';
+import { formatWhen } from '../state/selectors';
 import type { DispatchResponse, ExplainResponse, StreamNotice } from '../wire';
 import { describe, EffectsConfig, EffectsContext } from './context';
 
@@ -16,14 +17,15 @@ export function dispatchView(
   r: DispatchResponse,
   exit: number | null,
   config: Pick<EffectsConfig, 'dispatchCommand'>,
+  now = Date.now(),
 ): { title: string; lines: string[] } {
   const lines = [
     `item        ${r.item_id} (${r.project})`,
     `session     #${r.session_id}`,
     `adapter     ${r.adapter}`,
     `entrypoint  ${r.entrypoint}`,
-    `claimed     ${r.claim.claimed_at}`,
-    `claim ends  ${r.claim.expires_at} (renewed while the session heartbeats)`,
+    `claimed     ${formatWhen(r.claim.claimed_at, now)}`,
+    `claim ends  ${formatWhen(r.claim.expires_at, now)} (renewed while the session heartbeats)`,
     `WIP slot    ${r.wip_slot ? 'yes' : 'no'}`,
     `event       #${r.event_id}`,
   ];

@@ -2,7 +2,7 @@ import { changeWhat, changeWho } from '@app/client';
 
 import type { KeyAction } from '../keys/keymap';
 import type { Action } from './actions';
-import { actorLabel, pickerProjects, selectedConnected, selectedEvent, selectedMachine } from './selectors';
+import { actorLabel, pickerProjects, selectedConnected, selectedEvent, selectedMachine, formatWhen } from './selectors';
 import { Detail, Dialog, State, StatusTone, Tab } from './state';
 
 // Issue 26's screens in the reducer: machine details, connected machines and revoke, the events' reads toggle and
@@ -112,8 +112,8 @@ export function reduceScreensKey(state: State, action: KeyAction, h: ScreensHelp
           `machine id  ${request.machine_id}`,
           `from        ${request.client_address}`,
           `org         ${request.org ?? '(any: chosen at approval)'}`,
-          `asked at    ${request.created_at}`,
-          `expires at  ${request.expires_at}`,
+          `asked at    ${formatWhen(request.created_at, state.now)}`,
+          `expires at  ${formatWhen(request.expires_at, state.now)}`,
           `yours       ${request.claimed_by_caller ? 'yes (you opened or decided it)' : 'no'}`,
           '',
           'Compare the name and id with what `svc connect` shows on that machine. a approves with the code it shows; d denies (no code needed).',
@@ -126,9 +126,9 @@ export function reduceScreensKey(state: State, action: KeyAction, h: ScreensHelp
           `person      ${m.actor}`,
           `org         ${m.org}`,
           `credential  ${m.token_prefix}…`,
-          `connected   ${m.created_at}`,
-          `last used   ${m.last_used_at ?? 'never'}`,
-          `expires     ${m.expires_at ?? 'never'}`,
+          `connected   ${formatWhen(m.created_at, state.now)}`,
+          `last used   ${m.last_used_at ? formatWhen(m.last_used_at, state.now) : 'never'}`,
+          `expires     ${m.expires_at ? formatWhen(m.expires_at, state.now) : 'never'}`,
           '',
           'x revokes its credential (asks first): its next request is refused.',
         ]);
@@ -179,7 +179,7 @@ export function reduceScreensKey(state: State, action: KeyAction, h: ScreensHelp
         ]);
       }
       return openView(state, `${e.name} #${e.id}`, [
-        `time     ${e.created_at}`,
+        `time     ${formatWhen(e.created_at, state.now)}`,
         `event    ${e.name} (${e.kind})`,
         `project  ${e.project ?? '-'}`,
         `item     ${e.item_id ?? '-'}`,

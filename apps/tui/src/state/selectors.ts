@@ -370,6 +370,21 @@ export function formatAge(iso: string | null | undefined, now: number): string {
   return `${Math.floor(d / 365)}y`;
 }
 
+// A moment for people: how long ago (or in how long) and the local time, the date too when it is not today
+// ("3m ago (14:02:05)", "in 28m (14:32:05)"); never the raw ISO string (issue 39).
+export function formatWhen(iso: string | null | undefined, now: number): string {
+  if (!iso) return '';
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return iso;
+  const d = new Date(t);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  const time = `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+  const today = new Date(now).toDateString() === d.toDateString();
+  const local = today ? time : `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${time}`;
+  const rel = t > now ? `in ${formatAge(new Date(now - (t - now)).toISOString(), now)}` : `${formatAge(iso, now)} ago`;
+  return `${rel} (${local})`;
+}
+
 // Countdown to a deadline: 9:58, 1:02:03, or "expired".
 export function formatCountdown(iso: string, now: number): string {
   const left = Math.floor((Date.parse(iso) - now) / 1000);

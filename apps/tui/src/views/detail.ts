@@ -1,5 +1,5 @@
 import { selectedEdge } from '../state/edge-select';
-import { claimOf, conductEligible, formatAge, selectedItem } from '../state/selectors';
+import { claimOf, conductEligible, formatAge, formatWhen, selectedItem } from '../state/selectors';
 import { State } from '../state/state';
 import type { DetailEdge } from '../state/edges';
 import type { Pipeline } from '../state/pipeline';
@@ -114,7 +114,7 @@ export function detailPane(state: State, width: number, theme: Theme): { lines: 
     // the holder as the command line shows it (#session harness), wrapped to the pane, never cut
     const who = claim.actor ? `${claim.actor}, ` : '';
     const since = formatAge(claim.claimed_at, state.now);
-    const line = `@ claimed by ${claimLabel(claim)} (${who}${claim.model}, lane ${claim.lane})${since ? ` ${since} ago` : ''}, until ${claim.expires_at.slice(11, 19)}`;
+    const line = `@ claimed by ${claimLabel(claim)} (${who}${claim.model}, lane ${claim.lane})${since ? ` ${since} ago` : ''}, lapses ${formatWhen(claim.expires_at, state.now)}`;
     wrap(line, w - 3).forEach((l, i) => out.push(`${i === 0 ? ' ' : '   '}${paint(theme, esc(l), 'magenta')}`));
   } else {
     out.push(' not claimed');

@@ -110,7 +110,7 @@ describe('issue 26 screens (render)', () => {
       await press('\r');
       dispatch({ type: 'detail_loaded', ref: 'ATL-1', data: { part: 'explain', value: explain('ATL-1', []) } });
       expect(flat()).toContain(
-        '@ claimed by #12 claude-code (alice, claude-opus-4-with-a-long-model-name, lane deep) 3m ago, until 12:30:00',
+        '@ claimed by #12 claude-code (alice, claude-opus-4-with-a-long-model-name, lane deep) 3m ago, lapses in 30m (12:30:00)',
       );
     });
 
@@ -218,9 +218,13 @@ describe('issue 26 screens (render)', () => {
       },
       0,
       { dispatchCommand: null },
+      Date.parse('2026-01-10T12:02:00.000Z'),
     ).lines.join('\n');
     expect(done).toContain('session     #4');
     expect(done).toContain('entrypoint  /conduct ATL-1');
-    expect(done).toContain('claim ends  2026-01-10T12:30:00.000Z');
+    // relative and local time, never the raw ISO string (issue 39)
+    expect(done).toMatch(/claimed {5}2m ago \(\d\d:\d\d:00\)/);
+    expect(done).toMatch(/claim ends {2}in 28m \(\d\d:\d\d:00\)/);
+    expect(done).not.toContain('2026-01-10T');
   });
 });
