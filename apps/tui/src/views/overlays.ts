@@ -172,10 +172,13 @@ export function helpOverlay(
     body.push(` ${paint(theme, bold(esc(section.title)), 'cyan')}`);
     for (const r of section.rows) {
       const danger = r.dangerous ? ' (asks first)' : '';
-      const help = truncate(r.help, w - keyWidth - 5 - danger.length);
-      body.push(
-        ` ${paint(theme, esc(fit(r.keys, keyWidth)), 'cyan')} ${esc(help)}${danger ? paint(theme, danger, 'yellow') : ''}`,
-      );
+      // a long help wraps under itself, never cut (issue 39: "a termin…" in a 90-wide box)
+      const parts = wrap(r.help, w - keyWidth - 5 - danger.length);
+      parts.forEach((part, i) => {
+        const keys = i === 0 ? paint(theme, esc(fit(r.keys, keyWidth)), 'cyan') : ' '.repeat(keyWidth);
+        const tail = i === parts.length - 1 && danger ? paint(theme, danger, 'yellow') : '';
+        body.push(` ${keys} ${esc(part)}${tail}`);
+      });
     }
   }
   if (sections.length === 0) body.push(' no key matches');

@@ -61,6 +61,16 @@ describe('smaller defects of issue 39 (render, keys)', () => {
       expect(bytes).not.toContain('\x1b(0~');
     });
 
+    it('should wrap a long help line in the help box, never cut it', async () => {
+      start(columns, rows);
+      load();
+      await press('?');
+      await press(...'stage'.split(''));
+      const text = t.lines().join('\n');
+      expect(text).toContain('No focused)');
+      expect(text).not.toMatch(/No foc…|a backward or termin…/);
+    });
+
     it('should offer priorities in order: high, medium, low', async () => {
       start(columns, rows);
       load();
