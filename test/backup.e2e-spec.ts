@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
@@ -95,6 +96,83 @@ async function frontier(base: string, token: string, project: string): Promise<u
   expect(res.status).toBe(200);
   return res.body;
 }
+
+// A snapshot file taken apart (gunzipped): the magic line, the header line, each table's frames, the trailer line.
+interface SnapshotParts {
+  magic: string;
+  header: { format: number; tables: { name: string }[]; migrations: string[] } & Record<string, unknown>;
+  tables: Buffer[][];
+  trailer: { rows: Record<string, number> } & Record<string, unknown>;
+}
+
+function takeApart(file: string): SnapshotParts {
+  const text = gunzipSync(readFileSync(file));
+  let at = 0;
+  const line = () => {
+    const end = text.indexOf(10, at);
+    const out = text.subarray(at, end).toString();
+    at = end + 1;
+    return out;
+  };
+  const magic = line();
+  const header = JSON.parse(line()) as SnapshotParts['header'];
+  const tables = header.tables.map(() => {
+    const frames: Buffer[] = [];
+    for (;;) {
+      const length = text.readUInt32BE(at);
+      at += 4;
+      if (length === 0) return frames;
+      frames.push(Buffer.from(text.subarray(at, at + length)));
+      at += length;
+    }
+  });
+  return { magic, header, tables, trailer: JSON.parse(line()) as SnapshotParts['trailer'] };
+}
+
+function putTogether(parts: SnapshotParts, file: string): string {
+  const frame = (bytes: Buffer) => {
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(bytes.length);
+    return Buffer.concat([length, bytes]);
+  };
+  const body = parts.tables.flatMap((frames) => [...frames.map(frame), frame(Buffer.alloc(0))]);
+  writeFileSync(
+    file,
+    gzipSync(
+      Buffer.concat([
+        Buffer.from(`${parts.magic}\n${JSON.stringify(parts.header)}\n`),
+        ...body,
+        Buffer.from(`${JSON.stringify(parts.trailer)}\n`),
+      ]),
+    ),
+  );
+  return file;
+}
+
+// A file as svc wrote it before issue 40 (format 1): no checksums in the trailer.
+function asFormatOne(parts: SnapshotParts): SnapshotParts {
+  return {
+    magic: 'SVC-SNAPSHOT 1',
+    header: { ...parts.header, format: 1 },
+    tables: parts.tables,
+    trailer: { rows: parts.trailer.rows },
+  };
+}
+
+// The same rows with one row of `table` given a column too many: same row count, refused by COPY at the load.
+function withBadRow(parts: SnapshotParts, table: string): SnapshotParts {
+  const index = parts.header.tables.findIndex((t) => t.name === table);
+  const tables = parts.tables.map((frames, i) => {
+    if (i !== index) return frames;
+    const all = Buffer.concat(frames);
+    const end = all.indexOf(10);
+    return [Buffer.concat([all.subarray(0, end), Buffer.from('\textra'), all.subarray(end)])];
+  });
+  return { ...parts, tables };
+}
+
+// Every row of every table, the migrations included: equal means the database is exactly as it was.
+const everything = async (url: string) => tableDigests(await tableRows(url, new Set()));
 
 function embeddedUrl(home: string): string {
   const password = readFileSync(join(home, 'pg-password'), 'utf8').trim();
@@ -295,28 +373,112 @@ describe('svc backup and svc restore', () => {
     });
 
     it('should refuse a snapshot whose schema is newer than this version knows, naming the migration', async () => {
-      const text = gunzipSync(readFileSync(file));
-      const firstLine = text.indexOf(10);
-      const headerEnd = text.indexOf(10, firstLine + 1);
-      const header = JSON.parse(text.subarray(firstLine + 1, headerEnd).toString()) as { migrations: string[] };
-      header.migrations.push('FromTheFuture1799999999999');
-      const newer = join(dir, 'newer.svcbak');
-      writeFileSync(
-        newer,
-        gzipSync(
-          Buffer.concat([
-            text.subarray(0, firstLine + 1),
-            Buffer.from(JSON.stringify(header)),
-            text.subarray(headerEnd),
-          ]),
-        ),
-      );
+      // as a newer svc writes it: its header names a migration this version lacks, and its checksum agrees
+      const parts = takeApart(file);
+      parts.header.migrations.push('FromTheFuture1799999999999');
+      parts.trailer.header_sha256 = createHash('sha256').update(JSON.stringify(parts.header)).digest('hex');
+      const newer = putTogether(parts, join(dir, 'newer.svcbak'));
       const into = await emptyDatabase('backup_newer');
       const refused = await runSvc(['restore', newer], { env: { SVC_DATABASE_URL: into.url } });
       expect(refused.code).toBe(1);
       expect(refused.stderr).toContain('snapshot_newer');
       expect(refused.stderr).toContain('FromTheFuture1799999999999');
       expect(await sql(into.url, `SELECT 1 FROM pg_tables WHERE schemaname = 'public'`)).toEqual([]);
+    });
+
+    describe('a bad file (issue 40)', () => {
+      const cutGzip = join(dir, 'cut-gzip.svcbak');
+      const flipped = join(dir, 'flipped.svcbak');
+      const wrongSum = join(dir, 'wrong-checksum.svcbak');
+
+      beforeAll(() => {
+        const bytes = readFileSync(file);
+        writeFileSync(cutGzip, bytes.subarray(0, Math.floor(bytes.length * 0.7)));
+        const damaged = Buffer.from(bytes);
+        damaged[Math.floor(damaged.length / 2)] ^= 0x20;
+        writeFileSync(flipped, damaged);
+        // a byte changed inside the rows and gzipped again: gzip is whole, only the table's checksum can tell
+        const parts = takeApart(file);
+        const index = parts.header.tables.findIndex((t) => t.name === 'projects');
+        const rows = Buffer.concat(parts.tables[index]);
+        rows[rows.indexOf('shop')] = 'S'.charCodeAt(0);
+        parts.tables[index] = [rows];
+        putTogether(parts, wrongSum);
+      });
+
+      it('should verify a file without any database, and name what is wrong in a bad one', async () => {
+        const nowhere = join(dir, 'no-home-here');
+        const env = { SVC_HOME: nowhere };
+        const good = await runSvc(['restore', '--verify', file, '--json'], { env });
+        expect(good).toMatchObject({ code: 0 });
+        const body = JSON.parse(good.stdout) as { ok: boolean; format: number; checksums: boolean; rows: object };
+        expect(body).toMatchObject({ ok: true, format: 2, checksums: true, unknown_migrations: [] });
+        expect(body.rows).toEqual(takeApart(file).trailer.rows);
+        for (const [bad, says] of [
+          [cutGzip, 'ends early'],
+          [flipped, 'is damaged'],
+          [wrongSum, 'table projects does not match its checksum'],
+        ]) {
+          const refused = await runSvc(['restore', '--verify', bad], { env });
+          expect({ bad, code: refused.code, says: refused.stderr.includes(says) }).toEqual({
+            bad,
+            code: 1,
+            says: true,
+          });
+          expect(refused.stderr).toContain('snapshot_corrupt');
+        }
+        expect(existsSync(nowhere)).toBe(false);
+      });
+
+      it('should leave a database exactly as it was when restore --force meets a bad file, in seconds', async () => {
+        const into = await emptyDatabase('backup_bad_force');
+        expect(await runSvc(['restore', file], { env: { SVC_DATABASE_URL: into.url } })).toMatchObject({ code: 0 });
+        await sql(into.url, `INSERT INTO projects (id, name, public_item_prefix) VALUES ('kept', 'kept', 'KEPT')`);
+        const before = await everything(into.url);
+        for (const bad of [cutGzip, flipped, wrongSum]) {
+          const refused = await runSvc(['restore', bad, '--force'], {
+            env: { SVC_DATABASE_URL: into.url },
+            timeoutMs: 60000,
+          });
+          expect({ bad, code: refused.code, corrupt: refused.stderr.includes('snapshot_corrupt') }).toEqual({
+            bad,
+            code: 1,
+            corrupt: true,
+          });
+          expect(await everything(into.url)).toEqual(before);
+        }
+      });
+
+      it('should read a format-1 file, and roll back all of a load that fails so that a retry works', async () => {
+        const parts = takeApart(file);
+        const old = putTogether(asFormatOne(parts), join(dir, 'format-1.svcbak'));
+        const oldBad = putTogether(asFormatOne(withBadRow(parts, 'projects')), join(dir, 'format-1-bad.svcbak'));
+        const verified = await runSvc(['restore', '--verify', old, '--json']);
+        expect(verified).toMatchObject({ code: 0 });
+        expect(JSON.parse(verified.stdout)).toMatchObject({ ok: true, format: 1, checksums: false });
+
+        // its rows are damaged in a way only the load finds: nothing of the attempt is left behind
+        const into = await emptyDatabase('backup_retry');
+        const failed = await runSvc(['restore', oldBad], { env: { SVC_DATABASE_URL: into.url } });
+        expect(failed.code).toBe(1);
+        expect(failed.stderr).toContain('extra data after last expected column');
+        expect(
+          await sql(
+            into.url,
+            `SELECT relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                                     WHERE n.nspname = 'public'`,
+          ),
+        ).toEqual([]);
+        // the retry, without --force
+        expect(await runSvc(['restore', old], { env: { SVC_DATABASE_URL: into.url } })).toMatchObject({ code: 0 });
+        expect(tableDigests(await tableRows(into.url))).toEqual(source);
+
+        // and over a database with rows, --force keeps them when the load fails
+        const before = await everything(into.url);
+        const forced = await runSvc(['restore', oldBad, '--force'], { env: { SVC_DATABASE_URL: into.url } });
+        expect(forced.code).toBe(1);
+        expect(await everything(into.url)).toEqual(before);
+      });
     });
 
     it('should refuse a file that is not a backup, or one cut short', async () => {
@@ -332,9 +494,9 @@ describe('svc backup and svc restore', () => {
       writeFileSync(cut, gzipSync(whole.subarray(0, whole.length - 200)));
       const short = await runSvc(['restore', cut], { env: { SVC_DATABASE_URL: into.url } });
       expect(short.code).toBe(1);
-      expect(short.stderr).toContain('snapshot_unreadable');
-      // nothing half-loaded: the rows went in one transaction
-      expect(await sql<{ n: number }>(into.url, `SELECT count(*)::int AS n FROM items`)).toEqual([{ n: 0 }]);
+      expect(short.stderr).toContain('snapshot_corrupt');
+      // nothing half-loaded: the file was checked before anything was made
+      expect(await sql(into.url, `SELECT 1 FROM pg_tables WHERE schemaname = 'public'`)).toEqual([]);
     });
   });
 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { createReadStream, createWriteStream, renameSync, rmSync } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
@@ -8,14 +9,20 @@ import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 // svc's own snapshot of a whole database (`svc backup`, `svc restore`): no pg_dump needed (the embedded package has
 // none, and Debian's refuses a newer server). Taken in one REPEATABLE READ transaction, so every table is read as of
 // one instant while the daemons keep writing. The file is gzip over:
-//   "SVC-SNAPSHOT 1\n", a header line (JSON: the schema version as the migrations applied, every table's columns in
+//   "SVC-SNAPSHOT 2\n", a header line (JSON: the schema version as the migrations applied, every table's columns in
 //   foreign-key order, every sequence's position), then per table its rows in COPY's text format as frames (a
 //   4-byte big-endian length, then that many bytes; a zero length ends the table), then a trailer line (JSON: the
-//   row count of each table, so a restore checks it loaded everything).
-// A restore brings an empty database to the file's schema version with the migrations, loads the rows with
-// triggers off, sets the sequences, then migrates forward to the code's version.
+//   row count of each table, the SHA-256 of each table's bytes and of the header line), then the end of the file.
+// Format 1 (before issue 40) is the same without the checksums in the trailer: it is still read, checked by gzip's
+// CRC, its structure and its row counts.
+// A restore reads the whole file first (verifySnapshot: gzip, structure, checksums, row counts) and touches nothing
+// when it is bad; then, in ONE transaction, drops what is there (--force), brings the database to the file's schema
+// version with the migrations, loads the rows with triggers off, sets the sequences and migrates forward to the
+// code's version. Any failure rolls everything back: the target is left exactly as it was.
 
-export const SNAPSHOT_MAGIC = 'SVC-SNAPSHOT 1\n';
+export const SNAPSHOT_MAGIC = 'SVC-SNAPSHOT 2\n';
+// the magic of files written before issue 40 (no checksums); still read
+export const SNAPSHOT_MAGIC_V1 = 'SVC-SNAPSHOT 1\n';
 
 export interface SnapshotTable {
   name: string;
@@ -29,7 +36,7 @@ export interface SnapshotSequence {
 }
 
 export interface SnapshotHeader {
-  format: 1;
+  format: 1 | 2;
   taken_at: string;
   server_version: string;
   // the schema version: every migration applied, in the order applied
@@ -40,10 +47,14 @@ export interface SnapshotHeader {
 
 export interface SnapshotTrailer {
   rows: Record<string, number>;
+  // format 2: the SHA-256 (hex) of each table's bytes (its frames' payloads, concatenated) and of the header line
+  sha256?: Record<string, string>;
+  header_sha256?: string;
 }
 
 export type SnapshotErrorCode =
   | 'snapshot_unreadable'
+  | 'snapshot_corrupt'
   | 'snapshot_newer'
   | 'database_not_empty'
   | 'database_not_svc'
@@ -132,6 +143,8 @@ async function appliedMigrations(client: Client): Promise<string[] | null> {
   return rows.rows.map((r) => r.name);
 }
 
+const sha256Hex = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+
 function frame(bytes: Buffer): Buffer {
   const length = Buffer.alloc(4);
   length.writeUInt32BE(bytes.length);
@@ -162,7 +175,7 @@ export async function takeSnapshot(client: Client, file: string): Promise<Backup
     }
     const version = await client.query<{ v: string }>('SHOW server_version');
     const header: SnapshotHeader = {
-      format: 1,
+      format: 2,
       taken_at: new Date().toISOString(),
       server_version: version.rows[0].v,
       migrations,
@@ -170,21 +183,27 @@ export async function takeSnapshot(client: Client, file: string): Promise<Backup
       sequences: await sequences(client),
     };
     const rows: Record<string, number> = {};
+    const sha256: Record<string, string> = {};
     async function* content(): AsyncGenerator<Buffer> {
       yield Buffer.from(SNAPSHOT_MAGIC);
-      yield Buffer.from(`${JSON.stringify(header)}\n`);
+      const headerLine = JSON.stringify(header);
+      yield Buffer.from(`${headerLine}\n`);
       for (const table of header.tables) {
         let count = 0;
+        const hash = createHash('sha256');
         const columns = table.columns.map(q).join(', ');
         const stream = client.query(copyTo(`COPY ${q(table.name)} (${columns}) TO STDOUT`));
         for await (const chunk of stream as AsyncIterable<Buffer>) {
           count += countRows(chunk);
+          hash.update(chunk);
           yield frame(chunk);
         }
         rows[table.name] = count;
+        sha256[table.name] = hash.digest('hex');
         yield frame(Buffer.alloc(0));
       }
-      yield Buffer.from(`${JSON.stringify({ rows } satisfies SnapshotTrailer)}\n`);
+      const trailer: SnapshotTrailer = { rows, sha256, header_sha256: sha256Hex(headerLine) };
+      yield Buffer.from(`${JSON.stringify(trailer)}\n`);
     }
     await pipeline(content, createGzip(), createWriteStream(partial, { mode: 0o600 }));
     await client.query('COMMIT');
@@ -197,26 +216,49 @@ export async function takeSnapshot(client: Client, file: string): Promise<Backup
   }
 }
 
-// Reads a snapshot file front to back: the header, then each table's bytes, then the trailer.
+// The largest frame a backup writes is one COPY message (a row or a few); anything near this is damage, not data.
+const MAX_FRAME = 512 * 1024 * 1024;
+
+const corrupt = (file: string, what: string) => new SnapshotError('snapshot_corrupt', `${file} is damaged: ${what}`);
+
+// Reads a snapshot file front to back: the header, then each table's bytes, then the trailer, then the end. Every
+// problem past the magic line is a snapshot_corrupt error naming what is wrong.
 class SnapshotReader {
   private buffered: Buffer = Buffer.alloc(0);
   private readonly source: AsyncIterator<Buffer>;
+  private ended = false;
+  private where = 'the header';
 
   constructor(readonly file: string) {
     const stream = createReadStream(file).pipe(createGunzip());
     this.source = (stream as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
   }
 
+  // false at the end of the decompressed content
+  private async more(): Promise<boolean> {
+    if (this.ended) return false;
+    let next: IteratorResult<Buffer>;
+    try {
+      next = await this.source.next();
+    } catch (err) {
+      const reason = (err as Error).message;
+      const detail =
+        reason === 'unexpected end of file'
+          ? 'the file ends early (cut short: an interrupted copy or a full disk?)'
+          : `gzip: ${reason} (a damaged byte?)`;
+      throw corrupt(this.file, `${detail}, in ${this.where}`);
+    }
+    if (next.done) {
+      this.ended = true;
+      return false;
+    }
+    this.buffered = this.buffered.length === 0 ? next.value : Buffer.concat([this.buffered, next.value]);
+    return true;
+  }
+
   private async fill(bytes: number): Promise<void> {
     while (this.buffered.length < bytes) {
-      let next: IteratorResult<Buffer>;
-      try {
-        next = await this.source.next();
-      } catch (err) {
-        throw new SnapshotError('snapshot_unreadable', `${this.file}: ${(err as Error).message}`);
-      }
-      if (next.done) throw new SnapshotError('snapshot_unreadable', `${this.file}: the file ends early (cut short?)`);
-      this.buffered = this.buffered.length === 0 ? next.value : Buffer.concat([this.buffered, next.value]);
+      if (!(await this.more())) throw corrupt(this.file, `the content ends early, in ${this.where} (cut short?)`);
     }
   }
 
@@ -230,7 +272,7 @@ class SnapshotReader {
     for (;;) {
       const end = this.buffered.indexOf(10);
       if (end !== -1) return this.take(end + 1).toString('utf8', 0, end);
-      if (this.buffered.length > limit) throw new SnapshotError('snapshot_unreadable', `${this.file}: a line too long`);
+      if (this.buffered.length > limit) throw corrupt(this.file, `a line too long in ${this.where}`);
       await this.fill(this.buffered.length + 1);
     }
   }
@@ -240,26 +282,77 @@ class SnapshotReader {
     await this.fill(4);
     const length = this.take(4).readUInt32BE(0);
     if (length === 0) return null;
+    if (length > MAX_FRAME) throw corrupt(this.file, `a frame of ${length} bytes in ${this.where}`);
     await this.fill(length);
     return Buffer.from(this.take(length));
   }
 
-  async header(): Promise<SnapshotHeader> {
+  async header(): Promise<{ header: SnapshotHeader; line: string }> {
     let magic: string;
     try {
       magic = `${await this.line(64)}\n`;
     } catch {
       magic = '';
     }
-    if (magic !== SNAPSHOT_MAGIC) throw new SnapshotError('snapshot_unreadable', `${this.file} is not an svc backup`);
-    const header = JSON.parse(await this.line()) as SnapshotHeader;
-    if (header.format !== 1 || !Array.isArray(header.migrations) || !Array.isArray(header.tables)) {
+    if (magic !== SNAPSHOT_MAGIC && magic !== SNAPSHOT_MAGIC_V1) {
       throw new SnapshotError(
         'snapshot_unreadable',
-        `${this.file}: an svc backup of a format this version cannot read`,
+        /^SVC-SNAPSHOT \d+\n$/.test(magic)
+          ? `${this.file}: an svc backup of a format this version cannot read (${magic.trim()}): restore it with a newer svc`
+          : `${this.file} is not an svc backup`,
       );
     }
-    return header;
+    const line = await this.line();
+    let header: SnapshotHeader;
+    try {
+      header = JSON.parse(line) as SnapshotHeader;
+    } catch {
+      throw corrupt(this.file, 'the header is not valid JSON');
+    }
+    const expected = magic === SNAPSHOT_MAGIC ? 2 : 1;
+    if (
+      header?.format !== expected ||
+      !Array.isArray(header.migrations) ||
+      !Array.isArray(header.tables) ||
+      !Array.isArray(header.sequences) ||
+      !header.tables.every((t) => typeof t?.name === 'string' && Array.isArray(t.columns)) ||
+      new Set(header.tables.map((t) => t.name)).size !== header.tables.length
+    ) {
+      throw corrupt(this.file, 'the header does not describe a snapshot');
+    }
+    return { header, line };
+  }
+
+  // One table's bytes, counted and hashed; `sink` receives them (a restore's COPY) when given.
+  async table(name: string, sink?: (bytes: Buffer) => Promise<void>): Promise<{ rows: number; sha256: string }> {
+    this.where = `table ${name}`;
+    const hash = createHash('sha256');
+    let rows = 0;
+    let last = 10;
+    for (let bytes = await this.frame(); bytes !== null; bytes = await this.frame()) {
+      hash.update(bytes);
+      rows += countRows(bytes);
+      last = bytes[bytes.length - 1];
+      if (sink) await sink(bytes);
+    }
+    if (last !== 10) throw corrupt(this.file, `table ${name} ends inside a row`);
+    return { rows, sha256: hash.digest('hex') };
+  }
+
+  async trailer(): Promise<SnapshotTrailer> {
+    this.where = 'the trailer';
+    const line = await this.line();
+    let trailer: SnapshotTrailer;
+    try {
+      trailer = JSON.parse(line) as SnapshotTrailer;
+    } catch {
+      throw corrupt(this.file, 'the trailer is not valid JSON');
+    }
+    if (typeof trailer?.rows !== 'object' || trailer.rows === null) {
+      throw corrupt(this.file, 'the trailer has no row counts');
+    }
+    if (this.buffered.length > 0 || (await this.more())) throw corrupt(this.file, 'bytes after the trailer');
+    return trailer;
   }
 
   close(): void {
@@ -267,20 +360,107 @@ class SnapshotReader {
   }
 }
 
+export interface VerifiedSnapshot {
+  file: string;
+  format: 1 | 2;
+  // false for a format-1 file: only gzip's CRC, the structure and the row counts were checked
+  checksums: boolean;
+  taken_at: string;
+  schema_version: string | null;
+  migrations: string[];
+  header: SnapshotHeader;
+  rows: Record<string, number>;
+  // per table, as read (compared with the trailer's for format 2)
+  sha256: Record<string, string>;
+}
+
+// Reads the whole of `file` and checks it: gzip (its CRC covers every byte), the structure, every table's row
+// count against the trailer and, from format 2, every table's SHA-256 and the header's. Touches no database.
+export async function verifySnapshot(file: string): Promise<VerifiedSnapshot> {
+  const reader = new SnapshotReader(file);
+  try {
+    const { header, line } = await reader.header();
+    const rows: Record<string, number> = {};
+    const sha256: Record<string, string> = {};
+    for (const table of header.tables) {
+      const read = await reader.table(table.name);
+      rows[table.name] = read.rows;
+      sha256[table.name] = read.sha256;
+    }
+    const trailer = await reader.trailer();
+    checkAgainstTrailer(file, header, line, trailer, rows, sha256);
+    return {
+      file,
+      format: header.format,
+      checksums: header.format >= 2,
+      taken_at: header.taken_at,
+      schema_version: header.migrations[header.migrations.length - 1] ?? null,
+      migrations: header.migrations,
+      header,
+      rows,
+      sha256,
+    };
+  } finally {
+    reader.close();
+  }
+}
+
+function checkAgainstTrailer(
+  file: string,
+  header: SnapshotHeader,
+  headerLine: string,
+  trailer: SnapshotTrailer,
+  rows: Record<string, number>,
+  sha256: Record<string, string>,
+): void {
+  const named = new Set(header.tables.map((t) => t.name));
+  const extra = Object.keys(trailer.rows).filter((name) => !named.has(name));
+  if (extra.length > 0) throw corrupt(file, `the trailer counts tables the header does not have: ${extra.join(', ')}`);
+  for (const table of header.tables) {
+    if (trailer.rows[table.name] !== rows[table.name]) {
+      throw corrupt(
+        file,
+        `table ${table.name} holds ${rows[table.name]} rows, the trailer says ${trailer.rows[table.name]}`,
+      );
+    }
+  }
+  if (header.format < 2) return;
+  if (trailer.header_sha256 !== sha256Hex(headerLine)) throw corrupt(file, 'the header does not match its checksum');
+  for (const table of header.tables) {
+    if (trailer.sha256?.[table.name] !== sha256[table.name]) {
+      throw corrupt(file, `table ${table.name} does not match its checksum`);
+    }
+  }
+}
+
+// what `svc restore --verify` answers
+export interface VerifyResult {
+  file: string;
+  ok: true;
+  format: number;
+  checksums: boolean;
+  taken_at: string;
+  schema_version: string | null;
+  // migrations of the file this version does not know: a restore here would answer snapshot_newer
+  unknown_migrations: string[];
+  tables: number;
+  rows: Record<string, number>;
+}
+
 export async function readSnapshotHeader(file: string): Promise<SnapshotHeader> {
   const reader = new SnapshotReader(file);
   try {
-    return await reader.header();
+    return (await reader.header()).header;
   } finally {
     reader.close();
   }
 }
 
 // The migrations of the code doing the restore: their names oldest first, and a way to apply them (only those named,
-// when given).
+// when given) through `client`, inside the transaction it has open.
 export interface SchemaMigrator {
   known: string[];
-  migrate: (only?: ReadonlySet<string>) => Promise<string[]>;
+  migrate: (client: Client, only?: ReadonlySet<string>) => Promise<string[]>;
 }
 
 export interface RestoreResult {
@@ -352,91 +532,101 @@ async function writeTo(stream: NodeJS.WritableStream, bytes: Buffer): Promise<vo
   if (!stream.write(bytes)) await once(stream, 'drain');
 }
 
-// Loads the rows of every table in one transaction, triggers off: the rows arrive as they were, not stamped, counted
-// or refused again by the triggers that wrote them. A superuser sets session_replication_role (foreign keys are not
-// rechecked either); anyone else owns the tables (the migrations made them) and disables their user triggers.
+// Loads the rows of every table inside the restore's transaction, triggers off: the rows arrive as they were, not
+// stamped, counted or refused again by the triggers that wrote them. A superuser sets session_replication_role
+// (foreign keys are not rechecked either); anyone else owns the tables (the migrations made them) and disables their
+// user triggers. The file is read a second time: what is loaded must be what was verified.
 async function loadRows(
   client: Client,
   reader: SnapshotReader,
   header: SnapshotHeader,
+  verified: VerifiedSnapshot,
 ): Promise<Record<string, number>> {
   const rows: Record<string, number> = {};
   const superuser = (
     await client.query<{ s: boolean }>(`SELECT rolsuper AS s FROM pg_roles WHERE rolname = current_user`)
   ).rows[0]?.s;
-  await client.query('BEGIN');
-  try {
-    const present = await tablesInLoadOrder(client);
-    const shape = (tables: SnapshotTable[]) =>
-      JSON.stringify([...tables].sort((a, b) => a.name.localeCompare(b.name)).map((t) => [t.name, t.columns]));
-    if (shape(present) !== shape(header.tables)) {
-      throw new SnapshotError(
-        'snapshot_mismatch',
-        "the tables the migrations made differ from the file's tables at the same schema version",
-      );
-    }
-    const names = header.tables.map((t) => q(t.name));
-    if (superuser) await client.query(`SET LOCAL session_replication_role = replica`);
-    else for (const name of names) await client.query(`ALTER TABLE ${name} DISABLE TRIGGER USER`);
-    // rows the migrations seeded (default workflows, ...) are in the file as they were at the backup
-    if (names.length > 0) await client.query(`TRUNCATE ${names.join(', ')}`);
-    for (const table of header.tables) {
-      const columns = table.columns.map(q).join(', ');
-      const copy = client.query(copyFrom(`COPY ${q(table.name)} (${columns}) FROM STDIN`));
-      const done = new Promise<void>((resolve, reject) => {
-        copy.on('finish', resolve);
-        copy.on('error', reject);
-      });
-      for (let bytes = await reader.frame(); bytes !== null; bytes = await reader.frame()) await writeTo(copy, bytes);
-      copy.end();
-      await done;
-      rows[table.name] = copy.rowCount;
-    }
-    for (const seq of header.sequences) {
-      await client.query(`SELECT setval($1::regclass, $2::bigint, $3)`, [q(seq.name), seq.last_value, seq.is_called]);
-    }
-    // Change-tracking stamps are transaction ids of the server the backup came from; here they would lie in the
-    // future, so every frontier refresh would read those rows again. They are stamped with this transaction instead:
-    // changed at the restore, before any daemon reads.
-    const stamps = await client.query<{ table: string; column: string }>(
-      `SELECT c.relname AS table, a.attname AS column FROM pg_attribute a
-         JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = 'public'
-        WHERE c.relkind = 'r' AND a.atttypid = 'xid8'::regtype AND a.attnum > 0 AND NOT a.attisdropped`,
+  const present = await tablesInLoadOrder(client);
+  const shape = (tables: SnapshotTable[]) =>
+    JSON.stringify([...tables].sort((a, b) => a.name.localeCompare(b.name)).map((t) => [t.name, t.columns]));
+  if (shape(present) !== shape(header.tables)) {
+    throw new SnapshotError(
+      'snapshot_mismatch',
+      "the tables the migrations made differ from the file's tables at the same schema version",
     );
-    for (const { table, column } of stamps.rows) {
-      await client.query(`UPDATE ${q(table)} SET ${q(column)} = pg_current_xact_id() WHERE ${q(column)} IS NOT NULL`);
-    }
-    if (!superuser) {
-      // the deferred foreign keys are checked now: a table with pending checks cannot be altered
-      await client.query('SET CONSTRAINTS ALL IMMEDIATE');
-      for (const name of names) await client.query(`ALTER TABLE ${name} ENABLE TRIGGER USER`);
-    }
-    const trailer = JSON.parse(await reader.line()) as SnapshotTrailer;
-    for (const table of header.tables) {
-      if (trailer.rows?.[table.name] !== rows[table.name]) {
-        throw new SnapshotError(
-          'snapshot_unreadable',
-          `${reader.file}: table ${table.name} loaded ${rows[table.name]} rows, the file says ${trailer.rows?.[table.name]}`,
-        );
-      }
-    }
-    await client.query('COMMIT');
-    return rows;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
   }
+  const names = header.tables.map((t) => q(t.name));
+  // the migrations' seeded rows are checked (a table with pending trigger events cannot be truncated), then foreign
+  // keys wait for the end of the load: the tables go in in foreign-key order, a cycle's rows in any order
+  await client.query('SET CONSTRAINTS ALL IMMEDIATE');
+  await client.query('SET CONSTRAINTS ALL DEFERRED');
+  if (superuser) await client.query(`SET LOCAL session_replication_role = replica`);
+  else for (const name of names) await client.query(`ALTER TABLE ${name} DISABLE TRIGGER USER`);
+  // rows the migrations seeded (default workflows, ...) are in the file as they were at the backup
+  if (names.length > 0) await client.query(`TRUNCATE ${names.join(', ')}`);
+  for (const table of header.tables) {
+    const columns = table.columns.map(q).join(', ');
+    const copy = client.query(copyFrom(`COPY ${q(table.name)} (${columns}) FROM STDIN`));
+    const done = new Promise<void>((resolve, reject) => {
+      copy.on('finish', resolve);
+      copy.on('error', reject);
+    });
+    let read: { rows: number; sha256: string };
+    try {
+      read = await reader.table(table.name, (bytes) => writeTo(copy, bytes));
+    } catch (err) {
+      // end the COPY with a CopyFail before anything else is sent: a ROLLBACK queued behind an open COPY waits forever
+      copy.destroy(err as Error);
+      await done.catch(() => undefined);
+      throw err;
+    }
+    copy.end();
+    await done;
+    rows[table.name] = copy.rowCount;
+    if (read.sha256 !== verified.sha256[table.name] || read.rows !== verified.rows[table.name]) {
+      throw corrupt(reader.file, `table ${table.name} changed since it was verified (is something writing the file?)`);
+    }
+    if (copy.rowCount !== read.rows) {
+      throw corrupt(reader.file, `table ${table.name} loaded ${copy.rowCount} rows, the file holds ${read.rows}`);
+    }
+  }
+  for (const seq of header.sequences) {
+    await client.query(`SELECT setval($1::regclass, $2::bigint, $3)`, [q(seq.name), seq.last_value, seq.is_called]);
+  }
+  // Change-tracking stamps are transaction ids of the server the backup came from; here they would lie in the
+  // future, so every frontier refresh would read those rows again. They are stamped with this transaction instead:
+  // changed at the restore, before any daemon reads.
+  const stamps = await client.query<{ table: string; column: string }>(
+    `SELECT c.relname AS table, a.attname AS column FROM pg_attribute a
+       JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = 'public'
+      WHERE c.relkind = 'r' AND a.atttypid = 'xid8'::regtype AND a.attnum > 0 AND NOT a.attisdropped`,
+  );
+  for (const { table, column } of stamps.rows) {
+    await client.query(`UPDATE ${q(table)} SET ${q(column)} = pg_current_xact_id() WHERE ${q(column)} IS NOT NULL`);
+  }
+  // the deferred foreign keys are checked now (none pending for a superuser): a table with pending checks cannot be
+  // altered, by the triggers' re-enabling or a forward migration
+  await client.query('SET CONSTRAINTS ALL IMMEDIATE');
+  if (superuser) await client.query(`SET LOCAL session_replication_role = origin`);
+  else for (const name of names) await client.query(`ALTER TABLE ${name} ENABLE TRIGGER USER`);
+  await reader.trailer();
+  return rows;
 }
 
-// Restores `file` into the database `client` is connected to: refuses a file newer than the code, a database a
-// daemon is connected to, and a non-empty database unless `force` (which drops what is there first).
+// Restores `file` into the database `client` is connected to: reads and checks the whole file first (a bad one
+// touches nothing), refuses a file newer than the code, a database a daemon is connected to, and a non-empty
+// database unless `force`; then drops (force), migrates, loads and migrates forward in ONE transaction, so a failure
+// at any point, or a killed process, leaves the database exactly as it was.
 export async function restoreSnapshot(
   client: Client,
   file: string,
   migrator: SchemaMigrator,
   options: { force: boolean; say?: (text: string) => void },
 ): Promise<RestoreResult> {
-  const header = await readSnapshotHeader(file);
+  // before the file is read (a daemon's idle connections may close while it is) and again in the transaction
+  await assertNoDaemon(client);
+  const verified = await verifySnapshot(file);
+  const header = verified.header;
   const known = new Set(migrator.known);
   const unknown = header.migrations.filter((name) => !known.has(name));
   if (unknown.length > 0) {
@@ -446,30 +636,38 @@ export async function restoreSnapshot(
         'know; restore it with that version or a later one',
     );
   }
-  await assertNoDaemon(client);
-  if ((await publicObjects(client)) > 0) {
-    if (!options.force) {
-      throw new SnapshotError(
-        'database_not_empty',
-        'the database is not empty: restore into an empty database (a fresh SVC_HOME, or a new database for ' +
-          'SVC_DATABASE_URL), or pass --force to drop everything in it first',
-      );
-    }
-    options.say?.('dropping everything in the database (--force)');
-    await dropEverything(client);
-  }
-  await migrator.migrate(new Set(header.migrations));
-  const reader = new SnapshotReader(file);
   let rows: Record<string, number>;
+  let forward: string[];
+  await client.query('BEGIN');
   try {
-    await reader.header();
-    rows = await loadRows(client, reader, header);
-  } finally {
-    reader.close();
+    await assertNoDaemon(client);
+    if ((await publicObjects(client)) > 0) {
+      if (!options.force) {
+        throw new SnapshotError(
+          'database_not_empty',
+          'the database is not empty: restore into an empty database (a fresh SVC_HOME, or a new database for ' +
+            'SVC_DATABASE_URL), or pass --force to replace everything in it',
+        );
+      }
+      options.say?.('replacing everything in the database (--force; kept if anything fails)');
+      await dropEverything(client);
+    }
+    await migrator.migrate(client, new Set(header.migrations));
+    const reader = new SnapshotReader(file);
+    try {
+      await reader.header();
+      rows = await loadRows(client, reader, header, verified);
+    } finally {
+      reader.close();
+    }
+    forward = await migrator.migrate(client);
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
   }
   // the planner's statistics for the rows just loaded (the frontier's first reads would otherwise guess)
   await client.query('ANALYZE');
-  const forward = await migrator.migrate();
   return {
     file,
     taken_at: header.taken_at,

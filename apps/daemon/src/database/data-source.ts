@@ -32,6 +32,8 @@ export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions
     subscribers: [WriterSubscriber],
     logging: false,
     // A connection attempt to a database that is away fails within seconds (answered 503), never hangs a request.
-    extra: { max: poolSize, application_name: 'svc-daemon', connectionTimeoutMillis: 5000, keepAlive: true },
+    // One connection stays open while the daemon runs (min: 1; idle ones beyond it close after 10 s): `svc restore`
+    // sees a running daemon by its connections (application_name) and refuses, however idle the daemon is.
+    extra: { max: poolSize, min: 1, application_name: 'svc-daemon', connectionTimeoutMillis: 5000, keepAlive: true },
   };
 }

@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { DataSource, MigrationInterface } from 'typeorm';
+import type { Client } from 'pg';
+import { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
 
 import { dataSourceOptions } from './data-source';
 
@@ -93,6 +94,40 @@ export async function runMigrations(url: string, only?: ReadonlySet<string>): Pr
   } finally {
     await dataSource.destroy();
   }
+}
+
+// The migrations table as TypeORM makes it (MigrationExecutor), so a daemon's later runMigrations finds it as its own.
+const MIGRATIONS_TABLE_DDL = `CREATE TABLE IF NOT EXISTS "migrations" ("id" SERIAL NOT NULL, "timestamp" bigint NOT NULL,
+  "name" character varying NOT NULL, CONSTRAINT "PK_8c82d7f526340ab734260ea46be" PRIMARY KEY ("id"))`;
+
+// Applies the pending migrations (only those named in `only`, when given) through `client`, inside the transaction
+// the caller has open: a restore drops, migrates and loads as one transaction, so a failure leaves nothing behind.
+// Every migration is raw SQL through queryRunner.query; this runner gives them just that, on the caller's connection,
+// with TypeORM's result shapes (rows, or [rows, count] for UPDATE and DELETE).
+export async function runMigrationsInTransaction(client: Client, only?: ReadonlySet<string>): Promise<string[]> {
+  await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+  await client.query(MIGRATIONS_TABLE_DDL);
+  const applied = new Set(
+    (await client.query<{ name: string }>('SELECT name FROM migrations')).rows.map((r) => r.name),
+  );
+  const runner = {
+    query: async (sql: string, parameters?: unknown[]) => {
+      const result = await client.query(sql, parameters);
+      return result.command === 'UPDATE' || result.command === 'DELETE' ? [result.rows, result.rowCount] : result.rows;
+    },
+  } as unknown as QueryRunner;
+  const done: string[] = [];
+  for (const migration of migrationClasses()) {
+    const name = migrationName(migration);
+    if (applied.has(name) || (only && !only.has(name))) continue;
+    await new migration().up(runner);
+    await client.query('INSERT INTO migrations ("timestamp", name) VALUES ($1, $2)', [migrationTimestamp(name), name]);
+    // what a migration's own commit would check, checked now: the next one may alter a table its rows touched (a
+    // table with pending trigger events cannot be altered)
+    await client.query('SET CONSTRAINTS ALL IMMEDIATE');
+    done.push(name);
+  }
+  return done;
 }
 
 export async function revertAllMigrations(url: string): Promise<number> {

@@ -9,16 +9,19 @@ import {
   restoreSnapshot,
   SnapshotError,
   takeSnapshot,
+  VerifiedSnapshot,
+  VerifyResult,
+  verifySnapshot,
 } from '@app/database';
 
 import { DaemonLock, DaemonLockHeldError, holderAlive, readLock } from '../boot/daemon-lock';
 import { AppConfig, parseConfig } from '../config/config';
 import { connectionParts } from './data-source';
-import { knownMigrations, runMigrations } from './migrate';
+import { knownMigrations, runMigrationsInTransaction } from './migrate';
 
 // `svc backup` and `svc restore` (apps/svc loads this module at run time, as `svc tui` loads the TUI): they work on
 // the database the daemon would use, SVC_DATABASE_URL or the embedded server of SVC_HOME, with the daemon's own
-// migrations. Also runnable as `node dist/apps/daemon/src/database/snapshot-tool.js backup|restore <file> [--force]`
+// migrations. Also runnable as `node dist/apps/daemon/src/database/snapshot-tool.js backup|restore|verify <file>`
 // where only the daemon is installed (a container image).
 
 const APPLICATION_NAME = 'svc-snapshot';
@@ -75,6 +78,24 @@ export async function backup(
   return withEmbedded(config, (url) => withClient(url, (client) => takeSnapshot(client, file)), say);
 }
 
+// `svc restore --verify`: reads the whole file and checks it, touching no database (and needing none).
+export async function verify(file: string): Promise<VerifyResult> {
+  if (!existsSync(file)) throw new SnapshotError('snapshot_unreadable', `${file}: no such file`);
+  const checked: VerifiedSnapshot = await verifySnapshot(file);
+  const known = new Set(knownMigrations());
+  return {
+    file,
+    ok: true,
+    format: checked.format,
+    checksums: checked.checksums,
+    taken_at: checked.taken_at,
+    schema_version: checked.schema_version,
+    unknown_migrations: checked.migrations.filter((name) => !known.has(name)),
+    tables: checked.header.tables.length,
+    rows: checked.rows,
+  };
+}
+
 export async function restore(
   file: string,
   options: { force: boolean },
@@ -88,7 +109,7 @@ export async function restore(
       restoreSnapshot(
         client,
         file,
-        { known: knownMigrations(), migrate: (only) => runMigrations(url, only) },
+        { known: knownMigrations(), migrate: runMigrationsInTransaction },
         { force: options.force, say },
       ),
     );
@@ -122,13 +143,17 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(`${JSON.stringify({ file: result.file, rows: result.rows })}\n`);
       return 0;
     }
+    if (verb === 'verify' && file) {
+      process.stdout.write(`${JSON.stringify(await verify(file))}\n`);
+      return 0;
+    }
     if (verb === 'restore' && file) {
       process.stdout.write(
         `${JSON.stringify(await restore(file, { force: argv.includes('--force') }, process.env, say))}\n`,
       );
       return 0;
     }
-    say('usage: snapshot-tool backup <file> | restore <file> [--force]');
+    say('usage: snapshot-tool backup <file> | restore <file> [--force] | verify <file>');
     return 64;
   } catch (err) {
     say(err instanceof SnapshotError ? `error: ${err.code}: ${err.message}` : `error: ${(err as Error).message}`);

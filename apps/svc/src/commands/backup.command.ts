@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 
 import { Command, Option } from 'commander';
 
-import type { BackupResult, RestoreResult } from '@app/database';
+import type { BackupResult, RestoreResult, VerifyResult } from '@app/database';
 
 import { action, CliError, output, printKeyValues } from '../output';
 
@@ -17,6 +17,7 @@ interface SnapshotTool {
     env: NodeJS.ProcessEnv,
     say: (text: string) => void,
   ) => Promise<RestoreResult>;
+  verify: (file: string) => Promise<VerifyResult>;
 }
 
 export function snapshotToolEntry(): string {
@@ -81,12 +82,38 @@ export function registerBackupCommands(program: Command): void {
     .command('restore')
     .description(
       'load a snapshot written by svc backup into an empty database (a fresh SVC_HOME, or an empty ' +
-        'SVC_DATABASE_URL) with no daemon running; an older snapshot is migrated forward after the load',
+        'SVC_DATABASE_URL) with no daemon running; the whole file is checked first and loaded in one transaction ' +
+        '(a bad file changes nothing: snapshot_corrupt); an older snapshot is migrated forward after the load',
     )
     .argument('<file>', 'the snapshot file')
-    .addOption(new Option('--force', 'drop everything in a non-empty database first'))
+    .addOption(new Option('--force', 'replace everything in a non-empty database (kept as it was if anything fails)'))
+    .addOption(
+      new Option('--verify', 'only read and check the whole file (checksums, row counts); touch no database').conflicts(
+        'force',
+      ),
+    )
     .action(
-      action(async (file: string, options: { force?: boolean }, command: Command) => {
+      action(async (file: string, options: { force?: boolean; verify?: boolean }, command: Command) => {
+        if (options.verify) {
+          const checked = await run(() => loadTool().verify(resolve(file)));
+          output(command, checked, () =>
+            printKeyValues([
+              ['file', checked.file],
+              ['ok', checked.checksums ? 'yes' : 'yes (format 1: gzip CRC and row counts; no per-table checksums)'],
+              ['taken_at', checked.taken_at],
+              ['schema_version', checked.schema_version],
+              ['tables', checked.tables],
+              ['rows', totalRows(checked.rows)],
+              [
+                'restorable_here',
+                checked.unknown_migrations.length === 0
+                  ? 'yes'
+                  : `no: a newer svc's schema (${checked.unknown_migrations.join(', ')})`,
+              ],
+            ]),
+          );
+          return;
+        }
         const result = await run(() =>
           loadTool().restore(resolve(file), { force: options.force === true }, process.env, say),
         );
