@@ -18,6 +18,14 @@ export interface RunSvcOptions {
   timeoutMs?: number;
 }
 
+// The folder `svc` runs in when a test names none: an empty one of its own, so no `.svc.json` of the checkout the
+// tests run from (the README's `echo '{"project": "atlas"}' > .svc.json`) scopes the test's commands.
+let neutral: string | undefined;
+export function neutralCwd(): string {
+  neutral ??= mkdtempSync(join(tmpdir(), 'svc-test-cwd-'));
+  return neutral;
+}
+
 // The real `svc` binary as a subprocess; never throws on a non-zero exit, the test asserts on it.
 export function runSvc(args: string[], options: RunSvcOptions = {}): Promise<CliResult> {
   return new Promise((resolve) => {
@@ -32,7 +40,7 @@ export function runSvc(args: string[], options: RunSvcOptions = {}): Promise<Cli
           SVC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'svc-test-cli-config-')),
           ...options.env,
         } as NodeJS.ProcessEnv,
-        cwd: options.cwd,
+        cwd: options.cwd ?? neutralCwd(),
         timeout: options.timeoutMs ?? 30000,
         maxBuffer: 64 * 1024 * 1024,
       },
