@@ -14,6 +14,7 @@ import {
   verifySnapshot,
 } from '@app/database';
 
+import { SERVER_SECRET_FILE } from '../common/server-secret';
 import { DaemonLock, DaemonLockHeldError, holderAlive, readLock } from '../boot/daemon-lock';
 import { AppConfig, parseConfig } from '../config/config';
 import { connectionParts } from './data-source';
@@ -49,21 +50,69 @@ async function withClient<T>(url: string, fn: (client: Client) => Promise<T>): P
 }
 
 // Runs fn against the embedded database of config.home, started for the call (and stopped after) unless `running`.
-async function withEmbedded<T>(config: AppConfig, fn: (url: string) => Promise<T>, say: (t: string) => void) {
+// Interrupted (Ctrl-C, SIGTERM), the server started for the call is stopped and `cleanup` runs (the lock is released)
+// before the process ends: no embedded PostgreSQL or stale daemon.lock is left behind, and the restore's transaction
+// is rolled back by its server, so a retry starts from the database as it was.
+async function withEmbedded<T>(
+  config: AppConfig,
+  fn: (url: string) => Promise<T>,
+  say: (t: string) => void,
+  cleanup: () => void = () => undefined,
+) {
   const server = new EmbeddedServer({ home: config.home, log: (m) => say(m) });
-  const connection = await server.start();
+  let starting: Promise<unknown> = Promise.resolve();
+  const interrupted = (signal: NodeJS.Signals) => {
+    say(`interrupted (${signal}): stopping the embedded PostgreSQL`);
+    // a server still starting is stopped once it has started (stop() does nothing before)
+    void starting
+      .catch(() => undefined)
+      .then(() => server.stop())
+      .catch(() => undefined)
+      .finally(() => {
+        cleanup();
+        process.exit(130);
+      });
+  };
+  process.once('SIGINT', interrupted).once('SIGTERM', interrupted);
   try {
+    starting = server.start();
+    const connection = (await starting) as Awaited<ReturnType<EmbeddedServer['start']>>;
     await server.ensureDatabase('svc');
     return await fn(connection.url('svc'));
   } finally {
+    process.off('SIGINT', interrupted).off('SIGTERM', interrupted);
     await server.stop();
   }
+}
+
+// Where the server secret of this configuration is (never in a backup: docs/decisions.md, "The server secret and
+// backups"): SVC_SERVER_SECRET, else ${SVC_HOME}/server-secret when there is one.
+export function serverSecretSource(config: AppConfig): string | null {
+  if (config.serverSecret) return 'SVC_SERVER_SECRET';
+  const path = join(config.home, SERVER_SECRET_FILE);
+  return existsSync(path) ? path : null;
 }
 
 export async function backup(
   file: string,
   env: NodeJS.ProcessEnv = process.env,
   say: (text: string) => void = () => undefined,
+): Promise<BackupResult & { server_secret: string | null }> {
+  const result = await backupDatabase(file, env, say);
+  const secret = serverSecretSource(parseConfig(env));
+  if (secret) {
+    say(
+      `note: the server secret (${secret}) is not in the backup: keep a copy of it with the backup, and put it in ` +
+        'place before svc up on a new home, or pending device codes and approval sessions end',
+    );
+  }
+  return { ...result, server_secret: secret };
+}
+
+async function backupDatabase(
+  file: string,
+  env: NodeJS.ProcessEnv,
+  say: (text: string) => void,
 ): Promise<BackupResult> {
   const config = parseConfig(env);
   if (config.databaseUrl) return withClient(config.databaseUrl, (client) => takeSnapshot(client, file));
@@ -128,7 +177,14 @@ export async function restore(
     throw err;
   }
   try {
-    return await withEmbedded(config, run, say);
+    const result = await withEmbedded(config, run, say, () => lock.release());
+    if (!serverSecretSource(config)) {
+      say(
+        `note: no server secret in ${config.home}: copy the old home's ${SERVER_SECRET_FILE} there (or set ` +
+          'SVC_SERVER_SECRET) before svc up, or pending device codes and approval sessions end',
+      );
+    }
+    return result;
   } finally {
     lock.release();
   }

@@ -10,7 +10,11 @@ import { action, CliError, output, printKeyValues } from '../output';
 // The snapshot code that needs the daemon's migrations lives beside them (apps/daemon/src/database/snapshot-tool):
 // it is loaded from the build at run time, as `svc tui` loads the TUI, so no daemon need run.
 interface SnapshotTool {
-  backup: (file: string, env: NodeJS.ProcessEnv, say: (text: string) => void) => Promise<BackupResult>;
+  backup: (
+    file: string,
+    env: NodeJS.ProcessEnv,
+    say: (text: string) => void,
+  ) => Promise<BackupResult & { server_secret: string | null }>;
   restore: (
     file: string,
     options: { force: boolean },
@@ -65,6 +69,8 @@ export function registerBackupCommands(program: Command): void {
           schema_version: result.header.migrations[result.header.migrations.length - 1] ?? null,
           tables: Object.keys(result.rows).length,
           rows: result.rows,
+          // where the server secret is: not in the file, to be kept beside it (SVC_SERVER_SECRET or the file's path)
+          server_secret_to_keep: result.server_secret,
         };
         output(command, body, () =>
           printKeyValues([
@@ -73,6 +79,7 @@ export function registerBackupCommands(program: Command): void {
             ['schema_version', body.schema_version],
             ['tables', body.tables],
             ['rows', totalRows(result.rows)],
+            ['server_secret_to_keep', body.server_secret_to_keep ?? 'none'],
           ]),
         );
       }),
