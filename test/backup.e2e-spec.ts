@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +14,7 @@ import {
   insertRun,
   runSvc,
   startDaemonProcess,
+  SVC_BIN,
   TestDatabase,
   VOLATILE_TABLES,
   waitFor,
@@ -289,6 +291,8 @@ describe('svc backup and svc restore', () => {
       const restored = await runSvc(['restore', file], { env: { SVC_HOME: home }, timeoutMs: 120000 });
       expect(restored).toMatchObject({ code: 0 });
       expect(restored.stdout).toMatch(/rows\s+\d+/);
+      // the server secret is not in the backup: the restore says where it goes
+      expect(restored.stderr).toContain(`no server secret in ${home}`);
 
       const again = await startDaemonProcess({ env: { SVC_HOME: home, SVC_SERVER_SECRET: SECRET } });
       cleanup.push(() => again.stop());
@@ -333,7 +337,9 @@ describe('svc backup and svc restore', () => {
 
     it('should restore as a role that is not a superuser but owns the database (triggers disabled per table)', async () => {
       const role = `svc_restorer_${Date.now().toString(36)}`;
-      await sql(db.url, `CREATE ROLE ${role} LOGIN NOSUPERUSER`);
+      // with a password: the embedded fallback server asks for one (trust-only servers ignore it)
+      const password = `pw-${role}`;
+      await sql(db.url, `CREATE ROLE ${role} LOGIN NOSUPERUSER PASSWORD '${password}'`);
       // cleaned up in reverse: the database first, then its owner
       cleanup.push(() => sql(db.url, `DROP ROLE IF EXISTS ${role}`));
       const into = await emptyDatabase('backup_owner');
@@ -341,7 +347,7 @@ describe('svc backup and svc restore', () => {
       await sql(into.url, `ALTER SCHEMA public OWNER TO ${role}`);
       const asOwner = new URL(into.url);
       asOwner.username = role;
-      asOwner.password = '';
+      asOwner.password = password;
       const restored = await runSvc(['restore', file], { env: { SVC_DATABASE_URL: asOwner.toString() } });
       expect(restored).toMatchObject({ code: 0, stderr: '' });
       expect(tableDigests(await tableRows(into.url))).toEqual(source);
@@ -385,6 +391,46 @@ describe('svc backup and svc restore', () => {
       expect(refused.stderr).toContain('FromTheFuture1799999999999');
       expect(await sql(into.url, `SELECT 1 FROM pg_tables WHERE schemaname = 'public'`)).toEqual([]);
     });
+
+    it('should name the server secret to keep beside a backup (it is not in the file)', async () => {
+      const home = mkdtempSync(join(tmpdir(), 'svc-backup-secret-'));
+      writeFileSync(join(home, 'server-secret'), 'a-secret-of-this-home-0123456789abcdef\n', { mode: 0o600 });
+      const inHome = await runSvc(['backup', join(dir, 'secret-home.svcbak'), '--json'], {
+        env: { SVC_DATABASE_URL: db.url, SVC_HOME: home },
+      });
+      expect(inHome).toMatchObject({ code: 0 });
+      expect(JSON.parse(inHome.stdout)).toMatchObject({ server_secret_to_keep: join(home, 'server-secret') });
+      expect(inHome.stderr).toContain(`the server secret (${join(home, 'server-secret')}) is not in the backup`);
+      expect(gunzipSync(readFileSync(join(dir, 'secret-home.svcbak'))).includes('a-secret-of-this-home')).toBe(false);
+
+      const inEnv = await runSvc(['backup', join(dir, 'secret-env.svcbak'), '--json'], {
+        env: { SVC_DATABASE_URL: db.url, SVC_HOME: home, SVC_SERVER_SECRET: SECRET },
+      });
+      expect(JSON.parse(inEnv.stdout)).toMatchObject({ server_secret_to_keep: 'SVC_SERVER_SECRET' });
+    });
+
+    it('should leave no PostgreSQL or daemon.lock behind when a restore into a home is interrupted, and retry', async () => {
+      const home = mkdtempSync(join(tmpdir(), 'svc-backup-interrupted-'));
+      const child = spawn(process.execPath, [SVC_BIN, 'restore', file], {
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, SVC_HOME: home },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      // interrupted once its PostgreSQL runs and the restore has begun
+      await waitFor(() => existsSync(join(home, 'pg', 'postmaster.pid')) && existsSync(join(home, 'daemon.lock')), {
+        interval: 10,
+        what: 'the restore to start its PostgreSQL',
+      });
+      child.kill('SIGINT');
+      expect({ code: await exited, stderr }).toMatchObject({ code: 130 });
+      expect(existsSync(join(home, 'pg', 'postmaster.pid'))).toBe(false);
+      expect(existsSync(join(home, 'daemon.lock'))).toBe(false);
+
+      const retried = await runSvc(['restore', file], { env: { SVC_HOME: home }, timeoutMs: 120000 });
+      expect(retried).toMatchObject({ code: 0 });
+    }, 180000);
 
     describe('a bad file (issue 40)', () => {
       const cutGzip = join(dir, 'cut-gzip.svcbak');
