@@ -264,6 +264,14 @@ describe('svc backup and svc restore', () => {
     }
   });
 
+  it('should refuse a backup into a folder that does not exist with a clear error', async () => {
+    const missing = join(dir, 'no-such-folder');
+    const refused = await runSvc(['backup', join(missing, 'x.svcbak')], { env: { SVC_DATABASE_URL: db.url } });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`backup_folder_missing: ${missing} is not a folder`);
+    expect(refused.stderr).not.toContain('.partial-');
+  });
+
   it('should refuse to restore into a database a daemon is connected to, even with --force', async () => {
     const before = tableDigests(await tableRows(db.url));
     const file = join(dir, 'live.svcbak');

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import { createReadStream, createWriteStream, renameSync, rmSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
 import { Client, escapeIdentifier } from 'pg';
@@ -55,6 +56,7 @@ export interface SnapshotTrailer {
 export type SnapshotErrorCode =
   | 'snapshot_unreadable'
   | 'snapshot_corrupt'
+  | 'backup_folder_missing'
   | 'snapshot_newer'
   | 'database_not_empty'
   | 'database_not_svc'
@@ -166,6 +168,10 @@ export interface BackupResult {
 // Writes the snapshot of the database `client` is connected to into `file` (through a temporary file beside it,
 // renamed into place once complete: a failed backup never leaves a partial file under the name).
 export async function takeSnapshot(client: Client, file: string): Promise<BackupResult> {
+  const folder = dirname(file);
+  if (!existsSync(folder) || !statSync(folder).isDirectory()) {
+    throw new SnapshotError('backup_folder_missing', `${folder} is not a folder: create it first (mkdir -p ${folder})`);
+  }
   const partial = `${file}.partial-${process.pid}`;
   await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
   try {
