@@ -132,7 +132,12 @@ describe('upgrading a database an earlier release created', () => {
       const body = JSON.parse(restored.stdout) as { migrations_in_file: number; migrated_forward: string[] };
       expect(body.migrations_in_file).toBe(9);
       expect(body.migrated_forward).toContain('LandedMigrationFixes1764410000000');
-      expect(tableDigests(await tableRows(into.url))).toEqual(tableDigests(after));
+      // every table as the upgrade left it, but the record of the migrations' own backfills: each run of a
+      // migration records its changes at its own instant (path sql), so two runs never agree on those rows
+      const own = new Set(['migrations', 'change_records']);
+      expect(tableDigests(await tableRows(into.url, own))).toEqual(
+        Object.fromEntries(Object.entries(tableDigests(after)).filter(([k]) => !k.startsWith('change_records'))),
+      );
       expect(await schema(into.url)).toEqual(await schema(db.url));
     } finally {
       await into.drop();
