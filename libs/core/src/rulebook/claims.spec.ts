@@ -11,7 +11,13 @@ const holder: ClaimHolder = {
 describe('decideClaim', () => {
   it('should allow any write when nobody holds the item', () => {
     expect(
-      decideClaim({ kind: 'status', writer: { actorId: 9, sessionId: 1 }, holder: null, force: false, isProjectAdmin: false }),
+      decideClaim({
+        kind: 'status',
+        writer: { actorId: 9, sessionId: 1 },
+        holder: null,
+        force: false,
+        isProjectAdmin: false,
+      }),
     ).toEqual({ allow: true, forced: false, releasesClaim: false, notifiesHolder: false });
   });
 
@@ -43,20 +49,38 @@ describe('decideClaim', () => {
 
   it('should refuse another actor doing the work', () => {
     for (const kind of ['status', 'edit', 'resolve', 'db_claim'] as const) {
-      const decision = decideClaim({ kind, writer: { actorId: 4, sessionId: null }, holder, force: false, isProjectAdmin: false });
+      const decision = decideClaim({
+        kind,
+        writer: { actorId: 4, sessionId: null },
+        holder,
+        force: false,
+        isProjectAdmin: false,
+      });
       expect(decision.allow).toBe(false);
     }
   });
 
   it('should let triage through and tell the holder', () => {
     expect(
-      decideClaim({ kind: 'triage', writer: { actorId: 4, sessionId: 2 }, holder, force: false, isProjectAdmin: false }),
+      decideClaim({
+        kind: 'triage',
+        writer: { actorId: 4, sessionId: 2 },
+        holder,
+        force: false,
+        isProjectAdmin: false,
+      }),
     ).toEqual({ allow: true, forced: false, releasesClaim: false, notifiesHolder: true });
   });
 
   it('should let a project admin force the work, releasing the claim', () => {
     expect(
-      decideClaim({ kind: 'status', writer: { actorId: 1, sessionId: null }, holder, force: true, isProjectAdmin: true }),
+      decideClaim({
+        kind: 'status',
+        writer: { actorId: 1, sessionId: null },
+        holder,
+        force: true,
+        isProjectAdmin: true,
+      }),
     ).toEqual({ allow: true, forced: true, releasesClaim: true, notifiesHolder: true });
   });
 
