@@ -146,6 +146,7 @@ describe('svc mcp: the backlog as an MCP server', () => {
       ['res', 'RES'],
       ['frn', 'FRN'],
       ['cap', 'CAP', '--wip-cap', '1'],
+      ['pmt', 'PMT'],
       ['lan', 'LAN', '--lane-rule', 'harness=aider,model=opus*,lane=deep', '--default-lane', 'codex=fast'],
     ]) {
       await ok('projects', 'create', id, '--prefix', prefix, ...policy);
@@ -170,6 +171,69 @@ describe('svc mcp: the backlog as an MCP server', () => {
       expect(tool.outputSchema?.type).toBe('object');
     }
     expect(client.getServerCapabilities()?.resources?.subscribe).toBe(true);
+  });
+
+  // Issue 37: the entrypoints next_work, claim and svc charge hand out (`/svc usher PMT-2`) are the server's prompts.
+  it("should offer the seed's slash commands as prompts, each rendering its item's work", async () => {
+    const blocker = await item('pmt', 'Provision the bucket', '--status', 'planned');
+    const shipped = await item('pmt', 'Ship the exporter', '--status', 'implemented', '--priority', 'high');
+    const waiting = await item('pmt', 'Wire the exporter', '--status', 'planned');
+    await http(daemon.url, 'PUT', `/v1/items/${shipped}/fields/body`, {
+      token: daemon.token!,
+      body: { value: 'Export the backlog as CSV.' },
+    });
+    await http(daemon.url, 'PUT', `/v1/items/${shipped}/sections/acceptance`, {
+      token: daemon.token!,
+      body: { content: 'The file opens in a spreadsheet.' },
+    });
+    await http(daemon.url, 'POST', `/v1/items/${waiting}/dependencies`, {
+      token: daemon.token!,
+      body: { blocker },
+    });
+    const client = await connect('pmt');
+    expect(client.getServerCapabilities()?.prompts).toBeDefined();
+
+    const { prompts } = await client.listPrompts();
+    expect(prompts.map((p) => p.name).sort()).toEqual(['advance', 'conduct', 'polish', 'refine', 'shepherd', 'usher']);
+    const usher = prompts.find((p) => p.name === 'usher')!;
+    expect(usher.arguments).toEqual([expect.objectContaining({ name: 'ref', required: true })]);
+    expect(prompts.find((p) => p.name === 'advance')!.arguments!.map((a) => [a.name, a.required])).toEqual([
+      ['ref', true],
+      ['phase', false],
+    ]);
+
+    // the entrypoint next_work hands out names the prompt
+    const next = await success<{ steps: { item_id: string; entrypoint: string }[] }>(client, 'next_work');
+    expect(next.steps.find((s) => s.item_id === shipped)?.entrypoint).toBe(`/svc usher ${shipped}`);
+
+    const rendered = await client.getPrompt({ name: 'usher', arguments: { ref: shipped } });
+    expect(rendered.messages).toHaveLength(1);
+    const text = (rendered.messages[0].content as { type: string; text: string }).text;
+    expect(text).toContain(`# Usher an item to release: ${shipped}`);
+    expect(text).toContain('Ship the exporter');
+    expect(text).toContain('Export the backlog as CSV.\n\n## acceptance\n\nThe file opens in a spreadsheet.');
+    // the stages ahead and their gates, the workflow's stages, the steps, the tools and how to report
+    expect(text).toContain('- release (usher): dependencies at integration: every hard blocker satisfied');
+    expect(text).toContain('- done (skip): dependencies at closure');
+    expect(text).toMatch(/Stages of workflow issue: idea, .*implemented, release, done/);
+    expect(text).toContain('## Steps');
+    expect(text).toContain(`set_status {item: "${shipped}", status: "<stage>"}`);
+    expect(text).toContain(`release {item: "${shipped}"}`);
+
+    // conduct names the dependencies gate of implementing and what the item still waits on
+    const conduct = await client.getPrompt({ name: 'conduct', arguments: { ref: waiting } });
+    const conductText = (conduct.messages[0].content as { text: string }).text;
+    expect(conductText).toContain('- implementing (advance): dependencies at activation');
+    expect(conductText).toContain(`waits on ${blocker}`);
+
+    const advance = await client.getPrompt({ name: 'advance', arguments: { ref: shipped } });
+    expect((advance.messages[0].content as { text: string }).text).toContain('(phase implementation)');
+
+    // an unknown item renders the refusal in words
+    const missing = await client.getPrompt({ name: 'refine', arguments: { ref: 'PMT-999' } });
+    expect((missing.messages[0].content as { text: string }).text).toMatch(
+      /svc could not read PMT-999 \(item_not_found/,
+    );
   });
 
   it('should write nothing but JSON-RPC messages to stdout, and end the session when stdin closes', async () => {

@@ -11,3 +11,4 @@ export * from './frontier-notices';
 export * from './change-words';
 export * from './importers';
 export * from './graph';
+export * from './entrypoints';

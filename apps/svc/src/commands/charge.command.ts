@@ -5,6 +5,7 @@ import { Command, Option } from 'commander';
 
 import {
   ChargeFlowError,
+  entrypointHowTo,
   ChargeFlowIO,
   ChargeOutcome,
   dispatchValues,
@@ -121,6 +122,8 @@ export function cliChargeIO(options: ChargeOptions, json: boolean): ChargeFlowIO
       const template = options.dispatchCommand;
       if (!template) {
         say(`dispatch: ${result.entrypoint}`);
+        const howTo = entrypointHowTo(result.entrypoint);
+        if (howTo) say(`run it ${howTo}`);
         return Promise.resolve(0);
       }
       const child = spawnSync('/bin/sh', ['-c', renderDispatchCommand(template, dispatchValues(result))], {

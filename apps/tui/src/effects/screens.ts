@@ -1,3 +1,5 @@
+import { entrypointHowTo } from '@app/client';
+
 import type { Action } from '../state/actions';
 import type { State } from '../state/state';
 import { formatWhen } from '../state/selectors';
@@ -30,7 +32,11 @@ export function dispatchView(
     `event       #${r.event_id}`,
   ];
   if (config.dispatchCommand) lines.push(`dispatcher  exited ${exit ?? '?'} (SVC_DISPATCH_COMMAND)`);
-  else lines.push('', 'No SVC_DISPATCH_COMMAND is set: start the entrypoint above yourself.');
+  else {
+    lines.push('', 'No SVC_DISPATCH_COMMAND is set: start the entrypoint above yourself.');
+    const howTo = entrypointHowTo(r.entrypoint);
+    if (howTo) lines.push(`Run it ${howTo}.`);
+  }
   return { title: `Dispatched ${r.item_id}`, lines };
 }
 

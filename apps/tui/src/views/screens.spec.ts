@@ -226,5 +226,28 @@ describe('issue 26 screens (render)', () => {
     expect(done).toMatch(/claimed {5}2m ago \(\d\d:\d\d:00\)/);
     expect(done).toMatch(/claim ends {2}in 28m \(\d\d:\d\d:00\)/);
     expect(done).not.toContain('2026-01-10T');
+    expect(done).not.toContain('MCP client'); // not an svc entrypoint
+  });
+
+  // Issue 37: the dispatch dialog says how to run an svc entrypoint: the svc MCP server's prompt of that name.
+  it('should say how to run an svc entrypoint in an MCP client', () => {
+    const lines = dispatchView(
+      {
+        dispatched: true,
+        item_id: 'ATL-6',
+        project: 'atlas',
+        adapter: 'usher',
+        entrypoint: '/svc usher ATL-6',
+        session_id: 4,
+        wip_slot: true,
+        claim: { claimed_at: '2026-01-10T12:00:00.000Z', expires_at: '2026-01-10T12:30:00.000Z' },
+        decision: {} as never,
+        event_id: '78',
+      },
+      0,
+      { dispatchCommand: null },
+    ).lines.join('\n');
+    expect(lines).toContain('Run it in an MCP client connected to svc (svc mcp): the prompt usher with ref ATL-6');
+    expect(lines).toContain('/mcp__svc__usher ATL-6');
   });
 });

@@ -29,6 +29,7 @@ import { FollowingEventStream, openFollowingEventStream } from '../event-stream'
 import { FrontierMirror } from '../frontier-mirror';
 import { FrontierNoticeTracker, noticeEtagFor } from '../frontier-notices';
 import { SvcConnectionError, SvcHttpError } from '../http-client';
+import { ADAPTER_GUIDES, MCP_PROMPTS, McpPromptName, renderPrompt } from './prompts';
 import {
   blockersText,
   claimText,
@@ -102,6 +103,15 @@ type LooseRegisterTool = (
   name: string,
   config: { title: string; description: string; inputSchema: z.ZodTypeAny; outputSchema: z.ZodRawShape },
   callback: (args: unknown, extra: { signal: AbortSignal; requestId: string | number }) => Promise<CallToolResult>,
+) => unknown;
+
+type LooseRegisterPrompt = (
+  name: string,
+  config: { title: string; description: string; argsSchema: z.ZodRawShape },
+  callback: (args: { ref: string; phase?: string }) => Promise<{
+    description: string;
+    messages: { role: 'user'; content: { type: 'text'; text: string } }[];
+  }>,
 ) => unknown;
 
 // What a tool is given besides its arguments: the call's cancellation, and a way to register what undoes the call's
@@ -208,7 +218,7 @@ export class SvcMcpSession {
     this.server = new McpServer(
       { name: 'svc', version: options.version },
       {
-        capabilities: { resources: { subscribe: true, listChanged: false }, tools: {} },
+        capabilities: { resources: { subscribe: true, listChanged: false }, tools: {}, prompts: {} },
         instructions:
           'svc is the shared backlog. Loop: next_work → claim → run the entrypoint → set_status through the gates → ' +
           'done. explain says why an item waits and what to start first. Claims are held while this connection lives.',
@@ -224,6 +234,7 @@ export class SvcMcpSession {
       this.onCancelled(notification),
     );
     this.registerResources();
+    this.registerPrompts();
   }
 
   private log(line: string): void {
@@ -722,6 +733,52 @@ export class SvcMcpSession {
           (c) => `${c.item_id}: DB claim ${c.claim.state ?? 'unset'} (${c.reviewed ? 'reviewed' : c.reviewed_reason})`,
         ),
     );
+  }
+
+  // The seed's dispatch entrypoints (`/svc usher ATL-6`, `/svc advance ATL-6 implementation`) as prompts: the
+  // client shows them as slash commands; each renders what its adapter asks of the agent for that item.
+  private registerPrompts(): void {
+    for (const name of MCP_PROMPTS) {
+      const guide = ADAPTER_GUIDES[name];
+      const args = {
+        ref: z.string().min(1).max(40).describe('public item ref, e.g. ATL-6'),
+        ...(name === 'advance'
+          ? { phase: z.string().max(100).optional().describe('the phase to advance (default implementation)') }
+          : {}),
+      };
+      (this.server.registerPrompt as unknown as LooseRegisterPrompt).call(
+        this.server,
+        name,
+        {
+          title: guide.title,
+          description: `${guide.description} (svc entrypoint /svc ${name} <ref>)`,
+          argsSchema: args,
+        },
+        async (input: { ref: string; phase?: string }) => ({
+          description: `${guide.title}: ${input.ref}`,
+          messages: [{ role: 'user', content: { type: 'text', text: await this.promptText(name, input) } }],
+        }),
+      );
+    }
+  }
+
+  // A prompt for an item the caller cannot read still renders: the refusal, in words, instead of the item.
+  private async promptText(name: McpPromptName, input: { ref: string; phase?: string }): Promise<string> {
+    let item;
+    try {
+      item = await this.api.item(input.ref);
+    } catch (err) {
+      const body = errorBody(err);
+      return `svc could not read ${input.ref} (${body.code}: ${body.message}); nothing to ${name}.`;
+    }
+    const [workflow, explain] = await Promise.all([
+      this.api
+        .workflowVersion(item.workflow_id, item.workflow_version)
+        .then((w) => w.definition)
+        .catch(() => null),
+      this.api.explain(item.item_id).catch(() => null),
+    ]);
+    return renderPrompt({ prompt: name, phase: input.phase || undefined, item, workflow, explain });
   }
 
   // The frontier of each project the caller can see, as a resource; a subscribed client is told when it changes.

@@ -9,6 +9,8 @@ import type {
   SessionNoticeWire,
 } from '@app/contracts';
 
+import { parseEntrypoint } from '../entrypoints';
+
 // The short text form of each tool's answer: what an agent reads when it does not parse the structured content.
 // Stored text (titles) is shown as one line, control characters removed: a title cannot forge a line of its own.
 
@@ -76,7 +78,15 @@ export function explainText(e: ExplainResponse): string {
 }
 
 export function claimText(d: DispatchResponse): string {
-  return `claimed ${d.item_id} (${d.project}, ${d.adapter}) for session ${d.session_id} until ${d.claim.expires_at}\nrun: ${d.entrypoint}`;
+  return `claimed ${d.item_id} (${d.project}, ${d.adapter}) for session ${d.session_id} until ${d.claim.expires_at}\nrun: ${d.entrypoint}${runHint(d.entrypoint)}`;
+}
+
+// "/svc usher ATL-6" is this server's prompt usher with ref ATL-6.
+function runHint(entrypoint: string | null): string {
+  const parsed = parseEntrypoint(entrypoint);
+  if (!parsed) return '';
+  const args = [`ref: "${parsed.ref}"`, ...(parsed.phase ? [`phase: "${parsed.phase}"`] : [])].join(', ');
+  return ` — this server's prompt ${parsed.prompt} {${args}} renders the work`;
 }
 
 export function itemText(i: ItemResponse): string {
