@@ -32,9 +32,12 @@ const TOOLS = [
   'explain',
   'frontier',
   'get_item',
+  'list_items',
+  'my_work',
   'next_work',
   'release',
   'set_status',
+  'update_item',
 ];
 
 // A declared DB claim the daemon accepts (the shape of test/db-claims.e2e-spec.ts).
@@ -147,6 +150,7 @@ describe('svc mcp: the backlog as an MCP server', () => {
       ['frn', 'FRN'],
       ['cap', 'CAP', '--wip-cap', '1'],
       ['pmt', 'PMT'],
+      ['wrk', 'WRK'],
       ['lan', 'LAN', '--lane-rule', 'harness=aider,model=opus*,lane=deep', '--default-lane', 'codex=fast'],
     ]) {
       await ok('projects', 'create', id, '--prefix', prefix, ...policy);
@@ -234,6 +238,84 @@ describe('svc mcp: the backlog as an MCP server', () => {
     expect((missing.messages[0].content as { text: string }).text).toMatch(
       /svc could not read PMT-999 \(item_not_found/,
     );
+  });
+
+  // Issue 37: the ordinary work of an agent — find items past the frontier's top 100, read one whole, change it.
+  it('should list items past 100 by cursor, read an item whole, change it, and say what the session holds', async () => {
+    for (let n = 1; n <= 105; n++) {
+      const created = await http(daemon.url, 'POST', '/v1/items', {
+        token: daemon.token!,
+        body: { project: 'wrk', title: n === 104 ? 'Rotate the signing keys' : `Task ${n}`, status: 'planned' },
+      });
+      expect(created.status).toBe(201);
+    }
+    const client = await connect('wrk');
+    const { tools } = await client.listTools();
+    expect(tools.find((t) => t.name === 'list_items')?.annotations).toMatchObject({ readOnlyHint: true });
+    expect(tools.find((t) => t.name === 'update_item')?.annotations).toMatchObject({ readOnlyHint: false });
+
+    type Page = { total: number; items: { item_id: string }[]; next_cursor: string | null };
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (let pages = 0; pages < 5; pages++) {
+      const page: Page = await success<Page>(client, 'list_items', { limit: 40, ...(cursor ? { cursor } : {}) });
+      expect(page.total).toBe(105);
+      seen.push(...page.items.map((i) => i.item_id));
+      if (!page.next_cursor) break;
+      cursor = page.next_cursor;
+    }
+    expect(seen).toHaveLength(105);
+    expect(new Set(seen).size).toBe(105);
+    expect(seen[104]).toBe('WRK-105');
+
+    const found = await call(client, 'list_items', { text: 'SIGNING' });
+    expect((found.structuredContent as Page).items.map((i) => i.item_id)).toEqual(['WRK-104']);
+    // the text block carries the whole result as JSON after its summary
+    const text = (found.content as { text: string }[])[0].text;
+    expect(JSON.parse(text.split('\n').pop()!)).toMatchObject({ total: 1, items: [{ item_id: 'WRK-104' }] });
+    expect((await refusal(client, 'list_items', { cursor: 'nonsense' })).body.code).toBe('invalid_cursor');
+
+    await success(client, 'claim', { item: 'WRK-104' });
+    const claimed = await success<Page>(client, 'list_items', { claimed: true });
+    expect(claimed.items.map((i) => i.item_id)).toEqual(['WRK-104']);
+    const mine = await success<{ claims: { item_id: string; expires_at: string }[] }>(client, 'my_work');
+    expect(mine.claims).toEqual([expect.objectContaining({ item_id: 'WRK-104', expires_at: expect.any(String) })]);
+
+    await http(daemon.url, 'POST', '/v1/items/WRK-104/dependencies', {
+      token: daemon.token!,
+      body: { blocker: 'WRK-1' },
+    });
+    const updated = await success<{ title: string; priority: string }>(client, 'update_item', {
+      item: 'WRK-104',
+      title: 'Rotate the signing keys yearly',
+      priority: 'high',
+      body: 'Keys older than a year are replaced.',
+      sections: { acceptance: 'No key older than 365 days.' },
+    });
+    expect(updated).toMatchObject({ title: 'Rotate the signing keys yearly', priority: 'high' });
+    const shown = await ok<{ title: string; priority: string; body: string }>('items', 'show', 'WRK-104');
+    expect(shown).toMatchObject({ title: 'Rotate the signing keys yearly', priority: 'high' });
+    expect(shown.body).toContain(
+      'Keys older than a year are replaced.\n\n## acceptance\n\nNo key older than 365 days.',
+    );
+
+    const whole = await success<Json>(client, 'get_item', { item: 'WRK-104' });
+    expect(whole.dependencies).toEqual([
+      expect.objectContaining({
+        direction: 'depends_on',
+        other_item: 'WRK-1',
+        gate_point: 'activation',
+        satisfied: false,
+      }),
+    ]);
+    expect(whole.claim).toMatchObject({ session_id: expect.any(Number), harness: 'claude-code' });
+    expect(whole.last_changes).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ field: 'priority' }),
+        expect.objectContaining({ field: 'title' }),
+      ]),
+    );
+    expect((await refusal(client, 'update_item', { item: 'WRK-104' })).body.code).toBe('invalid_arguments');
   });
 
   it('should write nothing but JSON-RPC messages to stdout, and end the session when stdin closes', async () => {

@@ -119,6 +119,13 @@ export const MCP_CENSUS: Record<string, readonly string[]> = {
   add_dependency: ['POST /v1/items/:ref/dependencies'],
   add_note: ['POST /v1/records/ouroboros'],
   amend_db_claim: ['POST /v1/items/:ref/db-claim', 'POST /v1/items/:ref/db-claim/negative'],
+  list_items: [],
+  my_work: [],
+  update_item: [
+    'PUT /v1/items/:ref/fields/:field',
+    'PUT /v1/items/:ref/sections/:name',
+    'DELETE /v1/items/:ref/sections/:name',
+  ],
   // the connection itself: registered, kept alive, ended
   '(session)': ['POST /v1/sessions', 'POST /v1/sessions/:id/heartbeat', 'POST /v1/sessions/:id/end'],
 };

@@ -25,6 +25,10 @@ export const ITEM_SELECT = `
 export interface ItemFilters {
   projects: readonly string[] | null;
   project?: string;
+  // a substring of the title or the stored body (case-insensitive), or the item's ref
+  text?: string;
+  // only items with (true) or without (false) a live claim
+  claimed?: boolean;
   statuses?: string[];
   priority?: string;
   blocked?: number;
@@ -89,6 +93,10 @@ export class ItemsRepository {
           AND ($5::int IS NULL OR i.blocked = $5)
           AND ($6::int IS NULL OR i.frozen = $6)
           AND ($7::text IS NULL OR i.workflow_id = $7)
+          AND ($10::text IS NULL OR strpos(lower(i.title), $10) > 0 OR strpos(lower(coalesce(i.body, '')), $10) > 0
+               OR (p.public_item_prefix || '-' || i.project_sequence) = upper($10))
+          AND ($11::boolean IS NULL OR $11 = EXISTS (
+                SELECT 1 FROM item_claims c WHERE c.item_id = i.id AND c.expires_at > now()))
         ORDER BY i.project, i.project_sequence
         LIMIT $8 OFFSET $9`,
       [
@@ -101,6 +109,8 @@ export class ItemsRepository {
         f.workflow ?? null,
         f.limit,
         f.offset,
+        f.text?.toLowerCase() ?? null,
+        f.claimed ?? null,
       ],
     );
   }

@@ -171,6 +171,8 @@ export class ItemsService {
       blocked: query.blocked === undefined ? undefined : Number(query.blocked),
       frozen: query.frozen === undefined ? undefined : Number(query.frozen),
       workflow: query.workflow,
+      text: query.q,
+      claimed: query.claimed === undefined ? undefined : query.claimed === '1',
       limit,
       offset,
     });

@@ -36,8 +36,10 @@ import {
   explainText,
   frontierText,
   itemText,
+  itemWholeText,
   nextWorkText,
   noticeLine,
+  oneLine,
   whyRanked,
 } from './text';
 
@@ -85,6 +87,9 @@ export const MCP_TOOLS = [
   'add_dependency',
   'add_note',
   'amend_db_claim',
+  'list_items',
+  'update_item',
+  'my_work',
 ] as const;
 
 // A harness token the daemon accepts (short, no spaces): "Claude Code" → "claude-code".
@@ -101,7 +106,13 @@ export function harnessToken(name: string | undefined | null): string | null {
 
 type LooseRegisterTool = (
   name: string,
-  config: { title: string; description: string; inputSchema: z.ZodTypeAny; outputSchema: z.ZodRawShape },
+  config: {
+    title: string;
+    description: string;
+    inputSchema: z.ZodTypeAny;
+    outputSchema: z.ZodRawShape;
+    annotations: ToolAnnotations;
+  },
   callback: (args: unknown, extra: { signal: AbortSignal; requestId: string | number }) => Promise<CallToolResult>,
 ) => unknown;
 
@@ -113,6 +124,41 @@ type LooseRegisterPrompt = (
     messages: { role: 'user'; content: { type: 'text'; text: string } }[];
   }>,
 ) => unknown;
+
+// What a client may assume of a tool (MCP tool annotations): a read changes nothing; a write says whether calling it
+// twice with the same arguments does more than once, and whether it can undo work.
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  idempotentHint?: boolean;
+  destructiveHint?: boolean;
+  openWorldHint: false;
+}
+
+const READ: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
+const WRITE = (idempotent: boolean, destructive = false): ToolAnnotations => ({
+  readOnlyHint: false,
+  idempotentHint: idempotent,
+  destructiveHint: destructive,
+  openWorldHint: false,
+});
+
+const ANNOTATIONS: Record<(typeof MCP_TOOLS)[number], ToolAnnotations> = {
+  next_work: READ,
+  frontier: READ,
+  explain: READ,
+  get_item: READ,
+  list_items: READ,
+  // my_work reads, but hearing the lost claims consumes them (the next call tells only newer ones)
+  my_work: { ...READ },
+  claim: WRITE(false),
+  release: WRITE(true, true),
+  set_status: WRITE(true),
+  create_item: WRITE(false),
+  add_dependency: WRITE(true),
+  add_note: WRITE(false),
+  amend_db_claim: WRITE(true),
+  update_item: WRITE(true, true),
+};
 
 // What a tool is given besides its arguments: the call's cancellation, and a way to register what undoes the call's
 // effect should the client cancel it (a claim the client never learns of must not stand).
@@ -145,10 +191,18 @@ export function errorBody(err: unknown): ToolErrorBody {
   return { code: 'internal_error', message: err instanceof Error ? err.message : String(err) };
 }
 
+// A client that shows the model only the text still gives it the whole result: the summary, then the compact JSON.
+function withJson(summary: string, value: object): CallToolResult {
+  return {
+    content: [{ type: 'text', text: `${summary}\n${JSON.stringify(value)}` }],
+    structuredContent: value as Record<string, unknown>,
+  };
+}
+
 async function answer<T extends object>(work: () => Promise<T>, text: (value: T) => string): Promise<CallToolResult> {
   try {
     const value = await work();
-    return { content: [{ type: 'text', text: text(value) }], structuredContent: value as Record<string, unknown> };
+    return withJson(text(value), value);
   } catch (err) {
     return toolError(errorBody(err));
   }
@@ -171,6 +225,11 @@ export function strictArguments<S extends z.ZodRawShape>(tool: string, shape: S)
     })
     .strict();
 }
+
+const noticesSchema = z
+  .object({ lapsed_claims: z.array(z.record(z.unknown())), notices: z.array(z.record(z.unknown())) })
+  .optional()
+  .describe('what this session should hear of since its last call: claims it lost, others’ changes to its items');
 
 const ref = z.string().min(1).max(40).describe('public item ref, e.g. ATL-6');
 const projectArg = z.string().min(1).max(63).optional().describe('project id (default: the server’s project scope)');
@@ -349,7 +408,10 @@ export class SvcMcpSession {
         title: config.title,
         description: config.description,
         inputSchema: strictArguments(name, config.input),
-        outputSchema: config.output,
+        // every result may carry the session's notices (withNotices): declared, or a client validating the
+        // structured content against the schema refuses the answer
+        outputSchema: { ...config.output, notices: noticesSchema },
+        annotations: ANNOTATIONS[name],
       },
       async (args, extra) => {
         // every call names this connection's executor session, so the daemon's claim rule and record know it
@@ -563,10 +625,7 @@ export class SvcMcpSession {
               // a client that cancels this call never learns of the claim: then it must not stand
               const item = outcome.dispatch.item_id;
               call.onCancel(() => this.api.releaseClaim(session, item));
-              return {
-                content: [{ type: 'text', text: claimText(outcome.dispatch) }],
-                structuredContent: outcome.dispatch as unknown as Record<string, unknown>,
-              };
+              return withJson(claimText(outcome.dispatch), outcome.dispatch);
             }
             // The daemon's refusal when it gave one (wip_cap_reached, item_already_claimed, lane_mismatch, …), else
             // the flow's decision (no_runnable_items, requested_item_unavailable, …).
@@ -603,11 +662,64 @@ export class SvcMcpSession {
       'get_item',
       {
         title: 'Read an item',
-        description: 'An item with its stored fields and sections.',
+        description:
+          'An item whole: its fields, body and sections, its dependencies both ways (with gate point and whether ' +
+          'each is satisfied), who holds its claim, and its last changes (who changed what).',
         input: { item: ref },
-        output: itemDetailSchema.shape,
+        output: itemDetailSchema.extend({
+          dependencies: z.array(
+            z.object({
+              direction: z.string(),
+              other_item: z.string().nullable(),
+              other_status: z.string().nullable(),
+              gate_point: z.string(),
+              satisfaction: z.string(),
+              satisfied: z.boolean(),
+            }),
+          ),
+          claim: z
+            .object({ session_id: z.number(), harness: z.string(), model: z.string(), expires_at: z.string() })
+            .nullable(),
+          last_changes: z.array(
+            z.object({
+              at: z.string(),
+              actor: z.string().nullable(),
+              action: z.string(),
+              field: z.string().nullable(),
+            }),
+          ),
+        }).shape,
       },
-      async (args) => answer(() => this.api.item(args.item), itemText),
+      async (args) =>
+        answer(async () => {
+          const item = await this.api.item(args.item);
+          const [deps, claims, history] = await Promise.all([
+            this.api.dependencies(item.item_id).catch(() => ({ dependencies: [] })),
+            this.api.claims(item.project).catch(() => ({ claims: [] })),
+            this.api.itemHistory(item.item_id, { limit: 5 }).catch(() => ({ changes: [] })),
+          ]);
+          const holder = claims.claims.find((c) => c.item_id === item.item_id);
+          return {
+            ...item,
+            dependencies: deps.dependencies.map((d) => ({
+              direction: d.direction,
+              other_item: d.other_item,
+              other_status: d.other_status,
+              gate_point: d.gate_point,
+              satisfaction: d.satisfaction,
+              satisfied: d.satisfied,
+            })),
+            claim: holder
+              ? {
+                  session_id: holder.session_id,
+                  harness: holder.harness,
+                  model: holder.model,
+                  expires_at: holder.expires_at,
+                }
+              : null,
+            last_changes: history.changes.map((c) => ({ at: c.at, actor: c.actor, action: c.action, field: c.field })),
+          };
+        }, itemWholeText),
     );
 
     this.tool(
@@ -731,6 +843,180 @@ export class SvcMcpSession {
             return this.api.amendDbClaim(args.item, args.claim, { session_id, reason: args.reason });
           },
           (c) => `${c.item_id}: DB claim ${c.claim.state ?? 'unset'} (${c.reviewed ? 'reviewed' : c.reviewed_reason})`,
+        ),
+    );
+
+    this.tool(
+      'list_items',
+      {
+        title: 'List and search items',
+        description:
+          'Items of a project (any stage, not only the frontier), filtered and paged: pass next_cursor back as ' +
+          'cursor for the next page. get_item reads one in full.',
+        input: {
+          project: projectArg,
+          status: z
+            .array(z.string().min(1).max(63))
+            .max(30)
+            .optional()
+            .describe('only items at these stages, e.g. ["planned", "implementing"]'),
+          priority: z.enum(PRIORITIES).optional().describe('only items of this priority'),
+          text: z
+            .string()
+            .min(1)
+            .max(200)
+            .optional()
+            .describe('a word or phrase of the title or body (case-insensitive), or a ref'),
+          claimed: z
+            .boolean()
+            .optional()
+            .describe('true: only items someone holds a live claim on; false: only unclaimed'),
+          blocked: z
+            .boolean()
+            .optional()
+            .describe('true: only items with the operator block flag; false: only without'),
+          limit: z.number().int().min(1).max(100).optional().describe('page size (default 25)'),
+          cursor: z.string().max(40).optional().describe('next_cursor of the previous page'),
+        },
+        output: {
+          project: z.string(),
+          total: z.number(),
+          items: z.array(
+            z.object({
+              item_id: z.string(),
+              title: z.string(),
+              status: z.string(),
+              priority: z.string(),
+              blocked: z.boolean(),
+              frozen: z.boolean(),
+              updated_at: z.string(),
+            }),
+          ),
+          next_cursor: z.string().nullable(),
+        },
+      },
+      async (args) =>
+        answer(
+          async () => {
+            const project = args.project ?? this.project;
+            if (!project) throw projectRequired();
+            const offset = args.cursor === undefined ? 0 : decodeCursor(args.cursor);
+            const limit = args.limit ?? 25;
+            const query: Record<string, string | number> = { project, limit, offset };
+            if (args.status) query.status = args.status.join(',');
+            if (args.priority) query.priority = args.priority;
+            if (args.text) query.q = args.text;
+            if (args.claimed !== undefined) query.claimed = args.claimed ? '1' : '0';
+            if (args.blocked !== undefined) query.blocked = args.blocked ? '1' : '0';
+            const page = await this.api.items(query);
+            const end = offset + page.items.length;
+            return {
+              project,
+              total: page.total,
+              items: page.items.map((i) => ({
+                item_id: i.item_id,
+                title: i.title,
+                status: i.status,
+                priority: i.priority,
+                blocked: i.blocked === 1,
+                frozen: i.frozen === 1,
+                updated_at: i.updated_at,
+              })),
+              next_cursor: end < page.total && page.items.length > 0 ? encodeCursor(end) : null,
+            };
+          },
+          (v) =>
+            [
+              `${v.project}: ${v.items.length} of ${v.total} item${v.total === 1 ? '' : 's'}${v.next_cursor ? ` (more: cursor ${v.next_cursor})` : ''}`,
+              ...v.items.map(
+                (i) =>
+                  `- ${i.item_id} [${i.status}, ${i.priority}${i.blocked ? ', blocked' : ''}] ${oneLine(i.title, 80)}`,
+              ),
+            ].join('\n'),
+        ),
+    );
+
+    this.tool(
+      'update_item',
+      {
+        title: 'Change an item',
+        description:
+          'Change an item’s title, priority, body or named sections (a section set to null is removed). A claimed ' +
+          'item’s title, body and sections belong to its holder (item_claimed_elsewhere for others). Answers the item.',
+        input: {
+          item: ref,
+          title: z.string().min(1).max(10_000).optional().describe('the new title (one line)'),
+          priority: z.enum(PRIORITIES).optional().describe('the new priority'),
+          body: z.string().max(1_000_000).optional().describe('the new stored body text (Markdown); replaces the old'),
+          sections: z
+            .record(z.string().max(1_000_000).nullable())
+            .optional()
+            .describe('named Markdown sections to write, e.g. {"acceptance": "…"}; null removes a section'),
+        },
+        output: itemDetailSchema.shape,
+      },
+      async (args) =>
+        answer(async () => {
+          const fields = (['title', 'priority', 'body'] as const).filter((f) => args[f] !== undefined);
+          const sections = Object.entries(args.sections ?? {});
+          if (fields.length === 0 && sections.length === 0) {
+            throw new ChargeFlowError('invalid_arguments', 'give title, priority, body or sections to change');
+          }
+          for (const field of fields) await this.api.setItemField(args.item, field, { value: args[field] });
+          for (const [name, content] of sections) {
+            if (content === null) await this.api.deleteSection(args.item, name);
+            else await this.api.putSection(args.item, name, { content });
+          }
+          return this.api.item(args.item);
+        }, itemText),
+    );
+
+    this.tool(
+      'my_work',
+      {
+        title: 'What this session holds',
+        description:
+          'The claims this connection’s session holds (each with its entrypoint and expiry; renewed while connected) ' +
+          'and the claims it lost since the last call (taken over, released by someone else, or lapsed).',
+        input: {},
+        output: {
+          session_id: z.number(),
+          lane: z.string(),
+          claims: z.array(
+            z.object({
+              item_id: z.string(),
+              project: z.string(),
+              adapter: z.string().nullable(),
+              entrypoint: z.string().nullable(),
+              expires_at: z.string(),
+            }),
+          ),
+        },
+      },
+      async () =>
+        answer(
+          async () => {
+            const session = await this.api.session(await this.sessionId);
+            return {
+              session_id: session.session_id,
+              lane: session.lane,
+              claims: session.claims.map((c) => ({
+                item_id: c.item_id,
+                project: c.project,
+                adapter: c.adapter,
+                entrypoint: c.entrypoint,
+                expires_at: c.expires_at,
+              })),
+            };
+          },
+          (v) =>
+            [
+              `session ${v.session_id} (lane ${v.lane}) holds ${v.claims.length} claim${v.claims.length === 1 ? '' : 's'}`,
+              ...v.claims.map(
+                (c) =>
+                  `- ${c.item_id} (${c.project}) until ${c.expires_at}${c.entrypoint ? ` · run ${c.entrypoint}` : ''}`,
+              ),
+            ].join('\n'),
         ),
     );
   }
@@ -901,6 +1187,17 @@ export class SvcMcpSession {
       }
     }, MCP_NOTIFY_COALESCE_MS);
   }
+}
+
+// A list_items cursor: where the next page starts, opaque to the agent.
+function encodeCursor(offset: number): string {
+  return Buffer.from(`o:${offset}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): number {
+  const match = /^o:(\d{1,9})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!match) throw new ChargeFlowError('invalid_cursor', 'cursor is not a next_cursor list_items answered');
+  return Number(match[1]);
 }
 
 function projectRequired(): SvcHttpError {

@@ -93,6 +93,22 @@ export function itemText(i: ItemResponse): string {
   return `${i.item_id} [${i.status}, ${i.priority}${i.blocked ? ', blocked' : ''}${i.frozen ? ', frozen' : ''}] ${oneLine(i.title)}`;
 }
 
+// get_item's summary line, then who holds it and what it waits on (the whole item follows as JSON).
+export function itemWholeText(
+  i: ItemResponse & {
+    dependencies: { direction: string; other_item: string | null; gate_point: string; satisfied: boolean }[];
+    claim: { session_id: number; harness: string } | null;
+  },
+): string {
+  const lines = [itemText(i)];
+  if (i.claim) lines.push(`claimed by session ${i.claim.session_id} (${oneLine(i.claim.harness, 60)})`);
+  for (const d of i.dependencies) {
+    const verb = d.direction === 'depends_on' ? 'waits on' : 'blocks';
+    lines.push(`${verb} ${d.other_item ?? '(missing item)'} at ${d.gate_point}${d.satisfied ? ' (satisfied)' : ''}`);
+  }
+  return lines.join('\n');
+}
+
 export function blockersText(blockers: GateBlockerWire[]): string[] {
   return blockers.map(
     (b) =>

@@ -95,6 +95,10 @@ export class ListItemsQueryDto {
   @IsOptional() @IsIn(['0', '1']) blocked?: string;
   @IsOptional() @IsIn(['0', '1']) frozen?: string;
   @IsOptional() @Matches(/^[a-z0-9][a-z0-9_-]{0,62}$/) workflow?: string;
+  // a substring of the title or the body (case-insensitive), or a ref
+  @IsOptional() @IsString() @Length(1, 200) q?: string;
+  // live claim (1) or none (0)
+  @IsOptional() @IsIn(['0', '1']) claimed?: string;
 
   @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(1000) limit?: number;
   @IsOptional() @Type(() => Number) @IsInt() @Min(0) @Max(10_000_000) offset?: number;
