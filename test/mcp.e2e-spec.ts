@@ -318,6 +318,30 @@ describe('svc mcp: the backlog as an MCP server', () => {
     expect((await refusal(client, 'update_item', { item: 'WRK-104' })).body.code).toBe('invalid_arguments');
   });
 
+  // Issue 37: words an agent can act on.
+  it('should describe every argument, inline every schema, explain itself and list the stages a move can take', async () => {
+    const client = await connect('wrk');
+    const { tools } = await client.listTools();
+    const undescribed: string[] = [];
+    for (const tool of tools) {
+      expect(JSON.stringify(tool.inputSchema)).not.toContain('$ref');
+      const properties = (tool.inputSchema.properties ?? {}) as Record<string, { description?: string }>;
+      for (const [arg, schema] of Object.entries(properties))
+        if (!schema.description) undescribed.push(`${tool.name}.${arg}`);
+      expect(tool.annotations?.readOnlyHint).toEqual(expect.any(Boolean));
+    }
+    expect(undescribed).toEqual([]);
+    const instructions = client.getInstructions() ?? '';
+    for (const word of ['Adapters', 'Entrypoints', 'Claims', 'amend_db_claim', 'item_claimed_elsewhere']) {
+      expect(instructions).toContain(word);
+    }
+
+    const target = await item('wrk', 'Move me');
+    const refused = await refusal(client, 'set_status', { item: target, status: 'shipping' });
+    expect(refused.text).toContain('the stages of workflow issue: idea, refining-idea, refined-idea');
+    expect(refused.body.stages).toEqual(expect.arrayContaining(['idea', 'implementing', 'done']));
+  });
+
   it('should write nothing but JSON-RPC messages to stdout, and end the session when stdin closes', async () => {
     const messages = [
       {

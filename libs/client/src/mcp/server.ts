@@ -68,6 +68,26 @@ export interface SvcMcpOptions {
   log?: (line: string) => void;
 }
 
+// What an agent needs to know before its first call: the loop, adapters and entrypoints, claims, the DB claim.
+export const MCP_INSTRUCTIONS = [
+  'svc is the backlog shared by people and coding agents. Loop: next_work → claim → run the entrypoint → ' +
+    'set_status through the gates → comment what you did → release (or done).',
+  'Adapters: each item’s stage has an adapter naming the kind of work it needs — refine (write the spec), shepherd ' +
+    '(plan an epic), conduct (implement), advance (carry an implementation on), polish (finishing review), usher ' +
+    '(deploy), wait (blocked: nothing to do until its blockers clear).',
+  'Entrypoints: next_work and claim answer an entrypoint such as "/svc usher ATL-6"; run it as this server’s prompt ' +
+    'of the same name (usher with ref ATL-6; advance also takes phase) — it renders the item, the gates ahead and ' +
+    'the steps.',
+  'Claims: claim holds an item for this connection’s session, renewed while connected and released when it ends ' +
+    '(release gives one back; my_work lists them). A claimed item’s status, title, body and sections belong to its ' +
+    'holder: others are refused with item_claimed_elsewhere. Results end with notices when the session lost a claim.',
+  'Gates: set_status is refused (blocked_by_dependencies) while a gate is unsatisfied; the refusal and explain say ' +
+    'what would satisfy each blocker and what to start first.',
+  'amend_db_claim: work that changes a governed database declares its mutation (the claim payload), or attests it ' +
+    'makes none (none: true with a reason); some stages refuse to move without it.',
+  'Finding work beyond the schedule: list_items (filters, cursor paging), get_item (the whole item), frontier.',
+].join('\n');
+
 export const MCP_DEFAULT_HEARTBEAT_MS = 30_000;
 // Changes arriving within this window are announced once per resource.
 export const MCP_NOTIFY_COALESCE_MS = 150;
@@ -180,6 +200,9 @@ export interface ToolErrorBody {
 export function toolError(body: ToolErrorBody): CallToolResult {
   const lines = [`${body.code}: ${body.message}`];
   if (Array.isArray(body.blockers)) lines.push(...blockersText(body.blockers as GateBlockerWire[]));
+  // a move to a stage the workflow lacks (stage_not_in_workflow): the stages it has, in words
+  if (Array.isArray(body.stages))
+    lines.push(`the stages of workflow ${String(body.workflow_id)}: ${body.stages.join(', ')}`);
   lines.push(JSON.stringify(body));
   return { isError: true, content: [{ type: 'text', text: lines.join('\n') }], _meta: { 'svc/error': body } };
 }
@@ -231,7 +254,10 @@ const noticesSchema = z
   .optional()
   .describe('what this session should hear of since its last call: claims it lost, others’ changes to its items');
 
-const ref = z.string().min(1).max(40).describe('public item ref, e.g. ATL-6');
+// A fresh schema per argument: one zod instance used twice in a tool becomes a `$ref` in its JSON schema, which
+// strict clients refuse.
+const refArg = (what = 'public item ref, e.g. ATL-6') => z.string().min(1).max(40).describe(what);
+const ref = refArg();
 const projectArg = z.string().min(1).max(63).optional().describe('project id (default: the server’s project scope)');
 // A read takes any cap as a what-if; next_work and claim run under it, and one above the project policy's is an
 // organization admin's (the daemon refuses others with wip_cap_override_forbidden).
@@ -278,9 +304,7 @@ export class SvcMcpSession {
       { name: 'svc', version: options.version },
       {
         capabilities: { resources: { subscribe: true, listChanged: false }, tools: {}, prompts: {} },
-        instructions:
-          'svc is the shared backlog. Loop: next_work → claim → run the entrypoint → set_status through the gates → ' +
-          'done. explain says why an item waits and what to start first. Claims are held while this connection lives.',
+        instructions: MCP_INSTRUCTIONS,
       },
     );
     this.server.server.oninitialized = () => {
@@ -741,13 +765,13 @@ export class SvcMcpSession {
         title: 'Create an item',
         description: 'A new backlog item in the project.',
         input: {
-          title: z.string().min(1).max(10_000),
+          title: z.string().min(1).max(10_000).describe('one line naming the work'),
           project: projectArg,
-          priority: z.enum(PRIORITIES).optional(),
+          priority: z.enum(PRIORITIES).optional().describe('high, medium or low (default medium)'),
           status: z.string().min(1).max(100).optional().describe('start stage (default the initial stage)'),
-          workflow: z.string().min(1).max(63).optional(),
-          body: z.string().optional(),
-          spec: z.string().optional(),
+          workflow: z.string().min(1).max(63).optional().describe('workflow id, e.g. issue or epic (default issue)'),
+          body: z.string().optional().describe('the description (Markdown)'),
+          spec: z.string().optional().describe('the spec (Markdown), shown under its own heading in the body'),
         },
         output: itemDetailSchema.shape,
       },
@@ -769,11 +793,17 @@ export class SvcMcpSession {
         title: 'Add a dependency',
         description: 'The dependent item waits for the blocker at a gate point (default activation).',
         input: {
-          dependent: ref,
-          blocker: ref,
-          gate_point: z.enum(['activation', 'integration', 'closure', 'coordination_only']).optional(),
+          dependent: refArg('the item that waits, e.g. ATL-6'),
+          blocker: refArg('the item it waits for, e.g. ATL-5'),
+          gate_point: z
+            .enum(['activation', 'integration', 'closure', 'coordination_only'])
+            .optional()
+            .describe(
+              'where the dependent waits: activation (before implementing), integration (before release), ' +
+                'closure (before done), coordination_only (informational); default activation',
+            ),
           satisfaction: z.string().min(1).max(200).optional().describe('default: the blocker is done'),
-          rationale: z.string().max(10_000).optional(),
+          rationale: z.string().max(10_000).optional().describe('why it waits, for the people reading the graph'),
         },
         output: dependencyAddSchema.shape,
       },
@@ -799,7 +829,7 @@ export class SvcMcpSession {
           'An observation for the people who improve the workflow (an ouroboros entry), signed by this session.',
         input: {
           category: z.string().min(1).max(100).describe('e.g. friction, bug, idea'),
-          body: z.string().min(1).max(100_000),
+          body: z.string().min(1).max(100_000).describe('the observation and what would improve the workflow'),
           context: z.string().max(100_000).optional().describe('where it was seen, e.g. an item ref'),
         },
         output: ouroborosEntrySchema.shape,
@@ -830,7 +860,7 @@ export class SvcMcpSession {
           item: ref,
           claim: z.record(z.unknown()).optional().describe('the DB claim payload (state declared, …)'),
           none: z.boolean().optional().describe('the negative claim shortcut: no governed DB work'),
-          reason: z.string().max(10_000).optional(),
+          reason: z.string().max(10_000).optional().describe('why (required in spirit with none: true)'),
         },
         output: dbClaimResponseSchema.shape,
       },
