@@ -342,6 +342,17 @@ describe('svc mcp: the backlog as an MCP server', () => {
     expect(refused.body.stages).toEqual(expect.arrayContaining(['idea', 'implementing', 'done']));
   });
 
+  // Issue 37: an unknown resource is -32002, and only the server's own resources can be subscribed to.
+  it("should answer -32002 for an unknown resource and refuse to subscribe to another server's URI", async () => {
+    const client = await connect('wrk');
+    await expect(client.readResource({ uri: 'svc://frontier/nosuchproject' })).rejects.toMatchObject({ code: -32002 });
+    await expect(client.readResource({ uri: 'file:///etc/passwd' })).rejects.toMatchObject({ code: -32002 });
+    await expect(client.subscribeResource({ uri: 'file:///etc/passwd' })).rejects.toMatchObject({ code: -32002 });
+    expect(
+      JSON.parse(((await client.readResource({ uri: 'svc://frontier/wrk' })).contents[0] as { text: string }).text),
+    ).toHaveProperty('runnable');
+  });
+
   it('should write nothing but JSON-RPC messages to stdout, and end the session when stdin closes', async () => {
     const messages = [
       {

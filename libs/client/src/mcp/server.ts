@@ -3,6 +3,8 @@ import {
   CallToolResult,
   CancelledNotification,
   CancelledNotificationSchema,
+  McpError,
+  ReadResourceRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -92,6 +94,9 @@ export const MCP_DEFAULT_HEARTBEAT_MS = 30_000;
 // Changes arriving within this window are announced once per resource.
 export const MCP_NOTIFY_COALESCE_MS = 150;
 export const FRONTIER_URI_PREFIX = 'svc://frontier/';
+const RESOURCE_NOT_FOUND = -32002;
+type RequestHandler = (request: unknown, extra: unknown) => Promise<unknown>;
+
 // Projects whose frontier a connection keeps (FrontierMirror) between reads of the resource.
 const MIRRORED_PROJECTS = 4;
 
@@ -1134,7 +1139,33 @@ export class SvcMcpSession {
       },
     );
 
+    // An unknown resource is -32002 (MCP "Resource not found"), whether no template matches its URI or the project
+    // is none the caller can read; the SDK answers the one -32602 and the other -32603.
+    const handlers = (this.server.server as unknown as { _requestHandlers: Map<string, RequestHandler> })
+      ._requestHandlers;
+    const read = handlers.get('resources/read');
+    if (read) {
+      this.server.server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+        try {
+          return (await read(request, extra)) as never;
+        } catch (err) {
+          const gone =
+            (err instanceof McpError && err.code === -32602 && /not found/.test(err.message)) ||
+            (err instanceof SvcHttpError && err.status === 404);
+          if (gone) throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${request.params.uri}`);
+          throw err;
+        }
+      });
+    }
+
     this.server.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+      // only this server's own resources: a frontier URI of a project id
+      if (!/^svc:\/\/frontier\/[a-z0-9][a-z0-9_-]{0,62}$/.test(request.params.uri)) {
+        throw new McpError(
+          RESOURCE_NOT_FOUND,
+          `Resource not found: ${request.params.uri} (this server has svc://frontier/<project>)`,
+        );
+      }
       this.subscriptions.add(request.params.uri);
       this.stream?.follow(this.followed());
       await this.openStream();
