@@ -28,7 +28,7 @@ export const ADAPTER_GUIDES: Record<McpPromptName, AdapterGuide> = {
       'Move the item into its refining stage (set_status) so others see it is being refined.',
       'Write the spec: the problem, the intended behaviour, acceptance criteria, what is out of scope, open questions ' +
         '(update_item with body or sections, e.g. a "spec" section).',
-      'Record decisions and questions for people as comments (comment) on the item.',
+      'Record decisions and questions for people in the item’s notes section (update_item sections: {notes: …}).',
       'Move the item to the stage after refinement (set_status); a refusal lists each gate and what satisfies it.',
     ],
   },
@@ -40,7 +40,7 @@ export const ADAPTER_GUIDES: Record<McpPromptName, AdapterGuide> = {
       'Read the epic below and the items it already depends on (get_item, explain).',
       'Break it into parts: create_item for each missing part, add_dependency for the order between them.',
       'Write the plan and the risks in the epic (update_item sections, e.g. "technical_plan").',
-      'Note the caveats for the people who own the epic (comment).',
+      'Note the caveats for the people who own the epic (update_item sections: {notes: …}).',
       'Move the epic to its next stage (set_status) once the plan stands.',
     ],
   },
@@ -53,7 +53,7 @@ export const ADAPTER_GUIDES: Record<McpPromptName, AdapterGuide> = {
       'Move it to implementing (set_status): the dependencies gate is checked there; a refusal lists each blocker ' +
         'and what would satisfy it — start those first, or release the claim and take other work.',
       'If the work changes a governed database, declare it with amend_db_claim (or attest none: true with a reason).',
-      'Implement and test the change; record what you did and the test results (comment, update_item sections).',
+      'Implement and test the change; record what you did and the test results (update_item sections: notes, test_results).',
       'Move it on to review (set_status) when the tests pass.',
     ],
   },
@@ -62,10 +62,10 @@ export const ADAPTER_GUIDES: Record<McpPromptName, AdapterGuide> = {
     description: 'Re-enter a phase of an item already under way (default: implementation) and carry it forward.',
     goal: 'the item leaves the phase ready for its next stage',
     steps: [
-      'Read the item below, its comments and its last changes: pick up where the previous agent stopped.',
+      'Read the item below, its notes and its last changes (get_item): pick up where the previous agent stopped.',
       'Check the gates of the next stage (explain) before moving.',
       'Do the work of the phase (implementation: build and test; review: read the change against the spec).',
-      'Record what you did and what remains (comment; test results in update_item sections).',
+      'Record what you did and what remains (update_item sections: notes; test results).',
       'Move it to the next stage (set_status) when the phase is done.',
     ],
   },
@@ -74,9 +74,9 @@ export const ADAPTER_GUIDES: Record<McpPromptName, AdapterGuide> = {
     description: 'The finishing review of a reviewed implementation: the rough edges, the docs, the last fixes.',
     goal: 'the item is implemented and ready to ship',
     steps: [
-      'Read the item below and the review it received (its comments and last changes).',
+      'Read the item below and the review it received (its notes and last changes: get_item).',
       'Move it into polishing (set_status); fix what the review raised, finish docs and tests.',
-      'Record what changed (comment) and move it to implemented (set_status).',
+      'Record what changed (update_item sections: notes) and move it to implemented (set_status).',
     ],
   },
   usher: {
@@ -86,8 +86,8 @@ export const ADAPTER_GUIDES: Record<McpPromptName, AdapterGuide> = {
     steps: [
       'Read the item below and its deployment state.',
       'Move it to release (set_status) and run its deployment; a halted run needs an operator (an approval or a ' +
-        'missing capability): say so in a comment and release the claim.',
-      'Record where it was deployed and the deploy log (update_item sections, comment).',
+        'missing capability): say so in the notes section and release the claim.',
+      'Record where it was deployed and the deploy log (update_item sections: notes, deploy log).',
       'Move it to done (set_status) once deployed.',
     ],
   },
@@ -181,9 +181,9 @@ export function renderPrompt(input: PromptInput): string {
     `- get_item {item: "${item.item_id}"} reads it again (body, sections, dependencies, claim, last changes); ` +
       `explain {item: "${item.item_id}"} says what still waits.`,
     `- set_status {item: "${item.item_id}", status: "<stage>"} moves it; a refusal lists each gate and what satisfies it.`,
-    '- update_item changes the title, priority, body or sections; comment leaves a note on the item for people.',
+    '- update_item changes the title, priority, body or sections; a notes section is where people read what you did.',
     '- add_note records feedback on the workflow itself (not on this item).',
-    `- Report: a comment saying what you did, what you tested, and what is left; then release {item: "${item.item_id}"} ` +
+    `- Report: the notes section (update_item sections: {notes: …}) saying what you did, what you tested, and what is left; then release {item: "${item.item_id}"} ` +
       'when you stop (a claim you keep blocks everyone else).',
   );
   return lines.join('\n');

@@ -73,7 +73,7 @@ export interface SvcMcpOptions {
 // What an agent needs to know before its first call: the loop, adapters and entrypoints, claims, the DB claim.
 export const MCP_INSTRUCTIONS = [
   'svc is the backlog shared by people and coding agents. Loop: next_work → claim → run the entrypoint → ' +
-    'set_status through the gates → comment what you did → release (or done).',
+    'set_status through the gates → record what you did (update_item sections: notes) → release (or done).',
   'Adapters: each item’s stage has an adapter naming the kind of work it needs — refine (write the spec), shepherd ' +
     '(plan an epic), conduct (implement), advance (carry an implementation on), polish (finishing review), usher ' +
     '(deploy), wait (blocked: nothing to do until its blockers clear).',
