@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -351,6 +354,16 @@ describe('svc mcp: the backlog as an MCP server', () => {
     expect(
       JSON.parse(((await client.readResource({ uri: 'svc://frontier/wrk' })).contents[0] as { text: string }).text),
     ).toHaveProperty('runnable');
+  });
+
+  // Issue 37: with no credential the server still answers initialize; each tool call names svc connect.
+  it('should answer initialize without a credential and report the missing one as a tool error', async () => {
+    const emptyConfig = mkdtempSync(join(tmpdir(), 'svc-mcp-nocred-'));
+    const client = await connect('wrk', 'claude-code', { env: { SVC_TOKEN: '', SVC_CONFIG_DIR: emptyConfig } });
+    expect(client.getServerVersion()?.name).toBe('svc');
+    const refused = await refusal(client, 'next_work');
+    expect(refused.body.code).toBe('not_connected');
+    expect(refused.text).toContain('run `svc connect`');
   });
 
   it('should write nothing but JSON-RPC messages to stdout, and end the session when stdin closes', async () => {

@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 
-import { apiFor, connectedCredentials } from '@app/client';
+import { apiFor, resolveConnection } from '@app/client';
 
 import { version } from '../../../../package.json';
 import { GlobalOptions, projectOption, scopedProject } from '../context';
@@ -46,7 +46,9 @@ export function registerMcpCommand(program: Command): void {
     .action(
       action(async (options: McpOptions, command: Command) => {
         const { url, token } = command.optsWithGlobals<GlobalOptions>();
-        const credentials = connectedCredentials({ url, token });
+        // Without a credential the server still answers initialize: each tool call says to run svc connect (a
+        // client that only saw the process exit would show "connection closed").
+        const credentials = resolveConnection({ url, token });
         const log = (line: string) => process.stderr.write(`svc mcp: ${line}\n`);
         // Loaded here: the SDK is needed by this command only.
         const [{ SvcMcpSession }, { StdioServerTransport }] = await Promise.all([
@@ -56,6 +58,9 @@ export function registerMcpCommand(program: Command): void {
         const mcp = new SvcMcpSession({
           api: apiFor(credentials, 'mcp'),
           token: credentials.token,
+          missingCredential: credentials.token
+            ? null
+            : `svc mcp has no credential for ${credentials.url}: run \`svc connect\` (or set SVC_TOKEN), then restart the server`,
           project: scopedProject(options.project) ?? null,
           harness: options.harness ?? null,
           model: options.model ?? null,

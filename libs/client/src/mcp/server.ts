@@ -54,6 +54,8 @@ export interface SvcMcpOptions {
   api: SvcApi;
   // The live stream (resource-updated notifications) is read from here with this credential.
   token: string | null;
+  // Set when there is no credential: every tool call is this error (not_connected), and no session is registered.
+  missingCredential?: string | null;
   // Extra headers of the live stream's requests (the daemon's /mcp: the client address it vouches for).
   streamHeaders?: Record<string, string>;
   // The project scope (--project, SVC_PROJECT, .svc.json): the session's project, the default of every tool.
@@ -313,6 +315,7 @@ export class SvcMcpSession {
       },
     );
     this.server.server.oninitialized = () => {
+      if (this.options.missingCredential) return;
       void this.ensureSession().catch((err: unknown) =>
         this.log(`session registration failed: ${errorBody(err).message}`),
       );
@@ -443,6 +446,9 @@ export class SvcMcpSession {
         annotations: ANNOTATIONS[name],
       },
       async (args, extra) => {
+        if (this.options.missingCredential) {
+          return toolError({ code: 'not_connected', message: this.options.missingCredential });
+        }
         // every call names this connection's executor session, so the daemon's claim rule and record know it
         await this.ensureSession().catch(() => undefined);
         const undo: (() => Promise<unknown>)[] = [];
@@ -1085,6 +1091,7 @@ export class SvcMcpSession {
 
   // A prompt for an item the caller cannot read still renders: the refusal, in words, instead of the item.
   private async promptText(name: McpPromptName, input: { ref: string; phase?: string }): Promise<string> {
+    if (this.options.missingCredential) return this.options.missingCredential;
     let item;
     try {
       item = await this.api.item(input.ref);
