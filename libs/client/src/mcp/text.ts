@@ -38,6 +38,16 @@ export function nextWorkText(schedule: ScheduleResponse, steps: (ScheduleStep & 
   ];
   if (steps.length === 0) {
     lines.push('nothing runnable for this session');
+    // why, in words: the work is in another lane, held by others, or past the WIP cap
+    for (const p of schedule.projects) {
+      const where: string[] = [];
+      if (p.other_lanes > 0) where.push(`${p.other_lanes} runnable in other lanes (sessions routed there take them)`);
+      if (p.claimed_elsewhere > 0) where.push(`${p.claimed_elsewhere} claimed by other sessions`);
+      if (p.wip_suppressed > 0) where.push(`${p.wip_suppressed} held back by the WIP cap`);
+      if (where.length > 0) {
+        lines.push(`your lane ${schedule.lane ?? '-'} has none in ${p.project}; ${where.join('; ')}`);
+      }
+    }
     for (const r of schedule.runnable_elsewhere ?? []) lines.push(`runnable elsewhere: ${r.project} (${r.runnable})`);
   }
   for (const s of steps) {
