@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -394,6 +396,16 @@ describe('the rulebook: claims with teeth, and the record of every write', () =>
       const table = await runSvc(['items', 'history', ref], { env: { ...svcEnv(daemon), COLUMNS: '160' } });
       expect(table.stdout).toContain('priority: low → medium');
       expect(table.stdout).toMatch(/admin\s+cli/);
+    });
+
+    it('should name an import as the path of the changes it made', async () => {
+      const demo = join(__dirname, '..', 'examples', 'demo-backlog.json');
+      const imported = await runSvc(['import', demo], { env: svcEnv(daemon) });
+      expect(imported.code).toBe(0);
+      const listed = await runSvc(['items', 'history', 'ATL-6', '--json'], { env: svcEnv(daemon) });
+      expect(listed.code).toBe(0);
+      const created = (JSON.parse(listed.stdout) as HistoryResponse).changes.find((c) => c.action === 'created');
+      expect(created).toEqual(expect.objectContaining({ actor: 'admin', path: 'import', object: 'item' }));
     });
 
     it('should show the project audit log to its members and hide other organizations’ changes', async () => {
