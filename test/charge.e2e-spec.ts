@@ -416,8 +416,10 @@ describe('svc charge', () => {
       writeFileSync(join(checkout, '.svc.json'), JSON.stringify({ project: 'race' }));
       const result = await charge(['--yes'], { cwd: checkout });
       expect(result.code).toBe(0);
-      // with --yes only the dispatch outcome: no schedule table before it (issue 26)
-      expect(result.stdout).toMatch(/^dispatch: \/svc conduct RC-\d+\n$/);
+      // with --yes only the dispatch outcome: no schedule table before it (issue 26), and how to run it (issue 37)
+      expect(result.stdout).toMatch(
+        /^dispatch: \/svc conduct RC-\d+\nrun it in an MCP client [^\n]*conduct RC-\d+[^\n]*\n$/,
+      );
       expect(result.stdout).not.toContain('AL-');
     });
   });
