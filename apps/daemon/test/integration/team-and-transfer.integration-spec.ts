@@ -166,8 +166,8 @@ describe('team and transfer repositories', () => {
       );
       expect(found).toEqual(
         expect.arrayContaining([
-          { ref: other.ref, id: other.id },
-          { ref: other.ref.toLowerCase(), id: other.id },
+          { ref: other.ref, id: other.id, project: 'oth' },
+          { ref: other.ref.toLowerCase(), id: other.id, project: 'oth' },
         ]),
       );
       expect(found).toHaveLength(2);
