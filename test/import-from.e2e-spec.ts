@@ -2,13 +2,16 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { TmuxSession, tmuxAvailable } from '../apps/tui/src/testing/tmux';
 import {
   beadsFixture,
   bigBeadsFixture,
   createTestDatabase,
   DaemonProcess,
+  neutralCwd,
   runSvc,
   startDaemonProcess,
+  SVC_BIN,
   svcEnv,
   taskwarriorFixture,
   TestDatabase,
@@ -61,8 +64,9 @@ describe('import from other trackers, and the graph', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase('server', 'import_from');
-    // a few thousand issues make a document over the default 1 MiB body limit (docs/migrating.md)
-    daemon = await startDaemonProcess({ env: { SVC_DATABASE_URL: db.url, SVC_BODY_LIMIT: String(32 * 1024 * 1024) } });
+    // the default limits: a few thousand issues make a document over SVC_BODY_LIMIT (1 MiB), which POST /v1/import
+    // takes under its own SVC_IMPORT_BODY_LIMIT (32 MiB)
+    daemon = await startDaemonProcess({ env: { SVC_DATABASE_URL: db.url } });
   });
 
   afterAll(async () => {
@@ -139,6 +143,52 @@ describe('import from other trackers, and the graph', () => {
     expect(ready.sort()).toEqual([1, 3, 7, 13].map(uuid).sort());
     const again = await ok('import', '--from', 'taskwarrior', path, '--project', 'tw', '--yes');
     expect(again).toMatchObject({ changed: false, created: 0, updated: 0 });
+  });
+
+  it('should read a Taskwarrior export piped into standard input (task export | svc import --from taskwarrior -)', async () => {
+    const result = await runSvc(
+      ['import', '--from', 'taskwarrior', '-', '--project', 'piped', '--prefix', 'PI', '--yes', '--json'],
+      { env: svcEnv(daemon), input: toTaskExport(taskwarriorFixture()) },
+    );
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ file: '-', created: 14, dependencies: 6, changed: true });
+    expect((await refsOf('piped')).size).toBe(14);
+  });
+
+  it('should only show what it would do on a terminal without --yes, with a progress bar, and import nothing', async () => {
+    if (!tmuxAvailable()) throw new Error('tmux is required for the terminal tests (apt-get install tmux)');
+    const path = file('terminal.jsonl', toJsonl(beadsFixture()));
+    const session = new TmuxSession({
+      width: 100,
+      height: 50,
+      env: svcEnv(daemon),
+      cwd: neutralCwd(),
+      command: [
+        process.execPath,
+        SVC_BIN,
+        'import',
+        '--from',
+        'beads',
+        path,
+        '--project',
+        'onscreen',
+        '--prefix',
+        'ON',
+      ],
+    });
+    session.start();
+    try {
+      await session.waitFor(/\[exited \d+\]/);
+      const screen = session.history(200);
+      expect(screen).toContain('[exited 0]');
+      expect(screen).toMatch(/reading \[#{30}\] 100%/);
+      expect(screen).toMatch(/items\s+12: 12 new, 0 updated, 0 unchanged/);
+      expect(screen).toContain('dry run: nothing was imported; run again with --yes to import');
+    } finally {
+      session.kill();
+    }
+    const exported = await svc('export', '--project', 'onscreen', '--json');
+    expect(exported.code).not.toBe(0);
   });
 
   it('should refuse a malformed line with its number and import nothing', async () => {

@@ -92,7 +92,7 @@ export async function startDaemon(config: AppConfig): Promise<RunningDaemon> {
       bufferLogs: true,
     });
     app.useLogger(new DaemonLogger(app.get(Logger)));
-    registerBodyParsers(app);
+    registerBodyParsers(app, { importBodyLimit: config.importBodyLimit });
     app.useGlobalPipes(createValidationPipe());
     await app.listen({ port: config.port, host: config.host });
     const address = app.getHttpServer().address();

@@ -1,6 +1,7 @@
 export * from './db-claims';
 export * from './dependencies/satisfaction';
 export * from './dependencies/cycles';
+export * from './dependencies/growing-graph';
 export * from './dependencies/gates';
 export * from './frontier/compute-frontier';
 export * from './frontier/explain';

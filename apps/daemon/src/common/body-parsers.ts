@@ -18,11 +18,15 @@ export function isPublicBodyRoute(url: string): boolean {
 // The request body parsers, in place of Nest's defaults (same content types, same proto-poisoning refusal): JSON
 // is scanned for the shape limits (input-limits.ts) before JSON.parse, a form stops counting past the key limit.
 // A refusal is a coded 400/413 like any other. Call before listen: the onRoute hook must see the routes.
-export function registerBodyParsers(app: NestFastifyApplication): void {
+// POST /v1/import takes a whole backlog document (a migration from beads or Taskwarrior is several MiB), so it has
+// a limit of its own (SVC_IMPORT_BODY_LIMIT) above the general SVC_BODY_LIMIT.
+export function registerBodyParsers(app: NestFastifyApplication, limits: { importBodyLimit?: number } = {}): void {
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
   fastify.addHook('onRoute', (route) => {
     if (isPublicBodyRoute(route.url))
       route.bodyLimit = Math.min(route.bodyLimit ?? PUBLIC_BODY_LIMIT, PUBLIC_BODY_LIMIT);
+    else if (route.url === '/v1/import' && limits.importBodyLimit !== undefined)
+      route.bodyLimit = Math.max(route.bodyLimit ?? 0, limits.importBodyLimit);
   });
   const { onProtoPoisoning, onConstructorPoisoning } = fastify.initialConfig;
   const parseJson = fastify.getDefaultJsonParser(onProtoPoisoning ?? 'error', onConstructorPoisoning ?? 'error');

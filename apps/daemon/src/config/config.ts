@@ -35,6 +35,8 @@ export interface AppConfig {
   mcpStreamsPerActor: number;
   mcpStreamsPerAddress: number;
   bodyLimit: number;
+  // POST /v1/import's own limit: a migrated backlog of a few thousand items is several MiB (issue 41)
+  importBodyLimit: number;
   claimTtlSeconds: number;
   // machine-level session routing (lane_rules, executor_default_lane_*): used only for sessions without a project
   sessionRouting: Record<string, unknown> | null;
@@ -108,6 +110,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     mcpStreamsPerActor: dto.SVC_MCP_STREAMS_PER_ACTOR ?? 16,
     mcpStreamsPerAddress: dto.SVC_MCP_STREAMS_PER_ADDRESS ?? 32,
     bodyLimit: dto.SVC_BODY_LIMIT ?? 1024 * 1024,
+    importBodyLimit: Math.max(dto.SVC_IMPORT_BODY_LIMIT ?? 32 * 1024 * 1024, dto.SVC_BODY_LIMIT ?? 0),
     claimTtlSeconds: dto.SVC_CLAIM_TTL_SECONDS ?? 1800,
     sessionRouting: parseJsonObject(dto.SVC_SESSION_ROUTING),
     bootstrapAdmin: dto.SVC_BOOTSTRAP_ADMIN ?? true,

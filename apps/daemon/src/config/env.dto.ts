@@ -56,6 +56,8 @@ export class EnvDto {
 
   @IsOptional() @Transform(toNumber) @IsInt() @Min(1024) @Max(64 * 1024 * 1024) SVC_BODY_LIMIT?: number;
 
+  @IsOptional() @Transform(toNumber) @IsInt() @Min(1024) @Max(256 * 1024 * 1024) SVC_IMPORT_BODY_LIMIT?: number;
+
   @IsOptional() @Transform(toNumber) @IsInt() @Min(1) SVC_CLAIM_TTL_SECONDS?: number;
 
   @IsOptional() @IsJSON({ message: 'SVC_SESSION_ROUTING must be a JSON object' }) SVC_SESSION_ROUTING?: string;

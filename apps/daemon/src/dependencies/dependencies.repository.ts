@@ -130,6 +130,40 @@ export class DependenciesRepository {
     return rows.length === 1;
   }
 
+  // Many edges in one statement per few thousand (import); an edge already stored, or twice in the list, is kept
+  // once. Answers how many were new.
+  async insertMany(edges: readonly NewEdge[], manager: EntityManager): Promise<number> {
+    let created = 0;
+    const chunk = 5_000;
+    for (let start = 0; start < edges.length; start += chunk) {
+      const part = edges.slice(start, start + chunk);
+      const rows: unknown[] = await manager.query(
+        `INSERT INTO item_dependencies (dependent_item_id, blocking_item_id, gate_point, satisfaction, source,
+                                        session_id, rationale, evidence_json, created_at)
+         SELECT dependent, blocker, gate_point, satisfaction, source, session_id, rationale, evidence_json,
+                COALESCE(created_at, now())
+           FROM unnest($1::int[], $2::int[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[], $8::text[],
+                       $9::timestamptz[])
+             AS e(dependent, blocker, gate_point, satisfaction, source, session_id, rationale, evidence_json,
+                  created_at)
+         ON CONFLICT (dependent_item_id, blocking_item_id, gate_point) DO NOTHING RETURNING id`,
+        [
+          part.map((e) => e.dependent),
+          part.map((e) => e.blocker),
+          part.map((e) => e.gatePoint),
+          part.map((e) => e.satisfaction),
+          part.map((e) => e.source),
+          part.map((e) => e.sessionId),
+          part.map((e) => e.rationale),
+          part.map((e) => e.evidenceJson),
+          part.map((e) => e.createdAt ?? null),
+        ],
+      );
+      created += rows.length;
+    }
+    return created;
+  }
+
   async find(dependent: number, blocker: number, gatePoint: string, manager = this.dataSource.manager) {
     const rows: EdgeRow[] = await manager.query(
       `${EDGE_SELECT} WHERE d.dependent_item_id = $1 AND d.blocking_item_id = $2 AND d.gate_point = $3`,
@@ -210,6 +244,24 @@ export class DependenciesRepository {
   }
 
   // Whether the two items' projects belong to different organizations (an edge between them is refused).
+  // The index of the first pair whose two items live in different organizations, or null.
+  async firstCrossingOrganization(
+    pairs: readonly { dependent: number; blocker: number }[],
+    manager: EntityManager,
+  ): Promise<number | null> {
+    if (pairs.length === 0) return null;
+    const rows: { n: number }[] = await manager.query(
+      `SELECT p.n::int AS n
+         FROM unnest($1::int[], $2::int[]) WITH ORDINALITY AS p(dependent, blocker, n)
+         JOIN items di ON di.id = p.dependent JOIN projects dp ON dp.id = di.project
+         JOIN items bi ON bi.id = p.blocker JOIN projects bp ON bp.id = bi.project
+        WHERE dp.organization_id IS DISTINCT FROM bp.organization_id
+        ORDER BY p.n LIMIT 1`,
+      [pairs.map((p) => p.dependent), pairs.map((p) => p.blocker)],
+    );
+    return rows.length === 0 ? null : rows[0].n - 1;
+  }
+
   async crossesOrganization(dependent: number, blocker: number, manager: EntityManager): Promise<boolean> {
     const rows: { crosses: boolean }[] = await manager.query(
       `SELECT dp.organization_id IS DISTINCT FROM bp.organization_id AS crosses

@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 
 import {
+  BlockerFacts,
   DEFAULT_SATISFACTION,
-  DependencyPair,
   evaluateSatisfaction,
   findCycleIfAdded,
+  GrowingActivationGraph,
   parseSatisfaction,
 } from '@app/core';
 import { DependencyAddWire, DependencyListEntryWire } from '@app/contracts/backlog';
@@ -75,9 +76,8 @@ export class DependenciesService {
     return { created, dependency: toDependencyResponse(row!) };
   }
 
-  // Shared with import: validates the form against the blocker's pinned stages and refuses cycles.
-  // `pairs` (import) is the activation graph loaded once under the lock; each accepted edge is appended.
-  async addIn(input: EdgeInput, manager: EntityManager, pairs?: DependencyPair[]): Promise<boolean> {
+  // The route's one edge: validates the form against the blocker's pinned stages and refuses cycles.
+  async addIn(input: EdgeInput, manager: EntityManager): Promise<boolean> {
     if (input.dependent.id === input.blocker.id) {
       throw selfDependency(input.dependent.ref);
     }
@@ -85,13 +85,67 @@ export class DependenciesService {
       throw dependencyCrossesOrganization(input.dependent.ref, input.blocker.ref);
     }
     notePassed('org_edges');
+    const edge = this.checkedEdge(input, await this.facts.facts(this.stageChecked([input]), manager));
+    if (input.gatePoint === 'activation') {
+      await this.repository.lockActivationGraph(manager);
+      const found = await this.repository.activationCycleIfAdded(manager, input.blocker.id, input.dependent.id);
+      const cycle =
+        found !== undefined
+          ? found
+          : findCycleIfAdded(await this.repository.activationPairs(manager), {
+              blocker: input.blocker.id,
+              dependent: input.dependent.id,
+            });
+      if (cycle) await this.refuseCycle(input, cycle, manager);
+    }
+    return this.repository.insert(edge, manager);
+  }
+
+  // Import's edges (issue 41): the same checks as addIn, in file order, with the organization check, the blockers'
+  // stages and the insert each one statement for the whole file. `graph` is the activation graph read under its
+  // lock (lockGraph); each accepted edge joins it. Answers how many edges were new.
+  async addManyIn(inputs: readonly EdgeInput[], manager: EntityManager, graph: GrowingActivationGraph) {
+    for (const input of inputs) {
+      if (input.dependent.id === input.blocker.id) throw selfDependency(input.dependent.ref);
+    }
+    const crossing = await this.repository.firstCrossingOrganization(
+      inputs.map((input) => ({ dependent: input.dependent.id, blocker: input.blocker.id })),
+      manager,
+    );
+    if (crossing !== null) {
+      throw dependencyCrossesOrganization(inputs[crossing].dependent.ref, inputs[crossing].blocker.ref);
+    }
+    notePassed('org_edges');
+    const facts = await this.facts.facts(this.stageChecked(inputs), manager);
+    const edges: NewEdge[] = [];
+    for (const input of inputs) {
+      edges.push(this.checkedEdge(input, facts));
+      if (input.gatePoint !== 'activation') continue;
+      const pair = { blocker: input.blocker.id, dependent: input.dependent.id };
+      const cycle = graph.cycleIfAdded(pair);
+      if (cycle) await this.refuseCycle(input, cycle, manager);
+      graph.add(pair);
+    }
+    return this.repository.insertMany(edges, manager);
+  }
+
+  async lockGraph(manager: EntityManager): Promise<GrowingActivationGraph> {
+    await this.repository.lockActivationGraph(manager);
+    return new GrowingActivationGraph(await this.repository.activationPairs(manager));
+  }
+
+  // The blockers whose stages a `status:<stage>` form is checked against.
+  private stageChecked(inputs: readonly EdgeInput[]): number[] {
+    return inputs.filter((i) => parseSatisfaction(i.satisfaction).kind === 'status').map((i) => i.blocker.id);
+  }
+
+  private checkedEdge(input: EdgeInput, facts: Map<number, BlockerFacts>): NewEdge {
     const form = parseSatisfaction(input.satisfaction);
     if (form.kind === 'invalid') throw invalidSatisfaction(input.satisfaction, form.error);
     if (!STORABLE_SATISFACTION.test(input.satisfaction)) {
       throw invalidSatisfaction(input.satisfaction, 'stage ids are lowercase; environment names use A-Z a-z 0-9 . _ -');
     }
     if (form.kind === 'status') {
-      const [facts] = [await this.facts.facts([input.blocker.id], manager)];
       const order = facts.get(input.blocker.id)?.stageOrder ?? [];
       if (!order.includes(form.stage)) {
         throw invalidSatisfaction(
@@ -104,28 +158,7 @@ export class DependenciesService {
     if (evidenceJson.length > EVIDENCE_LIMIT) {
       throw evidenceTooLarge(EVIDENCE_LIMIT);
     }
-    if (input.gatePoint === 'activation') {
-      let cycle: number[] | null;
-      if (pairs) {
-        cycle = findCycleIfAdded(pairs, { blocker: input.blocker.id, dependent: input.dependent.id });
-      } else {
-        await this.repository.lockActivationGraph(manager);
-        const found = await this.repository.activationCycleIfAdded(manager, input.blocker.id, input.dependent.id);
-        cycle =
-          found !== undefined
-            ? found
-            : findCycleIfAdded(await this.repository.activationPairs(manager), {
-                blocker: input.blocker.id,
-                dependent: input.dependent.id,
-              });
-      }
-      if (cycle) {
-        const refs = await this.refs.refsOf(cycle, manager);
-        const named = cycle.map((id) => refs.get(id) ?? `#${id}`);
-        throw activationCycle(input.dependent.ref, input.blocker.ref, named);
-      }
-    }
-    const edge: NewEdge = {
+    return {
       dependent: input.dependent.id,
       blocker: input.blocker.id,
       gatePoint: input.gatePoint,
@@ -136,21 +169,20 @@ export class DependenciesService {
       evidenceJson,
       createdAt: input.createdAt,
     };
-    const created = await this.repository.insert(edge, manager);
-    if (created && pairs && input.gatePoint === 'activation') {
-      pairs.push({ blocker: input.blocker.id, dependent: input.dependent.id });
-    }
-    return created;
+  }
+
+  private async refuseCycle(input: EdgeInput, cycle: number[], manager: EntityManager): Promise<never> {
+    const refs = await this.refs.refsOf(cycle, manager);
+    throw activationCycle(
+      input.dependent.ref,
+      input.blocker.ref,
+      cycle.map((id) => refs.get(id) ?? `#${id}`),
+    );
   }
 
   // For another feature that checked the caller's access itself (transfer's export): the project's edges as stored.
   edgesOfProject(project: string): Promise<EdgeRow[]> {
     return this.repository.edgesOfProject(project);
-  }
-
-  async lockGraph(manager: EntityManager): Promise<DependencyPair[]> {
-    await this.repository.lockActivationGraph(manager);
-    return this.repository.activationPairs(manager);
   }
 
   async list(

@@ -105,3 +105,15 @@ export const FIELD_OPERATIONS: Readonly<Record<string, string>> = {
   db_compatibility_attestation: 'db-claim-amend',
   sections: 'svc sections upsert',
 };
+
+// A row to insert (create, import): the columns every item has, and the optional ones it sets.
+export interface NewItem {
+  project: string;
+  sequence: number;
+  title: string;
+  workflowId: string;
+  workflowVersionId: number;
+  status: string;
+  source: string;
+  values: Record<string, string | number | null>;
+}

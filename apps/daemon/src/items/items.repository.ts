@@ -7,7 +7,7 @@ import { STRUCTURED_FIELDS } from '@app/contracts/backlog';
 import { RunRow } from '../deployments/dto/deployments.dto';
 import { affected, isoUtc } from '../projects/backlog-sql';
 import { ItemRow, ProgressRow, SectionRow } from './dto/items.dto';
-import { INSERTABLE_COLUMNS } from './item-fields';
+import { INSERTABLE_COLUMNS, NewItem } from './item-fields';
 
 export const ITEM_SELECT = `
   SELECT i.id, p.public_item_prefix || '-' || i.project_sequence AS ref, i.project, i.project_sequence, i.title,
@@ -36,17 +36,6 @@ export interface ItemFilters {
   workflow?: string;
   limit: number;
   offset: number;
-}
-
-export interface NewItem {
-  project: string;
-  sequence: number;
-  title: string;
-  workflowId: string;
-  workflowVersionId: number;
-  status: string;
-  source: string;
-  values: Record<string, string | number | null>;
 }
 
 const TIMESTAMP_COLUMNS = new Set(['merged_at', 'spec_updated_at', 'created_at', 'updated_at']);
@@ -140,6 +129,43 @@ export class ItemsRepository {
       ),
     );
     return (rows[0] as { sequence: number; policy: Record<string, unknown> } | undefined) ?? null;
+  }
+
+  // Many items in few statements (import): the columns any of them sets, DEFAULT where one leaves a column out, in
+  // chunks that stay under PostgreSQL's 65,535 parameters. Ids come back keyed by (project, sequence), never by the
+  // order of RETURNING.
+  async insertMany(items: readonly NewItem[], manager: EntityManager): Promise<number[]> {
+    const fixed = ['project', 'project_sequence', 'title', 'workflow_id', 'workflow_version_id', 'status', 'source'];
+    const optional = INSERTABLE_COLUMNS.filter((c) => items.some((item) => item.values[c] !== undefined));
+    const columns = [...fixed, ...optional];
+    const perChunk = Math.max(1, Math.floor(60_000 / columns.length));
+    const idOf = new Map<string, number>();
+    for (let start = 0; start < items.length; start += perChunk) {
+      const params: unknown[] = [];
+      const tuples = items.slice(start, start + perChunk).map((item) => {
+        const cells = [
+          item.project,
+          item.sequence,
+          item.title,
+          item.workflowId,
+          item.workflowVersionId,
+          item.status,
+          item.source,
+          ...optional.map((c) => item.values[c]),
+        ].map((value, i) => {
+          if (value === undefined) return 'DEFAULT';
+          params.push(value);
+          return TIMESTAMP_COLUMNS.has(columns[i]) ? `$${params.length}::timestamptz` : `$${params.length}`;
+        });
+        return `(${cells.join(', ')})`;
+      });
+      const rows: { id: number; project: string; project_sequence: number }[] = await manager.query(
+        `INSERT INTO items (${columns.join(', ')}) VALUES ${tuples.join(', ')} RETURNING id, project, project_sequence`,
+        params,
+      );
+      for (const row of rows) idOf.set(`${row.project}\u0000${row.project_sequence}`, row.id);
+    }
+    return items.map((item) => idOf.get(`${item.project}\u0000${item.sequence}`)!);
   }
 
   async insert(item: NewItem, manager: EntityManager): Promise<number> {

@@ -41,6 +41,7 @@ import {
   FIELD_OPERATIONS,
   NOT_NULL_FIELDS,
   PLAIN_WRITABLE_FIELDS,
+  NewItem,
   READABLE_FIELDS,
 } from './item-fields';
 import {
@@ -55,7 +56,7 @@ import {
   titleTooLong,
   unknownField,
 } from './items.errors';
-import { ItemsRepository, NewItem } from './items.repository';
+import { ItemsRepository } from './items.repository';
 
 export const DEFAULT_WORKFLOW = 'issue';
 export const DEFAULT_LIST_LIMIT = 100;
@@ -106,8 +107,8 @@ export class ItemsService {
     return this.repository.sectionsFor(ids);
   }
 
-  insertRow(item: NewItem, manager: EntityManager): Promise<number> {
-    return this.repository.insert(item, manager);
+  insertRows(items: readonly NewItem[], manager: EntityManager): Promise<number[]> {
+    return this.repository.insertMany(items, manager);
   }
 
   async create(actor: AuthenticatedActor, dto: CreateItemDto): Promise<ItemDetailWire> {

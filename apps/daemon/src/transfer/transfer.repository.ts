@@ -259,12 +259,26 @@ export class TransferRepository {
     );
   }
 
-  async insertSection(itemId: number, s: DocSection, manager: EntityManager): Promise<void> {
-    await manager.query(
-      `INSERT INTO item_sections (item_id, section_name, content, ordering, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, COALESCE($5::timestamptz, now()), COALESCE($6::timestamptz, now()))`,
-      [itemId, s.section_name, s.content ?? null, s.ordering ?? 0, s.created_at ?? null, s.updated_at ?? null],
-    );
+  // One statement per few thousand sections: the file's sections as parallel arrays, unnested.
+  async insertSections(sections: readonly { itemId: number; section: DocSection }[], manager: EntityManager) {
+    const chunk = 5_000;
+    for (let start = 0; start < sections.length; start += chunk) {
+      const part = sections.slice(start, start + chunk);
+      await manager.query(
+        `INSERT INTO item_sections (item_id, section_name, content, ordering, created_at, updated_at)
+         SELECT item_id, section_name, content, ordering, COALESCE(created_at, now()), COALESCE(updated_at, now())
+           FROM unnest($1::int[], $2::text[], $3::text[], $4::int[], $5::timestamptz[], $6::timestamptz[])
+             AS s(item_id, section_name, content, ordering, created_at, updated_at)`,
+        [
+          part.map((p) => p.itemId),
+          part.map((p) => p.section.section_name),
+          part.map((p) => p.section.content ?? null),
+          part.map((p) => p.section.ordering ?? 0),
+          part.map((p) => p.section.created_at ?? null),
+          part.map((p) => p.section.updated_at ?? null),
+        ],
+      );
+    }
   }
 
   async insertTask(epicId: number, t: Record<string, unknown>, manager: EntityManager): Promise<void> {
