@@ -20,7 +20,7 @@ import {
 import { CaddyProcess, caddyBinary, CADDYFILE, freePort, startCaddy, UPSTREAM_HEADER } from '@app/testing/caddy';
 import { awaitRoomInMinute, resolveMachineAuthorization, sql } from '@app/testing/machine-auth';
 
-import { clientAddress, compileTrust } from '../apps/daemon/src/machine-authorization/client-identity';
+import { clientAddress, compileTrust } from '../apps/daemon/src/common/client-identity';
 
 const SECRET = 'e2e-team-server-topology-0123456789abcdef';
 // The operator's first-boot admin token, as compose passes it to every replica (docker/.env).

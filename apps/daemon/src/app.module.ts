@@ -4,7 +4,7 @@ import { ScheduleModule } from '@nestjs/schedule';
 import { LoggerModule } from 'nestjs-pino';
 
 import { AuthModule } from './auth/auth.module';
-import { CommonModule } from './common/common.module';
+import { ServerSecretModule } from './config/server-secret.module';
 import { GlobalExceptionFilter } from './common/global-exception.filter';
 import { InputEdgeInterceptor } from './common/input-edge.interceptor';
 import { daemonLoggerParams } from './common/logging';
@@ -23,7 +23,7 @@ export class AppModule {
         LoggerModule.forRoot(daemonLoggerParams(config)),
         ScheduleModule.forRoot(),
         DatabaseModule.forRoot(databaseUrl, config.dbPoolSize),
-        CommonModule,
+        ServerSecretModule,
         AuthModule,
         HealthModule,
         ...FEATURE_MODULES,

@@ -12,7 +12,7 @@ import { MachineAuthorizationService } from '../machine-authorization/machine-au
 import { COMPANY_SIGN_IN_STARTS_PER_MINUTE, RATE_SCOPES } from '../machine-authorization/limits';
 import { RateLimitService } from '../machine-authorization/rate-limit.service';
 import { RequestIdentity, RequestIdentityService } from '../machine-authorization/request-identity';
-import { ServerSecretService } from '../common/server-secret.service';
+import { ServerSecretService } from '../config/server-secret.service';
 import { canonicalUserCode } from '../machine-authorization/user-code';
 import { OIDC_SIGN_IN_LIFETIME_SECONDS, OidcService } from '../oidc/oidc.service';
 import {

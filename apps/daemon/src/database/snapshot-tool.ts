@@ -14,7 +14,7 @@ import {
   verifySnapshot,
 } from '@app/database';
 
-import { SERVER_SECRET_FILE } from '../common/server-secret';
+import { SERVER_SECRET_FILE } from '../config/server-secret';
 import { DaemonLock, DaemonLockHeldError, holderAlive, readLock } from '../boot/daemon-lock';
 import { AppConfig, parseConfig } from '../config/config';
 import { connectionParts } from './data-source';

@@ -5,7 +5,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/comm
 
 import { version } from '../../../../package.json';
 import { APP_CONFIG, AppConfig } from '../config/config';
-import { ServerSecretService } from '../common/server-secret.service';
+import { ServerSecretService } from '../config/server-secret.service';
 import { ClockReading, DoctorRepository } from './doctor.repository';
 
 // A fixed string MACed with the server secret: equal fingerprints mean equal secrets, and the secret stays secret.

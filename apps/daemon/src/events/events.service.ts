@@ -9,7 +9,7 @@ import { AuthenticatedActor, organizationScope, seesEveryProject } from '../auth
 import { bearerRequired } from '../auth/auth.errors';
 import { invalidRequest } from '../common/domain-error';
 import { APP_CONFIG, AppConfig } from '../config/config';
-import { clientAddress, clientKey, compileTrust, TrustFunction } from '../machine-authorization/client-identity';
+import { clientAddress, clientKey, compileTrust, TrustFunction } from '../common/client-identity';
 import { projectNotFound } from '../projects/projects.errors';
 import {
   DEFAULT_EVENTS_LIMIT,

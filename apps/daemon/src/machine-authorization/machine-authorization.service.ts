@@ -42,7 +42,7 @@ import {
 } from './limits';
 import { RateLimitRepository } from './rate-limit.repository';
 import { RequestIdentity } from './request-identity';
-import { ServerSecretService } from '../common/server-secret.service';
+import { ServerSecretService } from '../config/server-secret.service';
 import { canonicalUserCode, deviceCodeDigest, generateDeviceCode, generateUserCode, userCodeDigest } from './user-code';
 
 export interface BodyRequest {

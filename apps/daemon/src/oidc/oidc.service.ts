@@ -5,7 +5,7 @@ import type * as OpenIdClient from 'openid-client';
 
 import { notFound } from '../common/domain-error';
 import { APP_CONFIG, AppConfig } from '../config/config';
-import { ServerSecretService } from '../common/server-secret.service';
+import { ServerSecretService } from '../config/server-secret.service';
 import { oidcSettings, OidcSettings } from './oidc-settings';
 import { oidcUnavailable, signInActorDisabled, signInFailed, signInNotAdmitted } from './oidc.errors';
 import { OidcRepository, SignInActorRow } from './oidc.repository';
