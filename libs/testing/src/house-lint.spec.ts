@@ -69,6 +69,16 @@ const CASES: Case[] = [
     code: "import { EventEmitter } from 'node:events';\nnew EventEmitter().on('x', async () => {});\n",
   },
   {
+    name: 'a service writes SQL',
+    filePath: 'apps/daemon/src/items/items.service.ts',
+    code: "import { EntityManager } from 'typeorm';\nexport const planted = (m: EntityManager) => m.query('SELECT 1');\n",
+  },
+  {
+    name: 'a source file past 700 lines',
+    filePath: 'apps/daemon/src/items/items.service.ts',
+    code: Array.from({ length: 701 }, (_, i) => `export const planted${i} = ${i};`).join('\n') + '\n',
+  },
+  {
     name: 'allowed: own repository and a lib (last)',
     filePath: 'apps/daemon/src/items/items.service.ts',
     code: "import { ItemsRepository } from './items.repository';\nimport { SvcApi } from '@app/client';\nexport const planted = [ItemsRepository, SvcApi];\n",
@@ -77,6 +87,8 @@ const CASES: Case[] = [
 
 const EXPECTED_RULE: Record<string, string> = {
   'a module exports its repository': 'no-restricted-syntax',
+  'a service writes SQL': 'no-restricted-syntax',
+  'a source file past 700 lines': 'max-lines',
   'a floating promise': '@typescript-eslint/no-floating-promises',
   'a promise where a void callback is expected': '@typescript-eslint/no-misused-promises',
 };

@@ -5,6 +5,8 @@ import { DataSource, EntityManager } from 'typeorm';
 import { AuthenticatedActor, organizationScope } from './actor';
 import { accessibleProjectWhere, ProjectAccessRow } from './project-visibility';
 
+const BOOTSTRAP_LOCK_KEY = 7_301_002;
+
 const TOUCH_INTERVAL_MS = 60_000;
 const TOUCH_CACHE_LIMIT = 10_000;
 
@@ -57,6 +59,11 @@ export class AuthRepository {
       organizationId: row.organization_id,
       expiresAt: row.expires_at,
     };
+  }
+
+  // Replicas booting together on an empty database take turns: the first creates the first admin.
+  async lockBootstrap(manager: EntityManager): Promise<void> {
+    await manager.query('SELECT pg_advisory_xact_lock($1)', [BOOTSTRAP_LOCK_KEY]);
   }
 
   async countActors(manager: EntityManager = this.dataSource.manager): Promise<number> {

@@ -8,7 +8,6 @@ import { APP_CONFIG, AppConfig } from '../config/config';
 import { AuthRepository } from './auth.repository';
 import { API_TOKEN_PREFIX, generateToken, hashToken, tokenDisplayPrefix } from './tokens';
 
-const BOOTSTRAP_LOCK_KEY = 7_301_002;
 export const DEFAULT_ORGANIZATION_SLUG = 'default';
 
 export interface BootstrapResult {
@@ -37,7 +36,7 @@ export class BootstrapService implements OnApplicationBootstrap {
   async bootstrap(): Promise<BootstrapResult | null> {
     const token = this.config.bootstrapToken ?? generateToken(API_TOKEN_PREFIX);
     const created = await this.dataSource.transaction(async (manager) => {
-      await manager.query('SELECT pg_advisory_xact_lock($1)', [BOOTSTRAP_LOCK_KEY]);
+      await this.repository.lockBootstrap(manager);
       if ((await this.repository.countActors(manager)) > 0) return false;
       await this.repository.createBootstrapAdmin(
         manager,

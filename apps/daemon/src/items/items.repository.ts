@@ -192,6 +192,18 @@ export class ItemsRepository {
     return rows[0].id;
   }
 
+  async stampSpecUpdated(id: number, manager: EntityManager): Promise<void> {
+    await manager.query(`UPDATE items SET spec_updated_at = now() WHERE id = $1`, [id]);
+  }
+
+  async projectPolicy(project: string, manager: EntityManager): Promise<Record<string, unknown>> {
+    const rows: { policy: Record<string, unknown> }[] = await manager.query(
+      `SELECT policy FROM projects WHERE id = $1`,
+      [project],
+    );
+    return rows[0]?.policy ?? {};
+  }
+
   async updateStatus(id: number, status: string, manager: EntityManager): Promise<void> {
     await manager.query(`UPDATE items SET status = $2, updated_at = now() WHERE id = $1`, [id, status]);
   }

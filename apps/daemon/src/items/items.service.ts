@@ -148,7 +148,7 @@ export class ItemsService {
         manager,
       );
       if (values.spec_updated_by !== undefined) {
-        await manager.query(`UPDATE items SET spec_updated_at = now() WHERE id = $1`, [itemId]);
+        await this.repository.stampSpecUpdated(itemId, manager);
       }
       // A create straight into a later stage passes that stage's gates like any status write.
       if (status !== definition.initial_stage) {
@@ -233,8 +233,7 @@ export class ItemsService {
     if (value === null) return null;
     switch (field) {
       case 'title': {
-        const [project] = await manager.query(`SELECT policy FROM projects WHERE id = $1`, [row.project]);
-        assertTitle(value, (project as { policy: Record<string, unknown> }).policy);
+        assertTitle(value, await this.repository.projectPolicy(row.project, manager));
         if (value.length === 0) throw invalidValue(field, 'title cannot be empty');
         return value;
       }

@@ -5,7 +5,14 @@ import { createParamDecorator, ExecutionContext, Inject, Injectable } from '@nes
 import type { FastifyRequest } from 'fastify';
 
 import { APP_CONFIG, AppConfig } from '../config/config';
-import { clientAddress, clientKey, compileTrust, networkKey, TrustFunction, wideNetworkKey } from '../common/client-identity';
+import {
+  clientAddress,
+  clientKey,
+  compileTrust,
+  networkKey,
+  TrustFunction,
+  wideNetworkKey,
+} from '../common/client-identity';
 
 export interface RequestIdentity {
   // Budget key of the trusted transport client (see client-identity.ts).
