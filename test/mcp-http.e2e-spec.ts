@@ -92,7 +92,6 @@ describe('MCP over HTTP: naming, sessions across replicas, honest protocol', () 
   });
 
   afterAll(async () => {
-    if (process.env.MCP_HTTP_DEBUG) console.log(`A:\n${a?.stderr()}\nB:\n${b?.stderr()}`);
     await Promise.all([a?.stop(), b?.stop()]);
     await db?.drop();
   });
@@ -187,6 +186,46 @@ describe('MCP over HTTP: naming, sessions across replicas, honest protocol', () 
     });
     await onA.transport.terminateSession();
     await waitFor(async () => (await sessionOf(claimed.session_id)).ended_at !== null, { what: 'the session to end' });
+  });
+
+  it('should send a subscribed session’s notifications from the replica holding its GET stream', async () => {
+    const onA = await connect(a.url, { path: '/mcp?project=two' });
+    const sessionId = onA.transport.sessionId!;
+    await onA.client.subscribeResource({ uri: 'svc://frontier/two' });
+    // the client's notification stream (GET /mcp) on B, which never saw the subscription
+    const abort = new AbortController();
+    const res = await fetch(`${b.url}/mcp`, {
+      headers: { authorization: `Bearer ${ADMIN}`, accept: 'text/event-stream', 'mcp-session-id': sessionId },
+      signal: abort.signal,
+    });
+    expect(res.status).toBe(200);
+    let received = '';
+    const reading = (async () => {
+      const decoder = new TextDecoder();
+      try {
+        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+          received += decoder.decode(chunk, { stream: true });
+        }
+      } catch {
+        // aborted
+      }
+    })();
+    try {
+      // a change while B follows the stored subscription reaches the client through B
+      await waitFor(
+        async () => {
+          await item('two', 'seen through B');
+          return waitFor(() => received.includes('notifications/resources/updated'), { timeout: 1000 }).catch(
+            () => false,
+          );
+        },
+        { what: 'the notification through B', timeout: 20_000 },
+      );
+      expect(received).toContain('svc://frontier/two');
+    } finally {
+      abort.abort();
+      await reading;
+    }
   });
 
   it('should declare no list_changed it never sends, and page the frontier resource in bounded pages', async () => {
@@ -286,8 +325,6 @@ describe('MCP over HTTP: naming, sessions across replicas, honest protocol', () 
         fetch: (async (url: string | URL, init?: RequestInit) => {
           const res = await undiciFetch(url, { ...(init as object), dispatcher } as Parameters<typeof undiciFetch>[1]);
           upstreams.push(String(res.headers.get(UPSTREAM_HEADER)));
-          if (process.env.MCP_HTTP_DEBUG && !res.ok)
-            console.log(init?.method, res.status, res.headers, await res.clone().text());
           return res;
         }) as unknown as typeof fetch,
       });
