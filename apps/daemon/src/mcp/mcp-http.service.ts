@@ -62,6 +62,7 @@ interface HttpMcpConnection {
 export class McpHttpService implements OnModuleDestroy {
   private readonly logger = new Logger('mcp');
   private readonly connections = new Map<string, HttpMcpConnection>();
+  private readonly rebuilding = new Map<string, Promise<HttpMcpConnection>>();
   private sweep: NodeJS.Timeout | null = null;
   private streamTouch: NodeJS.Timeout | null = null;
   private stopping = false;
@@ -118,7 +119,15 @@ export class McpHttpService implements OnModuleDestroy {
           id: null,
         });
       }
-      connection ??= this.rebuild(id, actor, req, row, loopback);
+      if (!connection) {
+        // one rebuild per session, however many of its requests arrive at once
+        let pending = this.rebuilding.get(id);
+        if (!pending) {
+          pending = this.rebuild(id, actor, req, row, loopback).finally(() => this.rebuilding.delete(id));
+          this.rebuilding.set(id, pending);
+        }
+        connection = await pending;
+      }
       connection.lastSeen = Date.now();
       // the replica that holds the GET stream sends the notifications: it follows the session's subscriptions
       if (req.method === 'GET') connection.mcp.setSubscriptions(row.subscriptions);
@@ -231,13 +240,13 @@ export class McpHttpService implements OnModuleDestroy {
 
   // A session this replica does not hold (opened through another, or before this replica restarted): a transport
   // and server bound to its id, in the executor session it runs in.
-  private rebuild(
+  private async rebuild(
     id: string,
     actor: AuthenticatedActor,
     req: IncomingMessage,
     row: McpSessionRow,
     loopback: string,
-  ): HttpMcpConnection {
+  ): Promise<HttpMcpConnection> {
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id });
     adoptSessionId(transport, id);
     const { mcp, origin } = this.session(actor, req, loopback, {
@@ -249,7 +258,7 @@ export class McpHttpService implements OnModuleDestroy {
     });
     const connection = this.adopt(id, actor, this.identity.describe(req).clientKey, transport, mcp);
     transport.onclose = () => this.closed(transport, mcp, origin, connection);
-    void mcp.server.connect(transport);
+    await mcp.server.connect(transport);
     // its claims are renewed from here on (unless this request ends it)
     if (req.method !== 'DELETE') void mcp.ensureSession().catch(() => undefined);
     this.logger.log(`MCP session rebuilt from the store (executor session ${row.executor_session_id ?? 'none'})`);
