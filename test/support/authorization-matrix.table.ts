@@ -530,6 +530,15 @@ export const MATRIX: Record<string, MatrixRow> = {
     request: () => ({ path: '/mcp', body: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} } }),
   },
   'GET /mcp': { access: 'self', request: () => ({ path: '/mcp' }) },
+  // issue 37: RFC 9728 protected-resource metadata, read before a client has a credential
+  'GET /.well-known/oauth-protected-resource': {
+    access: 'public',
+    request: () => ({ path: '/.well-known/oauth-protected-resource' }),
+  },
+  'GET /.well-known/oauth-protected-resource/mcp': {
+    access: 'public',
+    request: () => ({ path: '/.well-known/oauth-protected-resource/mcp' }),
+  },
   'DELETE /mcp': { access: 'self', request: () => ({ path: '/mcp' }) },
   'GET /v1/export': { access: 'org', request: () => ({ path: '/v1/export?project=alpha' }) },
   // into a new project (replacing one that holds anything is its organization's admins' act: backlog-transfer spec)

@@ -6,7 +6,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 
 import { SvcApi, SvcClient } from '@app/client';
 import { CLIENT_HEADER } from '@app/contracts';
-import { SvcMcpSession } from '@app/client/mcp';
+import { harnessToken, SvcMcpOptions, SvcMcpSession } from '@app/client/mcp';
 
 import { version } from '../../../../package.json';
 import { AuthenticatedActor } from '../auth/actor';
@@ -15,13 +15,30 @@ import { EventsService } from '../events/events.service';
 import { StreamLimits } from '../events/stream-limits';
 import { RequestIdentityService } from '../machine-authorization/request-identity';
 import { mcpOriginRefused, mcpSessionLimitReached, mcpStreamLimitReached } from './mcp.errors';
+import { McpSessionRow, McpSessionsRepository } from './mcp-sessions.repository';
 
-// A connection that sent nothing for this long (and holds no open stream) is closed: its executor session ends and
-// its claims are released, like a stdio client whose pipe closed.
+// A session that sent nothing for this long (and holds no open stream) ends: its executor session ends and its
+// claims are released, like a stdio client whose pipe closed.
 export const MCP_HTTP_IDLE_MS = 15 * 60_000;
 const SWEEP_MS = 60_000;
+// While a replica holds a session's GET stream it keeps the session alive and picks up the subscriptions made
+// through other replicas this often.
+const STREAM_TOUCH_MS = 5_000;
+// An expired session's row is kept this much longer, for the replica holding it to end its executor session.
+const EXPIRED_GRACE_MS = 2 * SWEEP_MS;
+
+// How an HTTP client names what a stdio client gives `svc mcp` as flags: query parameters of the /mcp URL, or
+// headers (the query wins). Read at initialize; the session keeps them.
+export const MCP_NAMING = {
+  project: { query: 'project', header: 'x-svc-project' },
+  harness: { query: 'harness', header: 'x-svc-harness' },
+  model: { query: 'model', header: 'x-svc-model' },
+} as const;
+export const MCP_HTTP_PROJECT_HINT =
+  'or connect to /mcp?project=<id> (or send the header X-Svc-Project: <id>) when the MCP session starts';
 
 interface HttpMcpConnection {
+  id: string;
   actorId: number;
   // the client address (budget key) that opened the connection: its GET streams count there too
   address: string;
@@ -29,19 +46,26 @@ interface HttpMcpConnection {
   mcp: SvcMcpSession;
   lastSeen: number;
   openStreams: number;
+  // this replica lets go of the session (restart, idle here while served elsewhere): its executor session goes on
+  detaching: boolean;
 }
 
 // The MCP server over Streamable HTTP (POST/GET/DELETE /mcp). The bearer guard has authenticated the caller before
-// this runs. Each MCP connection is the same SvcMcpSession as `svc mcp`, calling this daemon's own HTTP API on the
+// this runs. Each MCP session is the same SvcMcpSession as `svc mcp`, calling this daemon's own HTTP API on the
 // loopback address the request came in on, with the caller's own bearer token: every rule and trust boundary of
 // the API (project access, gates, claims, the WIP cap) applies unchanged, and nothing here is a second copy of it.
-// Connections live in this process: behind several replicas the proxy must keep a connection on one replica
-// (the mcp-session-id header); a request that lands elsewhere answers 404 and the client starts a new connection.
+// Sessions survive the topology (issue 37): each is a row of mcp_http_sessions, so whichever replica the proxy
+// picks serves it — one that does not hold its transport rebuilds it from the row, in the same executor session.
+// A session unknown to every replica (never opened, ended, expired, another caller's) answers 404: the client
+// initializes again.
 @Injectable()
 export class McpHttpService implements OnModuleDestroy {
   private readonly logger = new Logger('mcp');
   private readonly connections = new Map<string, HttpMcpConnection>();
+  private readonly rebuilding = new Map<string, Promise<HttpMcpConnection>>();
   private sweep: NodeJS.Timeout | null = null;
+  private streamTouch: NodeJS.Timeout | null = null;
+  private stopping = false;
   // Open connections and open GET streams per actor and per client address (429 + Retry-After past a cap), like
   // the event streams: one token or one address cannot hold hundreds of executor sessions and streams.
   private readonly sessionLimits: StreamLimits;
@@ -50,6 +74,7 @@ export class McpHttpService implements OnModuleDestroy {
   constructor(
     private readonly events: EventsService,
     private readonly identity: RequestIdentityService,
+    private readonly store: McpSessionsRepository,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.sessionLimits = new StreamLimits(
@@ -81,16 +106,31 @@ export class McpHttpService implements OnModuleDestroy {
     const sessionHeader = req.headers['mcp-session-id'];
     const id = Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader;
     if (id !== undefined) {
-      const connection = this.connections.get(id);
-      // Another caller's connection answers like a missing one.
-      if (!connection || connection.actorId !== actor.id) {
+      let connection = this.connections.get(id);
+      // Another caller's session answers like a missing one; so does one no replica knows (any more).
+      const row =
+        connection && connection.actorId !== actor.id ? null : await this.store.touch(id, actor.id, MCP_HTTP_IDLE_MS);
+      if (!row) {
+        // ended through another replica (DELETE, expired): this replica lets go of it too
+        if (connection && connection.actorId === actor.id) this.letGo(connection);
         return writeJson(res, 404, {
           jsonrpc: '2.0',
           error: { code: -32001, message: 'MCP session not found' },
           id: null,
         });
       }
+      if (!connection) {
+        // one rebuild per session, however many of its requests arrive at once
+        let pending = this.rebuilding.get(id);
+        if (!pending) {
+          pending = this.rebuild(id, actor, req, row, loopback).finally(() => this.rebuilding.delete(id));
+          this.rebuilding.set(id, pending);
+        }
+        connection = await pending;
+      }
       connection.lastSeen = Date.now();
+      // the replica that holds the GET stream sends the notifications: it follows the session's subscriptions
+      if (req.method === 'GET') connection.mcp.setSubscriptions(row.subscriptions);
       return this.serve(connection, req, res, body);
     }
     if (req.method !== 'POST') {
@@ -100,35 +140,43 @@ export class McpHttpService implements OnModuleDestroy {
         id: null,
       });
     }
-    // A new connection (the transport refuses anything but an initialize request here).
+    // A new session (the transport refuses anything but an initialize request here).
     const address = this.identity.describe(req).clientKey;
     const releaseSlot = this.sessionLimits.acquire(actor.id, address);
-    const token = bearerOf(req);
-    // The connection's live stream comes back over loopback: it counts against this client's address, not the
-    // loopback address every MCP user of this replica would share (the per-actor cap applies as it is).
-    const origin = this.events.vouchForStreams(actor, req);
-    const mcp = new SvcMcpSession({
-      api: new SvcApi(mcpClient(loopback, token)),
-      token,
-      streamHeaders: origin.headers,
-      version,
-      label: 'svc mcp (http)',
-      log: (line) => this.logger.log(line),
-    });
+    const naming = namingOf(req);
+    // the harness: named, else the client's name from the initialize request (stored: every replica registers
+    // and resumes the session under the same one)
+    const harness = harnessToken(naming.harness) ?? harnessToken(clientNameOf(body));
     let connection: HttpMcpConnection | null = null;
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (sessionId) => {
-        connection = { actorId: actor.id, address, transport, mcp, lastSeen: Date.now(), openStreams: 0 };
-        this.connections.set(sessionId, connection);
-        this.startSweep();
+      onsessioninitialized: async (sessionId) => {
+        connection = this.adopt(sessionId, actor, address, transport, mcp);
+        // The executor session is registered before the client hears of the MCP session: its next request,
+        // wherever the proxy sends it, finds the session's executor session in the row.
+        const executor = await mcp.ensureSession().catch((err: unknown) => {
+          this.logger.warn(`MCP session registration failed: ${err instanceof Error ? err.message : String(err)}`);
+          return null;
+        });
+        await this.store.open(sessionId, MCP_HTTP_IDLE_MS, {
+          actorId: actor.id,
+          project: naming.project,
+          harness,
+          model: naming.model,
+          executorSessionId: executor?.session_id ?? null,
+        });
       },
     });
+    const { mcp, origin } = this.session(actor, req, loopback, {
+      project: naming.project,
+      harness,
+      model: naming.model,
+      resume: null,
+      onState: (state) => this.saveState(transport.sessionId, state),
+    });
     transport.onclose = () => {
-      if (transport.sessionId) this.connections.delete(transport.sessionId);
       releaseSlot();
-      origin.revoke();
-      void mcp.close();
+      this.closed(transport, mcp, origin, connection);
     };
     try {
       await mcp.server.connect(transport);
@@ -144,6 +192,118 @@ export class McpHttpService implements OnModuleDestroy {
     }
   }
 
+  // The SvcMcpSession of a connection, with the caller's token and the live stream vouched for its client address.
+  private session(
+    actor: AuthenticatedActor,
+    req: IncomingMessage,
+    loopback: string,
+    more: Pick<SvcMcpOptions, 'project' | 'harness' | 'model' | 'resume' | 'onState'>,
+  ) {
+    const token = bearerOf(req);
+    // The connection's live stream comes back over loopback: it counts against this client's address, not the
+    // loopback address every MCP user of this replica would share (the per-actor cap applies as it is).
+    const origin = this.events.vouchForStreams(actor, req);
+    const mcp = new SvcMcpSession({
+      api: new SvcApi(mcpClient(loopback, token)),
+      token,
+      streamHeaders: origin.headers,
+      version,
+      label: 'svc mcp (http)',
+      projectHint: MCP_HTTP_PROJECT_HINT,
+      log: (line) => this.logger.log(line),
+      ...more,
+    });
+    return { mcp, origin };
+  }
+
+  private adopt(
+    id: string,
+    actor: AuthenticatedActor,
+    address: string,
+    transport: StreamableHTTPServerTransport,
+    mcp: SvcMcpSession,
+  ): HttpMcpConnection {
+    const connection: HttpMcpConnection = {
+      id,
+      actorId: actor.id,
+      address,
+      transport,
+      mcp,
+      lastSeen: Date.now(),
+      openStreams: 0,
+      detaching: false,
+    };
+    this.connections.set(id, connection);
+    this.startSweep();
+    return connection;
+  }
+
+  // A session this replica does not hold (opened through another, or before this replica restarted): a transport
+  // and server bound to its id, in the executor session it runs in.
+  private async rebuild(
+    id: string,
+    actor: AuthenticatedActor,
+    req: IncomingMessage,
+    row: McpSessionRow,
+    loopback: string,
+  ): Promise<HttpMcpConnection> {
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id });
+    adoptSessionId(transport, id);
+    const { mcp, origin } = this.session(actor, req, loopback, {
+      project: row.project,
+      harness: row.harness,
+      model: row.model,
+      resume: { sessionId: row.executor_session_id, noticesAfter: row.notices_after, subscriptions: [] },
+      onState: (state) => this.saveState(id, state),
+    });
+    const connection = this.adopt(id, actor, this.identity.describe(req).clientKey, transport, mcp);
+    transport.onclose = () => this.closed(transport, mcp, origin, connection);
+    await mcp.server.connect(transport);
+    // its claims are renewed from here on (unless this request ends it)
+    if (req.method !== 'DELETE') void mcp.ensureSession().catch(() => undefined);
+    this.logger.log(`MCP session rebuilt from the store (executor session ${row.executor_session_id ?? 'none'})`);
+    return connection;
+  }
+
+  private saveState(
+    id: string | undefined,
+    state: { sessionId?: number; noticesAfter?: string; subscribed?: string; unsubscribed?: string },
+  ): void {
+    if (id === undefined) return;
+    const writes: Promise<void>[] = [];
+    if (state.sessionId !== undefined) writes.push(this.store.setExecutorSession(id, state.sessionId));
+    else if (state.noticesAfter !== undefined) writes.push(this.store.setNoticesAfter(id, state.noticesAfter));
+    if (state.subscribed !== undefined) writes.push(this.store.subscribe(id, state.subscribed, true));
+    if (state.unsubscribed !== undefined) writes.push(this.store.subscribe(id, state.unsubscribed, false));
+    void Promise.all(writes).catch((err: unknown) =>
+      this.logger.warn(`MCP session state not stored: ${err instanceof Error ? err.message : String(err)}`),
+    );
+  }
+
+  // The transport closed: the client ended the session (DELETE) or it idled out — its executor session ends and
+  // its row goes — or this replica let go of it (detaching): the session goes on elsewhere.
+  private closed(
+    transport: StreamableHTTPServerTransport,
+    mcp: SvcMcpSession,
+    origin: { revoke(): void },
+    connection: HttpMcpConnection | null,
+  ): void {
+    const id = transport.sessionId;
+    if (id !== undefined && this.connections.get(id) === connection) this.connections.delete(id);
+    origin.revoke();
+    if (connection?.detaching || this.stopping) {
+      mcp.detach();
+      return;
+    }
+    void mcp.close();
+    if (id !== undefined) void this.store.end(id).catch(() => undefined);
+  }
+
+  private letGo(connection: HttpMcpConnection): void {
+    connection.detaching = true;
+    void connection.transport.close();
+  }
+
   private async serve(
     connection: HttpMcpConnection,
     req: IncomingMessage,
@@ -153,6 +313,7 @@ export class McpHttpService implements OnModuleDestroy {
     if (req.method === 'GET') {
       const release = this.streamLimits.acquire(connection.actorId, connection.address);
       connection.openStreams++;
+      this.startStreamTouch();
       res.once('close', () => {
         release();
         connection.openStreams--;
@@ -164,27 +325,88 @@ export class McpHttpService implements OnModuleDestroy {
 
   private startSweep(): void {
     if (this.sweep) return;
-    this.sweep = setInterval(() => {
-      const now = Date.now();
-      for (const connection of this.connections.values()) {
-        if (connection.openStreams === 0 && now - connection.lastSeen > MCP_HTTP_IDLE_MS) {
-          void connection.transport.close();
-        }
-      }
-    }, SWEEP_MS);
+    this.sweep = setInterval(() => void this.sweepOnce().catch(() => undefined), SWEEP_MS);
     this.sweep.unref();
   }
 
-  // Shutdown: every connection's session ends (claims released) while the HTTP server still answers.
+  // A session idle here: ended when no replica served it within the idle time (its row expired), else let go of
+  // (another replica serves it). Then the rows nobody ended (their replicas stopped) go.
+  private async sweepOnce(): Promise<void> {
+    const now = Date.now();
+    for (const connection of [...this.connections.values()]) {
+      if (connection.openStreams > 0 || now - connection.lastSeen <= MCP_HTTP_IDLE_MS) continue;
+      if (await this.store.alive(connection.id)) this.letGo(connection);
+      else void connection.transport.close();
+    }
+    await this.store.sweep(EXPIRED_GRACE_MS);
+  }
+
+  private startStreamTouch(): void {
+    if (this.streamTouch) return;
+    this.streamTouch = setInterval(() => void this.touchStreams().catch(() => undefined), STREAM_TOUCH_MS);
+    this.streamTouch.unref();
+  }
+
+  // Sessions whose GET stream this replica holds stay alive and follow the subscriptions made anywhere; one that
+  // ended through another replica is let go of here (its stream ends).
+  private async touchStreams(): Promise<void> {
+    const streaming = [...this.connections.values()].filter((c) => c.openStreams > 0);
+    if (streaming.length === 0) return;
+    const alive = await this.store.touchMany(
+      streaming.map((c) => c.id),
+      MCP_HTTP_IDLE_MS,
+    );
+    for (const connection of streaming) {
+      const subscriptions = alive.get(connection.id);
+      if (subscriptions === undefined) this.letGo(connection);
+      else connection.mcp.setSubscriptions(subscriptions);
+    }
+  }
+
+  // Shutdown (a restart, a replica scaled down): this replica lets go of every session; each goes on through
+  // another replica (or this one, restarted) in the same executor session, its claims kept.
   async onModuleDestroy(): Promise<void> {
+    this.stopping = true;
     if (this.sweep) clearInterval(this.sweep);
+    if (this.streamTouch) clearInterval(this.streamTouch);
     const closing = [...this.connections.values()].map(async (c) => {
-      await c.mcp.close();
+      c.detaching = true;
+      c.mcp.detach();
       await c.transport.close();
     });
     this.connections.clear();
     await Promise.race([Promise.allSettled(closing), new Promise((resolve) => setTimeout(resolve, 3000).unref())]);
   }
+}
+
+// The SDK's transport learns its session id from the initialize request it handled; a transport rebuilt for a
+// session initialized elsewhere is told it (the multi-node pattern the SDK documents, without a public API yet:
+// modelcontextprotocol/typescript-sdk#1658). Checked, so an SDK that changes these fields fails loudly here.
+export function adoptSessionId(transport: StreamableHTTPServerTransport, id: string): void {
+  const inner = (transport as unknown as { _webStandardTransport?: { sessionId?: string; _initialized?: boolean } })
+    ._webStandardTransport;
+  if (!inner || !('_initialized' in inner)) {
+    throw new Error('the MCP SDK transport changed: cannot rebuild a session initialized elsewhere');
+  }
+  inner.sessionId = id;
+  inner._initialized = true;
+}
+
+function namingOf(req: IncomingMessage): { project: string | null; harness: string | null; model: string | null } {
+  const query = new URL(req.url ?? '/', 'http://x').searchParams;
+  const read = (key: keyof typeof MCP_NAMING) => {
+    const header = req.headers[MCP_NAMING[key].header];
+    const value = query.get(MCP_NAMING[key].query) ?? (Array.isArray(header) ? header[0] : header) ?? '';
+    const trimmed = value.trim().slice(0, 100);
+    return trimmed === '' ? null : trimmed;
+  };
+  return { project: read('project'), harness: read('harness'), model: read('model') };
+}
+
+function clientNameOf(body: unknown): string | null {
+  const params = (body as { params?: { clientInfo?: { name?: unknown } } } | null)?.params;
+  const name = params?.clientInfo?.name;
+  return typeof name === 'string' ? name : null;
 }
 
 function originOf(url: string): string | null {

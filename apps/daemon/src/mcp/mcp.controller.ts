@@ -1,14 +1,17 @@
-import { Controller, Delete, Get, Logger, Post, Req, Res } from '@nestjs/common';
+import { Controller, Delete, Get, Logger, Post, Req, Res, UseFilters } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 import { AuthenticatedActor, CurrentActor } from '../auth/actor';
 import { logServerError, toErrorResponse, writeErrorResponse } from '../common/response-writer';
 import { loopbackUrl, McpHttpService } from './mcp-http.service';
+import { McpUnauthorizedFilter } from './protected-resource.controller';
 import { Writes } from '../rulebook/writes.decorator';
 
 // POST/GET/DELETE /mcp: the MCP server over Streamable HTTP (issue 29), for harnesses that connect to a URL. The
 // global bearer guard runs first (no token: 401 like every route); then the SDK's transport writes the Node
-// response itself, so Fastify is told the reply is handled (hijack) and no interceptor shapes it.
+// response itself, so Fastify is told the reply is handled (hijack) and no interceptor shapes it. A 401 names the
+// protected-resource metadata (RFC 9728).
+@UseFilters(McpUnauthorizedFilter)
 @Controller('mcp')
 export class McpController {
   private readonly logger = new Logger('mcp');

@@ -11,7 +11,14 @@ import {
 import { z } from 'zod';
 
 import { MAX_STREAM_FRONTIER_PROJECTS, PRIORITIES, SESSION_HEADER } from '@app/contracts';
-import type { GateBlockerWire, RegisterSessionResponse, SessionNoticesResponse, StreamNotice } from '@app/contracts';
+import type {
+  FrontierItemWire,
+  FrontierResultWire,
+  GateBlockerWire,
+  SessionNoticesResponse,
+  SessionResponse,
+  StreamNotice,
+} from '@app/contracts';
 import {
   dbClaimResponseSchema,
   dependencyAddSchema,
@@ -67,6 +74,14 @@ export interface SvcMcpOptions {
   wipCap?: number;
   // Heartbeat period: the session's claims are renewed while the client is connected.
   heartbeatMs?: number;
+  // How a client of this transport names the project, for the refusal of a call that needs one (project_required).
+  projectHint?: string;
+  // A connection rebuilt by another process (the daemon's /mcp behind several replicas): the executor session it
+  // already runs in (resumed, not registered again), where its notices were, and its subscriptions.
+  resume?: { sessionId: number | null; noticesAfter: string; subscriptions: string[] } | null;
+  // Told when the state a rebuilt connection needs changes: the executor session (registered or replaced), the
+  // notices heard, the subscriptions.
+  onState?: (state: { sessionId?: number; noticesAfter?: string; subscribed?: string; unsubscribed?: string }) => void;
   version: string;
   // Diagnostics (stderr for stdio: standard output is the protocol).
   log?: (line: string) => void;
@@ -97,6 +112,8 @@ export const MCP_DEFAULT_HEARTBEAT_MS = 30_000;
 export const MCP_NOTIFY_COALESCE_MS = 150;
 export const FRONTIER_URI_PREFIX = 'svc://frontier/';
 const RESOURCE_NOT_FOUND = -32002;
+// A subscribable resource of this server: a project's frontier.
+const FRONTIER_URI = /^svc:\/\/frontier\/[a-z0-9][a-z0-9_-]{0,62}$/;
 type RequestHandler = (request: unknown, extra: unknown) => Promise<unknown>;
 
 // Projects whose frontier a connection keeps (FrontierMirror) between reads of the resource.
@@ -285,7 +302,7 @@ const wipCapArg = z
 
 export class SvcMcpSession {
   readonly server: McpServer;
-  private registration: Promise<RegisterSessionResponse> | null = null;
+  private registration: Promise<SessionResponse> | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
   // the last change record this session was told of, and the lapsed claims already reported
   private noticesAfter = '0';
@@ -326,6 +343,14 @@ export class SvcMcpSession {
     );
     this.registerResources();
     this.registerPrompts();
+    // The tools and prompts never change while connected, and the resource list (a frontier per project) is not
+    // announced: no list_changed notification is ever sent, so none is declared (the SDK declares them for
+    // whatever is registered). Resource updates are: subscribe.
+    this.server.server.registerCapabilities({
+      tools: { listChanged: false },
+      prompts: { listChanged: false },
+      resources: { subscribe: true, listChanged: false },
+    });
   }
 
   private log(line: string): void {
@@ -351,42 +376,60 @@ export class SvcMcpSession {
   }
 
   // The executor session of this connection, registered once (on `initialized`, or by the first tool call).
-  ensureSession(): Promise<RegisterSessionResponse> {
+  ensureSession(): Promise<SessionResponse> {
     if (this.closed) return Promise.reject(new ChargeFlowError('session_closed', 'the MCP connection is closing'));
     if (!this.registration) this.nameSession(null);
-    this.registration ??= this.api
-      .registerSession({
-        harness: this.harness,
-        model: this.model,
-        ...(this.project ? { project: this.project } : {}),
-        label: this.options.label ?? 'svc mcp',
-      })
-      .then((session) => {
-        this.log(
-          `executor session ${session.session_id} (${session.harness} / ${session.model}, lane ${session.lane})`,
-        );
-        this.nameSession(session.session_id);
+    this.registration ??= this.resumeOrRegister().then(({ session, resumed }) => {
+      this.log(
+        `executor session ${session.session_id} (${session.harness} / ${session.model}, lane ${session.lane})${resumed ? ' resumed' : ''}`,
+      );
+      this.nameSession(session.session_id);
+      if (!resumed) {
         this.noticesAfter = '0';
-        const period = this.options.heartbeatMs ?? MCP_DEFAULT_HEARTBEAT_MS;
-        const heartbeat = setInterval(() => {
-          this.api.heartbeat(session.session_id).catch((err: unknown) => {
-            this.log(`heartbeat failed: ${errorBody(err).message}`);
-            // Ended elsewhere (`svc sessions end`, an admin): the next tool call registers a new session.
-            if (err instanceof SvcHttpError && (err.code === 'session_ended' || err.code === 'session_not_found')) {
-              clearInterval(heartbeat);
-              if (this.heartbeat === heartbeat) this.heartbeat = null;
-              this.registration = null;
-            }
-          });
-        }, period);
-        this.heartbeat = heartbeat;
-        this.heartbeat.unref();
-        return session;
-      });
+        this.options.onState?.({ sessionId: session.session_id, noticesAfter: '0' });
+      }
+      const period = this.options.heartbeatMs ?? MCP_DEFAULT_HEARTBEAT_MS;
+      const heartbeat = setInterval(() => {
+        this.api.heartbeat(session.session_id).catch((err: unknown) => {
+          this.log(`heartbeat failed: ${errorBody(err).message}`);
+          // Ended elsewhere (`svc sessions end`, an admin): the next tool call registers a new session.
+          if (err instanceof SvcHttpError && (err.code === 'session_ended' || err.code === 'session_not_found')) {
+            clearInterval(heartbeat);
+            if (this.heartbeat === heartbeat) this.heartbeat = null;
+            this.registration = null;
+          }
+        });
+      }, period);
+      this.heartbeat = heartbeat;
+      this.heartbeat.unref();
+      return session;
+    });
     this.registration.catch(() => {
       this.registration = null;
     });
     return this.registration;
+  }
+
+  // A rebuilt connection goes on in the executor session it ran in (its claims stay its own) while that session is
+  // live; otherwise (none yet, ended elsewhere) a new one is registered.
+  private async resumeOrRegister(): Promise<{ session: SessionResponse; resumed: boolean }> {
+    const resume = this.options.resume;
+    if (resume?.sessionId != null) {
+      const id = resume.sessionId;
+      resume.sessionId = null;
+      const session = await this.api.session(id).catch(() => null);
+      if (session && session.ended_at === null) {
+        this.noticesAfter = resume.noticesAfter;
+        return { session, resumed: true };
+      }
+    }
+    const session = await this.api.registerSession({
+      harness: this.harness,
+      model: this.model,
+      ...(this.project ? { project: this.project } : {}),
+      label: this.options.label ?? 'svc mcp',
+    });
+    return { session, resumed: false };
   }
 
   // The session every call of this connection names (x-svc-session), for the daemon's claim rule and record.
@@ -404,11 +447,11 @@ export class SvcMcpSession {
   // Ends the executor session (its claims are released at once), stops the heartbeat and the live stream.
   async close(): Promise<void> {
     if (this.closed) return;
-    this.closed = true;
-    if (this.heartbeat) clearInterval(this.heartbeat);
-    if (this.flushTimer) clearTimeout(this.flushTimer);
-    this.stream?.close();
-    const registration = this.registration;
+    this.detach();
+    // a rebuilt connection ended before it made a call: the executor session it was running in ends
+    const resumed = this.options.resume?.sessionId;
+    const registration =
+      this.registration ?? (resumed != null ? Promise.resolve({ session_id: resumed } as SessionResponse) : null);
     if (registration) {
       try {
         const session = await registration;
@@ -418,6 +461,23 @@ export class SvcMcpSession {
         this.log(`ending the session failed: ${errorBody(err).message}`);
       }
     }
+  }
+
+  // Stops this process's part of the connection (heartbeat, live stream) and leaves the executor session running:
+  // another process serves the connection on (the daemon's /mcp behind several replicas, a replica shutting down).
+  detach(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.stream?.close();
+  }
+
+  private projectRequired(): SvcHttpError {
+    return new SvcHttpError(400, {
+      code: 'project_required',
+      message: `name a project (the project argument, ${this.options.projectHint ?? STDIO_PROJECT_HINT})`,
+    });
   }
 
   private serialized<T>(work: () => Promise<T>): Promise<T> {
@@ -498,6 +558,7 @@ export class SvcMcpSession {
     } catch {
       return result;
     }
+    if (heard.last_id !== this.noticesAfter) this.options.onState?.({ noticesAfter: heard.last_id });
     this.noticesAfter = heard.last_id;
     const lapsed = heard.lapsed_claims.filter((c) => !this.lapsedTold.has(`${c.item_id}@${c.expired_at}`));
     for (const c of lapsed) this.lapsedTold.add(`${c.item_id}@${c.expired_at}`);
@@ -583,7 +644,7 @@ export class SvcMcpSession {
         answer(
           async () => {
             const project = args.project ?? this.project;
-            if (!project) throw projectRequired();
+            if (!project) throw this.projectRequired();
             const read = await this.api.frontier({ project, wip_cap: args.wip_cap ?? this.options.wipCap });
             if (read.notModified) throw new Error('unexpected 304');
             const body = read.body;
@@ -789,7 +850,7 @@ export class SvcMcpSession {
       async (args) =>
         answer(async () => {
           const project = args.project ?? this.project;
-          if (!project) throw projectRequired();
+          if (!project) throw this.projectRequired();
           const body: Record<string, unknown> = { project, title: args.title };
           for (const key of ['priority', 'status', 'workflow', 'body', 'spec'] as const) {
             if (args[key] !== undefined) body[key] = args[key];
@@ -940,7 +1001,7 @@ export class SvcMcpSession {
         answer(
           async () => {
             const project = args.project ?? this.project;
-            if (!project) throw projectRequired();
+            if (!project) throw this.projectRequired();
             const offset = args.cursor === undefined ? 0 : decodeCursor(args.cursor);
             const limit = args.limit ?? 25;
             const query: Record<string, string | number> = { project, limit, offset };
@@ -1127,22 +1188,15 @@ export class SvcMcpSession {
       }),
       {
         title: 'Charge frontier',
-        description: 'The project’s frontier (runnable, blocked, frozen); subscribe to be told when it changes.',
+        description:
+          'The project’s frontier (runnable, blocked, frozen): the counts and the first items of each bucket; ' +
+          '`next` names the URI of each bucket’s next page (svc://frontier/<project>?bucket=…&cursor=…). ' +
+          'Subscribe to be told when it changes.',
         mimeType: 'application/json',
       },
       async (uri, variables) => {
-        const project = String(variables.project);
-        // each read after the first fetches only what changed since the answer this connection holds
-        let mirror = this.frontiers.get(project);
-        if (mirror === undefined) {
-          mirror = new FrontierMirror(this.api, { project, wip_cap: this.options.wipCap });
-          this.frontiers.set(project, mirror);
-          while (this.frontiers.size > MIRRORED_PROJECTS) this.frontiers.delete(this.frontiers.keys().next().value!);
-        }
-        // no request when the live stream's newest frontier notice named the answer held
-        await mirror.notice(this.announced.get(project) ?? null);
-        const body = mirror.answer;
-        return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(body) }] };
+        const answer = await this.frontierAnswer(String(variables.project));
+        return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(answer.first) }] };
       },
     );
 
@@ -1154,6 +1208,9 @@ export class SvcMcpSession {
     if (read) {
       this.server.server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
         try {
+          // a page of one bucket (the SDK's URI templates do not match optional query parameters)
+          const paged = FRONTIER_PAGE_URI.exec(request.params.uri);
+          if (paged) return (await this.frontierPage(request.params.uri, paged[1], paged[2])) as never;
           return (await read(request, extra)) as never;
         } catch (err) {
           const gone =
@@ -1167,22 +1224,73 @@ export class SvcMcpSession {
 
     this.server.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
       // only this server's own resources: a frontier URI of a project id
-      if (!/^svc:\/\/frontier\/[a-z0-9][a-z0-9_-]{0,62}$/.test(request.params.uri)) {
+      if (!FRONTIER_URI.test(request.params.uri)) {
         throw new McpError(
           RESOURCE_NOT_FOUND,
           `Resource not found: ${request.params.uri} (this server has svc://frontier/<project>)`,
         );
       }
       this.subscriptions.add(request.params.uri);
+      this.options.onState?.({ subscribed: request.params.uri });
       this.stream?.follow(this.followed());
       await this.openStream();
       return {};
     });
     this.server.server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
       this.subscriptions.delete(request.params.uri);
+      this.options.onState?.({ unsubscribed: request.params.uri });
       this.stream?.follow(this.followed());
       return {};
     });
+  }
+
+  // The subscriptions of a connection another process took (the daemon's /mcp: the replica holding the client's
+  // GET stream is the one whose notifications reach it): follow exactly these.
+  setSubscriptions(uris: string[]): void {
+    if (this.closed) return;
+    const next = uris.filter((u) => FRONTIER_URI.test(u));
+    if (next.length === this.subscriptions.size && next.every((u) => this.subscriptions.has(u))) return;
+    this.subscriptions.clear();
+    for (const uri of next) this.subscriptions.add(uri);
+    this.stream?.follow(this.followed());
+    if (this.subscriptions.size > 0) void this.openStream();
+  }
+
+  // The frontier answer this connection holds for a project, kept current by deltas; each read after the first
+  // fetches only what changed (nothing when the live stream's newest notice named the answer held).
+  private async frontierAnswer(project: string): Promise<FrontierPages> {
+    let mirror = this.frontiers.get(project);
+    if (mirror === undefined) {
+      mirror = new FrontierMirror(this.api, { project, wip_cap: this.options.wipCap });
+      this.frontiers.set(project, mirror);
+      while (this.frontiers.size > MIRRORED_PROJECTS) this.frontiers.delete(this.frontiers.keys().next().value!);
+    }
+    await mirror.notice(this.announced.get(project) ?? null);
+    return frontierPages(project, mirror.answer!);
+  }
+
+  private async frontierPage(uri: string, project: string, query: string) {
+    const params = new URLSearchParams(query);
+    const bucket = params.get('bucket') as FrontierBucket | null;
+    const unknown = [...params.keys()].filter((k) => k !== 'bucket' && k !== 'cursor');
+    if (bucket === null || !FRONTIER_BUCKETS.includes(bucket) || unknown.length > 0) {
+      throw new McpError(
+        RESOURCE_NOT_FOUND,
+        `Resource not found: ${uri} (a page is svc://frontier/<project>?bucket=<${FRONTIER_BUCKETS.join('|')}>&cursor=<next>)`,
+      );
+    }
+    const cursor = params.get('cursor');
+    let offset = 0;
+    if (cursor !== null) {
+      try {
+        offset = decodeCursor(cursor);
+      } catch {
+        throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri} (the cursor is not one a page named)`);
+      }
+    }
+    const answer = await this.frontierAnswer(project);
+    const text = JSON.stringify(answer.page(bucket, offset));
+    return { contents: [{ uri, mimeType: 'application/json', text }] };
   }
 
   // The projects whose frontier notices the stream asks for: those of the subscribed frontier resources (the daemon
@@ -1257,6 +1365,55 @@ export class SvcMcpSession {
   }
 }
 
+const FRONTIER_BUCKETS = ['runnable', 'blocked', 'frozen', 'conduct_eligible'] as const;
+type FrontierBucket = (typeof FRONTIER_BUCKETS)[number];
+const FRONTIER_PAGE_URI = /^svc:\/\/frontier\/([a-z0-9][a-z0-9_-]{0,62})\?(.{0,400})$/;
+// The frontier resource in pages of bounded size (a 3,000-item project's whole frontier is about 1 MB, 250k
+// tokens): the first read carries every bucket's first items within FRONTIER_FIRST_BUCKET_BYTES each, and each
+// bucket's pages FRONTIER_PAGE_BYTES at most (an item larger than that alone is a page of one).
+export const FRONTIER_PAGE_BYTES = 64_000;
+export const FRONTIER_FIRST_BUCKET_BYTES = 14_000;
+
+interface FrontierPages {
+  first: Record<string, unknown>;
+  page(bucket: FrontierBucket, offset: number): Record<string, unknown>;
+}
+
+function frontierPages(project: string, answer: FrontierResultWire): FrontierPages {
+  const uriOf = (bucket: FrontierBucket, offset: number) =>
+    `${FRONTIER_URI_PREFIX}${project}?bucket=${bucket}&cursor=${encodeCursor(offset)}`;
+  // the items of a bucket from offset that fit within budget bytes (at least one), and where the next page starts
+  const slice = (bucket: FrontierBucket, offset: number, budget: number) => {
+    const all = answer[bucket];
+    const items: FrontierItemWire[] = [];
+    let bytes = 0;
+    for (let i = offset; i < all.length; i++) {
+      const size = Buffer.byteLength(JSON.stringify(all[i])) + 1;
+      if (items.length > 0 && bytes + size > budget) break;
+      items.push(all[i]);
+      bytes += size;
+    }
+    const end = offset + items.length;
+    return { items, next: end < all.length ? uriOf(bucket, end) : null };
+  };
+  const counts = Object.fromEntries(FRONTIER_BUCKETS.map((b) => [b, answer[b].length]));
+  const firsts = Object.fromEntries(FRONTIER_BUCKETS.map((b) => [b, slice(b, 0, FRONTIER_FIRST_BUCKET_BYTES)]));
+  return {
+    first: {
+      project,
+      wip_cap: answer.wip_cap,
+      wip_active: answer.wip_active,
+      counts,
+      ...Object.fromEntries(FRONTIER_BUCKETS.map((b) => [b, firsts[b].items])),
+      next: Object.fromEntries(FRONTIER_BUCKETS.map((b) => [b, firsts[b].next])),
+    },
+    page: (bucket, offset) => {
+      const { items, next } = slice(bucket, Math.min(offset, answer[bucket].length), FRONTIER_PAGE_BYTES - 1_000);
+      return { project, bucket, total: answer[bucket].length, offset, items, next };
+    },
+  };
+}
+
 // A list_items cursor: where the next page starts, opaque to the agent.
 function encodeCursor(offset: number): string {
   return Buffer.from(`o:${offset}`).toString('base64url');
@@ -1268,12 +1425,7 @@ function decodeCursor(cursor: string): number {
   return Number(match[1]);
 }
 
-function projectRequired(): SvcHttpError {
-  return new SvcHttpError(400, {
-    code: 'project_required',
-    message: 'name a project (the project argument, or start the server with --project, SVC_PROJECT or .svc.json)',
-  });
-}
+export const STDIO_PROJECT_HINT = 'or start the server with --project, SVC_PROJECT or .svc.json';
 
 function daemonRefusal(error: unknown): { code: string; message: string } | null {
   if (typeof error !== 'object' || error === null) return null;
