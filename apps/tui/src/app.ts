@@ -7,6 +7,7 @@ import { activeScope, selectedIndex, selectedItem, selectedMachine } from './sta
 import { initialState, State } from './state/state';
 import { Theme } from './views/format';
 import { Layout } from './views/layout';
+import { PASTE_OFF, PASTE_ON, readPastes } from './views/paste';
 
 // One frame: every change within it is drawn by a single render.
 export const FRAME_MS = 16;
@@ -21,6 +22,8 @@ export interface AppOptions {
   onFrame?: (state: State) => void;
   // click a tab, a row or a dialog button; the wheel scrolls (tui.json "mouse": true)
   mouse?: boolean;
+  // ask the terminal for bracketed paste (svc tui does; render tests feed the markers themselves)
+  bracketedPaste?: boolean;
 }
 
 export interface MouseEvent {
@@ -54,6 +57,10 @@ export class App {
     options.screen.on('keypress', (ch: string | undefined, key: blessed.Widgets.Events.IKeyEventArg) =>
       this.onKey(ch, key),
     );
+    readPastes(options.screen.program.input as unknown as Parameters<typeof readPastes>[0], (text) =>
+      this.onPaste(text),
+    );
+    if (options.bracketedPaste) options.screen.program.output.write(PASTE_ON);
     options.screen.on('resize', () => {
       this.mustDraw = true;
       this.renderNow();
@@ -76,6 +83,7 @@ export class App {
   }
 
   stop(): void {
+    if (this.options.bracketedPaste && !this.destroyed) this.options.screen.program.output.write(PASTE_OFF);
     this.destroyed = true;
     if (this.timer) clearTimeout(this.timer);
     this.effects?.stop();
@@ -112,6 +120,18 @@ export class App {
     }
     // a key press draws at once unless a frame was drawn a moment ago; data changes wait for the frame
     if (Date.now() - this.lastRender >= FRAME_MS) this.renderNow();
+  }
+
+  // Public for tests: pasted text goes to the prompt open, whole; with none open it is dropped, never read as keys.
+  onPaste(text: string): void {
+    if (this.destroyed) return;
+    const scope = activeScope(this.store.state);
+    if (scope === 'filter' || scope === 'help' || scope === 'code' || scope === 'picker' || scope === 'input') {
+      this.store.dispatch({ type: 'input', ch: text });
+    } else {
+      this.store.dispatch({ type: 'status', text: 'paste ignored: no prompt is open', tone: 'warn' });
+    }
+    this.renderNow();
   }
 
   // Public for tests: the same path a mouse event from the terminal takes.
