@@ -1,6 +1,6 @@
 import type * as MachineAuthorizationModels from '@app/contracts/machine-authorization/models';
 
-import type { EventWire } from '../wire';
+import type { ClaimHolder, EventWire } from '../wire';
 import { helpSections } from '../keys/keymap';
 
 import type { Action, DetailPart } from './actions';
@@ -24,6 +24,7 @@ import { eventsArrived, HistoryHelpers, reduceHistoryAction, reduceHistoryKey } 
 import {
   activeScope,
   detailVisible,
+  formatWhen,
   indexOfKey,
   keyAt,
   pickerProjects,
@@ -371,6 +372,7 @@ function reduceKey(state: State, action: Action & { type: 'key' }): State {
       const d = state.dialog;
       if (d?.kind === 'triage-confirm') {
         const yes = action.action === 'dialog_yes' || (action.action === 'dialog_activate' && d.focus === 'yes');
+        if (d.quit) return yes ? { ...startRun(state, d.commands), quitting: 'after-run' } : { ...state, quitting: 'now' };
         return yes ? startRun(state, d.commands, d.undo) : { ...state, dialog: null };
       }
       if (!d || (d.kind !== 'charge' && d.kind !== 'confirm-deny' && d.kind !== 'confirm-approve')) return state;
@@ -589,6 +591,10 @@ function reduceAny(state: State, action: Action): State {
     }
     case 'failure':
       return { ...state, failure: action.failure };
+    case 'own_session':
+      return state.session === action.id ? state : { ...state, session: action.id };
+    case 'quit_ask':
+      return askQuit(state);
     case 'actor':
       return { ...state, actor: action.name, actorAdmin: action.admin ?? false };
     case 'projects_loaded': {
@@ -697,3 +703,41 @@ function reduceAny(state: State, action: Action): State {
       return reduceTriageAction(state, action, TRIAGE_HELPERS) ?? state;
   }
 }
+
+// q: with claims this TUI's session holds, ask whether to release them or keep them (they lapse without the
+// heartbeat); with none, quit.
+export function ownClaims(state: State): ClaimHolder[] {
+  if (state.session === null) return [];
+  return Object.values(state.claims).filter((c) => c.session_id === state.session);
+}
+
+function askQuit(state: State): State {
+  const held = ownClaims(state);
+  if (held.length === 0 || state.readOnly) return { ...state, quitting: 'now' };
+  const lapse = held.map((c) => Date.parse(c.expires_at)).filter((t) => !Number.isNaN(t));
+  const when = lapse.length ? formatWhen(new Date(Math.min(...lapse)).toISOString(), state.now) : 'in a while';
+  return {
+    ...state,
+    dialog: {
+      kind: 'triage-confirm',
+      title: ' Quit: release your claims? ',
+      lines: [
+        `You hold ${held.length === 1 ? 'a claim' : `${held.length} claims`}: ${held.map((c) => c.item_id).join(', ')}.`,
+        '',
+        'y releases them and quits: the items go back to the frontier.',
+        `n keeps them and quits: without this TUI's heartbeat they lapse ${when}.`,
+        'esc stays.',
+      ],
+      commands: held.map((c) => ({
+        op: 'release' as const,
+        ref: c.item_id,
+        session: c.session_id,
+        holder: c.actor ?? c.harness,
+      })),
+      focus: 'no',
+      undo: false,
+      quit: true,
+    },
+  };
+}
+

@@ -182,6 +182,8 @@ export type TriageDialog =
       focus: 'no' | 'yes';
       // an undo: its inverse is not pushed again
       undo: boolean;
+      // the quit question: yes releases and quits, no keeps the claims and quits, esc stays
+      quit?: boolean;
     }
   | { kind: 'refusal'; title: string; lines: string[]; scroll?: number };
 
@@ -267,6 +269,10 @@ export interface State {
   actor: string | null;
   // a server admin may release anyone's claim
   actorAdmin: boolean;
+  // the executor session this TUI's charges claim under (heartbeats keep its claims while the TUI is open)
+  session: number | null;
+  // q with claims held asked keep or release: 'now' quits, 'after-run' quits once the releases are done
+  quitting: 'now' | 'after-run' | null;
   connection: ConnectionState;
   failure: Failure | null;
   projects: ProjectWire[] | null;
@@ -342,6 +348,8 @@ export function initialState(
     url: options.url ?? '',
     actor: null,
     actorAdmin: false,
+    session: null,
+    quitting: null,
     connection: 'connecting',
     failure: null,
     projects: null,

@@ -270,23 +270,41 @@ describe('triage', () => {
     expect(reduce(s, key('dialog_yes')).triage.run?.commands).toEqual([{ op: 'unblock', ref: 'ATL-91' }]);
   });
 
-  it('should follow a blocked item into the Blocked tab once the frontier shows it there', () => {
-    let s = run(loaded(), key('block_toggle'), type('legal'), key('input_submit'));
+  // issue 39: b, f, unblock and unfreeze alike keep the tab shown and step the cursor to the next row
+  it.each([
+    ['block', 'runnable', 'ATL-1', 'ATL-2'],
+    ['freeze', 'runnable', 'ATL-2', 'ATL-3'],
+    ['unblock', 'blocked', 'ATL-90', 'ATL-91'],
+    ['unfreeze', 'frozen', 'ATL-80', null],
+  ] as const)('should %s and stay in the %s tab with the cursor on the next row', (op, tab, ref, next) => {
+    let s = run(loaded(), key(`tab_${tab}`));
+    while (selectedItem(s)?.item_id !== ref) s = reduce(s, key('cursor_down'));
+    const command = (op === 'block' ? { op, ref, reason: 'legal' } : { op, ref }) as TriageCommand;
+    s = reduce(s, { type: 'triage_start', commands: [command] });
     s = reduce(s, {
       type: 'triage_done',
       id: s.triage.run!.id,
-      results: [{ command: s.triage.run!.commands[0], ok: true, message: 'blocked', inverse: null }],
+      results: [{ command, ok: true, message: 'done', inverse: null }],
     });
-    // an older answer still has it runnable: nothing moves
-    s = reduce(s, { type: 'frontier_loaded', project: 'atlas', frontier: frontier([item(1), item(2)]) });
-    expect(s.tab).toBe('runnable');
+    expect(s.tab).toBe(tab);
+    if (next) expect(selectedItem(s)?.item_id).toBe(next);
+    // the frontier moves it to its new bucket: the tab and the cursor stay
+    const rows = loaded();
+    const f = rows.frontier!;
+    const all = [...f.runnable, ...f.blocked, ...f.frozen];
+    const moved = all.find((i) => i.item_id === ref)!;
+    const without = (list: typeof all) => list.filter((i) => i.item_id !== ref);
+    const to = op === 'block' ? 'blocked' : op === 'freeze' ? 'frozen' : 'runnable';
+    const buckets = { runnable: without(f.runnable), blocked: without(f.blocked), frozen: without(f.frozen) };
+    buckets[to].push(moved);
     s = reduce(s, {
       type: 'frontier_loaded',
       project: 'atlas',
-      frontier: frontier([item(2)], [item(1, { blocked_reasons: ['blocked by operator: legal'] })]),
+      frontier: frontier(buckets.runnable, buckets.blocked, buckets.frozen),
     });
-    expect(s.tab).toBe('blocked');
-    expect(selectedItem(s)?.item_id).toBe('ATL-1');
+    expect(s.tab).toBe(tab);
+    if (next) expect(selectedItem(s)?.item_id).toBe(next);
+    else expect(selectedItem(s) ?? null).toBeNull();
   });
 
   it('should freeze a runnable item and unfreeze a frozen one, asking first', () => {

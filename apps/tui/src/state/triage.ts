@@ -1,5 +1,5 @@
 import type { Action } from './actions';
-import { selectedItem } from './selectors';
+import { indexOfKey, keyAt, rowCount, selectedItem } from './selectors';
 import {
   FrontierTab,
   PickerOption,
@@ -760,17 +760,20 @@ export function reduceTriageAction(state: State, action: Action, helpers: Triage
       // an undo that went through leaves the stack; one refused stays, to try again once the gate passes
       const popped = run.undo && refused.length === 0 ? undo.slice(0, -1) : undo;
       const created = done.find((r) => r.created)?.created ?? null;
-      // one item changed: the selection follows it when the change moves it to another bucket
+      // one item changed: the selection follows it (a priority or stage change re-sorts it); block, unblock,
+      // freeze and unfreeze move it out of the tab shown: the cursor stays in the tab, on the row after it, so
+      // triage goes on down the list (issue 39)
       const only = action.results.length === 1 && done.length === 1 ? done[0].command : null;
-      const followed = only && 'ref' in only ? only.ref : null;
-      const bucket: FrontierTab | null = only?.op === 'block' ? 'blocked' : only?.op === 'freeze' ? 'frozen' : null;
+      const leaves = only !== null && BUCKET_MOVES.has(only.op) && 'ref' in only ? only.ref : null;
+      const followed = only && 'ref' in only && !leaves ? only.ref : null;
       let next = triage(state, {
         run: null,
         undo: popped,
         marked: refused.length === 0 ? [] : state.triage.marked,
         arriving: created ?? followed ?? state.triage.arriving,
-        arrivingTab: created ? createdTab(state, done) : followed ? bucket : state.triage.arrivingTab,
+        arrivingTab: created ? createdTab(state, done) : followed ? null : state.triage.arrivingTab,
       });
+      if (leaves) next = stepPast(next, leaves);
       // the stream may have shown the change before the daemon's answers came back: select it now, not at the next
       // frontier change
       if (next.triage.arriving) next = selectArrived(next, helpers);
@@ -798,6 +801,20 @@ export function reduceTriageAction(state: State, action: Action, helpers: Triage
     default:
       return null;
   }
+}
+
+const BUCKET_MOVES = new Set<TriageCommand['op']>(['block', 'unblock', 'freeze', 'unfreeze']);
+
+// The cursor of the tab shown moves off `ref` to the row after it (the one before when it was the last).
+function stepPast(state: State, ref: string): State {
+  const tab = state.tab;
+  const at = indexOfKey(state, tab, ref);
+  if (at < 0 || state.cursors[tab].key !== ref) return state;
+  const n = rowCount(state, tab);
+  const index = at + 1 < n ? at + 1 : at - 1;
+  if (index < 0) return state;
+  // selected by key: when the frontier drops the item, the row after it is found one place up
+  return { ...state, cursors: { ...state.cursors, [tab]: { key: keyAt(state, tab, index), index } } };
 }
 
 // Where a created item will live: an item created waiting on an open item (one the frontier shows) is blocked;
