@@ -74,7 +74,14 @@ export class App {
       // press, release and wheel (1000), SGR coordinates (1006); no motion reports
       program.setMouse({ vt200Mouse: true, sgrMouse: true }, true);
     }
-    this.store.subscribe(() => this.schedule());
+    this.store.subscribe(() => {
+      const s = this.store.state;
+      if (s.quitting === 'now' || (s.quitting === 'after-run' && s.triage.run === null)) {
+        if (!this.destroyed) this.options.onQuit();
+        return;
+      }
+      this.schedule();
+    });
   }
 
   start(): Promise<void> {
@@ -98,11 +105,23 @@ export class App {
     const name = keyName(ch, key);
     if (!name) return;
     const state = this.store.state;
+    if (name === 'escape' && state.dialog?.kind === 'triage-confirm' && state.dialog.quit) {
+      // the quit question: n keeps the claims and quits, esc stays
+      this.store.dispatch({ type: 'quit_stay' });
+      this.renderNow();
+      return;
+    }
     const scope = activeScope(state);
     const binding = resolveKey(name, scope, this.keymap);
     if (binding) {
-      if (binding.action === 'force_quit' || binding.action === 'quit') {
+      if (binding.action === 'force_quit') {
         this.options.onQuit();
+        return;
+      }
+      if (binding.action === 'quit') {
+        // claims this TUI holds: keep or release them first (issue 39)
+        this.store.dispatch({ type: 'quit_ask' });
+        this.renderNow();
         return;
       }
       if (binding.action === 'copy_ref') this.copyRef(state);

@@ -186,7 +186,9 @@ export async function runTui(argv: string[], options: { exitMessage?: boolean } 
           prefetch: early,
           token: connection.token,
           openStream: openEventStream,
-          harness: process.env.SVC_HARNESS || 'cli',
+          // a claim made here shows as the person's (the token's actor), its session named tui
+          harness: process.env.SVC_HARNESS || 'tui',
+          heartbeatMs: Number(process.env.SVC_TUI_HEARTBEAT_MS) || undefined,
           model: process.env.SVC_MODEL || 'unknown',
           dispatchCommand: process.env.SVC_DISPATCH_COMMAND || null,
           demoBacklogPath: findDemoBacklog(),

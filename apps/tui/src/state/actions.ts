@@ -50,6 +50,7 @@ export type Action =
   | { type: 'actor'; name: string; admin?: boolean }
   | { type: 'own_session'; id: number }
   | { type: 'quit_ask' }
+  | { type: 'quit_stay' }
   | { type: 'projects_loaded'; projects: ProjectWire[] }
   | { type: 'frontier_loaded'; project: string; frontier: FrontierResultWire }
   // the same answer reached by a delta from the one shown (FrontierMirror): lists and cursors follow without a scan

@@ -372,7 +372,8 @@ function reduceKey(state: State, action: Action & { type: 'key' }): State {
       const d = state.dialog;
       if (d?.kind === 'triage-confirm') {
         const yes = action.action === 'dialog_yes' || (action.action === 'dialog_activate' && d.focus === 'yes');
-        if (d.quit) return yes ? { ...startRun(state, d.commands), quitting: 'after-run' } : { ...state, quitting: 'now' };
+        if (d.quit)
+          return yes ? { ...startRun(state, d.commands), quitting: 'after-run' } : { ...state, quitting: 'now' };
         return yes ? startRun(state, d.commands, d.undo) : { ...state, dialog: null };
       }
       if (!d || (d.kind !== 'charge' && d.kind !== 'confirm-deny' && d.kind !== 'confirm-approve')) return state;
@@ -595,6 +596,8 @@ function reduceAny(state: State, action: Action): State {
       return state.session === action.id ? state : { ...state, session: action.id };
     case 'quit_ask':
       return askQuit(state);
+    case 'quit_stay':
+      return { ...state, dialog: null, quitting: null };
     case 'actor':
       return { ...state, actor: action.name, actorAdmin: action.admin ?? false };
     case 'projects_loaded': {
@@ -740,4 +743,3 @@ function askQuit(state: State): State {
     },
   };
 }
-

@@ -127,10 +127,10 @@ export function shortReason(item: FrontierItemWire): string {
   return (own ?? reasons[0] ?? '').replace(/\s+/g, ' ').trim();
 }
 
-// As the command line shows a holder (svc frontier's "claimed by"): the session, then its harness.
+// The holder: the person (the session's account), then the session; a session without one by number and harness.
 export function claimLabel(claim: ClaimHolder | null): string {
   if (!claim) return '';
-  return `#${claim.session_id} ${claim.harness}`;
+  return claim.actor ? `${claim.actor} #${claim.session_id}` : `#${claim.session_id} ${claim.harness}`;
 }
 
 function cell(
