@@ -95,6 +95,7 @@ export const KEY_ACTIONS = [
   'freeze_toggle',
   'claim_release',
   'undo',
+  'redo',
   'dependency_add',
   'mark_toggle',
   'mark_range',
@@ -409,6 +410,13 @@ export const KEYMAP: readonly KeyBinding[] = [
     help: 'undo the last change made in this TUI (shows the inverse write first)',
     scope: 'frontier',
     hint: 'undo',
+    writes: true,
+  },
+  {
+    action: 'redo',
+    keys: ['C-r'],
+    help: 'redo: make the change undone last again (shows it first)',
+    scope: 'frontier',
     writes: true,
   },
   {

@@ -374,7 +374,7 @@ function reduceKey(state: State, action: Action & { type: 'key' }): State {
         const yes = action.action === 'dialog_yes' || (action.action === 'dialog_activate' && d.focus === 'yes');
         if (d.quit)
           return yes ? { ...startRun(state, d.commands), quitting: 'after-run' } : { ...state, quitting: 'now' };
-        return yes ? startRun(state, d.commands, d.undo) : { ...state, dialog: null };
+        return yes ? startRun(state, d.commands, d.undo, d.redo) : { ...state, dialog: null };
       }
       if (!d || (d.kind !== 'charge' && d.kind !== 'confirm-deny' && d.kind !== 'confirm-approve')) return state;
       const yes = action.action === 'dialog_yes' || (action.action === 'dialog_activate' && d.focus === 'yes');

@@ -182,6 +182,7 @@ export type TriageDialog =
       focus: 'no' | 'yes';
       // an undo: its inverse is not pushed again
       undo: boolean;
+      redo?: boolean;
       // the quit question: yes releases and quits, no keeps the claims and quits, esc stays
       quit?: boolean;
     }
@@ -192,6 +193,8 @@ export interface TriageRun {
   id: number;
   commands: TriageCommand[];
   undo: boolean;
+  // C-r: a redo of an undone change (its inverse goes back on the undo stack)
+  redo?: boolean;
 }
 
 // One command's outcome, as the effects report it.
@@ -219,6 +222,8 @@ export interface TriageState {
   runs: number;
   // inverse batches of the writes made in this TUI, newest last
   undo: TriageCommand[][];
+  // what an undo reversed, the newest last: C-r does it again; a new change empties it
+  redo: TriageCommand[][];
   // a created item, or the one item a run changed: selected when the frontier shows it (in arrivingTab, when the
   // change decides the bucket), so the selection follows it into another tab
   arriving: string | null;
@@ -393,6 +398,7 @@ export function initialState(
       run: null,
       runs: 0,
       undo: [],
+      redo: [],
       arriving: null,
       arrivingTab: null,
       back: [],

@@ -381,6 +381,38 @@ describe('triage', () => {
     expect(reduce(ok, key('undo')).status?.text).toMatch(/nothing to undo/);
   });
 
+  it('should redo an undone change with C-r, push it back on the undo stack, and forget redo after a new change', () => {
+    const finish = (state: State, command: TriageCommand, inverse: TriageCommand) =>
+      reduce(state, {
+        type: 'triage_done',
+        id: state.triage.run!.id,
+        results: [{ command, ok: true, message: 'ok', inverse }],
+      });
+    const high: TriageCommand = { op: 'priority', ref: 'ATL-1', to: 'high' };
+    const medium: TriageCommand = { op: 'priority', ref: 'ATL-1', to: 'medium' };
+    expect(reduce(loaded(), key('redo')).status?.text).toMatch(/nothing to redo/);
+    let s = finish(reduce(loaded(), key('priority_up')), high, medium);
+    s = finish(run(s, key('undo'), key('dialog_yes')), medium, high);
+    expect(s.triage.undo).toEqual([]);
+    expect(s.triage.redo).toEqual([[high]]);
+    s = reduce(s, key('redo'));
+    expect(s.dialog).toMatchObject({ kind: 'triage-confirm', title: ' Redo ', redo: true, focus: 'no' });
+    expect((s.dialog as { lines: string[] }).lines.join('\n')).toContain('set the priority of ATL-1 to high');
+    s = reduce(s, key('dialog_yes'));
+    expect(s.triage.run).toMatchObject({ redo: true, commands: [high] });
+    s = finish(s, high, medium);
+    expect(s.status?.text).toMatch(/^redone: /);
+    expect(s.triage.redo).toEqual([]);
+    expect(s.triage.undo).toEqual([[medium]]);
+    // undo again, then a new change: the redo is forgotten
+    s = finish(run(s, key('undo'), key('dialog_yes')), medium, high);
+    expect(s.triage.redo).toHaveLength(1);
+    s = finish(reduce(s, key('priority_down')), { op: 'priority', ref: 'ATL-1', to: 'low' }, medium);
+    expect(s.triage.redo).toEqual([]);
+    // C-r is the key, beside z in the help
+    expect(helpRows('frontier').some((r) => r.keys.includes('C-r') && /redo/.test(r.help))).toBe(true);
+  });
+
   it('should add a dependency from a fuzzy pick with the spec defaults', () => {
     let s = reduce(loaded(), key('dependency_add'));
     expect(s.dialog).toMatchObject({ kind: 'picker', purpose: 'dependency', options: null });

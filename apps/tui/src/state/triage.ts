@@ -131,16 +131,23 @@ function picker(
   return { ...state, dialog: { kind: 'picker', purpose, refs, title, options, filter: '', index: 0, ...extra } };
 }
 
-function confirm(state: State, title: string, lines: string[], commands: TriageCommand[], undo = false): State {
-  return { ...state, dialog: { kind: 'triage-confirm', title, lines, commands, focus: 'no', undo } };
+function confirm(
+  state: State,
+  title: string,
+  lines: string[],
+  commands: TriageCommand[],
+  undo = false,
+  redo = false,
+): State {
+  return { ...state, dialog: { kind: 'triage-confirm', title, lines, commands, focus: 'no', undo, redo } };
 }
 
 // Starts a run: the effects see a new run id and send the commands.
-export function startRun(state: State, commands: TriageCommand[], undo = false): State {
+export function startRun(state: State, commands: TriageCommand[], undo = false, redo = false): State {
   if (commands.length === 0) return { ...state, dialog: null };
   const id = state.triage.runs + 1;
   return {
-    ...triage(state, { run: { id, commands, undo }, runs: id }),
+    ...triage(state, { run: { id, commands, undo, ...(redo ? { redo } : {}) }, runs: id }),
     dialog: null,
     status: {
       text: `${describeCommand(commands[0]).text}${commands.length > 1 ? ` (+${commands.length - 1})` : ''}…`,
@@ -352,6 +359,22 @@ export function reduceTriageKey(state: State, action: KeyAction, helpers: Triage
           ...last.slice(0, 3).map((c) => `  (${describeCommand(c).cli})`),
         ],
         last,
+        true,
+      );
+    }
+    case 'redo': {
+      const last = state.triage.redo[state.triage.redo.length - 1];
+      if (!last) return status(state, 'nothing to redo (z undoes a change; C-r makes it again)', 'info');
+      return confirm(
+        state,
+        ' Redo ',
+        [
+          'The change undone last is made again:',
+          ...last.map((c) => `  ${describeCommand(c).text}`),
+          ...last.slice(0, 3).map((c) => `  (${describeCommand(c).cli})`),
+        ],
+        last,
+        false,
         true,
       );
     }
@@ -759,6 +782,12 @@ export function reduceTriageAction(state: State, action: Action, helpers: Triage
         run.undo || inverses.length === 0 ? state.triage.undo : [...state.triage.undo, inverses].slice(-UNDO_DEPTH);
       // an undo that went through leaves the stack; one refused stays, to try again once the gate passes
       const popped = run.undo && refused.length === 0 ? undo.slice(0, -1) : undo;
+      // an undo done goes on the redo stack (its inverses make the change again); a redo done leaves it; any other
+      // change empties it, as in every editor
+      let redo = state.triage.redo;
+      if (run.undo && refused.length === 0 && inverses.length > 0) redo = [...redo, inverses].slice(-UNDO_DEPTH);
+      else if (run.redo && refused.length === 0) redo = redo.slice(0, -1);
+      else if (!run.undo && !run.redo && done.length > 0) redo = [];
       const created = done.find((r) => r.created)?.created ?? null;
       // one item changed: the selection follows it (a priority or stage change re-sorts it); block, unblock,
       // freeze and unfreeze move it out of the tab shown: the cursor stays in the tab, on the row after it, so
@@ -769,6 +798,7 @@ export function reduceTriageAction(state: State, action: Action, helpers: Triage
       let next = triage(state, {
         run: null,
         undo: popped,
+        redo,
         marked: refused.length === 0 ? [] : state.triage.marked,
         arriving: created ?? followed ?? state.triage.arriving,
         arrivingTab: created ? createdTab(state, done) : followed ? null : state.triage.arrivingTab,
@@ -782,7 +812,7 @@ export function reduceTriageAction(state: State, action: Action, helpers: Triage
           done.length === 1
             ? done[0].message
             : `${done.length} changes made (${done.map((r) => r.message).join('; ')})`;
-        return status(next, run.undo ? `undone: ${text}` : text, 'ok');
+        return status(next, run.undo ? `undone: ${text}` : run.redo ? `redone: ${text}` : text, 'ok');
       }
       // refusals in words: one alone, with its detail; several, as a summary of what was refused and why
       const lines: string[] = [];
