@@ -112,6 +112,13 @@ export class App {
       return;
     }
     const scope = activeScope(state);
+    // tui.json's commands with a key of their own (config.ts refuses one a binding has)
+    const own = scope === 'frontier' ? state.userCommands.find((c) => c.key === name) : undefined;
+    if (own) {
+      this.store.dispatch({ type: 'user_command', name: own.name });
+      this.renderNow();
+      return;
+    }
     const binding = resolveKey(name, scope, this.keymap);
     if (binding) {
       if (binding.action === 'force_quit') {
@@ -125,7 +132,10 @@ export class App {
         return;
       }
       if (binding.action === 'copy_ref') this.copyRef(state);
-      this.store.dispatch({ type: 'key', action: binding.action });
+      // M-1 … M-9: the named view at that place in tui.json
+      if (binding.action === 'view_number')
+        this.store.dispatch({ type: 'view_apply', index: Number(name.slice(-1)) - 1 });
+      else this.store.dispatch({ type: 'key', action: binding.action });
     } else if (
       (scope === 'filter' || scope === 'help' || scope === 'code' || scope === 'picker' || scope === 'input') &&
       ch &&

@@ -178,6 +178,8 @@ export async function runTui(argv: string[], options: { exitMessage?: boolean } 
         state: {
           ...initialState({ readOnly: args.readOnly, url: connection.url, project: args.project }),
           tab: config.defaultTab,
+          views: config.views,
+          userCommands: config.commands,
         },
         mouse: config.mouse,
         bracketedPaste: true,
@@ -189,6 +191,7 @@ export async function runTui(argv: string[], options: { exitMessage?: boolean } 
           // a claim made here shows as the person's (the token's actor), its session named tui
           harness: process.env.SVC_HARNESS || 'tui',
           heartbeatMs: Number(process.env.SVC_TUI_HEARTBEAT_MS) || undefined,
+          ...(config.opener ? { opener: config.opener } : {}),
           model: process.env.SVC_MODEL || 'unknown',
           dispatchCommand: process.env.SVC_DISPATCH_COMMAND || null,
           demoBacklogPath: findDemoBacklog(),

@@ -30,6 +30,8 @@ export interface EffectsConfig {
   editFile?: (path: string) => Promise<number>;
   // how often the TUI's session heartbeats while it holds claims (default 5 minutes; SVC_TUI_HEARTBEAT_MS)
   heartbeatMs?: number;
+  // the program `o` hands a URL to (tui.json "opener"; default open on macOS, xdg-open elsewhere)
+  opener?: string;
 }
 
 export interface Prefetch {

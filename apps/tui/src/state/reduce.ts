@@ -20,6 +20,7 @@ import { selectedEdge } from './edge-select';
 import { refreshTree } from './tree';
 import { editLine, HistoryWalk, LineEdit, lineAt, LineState, walkHistory } from './line-editor';
 import { activePrompt } from './prompt';
+import { applyView, openLink, userCommand, userHelp } from './user-views';
 import { eventsArrived, HistoryHelpers, reduceHistoryAction, reduceHistoryKey } from './history';
 import {
   activeScope,
@@ -150,7 +151,7 @@ function moveBy(state: State, delta: number): State {
 function scrollHelp(state: State, delta: number): State {
   const d = state.dialog;
   if (d?.kind !== 'help') return state;
-  const max = helpSections(activeScope({ ...state, dialog: null }), d.filter).reduce(
+  const max = helpSections(activeScope({ ...state, dialog: null }), d.filter, undefined, userHelp(state)).reduce(
     (n, s) => n + s.rows.length + 2,
     0,
   );
@@ -285,6 +286,8 @@ function reduceKey(state: State, action: Action & { type: 'key' }): State {
     }
     case 'help':
       return { ...state, dialog: { kind: 'help', filter: '' } };
+    case 'open_link':
+      return openLink(state);
     case 'help_close':
       return { ...state, dialog: null };
     case 'project_switch':
@@ -596,6 +599,10 @@ function reduceAny(state: State, action: Action): State {
       return state.session === action.id ? state : { ...state, session: action.id };
     case 'quit_ask':
       return askQuit(state);
+    case 'view_apply':
+      return applyView(state, action, TRIAGE_HELPERS);
+    case 'user_command':
+      return userCommand(state, action.name);
     case 'quit_stay':
       return { ...state, dialog: null, quitting: null };
     case 'actor':

@@ -253,6 +253,33 @@ export interface Detail {
 
 export type StatusTone = 'info' | 'ok' | 'warn' | 'error';
 
+// tui.json's named views and commands (issue 39; config.ts reads them)
+export interface NamedView {
+  name: string;
+  filter?: string;
+  sort?: SortKey;
+  desc?: boolean;
+  tab?: Tab;
+}
+
+export interface UserCommand {
+  name: string;
+  key?: string;
+  // a shell command ({ref} {title} {url} filled in, shell-quoted); its output is shown in a dialog
+  run?: string;
+  // a URL ({ref} {title} URL-encoded, {url} as is) handed to the opener
+  open?: string;
+  help?: string;
+}
+
+// `o` or a custom command on an item: the effects read the item, fill in the placeholders and run or open it.
+export interface ExternalRequest {
+  id: number;
+  ref: string;
+  // null: `o`, the item's own link
+  command: string | null;
+}
+
 export interface StatusLine {
   text: string;
   tone: StatusTone;
@@ -332,6 +359,9 @@ export interface State {
   line: PromptLine;
   // the `/` filters kept with enter, oldest first (↑/↓ while filtering)
   filterHistory: string[];
+  views: NamedView[];
+  userCommands: UserCommand[];
+  external: ExternalRequest | null;
 }
 
 export interface PromptLine {
@@ -349,6 +379,9 @@ export function initialState(
   return {
     line: { owner: null, cursor: null, kill: '', walk: { at: null, draft: '' } },
     filterHistory: [],
+    views: [],
+    userCommands: [],
+    external: null,
     readOnly: options.readOnly ?? false,
     url: options.url ?? '',
     actor: null,

@@ -15,6 +15,7 @@ import { KEYMAP } from '../keys/keymap';
 import { reduceEdgeKey } from './edge-select';
 import { sortHelp, SORT_KEYS, SortKey, sortKeyOf } from './list-query';
 import { treeOptions } from './tree';
+import { applyView, userCommand } from './user-views';
 import type { FrontierItemWire } from '../wire';
 
 // The triage actions of issue 25 as a pure state machine: each key opens a dialog state (picker, input,
@@ -610,12 +611,14 @@ export function blockerOptions(state: State, self: string | null, none = true): 
 }
 
 // ---- the : palette
-const PALETTE_VERBS = ['item', 'project', 'sort', 'filter'];
+const PALETTE_VERBS = ['item', 'project', 'sort', 'filter', 'view', 'run'];
 const PALETTE_HELP: Record<string, string> = {
   item: 'jump to an item',
   project: 'switch project',
   sort: '<column> [asc|desc]',
   filter: 'pri:high status:planned @me words',
+  view: "<name>: one of tui.json's views",
+  run: "<name>: one of tui.json's commands, on the selected item",
 };
 
 export function paletteOptions(state: State, text: string): PickerOption[] {
@@ -638,6 +641,26 @@ export function paletteOptions(state: State, text: string): PickerOption[] {
       label: `sort ${k}${suffix}`,
       note: `${sortHelp(k)}${(state.sort ?? 'rank') === k ? ' · current' : ''}`,
     }));
+  }
+  if (verb === 'view') {
+    return state.views
+      .filter((v) => v.name.startsWith(arg))
+      .map((v, i) => ({
+        value: `view ${v.name}`,
+        label: `view ${v.name}`,
+        note: [v.tab, v.filter && `/${v.filter}`, v.sort && `sort ${v.sort}${v.desc ? ' desc' : ''}`, `M-${i + 1}`]
+          .filter(Boolean)
+          .join(' · '),
+      }));
+  }
+  if (verb === 'run') {
+    return state.userCommands
+      .filter((c) => c.name.startsWith(arg))
+      .map((c) => ({
+        value: `run ${c.name}`,
+        label: `run ${c.name}`,
+        note: c.help ?? (c.run ? `$ ${c.run}` : `open ${c.open ?? ''}`),
+      }));
   }
   if (verb === 'filter') {
     return [
@@ -689,7 +712,7 @@ function runPalette(state: State, typed: string, top: PickerOption | undefined, 
   const history = text ? [...state.triage.history.filter((h) => h !== text), text].slice(-50) : state.triage.history;
   const closed = triage({ ...state, dialog: null }, { history });
   // a whole command as typed runs as typed; a partial one takes the top completion
-  const whole = /^(item|project|filter|sort)\s+\S/.test(text) || /^[A-Za-z][A-Za-z0-9]*-\d+$/.test(text);
+  const whole = /^(item|project|filter|sort|view|run)\s+\S/.test(text) || /^[A-Za-z][A-Za-z0-9]*-\d+$/.test(text);
   const line = whole ? text : (top?.value ?? text);
   const [verb, ...rest] = line.trim().split(/\s+/);
   if (verb === 'sort') {
@@ -704,6 +727,8 @@ function runPalette(state: State, typed: string, top: PickerOption | undefined, 
     const filtered = helpers.settle({ ...closed, filter, filtering: false });
     return status(filtered, filter ? `filter: ${filter} · esc clears it` : 'filter cleared', 'info');
   }
+  if (verb === 'view') return applyView(closed, { type: 'view_apply', name: rest[0] ?? '' }, helpers);
+  if (verb === 'run') return userCommand(closed, rest[0] ?? '');
   if (verb === 'project') {
     const id = rest[0] ?? '';
     if (!state.projects?.some((p) => p.id === id)) return status(closed, `no project "${id}"`, 'warn');

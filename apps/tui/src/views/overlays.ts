@@ -1,3 +1,4 @@
+import { userHelp } from '../state/user-views';
 import { helpSections, keyLabel } from '../keys/keymap';
 import { activeScope, formatAge, pickerProjects } from '../state/selectors';
 import { Dialog, State } from '../state/state';
@@ -164,7 +165,7 @@ export function helpOverlay(
 ): OverlayContent {
   const w = Math.min(90, width - 2);
   const scope = activeScopeBelowHelp(state);
-  const sections = helpSections(scope, d.filter, theme.keymap);
+  const sections = helpSections(scope, d.filter, theme.keymap, userHelp(state));
   const keyWidth = 18;
   const body: string[] = [];
   for (const section of sections) {
