@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { isHttpError, SvcHttpError } from '@app/client';
+import { isHttpError, SvcConnectionError, SvcHttpError } from '@app/client';
 
 import { storedBodyOf } from '@app/contracts/backlog';
 import type { GateBlockerWire, WorkflowStage } from '@app/contracts/backlog';
@@ -284,6 +284,9 @@ export class TriageCommands {
       }
       return { command, ok: false, message: `${err.code}: ${err.body.message}`, detail };
     }
+    // nobody answered: not a refusal (the daemon never saw the write)
+    if (err instanceof SvcConnectionError)
+      return { command, ok: false, message: describe(err), detail, unreachable: true };
     return { command, ok: false, message: describe(err), detail };
   }
 }

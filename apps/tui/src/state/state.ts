@@ -209,6 +209,8 @@ export interface TriageResult {
   inverse?: TriageCommand | null;
   // a created item's ref
   created?: string;
+  // the daemon could not be reached: the write was not made, and nothing refused it
+  unreachable?: boolean;
 }
 
 export const UNDO_DEPTH = 50;

@@ -849,6 +849,23 @@ export function reduceTriageAction(state: State, action: Action, helpers: Triage
         lines.push(`✗ ${describeCommand(r.command).text}: ${r.message}`);
         for (const l of r.detail ?? []) lines.push(`    ${l}`);
       }
+      // nobody answered: the daemon is unreachable, and nothing was refused (issue 39)
+      if (refused.every((r) => r.unreachable)) {
+        const head = `Not sent: ${refused[0].message}`;
+        const words = lines.map((l) => l.replace(/ refused([ .])/, ' not sent$1'));
+        next = status(
+          next,
+          `not sent: the daemon is unreachable (${refused.length} change${refused.length > 1 ? 's' : ''})`,
+          'error',
+        );
+        const tail = run.undo
+          ? 'The undo stays on the stack (z tries again).'
+          : 'Nothing changed; try again once it is back.';
+        return {
+          ...next,
+          dialog: { kind: 'refusal', title: ' Daemon unreachable ', lines: [head, '', ...words, '', tail] },
+        };
+      }
       if (run.undo) lines.push('', 'The undo was refused; it stays on the stack (z tries again).');
       next = status(next, `refused: ${refused[0].message}`, 'error');
       return { ...next, dialog: { kind: 'refusal', title: run.undo ? ' Undo refused ' : ' Refused ', lines } };

@@ -233,7 +233,8 @@ export function renderFrontierRows(
     const rank = bucketIndexAt(state, tab, i) + 1;
     if (i === selected) {
       const text = cols.map((c) => plainCell(c, item, rank, state, eligible)).join(' ');
-      lines.push(inverse(`›${text}`));
+      // a marked row under the cursor keeps its + (the inverted row already shows the cursor)
+      lines.push(inverse(`${marked?.has(item.item_id) ? '+' : '›'}${text}`));
     } else {
       const lead = marked?.has(item.item_id) ? paint(theme, '+', 'yellow') : ' ';
       lines.push(`${lead}${cols.map((c) => cell(c, item, rank, state, eligible, theme)).join(' ')}`);
