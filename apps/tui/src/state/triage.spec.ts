@@ -461,4 +461,34 @@ describe('triage', () => {
       )[0].value,
     ).toBe('a');
   });
+
+  it("should name in undo's hint the command that makes the same edge again", () => {
+    let s = loaded();
+    s = reduce(s, {
+      type: 'triage_start',
+      commands: [{ op: 'dep-remove', dependent: 'ATL-2', blocker: 'ATL-1', gate_point: 'merge' }],
+    });
+    s = reduce(s, {
+      type: 'triage_done',
+      id: s.triage.run!.id,
+      results: [
+        {
+          command: { op: 'dep-remove', dependent: 'ATL-2', blocker: 'ATL-1', gate_point: 'merge' },
+          ok: true,
+          message: 'removed',
+          inverse: {
+            op: 'dep-add',
+            dependent: 'ATL-2',
+            blocker: 'ATL-1',
+            gate_point: 'merge',
+            satisfaction: 'fact:merged',
+          },
+        },
+      ],
+    });
+    s = reduce(s, key('undo'));
+    expect((s.dialog as { lines: string[] }).lines.join('\n')).toContain(
+      'svc items dependency add ATL-2 ATL-1 --gate-point merge --satisfaction fact:merged',
+    );
+  });
 });

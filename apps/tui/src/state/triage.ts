@@ -88,7 +88,8 @@ export function describeCommand(c: TriageCommand): { text: string; cli: string }
     case 'dep-add':
       return {
         text: `${c.dependent} waits on ${c.blocker} (${c.gate_point}, ${c.satisfaction})`,
-        cli: `svc items dependency add ${c.dependent} ${c.blocker}`,
+        // the same edge the undo makes: its gate point and satisfaction, not the defaults (issue 39)
+        cli: `svc items dependency add ${c.dependent} ${c.blocker} --gate-point ${c.gate_point} --satisfaction ${c.satisfaction}`,
       };
     case 'dep-remove':
       return {
