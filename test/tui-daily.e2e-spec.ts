@@ -15,6 +15,8 @@ import {
   waitFor,
 } from '@app/testing';
 
+import { http } from '@app/testing/machine-auth';
+
 import { TmuxSession, tmuxAvailable } from '../apps/tui/src/testing/tmux';
 
 // Issue 39 under a real tmux (TERM=tmux-256color) at 80x24 and 120x36 against a real daemon: rows with adjacent
@@ -75,7 +77,13 @@ describe.each([
       width,
       height,
       command: [process.execPath, SVC_BIN, 'tui', '--project', 'atlas'],
-      env: { ...env, TERM: 'tmux-256color', XDG_CONFIG_HOME: dir, SVC_HARNESS: 'e2e-daily' },
+      env: {
+        ...env,
+        TERM: 'tmux-256color',
+        XDG_CONFIG_HOME: dir,
+        SVC_DISPATCH_COMMAND: 'true',
+        SVC_TUI_HEARTBEAT_MS: '1500',
+      },
     });
     tui.start();
     await tui.waitFor('● live');
@@ -133,5 +141,47 @@ describe.each([
     expect(rowOf(screen, refs[0])).toBe('');
     tui.keys('Escape');
     await tui.waitFor((s) => rowOf(s, refs[0]).length > 0);
+  });
+
+  it("should hold a TUI claim by the person's name, renew it while open, and release it on q after asking", async () => {
+    interface Claim {
+      item_id: string;
+      session_id: number;
+      harness: string;
+      actor: string | null;
+      expires_at: string;
+    }
+    const claims = async () =>
+      (await http<{ claims: Claim[] }>(daemon.url, 'GET', '/v1/charge/claims?project=atlas', { token: daemon.token! }))
+        .body.claims;
+    tui.keys('c');
+    await tui.waitFor('>[ No ]<');
+    tui.keys('y');
+    await tui.waitFor('charge: dispatched');
+    const [claim] = await waitFor(async () => {
+      const list = await claims();
+      return list.length > 0 && list;
+    });
+    expect(claim).toMatchObject({ harness: 'tui' });
+    tui.keys('Escape');
+    // the heartbeat renews the lease while the TUI is open
+    await waitFor(async () => (await claims())[0]?.expires_at !== claim.expires_at, {
+      timeout: 20_000,
+      what: 'the heartbeat to renew the claim',
+    });
+    tui.keys(':');
+    await tui.waitFor('┌');
+    tui.type(claim.item_id);
+    tui.keys('Enter');
+    await tui.waitFor(() => tui.selectedLine().includes(`${claim.item_id} `));
+    tui.keys('Enter');
+    await tui.waitFor(new RegExp(`claimed by ${claim.actor} #${claim.session_id}`));
+    tui.keys('Escape');
+    tui.keys('q');
+    const asked = await tui.waitFor(`You hold a claim: ${claim.item_id}.`);
+    expect(asked).toContain('lapse');
+    tui.keys('y');
+    await tui.waitFor('[exited 0]');
+    expect(await claims()).toEqual([]);
   });
 });
