@@ -19,8 +19,11 @@ describe(PasteReader.name, () => {
 
   it('should take a chunk with a line break inside it as a paste, a typed enter as a key', () => {
     const r = new PasteReader();
-    expect(r.feed('abc\ndef')).toEqual([{ kind: 'paste', text: 'abc\ndef' }]);
+    expect(r.feed('abcd\nefgh')).toEqual([{ kind: 'paste', text: 'abcd\nefgh' }]);
     expect(r.feed('x\r')).toEqual([{ kind: 'keys', text: 'x\r' }]);
+    // keys sent in one read: short, or with an escape (enter, then esc or an arrow)
+    expect(r.feed('🎉\r\x1b')).toEqual([{ kind: 'keys', text: '🎉\r\x1b' }]);
+    expect(r.feed('ATL-42\r:')).toEqual([{ kind: 'keys', text: 'ATL-42\r:' }]);
     expect(r.feed('\r')).toEqual([{ kind: 'keys', text: '\r' }]);
     expect(r.feed('\x1b[A')).toEqual([{ kind: 'keys', text: '\x1b[A' }]);
   });

@@ -11,9 +11,11 @@ const END = '\x1b[201~';
 
 export type InputPart = { kind: 'keys'; text: string } | { kind: 'paste'; text: string };
 
-// A line break with more text after it, or two breaks: more than a typed enter.
+// Without the markers: a write of 8 or more characters, no escape sequence in it, with a line break followed by
+// three characters of text. Keys typed fast (or sent by a slow terminal in one read) are shorter or carry escapes (enter, then an arrow).
 // eslint-disable-next-line no-control-regex
-const PASTED = /^[^\x1b]*(?:[\r\n][^\r\n]|[\r\n][\r\n])/;
+const LINE_THEN_TEXT = /[\r\n][^\x00-\x1f\x7f]{3}/;
+const pasted = (keys: string) => keys.length >= 8 && !keys.includes('\x1b') && LINE_THEN_TEXT.test(keys);
 
 export class PasteReader {
   private buffer: string | null = null;
@@ -25,7 +27,7 @@ export class PasteReader {
       if (this.buffer === null) {
         const at = rest.indexOf(START);
         const keys = at < 0 ? rest : rest.slice(0, at);
-        if (keys) out.push(PASTED.test(keys) ? { kind: 'paste', text: keys } : { kind: 'keys', text: keys });
+        if (keys) out.push(pasted(keys) ? { kind: 'paste', text: keys } : { kind: 'keys', text: keys });
         if (at < 0) break;
         this.buffer = '';
         rest = rest.slice(at + START.length);
