@@ -101,17 +101,20 @@ describe.each([
     // the new items are at the bottom of the frontier order: filter them in
     tui.keys('/');
     tui.type('🎉');
+    await tui.waitFor('/🎉');
     tui.keys('Enter');
-    let screen = await tui.waitFor((s) => rowOf(s, refs[1]).length > 0);
+    let screen = await tui.waitFor((s) => rowOf(s, refs[1]).length > 0 && !s.includes('enter keeps'));
     // an age is a number and a unit (`0s`, `12s`, `1m`); a cut one is a bare number at the row's end
     expect(rowOf(screen, refs[1]).trimEnd()).toMatch(/\d+[smhd]$/);
     tui.keys('Escape');
+    await tui.waitFor((s) => rowOf(s, refs[0]).length > 0);
     for (const ref of [refs[0], refs[2]]) {
       tui.keys(':');
       await tui.waitFor('┌');
       tui.type(ref);
       tui.keys('Enter');
-      screen = await tui.waitFor(() => tui.selectedLine().includes(`${ref} `));
+      // the palette closed and the row drawn
+      screen = await tui.waitFor((s) => !s.includes('┌') && tui.selectedLine().includes(`${ref} `));
       const row = tui.selectedLine().trimEnd();
       expect(row).toMatch(/\d+[smhdw](\s+.*)?$/);
       expect(row).not.toMatch(/\s\d+$/);
@@ -128,7 +131,7 @@ describe.each([
     await tui.waitFor('┌');
     tui.type(refs[0]);
     tui.keys('Enter');
-    await tui.waitFor(() => tui.selectedLine().includes(`${refs[0]} `));
+    await tui.waitFor((s) => !s.includes('┌') && tui.selectedLine().includes(`${refs[0]} `));
     tui.keys('o');
     await waitFor(() => existsSync(opened), { timeout: 15_000, what: 'the opener to run' });
     expect(readFileSync(opened, 'utf8')).toBe('https://github.com/acme/app/issues/12\n');
@@ -173,7 +176,7 @@ describe.each([
     await tui.waitFor('┌');
     tui.type(claim.item_id);
     tui.keys('Enter');
-    await tui.waitFor(() => tui.selectedLine().includes(`${claim.item_id} `));
+    await tui.waitFor((s) => !s.includes('┌') && tui.selectedLine().includes(`${claim.item_id} `));
     tui.keys('Enter');
     await tui.waitFor(new RegExp(`claimed by ${claim.actor} #${claim.session_id}`));
     tui.keys('Escape');
