@@ -7,6 +7,7 @@ import { activeScope, selectedIndex, selectedItem, selectedMachine } from './sta
 import { initialState, State } from './state/state';
 import { Theme } from './views/format';
 import { Layout } from './views/layout';
+import { PASTE_OFF, PASTE_ON, readPastes } from './views/paste';
 
 // One frame: every change within it is drawn by a single render.
 export const FRAME_MS = 16;
@@ -21,6 +22,8 @@ export interface AppOptions {
   onFrame?: (state: State) => void;
   // click a tab, a row or a dialog button; the wheel scrolls (tui.json "mouse": true)
   mouse?: boolean;
+  // ask the terminal for bracketed paste (svc tui does; render tests feed the markers themselves)
+  bracketedPaste?: boolean;
 }
 
 export interface MouseEvent {
@@ -54,6 +57,10 @@ export class App {
     options.screen.on('keypress', (ch: string | undefined, key: blessed.Widgets.Events.IKeyEventArg) =>
       this.onKey(ch, key),
     );
+    readPastes(options.screen.program.input as unknown as Parameters<typeof readPastes>[0], (text) =>
+      this.onPaste(text),
+    );
+    if (options.bracketedPaste) options.screen.program.output.write(PASTE_ON);
     options.screen.on('resize', () => {
       this.mustDraw = true;
       this.renderNow();
@@ -67,7 +74,14 @@ export class App {
       // press, release and wheel (1000), SGR coordinates (1006); no motion reports
       program.setMouse({ vt200Mouse: true, sgrMouse: true }, true);
     }
-    this.store.subscribe(() => this.schedule());
+    this.store.subscribe(() => {
+      const s = this.store.state;
+      if (s.quitting === 'now' || (s.quitting === 'after-run' && s.triage.run === null)) {
+        if (!this.destroyed) this.options.onQuit();
+        return;
+      }
+      this.schedule();
+    });
   }
 
   start(): Promise<void> {
@@ -76,6 +90,7 @@ export class App {
   }
 
   stop(): void {
+    if (this.options.bracketedPaste && !this.destroyed) this.options.screen.program.output.write(PASTE_OFF);
     this.destroyed = true;
     if (this.timer) clearTimeout(this.timer);
     this.effects?.stop();
@@ -90,15 +105,37 @@ export class App {
     const name = keyName(ch, key);
     if (!name) return;
     const state = this.store.state;
+    if (name === 'escape' && state.dialog?.kind === 'triage-confirm' && state.dialog.quit) {
+      // the quit question: n keeps the claims and quits, esc stays
+      this.store.dispatch({ type: 'quit_stay' });
+      this.renderNow();
+      return;
+    }
     const scope = activeScope(state);
+    // tui.json's commands with a key of their own (config.ts refuses one a binding has)
+    const own = scope === 'frontier' ? state.userCommands.find((c) => c.key === name) : undefined;
+    if (own) {
+      this.store.dispatch({ type: 'user_command', name: own.name });
+      this.renderNow();
+      return;
+    }
     const binding = resolveKey(name, scope, this.keymap);
     if (binding) {
-      if (binding.action === 'force_quit' || binding.action === 'quit') {
+      if (binding.action === 'force_quit') {
         this.options.onQuit();
         return;
       }
+      if (binding.action === 'quit') {
+        // claims this TUI holds: keep or release them first (issue 39)
+        this.store.dispatch({ type: 'quit_ask' });
+        this.renderNow();
+        return;
+      }
       if (binding.action === 'copy_ref') this.copyRef(state);
-      this.store.dispatch({ type: 'key', action: binding.action });
+      // M-1 … M-9: the named view at that place in tui.json
+      if (binding.action === 'view_number')
+        this.store.dispatch({ type: 'view_apply', index: Number(name.slice(-1)) - 1 });
+      else this.store.dispatch({ type: 'key', action: binding.action });
     } else if (
       (scope === 'filter' || scope === 'help' || scope === 'code' || scope === 'picker' || scope === 'input') &&
       ch &&
@@ -112,6 +149,18 @@ export class App {
     }
     // a key press draws at once unless a frame was drawn a moment ago; data changes wait for the frame
     if (Date.now() - this.lastRender >= FRAME_MS) this.renderNow();
+  }
+
+  // Public for tests: pasted text goes to the prompt open, whole; with none open it is dropped, never read as keys.
+  onPaste(text: string): void {
+    if (this.destroyed) return;
+    const scope = activeScope(this.store.state);
+    if (scope === 'filter' || scope === 'help' || scope === 'code' || scope === 'picker' || scope === 'input') {
+      this.store.dispatch({ type: 'input', ch: text });
+    } else {
+      this.store.dispatch({ type: 'status', text: 'paste ignored: no prompt is open', tone: 'warn' });
+    }
+    this.renderNow();
   }
 
   // Public for tests: the same path a mouse event from the terminal takes.

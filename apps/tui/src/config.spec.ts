@@ -22,7 +22,13 @@ describe('tui.json', () => {
       JSON.stringify({ theme: 'light', defaultTab: 'blocked', columns: ['ref', 'title', 'priority'], mouse: true }),
     );
     expect(loadConfig(path)).toEqual({
-      config: { theme: 'light', defaultTab: 'blocked', columns: ['ref', 'title', 'priority'], mouse: true, keys: {} },
+      config: {
+        ...DEFAULT_CONFIG,
+        theme: 'light',
+        defaultTab: 'blocked',
+        columns: ['ref', 'title', 'priority'],
+        mouse: true,
+      },
       found: true,
     });
     writeFileSync(path, '{ theme: light }');
@@ -43,6 +49,13 @@ describe('tui.json', () => {
     // a clash with another binding of the same screen is refused, naming both
     [{ keys: { refresh: 'q' } }, /keys: clash: key "q" is bound to quit \(global\) and refresh \(global\)/],
     [{ keys: { refresh: 'c' } }, /clash: key "c" is bound to refresh \(global\) and charge_top \(frontier\)/],
+    [{ views: [{ name: 'mine', sort: 'colour' }] }, /views\[0\]\.sort: must be one of rank, priority/],
+    [{ views: [{ name: 'a' }, { name: 'a' }] }, /views\[1\]\.name: "a" is listed twice/],
+    [{ views: [{ name: 'a b' }] }, /views\[0\]\.name: must be a word/],
+    [{ commands: [{ name: 'gh' }] }, /commands\[0\]: needs one of run .* or open/],
+    [{ commands: [{ name: 'gh', run: 'x', open: 'y' }] }, /commands\[0\]: needs one of run/],
+    [{ commands: [{ name: 'gh', run: 'x', key: 'c' }] }, /commands\[0\]\.key: "c" is bound to charge_top/],
+    [{ opener: 3 }, /opener: must be a program/],
   ])('should refuse %j with a clear error', (raw, message) => {
     expect(() => parseConfig(raw)).toThrow(ConfigError);
     expect(() => parseConfig(raw)).toThrow(message);
@@ -66,5 +79,28 @@ describe('tui.json', () => {
     expect(json.keys.refresh).toEqual(['R']);
     expect(json.keys.quit).toEqual(['q']);
     expect(printConfig('/c/svc/tui.json', DEFAULT_CONFIG, false)).toContain('(not found: the defaults)');
+  });
+
+  it('should read named views, custom commands and the opener', () => {
+    const config = parseConfig({
+      views: [{ name: 'urgent', filter: 'pri:high', sort: 'age', desc: true, tab: 'blocked' }, { name: 'all' }],
+      commands: [
+        { name: 'gh', key: 'f6', open: 'https://github.com/acme/app/issues?q={title}', help: 'search GitHub' },
+        { name: 'log', run: 'git log --oneline --grep {ref}' },
+      ],
+      opener: '/usr/local/bin/my-open',
+    });
+    expect(config.views).toEqual([
+      { name: 'urgent', filter: 'pri:high', sort: 'age', desc: true, tab: 'blocked' },
+      { name: 'all' },
+    ]);
+    expect(config.commands).toEqual([
+      { name: 'gh', key: 'f6', open: 'https://github.com/acme/app/issues?q={title}', help: 'search GitHub' },
+      { name: 'log', run: 'git log --oneline --grep {ref}' },
+    ]);
+    expect(config.opener).toBe('/usr/local/bin/my-open');
+    const printed = printConfig('/c/svc/tui.json', config, true);
+    expect(printed).toContain('"urgent"');
+    expect(printed).toContain('/usr/local/bin/my-open');
   });
 });

@@ -12,7 +12,8 @@ import {
   Scope,
   validateKeymap,
 } from './keys/keymap';
-import { Tab, TABS } from './state/state';
+import { SORT_KEYS, SortKey } from './state/list-query';
+import { NamedView, Tab, TABS, UserCommand } from './state/state';
 import { FRONTIER_COLUMN_IDS } from './views/lists';
 import { THEME_NAMES, ThemeName } from './views/theme';
 
@@ -27,6 +28,12 @@ export interface TuiConfig {
   mouse: boolean;
   // action -> keys, for the main screen's bindings
   keys: Partial<Record<KeyAction, string[]>>;
+  // named views (filter + sort + tab): `:view <name>`, M-1…M-9 in the order listed (issue 39)
+  views: NamedView[];
+  // custom commands on the selected item: a shell command whose output is shown, or a URL opened
+  commands: UserCommand[];
+  // the program `o` and `open` commands hand a URL to (default: open on macOS, xdg-open elsewhere)
+  opener: string | null;
 }
 
 export const DEFAULT_CONFIG: TuiConfig = {
@@ -35,6 +42,9 @@ export const DEFAULT_CONFIG: TuiConfig = {
   columns: null,
   mouse: false,
   keys: {},
+  views: [],
+  commands: [],
+  opener: null,
 };
 
 // Keys that can be rebound: the main screen's (dialogs and text inputs keep theirs).
@@ -74,12 +84,17 @@ export function parseConfig(raw: unknown, where = 'tui.json'): TuiConfig {
   };
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) fail('(top)', 'must be a JSON object');
   const o = raw as Record<string, unknown>;
-  const config: TuiConfig = { ...DEFAULT_CONFIG, keys: {} };
+  const config: TuiConfig = { ...DEFAULT_CONFIG, keys: {}, views: [], commands: [] };
+  const known = ['theme', 'defaultTab', 'columns', 'mouse', 'keys', 'views', 'commands', 'opener'];
   for (const field of Object.keys(o)) {
-    if (!['theme', 'defaultTab', 'columns', 'mouse', 'keys', '$schema'].includes(field)) {
-      fail(field, 'unknown setting (known: theme, defaultTab, columns, mouse, keys)');
-    }
+    if (![...known, '$schema'].includes(field)) fail(field, `unknown setting (known: ${known.join(', ')})`);
   }
+  if (o.opener !== undefined) {
+    if (typeof o.opener !== 'string' || !o.opener.trim()) fail('opener', 'must be a program (a path or a name)');
+    config.opener = (o.opener as string).trim();
+  }
+  if (o.views !== undefined) config.views = parseViews(o.views, fail);
+  if (o.commands !== undefined) config.commands = parseCommands(o.commands, fail);
   if (o.theme !== undefined) {
     if (!THEME_NAMES.includes(o.theme as ThemeName)) fail('theme', `must be one of ${THEME_NAMES.join(', ')}`);
     config.theme = o.theme as ThemeName;
@@ -137,6 +152,88 @@ export function parseConfig(raw: unknown, where = 'tui.json'): TuiConfig {
   return config;
 }
 
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$/;
+type Fail = (field: string, message: string) => never;
+
+function objects(raw: unknown, field: string, fail: Fail): Record<string, unknown>[] {
+  if (!Array.isArray(raw)) fail(field, 'must be a list of objects');
+  const list = raw as unknown[];
+  list.forEach((x, i) => {
+    if (x === null || typeof x !== 'object' || Array.isArray(x)) fail(`${field}[${i}]`, 'must be an object');
+  });
+  return list as Record<string, unknown>[];
+}
+
+function nameOf(o: Record<string, unknown>, field: string, seen: Set<string>, fail: Fail): string {
+  if (typeof o.name !== 'string' || !NAME.test(o.name))
+    fail(`${field}.name`, 'must be a word of letters, digits, _ . - (at most 32)');
+  const name = o.name as string;
+  if (seen.has(name)) fail(`${field}.name`, `"${name}" is listed twice`);
+  seen.add(name);
+  return name;
+}
+
+function parseViews(raw: unknown, fail: Fail): NamedView[] {
+  const seen = new Set<string>();
+  return objects(raw, 'views', fail).map((o, i) => {
+    const field = `views[${i}]`;
+    for (const k of Object.keys(o))
+      if (!['name', 'filter', 'sort', 'desc', 'tab'].includes(k))
+        fail(`${field}.${k}`, 'unknown (known: name, filter, sort, desc, tab)');
+    const view: NamedView = { name: nameOf(o, field, seen, fail) };
+    if (o.filter !== undefined) {
+      if (typeof o.filter !== 'string') fail(`${field}.filter`, 'must be a filter text (as typed after /)');
+      view.filter = o.filter as string;
+    }
+    if (o.sort !== undefined) {
+      if (!SORT_KEYS.includes(o.sort as SortKey)) fail(`${field}.sort`, `must be one of ${SORT_KEYS.join(', ')}`);
+      view.sort = o.sort as SortKey;
+    }
+    if (o.desc !== undefined) {
+      if (typeof o.desc !== 'boolean') fail(`${field}.desc`, 'must be true or false');
+      view.desc = o.desc as boolean;
+    }
+    if (o.tab !== undefined) {
+      if (!TABS.includes(o.tab as Tab)) fail(`${field}.tab`, `must be one of ${TABS.join(', ')}`);
+      view.tab = o.tab as Tab;
+    }
+    return view;
+  });
+}
+
+function parseCommands(raw: unknown, fail: Fail): UserCommand[] {
+  const seen = new Set<string>();
+  const keys = new Set<string>();
+  return objects(raw, 'commands', fail).map((o, i) => {
+    const field = `commands[${i}]`;
+    for (const k of Object.keys(o))
+      if (!['name', 'key', 'run', 'open', 'help'].includes(k))
+        fail(`${field}.${k}`, 'unknown (known: name, key, run, open, help)');
+    const command: UserCommand = { name: nameOf(o, field, seen, fail) };
+    const run = typeof o.run === 'string' && o.run.trim() ? o.run : null;
+    const open = typeof o.open === 'string' && o.open.trim() ? o.open : null;
+    if ((run === null) === (open === null) || (o.run !== undefined && !run) || (o.open !== undefined && !open))
+      fail(field, 'needs one of run (a shell command) or open (a URL), with {ref} {title} {url} placeholders');
+    if (run) command.run = run;
+    if (open) command.open = open;
+    if (o.help !== undefined) {
+      if (typeof o.help !== 'string') fail(`${field}.help`, 'must be a text');
+      command.help = o.help as string;
+    }
+    if (o.key !== undefined) {
+      const k = o.key;
+      if (typeof k !== 'string' || ([...k].length !== 1 && !NAMED_KEY.test(k)) || ([...k].length === 1 && k < ' '))
+        fail(`${field}.key`, 'must be a key (a character, or a name such as C-x, f5)');
+      const taken = KEYMAP.find((b) => b.keys.includes(k as string) && MAIN_SCOPES.includes(b.scope));
+      if (taken) fail(`${field}.key`, `"${k as string}" is bound to ${taken.action} (${taken.scope})`);
+      if (keys.has(k as string)) fail(`${field}.key`, `"${k as string}" is bound to another command`);
+      keys.add(k as string);
+      command.key = k as string;
+    }
+    return command;
+  });
+}
+
 // The keymap with the user's keys in place of the built-in ones (main screen bindings only).
 export function applyKeys(keymap: readonly KeyBinding[], keys: Partial<Record<KeyAction, string[]>>): KeyBinding[] {
   return keymap.map((b) => {
@@ -156,7 +253,14 @@ export function printConfig(path: string, config: TuiConfig, found: boolean): st
     columns: config.columns ?? FRONTIER_COLUMN_IDS,
     mouse: config.mouse,
     keys,
+    views: config.views,
+    commands: config.commands,
+    opener: config.opener ?? defaultOpener(),
   };
   const where = found ? path : `${path} (not found: the defaults)`;
   return `# ${where}\n# themes: ${THEME_NAMES.join(', ')}; tabs: ${TABS.join(', ')}; keys shown as blessed names (${keyLabel('escape')} is "escape")\n${JSON.stringify(effective, null, 2)}\n`;
+}
+
+export function defaultOpener(platform: NodeJS.Platform = process.platform): string {
+  return platform === 'darwin' ? 'open' : 'xdg-open';
 }

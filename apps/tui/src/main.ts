@@ -8,6 +8,7 @@ import type { App } from './app';
 import { findDemoBacklog, prefetch } from './effects/effects';
 import type { State } from './state/state';
 import { applyKeys, ConfigError, configPath, loadConfig, printConfig, TuiConfig } from './config';
+import { PASTE_OFF, PASTE_ON } from './views/paste';
 import { themeFromEnv } from './views/theme';
 import type { Theme } from './views/theme';
 
@@ -148,7 +149,7 @@ export async function runTui(argv: string[], options: { exitMessage?: boolean } 
         // already gone
       }
       // blessed leaves these on when it is interrupted mid-sequence
-      process.stdout.write('\x1b[?1000l\x1b[?1006l\x1b[?25h\x1b[?1049l\x1b[0m');
+      process.stdout.write('\x1b[?2004l\x1b[?1000l\x1b[?1006l\x1b[?25h\x1b[?1049l\x1b[0m');
       if (message) process.stderr.write(message);
       const state = app?.store.state;
       const connected = state !== undefined && state.actor !== null && state.failure === null;
@@ -177,14 +178,20 @@ export async function runTui(argv: string[], options: { exitMessage?: boolean } 
         state: {
           ...initialState({ readOnly: args.readOnly, url: connection.url, project: args.project }),
           tab: config.defaultTab,
+          views: config.views,
+          userCommands: config.commands,
         },
         mouse: config.mouse,
+        bracketedPaste: true,
         effects: {
           api,
           prefetch: early,
           token: connection.token,
           openStream: openEventStream,
-          harness: process.env.SVC_HARNESS || 'cli',
+          // a claim made here shows as the person's (the token's actor), its session named tui
+          harness: process.env.SVC_HARNESS || 'tui',
+          heartbeatMs: Number(process.env.SVC_TUI_HEARTBEAT_MS) || undefined,
+          ...(config.opener ? { opener: config.opener } : {}),
           model: process.env.SVC_MODEL || 'unknown',
           dispatchCommand: process.env.SVC_DISPATCH_COMMAND || null,
           demoBacklogPath: findDemoBacklog(),
@@ -192,9 +199,15 @@ export async function runTui(argv: string[], options: { exitMessage?: boolean } 
           editFile: (path) =>
             new Promise<number>((resolve) => {
               const editor = process.env.VISUAL || process.env.EDITOR || 'vi';
+              // the editor reads a paste as the terminal sends it, without the TUI's bracketed-paste markers
+              process.stdout.write(PASTE_OFF);
               const child = screen.spawn('/bin/sh', ['-c', `${editor} "$1"`, 'svc-editor', path], {});
-              child.once('error', () => resolve(127));
-              child.once('exit', (code: number | null) => resolve(code ?? 1));
+              const back = (code: number) => {
+                process.stdout.write(PASTE_ON);
+                resolve(code);
+              };
+              child.once('error', () => back(127));
+              child.once('exit', (code: number | null) => back(code ?? 1));
             }),
         },
         onQuit: () => finish(0),

@@ -1,4 +1,4 @@
-import { renderBody } from './render-body';
+import { renderBody } from '@app/contracts/backlog';
 
 describe(renderBody.name, () => {
   it('should render body, ordered sections, then structured fields', () => {

@@ -16,10 +16,14 @@ import type { DispatchResponse, ScheduleStep } from '../wire';
 import { describe, EffectsContext } from './context';
 import { dispatchView, unavailableView } from './screens';
 
+// The claim TTL is 30 minutes by default: a heartbeat every 5 renews it well before it lapses.
+const HEARTBEAT_MS = 5 * 60_000;
+
 // Commands: the writes a key asks for (charge, machine approve/deny, deployment approve, demo import and the
 // triage actions), each through the same SvcApi function the command line uses.
 export class Commands {
   private session: number | null = null;
+  private heartbeat: NodeJS.Timeout | null = null;
   private chargeAnswer: ((yes: boolean) => void) | null = null;
 
   constructor(private readonly ctx: EffectsContext) {}
@@ -27,6 +31,33 @@ export class Commands {
   stop(): void {
     this.chargeAnswer?.(false);
     this.chargeAnswer = null;
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = null;
+  }
+
+  // The session's claims last while the TUI is open: a heartbeat renews their lease (issue 39; a claim made here
+  // lapsed silently after the claim TTL with the TUI still open).
+  private ownSession(id: number): void {
+    this.dispatch({ type: 'own_session', id });
+    if (this.heartbeat) return;
+    const every = this.ctx.config.heartbeatMs ?? HEARTBEAT_MS;
+    let warned = false;
+    this.heartbeat = setInterval(() => {
+      const session = this.session;
+      if (session === null || this.ctx.stopped) return;
+      this.ctx.config.api
+        .heartbeat(session)
+        .then(() => {
+          warned = false;
+          this.ctx.refetch(['claims']);
+        })
+        .catch((err: unknown) => {
+          if (warned) return;
+          warned = true;
+          this.dispatch({ type: 'status', text: `claims not renewed: ${describe(err)}`, tone: 'warn' });
+        });
+    }, every);
+    this.heartbeat.unref?.();
   }
 
   private dispatch(action: Action): void {
@@ -124,6 +155,7 @@ export class Commands {
       return;
     }
     this.session = outcome.session_id ?? this.session;
+    if (this.session !== null) this.ownSession(this.session);
     this.dispatch({ type: 'charge_done' });
     const d = outcome.decision;
     if (d.dispatched) {

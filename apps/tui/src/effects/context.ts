@@ -28,6 +28,10 @@ export interface EffectsConfig {
   prefetch?: Prefetch;
   // runs an editor on a file with the screen suspended (E); resolves with its exit code
   editFile?: (path: string) => Promise<number>;
+  // how often the TUI's session heartbeats while it holds claims (default 5 minutes; SVC_TUI_HEARTBEAT_MS)
+  heartbeatMs?: number;
+  // the program `o` hands a URL to (tui.json "opener"; default open on macOS, xdg-open elsewhere)
+  opener?: string;
 }
 
 export interface Prefetch {

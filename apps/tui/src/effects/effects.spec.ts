@@ -515,5 +515,27 @@ describe(Effects.name, () => {
       expect(answer).toBe(true);
       effects.stop();
     });
+
+    it("should heartbeat the TUI's session while it holds claims, so they last while the TUI is open", async () => {
+      const { api, store, effects } = await started();
+      const heartbeat = jest.fn().mockResolvedValue({ session_id: 4, renewed_claims: 1 });
+      (api as unknown as { heartbeat: jest.Mock }).heartbeat = heartbeat;
+      (effects as unknown as { config: { charge: unknown } }).config.charge = () =>
+        Promise.resolve({
+          decision: { dispatched: false, reason: 'operator_cancelled', item_id: 'ATL-1' },
+          session_id: 4,
+        });
+      store.dispatch({ type: 'key', action: 'charge_top' });
+      await flush();
+      expect(store.state.session).toBe(4);
+      expect(heartbeat).not.toHaveBeenCalled();
+      await jest.advanceTimersByTimeAsync(5 * 60_000);
+      expect(heartbeat).toHaveBeenCalledWith(4);
+      await jest.advanceTimersByTimeAsync(5 * 60_000);
+      expect(heartbeat).toHaveBeenCalledTimes(2);
+      effects.stop();
+      await jest.advanceTimersByTimeAsync(10 * 60_000);
+      expect(heartbeat).toHaveBeenCalledTimes(2);
+    });
   });
 });

@@ -3,12 +3,14 @@ import { dirname, join } from 'node:path';
 
 import { isHttpError, SvcApi, SvcConnectionError } from '@app/client';
 
+import { defaultOpener } from '../config';
 import type { Action } from '../state/actions';
 import type { State } from '../state/state';
 import type { StreamNotice } from '../wire';
 import { Commands } from './commands';
 import { describe, EffectsConfig, EffectsContext, Part, Prefetch } from './context';
 import { DetailLoader } from './detail-loader';
+import { External } from './external';
 import { prefetchFrontier } from './frontier-live';
 import { ItemHistory } from './item-history';
 import { LiveSync } from './live-sync';
@@ -51,6 +53,7 @@ export class Effects implements EffectsContext {
   private readonly triage: TriageCommands;
   private readonly screens: Screens;
   private readonly history: ItemHistory;
+  private readonly external: External;
   private tickTimer: NodeJS.Timeout | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
   private isStopped = false;
@@ -69,6 +72,7 @@ export class Effects implements EffectsContext {
     this.triage = new TriageCommands(this);
     this.screens = new Screens(this);
     this.history = new ItemHistory(this);
+    this.external = new External(this, config.opener ?? defaultOpener());
     store.subscribe((action, previous, next) => this.onAction(action, previous, next));
   }
 
@@ -180,6 +184,7 @@ export class Effects implements EffectsContext {
     if (this.isStopped) return;
     this.screens.onAction(action, previous, next);
     this.history.onAction(previous, next);
+    this.external.onAction(previous, next);
     // the detail pane follows the selection: fetch when it shows a new item
     if (next.detailOpen && next.detail && next.detail.ref !== previous.detail?.ref) this.loadDetail(next.detail.ref);
     if (next.project !== previous.project) this.live.followProject();

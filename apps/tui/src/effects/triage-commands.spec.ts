@@ -1,4 +1,7 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+
 import { SvcApi, SvcHttpError } from '@app/client';
+import { renderBody } from '@app/contracts/backlog';
 
 import type { Action } from '../state/actions';
 import { reduce } from '../state/reduce';
@@ -32,7 +35,7 @@ function setup(api: Record<string, jest.Mock>) {
     noticed: jest.fn(),
   };
   const commands = new TriageCommands(ctx);
-  return { ctx, state: () => state };
+  return { ctx, commands, state: () => state };
 }
 
 const settle = async () => {
@@ -122,5 +125,39 @@ describe(TriageCommands.name, () => {
     const text = { body: 'Intro\n\nmore', sections: { plan: '- one\n- two', notes: '' } };
     expect(parseEditable(formatEditable(text))).toEqual(text);
     expect(parseEditable('just a body\n')).toEqual({ body: 'just a body', sections: {} });
+  });
+
+  it('should show each section once in E, the body without the sections the daemon renders into it', async () => {
+    const sections = [
+      { section_name: 'plan', content: '- one\n- two', ordering: 1 },
+      { section_name: 'notes', content: 'a note', ordering: 2 },
+    ];
+    const fields = { spec: 'the spec text' };
+    const api = {
+      // a read of `body` answers the rendering: stored body, sections, structured fields
+      itemField: jest.fn().mockResolvedValue({ value: renderBody('Intro\n\nmore', sections, fields) }),
+      item: jest.fn().mockResolvedValue({ item_id: 'ATL-1', sections, ...fields }),
+      putSection: jest.fn().mockResolvedValue({}),
+      setItemField: jest.fn().mockResolvedValue({}),
+    };
+    const { ctx, commands, state } = setup(api);
+    let shown = '';
+    ctx.config.editFile = (path: string) => {
+      shown = readFileSync(path, 'utf8');
+      writeFileSync(path, shown.replace('a note', 'a changed note'));
+      return Promise.resolve(0);
+    };
+    commands.onAction(state(), state(), 'body_edit');
+    await settle();
+    expect(shown.match(/- one/g)).toHaveLength(1);
+    expect(shown.match(/a note/g)).toHaveLength(1);
+    expect(shown).not.toContain('## plan');
+    expect(shown).not.toContain('the spec text');
+    expect(shown.startsWith('Intro\n\nmore\n')).toBe(true);
+    // only the changed section is written back, the body untouched
+    expect(api.putSection).toHaveBeenCalledWith('ATL-1', 'notes', { content: 'a changed note' });
+    expect(api.putSection).toHaveBeenCalledTimes(1);
+    expect(api.setItemField).not.toHaveBeenCalled();
+    expect(state().status?.text).toContain('section notes written');
   });
 });

@@ -2,8 +2,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { isHttpError, SvcHttpError } from '@app/client';
+import { isHttpError, SvcConnectionError, SvcHttpError } from '@app/client';
 
+import { storedBodyOf } from '@app/contracts/backlog';
 import type { GateBlockerWire, WorkflowStage } from '@app/contracts/backlog';
 
 import { selectedItem } from '../state/selectors';
@@ -80,8 +81,12 @@ export class TriageCommands {
     let dir: string | null = null;
     try {
       const [field, detail] = await Promise.all([api.itemField(ref, 'body'), api.item(ref)]);
-      const before: EditedText = { body: typeof field.value === 'string' ? field.value : '', sections: {} };
-      for (const sec of detail.sections ?? []) before.sections[sec.section_name] = sec.content ?? '';
+      // a read of `body` answers the rendering (the stored body, then the sections and structured fields under
+      // their headings): the sections are edited below their own marks, so the body is the stored text alone
+      const sections = detail.sections ?? [];
+      const rendered = typeof field.value === 'string' ? field.value : '';
+      const before: EditedText = { body: storedBodyOf(rendered, sections, detail), sections: {} };
+      for (const sec of sections) before.sections[sec.section_name] = sec.content ?? '';
       dir = mkdtempSync(join(tmpdir(), 'svc-edit-'));
       const path = join(dir, `${ref}.md`);
       writeFileSync(path, formatEditable(before));
@@ -279,6 +284,9 @@ export class TriageCommands {
       }
       return { command, ok: false, message: `${err.code}: ${err.body.message}`, detail };
     }
+    // nobody answered: not a refusal (the daemon never saw the write)
+    if (err instanceof SvcConnectionError)
+      return { command, ok: false, message: describe(err), detail, unreachable: true };
     return { command, ok: false, message: describe(err), detail };
   }
 }

@@ -68,6 +68,8 @@ export const KEY_ACTIONS = [
   'history_older',
   'history_newer',
   'copy_ref',
+  'open_link',
+  'view_number',
   'charge_top',
   'charge_selected',
   'machine_approve',
@@ -95,6 +97,7 @@ export const KEY_ACTIONS = [
   'freeze_toggle',
   'claim_release',
   'undo',
+  'redo',
   'dependency_add',
   'mark_toggle',
   'mark_range',
@@ -227,6 +230,18 @@ export const KEYMAP: readonly KeyBinding[] = [
     hint: 'filter',
   },
   { action: 'copy_ref', keys: ['y'], help: 'copy the ref (OSC 52 clipboard)', scope: 'frontier' },
+  {
+    action: 'open_link',
+    keys: ['o'],
+    help: "open the item's link (github_issue, else the first URL in its body) with the opener (tui.json)",
+    scope: 'frontier',
+  },
+  {
+    action: 'view_number',
+    keys: ['M-1', 'M-2', 'M-3', 'M-4', 'M-5', 'M-6', 'M-7', 'M-8', 'M-9'],
+    help: "tui.json's named views, in their order (also :view <name>)",
+    scope: 'list',
+  },
   {
     action: 'charge_top',
     keys: ['c'],
@@ -409,6 +424,13 @@ export const KEYMAP: readonly KeyBinding[] = [
     help: 'undo the last change made in this TUI (shows the inverse write first)',
     scope: 'frontier',
     hint: 'undo',
+    writes: true,
+  },
+  {
+    action: 'redo',
+    keys: ['C-r'],
+    help: 'redo: make the change undone last again (shows it first)',
+    scope: 'frontier',
     writes: true,
   },
   {
@@ -732,6 +754,8 @@ export function helpSections(
   scope: Scope,
   filter = '',
   keymap: readonly KeyBinding[] = KEYMAP,
+  // tui.json's views and commands (state/user-views.ts), after the built-in sections
+  extra: readonly { title: string; rows: HelpRow[] }[] = [],
 ): { title: string; rows: HelpRow[] }[] {
   const stack = stackFor(scope);
   const needle = filter.trim().toLowerCase();
@@ -755,7 +779,15 @@ export function helpSections(
   }))
     .filter((s) => s.rows.length > 0)
     .sort((a, b) => a.rank - b.rank || a.order - b.order)
-    .map(({ title, rows }) => ({ title, rows }));
+    .map(({ title, rows }) => ({ title, rows }))
+    .concat(
+      extra
+        .map((s) => ({
+          title: s.title,
+          rows: s.rows.filter((r) => !needle || `${r.keys} ${r.help} ${s.title}`.toLowerCase().includes(needle)),
+        }))
+        .filter((s) => s.rows.length > 0),
+    );
 }
 
 // The rows of the overlay, flat, in section order.

@@ -48,6 +48,11 @@ export type Action =
   | { type: 'connection'; state: ConnectionState }
   | { type: 'failure'; failure: Failure | null }
   | { type: 'actor'; name: string; admin?: boolean }
+  | { type: 'own_session'; id: number }
+  | { type: 'quit_ask' }
+  | { type: 'quit_stay' }
+  | { type: 'view_apply'; name?: string; index?: number }
+  | { type: 'user_command'; name: string }
   | { type: 'projects_loaded'; projects: ProjectWire[] }
   | { type: 'frontier_loaded'; project: string; frontier: FrontierResultWire }
   // the same answer reached by a delta from the one shown (FrontierMirror): lists and cursors follow without a scan

@@ -1,6 +1,6 @@
 import type * as MachineAuthorizationModels from '@app/contracts/machine-authorization/models';
 
-import type { EventWire } from '../wire';
+import type { ClaimHolder, EventWire } from '../wire';
 import { helpSections } from '../keys/keymap';
 
 import type { Action, DetailPart } from './actions';
@@ -20,10 +20,12 @@ import { selectedEdge } from './edge-select';
 import { refreshTree } from './tree';
 import { editLine, HistoryWalk, LineEdit, lineAt, LineState, walkHistory } from './line-editor';
 import { activePrompt } from './prompt';
+import { applyView, openLink, userCommand, userHelp } from './user-views';
 import { eventsArrived, HistoryHelpers, reduceHistoryAction, reduceHistoryKey } from './history';
 import {
   activeScope,
   detailVisible,
+  formatWhen,
   indexOfKey,
   keyAt,
   pickerProjects,
@@ -149,7 +151,7 @@ function moveBy(state: State, delta: number): State {
 function scrollHelp(state: State, delta: number): State {
   const d = state.dialog;
   if (d?.kind !== 'help') return state;
-  const max = helpSections(activeScope({ ...state, dialog: null }), d.filter).reduce(
+  const max = helpSections(activeScope({ ...state, dialog: null }), d.filter, undefined, userHelp(state)).reduce(
     (n, s) => n + s.rows.length + 2,
     0,
   );
@@ -284,6 +286,8 @@ function reduceKey(state: State, action: Action & { type: 'key' }): State {
     }
     case 'help':
       return { ...state, dialog: { kind: 'help', filter: '' } };
+    case 'open_link':
+      return openLink(state);
     case 'help_close':
       return { ...state, dialog: null };
     case 'project_switch':
@@ -371,7 +375,9 @@ function reduceKey(state: State, action: Action & { type: 'key' }): State {
       const d = state.dialog;
       if (d?.kind === 'triage-confirm') {
         const yes = action.action === 'dialog_yes' || (action.action === 'dialog_activate' && d.focus === 'yes');
-        return yes ? startRun(state, d.commands, d.undo) : { ...state, dialog: null };
+        if (d.quit)
+          return yes ? { ...startRun(state, d.commands), quitting: 'after-run' } : { ...state, quitting: 'now' };
+        return yes ? startRun(state, d.commands, d.undo, d.redo) : { ...state, dialog: null };
       }
       if (!d || (d.kind !== 'charge' && d.kind !== 'confirm-deny' && d.kind !== 'confirm-approve')) return state;
       const yes = action.action === 'dialog_yes' || (action.action === 'dialog_activate' && d.focus === 'yes');
@@ -589,6 +595,16 @@ function reduceAny(state: State, action: Action): State {
     }
     case 'failure':
       return { ...state, failure: action.failure };
+    case 'own_session':
+      return state.session === action.id ? state : { ...state, session: action.id };
+    case 'quit_ask':
+      return askQuit(state);
+    case 'view_apply':
+      return applyView(state, action, TRIAGE_HELPERS);
+    case 'user_command':
+      return userCommand(state, action.name);
+    case 'quit_stay':
+      return { ...state, dialog: null, quitting: null };
     case 'actor':
       return { ...state, actor: action.name, actorAdmin: action.admin ?? false };
     case 'projects_loaded': {
@@ -696,4 +712,41 @@ function reduceAny(state: State, action: Action): State {
     default:
       return reduceTriageAction(state, action, TRIAGE_HELPERS) ?? state;
   }
+}
+
+// q: with claims this TUI's session holds, ask whether to release them or keep them (they lapse without the
+// heartbeat); with none, quit.
+export function ownClaims(state: State): ClaimHolder[] {
+  if (state.session === null) return [];
+  return Object.values(state.claims).filter((c) => c.session_id === state.session);
+}
+
+function askQuit(state: State): State {
+  const held = ownClaims(state);
+  if (held.length === 0 || state.readOnly) return { ...state, quitting: 'now' };
+  const lapse = held.map((c) => Date.parse(c.expires_at)).filter((t) => !Number.isNaN(t));
+  const when = lapse.length ? formatWhen(new Date(Math.min(...lapse)).toISOString(), state.now) : 'in a while';
+  return {
+    ...state,
+    dialog: {
+      kind: 'triage-confirm',
+      title: ' Quit: release your claims? ',
+      lines: [
+        `You hold ${held.length === 1 ? 'a claim' : `${held.length} claims`}: ${held.map((c) => c.item_id).join(', ')}.`,
+        '',
+        'y releases them and quits: the items go back to the frontier.',
+        `n keeps them and quits: without this TUI's heartbeat they lapse ${when}.`,
+        'esc stays.',
+      ],
+      commands: held.map((c) => ({
+        op: 'release' as const,
+        ref: c.item_id,
+        session: c.session_id,
+        holder: c.actor ?? c.harness,
+      })),
+      focus: 'no',
+      undo: false,
+      quit: true,
+    },
+  };
 }

@@ -182,6 +182,9 @@ export type TriageDialog =
       focus: 'no' | 'yes';
       // an undo: its inverse is not pushed again
       undo: boolean;
+      redo?: boolean;
+      // the quit question: yes releases and quits, no keeps the claims and quits, esc stays
+      quit?: boolean;
     }
   | { kind: 'refusal'; title: string; lines: string[]; scroll?: number };
 
@@ -190,6 +193,8 @@ export interface TriageRun {
   id: number;
   commands: TriageCommand[];
   undo: boolean;
+  // C-r: a redo of an undone change (its inverse goes back on the undo stack)
+  redo?: boolean;
 }
 
 // One command's outcome, as the effects report it.
@@ -204,6 +209,8 @@ export interface TriageResult {
   inverse?: TriageCommand | null;
   // a created item's ref
   created?: string;
+  // the daemon could not be reached: the write was not made, and nothing refused it
+  unreachable?: boolean;
 }
 
 export const UNDO_DEPTH = 50;
@@ -217,6 +224,8 @@ export interface TriageState {
   runs: number;
   // inverse batches of the writes made in this TUI, newest last
   undo: TriageCommand[][];
+  // what an undo reversed, the newest last: C-r does it again; a new change empties it
+  redo: TriageCommand[][];
   // a created item, or the one item a run changed: selected when the frontier shows it (in arrivingTab, when the
   // change decides the bucket), so the selection follows it into another tab
   arriving: string | null;
@@ -246,6 +255,33 @@ export interface Detail {
 
 export type StatusTone = 'info' | 'ok' | 'warn' | 'error';
 
+// tui.json's named views and commands (issue 39; config.ts reads them)
+export interface NamedView {
+  name: string;
+  filter?: string;
+  sort?: SortKey;
+  desc?: boolean;
+  tab?: Tab;
+}
+
+export interface UserCommand {
+  name: string;
+  key?: string;
+  // a shell command ({ref} {title} {url} filled in, shell-quoted); its output is shown in a dialog
+  run?: string;
+  // a URL ({ref} {title} URL-encoded, {url} as is) handed to the opener
+  open?: string;
+  help?: string;
+}
+
+// `o` or a custom command on an item: the effects read the item, fill in the placeholders and run or open it.
+export interface ExternalRequest {
+  id: number;
+  ref: string;
+  // null: `o`, the item's own link
+  command: string | null;
+}
+
 export interface StatusLine {
   text: string;
   tone: StatusTone;
@@ -267,6 +303,10 @@ export interface State {
   actor: string | null;
   // a server admin may release anyone's claim
   actorAdmin: boolean;
+  // the executor session this TUI's charges claim under (heartbeats keep its claims while the TUI is open)
+  session: number | null;
+  // q with claims held asked keep or release: 'now' quits, 'after-run' quits once the releases are done
+  quitting: 'now' | 'after-run' | null;
   connection: ConnectionState;
   failure: Failure | null;
   projects: ProjectWire[] | null;
@@ -321,6 +361,9 @@ export interface State {
   line: PromptLine;
   // the `/` filters kept with enter, oldest first (↑/↓ while filtering)
   filterHistory: string[];
+  views: NamedView[];
+  userCommands: UserCommand[];
+  external: ExternalRequest | null;
 }
 
 export interface PromptLine {
@@ -338,10 +381,15 @@ export function initialState(
   return {
     line: { owner: null, cursor: null, kill: '', walk: { at: null, draft: '' } },
     filterHistory: [],
+    views: [],
+    userCommands: [],
+    external: null,
     readOnly: options.readOnly ?? false,
     url: options.url ?? '',
     actor: null,
     actorAdmin: false,
+    session: null,
+    quitting: null,
     connection: 'connecting',
     failure: null,
     projects: null,
@@ -385,6 +433,7 @@ export function initialState(
       run: null,
       runs: 0,
       undo: [],
+      redo: [],
       arriving: null,
       arrivingTab: null,
       back: [],

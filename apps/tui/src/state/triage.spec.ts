@@ -270,23 +270,41 @@ describe('triage', () => {
     expect(reduce(s, key('dialog_yes')).triage.run?.commands).toEqual([{ op: 'unblock', ref: 'ATL-91' }]);
   });
 
-  it('should follow a blocked item into the Blocked tab once the frontier shows it there', () => {
-    let s = run(loaded(), key('block_toggle'), type('legal'), key('input_submit'));
+  // issue 39: b, f, unblock and unfreeze alike keep the tab shown and step the cursor to the next row
+  it.each([
+    ['block', 'runnable', 'ATL-1', 'ATL-2'],
+    ['freeze', 'runnable', 'ATL-2', 'ATL-3'],
+    ['unblock', 'blocked', 'ATL-90', 'ATL-91'],
+    ['unfreeze', 'frozen', 'ATL-80', null],
+  ] as const)('should %s and stay in the %s tab with the cursor on the next row', (op, tab, ref, next) => {
+    let s = run(loaded(), key(`tab_${tab}`));
+    while (selectedItem(s)?.item_id !== ref) s = reduce(s, key('cursor_down'));
+    const command = (op === 'block' ? { op, ref, reason: 'legal' } : { op, ref }) as TriageCommand;
+    s = reduce(s, { type: 'triage_start', commands: [command] });
     s = reduce(s, {
       type: 'triage_done',
       id: s.triage.run!.id,
-      results: [{ command: s.triage.run!.commands[0], ok: true, message: 'blocked', inverse: null }],
+      results: [{ command, ok: true, message: 'done', inverse: null }],
     });
-    // an older answer still has it runnable: nothing moves
-    s = reduce(s, { type: 'frontier_loaded', project: 'atlas', frontier: frontier([item(1), item(2)]) });
-    expect(s.tab).toBe('runnable');
+    expect(s.tab).toBe(tab);
+    if (next) expect(selectedItem(s)?.item_id).toBe(next);
+    // the frontier moves it to its new bucket: the tab and the cursor stay
+    const rows = loaded();
+    const f = rows.frontier!;
+    const all = [...f.runnable, ...f.blocked, ...f.frozen];
+    const moved = all.find((i) => i.item_id === ref)!;
+    const without = (list: typeof all) => list.filter((i) => i.item_id !== ref);
+    const to = op === 'block' ? 'blocked' : op === 'freeze' ? 'frozen' : 'runnable';
+    const buckets = { runnable: without(f.runnable), blocked: without(f.blocked), frozen: without(f.frozen) };
+    buckets[to].push(moved);
     s = reduce(s, {
       type: 'frontier_loaded',
       project: 'atlas',
-      frontier: frontier([item(2)], [item(1, { blocked_reasons: ['blocked by operator: legal'] })]),
+      frontier: frontier(buckets.runnable, buckets.blocked, buckets.frozen),
     });
-    expect(s.tab).toBe('blocked');
-    expect(selectedItem(s)?.item_id).toBe('ATL-1');
+    expect(s.tab).toBe(tab);
+    if (next) expect(selectedItem(s)?.item_id).toBe(next);
+    else expect(selectedItem(s) ?? null).toBeNull();
   });
 
   it('should freeze a runnable item and unfreeze a frozen one, asking first', () => {
@@ -363,6 +381,38 @@ describe('triage', () => {
     expect(reduce(ok, key('undo')).status?.text).toMatch(/nothing to undo/);
   });
 
+  it('should redo an undone change with C-r, push it back on the undo stack, and forget redo after a new change', () => {
+    const finish = (state: State, command: TriageCommand, inverse: TriageCommand) =>
+      reduce(state, {
+        type: 'triage_done',
+        id: state.triage.run!.id,
+        results: [{ command, ok: true, message: 'ok', inverse }],
+      });
+    const high: TriageCommand = { op: 'priority', ref: 'ATL-1', to: 'high' };
+    const medium: TriageCommand = { op: 'priority', ref: 'ATL-1', to: 'medium' };
+    expect(reduce(loaded(), key('redo')).status?.text).toMatch(/nothing to redo/);
+    let s = finish(reduce(loaded(), key('priority_up')), high, medium);
+    s = finish(run(s, key('undo'), key('dialog_yes')), medium, high);
+    expect(s.triage.undo).toEqual([]);
+    expect(s.triage.redo).toEqual([[high]]);
+    s = reduce(s, key('redo'));
+    expect(s.dialog).toMatchObject({ kind: 'triage-confirm', title: ' Redo ', redo: true, focus: 'no' });
+    expect((s.dialog as { lines: string[] }).lines.join('\n')).toContain('set the priority of ATL-1 to high');
+    s = reduce(s, key('dialog_yes'));
+    expect(s.triage.run).toMatchObject({ redo: true, commands: [high] });
+    s = finish(s, high, medium);
+    expect(s.status?.text).toMatch(/^redone: /);
+    expect(s.triage.redo).toEqual([]);
+    expect(s.triage.undo).toEqual([[medium]]);
+    // undo again, then a new change: the redo is forgotten
+    s = finish(run(s, key('undo'), key('dialog_yes')), medium, high);
+    expect(s.triage.redo).toHaveLength(1);
+    s = finish(reduce(s, key('priority_down')), { op: 'priority', ref: 'ATL-1', to: 'low' }, medium);
+    expect(s.triage.redo).toEqual([]);
+    // C-r is the key, beside z in the help
+    expect(helpRows('frontier').some((r) => r.keys.includes('C-r') && /redo/.test(r.help))).toBe(true);
+  });
+
   it('should add a dependency from a fuzzy pick with the spec defaults', () => {
     let s = reduce(loaded(), key('dependency_add'));
     expect(s.dialog).toMatchObject({ kind: 'picker', purpose: 'dependency', options: null });
@@ -410,5 +460,35 @@ describe('triage', () => {
         'a',
       )[0].value,
     ).toBe('a');
+  });
+
+  it("should name in undo's hint the command that makes the same edge again", () => {
+    let s = loaded();
+    s = reduce(s, {
+      type: 'triage_start',
+      commands: [{ op: 'dep-remove', dependent: 'ATL-2', blocker: 'ATL-1', gate_point: 'merge' }],
+    });
+    s = reduce(s, {
+      type: 'triage_done',
+      id: s.triage.run!.id,
+      results: [
+        {
+          command: { op: 'dep-remove', dependent: 'ATL-2', blocker: 'ATL-1', gate_point: 'merge' },
+          ok: true,
+          message: 'removed',
+          inverse: {
+            op: 'dep-add',
+            dependent: 'ATL-2',
+            blocker: 'ATL-1',
+            gate_point: 'merge',
+            satisfaction: 'fact:merged',
+          },
+        },
+      ],
+    });
+    s = reduce(s, key('undo'));
+    expect((s.dialog as { lines: string[] }).lines.join('\n')).toContain(
+      'svc items dependency add ATL-2 ATL-1 --gate-point merge --satisfaction fact:merged',
+    );
   });
 });

@@ -1,5 +1,5 @@
 import type { Action } from './actions';
-import { selectedItem } from './selectors';
+import { indexOfKey, keyAt, rowCount, selectedItem } from './selectors';
 import {
   FrontierTab,
   PickerOption,
@@ -15,6 +15,7 @@ import { KEYMAP } from '../keys/keymap';
 import { reduceEdgeKey } from './edge-select';
 import { sortHelp, SORT_KEYS, SortKey, sortKeyOf } from './list-query';
 import { treeOptions } from './tree';
+import { applyView, userCommand } from './user-views';
 import type { FrontierItemWire } from '../wire';
 
 // The triage actions of issue 25 as a pure state machine: each key opens a dialog state (picker, input,
@@ -87,7 +88,8 @@ export function describeCommand(c: TriageCommand): { text: string; cli: string }
     case 'dep-add':
       return {
         text: `${c.dependent} waits on ${c.blocker} (${c.gate_point}, ${c.satisfaction})`,
-        cli: `svc items dependency add ${c.dependent} ${c.blocker}`,
+        // the same edge the undo makes: its gate point and satisfaction, not the defaults (issue 39)
+        cli: `svc items dependency add ${c.dependent} ${c.blocker} --gate-point ${c.gate_point} --satisfaction ${c.satisfaction}`,
       };
     case 'dep-remove':
       return {
@@ -131,16 +133,23 @@ function picker(
   return { ...state, dialog: { kind: 'picker', purpose, refs, title, options, filter: '', index: 0, ...extra } };
 }
 
-function confirm(state: State, title: string, lines: string[], commands: TriageCommand[], undo = false): State {
-  return { ...state, dialog: { kind: 'triage-confirm', title, lines, commands, focus: 'no', undo } };
+function confirm(
+  state: State,
+  title: string,
+  lines: string[],
+  commands: TriageCommand[],
+  undo = false,
+  redo = false,
+): State {
+  return { ...state, dialog: { kind: 'triage-confirm', title, lines, commands, focus: 'no', undo, redo } };
 }
 
 // Starts a run: the effects see a new run id and send the commands.
-export function startRun(state: State, commands: TriageCommand[], undo = false): State {
+export function startRun(state: State, commands: TriageCommand[], undo = false, redo = false): State {
   if (commands.length === 0) return { ...state, dialog: null };
   const id = state.triage.runs + 1;
   return {
-    ...triage(state, { run: { id, commands, undo }, runs: id }),
+    ...triage(state, { run: { id, commands, undo, ...(redo ? { redo } : {}) }, runs: id }),
     dialog: null,
     status: {
       text: `${describeCommand(commands[0]).text}${commands.length > 1 ? ` (+${commands.length - 1})` : ''}…`,
@@ -352,6 +361,22 @@ export function reduceTriageKey(state: State, action: KeyAction, helpers: Triage
           ...last.slice(0, 3).map((c) => `  (${describeCommand(c).cli})`),
         ],
         last,
+        true,
+      );
+    }
+    case 'redo': {
+      const last = state.triage.redo[state.triage.redo.length - 1];
+      if (!last) return status(state, 'nothing to redo (z undoes a change; C-r makes it again)', 'info');
+      return confirm(
+        state,
+        ' Redo ',
+        [
+          'The change undone last is made again:',
+          ...last.map((c) => `  ${describeCommand(c).text}`),
+          ...last.slice(0, 3).map((c) => `  (${describeCommand(c).cli})`),
+        ],
+        last,
+        false,
         true,
       );
     }
@@ -587,12 +612,14 @@ export function blockerOptions(state: State, self: string | null, none = true): 
 }
 
 // ---- the : palette
-const PALETTE_VERBS = ['item', 'project', 'sort', 'filter'];
+const PALETTE_VERBS = ['item', 'project', 'sort', 'filter', 'view', 'run'];
 const PALETTE_HELP: Record<string, string> = {
   item: 'jump to an item',
   project: 'switch project',
   sort: '<column> [asc|desc]',
   filter: 'pri:high status:planned @me words',
+  view: "<name>: one of tui.json's views",
+  run: "<name>: one of tui.json's commands, on the selected item",
 };
 
 export function paletteOptions(state: State, text: string): PickerOption[] {
@@ -615,6 +642,26 @@ export function paletteOptions(state: State, text: string): PickerOption[] {
       label: `sort ${k}${suffix}`,
       note: `${sortHelp(k)}${(state.sort ?? 'rank') === k ? ' · current' : ''}`,
     }));
+  }
+  if (verb === 'view') {
+    return state.views
+      .filter((v) => v.name.startsWith(arg))
+      .map((v, i) => ({
+        value: `view ${v.name}`,
+        label: `view ${v.name}`,
+        note: [v.tab, v.filter && `/${v.filter}`, v.sort && `sort ${v.sort}${v.desc ? ' desc' : ''}`, `M-${i + 1}`]
+          .filter(Boolean)
+          .join(' · '),
+      }));
+  }
+  if (verb === 'run') {
+    return state.userCommands
+      .filter((c) => c.name.startsWith(arg))
+      .map((c) => ({
+        value: `run ${c.name}`,
+        label: `run ${c.name}`,
+        note: c.help ?? (c.run ? `$ ${c.run}` : `open ${c.open ?? ''}`),
+      }));
   }
   if (verb === 'filter') {
     return [
@@ -666,7 +713,7 @@ function runPalette(state: State, typed: string, top: PickerOption | undefined, 
   const history = text ? [...state.triage.history.filter((h) => h !== text), text].slice(-50) : state.triage.history;
   const closed = triage({ ...state, dialog: null }, { history });
   // a whole command as typed runs as typed; a partial one takes the top completion
-  const whole = /^(item|project|filter|sort)\s+\S/.test(text) || /^[A-Za-z][A-Za-z0-9]*-\d+$/.test(text);
+  const whole = /^(item|project|filter|sort|view|run)\s+\S/.test(text) || /^[A-Za-z][A-Za-z0-9]*-\d+$/.test(text);
   const line = whole ? text : (top?.value ?? text);
   const [verb, ...rest] = line.trim().split(/\s+/);
   if (verb === 'sort') {
@@ -681,6 +728,8 @@ function runPalette(state: State, typed: string, top: PickerOption | undefined, 
     const filtered = helpers.settle({ ...closed, filter, filtering: false });
     return status(filtered, filter ? `filter: ${filter} · esc clears it` : 'filter cleared', 'info');
   }
+  if (verb === 'view') return applyView(closed, { type: 'view_apply', name: rest[0] ?? '' }, helpers);
+  if (verb === 'run') return userCommand(closed, rest[0] ?? '');
   if (verb === 'project') {
     const id = rest[0] ?? '';
     if (!state.projects?.some((p) => p.id === id)) return status(closed, `no project "${id}"`, 'warn');
@@ -759,18 +808,28 @@ export function reduceTriageAction(state: State, action: Action, helpers: Triage
         run.undo || inverses.length === 0 ? state.triage.undo : [...state.triage.undo, inverses].slice(-UNDO_DEPTH);
       // an undo that went through leaves the stack; one refused stays, to try again once the gate passes
       const popped = run.undo && refused.length === 0 ? undo.slice(0, -1) : undo;
+      // an undo done goes on the redo stack (its inverses make the change again); a redo done leaves it; any other
+      // change empties it, as in every editor
+      let redo = state.triage.redo;
+      if (run.undo && refused.length === 0 && inverses.length > 0) redo = [...redo, inverses].slice(-UNDO_DEPTH);
+      else if (run.redo && refused.length === 0) redo = redo.slice(0, -1);
+      else if (!run.undo && !run.redo && done.length > 0) redo = [];
       const created = done.find((r) => r.created)?.created ?? null;
-      // one item changed: the selection follows it when the change moves it to another bucket
+      // one item changed: the selection follows it (a priority or stage change re-sorts it); block, unblock,
+      // freeze and unfreeze move it out of the tab shown: the cursor stays in the tab, on the row after it, so
+      // triage goes on down the list (issue 39)
       const only = action.results.length === 1 && done.length === 1 ? done[0].command : null;
-      const followed = only && 'ref' in only ? only.ref : null;
-      const bucket: FrontierTab | null = only?.op === 'block' ? 'blocked' : only?.op === 'freeze' ? 'frozen' : null;
+      const leaves = only !== null && BUCKET_MOVES.has(only.op) && 'ref' in only ? only.ref : null;
+      const followed = only && 'ref' in only && !leaves ? only.ref : null;
       let next = triage(state, {
         run: null,
         undo: popped,
+        redo,
         marked: refused.length === 0 ? [] : state.triage.marked,
         arriving: created ?? followed ?? state.triage.arriving,
-        arrivingTab: created ? createdTab(state, done) : followed ? bucket : state.triage.arrivingTab,
+        arrivingTab: created ? createdTab(state, done) : followed ? null : state.triage.arrivingTab,
       });
+      if (leaves) next = stepPast(next, leaves);
       // the stream may have shown the change before the daemon's answers came back: select it now, not at the next
       // frontier change
       if (next.triage.arriving) next = selectArrived(next, helpers);
@@ -779,7 +838,7 @@ export function reduceTriageAction(state: State, action: Action, helpers: Triage
           done.length === 1
             ? done[0].message
             : `${done.length} changes made (${done.map((r) => r.message).join('; ')})`;
-        return status(next, run.undo ? `undone: ${text}` : text, 'ok');
+        return status(next, run.undo ? `undone: ${text}` : run.redo ? `redone: ${text}` : text, 'ok');
       }
       // refusals in words: one alone, with its detail; several, as a summary of what was refused and why
       const lines: string[] = [];
@@ -791,6 +850,23 @@ export function reduceTriageAction(state: State, action: Action, helpers: Triage
         lines.push(`✗ ${describeCommand(r.command).text}: ${r.message}`);
         for (const l of r.detail ?? []) lines.push(`    ${l}`);
       }
+      // nobody answered: the daemon is unreachable, and nothing was refused (issue 39)
+      if (refused.every((r) => r.unreachable)) {
+        const head = `Not sent: ${refused[0].message}`;
+        const words = lines.map((l) => l.replace(/ refused([ .])/, ' not sent$1'));
+        next = status(
+          next,
+          `not sent: the daemon is unreachable (${refused.length} change${refused.length > 1 ? 's' : ''})`,
+          'error',
+        );
+        const tail = run.undo
+          ? 'The undo stays on the stack (z tries again).'
+          : 'Nothing changed; try again once it is back.';
+        return {
+          ...next,
+          dialog: { kind: 'refusal', title: ' Daemon unreachable ', lines: [head, '', ...words, '', tail] },
+        };
+      }
       if (run.undo) lines.push('', 'The undo was refused; it stays on the stack (z tries again).');
       next = status(next, `refused: ${refused[0].message}`, 'error');
       return { ...next, dialog: { kind: 'refusal', title: run.undo ? ' Undo refused ' : ' Refused ', lines } };
@@ -798,6 +874,20 @@ export function reduceTriageAction(state: State, action: Action, helpers: Triage
     default:
       return null;
   }
+}
+
+const BUCKET_MOVES = new Set<TriageCommand['op']>(['block', 'unblock', 'freeze', 'unfreeze']);
+
+// The cursor of the tab shown moves off `ref` to the row after it (the one before when it was the last).
+function stepPast(state: State, ref: string): State {
+  const tab = state.tab;
+  const at = indexOfKey(state, tab, ref);
+  if (at < 0 || state.cursors[tab].key !== ref) return state;
+  const n = rowCount(state, tab);
+  const index = at + 1 < n ? at + 1 : at - 1;
+  if (index < 0) return state;
+  // selected by key: when the frontier drops the item, the row after it is found one place up
+  return { ...state, cursors: { ...state.cursors, [tab]: { key: keyAt(state, tab, index), index } } };
 }
 
 // Where a created item will live: an item created waiting on an open item (one the frontier shows) is blocked;

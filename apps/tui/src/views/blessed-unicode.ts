@@ -22,6 +22,7 @@ export function patchBlessedUnicode(): void {
   const unicode = require('blessed/lib/unicode') as BlessedUnicode;
   if (unicode.__svcDisplayWidth) return;
   unicode.__svcDisplayWidth = true;
+  patchBlessedWrap();
   const pointOf = (str: string | number, i = 0) => (typeof str === 'number' ? str : unicode.codePointAt(str, i));
   unicode.charWidth = (str, i) => {
     const point = pointOf(str, i);
@@ -49,5 +50,84 @@ export function patchBlessedUnicode(): void {
       }
       return out;
     },
+  };
+}
+
+// blessed cuts and aligns a line by its length in UTF-16 units (element.js `_wrapContent`: `while (line.length >
+// width)`, one unit per cell; `_align` likewise), but draws a surrogate pair (an emoji, a flag's regional indicator)
+// in one cell and a combining mark in no cell. A row with emoji is counted longer than it is and loses its last cells
+// (the age `12s` drawn `12`, a family emoji's row losing its age). Before blessed cuts, every cell that is more than
+// one unit (a surrogate pair, a character with its combining marks) is swapped for one placeholder from the Private
+// Use Area, and swapped back after: blessed's unit counts are then cell counts. A Private Use character already in
+// the text gets a placeholder too, so every placeholder maps back to what it stood for.
+const PUA_FIRST = 0xe000;
+const PUA_LAST = 0xf8ff;
+// anything at or past U+0300 (combining marks, surrogates, Private Use): plain text goes to blessed untouched
+const needsPlaceholders = (text: string) => {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) >= 0x300) return true;
+  return false;
+};
+const PLACEHOLDERS = /[\ue000-\uf8ff]/g;
+
+interface WrappedLines extends Array<string> {
+  fake: string[];
+  real: string[];
+}
+
+function toCells(content: string): { text: string; back: string[] } | null {
+  const back: string[] = [];
+  const index = new Map<string, number>();
+  let out = '';
+  let cell = '';
+  const flush = () => {
+    if (!cell) return;
+    const point = cell.codePointAt(0)!;
+    if (cell.length > 1 || (point >= PUA_FIRST && point <= PUA_LAST)) {
+      let n = index.get(cell);
+      if (n === undefined) {
+        n = back.length;
+        if (PUA_FIRST + n > PUA_LAST) throw new RangeError('too many distinct cells');
+        back.push(cell);
+        index.set(cell, n);
+      }
+      out += String.fromCharCode(PUA_FIRST + n);
+    } else out += cell;
+    cell = '';
+  };
+  try {
+    for (const ch of content) {
+      const point = ch.codePointAt(0)!;
+      // a combining mark stays in the cell before it, as blessed's render puts it (`combining[point]`)
+      if (cell && point >= 0x300 && codePointWidth(point) === 0 && ch !== '\x03') cell += ch;
+      else {
+        flush();
+        cell = ch;
+      }
+    }
+    flush();
+  } catch {
+    return null;
+  }
+  return { text: out, back };
+}
+
+export function patchBlessedWrap(): void {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const Element = require('blessed/lib/widgets/element') as {
+    prototype: { _wrapContent: (content: string, width: number) => WrappedLines; __svcCells?: boolean };
+  };
+  const proto = Element.prototype;
+  if (proto.__svcCells) return;
+  proto.__svcCells = true;
+  const original = proto._wrapContent;
+  proto._wrapContent = function (this: unknown, content: string, width: number): WrappedLines {
+    if (!content || !needsPlaceholders(content)) return original.call(this, content, width);
+    const cells = toCells(content);
+    if (!cells) return original.call(this, content, width);
+    const restore = (line: string) => line.replace(PLACEHOLDERS, (p) => cells.back[p.charCodeAt(0) - PUA_FIRST] ?? p);
+    const out = original.call(this, cells.text, width);
+    for (let i = 0; i < out.length; i++) out[i] = restore(out[i]);
+    out.fake = out.fake.map(restore);
+    return out;
   };
 }

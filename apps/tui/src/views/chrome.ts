@@ -120,7 +120,8 @@ export function tabsLine(state: State, width: number): string {
 }
 
 function rowCountUnfiltered(state: State, tab: (typeof TABS)[number]): number {
-  if (tab === 'machines') return state.machines.length;
+  // the count of what the tab shows: the pending requests, or the connected machines (issue 39)
+  if (tab === 'machines') return state.machinesView === 'connected' ? state.connected.length : state.machines.length;
   if (tab === 'events') return state.events.length;
   return state.frontier?.[tab].length ?? 0;
 }

@@ -111,10 +111,11 @@ export function detailPane(state: State, width: number, theme: Theme): { lines: 
   if (conductEligible(state).has(item.item_id))
     out.push(` ${paint(theme, '* conduct-eligible (inside the WIP cap)', 'green')}`);
   if (claim) {
-    // the holder as the command line shows it (#session harness), wrapped to the pane, never cut
-    const who = claim.actor ? `${claim.actor}, ` : '';
+    // the holder by name and session, when it lapses (a claim of this TUI's session is renewed while it is open)
     const since = formatAge(claim.claimed_at, state.now);
-    const line = `@ claimed by ${claimLabel(claim)} (${who}${claim.model}, lane ${claim.lane})${since ? ` ${since} ago` : ''}, lapses ${formatWhen(claim.expires_at, state.now)}`;
+    const mine = state.session !== null && claim.session_id === state.session;
+    const lapse = `lapses ${formatWhen(claim.expires_at, state.now)}${mine ? ' unless renewed (this TUI renews it while open)' : ''}`;
+    const line = `@ claimed by ${claimLabel(claim)} (${claim.harness}, ${claim.model}, lane ${claim.lane})${since ? ` ${since} ago` : ''}, ${lapse}`;
     wrap(line, w - 3).forEach((l, i) => out.push(`${i === 0 ? ' ' : '   '}${paint(theme, esc(l), 'magenta')}`));
   } else {
     out.push(' not claimed');

@@ -127,10 +127,10 @@ export function shortReason(item: FrontierItemWire): string {
   return (own ?? reasons[0] ?? '').replace(/\s+/g, ' ').trim();
 }
 
-// As the command line shows a holder (svc frontier's "claimed by"): the session, then its harness.
+// The holder: the person (the session's account), then the session; a session without one by number and harness.
 export function claimLabel(claim: ClaimHolder | null): string {
   if (!claim) return '';
-  return `#${claim.session_id} ${claim.harness}`;
+  return claim.actor ? `${claim.actor} #${claim.session_id}` : `#${claim.session_id} ${claim.harness}`;
 }
 
 function cell(
@@ -233,7 +233,8 @@ export function renderFrontierRows(
     const rank = bucketIndexAt(state, tab, i) + 1;
     if (i === selected) {
       const text = cols.map((c) => plainCell(c, item, rank, state, eligible)).join(' ');
-      lines.push(inverse(`›${text}`));
+      // a marked row under the cursor keeps its + (the inverted row already shows the cursor)
+      lines.push(inverse(`${marked?.has(item.item_id) ? '+' : '›'}${text}`));
     } else {
       const lead = marked?.has(item.item_id) ? paint(theme, '+', 'yellow') : ' ';
       lines.push(`${lead}${cols.map((c) => cell(c, item, rank, state, eligible, theme)).join(' ')}`);

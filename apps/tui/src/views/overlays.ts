@@ -1,3 +1,4 @@
+import { userHelp } from '../state/user-views';
 import { helpSections, keyLabel } from '../keys/keymap';
 import { activeScope, formatAge, pickerProjects } from '../state/selectors';
 import { Dialog, State } from '../state/state';
@@ -164,7 +165,7 @@ export function helpOverlay(
 ): OverlayContent {
   const w = Math.min(90, width - 2);
   const scope = activeScopeBelowHelp(state);
-  const sections = helpSections(scope, d.filter, theme.keymap);
+  const sections = helpSections(scope, d.filter, theme.keymap, userHelp(state));
   const keyWidth = 18;
   const body: string[] = [];
   for (const section of sections) {
@@ -183,10 +184,12 @@ export function helpOverlay(
   }
   if (sections.length === 0) body.push(' no key matches');
   // the box: at most the screen less a line above and below; two lines of it are the search line and a gap
-  const visible = Math.max(1, Math.min(body.length, height - 2 - 2 - 2));
+  // the box keeps the screen's height while the search narrows the keys (issue 39: it shrank with every key)
+  const visible = Math.max(1, height - 2 - 2 - 2);
   const scrollMax = Math.max(0, body.length - visible);
   const scroll = Math.min(d.scroll ?? 0, scrollMax);
   const shown = body.slice(scroll, scroll + visible);
+  while (shown.length < visible) shown.push('');
   const more = scrollMax > 0 ? ` ${scroll + 1}-${scroll + shown.length}/${body.length} (↓/↑ PgDn/PgUp)` : '';
   const lines = [
     ` search: ${bold(esc(truncate(d.filter, w - 40)))}▏  ${paint(theme, '(type to filter, esc closes)', 'gray')}`,

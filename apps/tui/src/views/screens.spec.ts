@@ -110,7 +110,7 @@ describe('issue 26 screens (render)', () => {
       await press('\r');
       dispatch({ type: 'detail_loaded', ref: 'ATL-1', data: { part: 'explain', value: explain('ATL-1', []) } });
       expect(flat()).toContain(
-        '@ claimed by #12 claude-code (alice, claude-opus-4-with-a-long-model-name, lane deep) 3m ago, lapses in 30m (12:30:00)',
+        '@ claimed by alice #12 (claude-code, claude-opus-4-with-a-long-model-name, lane deep) 3m ago, lapses in 30m (12:30:00)',
       );
     });
 

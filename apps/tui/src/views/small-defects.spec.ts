@@ -120,5 +120,77 @@ describe('smaller defects of issue 39 (render, keys)', () => {
       await press(...Array.from({ length: 12 }, () => 'k'));
       expect(text()).toContain('30 of 30 refused');
     });
+
+    it('should keep the + of a marked row under the cursor', async () => {
+      start(columns, rows);
+      load();
+      await press(' ');
+      const row = (ref: string) => t.lines().find((l) => l.includes(`${ref} `)) ?? '';
+      expect(row('ATL-1')).toMatch(/^\+/);
+      await press('k');
+      expect(state().cursors.runnable.key).toBe('ATL-1');
+      expect(row('ATL-1')).toMatch(/^\+/);
+      expect(row('ATL-2')).toMatch(/^ /);
+    });
+
+    it('should say the daemon is unreachable, not that it refused', () => {
+      start(columns, rows);
+      load();
+      dispatch({ type: 'triage_start', commands: [{ op: 'priority', ref: 'ATL-1', to: 'high' }] });
+      dispatch({
+        type: 'triage_done',
+        id: state().triage.run!.id,
+        results: [
+          {
+            command: { op: 'priority', ref: 'ATL-1', to: 'high' },
+            ok: false,
+            message: 'cannot reach the svc daemon at http://127.0.0.1:7700: connect ECONNREFUSED',
+            unreachable: true,
+          },
+        ],
+      });
+      const text = t.lines().join('\n');
+      expect(text).toContain('Daemon unreachable');
+      expect(text).toContain('Not sent: cannot reach the svc daemon');
+      expect(text).not.toMatch(/Refused|refused:/);
+    });
+
+    it('should count on the Machines tab what it shows: pending requests, or connected machines', async () => {
+      start(columns, rows);
+      load();
+      const machine = (n: number) => ({
+        machine_id: `11111111-2222-4333-8444-55555555555${n}`,
+        machine_name: `laptop ${n}`,
+        actor: 'admin',
+        org: 'default',
+        token_prefix: `svcm_${n}abc`,
+        created_at: new Date(NOW - 3_600_000).toISOString(),
+        last_used_at: null,
+        expires_at: null,
+        revoked_at: null,
+      });
+      dispatch({ type: 'connected_loaded', machines: [machine(1), machine(2), machine(3)] });
+      await press('4');
+      expect(t.lines()[1]).toMatch(/4 Mach(ines)? 0/);
+      dispatch({ type: 'key', action: 'machines_view' });
+      expect(t.lines()[1]).toMatch(/4 Mach(ines)? 3/);
+    });
+
+    it('should keep the palette and the help box their size while typing', async () => {
+      start(columns, rows);
+      load();
+      const box = () => t.lines().filter((l) => /[│┌└]/.test(l)).length;
+      await press(':');
+      const palette = box();
+      await press(...'ATL-2'.split(''));
+      expect(box()).toBe(palette);
+      await press('\x1b');
+      await new Promise((r) => setTimeout(r, 50));
+      app.onKey(undefined, { name: 'escape', full: 'escape' });
+      await press('?');
+      const help = box();
+      await press(...'redo'.split(''));
+      expect(box()).toBe(help);
+    });
   });
 });

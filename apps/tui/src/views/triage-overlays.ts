@@ -12,6 +12,8 @@ function buttons(focus: 'no' | 'yes', yesLabel: string): string {
   return focus === 'no' ? `   ${inverse(`>${no}<`)}   ${esc(yes)} ` : `    ${no}   ${inverse(`>${esc(yes)}<`)}`;
 }
 
+const PALETTE_ROWS = 12;
+
 export function pickerDialog(
   d: Dialog & { kind: 'picker' },
   width: number,
@@ -36,6 +38,8 @@ export function pickerDialog(
     lines.push(start + i === d.index ? inverse(`›${esc(fit(text, w - 4))}`) : ` ${esc(text)}`);
   });
   if (shown.length === 0) lines.push(` ${paint(theme, `nothing matches "${esc(d.filter)}"`, 'gray')}`);
+  // the palette keeps its size while the matches narrow (issue 39: the box jumped with every key)
+  if (d.purpose === 'palette') while (lines.length < 2 + Math.min(room, PALETTE_ROWS)) lines.push('');
   lines.push('');
   lines.push(paint(theme, ' type to filter · enter takes the highlighted (top) match · ↑↓ move · esc cancels', 'gray'));
   return { title: d.title, lines, width: w };

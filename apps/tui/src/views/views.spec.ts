@@ -149,8 +149,8 @@ describe('views', () => {
       if (columns >= 120) {
         expect(lines[0]).toContain('runnable 3 · blocked 2 · frozen 1');
         expect(lines[0]).toContain('WIP 1/4');
-        // the holder as the command line shows it: #session harness
-        expect(text).toContain('#7 claude-code');
+        // the holder by the person's name, then the session (issue 39: not "#7 claude-code")
+        expect(text).toContain('alice #7');
       }
     });
 

@@ -1,3 +1,4 @@
 export * from './dependencies';
 export * from './items';
 export * from './workflow';
+export * from './render-body';

@@ -20,12 +20,11 @@ import {
   ItemSectionWire,
   ItemWire,
   PRIORITIES,
+  renderBody,
   RESOLUTIONS,
   STRUCTURED_FIELDS,
   StructuredField,
 } from '@app/contracts/backlog';
-
-import { renderBody } from '../render-body';
 
 export const TEXT_LIMIT = 512 * 1024;
 export const SECTION_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9 _.()-]{0,99}$/;

@@ -1,4 +1,4 @@
-import { STRUCTURED_FIELDS, StructuredField } from '@app/contracts/backlog';
+import { STRUCTURED_FIELDS, StructuredField } from './items';
 
 export const STRUCTURED_FIELD_HEADINGS: Readonly<Record<StructuredField, string>> = {
   spec: 'Spec',
@@ -42,4 +42,18 @@ export function renderBody(
     if (present(value)) parts.push(`## ${STRUCTURED_FIELD_HEADINGS[field]}\n\n${value.trim()}`);
   }
   return parts.join('\n\n');
+}
+
+// The stored body a rendering starts with: the rendering less the sections and structured fields it ends with
+// (the TUI's `E` edits the stored body and the sections apart; a read of `body` answers the rendering).
+export function storedBodyOf(
+  rendered: string,
+  sections: readonly RenderSection[],
+  fields: Readonly<Partial<Record<StructuredField, string | null>>>,
+): string {
+  const suffix = renderBody(null, sections, fields);
+  if (!suffix) return rendered;
+  if (rendered === suffix) return '';
+  if (rendered.endsWith(`\n\n${suffix}`)) return rendered.slice(0, rendered.length - suffix.length - 2);
+  return rendered;
 }
