@@ -201,6 +201,8 @@ describe('the scheduled sweep', () => {
       const { dataSourceOptions } = await import('../apps/daemon/src/database/data-source');
       const { MachineAuthorizationSweepService } =
         await import('../apps/daemon/src/machine-authorization/machine-authorization-sweep.service');
+      const { MachineAuthorizationSweepRepository } =
+        await import('../apps/daemon/src/machine-authorization/machine-authorization-sweep.repository');
       const { SWEEP_LOCK_KEY } = await import('../apps/daemon/src/machine-authorization/limits');
       const dataSource = await new DataSource(dataSourceOptions(db.url, 2)).initialize();
       try {
@@ -209,7 +211,7 @@ describe('the scheduled sweep', () => {
           `INSERT INTO rate_counters (scope, subject, window_start, hits, expires_at)
            VALUES ('s', 'x', now() - interval '1 hour', 1, now() - interval '1 minute')`,
         );
-        const sweeper = new MachineAuthorizationSweepService(dataSource);
+        const sweeper = new MachineAuthorizationSweepService(new MachineAuthorizationSweepRepository(dataSource));
         const holder = await dataSource.createQueryRunner();
         await holder.connect();
         await holder.startTransaction();

@@ -5,6 +5,7 @@ import { HostedForwardController } from './hosted-forward.controller';
 import { DEVICE_PATHS, MachineAuthorizationController } from './machine-authorization.controller';
 import { FUNCTION_PATHS, MachineAuthorizationFunctionsController } from './machine-authorization-functions.controller';
 import { MachineAuthorizationRepository } from './machine-authorization.repository';
+import { MachineAuthorizationSweepRepository } from './machine-authorization-sweep.repository';
 import { MachineAuthorizationSweepService } from './machine-authorization-sweep.service';
 import { MachineAuthorizationService } from './machine-authorization.service';
 import { IdentityMiddleware, PollBudgetMiddleware, StartBudgetMiddleware } from './rate-limit.middleware';
@@ -18,6 +19,7 @@ import { RequestIdentityService } from './request-identity';
     BudgetPool,
     MachineAuthorizationService,
     MachineAuthorizationRepository,
+    MachineAuthorizationSweepRepository,
     MachineAuthorizationSweepService,
     RateLimitRepository,
     RateLimitService,

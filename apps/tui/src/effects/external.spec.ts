@@ -45,10 +45,11 @@ describe(External.name, () => {
   chmodSync(opener, 0o755);
 
   function setup(api: Record<string, jest.Mock>) {
-    let state: State = [
-      { type: 'projects_loaded', projects: [project('atlas')] },
-      { type: 'frontier_loaded', project: 'atlas', frontier: frontier([item(1), item(2)]) },
-    ].reduce((s, a) => reduce(s, a as Action), {
+    const actions: Action[] = [
+      { type: 'projects_loaded', projects: [project('atlas')] } as Action,
+      { type: 'frontier_loaded', project: 'atlas', frontier: frontier([item(1), item(2)]) } as Action,
+    ];
+    let state: State = actions.reduce<State>((s, a) => reduce(s, a), {
       ...initialState({ now: NOW }),
       userCommands: [
         { name: 'echo', run: 'printf "%s|%s\\n" {ref} {title}; printf "\\033[31mred\\033[0m\\n"' },
