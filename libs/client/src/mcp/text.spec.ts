@@ -1,6 +1,6 @@
 import type { ScheduleResponse } from '@app/contracts';
 
-import { nextWorkText } from './text';
+import { compactJson, nextWorkText } from './text';
 
 // Issue 37: an agent idle in an empty lane is told where the work is, in words (not only other_lanes in the JSON).
 describe('nextWorkText', () => {
@@ -32,5 +32,25 @@ describe('nextWorkText', () => {
     expect(text).toContain(
       'your lane deep has none in atl; 21 runnable in other lanes (sessions routed there take them); 2 claimed by other sessions',
     );
+  });
+});
+
+describe('compactJson', () => {
+  it('should leave out empty values, keep zeros and array positions', () => {
+    expect(
+      compactJson({
+        a: null,
+        b: false,
+        c: '',
+        d: [],
+        e: {},
+        f: '{}',
+        g: 0,
+        h: true,
+        i: [{ x: null, y: 1 }, null, { z: [] }],
+        j: { k: null },
+        l: 'text',
+      }),
+    ).toBe('{"g":0,"h":true,"i":[{"y":1},null,{}],"l":"text"}');
   });
 });

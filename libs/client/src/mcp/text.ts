@@ -14,6 +14,29 @@ import { parseEntrypoint } from '../entrypoints';
 // The short text form of each tool's answer: what an agent reads when it does not parse the structured content.
 // Stored text (titles) is shown as one line, control characters removed: a title cannot forge a line of its own.
 
+// The JSON a text block carries (issue 37: every text block carries the complete result, compact): the structured
+// result with every empty value left out — null, false, "", [] and {} (and a JSON string "{}") — so a key absent
+// from the text reads as empty. structuredContent keeps every key. Arrays keep their elements (an element's own
+// empty keys are left out), so positions and counts stay as they are.
+export function compactJson(value: unknown): string {
+  return JSON.stringify(compact(value) ?? null);
+}
+
+function compact(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map((v) => compact(v) ?? null);
+  if (value === null || value === false || value === '' || value === '{}') return undefined;
+  if (typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    const kept = compact(v);
+    if (kept === undefined) continue;
+    if (Array.isArray(kept) && kept.length === 0) continue;
+    if (typeof kept === 'object' && kept !== null && !Array.isArray(kept) && Object.keys(kept).length === 0) continue;
+    out[key] = kept;
+  }
+  return out;
+}
+
 export function oneLine(value: string, max = 120): string {
   // eslint-disable-next-line no-control-regex
   const flat = value.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
@@ -50,10 +73,11 @@ export function nextWorkText(schedule: ScheduleResponse, steps: (ScheduleStep & 
     }
     for (const r of schedule.runnable_elsewhere ?? []) lines.push(`runnable elsewhere: ${r.project} (${r.runnable})`);
   }
+  // one line a step; why it ranks there is each step's `why` in the JSON that follows (said once: issue 37's loop
+  // reads next_work twice, and its bytes are the model's)
   for (const s of steps) {
     lines.push(
       `${s.position}. ${s.item_id} [${s.adapter}] ${oneLine(s.title, 80)} → ${s.entrypoint ?? '(no entrypoint)'}`,
-      `   ${s.why}`,
     );
   }
   return lines.join('\n');
