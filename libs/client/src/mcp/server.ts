@@ -578,7 +578,8 @@ export class SvcMcpSession {
             return { ...schedule, steps };
           },
           (value) => nextWorkText(value, value.steps),
-          (value) => ({ ...value, steps: value.steps.map(withoutOwnNextStep) }),
+          // each step's why is its line's words (said once)
+          (value) => ({ ...value, steps: value.steps.map(({ why: _why, ...step }) => withoutOwnNextStep(step)) }),
         ),
     );
 

@@ -53,4 +53,17 @@ describe('compactJson', () => {
       }),
     ).toBe('{"g":0,"h":true,"i":[{"y":1},null,{}],"l":"text"}');
   });
+
+  it('should leave out a key that repeats its parent’s, in nested objects and array elements', () => {
+    expect(
+      compactJson({
+        lane: 'primary',
+        item_id: 'A-1',
+        steps: [{ lane: 'primary', item_id: 'A-2' }, { lane: 'deep' }],
+        decision: { item_id: 'A-1', reason: 'dispatched' },
+      }),
+    ).toBe(
+      '{"lane":"primary","item_id":"A-1","steps":[{"item_id":"A-2"},{"lane":"deep"}],"decision":{"reason":"dispatched"}}',
+    );
+  });
 });

@@ -15,23 +15,30 @@ import { parseEntrypoint } from '../entrypoints';
 // Stored text (titles) is shown as one line, control characters removed: a title cannot forge a line of its own.
 
 // The JSON a text block carries (issue 37: every text block carries the complete result, compact): the structured
-// result with every empty value left out — null, false, "", [] and {} (and a JSON string "{}") — so a key absent
-// from the text reads as empty. structuredContent keeps every key. Arrays keep their elements (an element's own
-// empty keys are left out), so positions and counts stay as they are.
+// result with what it would say twice left out, so a key absent from the text reads as empty or as its parent's —
+// - an empty value: null, false, "", [] and {} (and a JSON string "{}");
+// - a key repeating its parent's: a nested object's key whose value is the same key's value in the object (or, for
+//   an array element, the object holding the array) above it, e.g. each step's lane in next_work, a claim's
+//   decision.item_id.
+// structuredContent keeps every key. Arrays keep their elements, so positions and counts stay as they are.
 export function compactJson(value: unknown): string {
-  return JSON.stringify(compact(value) ?? null);
+  return JSON.stringify(compact(value, null) ?? null);
 }
 
-function compact(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map((v) => compact(v) ?? null);
+type Plain = Record<string, unknown>;
+const isPlain = (v: unknown): v is Plain => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function compact(value: unknown, parent: Plain | null): unknown {
+  if (Array.isArray(value)) return value.map((v) => compact(v, parent) ?? null);
   if (value === null || value === false || value === '' || value === '{}') return undefined;
-  if (typeof value !== 'object') return value;
-  const out: Record<string, unknown> = {};
+  if (!isPlain(value)) return value;
+  const out: Plain = {};
   for (const [key, v] of Object.entries(value)) {
-    const kept = compact(v);
+    if (parent && key in parent && !isPlain(v) && !Array.isArray(v) && parent[key] === v) continue;
+    const kept = compact(v, value);
     if (kept === undefined) continue;
     if (Array.isArray(kept) && kept.length === 0) continue;
-    if (typeof kept === 'object' && kept !== null && !Array.isArray(kept) && Object.keys(kept).length === 0) continue;
+    if (isPlain(kept) && Object.keys(kept).length === 0) continue;
     out[key] = kept;
   }
   return out;
@@ -55,6 +62,18 @@ export function whyRanked(step: ScheduleStep): string {
   return why;
 }
 
+// whyRanked in short, for a step's line: the ranking keys in their order of weight.
+export function shortWhy(step: ScheduleStep): string {
+  const parts = [
+    step.priority,
+    `chain ${step.downstream_depth} deep`,
+    `unblocks ${step.unblocks_count}`,
+    ...(step.claimed_by_session ? ['yours'] : []),
+    ...(step.wait ? ['wait step'] : []),
+  ];
+  return parts.join(', ');
+}
+
 export function nextWorkText(schedule: ScheduleResponse, steps: (ScheduleStep & { why: string })[]): string {
   const lines = [
     `session ${schedule.session_id ?? '-'} · lane ${schedule.lane ?? '-'} · scope ${schedule.scope.join(', ') || '-'}`,
@@ -73,11 +92,11 @@ export function nextWorkText(schedule: ScheduleResponse, steps: (ScheduleStep & 
     }
     for (const r of schedule.runnable_elsewhere ?? []) lines.push(`runnable elsewhere: ${r.project} (${r.runnable})`);
   }
-  // one line a step; why it ranks there is each step's `why` in the JSON that follows (said once: issue 37's loop
-  // reads next_work twice, and its bytes are the model's)
+  // one line a step with why it ranks there in short; the JSON that follows leaves each step's `why` out (said
+  // once: issue 37's loop reads next_work twice, and its bytes are the model's)
   for (const s of steps) {
     lines.push(
-      `${s.position}. ${s.item_id} [${s.adapter}] ${oneLine(s.title, 80)} → ${s.entrypoint ?? '(no entrypoint)'}`,
+      `${s.position}. ${s.item_id} [${s.adapter}] ${oneLine(s.title, 80)} → ${s.entrypoint ?? '(no entrypoint)'} (${shortWhy(s)})`,
     );
   }
   return lines.join('\n');
