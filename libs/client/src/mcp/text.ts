@@ -146,7 +146,7 @@ export function itemText(i: ItemResponse): string {
   return `${i.item_id} [${i.status}, ${i.priority}${i.blocked ? ', blocked' : ''}${i.frozen ? ', frozen' : ''}] ${oneLine(i.title)}`;
 }
 
-// get_item's summary line, then who holds it and what it waits on (the whole item follows as JSON).
+// get_item's summary line, then who holds it and what it waits on and blocks (the whole item follows as JSON).
 export function itemWholeText(
   i: ItemResponse & {
     dependencies: { direction: string; other_item: string | null; gate_point: string; satisfied: boolean }[];
@@ -155,10 +155,18 @@ export function itemWholeText(
 ): string {
   const lines = [itemText(i)];
   if (i.claim) lines.push(`claimed by session ${i.claim.session_id} (${oneLine(i.claim.harness, 60)})`);
-  for (const d of i.dependencies) {
-    const verb = d.direction === 'depends_on' ? 'waits on' : 'blocks';
-    lines.push(`${verb} ${d.other_item ?? '(missing item)'} at ${d.gate_point}${d.satisfied ? ' (satisfied)' : ''}`);
-  }
+  // the dependencies on one line, refs only (the JSON gives each one's gate point and satisfaction): said once
+  const refs = (direction: string, mark: boolean) =>
+    i.dependencies
+      .filter((d) => d.direction === direction)
+      .map((d) => `${d.other_item ?? '(missing item)'}${mark && d.satisfied ? ' ✓' : ''}`);
+  const waits = refs('depends_on', true);
+  const blocks = refs('blocks', false);
+  const deps = [
+    ...(waits.length ? [`waits on ${waits.join(', ')}`] : []),
+    ...(blocks.length ? [`blocks ${blocks.join(', ')}`] : []),
+  ];
+  if (deps.length) lines.push(deps.join('; '));
   return lines.join('\n');
 }
 
