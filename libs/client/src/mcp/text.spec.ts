@@ -36,7 +36,7 @@ describe('nextWorkText', () => {
 });
 
 describe('compactJson', () => {
-  it('should leave out empty values, keep zeros and array positions', () => {
+  it('should leave out empty values and zeros, keep array positions', () => {
     expect(
       compactJson({
         a: null,
@@ -51,7 +51,7 @@ describe('compactJson', () => {
         j: { k: null },
         l: 'text',
       }),
-    ).toBe('{"g":0,"h":true,"i":[{"y":1},null,{}],"l":"text"}');
+    ).toBe('{"h":true,"i":[{"y":1},null,{}],"l":"text"}');
   });
 
   it('should leave out a key that repeats its parent’s, in nested objects and array elements', () => {

@@ -16,11 +16,12 @@ import { parseEntrypoint } from '../entrypoints';
 
 // The JSON a text block carries (issue 37: every text block carries the complete result, compact): the structured
 // result with what it would say twice left out, so a key absent from the text reads as empty or as its parent's —
-// - an empty value: null, false, "", [] and {} (and a JSON string "{}");
+// - an empty value: null, false, 0, "", [] and {} (and a JSON string "{}");
 // - a key repeating its parent's: a nested object's key whose value is the same key's value in the object (or, for
 //   an array element, the object holding the array) above it, e.g. each step's lane in next_work, a claim's
 //   decision.item_id.
-// structuredContent keeps every key. Arrays keep their elements, so positions and counts stay as they are.
+// structuredContent keeps every key. Arrays keep their elements (an empty one as null), so positions and counts
+// stay as they are.
 export function compactJson(value: unknown): string {
   return JSON.stringify(compact(value, null) ?? null);
 }
@@ -30,7 +31,7 @@ const isPlain = (v: unknown): v is Plain => typeof v === 'object' && v !== null 
 
 function compact(value: unknown, parent: Plain | null): unknown {
   if (Array.isArray(value)) return value.map((v) => compact(v, parent) ?? null);
-  if (value === null || value === false || value === '' || value === '{}') return undefined;
+  if (value === null || value === false || value === 0 || value === '' || value === '{}') return undefined;
   if (!isPlain(value)) return value;
   const out: Plain = {};
   for (const [key, v] of Object.entries(value)) {
