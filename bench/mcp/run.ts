@@ -31,7 +31,7 @@ const argValue = (name: string) => {
   return at >= 0 ? process.argv[at + 1] : undefined;
 };
 const LOOP_SIZES = (argValue('--sizes') ?? '10000,100000').split(',').map(Number);
-const LOOPS = Number(argValue('--loops') ?? 6);
+const LOOPS = Number(argValue('--loops') ?? 4);
 const AGENTS = 2;
 // What the agent loop calls, in order (issue 37 deliver 8); comment is skipped, and said so, on a server without it.
 const LOOP = ['next_work', 'claim', 'get_item', 'comment', 'set_status', 'set_status', 'next_work'] as const;
