@@ -11,13 +11,8 @@ import {
 import { z } from 'zod';
 
 import { MAX_STREAM_FRONTIER_PROJECTS, PRIORITIES, SESSION_HEADER } from '@app/contracts';
-import type {
-  GateBlockerWire,
-  RegisterSessionResponse,
-  ScheduleStep,
-  SessionNoticesResponse,
-  StreamNotice,
-} from '@app/contracts';
+import type { GateBlockerWire, RegisterSessionResponse, SessionNoticesResponse, StreamNotice } from '@app/contracts';
+import type { ScheduleStep } from '@app/contracts';
 import {
   dbClaimResponseSchema,
   dependencyAddSchema,
