@@ -12,7 +12,6 @@ import { z } from 'zod';
 
 import { MAX_STREAM_FRONTIER_PROJECTS, PRIORITIES, SESSION_HEADER } from '@app/contracts';
 import type { GateBlockerWire, RegisterSessionResponse, SessionNoticesResponse, StreamNotice } from '@app/contracts';
-import type { ScheduleStep } from '@app/contracts';
 import {
   dbClaimResponseSchema,
   dependencyAddSchema,
@@ -32,6 +31,7 @@ import { FollowingEventStream, openFollowingEventStream } from '../event-stream'
 import { FrontierMirror } from '../frontier-mirror';
 import { FrontierNoticeTracker, noticeEtagFor } from '../frontier-notices';
 import { SvcConnectionError, SvcHttpError } from '../http-client';
+import type { ScheduleStep } from '@app/contracts';
 import { ADAPTER_GUIDES, MCP_PROMPTS, McpPromptName, renderPrompt } from './prompts';
 import {
   blockersText,
