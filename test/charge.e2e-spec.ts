@@ -418,7 +418,7 @@ describe('svc charge', () => {
       expect(result.code).toBe(0);
       // with --yes only the dispatch outcome: no schedule table before it (issue 26), and how to run it (issue 37)
       expect(result.stdout).toMatch(
-        /^dispatch: \/svc conduct RC-\d+\nrun it in an MCP client [^\n]*conduct RC-\d+[^\n]*\n$/,
+        /^dispatch: \/svc conduct RC-\d+\nrun it in an MCP client [^\n]*conduct with ref RC-\d+\n {2}Claude Code {2}\/mcp__svc__conduct RC-\d+\n( {2}.*\n){3}$/,
       );
       expect(result.stdout).not.toContain('AL-');
     });

@@ -56,6 +56,12 @@ export const EXAMPLES: Record<string, string[]> = {
     'svc mcp   # in an MCP client: {"mcpServers": {"svc": {"command": "svc", "args": ["mcp"]}}}',
     'svc mcp --project alpha --model opus-4',
   ],
+  'agent-setup': [
+    'svc agent-setup claude   # .mcp.json + CLAUDE.md in this checkout',
+    'svc agent-setup codex --server https://svc.example.com   # the team server, token from $SVC_TOKEN',
+    'svc agent-setup cursor --check',
+    'svc agent-setup gemini --remove',
+  ],
   completion: [
     'eval "$(svc completion bash)"',
     'svc completion zsh > "${fpath[1]}/_svc"',

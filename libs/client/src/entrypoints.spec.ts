@@ -1,4 +1,4 @@
-import { entrypointHowTo, parseEntrypoint } from './entrypoints';
+import { entrypointHowTo, entrypointHowToLines, parseEntrypoint } from './entrypoints';
 
 // Issue 37: the entrypoints svc hands out name the svc MCP server's prompts; svc charge and the TUI say how to run one.
 describe('entrypoints as MCP prompts', () => {
@@ -15,12 +15,18 @@ describe('entrypoints as MCP prompts', () => {
     expect(parseEntrypoint(null)).toBeNull();
   });
 
-  it('should say how to run it in an MCP client, the prompt syntax included', () => {
-    expect(entrypointHowTo('/svc usher ATL-6')).toBe(
-      'in an MCP client connected to svc (svc mcp): the prompt usher with ref ATL-6 — e.g. /svc:usher ATL-6 ' +
-        '(Claude Code: /mcp__svc__usher ATL-6)',
-    );
-    expect(entrypointHowTo('/svc advance ATL-6 implementation')).toContain('/mcp__svc__advance ATL-6 implementation');
+  it('should say how to run it in each harness, the prompt syntax included', () => {
+    expect(entrypointHowToLines('/svc usher ATL-6')).toEqual([
+      'in an MCP client connected to svc (svc mcp; svc agent-setup writes the entry): the svc prompt usher with ref ATL-6',
+      '  Claude Code  /mcp__svc__usher ATL-6',
+      '  Gemini CLI   /usher ATL-6',
+      "  Cursor       usher in the chat's / menu (ref ATL-6)",
+      '  Codex        no MCP prompts: have it get_item ATL-6 and follow the usher adapter (AGENTS.md)',
+    ]);
+    const advance = entrypointHowTo('/svc advance ATL-6 implementation');
+    expect(advance).toContain('/mcp__svc__advance ATL-6 implementation');
+    expect(advance).toContain('/advance ATL-6 implementation');
+    expect(advance).not.toContain('/svc:'); // no harness spells a prompt so
     expect(entrypointHowTo('./deploy.sh ATL-6')).toBeNull();
   });
 });

@@ -16,14 +16,25 @@ export function parseEntrypoint(
   return { prompt, ref: words[2], ...(prompt === 'advance' && words[3] ? { phase: words[3] } : {}) };
 }
 
-// How to run an entrypoint in an MCP client (svc charge, the TUI's dispatch dialog, next_work and claim).
-export function entrypointHowTo(entrypoint: string | null | undefined): string | null {
+// How to run an entrypoint in an MCP client (svc charge, the TUI's dispatch dialog): the svc server's prompt of that
+// name, as each harness spells it (checked against their documentation; docs/mcp.md "Prompts"). Claude Code names
+// MCP prompts /mcp__<server>__<prompt> and Gemini CLI /<prompt>, each taking the arguments in order; Cursor lists
+// them in the chat's / menu; Codex offers no MCP prompts, so its agent reads the item and follows the adapter
+// (the section `svc agent-setup codex` writes in AGENTS.md says how).
+export function entrypointHowToLines(entrypoint: string | null | undefined): string[] | null {
   const parsed = parseEntrypoint(entrypoint);
   if (!parsed) return null;
-  const args = [parsed.ref, ...(parsed.phase ? [parsed.phase] : [])].join(' ');
-  return (
-    `in an MCP client connected to svc (svc mcp): the prompt ${parsed.prompt} with ref ${parsed.ref}` +
-    `${parsed.phase ? ` and phase ${parsed.phase}` : ''} — e.g. /svc:${parsed.prompt} ${args} ` +
-    `(Claude Code: /mcp__svc__${parsed.prompt} ${args})`
-  );
+  const { prompt, ref, phase } = parsed;
+  const args = [ref, ...(phase ? [phase] : [])].join(' ');
+  return [
+    `in an MCP client connected to svc (svc mcp; svc agent-setup writes the entry): the svc prompt ${prompt} with ref ${ref}${phase ? ` and phase ${phase}` : ''}`,
+    `  Claude Code  /mcp__svc__${prompt} ${args}`,
+    `  Gemini CLI   /${prompt} ${args}`,
+    `  Cursor       ${prompt} in the chat's / menu (ref ${ref}${phase ? `, phase ${phase}` : ''})`,
+    `  Codex        no MCP prompts: have it get_item ${ref} and follow the ${prompt} adapter (AGENTS.md)`,
+  ];
+}
+
+export function entrypointHowTo(entrypoint: string | null | undefined): string | null {
+  return entrypointHowToLines(entrypoint)?.join('\n') ?? null;
 }

@@ -30,6 +30,7 @@ import { registerAuthCommands } from './auth.command';
 import { registerSetupCommand } from './setup.command';
 import { registerBackupCommands } from './backup.command';
 import { registerMcpCommand } from './mcp.command';
+import { registerAgentSetupCommand } from './agent-setup.command';
 import { registerHistoryCommand } from './history.command';
 import { registerGraphCommand } from './graph.command';
 
@@ -68,4 +69,5 @@ export const COMMAND_GROUPS: ((program: Command) => void)[] = [
   registerDoctorCommand,
   registerBackupCommands,
   registerMcpCommand,
+  registerAgentSetupCommand,
 ];

@@ -1,4 +1,4 @@
-import { entrypointHowTo } from '@app/client';
+import { entrypointHowToLines } from '@app/client';
 
 import type { Action } from '../state/actions';
 import type { State } from '../state/state';
@@ -34,8 +34,8 @@ export function dispatchView(
   if (config.dispatchCommand) lines.push(`dispatcher  exited ${exit ?? '?'} (SVC_DISPATCH_COMMAND)`);
   else {
     lines.push('', 'No SVC_DISPATCH_COMMAND is set: start the entrypoint above yourself.');
-    const howTo = entrypointHowTo(r.entrypoint);
-    if (howTo) lines.push(`Run it ${howTo}.`);
+    const howTo = entrypointHowToLines(r.entrypoint);
+    if (howTo) lines.push(`Run it ${howTo[0]}:`, ...howTo.slice(1));
   }
   return { title: `Dispatched ${r.item_id}`, lines };
 }

@@ -247,7 +247,9 @@ describe('issue 26 screens (render)', () => {
       0,
       { dispatchCommand: null },
     ).lines.join('\n');
-    expect(lines).toContain('Run it in an MCP client connected to svc (svc mcp): the prompt usher with ref ATL-6');
-    expect(lines).toContain('/mcp__svc__usher ATL-6');
+    expect(lines).toContain('Run it in an MCP client connected to svc (svc mcp; svc agent-setup writes the entry)');
+    expect(lines).toContain('the svc prompt usher with ref ATL-6:');
+    expect(lines).toContain('Claude Code  /mcp__svc__usher ATL-6');
+    expect(lines).toContain('Gemini CLI   /usher ATL-6');
   });
 });

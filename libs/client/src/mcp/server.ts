@@ -38,10 +38,12 @@ import { FollowingEventStream, openFollowingEventStream } from '../event-stream'
 import { FrontierMirror } from '../frontier-mirror';
 import { FrontierNoticeTracker, noticeEtagFor } from '../frontier-notices';
 import { SvcConnectionError, SvcHttpError } from '../http-client';
+import type { ScheduleStep } from '@app/contracts';
 import { ADAPTER_GUIDES, MCP_PROMPTS, McpPromptName, renderPrompt } from './prompts';
 import {
   blockersText,
   claimText,
+  compactJson,
   explainText,
   frontierText,
   itemText,
@@ -106,6 +108,21 @@ export const MCP_INSTRUCTIONS = [
     'makes none (none: true with a reason); some stages refuse to move without it.',
   'Finding work beyond the schedule: list_items (filters, cursor paging), get_item (the whole item), frontier.',
 ].join('\n');
+
+// next_work's default number of steps: an agent claims one, and both next_work calls of its loop are read by the
+// model (issue 37's loop budget: ≤ 6 KB of tool output; bench/README.md "The agent loop").
+export const NEXT_WORK_STEPS = 3;
+
+// A step's next_step in the text's JSON only where it says more than the step's own status, adapter and
+// entrypoint (structuredContent keeps it always).
+function withoutOwnNextStep<S extends ScheduleStep>(step: S): S | Omit<S, 'next_step'> {
+  const next = step.next_step;
+  if (next && next.stage === step.status && next.adapter === step.adapter && next.entrypoint === step.entrypoint) {
+    const { next_step: _own, ...rest } = step;
+    return rest;
+  }
+  return step;
+}
 
 export const MCP_DEFAULT_HEARTBEAT_MS = 30_000;
 // Changes arriving within this window are announced once per resource.
@@ -238,18 +255,23 @@ export function errorBody(err: unknown): ToolErrorBody {
   return { code: 'internal_error', message: err instanceof Error ? err.message : String(err) };
 }
 
-// A client that shows the model only the text still gives it the whole result: the summary, then the compact JSON.
-function withJson(summary: string, value: object): CallToolResult {
+// A client that shows the model only the text still gives it the whole result: the summary, then the compact JSON
+// (empty values left out: compactJson).
+function withJson(summary: string, value: object, forText: object = value): CallToolResult {
   return {
-    content: [{ type: 'text', text: `${summary}\n${JSON.stringify(value)}` }],
+    content: [{ type: 'text', text: `${summary}\n${compactJson(forText)}` }],
     structuredContent: value as Record<string, unknown>,
   };
 }
 
-async function answer<T extends object>(work: () => Promise<T>, text: (value: T) => string): Promise<CallToolResult> {
+async function answer<T extends object>(
+  work: () => Promise<T>,
+  text: (value: T) => string,
+  forText?: (value: T) => object,
+): Promise<CallToolResult> {
   try {
     const value = await work();
-    return withJson(text(value), value);
+    return withJson(text(value), value, forText?.(value));
   } catch (err) {
     return toolError(errorBody(err));
   }
@@ -590,7 +612,7 @@ export class SvcMcpSession {
           "The session's schedule: the top runnable items of its lane, ranked, each with its adapter, the entrypoint " +
           'to run and why it ranks there. Claim one with claim.',
         input: {
-          limit: z.number().int().min(1).max(50).optional().describe('how many steps (default 5)'),
+          limit: z.number().int().min(1).max(50).optional().describe('how many steps (default 3)'),
           project: projectArg,
           wip_cap: wipCapArg,
         },
@@ -606,10 +628,14 @@ export class SvcMcpSession {
               project: args.project ?? this.project ?? undefined,
               wip_cap: args.wip_cap ?? this.options.wipCap,
             });
-            const steps = schedule.steps.slice(0, args.limit ?? 5).map((s) => ({ ...s, why: whyRanked(s) }));
+            const steps = schedule.steps
+              .slice(0, args.limit ?? NEXT_WORK_STEPS)
+              .map((s) => ({ ...s, why: whyRanked(s) }));
             return { ...schedule, steps };
           },
           (value) => nextWorkText(value, value.steps),
+          // each step's why is its line's words (said once)
+          (value) => ({ ...value, steps: value.steps.map(({ why: _why, ...step }) => withoutOwnNextStep(step)) }),
         ),
     );
 

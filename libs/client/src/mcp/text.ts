@@ -14,6 +14,37 @@ import { parseEntrypoint } from '../entrypoints';
 // The short text form of each tool's answer: what an agent reads when it does not parse the structured content.
 // Stored text (titles) is shown as one line, control characters removed: a title cannot forge a line of its own.
 
+// The JSON a text block carries (issue 37: every text block carries the complete result, compact): the structured
+// result with what it would say twice left out, so a key absent from the text reads as empty or as its parent's —
+// - an empty value: null, false, 0, "", [] and {} (and a JSON string "{}");
+// - a key repeating its parent's: a nested object's key whose value is the same key's value in the object (or, for
+//   an array element, the object holding the array) above it, e.g. each step's lane in next_work, a claim's
+//   decision.item_id.
+// structuredContent keeps every key. Arrays keep their elements (an empty one as null), so positions and counts
+// stay as they are.
+export function compactJson(value: unknown): string {
+  return JSON.stringify(compact(value, null) ?? null);
+}
+
+type Plain = Record<string, unknown>;
+const isPlain = (v: unknown): v is Plain => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function compact(value: unknown, parent: Plain | null): unknown {
+  if (Array.isArray(value)) return value.map((v) => compact(v, parent) ?? null);
+  if (value === null || value === false || value === 0 || value === '' || value === '{}') return undefined;
+  if (!isPlain(value)) return value;
+  const out: Plain = {};
+  for (const [key, v] of Object.entries(value)) {
+    if (parent && key in parent && !isPlain(v) && !Array.isArray(v) && parent[key] === v) continue;
+    const kept = compact(v, value);
+    if (kept === undefined) continue;
+    if (Array.isArray(kept) && kept.length === 0) continue;
+    if (isPlain(kept) && Object.keys(kept).length === 0) continue;
+    out[key] = kept;
+  }
+  return out;
+}
+
 export function oneLine(value: string, max = 120): string {
   // eslint-disable-next-line no-control-regex
   const flat = value.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
@@ -30,6 +61,18 @@ export function whyRanked(step: ScheduleStep): string {
   if (step.claimed_by_session) why += '; already claimed by this session';
   if (step.wait) why += '; a wait step (nothing to dispatch until its blockers clear)';
   return why;
+}
+
+// whyRanked in short, for a step's line: the ranking keys in their order of weight.
+export function shortWhy(step: ScheduleStep): string {
+  const parts = [
+    step.priority,
+    `chain ${step.downstream_depth} deep`,
+    `unblocks ${step.unblocks_count}`,
+    ...(step.claimed_by_session ? ['yours'] : []),
+    ...(step.wait ? ['wait step'] : []),
+  ];
+  return parts.join(', ');
 }
 
 export function nextWorkText(schedule: ScheduleResponse, steps: (ScheduleStep & { why: string })[]): string {
@@ -50,10 +93,11 @@ export function nextWorkText(schedule: ScheduleResponse, steps: (ScheduleStep & 
     }
     for (const r of schedule.runnable_elsewhere ?? []) lines.push(`runnable elsewhere: ${r.project} (${r.runnable})`);
   }
+  // one line a step with why it ranks there in short; the JSON that follows leaves each step's `why` out (said
+  // once: issue 37's loop reads next_work twice, and its bytes are the model's)
   for (const s of steps) {
     lines.push(
-      `${s.position}. ${s.item_id} [${s.adapter}] ${oneLine(s.title, 80)} → ${s.entrypoint ?? '(no entrypoint)'}`,
-      `   ${s.why}`,
+      `${s.position}. ${s.item_id} [${s.adapter}] ${oneLine(s.title, 80)} → ${s.entrypoint ?? '(no entrypoint)'} (${shortWhy(s)})`,
     );
   }
   return lines.join('\n');
@@ -103,7 +147,7 @@ export function itemText(i: ItemResponse): string {
   return `${i.item_id} [${i.status}, ${i.priority}${i.blocked ? ', blocked' : ''}${i.frozen ? ', frozen' : ''}] ${oneLine(i.title)}`;
 }
 
-// get_item's summary line, then who holds it and what it waits on (the whole item follows as JSON).
+// get_item's summary line, then who holds it and what it waits on and blocks (the whole item follows as JSON).
 export function itemWholeText(
   i: ItemResponse & {
     dependencies: { direction: string; other_item: string | null; gate_point: string; satisfied: boolean }[];
@@ -112,10 +156,18 @@ export function itemWholeText(
 ): string {
   const lines = [itemText(i)];
   if (i.claim) lines.push(`claimed by session ${i.claim.session_id} (${oneLine(i.claim.harness, 60)})`);
-  for (const d of i.dependencies) {
-    const verb = d.direction === 'depends_on' ? 'waits on' : 'blocks';
-    lines.push(`${verb} ${d.other_item ?? '(missing item)'} at ${d.gate_point}${d.satisfied ? ' (satisfied)' : ''}`);
-  }
+  // the dependencies on one line, refs only (the JSON gives each one's gate point and satisfaction): said once
+  const refs = (direction: string, mark: boolean) =>
+    i.dependencies
+      .filter((d) => d.direction === direction)
+      .map((d) => `${d.other_item ?? '(missing item)'}${mark && d.satisfied ? ' ✓' : ''}`);
+  const waits = refs('depends_on', true);
+  const blocks = refs('blocks', false);
+  const deps = [
+    ...(waits.length ? [`waits on ${waits.join(', ')}`] : []),
+    ...(blocks.length ? [`blocks ${blocks.join(', ')}`] : []),
+  ];
+  if (deps.length) lines.push(deps.join('; '));
   return lines.join('\n');
 }
 
