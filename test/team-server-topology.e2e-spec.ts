@@ -571,6 +571,7 @@ describeTopology('rolling restart and database outage through Caddy, two replica
     await caddy?.stop();
     await relay?.start();
     await Promise.all(replicas.map((d) => d.stop()));
+    await relay?.stop();
     await db?.drop();
   });
 
