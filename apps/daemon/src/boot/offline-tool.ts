@@ -6,7 +6,7 @@ import { Client } from 'pg';
 import { EmbeddedServer } from '@app/database';
 
 import { API_TOKEN_PREFIX, generateToken, hashToken, tokenDisplayPrefix } from '../auth/tokens';
-import { SERVER_SECRET_FILE } from '../common/server-secret';
+import { SERVER_SECRET_FILE } from '../config/server-secret';
 import { AppConfig, parseConfig } from '../config/config';
 import { connectionParts } from '../database/data-source';
 import { knownMigrations } from '../database/migrate';
