@@ -501,8 +501,20 @@ describeTopology('the team server topology as processes: Caddy over HTTPS in fro
       const written = await Promise.all(replicas.map((d) => record(d.url)));
       await stream.waitFor('a write of every replica', (out) => written.every((id) => idsIn(out).includes(id)));
 
-      // the replica serving the stream dies; the others keep serving through the proxy
+      // the replica serving the stream dies (SIGKILL: no drain); the others keep serving through the proxy once the
+      // active health check has taken it out (until then a GET is sent again to another replica, a write is not:
+      // docs/operations.md, "Rolling restarts")
+      const logged = caddy.logs().length;
       await holder.kill();
+      await waitFor(
+        () =>
+          caddy
+            .logs()
+            .slice(logged)
+            .split('\n')
+            .some((l) => /health_checker\.active/.test(l) && l.includes(`"${upstreamOf(holder)}"`)),
+        { what: 'the active health check to fail the killed replica', timeout: 20_000 },
+      );
       for (let i = 0; i < 6; i += 1) {
         const res = await viaProxy('GET', '/v1/whoami', { token: admin });
         expect(res.status).toBe(200);
