@@ -1,3 +1,7 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
 import { createTestDatabase, DaemonProcess, runSvc, startDaemonProcess, svcEnv, TestDatabase } from '@app/testing';
 import { createActor, http, sql } from '@app/testing/machine-auth';
 
@@ -104,8 +108,14 @@ describe('svc doctor', () => {
   });
 
   it('should fail at once when no daemon answers', async () => {
-    const result = await runSvc(['doctor'], { env: { SVC_URL: 'http://127.0.0.1:9', SVC_TOKEN: admin } });
+    // a home of its own: with no daemon, doctor also checks this machine's SVC_HOME offline (never the user's)
+    const home = mkdtempSync(join(tmpdir(), 'svc-doctor-home-'));
+    const result = await runSvc(['doctor'], {
+      env: { SVC_URL: 'http://127.0.0.1:9', SVC_TOKEN: admin, SVC_HOME: home },
+    });
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/^FAIL +daemon +cannot reach the svc daemon/m);
+    expect(result.stdout).toMatch(/^ok +lock +free$/m);
+    expect(result.stdout).toMatch(/^ok +database +no svc database in .* yet: svc up creates it$/m);
   });
 });

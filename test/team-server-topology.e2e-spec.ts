@@ -6,9 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { load as loadYaml } from 'js-yaml';
+import { Client } from 'pg';
 import { request } from 'undici';
 
 import {
+  createProject,
   createTestDatabase,
   DaemonProcess,
   REPO_ROOT,
@@ -19,6 +21,7 @@ import {
 } from '@app/testing';
 import { CaddyProcess, caddyBinary, CADDYFILE, freePort, startCaddy, UPSTREAM_HEADER } from '@app/testing/caddy';
 import { awaitRoomInMinute, resolveMachineAuthorization, sql } from '@app/testing/machine-auth';
+import { startTcpProxy, TcpProxy } from '@app/testing/tcp-proxy';
 
 import { clientAddress, compileTrust } from '../apps/daemon/src/common/client-identity';
 
@@ -160,7 +163,10 @@ describe('docker/compose.yaml and docker/Caddyfile (no container engine here: pa
         { dial: 'svc-daemon-3:7700' },
       ]);
       expect(proxy.flush_interval).toBe(-1);
-      expect(proxy.health_checks).toMatchObject({ active: { uri: '/readyz' } });
+      // the balancer's check is /livez (503 only while a replica drains), not /readyz (503 during a database outage)
+      expect(proxy.health_checks).toEqual({ active: expect.objectContaining({ uri: '/livez' }) });
+      // only GET and HEAD are sent again after they reached a replica; no passive health (no fail_duration)
+      expect(proxy.load_balancing).toMatchObject({ retries: 3, retry_match: [{ method: ['GET', 'HEAD'] }] });
       expect(proxy.load_balancing).toMatchObject({ selection_policy: { policy: 'round_robin' } });
       // no trusted_proxies: Caddy replaces a client's X-Forwarded-For rather than extending it
       expect(proxy.trusted_proxies).toBeUndefined();
@@ -495,8 +501,20 @@ describeTopology('the team server topology as processes: Caddy over HTTPS in fro
       const written = await Promise.all(replicas.map((d) => record(d.url)));
       await stream.waitFor('a write of every replica', (out) => written.every((id) => idsIn(out).includes(id)));
 
-      // the replica serving the stream dies; the others keep serving through the proxy
+      // the replica serving the stream dies (SIGKILL: no drain); the others keep serving through the proxy once the
+      // active health check has taken it out (until then a GET is sent again to another replica, a write is not:
+      // docs/operations.md, "Rolling restarts")
+      const logged = caddy.logs().length;
       await holder.kill();
+      await waitFor(
+        () =>
+          caddy
+            .logs()
+            .slice(logged)
+            .split('\n')
+            .some((l) => /health_checker\.active/.test(l) && l.includes(`"${upstreamOf(holder)}"`)),
+        { what: 'the active health check to fail the killed replica', timeout: 20_000 },
+      );
       for (let i = 0; i < 6; i += 1) {
         const res = await viaProxy('GET', '/v1/whoami', { token: admin });
         expect(res.status).toBe(200);
@@ -519,5 +537,201 @@ describeTopology('the team server topology as processes: Caddy over HTTPS in fro
     } finally {
       await stop(stream);
     }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Rolling restarts and database outages through Caddy (issue 40): two replicas whose database is reached through a
+// TCP relay the test cuts (the outage), Caddy checking /livez every half second.
+
+describeTopology('rolling restart and database outage through Caddy, two replicas', () => {
+  let db: TestDatabase;
+  let relay: TcpProxy;
+  let caddy: CaddyProcess;
+  const replicas: DaemonProcess[] = [];
+  let env: Record<string, string>;
+  const admin = BOOTSTRAP_TOKEN;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('server', 'rolling');
+    relay = await startTcpProxy({ host: new URL(db.url).hostname, port: Number(new URL(db.url).port || 5432) });
+    const port = await freePort();
+    env = {
+      SVC_DATABASE_URL: relay.via(db.url),
+      SVC_SERVER_SECRET: SECRET,
+      SVC_API_TRUSTED_PROXIES: '127.0.0.1',
+      SVC_PUBLIC_URL: `https://127.0.0.1:${port}`,
+      SVC_BOOTSTRAP_TOKEN: BOOTSTRAP_TOKEN,
+    };
+    replicas.push(...(await Promise.all([0, 1].map(() => startDaemonProcess({ env, timeoutMs: 120_000 })))));
+    const pg = new Client({ connectionString: db.url });
+    await pg.connect();
+    try {
+      await createProject(pg, { id: 'roll', prefix: 'ROLL' });
+    } finally {
+      await pg.end();
+    }
+    caddy = await startCaddy({
+      upstreams: replicas.map((d) => `127.0.0.1:${d.port}`),
+      port,
+      upstreamHeader: true,
+      healthInterval: '500ms',
+    });
+  });
+
+  afterAll(async () => {
+    await caddy?.stop();
+    await relay?.start();
+    await Promise.all(replicas.map((d) => d.stop()));
+    await relay?.stop();
+    await db?.drop();
+  });
+
+  async function viaCaddy(method: 'GET' | 'POST', path: string, body?: unknown) {
+    const res = await request(`${caddy.url}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${admin}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      dispatcher: agent,
+    });
+    const text = await res.body.text();
+    let json: Record<string, unknown> = {};
+    try {
+      json = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      // not JSON: kept as text below
+    }
+    return { status: res.statusCode, body: json, text, headers: res.headers };
+  }
+  let agent: ReturnType<CaddyProcess['agent']>;
+  beforeAll(() => {
+    if (caddy) agent = caddy.agent();
+  });
+
+  it('should answer every request of a mixed load while one replica is restarted: no 5xx, no acknowledged write lost', async () => {
+    const statuses = new Map<number, number>();
+    const failures: string[] = [];
+    const acknowledged: string[] = [];
+    let running = true;
+    let sent = 0;
+    const worker = async (w: number) => {
+      for (let i = 0; running; i += 1) {
+        const write = i % 2 === 0;
+        const res = write
+          ? await viaCaddy('POST', '/v1/items', { project: 'roll', title: `rolling ${w}-${i}` })
+          : await viaCaddy('GET', '/v1/items?project=roll&limit=5');
+        sent += 1;
+        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+        if (write && res.status === 201) acknowledged.push(`rolling ${w}-${i}`);
+        else if (res.status !== (write ? 201 : 200) && failures.length < 5) failures.push(`${res.status} ${res.text}`);
+      }
+    };
+    const load = Promise.all([0, 1, 2, 3].map(worker));
+    try {
+      await waitFor(() => sent >= 40, { what: 'the load to run', timeout: 30_000 });
+      // SIGTERM to one replica under load: it answers /livez 503 shutting_down (the balancer takes it out) while it
+      // still serves what reaches it, then stops accepting and exits 0.
+      const [leaving, staying] = replicas;
+      const oldPort = leaving.port;
+      leaving.child.kill('SIGTERM');
+      const draining = await waitFor(
+        async () => {
+          const res = await fetch(`${leaving.url}/livez`).catch(() => null);
+          return res?.status === 503 ? res : null;
+        },
+        { what: 'the leaving replica to answer /livez 503', timeout: 10_000, interval: 20 },
+      );
+      expect(draining.headers.get('retry-after')).toBe('1');
+      expect(await draining.json()).toMatchObject({ code: 'shutting_down' });
+      expect(await leaving.stop()).toBe(0);
+      const servedAfter = sent;
+      await waitFor(() => sent >= servedAfter + 40, { what: 'the load on the remaining replica', timeout: 30_000 });
+      // the replacement, on the same address; the balancer takes it in once its /livez answers
+      const back = await startDaemonProcess({ env, port: oldPort, timeoutMs: 120_000 });
+      replicas[0] = back;
+      await waitFor(
+        async () => String((await viaCaddy('GET', '/v1/whoami')).headers[UPSTREAM_HEADER]) === `127.0.0.1:${back.port}`,
+        { what: 'the replacement to serve through the proxy', timeout: 20_000, interval: 50 },
+      );
+      expect(staying.child.exitCode).toBeNull();
+    } finally {
+      running = false;
+      await load;
+    }
+    expect({ failures, statuses: Object.fromEntries(statuses) }).toEqual({
+      failures: [],
+      statuses: { 200: expect.any(Number), 201: expect.any(Number) },
+    });
+    // every create that was acknowledged is there
+    const rows = await sql<{ title: string }>(db.url, `SELECT title FROM items WHERE title = ANY($1)`, [acknowledged]);
+    expect(rows.length).toBe(acknowledged.length);
+    expect(acknowledged.length).toBeGreaterThan(20);
+  });
+
+  it('should pass the replicas’ database_unavailable through during an outage; svc doctor names PostgreSQL; svc connect keeps waiting', async () => {
+    const configDir = mkdtempSync(join(tmpdir(), 'svc-rolling-connect-'));
+    const cli = startCli(['connect', caddy.url, '--machine-name', 'outage box'], {
+      NODE_EXTRA_CA_CERTS: caddy.rootCaPath,
+      SVC_CONFIG_DIR: configDir,
+    });
+    let code = '';
+    await cli.waitFor('the user code', (out) => {
+      code = /^\s+([BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4})\s*$/m.exec(out)?.[1] ?? '';
+      return code !== '';
+    });
+    const logged = replicas.map((d) => d.stdout().length);
+    await relay.stop();
+    try {
+      // svc connect's poll is answered 503 machine_credential_unavailable with Retry-After (a replica logs the 503s it
+      // answers while the database is away), passed through by Caddy, and it keeps waiting
+      await waitFor(
+        () =>
+          replicas.some((d, i) =>
+            d
+              .stdout()
+              .slice(logged[i])
+              .split('\n')
+              .some((l) => /MachineAuthorization/.test(l) && /answered 503/.test(l)),
+          ),
+        { what: 'a poll answered 503 during the outage', timeout: 30_000 },
+      );
+      expect(cli.child.exitCode).toBeNull();
+      // the replicas stay in (their /livez answers) and their own answer reaches the client, not Caddy's empty 503
+      const res = await waitFor(
+        async () => {
+          const r = await viaCaddy('GET', '/v1/whoami');
+          return r.status === 503 ? r : null;
+        },
+        { what: 'a 503 through the proxy', timeout: 20_000 },
+      );
+      expect(res.body).toMatchObject({ code: 'database_unavailable' });
+      expect(res.headers['retry-after']).toMatch(/^[1-9][0-9]*$/);
+      expect(String(res.headers[UPSTREAM_HEADER])).toMatch(/^127\.0\.0\.1:\d+$/);
+      // svc doctor through the proxy says what is wrong
+      const doctor = startCli(['doctor'], {
+        NODE_EXTRA_CA_CERTS: caddy.rootCaPath,
+        SVC_URL: caddy.url,
+        SVC_TOKEN: admin,
+        SVC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'svc-rolling-doctor-')),
+      });
+      expect(await doctor.exited).toBe(1);
+      expect(doctor.out()).toMatch(/^FAIL +database +PostgreSQL is unreachable/m);
+      expect(cli.child.exitCode).toBeNull();
+    } finally {
+      await relay.start();
+    }
+    await waitFor(async () => (await viaCaddy('GET', '/readyz')).status === 200, {
+      what: 'readiness',
+      timeout: 30_000,
+    });
+    await waitFor(
+      async () => (await resolveMachineAuthorization(replicas[1].url, admin, code, 'approve')).status === 200,
+      { what: 'the approval', timeout: 20_000 },
+    );
+    expect(await cli.exited).toBe(0);
+    expect(cli.out()).toContain(`connected to ${caddy.url}`);
   });
 });

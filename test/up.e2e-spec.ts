@@ -96,6 +96,17 @@ describe('svc up and svc down', () => {
     expect(await status(url)).toBe(200);
   });
 
+  it('should refuse to adopt the daemon of another SVC_HOME answering on the port, naming that home', async () => {
+    const other = mkdtempSync(join(tmpdir(), 'svc-up-other-home-'));
+    const result = await runSvc(['up', '--no-tui'], { env: { ...env, SVC_HOME: other }, ...SLOW });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('daemon_of_another_home');
+    expect(result.stderr).toContain(`serves another SVC_HOME (${home})`);
+    expect(existsSync(join(other, 'daemon.pid'))).toBe(false);
+    // the daemon of this home is still adopted
+    expect((await runSvc(['up', '--no-tui'], { env, ...SLOW })).stderr).toContain(`a daemon already answers at ${url}`);
+  });
+
   it('should stop the daemon it started, clean the pid file, and say so when none runs', async () => {
     const result = await runSvc(['down'], { env, ...SLOW });
     expect(result.code).toBe(0);

@@ -96,6 +96,7 @@ export const MATRIX: Record<string, MatrixRow> = {
   // ---- health and the approval page (their own session, not a bearer) ----
   'GET /healthz': { access: 'public', request: () => ({ path: '/healthz' }) },
   'GET /readyz': { access: 'public', request: () => ({ path: '/readyz' }) },
+  'GET /livez': { access: 'public', request: () => ({ path: '/livez' }) },
   // issue 28: Prometheus text and the doctor's report, for server admins only (SVC_METRICS_PORT serves metrics locally);
   // issue 36: 'server_admin' is an unconfined one: not a machine credential (machine_admin), not through /api/orgs
   'GET /metrics': { access: 'server_admin', request: () => ({ path: '/metrics' }) },

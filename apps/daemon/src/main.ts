@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { setFlagsFromString } from 'node:v8';
 import { NestFactory } from '@nestjs/core';
+import type { FastifyInstance } from 'fastify';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
 
@@ -13,6 +14,7 @@ import { frameBanner } from './boot/banner';
 import { DaemonLock, DaemonLockHeldError } from './boot/daemon-lock';
 import { assertPortFree, PortBusyError } from './boot/port-check';
 import { registerBodyParsers } from './common/body-parsers';
+import { drain, registerDrainHooks } from './common/drain';
 import { DaemonLogger } from './common/logging';
 import { writeClientError } from './common/response-writer';
 import { createValidationPipe } from './common/validation';
@@ -35,6 +37,8 @@ function note(message: string): void {
 export const EXIT_FOLDER_TAKEN = 75;
 // Exit status of a daemon whose port is taken by another program (EX_UNAVAILABLE).
 export const EXIT_PORT_BUSY = 69;
+// On shutdown, how long requests in flight (not streams) may take to finish before the pool closes under them.
+const IN_FLIGHT_GRACE_MS = 10_000;
 
 async function resolveDatabase(config: AppConfig): Promise<{ url: string; embedded: EmbeddedServer | null }> {
   if (config.databaseUrl) return { url: config.databaseUrl, embedded: null };
@@ -85,13 +89,16 @@ export async function startDaemon(config: AppConfig): Promise<RunningDaemon> {
       trustProxy: false,
       onProtoPoisoning: 'error',
       onConstructorPoisoning: 'error',
-      return503OnClosing: true,
+      // while closing, the drain hook answers its own JSON 503 shutting_down (common/drain.ts)
+      return503OnClosing: false,
       clientErrorHandler: writeClientError,
     });
     const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, databaseUrl), adapter, {
       bufferLogs: true,
     });
     app.useLogger(new DaemonLogger(app.get(Logger)));
+    drain.reset();
+    registerDrainHooks(app.getHttpAdapter().getInstance() as unknown as FastifyInstance);
     registerBodyParsers(app, { importBodyLimit: config.importBodyLimit });
     app.useGlobalPipes(createValidationPipe());
     await app.listen({ port: config.port, host: config.host });
@@ -107,9 +114,14 @@ export async function startDaemon(config: AppConfig): Promise<RunningDaemon> {
     void warmUpFrontier().catch((err: unknown) => note(`frontier warm-up: ${(err as Error).message}`));
     let stopping: Promise<void> | null = null;
     const stop = () => {
-      // Drain: Nest closes the HTTP server (in-flight requests finish), then the pool, then the embedded server.
-      stopping ??= app
-        .close()
+      // Drain (common/drain.ts): not ready first, until the balancer has noticed; then new requests are refused
+      // with a JSON 503 and the ones in flight finish; then Nest closes the streams, the pool and the HTTP server,
+      // and the embedded server stops.
+      drain.begin();
+      stopping ??= drain
+        .settle(config.drainSeconds * 1000)
+        .then(() => drain.finishInFlight(IN_FLIGHT_GRACE_MS))
+        .then(() => app.close())
         .catch((err: unknown) => note(`shutdown: ${(err as Error).message}`))
         .then(() => embedded?.stop())
         .then(() => lock?.release());

@@ -43,6 +43,8 @@ export enum GenericErrorCode {
   Unavailable = 'service_unavailable',
   // The database is down, restarting or unreachable: retry after the Retry-After delay.
   DatabaseUnavailable = 'database_unavailable',
+  // This replica is stopping (SIGTERM): retry after the Retry-After delay, through the proxy another replica answers.
+  ShuttingDown = 'shutting_down',
 }
 
 export const GENERIC_ERROR_STATUS: ErrorStatusTable<GenericErrorCode> = {
@@ -57,6 +59,7 @@ export const GENERIC_ERROR_STATUS: ErrorStatusTable<GenericErrorCode> = {
   [GenericErrorCode.InternalError]: HttpStatus.INTERNAL_SERVER_ERROR,
   [GenericErrorCode.Unavailable]: HttpStatus.SERVICE_UNAVAILABLE,
   [GenericErrorCode.DatabaseUnavailable]: HttpStatus.SERVICE_UNAVAILABLE,
+  [GenericErrorCode.ShuttingDown]: HttpStatus.SERVICE_UNAVAILABLE,
 };
 
 // The enum under its former name, for code written against it; new code uses GenericErrorCode.
@@ -72,6 +75,7 @@ export const GENERIC_ERROR_CODES = {
   internalError: GenericErrorCode.InternalError,
   unavailable: GenericErrorCode.Unavailable,
   databaseUnavailable: GenericErrorCode.DatabaseUnavailable,
+  shuttingDown: GenericErrorCode.ShuttingDown,
 } as const;
 
 const genericError = errorFactory(GENERIC_ERROR_STATUS);
@@ -109,10 +113,23 @@ export const forbidden = (message: string) => genericError(GenericErrorCode.Forb
 // A fact the daemon relies on is missing (a bug or a damaged database): answered 500, logged with the stack.
 export const internalError = (message: string) => genericError(GenericErrorCode.InternalError, message);
 
-export const databaseUnavailable = (retryAfterSeconds: number) =>
+export const databaseUnavailable = (retryAfterSeconds: number, extra: Record<string, unknown> = {}) =>
   genericError(
     GenericErrorCode.DatabaseUnavailable,
     `the database is unavailable; retry in ${retryAfterSeconds} s`,
-    {},
+    extra,
     { 'retry-after': String(retryAfterSeconds) },
+  );
+
+// 503 service_unavailable: a deliberate unavailability (/readyz while migrations are pending).
+export const notReady = (message: string, extra: Record<string, unknown> = {}) =>
+  genericError(GenericErrorCode.Unavailable, message, extra);
+
+// 503 shutting_down: the replica drains (SIGTERM) and takes no new request; another replica, or this one restarted, will.
+export const shuttingDown = (retryAfterSeconds: number) =>
+  genericError(
+    GenericErrorCode.ShuttingDown,
+    `this replica is shutting down; retry in ${retryAfterSeconds} s`,
+    {},
+    { 'retry-after': String(retryAfterSeconds), connection: 'close' },
   );

@@ -31,7 +31,7 @@ export function redactUrl(url: string): string {
   return query === undefined ? safePath : `${safePath}?[query]`;
 }
 
-const HEALTH_PATHS = new Set(['/healthz', '/readyz']);
+const HEALTH_PATHS = new Set(['/healthz', '/readyz', '/livez']);
 
 // Waiting machines poll thousands of times a second; those requests are not request-logged (their failures are,
 // by the exception filter), which keeps the hot path cheap.

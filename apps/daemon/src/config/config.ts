@@ -50,6 +50,10 @@ export interface AppConfig {
   // SVC_HEAP_GROWTH_PERCENT: how far V8 lets the heap grow past the live heap before the next full GC (0: V8's own
   // choice, which let a 100k project's ~150 MB live heap reach 370-415 MB between two: docs/decisions/h-perf.md)
   heapGrowthPercent: number;
+  // SVC_DRAIN_SECONDS: on SIGTERM, how long at most the replica answers 503 on /livez and /readyz (while still serving)
+  // before it stops accepting; it stops sooner once a balancer has seen the 503 and sent nothing for 0.5 s, and at
+  // once when no balancer asked /livez in the last minute
+  drainSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -119,6 +123,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     dbPoolSize: dto.SVC_DB_POOL_SIZE ?? 10,
     metricsPort: dto.SVC_METRICS_PORT ?? null,
     heapGrowthPercent: dto.SVC_HEAP_GROWTH_PERCENT ?? 30,
+    drainSeconds: dto.SVC_DRAIN_SECONDS ?? 10,
   };
 }
 

@@ -83,4 +83,8 @@ export class EnvDto {
 
   // V8's heap growth after a full GC, in percent of the live heap (0: V8's own, up to ~4x)
   @IsOptional() @Transform(toNumber) @IsInt() @Min(0) @Max(400) SVC_HEAP_GROWTH_PERCENT?: number;
+
+  // On SIGTERM: at most this many seconds of not-ready (503) before the replica stops accepting, so the balancer
+  // takes it out first (default 10; only when a balancer asked /livez in the last minute)
+  @IsOptional() @Transform(toNumber) @IsInt() @Min(0) @Max(300) SVC_DRAIN_SECONDS?: number;
 }

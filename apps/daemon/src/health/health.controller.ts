@@ -1,4 +1,4 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller, Get, Inject } from '@nestjs/common';
 import {
   HealthCheck,
   HealthCheckResult,
@@ -10,6 +10,19 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 
 import { Public } from '../auth/public.decorator';
+import { DATABASE_RETRY_AFTER_SECONDS } from '../common/database-outage';
+import { databaseUnavailable, notReady, shuttingDown } from '../common/domain-error';
+import { drain, SHUTTING_DOWN_RETRY_AFTER_SECONDS } from '../common/drain';
+import { APP_CONFIG, AppConfig } from '../config/config';
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i;
+
+// 503 shutting_down while the replica drains (SIGTERM): the balancer takes it out before it stops accepting.
+function refuseWhileDraining(): void {
+  if (drain.phase === 'serving') return;
+  drain.probed();
+  throw shuttingDown(SHUTTING_DOWN_RETRY_AFTER_SECONDS);
+}
 
 @Public()
 @Controller()
@@ -19,27 +32,55 @@ export class HealthController {
     private readonly db: TypeOrmHealthIndicator,
     private readonly indicators: HealthIndicatorService,
     @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  // Liveness: the process answers. Stays 200 during a database outage (a restart would not bring the database back).
+  // Liveness: the process answers. Stays 200 during a database outage (a restart would not bring the database back)
+  // and while draining. A daemon listening on loopback only also names its SVC_HOME, so `svc up` can tell its own
+  // daemon from another home's on the same port (nobody beyond this machine can ask).
   @Get('healthz')
-  liveness(): { status: 'ok' } {
+  liveness(): { status: 'ok'; home?: string } {
+    return LOOPBACK.test(this.config.host) ? { status: 'ok', home: this.config.home } : { status: 'ok' };
+  }
+
+  // The balancer's check (docker/Caddyfile): 200 while this replica takes requests, whether or not the database
+  // answers (during an outage every replica answers its own 503 database_unavailable with Retry-After, which the
+  // proxy passes on), 503 shutting_down once it drains.
+  @Get('livez')
+  serving(): { status: 'ok' } {
+    drain.livez();
+    refuseWhileDraining();
     return { status: 'ok' };
   }
 
-  // Readiness: 503 while the database is unreachable or migrations are pending, so a balancer routes elsewhere.
+  // Readiness: 503 while the database is unreachable or migrations are pending (an orchestrator waits), and 503
+  // shutting_down while draining.
   @Get('readyz')
   @HealthCheck()
-  readiness(): Promise<HealthCheckResult> {
-    return this.health.check([
-      () => this.db.pingCheck('database', { timeout: 2000 }),
-      async () => {
-        const indicator = this.indicators.check('migrations');
-        // Unknown while the database is away: down (503), never a thrown 500.
-        const pending = await this.dataSource.showMigrations().catch(() => null);
-        if (pending === null) return indicator.down({ reachable: false });
-        return pending ? indicator.down({ pending: true }) : indicator.up();
-      },
-    ]);
+  async readiness(): Promise<HealthCheckResult> {
+    refuseWhileDraining();
+    try {
+      return await this.health.check([
+        () => this.db.pingCheck('database', { timeout: 2000 }),
+        async () => {
+          const indicator = this.indicators.check('migrations');
+          // Unknown while the database is away: down (503), never a thrown 500.
+          const pending = await this.dataSource.showMigrations().catch(() => null);
+          if (pending === null) return indicator.down({ reachable: false });
+          return pending ? indicator.down({ pending: true }) : indicator.up();
+        },
+      ]);
+    } catch (err) {
+      // The answer names what is down in the daemons' shape: { code, message, checks } (svc doctor reads it).
+      const result = (err as { getResponse?: () => unknown }).getResponse?.() as Partial<HealthCheckResult> | undefined;
+      if (!result?.details) throw err;
+      const checks = result.details;
+      const database = checks.database as { status?: string } | undefined;
+      const migrations = checks.migrations as { status?: string; reachable?: boolean } | undefined;
+      if (database?.status === 'down' || migrations?.reachable === false) {
+        throw databaseUnavailable(DATABASE_RETRY_AFTER_SECONDS, { checks });
+      }
+      throw notReady('migrations are pending', { checks });
+    }
   }
 }

@@ -7,6 +7,7 @@ import {
   SKEW_FAIL_MS,
   SKEW_WARN_MS,
   trustedProxiesCheck,
+  readinessCheck,
 } from './doctor-checks';
 
 function report(overrides: Partial<DoctorReport> = {}): DoctorReport {
@@ -77,5 +78,22 @@ describe('doctor checks', () => {
     r.replica.secret_source = 'file';
     r.replicas.push({ ...r.replicas[0], name: 'b:7700:2' });
     expect(secretCheck(r).status).toBe('warn');
+  });
+});
+
+describe('readinessCheck (issue 40)', () => {
+  it('should name PostgreSQL when /readyz answers database_unavailable', () => {
+    expect(readinessCheck(503, { code: 'database_unavailable', message: 'x', checks: {} })).toMatchObject({
+      status: 'fail',
+      detail: expect.stringMatching(/^PostgreSQL is unreachable from the daemon/),
+    });
+  });
+  it('should tell pending migrations and a draining replica apart', () => {
+    expect(
+      readinessCheck(503, { code: 'service_unavailable', checks: { migrations: { status: 'down', pending: true } } })
+        .detail,
+    ).toMatch(/^migrations are pending/);
+    expect(readinessCheck(503, { code: 'shutting_down' }).detail).toMatch(/shutting down/);
+    expect(readinessCheck(200, {}).status).toBe('ok');
   });
 });

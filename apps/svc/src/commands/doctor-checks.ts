@@ -31,8 +31,28 @@ const check = (name: string, status: CheckStatus, detail: string): DoctorCheck =
 
 export function readinessCheck(status: number, body: unknown): DoctorCheck {
   if (status === 200) return check('database', 'ok', 'reachable, migrations applied (/readyz 200)');
-  const failed = Object.keys((body as { error?: Record<string, unknown> } | null)?.error ?? {});
-  return check('database', 'fail', `/readyz answered ${status}${failed.length ? `: ${failed.join(', ')} down` : ''}`);
+  const answer = (body ?? {}) as { code?: unknown; checks?: Record<string, { status?: string; pending?: boolean }> };
+  if (answer.code === 'shutting_down') {
+    return check(
+      'database',
+      'fail',
+      'the replica that answered is shutting down (/readyz 503 shutting_down); ask again',
+    );
+  }
+  if (answer.code === 'database_unavailable') {
+    return check(
+      'database',
+      'fail',
+      `PostgreSQL is unreachable from the daemon (/readyz ${status}): check that it runs and that SVC_DATABASE_URL ` +
+        'points at it; the daemons answer 503 database_unavailable until it is back',
+    );
+  }
+  const failed = Object.entries(answer.checks ?? {}).filter(([, c]) => c.status === 'down');
+  if (answer.checks?.migrations?.pending) {
+    return check('database', 'fail', `migrations are pending (/readyz ${status}): restart a daemon to apply them`);
+  }
+  const names = failed.map(([name]) => name);
+  return check('database', 'fail', `/readyz answered ${status}${names.length ? `: ${names.join(', ')} down` : ''}`);
 }
 
 export function migrationsCheck(report: DoctorReport): DoctorCheck {

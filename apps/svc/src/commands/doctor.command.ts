@@ -6,6 +6,7 @@ import type { DoctorReport } from '@app/contracts';
 import { paint } from '../color';
 import { connectionFor } from '../context';
 import { action, EXIT, output } from '../output';
+import { runOffline } from './offline-tool';
 import {
   clockCheck,
   DoctorCheck,
@@ -33,6 +34,20 @@ async function tlsOf(publicUrl: string | null): Promise<{ ok: boolean; detail: s
   }
 }
 
+const LOCAL = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\]|0\.0\.0\.0)$/i;
+
+// With no daemon answering: why one would not start on this machine's SVC_HOME or SVC_DATABASE_URL (a newer
+// database, the lock held, a secret that differs, PostgreSQL unreachable), each with what to do. Only for a daemon
+// of this machine (a loopback URL) or when SVC_DATABASE_URL says which database.
+async function offlineChecks(url: string): Promise<DoctorCheck[]> {
+  if (!process.env.SVC_DATABASE_URL && !LOCAL.test(new URL(url).hostname)) return [];
+  try {
+    return await runOffline((tool) => tool.offlineDoctor(process.env));
+  } catch (err) {
+    return [{ check: 'offline checks', status: 'warn', detail: (err as Error).message }];
+  }
+}
+
 async function runChecks(command: Command): Promise<DoctorCheck[]> {
   const connection = connectionFor(command);
   const api = apiFor(connection);
@@ -42,7 +57,7 @@ async function runChecks(command: Command): Promise<DoctorCheck[]> {
     checks.push(readinessCheck(ready.status, ready.body));
   } catch (err) {
     if (!(err instanceof SvcConnectionError)) throw err;
-    return [{ check: 'daemon', status: 'fail', detail: err.message }];
+    return [{ check: 'daemon', status: 'fail', detail: err.message }, ...(await offlineChecks(connection.url))];
   }
   let report: DoctorReport;
   try {

@@ -23,6 +23,7 @@ import { registerSessionsCommand } from './sessions.command';
 import { registerUpCommands } from './up.command';
 import { registerWhoAmICommand } from './whoami.command';
 import { registerActorsCommand } from './actors.command';
+import { registerAdminCommand } from './admin.command';
 import { registerMembersCommand } from './members.command';
 import { registerOrgsCommand } from './orgs.command';
 import { registerTokensCommand } from './tokens.command';
@@ -38,6 +39,7 @@ import { registerGraphCommand } from './graph.command';
 export const COMMAND_GROUPS: ((program: Command) => void)[] = [
   registerHistoryCommand,
   registerUpCommands,
+  registerAdminCommand,
   registerDaemonCommand,
   registerConnectCommand,
   registerMachineAuthorizationCommand,

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 import { Command, Option } from 'commander';
 
@@ -9,6 +9,7 @@ import { apiFor, Connection, resolveConnection, SvcConnectionError, svcHome } fr
 import { connectionFor } from '../context';
 import { action, CliError } from '../output';
 import { daemonEntry } from './daemon.command';
+import { loadOfflineTool } from './offline-tool';
 
 // `svc up` keeps these in SVC_HOME, beside the embedded database. (daemon.lock belongs to the daemon itself.)
 export const DAEMON_LOG = 'daemon.log';
@@ -65,6 +66,73 @@ async function probe(url: string): Promise<'ready' | 'starting' | 'absent'> {
   }
 }
 
+// The SVC_HOME of the daemon answering at `url`, as its /healthz names it (a daemon listening on loopback does);
+// null when it does not say (an older daemon, one listening beyond this machine) or nobody answers.
+async function homeOf(url: string): Promise<string | null> {
+  try {
+    const res = await fetch(new URL('healthz', url.endsWith('/') ? url : `${url}/`), {
+      signal: AbortSignal.timeout(5000),
+    });
+    const body = (await res.json()) as { home?: unknown };
+    return typeof body.home === 'string' ? body.home : null;
+  } catch {
+    return null;
+  }
+}
+
+// A daemon of another home answering at the configured URL is not this home's: refused, naming both.
+async function refuseOtherHome(url: string, files: UpFiles): Promise<void> {
+  const other = await homeOf(url);
+  if (other === null || resolve(other) === resolve(files.home)) return;
+  throw new CliError(
+    'daemon_of_another_home',
+    `the daemon at ${url} serves another SVC_HOME (${other}), not ${files.home}; stop it ` +
+      `(SVC_HOME=${other} svc down) or run this home's daemon on another port (SVC_URL=http://127.0.0.1:7701 svc up)`,
+    2,
+  );
+}
+
+// Lines the daemon writes on its way up that are not a reason it stopped.
+const PROGRESS = /^(applied \d+ migration|listening on|embedded PostgreSQL|starting|initializing)/i;
+
+// Why the daemon stopped, in its own words: its notes ("svc daemon: …", or JSON records of level warn and above)
+// written to the log since `offset`.
+export function exitReason(log: string, offset: number): string | null {
+  let text: string;
+  try {
+    text = readFileSync(log, 'utf8').slice(offset);
+  } catch {
+    return null;
+  }
+  const reasons: string[] = [];
+  for (const line of text.split('\n')) {
+    let message: string | null = null;
+    if (line.startsWith('{')) {
+      try {
+        const record = JSON.parse(line) as { level?: unknown; msg?: unknown };
+        if (typeof record.msg === 'string' && (Number(record.level) >= 40 || record.level === 'error'))
+          message = record.msg.replace(/^svc daemon: /, '');
+      } catch {
+        // not a record
+      }
+    } else if (line.startsWith('svc daemon: ')) message = line.slice('svc daemon: '.length);
+    else if (/^\s+- /.test(line) && reasons.length > 0) reasons[reasons.length - 1] += `; ${line.trim().slice(2)}`;
+    if (message && !PROGRESS.test(message)) reasons.push(message.trim());
+  }
+  return reasons.length > 0 ? reasons.slice(-2).join('; ') : null;
+}
+
+// What the offline doctor finds wrong on this home or database (a newer schema, the lock held, a secret that differs,
+// PostgreSQL unreachable): its failed checks, one line each.
+async function offlineFindings(env: NodeJS.ProcessEnv): Promise<string[]> {
+  try {
+    const checks = await loadOfflineTool().offlineDoctor(env);
+    return checks.filter((c) => c.status === 'fail').map((c) => `${c.check}: ${c.detail}`);
+  } catch {
+    return [];
+  }
+}
+
 // The URL the daemon announced in its log ("svc daemon: listening on http://…"), read from `offset` on.
 function announcedUrl(log: string, offset: number): string | null {
   try {
@@ -92,6 +160,7 @@ export async function up(
 ): Promise<UpResult> {
   const files = upFiles(env);
   const state = await probe(connection.url);
+  if (state !== 'absent') await refuseOtherHome(connection.url, files);
   const known = runningPid(files);
   if (state === 'ready') return { url: connection.url, started: false, pid: known, files };
 
@@ -148,7 +217,14 @@ export async function up(
     }
     if (pid !== null && !isAlive(pid)) {
       rmSync(files.pid, { force: true });
-      throw new CliError('daemon_exited', `the daemon exited before it was ready; see ${files.log}`);
+      const reason = started ? exitReason(files.log, offset) : null;
+      const findings = await offlineFindings({ ...env, SVC_HOME: files.home });
+      const why = [reason, ...findings.filter((f) => !reason?.includes(f))].filter((r): r is string => Boolean(r));
+      throw new CliError(
+        'daemon_exited',
+        `the daemon exited before it was ready: ${why.length > 0 ? why.join('\n  ') : 'no reason in its log'}\n` +
+          `(svc doctor explains; log: ${files.log})`,
+      );
     }
     if (Date.now() > deadline) {
       throw new CliError(

@@ -5,7 +5,8 @@
 export const SESSION_HEADER = 'x-svc-session';
 export const CLIENT_HEADER = 'x-svc-client';
 
-export const WRITE_PATHS = ['cli', 'tui', 'mcp', 'http', 'import', 'sweep', 'sql'] as const;
+// offline: svc admin token --offline, straight to the database with no daemon (break-glass)
+export const WRITE_PATHS = ['cli', 'tui', 'mcp', 'http', 'import', 'sweep', 'sql', 'offline'] as const;
 export type WritePath = (typeof WRITE_PATHS)[number];
 // What a front end may name itself in CLIENT_HEADER (import and sweep are named by the daemon, sql by nobody).
 export const CLIENT_PATHS: readonly WritePath[] = ['cli', 'tui', 'mcp', 'http'];
