@@ -34,15 +34,29 @@ export const POLL_MAX_MS = 50;
 const PRUNE_EVERY_MS = 60_000;
 
 // One statement: the horizon (every transaction below it has ended, and every one still to commit is at or above
-// it) and the notices of the transactions between the last horizon and this one, in (xid, id) order.
+// it); the notices of the transactions between the last horizon and this one (`safe`); and, ahead of the horizon,
+// the other notices committed since the last read that are no recorded event (by id, best effort: one whose id is
+// below the highest seen comes when the horizon passes it). In (xid, id) order.
 const POLL_SQL = `
   WITH h AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS x)
-  SELECT h.x::text AS horizon, n.channel, n.payload, n.xid::text AS xid
+  SELECT h.x::text AS horizon, n.id::text AS id, n.channel, n.payload, n.xid::text AS xid, n.safe
     FROM h LEFT JOIN LATERAL (
-      SELECT channel, payload, xid, id FROM stream_notices
+      SELECT id, channel, payload, xid, true AS safe FROM stream_notices
        WHERE $1::xid8 IS NOT NULL AND xid >= $1::xid8 AND xid < h.x
+      UNION ALL
+      SELECT id, channel, payload, xid, false FROM stream_notices
+       WHERE $2::bigint IS NOT NULL AND id > $2::bigint AND xid >= h.x AND channel <> '${EVENTS_CHANNEL}'
     ) n ON true
    ORDER BY n.xid, n.id`;
+
+interface FeedRow {
+  horizon: string;
+  id: string | null;
+  channel: string | null;
+  payload: string | null;
+  xid: string | null;
+  safe: boolean | null;
+}
 
 export const LISTEN_CLIENT_FACTORY = Symbol('LISTEN_CLIENT_FACTORY');
 export type ListenClientFactory = () => Client;
@@ -95,6 +109,10 @@ export class EventsStreamService implements OnModuleInit, OnModuleDestroy {
   private readonly followers = new Set<(project: string) => boolean>();
   // the feed: everything below `cursor` (an xid8) is delivered; null until the first read sets it to the present
   private cursor: string | null = null;
+  // the highest notice id read, and the notices delivered ahead of the horizon (id → xid), not to be sent again
+  // when it passes them
+  private highest: string | null = null;
+  private readonly early = new Map<string, bigint>();
   private reading: Promise<void> | null = null;
   private queued: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
@@ -158,27 +176,46 @@ export class EventsStreamService implements OnModuleInit, OnModuleDestroy {
   private async readOnce(): Promise<void> {
     const client = this.client;
     if (!client || this.stopped) return;
-    const rows = (
-      await client.query<{ horizon: string; channel: string | null; payload: string | null; xid: string | null }>(
-        POLL_SQL,
-        [this.cursor],
-      )
-    ).rows;
+    if (this.cursor === null) {
+      // the first read: from the present on
+      const [start] = (
+        await client.query<{ horizon: string; highest: string | null }>(
+          `SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS horizon,
+                  (SELECT max(id) FROM stream_notices)::text AS highest`,
+        )
+      ).rows;
+      if (client !== this.client) return;
+      this.cursor = start.horizon;
+      this.highest = start.highest ?? '0';
+      return;
+    }
+    const rows = (await client.query<FeedRow>(POLL_SQL, [this.cursor, this.highest])).rows;
     if (client !== this.client) return;
     let delivered = 0;
     for (const row of rows) {
-      if (row.channel === null) continue;
+      if (row.channel === null || row.id === null || row.xid === null) continue;
+      if (this.highest === null || BigInt(row.id) > BigInt(this.highest)) this.highest = row.id;
+      if (row.safe) {
+        // delivered ahead of the horizon already
+        if (this.early.delete(row.id)) continue;
+      } else {
+        if (this.early.has(row.id)) continue;
+        this.early.set(row.id, BigInt(row.xid));
+      }
       const message = parseNotification(row.channel, row.payload ?? undefined);
       if (!message) continue;
-      if (message.id !== null && row.xid !== null && /^\d+$/.test(message.id)) {
+      if (message.id !== null && /^\d+$/.test(message.id)) {
         message.position = { xid: BigInt(row.xid), id: BigInt(message.id) };
       }
       delivered++;
       if (!this.stopped) this.subject.next(message);
     }
     // xmin never moves back; a read on a fresh connection may not see further than the last one did
-    if (rows.length > 0 && (this.cursor === null || BigInt(rows[0].horizon) > BigInt(this.cursor))) {
+    if (rows.length > 0 && BigInt(rows[0].horizon) > BigInt(this.cursor)) {
       this.cursor = rows[0].horizon;
+      // every one below the horizon was met among the safe rows (or its row is gone): nothing left to skip
+      const horizon = BigInt(this.cursor);
+      for (const [id, xid] of this.early) if (xid < horizon) this.early.delete(id);
     }
     this.idleMs = delivered > 0 ? POLL_MIN_MS : Math.min(POLL_MAX_MS, this.idleMs * 2);
     if (Date.now() - this.prunedAt > PRUNE_EVERY_MS) {

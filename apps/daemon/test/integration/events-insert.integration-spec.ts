@@ -127,4 +127,31 @@ describe(`${EventsRepository.name}.insert and the notice feed`, () => {
       expect(rows.map((r) => r.id)).toEqual(first.ids.slice(k + 1));
     }
   });
+  // Item, dependency, claim and machine-authorization notices carry no id and are not replayed: they are delivered as
+  // soon as they are committed, ahead of the horizon, and not again when it passes them.
+  it('delivers a notice that is no recorded event at once, and once, while an older transaction is open', async () => {
+    const stream = new EventsStreamService(db.dataSource, EventsStreamService.clientFactory(db.dataSource));
+    readers.push(stream);
+    const seen: string[] = [];
+    stream.messages.subscribe((m) => {
+      if (m.type === 'item' || m.type === 'marker') seen.push(String(m.data.item_id ?? m.type));
+    });
+    await stream.onModuleInit();
+    const older = db.dataSource.createQueryRunner();
+    await older.connect();
+    try {
+      await older.startTransaction();
+      await older.query('SELECT pg_current_xact_id()');
+      await db.client.query(`SELECT svc_notice('svc_items', '{"type":"item","project":"p","item_id":"EARLY-1"}')`);
+      await waitFor(() => seen.includes('EARLY-1'), { timeout: 10_000, interval: 10, what: 'the early notice' });
+      await older.commitTransaction();
+      // a marker read after the horizon passed the notice
+      await db.client.query(`SELECT pg_notify('svc_items', '{"type":"marker"}')`);
+      await waitFor(() => seen.includes('marker'), { timeout: 10_000, interval: 10, what: 'the marker' });
+      expect(seen).toEqual(['EARLY-1', 'marker']);
+    } finally {
+      if (older.isTransactionActive) await older.rollbackTransaction();
+      await older.release();
+    }
+  });
 });
