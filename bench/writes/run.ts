@@ -31,6 +31,7 @@ import { refSeq } from '../live/mixed-plan';
 
 const ROOT = resolve(__dirname, '..', '..');
 const RESULTS = join(ROOT, 'bench', 'results', 'writes.json');
+const README = join(ROOT, 'bench', 'README.md');
 const PROJECT = 'bench';
 const POOL_PER_WRITER = 40;
 const PRIORITIES = ['high', 'medium', 'low'] as const;
@@ -558,6 +559,36 @@ async function pgbench(server: EmbeddedServer, seconds: number, clients: number[
   return results;
 }
 
+// The latest run's table in bench/README.md, between the writes-table markers.
+function writeTable(label: string, phases: PhaseResult[], pg: PgbenchResult[]): void {
+  const start = '<!-- writes-table:start (written by npm run bench:writes) -->';
+  const end = '<!-- writes-table:end -->';
+  const readme = readFileSync(README, 'utf8');
+  const from = readme.indexOf(start);
+  const to = readme.indexOf(end);
+  if (from < 0 || to < from) return;
+  const lines = [
+    `Latest run: ${new Date().toISOString()}${label ? ` (${label})` : ''}.`,
+    '',
+    '| items | writes | writers | writes/s | p50 ms | p99 ms | errors | daemon CPU % | notice p50 ms | notice p99 ms |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...phases.map(
+      (p) =>
+        `| ${p.items} | ${p.kind} | ${p.writers} | ${p.writes_per_s} | ${p.p50_ms} | ${p.p99_ms} | ${p.errors} | ` +
+        `${p.daemon_cpu_pct} | ${p.notice_p50_ms} | ${p.notice_p99_ms} |`,
+    ),
+    ...(pg.length > 0
+      ? [
+          '',
+          '| pgbench (same server) | clients | tps |',
+          '| --- | --- | --- |',
+          ...pg.map((r) => `| ${r.script} | ${r.clients} | ${r.tps} |`),
+        ]
+      : []),
+  ];
+  writeFileSync(README, `${readme.slice(0, from + start.length)}\n\n${lines.join('\n')}\n\n${readme.slice(to)}`);
+}
+
 function list(args: string[], flag: string, fallback: string): string[] {
   const at = args.indexOf(flag);
   return (at >= 0 ? args[at + 1] : fallback).split(',').filter(Boolean);
@@ -608,6 +639,7 @@ async function main(): Promise<void> {
     notice_p50_ms: p.notice_p50_ms,
     notice_p99_ms: p.notice_p99_ms,
   }));
+  writeTable(label, phases, pg);
   for (const r of rows) process.stdout.write(`${JSON.stringify(r)}\n`);
   for (const r of pg) process.stdout.write(`${JSON.stringify(r)}\n`);
 }
