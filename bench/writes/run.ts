@@ -603,7 +603,8 @@ async function main(): Promise<void> {
     kinds: list(args, '--kinds', 'priority,mixed') as Options['kinds'],
     follower: !args.includes('--no-follower'),
   };
-  const label = list(args, '--label', '')[0] ?? '';
+  const labelAt = args.indexOf('--label');
+  const label = labelAt >= 0 ? (args[labelAt + 1] ?? '') : '';
   const home = mkdtempSync(join(tmpdir(), 'svc-bench-writes-db-'));
   const server = new EmbeddedServer({ home, log: note });
   const removeHome = () => rmSync(home, { recursive: true, force: true });
