@@ -1,11 +1,19 @@
-import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
 import { InjectDataSource } from '@nestjs/typeorm';
+import type { FastifyInstance } from 'fastify';
 import { Client } from 'pg';
 import { Observable, Subject } from 'rxjs';
 import { DataSource } from 'typeorm';
 import { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
 
-import { EVENTS_CHANNEL, ITEMS_CHANNEL, MACHINE_AUTHORIZATIONS_CHANNEL } from './events.repository';
+import {
+  EVENTS_CHANNEL,
+  ITEMS_CHANNEL,
+  MACHINE_AUTHORIZATIONS_CHANNEL,
+  NOTICE_RETENTION_MINUTES,
+  StreamPosition,
+} from './events.repository';
 
 export interface StreamMessage {
   channel: string;
@@ -14,9 +22,41 @@ export interface StreamMessage {
   project: string | null;
   name: string | null;
   data: Record<string, unknown>;
+  // a recorded event's place in the stream's order (events.repository.ts, insert); none for other notices
+  position?: StreamPosition;
 }
 
 export const STREAM_RECONNECT_MS = 1000;
+// The notice feed is read every POLL_MIN_MS while it yields rows, backing off to POLL_MAX_MS when idle; a write
+// answered by this replica and a NOTIFY on the channels read it at once.
+export const POLL_MIN_MS = 5;
+export const POLL_MAX_MS = 50;
+const PRUNE_EVERY_MS = 60_000;
+
+// One statement: the horizon (every transaction below it has ended, and every one still to commit is at or above
+// it); the notices of the transactions between the last horizon and this one (`safe`); and, ahead of the horizon,
+// the other notices committed since the last read that are no recorded event (by id, best effort: one whose id is
+// below the highest seen comes when the horizon passes it). In (xid, id) order.
+const POLL_SQL = `
+  WITH h AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS x)
+  SELECT h.x::text AS horizon, n.id::text AS id, n.channel, n.payload, n.xid::text AS xid, n.safe
+    FROM h LEFT JOIN LATERAL (
+      SELECT id, channel, payload, xid, true AS safe FROM stream_notices
+       WHERE $1::xid8 IS NOT NULL AND xid >= $1::xid8 AND xid < h.x
+      UNION ALL
+      SELECT id, channel, payload, xid, false FROM stream_notices
+       WHERE $2::bigint IS NOT NULL AND id > $2::bigint AND xid >= h.x AND channel <> '${EVENTS_CHANNEL}'
+    ) n ON true
+   ORDER BY n.xid, n.id`;
+
+interface FeedRow {
+  horizon: string;
+  id: string | null;
+  channel: string | null;
+  payload: string | null;
+  xid: string | null;
+  safe: boolean | null;
+}
 
 export const LISTEN_CLIENT_FACTORY = Symbol('LISTEN_CLIENT_FACTORY');
 export type ListenClientFactory = () => Client;
@@ -42,8 +82,18 @@ export function parseNotification(channel: string, payload: string | undefined):
   };
 }
 
-// One dedicated connection per daemon LISTENs on the event, item and machine-authorization channels; every SSE client of this
-// replica subscribes to the same Subject. NOTIFY reaches every replica, so every listener sees every change.
+// One dedicated connection per daemon reads the notice feed (stream_notices: item, dependency, claim and
+// machine-authorization changes and recorded events, written by the changing transactions) and LISTENs on the event,
+// item and machine-authorization channels; every SSE client of this replica subscribes to the same Subject.
+//
+// The feed (issue 38) replaces a NOTIFY in every writing transaction, which PostgreSQL commits one at a time. Each
+// read delivers the rows of the transactions between the previous horizon and the current one
+// (pg_snapshot_xmin(pg_current_snapshot()): every transaction below it has ended, every one still to commit is at or
+// above it), ordered by (xid, id): every replica delivers the same rows in the same order, and a recorded event's
+// (xid, id) is its place for Last-Event-ID. A notice waits for the oldest writing transaction in flight on the
+// server (a long import holds the stream back until it commits). A NOTIFY on the channels (a direct-SQL marker, a
+// hand-made notice) is delivered after a read of the feed that began after it arrived, so it never overtakes the
+// notices committed before it.
 @Injectable()
 export class EventsStreamService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(EventsStreamService.name);
@@ -57,10 +107,22 @@ export class EventsStreamService implements OnModuleInit, OnModuleDestroy {
   // per open stream: whether it follows a project's frontier notices (stream-follow.ts: the projects it asked for,
   // what its caller may see)
   private readonly followers = new Set<(project: string) => boolean>();
+  // the feed: everything below `cursor` (an xid8) is delivered; null until the first read sets it to the present
+  private cursor: string | null = null;
+  // the highest notice id read, and the notices delivered ahead of the horizon (id → xid), not to be sent again
+  // when it passes them
+  private highest: string | null = null;
+  private readonly early = new Map<string, bigint>();
+  private reading: Promise<void> | null = null;
+  private queued: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private idleMs = POLL_MIN_MS;
+  private prunedAt = 0;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(LISTEN_CLIENT_FACTORY) private readonly factory: ListenClientFactory,
+    @Optional() private readonly adapterHost?: HttpAdapterHost,
   ) {}
 
   static clientFactory(dataSource: DataSource): ListenClientFactory {
@@ -82,7 +144,100 @@ export class EventsStreamService implements OnModuleInit, OnModuleDestroy {
   }
 
   async onModuleInit(): Promise<void> {
+    // A write this replica answered: read the feed now rather than at the next tick.
+    const fastify = this.adapterHost?.httpAdapter?.getInstance<FastifyInstance>();
+    fastify?.addHook?.('onResponse', (request, _reply, done) => {
+      if (request.method !== 'GET' && request.method !== 'HEAD') this.kick();
+      done();
+    });
     await this.connect();
+  }
+
+  // Read the feed as soon as possible (the current read, if any, is followed by one more).
+  kick(): void {
+    if (this.client && !this.stopped) void this.read().catch(() => undefined);
+  }
+
+  // A read of the feed that begins after this call: one in flight is followed by exactly one more, shared by every
+  // caller that arrived meanwhile.
+  private read(): Promise<void> {
+    if (this.queued) return this.queued;
+    if (!this.reading) {
+      this.reading = this.readOnce().finally(() => (this.reading = null));
+      return this.reading;
+    }
+    this.queued = this.reading.then(() => {
+      this.queued = null;
+      return this.read();
+    });
+    return this.queued;
+  }
+
+  private async readOnce(): Promise<void> {
+    const client = this.client;
+    if (!client || this.stopped) return;
+    if (this.cursor === null) {
+      // the first read: from the present on
+      const [start] = (
+        await client.query<{ horizon: string; highest: string | null }>(
+          `SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS horizon,
+                  (SELECT max(id) FROM stream_notices)::text AS highest`,
+        )
+      ).rows;
+      if (client !== this.client) return;
+      this.cursor = start.horizon;
+      this.highest = start.highest ?? '0';
+      return;
+    }
+    const rows = (await client.query<FeedRow>(POLL_SQL, [this.cursor, this.highest])).rows;
+    if (client !== this.client) return;
+    let delivered = 0;
+    for (const row of rows) {
+      if (row.channel === null || row.id === null || row.xid === null) continue;
+      if (this.highest === null || BigInt(row.id) > BigInt(this.highest)) this.highest = row.id;
+      if (row.safe) {
+        // delivered ahead of the horizon already
+        if (this.early.delete(row.id)) continue;
+      } else {
+        if (this.early.has(row.id)) continue;
+        this.early.set(row.id, BigInt(row.xid));
+      }
+      const message = parseNotification(row.channel, row.payload ?? undefined);
+      if (!message) continue;
+      if (message.id !== null && /^\d+$/.test(message.id)) {
+        message.position = { xid: BigInt(row.xid), id: BigInt(message.id) };
+      }
+      delivered++;
+      if (!this.stopped) this.subject.next(message);
+    }
+    // xmin never moves back; a read on a fresh connection may not see further than the last one did
+    if (rows.length > 0 && BigInt(rows[0].horizon) > BigInt(this.cursor)) {
+      this.cursor = rows[0].horizon;
+      // every one below the horizon was met among the safe rows (or its row is gone): nothing left to skip
+      const horizon = BigInt(this.cursor);
+      for (const [id, xid] of this.early) if (xid < horizon) this.early.delete(id);
+    }
+    this.idleMs = delivered > 0 ? POLL_MIN_MS : Math.min(POLL_MAX_MS, this.idleMs * 2);
+    if (Date.now() - this.prunedAt > PRUNE_EVERY_MS) {
+      this.prunedAt = Date.now();
+      await client
+        .query(`DELETE FROM stream_notices WHERE created_at < now() - make_interval(mins => $1)`, [
+          NOTICE_RETENTION_MINUTES,
+        ])
+        .catch((err: Error) => this.logger.warn(`notice feed prune failed: ${err.message}`));
+    }
+  }
+
+  // The feed's clock: a read every idleMs while connected.
+  private tick(): void {
+    if (this.stopped || this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      if (!this.client) return;
+      void this.read()
+        .catch((err: Error) => this.logger.warn(`notice feed read failed: ${err.message}`))
+        .finally(() => this.tick());
+    }, this.idleMs);
   }
 
   // Streams open on this replica (the metrics gauge).
@@ -118,6 +273,8 @@ export class EventsStreamService implements OnModuleInit, OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     this.stopped = true;
     if (this.retry) clearTimeout(this.retry);
+    if (this.timer) clearTimeout(this.timer);
+    await this.reading?.catch(() => undefined);
     for (const close of [...this.closers]) close();
     this.subject.complete();
     await this.client?.end().catch(() => undefined);
@@ -129,7 +286,13 @@ export class EventsStreamService implements OnModuleInit, OnModuleDestroy {
     this.current = client;
     client.on('notification', (n) => {
       const message = parseNotification(n.channel, n.payload);
-      if (message) this.subject.next(message);
+      // after the notices committed before it (a read of the feed that began after it arrived)
+      if (message)
+        void this.read()
+          .catch(() => undefined)
+          .then(() => {
+            if (!this.stopped) this.subject.next(message);
+          });
     });
     client.on('error', (err) => {
       this.logger.warn(`event listener connection lost: ${err.message}`);
@@ -142,6 +305,8 @@ export class EventsStreamService implements OnModuleInit, OnModuleDestroy {
       await client.query(`LISTEN ${ITEMS_CHANNEL}`);
       await client.query(`LISTEN ${MACHINE_AUTHORIZATIONS_CHANNEL}`);
       this.client = client;
+      await this.read();
+      this.tick();
     } catch (err) {
       this.logger.warn(`event listener could not connect: ${(err as Error).message}`);
       this.reconnect(client);

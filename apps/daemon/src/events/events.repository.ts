@@ -25,8 +25,8 @@ export const MACHINE_AUTHORIZATIONS_CHANNEL = 'svc_machine_authorizations';
 // At most this many recorded events are replayed to a stream that reconnects with Last-Event-ID.
 export const REPLAY_LIMIT = 500;
 const RETENTION_LOCK_KEY = 7_301_040;
-// Held from an event's insert to its transaction's end: event ids are drawn in commit order (see insert).
-const EVENT_ORDER_LOCK_KEY = 7_301_041;
+// stream_notices rows are kept this long (a reader that fell further behind starts again from the present).
+export const NOTICE_RETENTION_MINUTES = 10;
 
 export interface EventRow {
   id: string;
@@ -45,6 +45,17 @@ export interface ReplayRow {
   name: string;
   project: string | null;
   item_ref: string | null;
+  xid: string;
+}
+
+// Where a recorded event sits in the stream's order: its transaction's id, then its own.
+export interface StreamPosition {
+  xid: bigint;
+  id: bigint;
+}
+
+export function positionAfter(a: StreamPosition, b: StreamPosition): boolean {
+  return a.xid > b.xid || (a.xid === b.xid && a.id > b.id);
 }
 
 // Whose machine-authorization notices a stream listener receives: organization slugs, and unbound (hosted) codes.
@@ -95,31 +106,31 @@ const ASYNC_COMMIT = `WITH async_commit AS MATERIALIZED (SELECT set_config('sync
 export class EventsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  // Insert and announce in one statement: NOTIFY is delivered at commit, to every replica's listener. With
-  // `asynchronousCommit` (an insert in a transaction of its own) the commit does not wait for its WAL flush.
+  // Insert and announce in one statement: the notice is a stream_notices row of the same transaction, which every
+  // replica's reader delivers once no transaction that could still commit before it is in flight
+  // (events-stream.service.ts). With `asynchronousCommit` (an insert in a transaction of its own) the commit does not
+  // wait for its WAL flush.
   //
-  // Ids follow commit order. A stream resumes with Last-Event-ID, "every event after this id", which is only right
-  // if no event with a smaller id can commit later: two writers on two replicas drew 20 and 21 and committed 21
-  // first, so a stream that saw 21 and reconnected got 20 never and a stream that saw 21 then 20 got 21 twice. The
-  // insert takes a transaction-scoped advisory lock before the sequence is drawn (the INSERT reads its one row
-  // from the lock's CTE), so the next event's id is drawn only after this transaction has committed or rolled
-  // back. Every caller records its event as the transaction's last statement, so the lock is held for the commit
-  // alone and its holder waits on nothing: event writers queue for the commit, they cannot deadlock.
+  // Order: a stream resumes with Last-Event-ID, "every event after this one", which is only right if no event can
+  // commit before it in the stream's order afterwards. The order is (xid, id), the writing transaction's id then the
+  // event's: readers deliver only events below pg_snapshot_xmin (every transaction below it has ended), and every
+  // transaction still to commit has an id at or above it, so it sorts after everything delivered. No lock is held
+  // through the commit (issue 38; it used to be a transaction-scoped advisory lock that made every event-writing
+  // transaction of the server commit one at a time).
   async insert(
     event: NewEvent,
     manager: EntityManager = this.dataSource.manager,
     asynchronousCommit = false,
   ): Promise<{ id: string; created_at: Date }> {
     const rows: { id: string; created_at: Date }[] = await manager.query(
-      `${asynchronousCommit ? ASYNC_COMMIT : 'WITH'} ordered AS MATERIALIZED (SELECT pg_advisory_xact_lock($9)),
-       e AS (
+      `${asynchronousCommit ? ASYNC_COMMIT : 'WITH'} e AS (
          INSERT INTO events (name, kind, project, item_ref, actor_id, session_id, payload)
-         SELECT $1, $2, $3, $4, $5::integer, $6::integer, $7::jsonb FROM ordered
+         VALUES ($1, $2, $3, $4, $5::integer, $6::integer, $7::jsonb)
          RETURNING id, name, project, item_ref, created_at
        )
        SELECT e.id, e.created_at,
-              pg_notify($8, json_build_object('type', 'event', 'id', e.id, 'name', e.name,
-                                              'project', e.project, 'item_ref', e.item_ref)::text)
+              svc_notice($8, json_build_object('type', 'event', 'id', e.id, 'name', e.name,
+                                               'project', e.project, 'item_ref', e.item_ref)::text)
          FROM e${asynchronousCommit ? ', async_commit' : ''}`,
       [
         event.name,
@@ -130,7 +141,6 @@ export class EventsRepository {
         event.sessionId ?? null,
         JSON.stringify(event.payload),
         EVENTS_CHANNEL,
-        EVENT_ORDER_LOCK_KEY,
       ],
     );
     return rows[0];
@@ -160,27 +170,45 @@ export class EventsRepository {
     );
   }
 
-  // The recorded events after `afterId` a reconnecting stream missed, oldest first: the newest `limit` of them
-  // (one more is read to tell the caller the replay was cut).
-  replayAfter(filter: {
+  // The recorded events after `afterId` a reconnecting stream missed, in the stream's order ((xid, id), see insert),
+  // below the horizon the live stream delivers up to: the newest `limit` of them (one more is read to tell the caller
+  // the replay was cut), and where `afterId` sits in that order (null when it is not (or no longer) recorded: then
+  // the events with a greater id). An event id is a position only with its xid.
+  async replayAfter(filter: {
     afterId: string;
     name?: string;
     project?: string;
     projects: string[] | null;
     limit: number;
-  }): Promise<ReplayRow[]> {
-    return this.dataSource.query(
-      `SELECT id::text AS id, name, project, item_ref FROM (
-         SELECT id, name, project, item_ref FROM events
-          WHERE id > $1::bigint
-            AND ($2::text IS NULL OR name = $2)
-            AND ($3::text IS NULL OR project = $3)
-            AND ($4::text[] IS NULL OR project IS NULL OR project = ANY ($4::text[]))
-          ORDER BY id DESC
+  }): Promise<{ rows: ReplayRow[]; after: StreamPosition | null }> {
+    const rows: (ReplayRow & { xid: string; after_xid: string | null })[] = await this.dataSource.query(
+      `WITH last AS (SELECT (SELECT xid FROM events WHERE id = $1::bigint) AS xid),
+            horizon AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xid)
+       SELECT id::text AS id, name, project, item_ref, xid::text AS xid, (SELECT xid::text FROM last) AS after_xid
+         FROM (
+         SELECT e.id, e.name, e.project, e.item_ref, e.xid FROM events e, last, horizon
+          WHERE e.xid < horizon.xid
+            AND CASE WHEN last.xid IS NULL THEN e.id > $1::bigint ELSE (e.xid, e.id) > (last.xid, $1::bigint) END
+            AND ($2::text IS NULL OR e.name = $2)
+            AND ($3::text IS NULL OR e.project = $3)
+            AND ($4::text[] IS NULL OR e.project IS NULL OR e.project = ANY ($4::text[]))
+          ORDER BY e.xid DESC, e.id DESC
           LIMIT $5
-       ) missed ORDER BY id`,
+       ) missed ORDER BY xid, id`,
       [filter.afterId, filter.name ?? null, filter.project ?? null, filter.projects, filter.limit],
     );
+    const afterXid =
+      rows[0]?.after_xid ??
+      (
+        (await this.dataSource.query(`SELECT xid::text AS xid FROM events WHERE id = $1::bigint`, [
+          filter.afterId,
+        ])) as { xid: string }[]
+      )[0]?.xid ??
+      null;
+    return {
+      rows: rows.map((r) => ({ id: r.id, name: r.name, project: r.project, item_ref: r.item_ref, xid: r.xid })),
+      after: afterXid === null ? null : { xid: BigInt(afterXid), id: BigInt(filter.afterId) },
+    };
   }
 
   // One statement by primary keys and the membership index: the credential the stream opened with (revoked, expired,

@@ -22,7 +22,15 @@ import {
 } from './dto/events.dto';
 import { EventsStreamService, StreamMessage } from './events-stream.service';
 import { streamMembershipRequired } from './events.errors';
-import { EventsRepository, NewEvent, REPLAY_LIMIT, StreamCloseCode, StreamStanding } from './events.repository';
+import {
+  EventsRepository,
+  NewEvent,
+  positionAfter,
+  REPLAY_LIMIT,
+  StreamCloseCode,
+  StreamPosition,
+  StreamStanding,
+} from './events.repository';
 import { followsFrontier, FRONTIER_NOTICE, frontierProjectsOf } from './stream-follow';
 import { StreamLimits } from './stream-limits';
 import { STREAM_ORIGIN_HEADER, StreamOrigins } from './stream-origins';
@@ -170,8 +178,16 @@ export class EventsService {
     });
     raw.write(': connected\nretry: 2000\n\n');
     let closed = false;
-    const send = (m: { id: string | null; type: string; data: Record<string, unknown> }) => {
-      if (!closed) raw.write(`${m.id ? `id: ${m.id}\n` : ''}event: ${m.type}\ndata: ${JSON.stringify(m.data)}\n\n`);
+    // A resumed stream: the place of the last event it has (replayed or named by Last-Event-ID). A replica whose feed
+    // is behind another's may still hear events the client already has; they are not sent again.
+    let floor: StreamPosition | null = null;
+    const send = (m: { id: string | null; type: string; data: Record<string, unknown>; position?: StreamPosition }) => {
+      if (closed) return;
+      if (floor && m.position) {
+        if (!positionAfter(m.position, floor)) return;
+        floor = m.position;
+      }
+      raw.write(`${m.id ? `id: ${m.id}\n` : ''}event: ${m.type}\ndata: ${JSON.stringify(m.data)}\n\n`);
     };
     // Held while the replay is read: the subscription starts first so nothing committed meanwhile is lost.
     let held: StreamMessage[] | null = lastEventId === null ? null : [];
@@ -241,6 +257,7 @@ export class EventsService {
         dto,
         first.projects,
         send,
+        (position) => (floor = position),
         () => held ?? [],
         () => (held = null),
       );
@@ -279,19 +296,21 @@ export class EventsService {
     lastEventId: string,
     dto: EventsStreamQueryDto,
     projects: string[] | null,
-    send: (m: { id: string | null; type: string; data: Record<string, unknown> }) => void,
+    send: (m: { id: string | null; type: string; data: Record<string, unknown>; position?: StreamPosition }) => void,
+    setFloor: (position: StreamPosition | null) => void,
     takeHeld: () => StreamMessage[],
     release: () => void,
   ): Promise<void> {
     const replayed = new Set<string>();
     try {
-      const rows = await this.repository.replayAfter({
+      const { rows, after } = await this.repository.replayAfter({
         afterId: lastEventId,
         name: dto.event_name,
         project: dto.project,
         projects,
         limit: REPLAY_LIMIT + 1,
       });
+      setFloor(after);
       if (rows.length > REPLAY_LIMIT) {
         rows.shift();
         send({
@@ -302,12 +321,15 @@ export class EventsService {
       }
       for (const row of rows) {
         replayed.add(row.id);
-        // the same body as the live NOTIFY of a recorded event
+        const position = { xid: BigInt(row.xid), id: BigInt(row.id) };
+        // the same body as the live notice of a recorded event
         send({
           id: row.id,
           type: 'event',
           data: { type: 'event', id: Number(row.id), name: row.name, project: row.project, item_ref: row.item_ref },
+          position,
         });
+        setFloor(position);
       }
     } catch (err) {
       this.logger.warn(`event replay failed: ${err instanceof Error ? err.message : String(err)}`);
