@@ -3,7 +3,7 @@ import { join } from 'node:path';
 
 import { CliError } from '../output';
 
-// The daemon's offline code (apps/daemon/src/boot/offline-tool): the database of SVC_DATABASE_URL or SVC_HOME with no
+// The daemon's offline code (apps/daemon/src/database/offline-tool): the database of SVC_DATABASE_URL or SVC_HOME with no
 // daemon, loaded from the build at run time as the snapshot tool is.
 export interface OfflineCheck {
   check: string;
@@ -20,7 +20,7 @@ export interface OfflineTool {
 }
 
 export function offlineToolEntry(): string {
-  return join(__dirname, '..', '..', '..', 'daemon', 'src', 'boot', 'offline-tool.js');
+  return join(__dirname, '..', '..', '..', 'daemon', 'src', 'database', 'offline-tool.js');
 }
 
 export function loadOfflineTool(): OfflineTool {

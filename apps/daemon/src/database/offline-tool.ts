@@ -8,9 +8,9 @@ import { EmbeddedServer } from '@app/database';
 import { API_TOKEN_PREFIX, generateToken, hashToken, tokenDisplayPrefix } from '../auth/tokens';
 import { SERVER_SECRET_FILE } from '../config/server-secret';
 import { AppConfig, parseConfig } from '../config/config';
-import { connectionParts } from '../database/data-source';
-import { knownMigrations } from '../database/migrate';
-import { holderAlive, readLock } from './daemon-lock';
+import { connectionParts } from './data-source';
+import { knownMigrations } from './migrate';
+import { holderAlive, readLock } from '../boot/daemon-lock';
 
 // What `svc doctor` and `svc admin token --offline` do with the daemon down (issue 40, break-glass): straight to
 // the database of SVC_DATABASE_URL, else the embedded one of SVC_HOME (through the running daemon's server, or
