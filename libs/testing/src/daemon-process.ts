@@ -71,7 +71,7 @@ export function startDaemonProcess(options: StartDaemonOptions = {}): Promise<Da
       reject(new Error(`daemon did not start in time.\nstdout:\n${out}\nstderr:\n${err}`));
     }, options.timeoutMs ?? 30000);
     const check = () => {
-      const match = /listening on (http:\/\/[^\s]+)/.exec(err);
+      const match = /listening on (http:\/\/[^\s"]+)/.exec(err);
       if (!match) return;
       clearTimeout(timer);
       const url = match[1];

@@ -69,7 +69,7 @@ async function probe(url: string): Promise<'ready' | 'starting' | 'absent'> {
 function announcedUrl(log: string, offset: number): string | null {
   try {
     const text = readFileSync(log, 'utf8').slice(offset);
-    return /svc daemon: listening on (http:\/\/\S+)/.exec(text)?.[1] ?? null;
+    return /listening on (http:\/\/[^\s"]+)/.exec(text)?.[1] ?? null;
   } catch {
     return null;
   }
