@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { load as loadYaml } from 'js-yaml';
@@ -138,5 +140,42 @@ describe('docker/compose.yaml (no container engine here: parsed and checked)', (
 
   it('should log JSON lines from every replica', () => {
     expect(compose.services.daemon.environment!.SVC_LOG_FORMAT).toBe('json');
+  });
+});
+
+describe('packaging/systemd/svc.service (the package install)', () => {
+  const unit = readFileSync(join(REPO_ROOT, 'packaging', 'systemd', 'svc.service'), 'utf8');
+  const keys = (name: string) => [...unit.matchAll(new RegExp(`^${name}=(.*)$`, 'gm'))].map((m) => m[1]);
+
+  it('should run `svc daemon` as the svc user from an environment file, restarted on failure, hardened', () => {
+    expect(keys('User')).toEqual(['svc']);
+    expect(keys('EnvironmentFile')).toEqual(['/etc/svc/svc.env']);
+    expect(keys('ExecStart')[0]).toMatch(/\/svc daemon$/);
+    expect(keys('Restart')).toEqual(['on-failure']);
+    expect(keys('RestartPreventExitStatus')).toEqual(['75 78']);
+    expect(keys('StateDirectory')).toEqual(['svc']);
+    for (const [key, value] of [
+      ['NoNewPrivileges', 'yes'],
+      ['ProtectSystem', 'strict'],
+      ['ProtectHome', 'yes'],
+      ['PrivateTmp', 'yes'],
+      ['CapabilityBoundingSet', ''],
+    ]) {
+      expect(`${key}=${keys(key).join(',')}`).toBe(`${key}=${value}`);
+    }
+    // Node's JIT writes code: this option would stop the daemon at start
+    expect(keys('MemoryDenyWriteExecute')).toEqual([]);
+  });
+
+  const verify = spawnSync('systemd-analyze', ['--version'], { stdio: 'ignore' }).status === 0 ? it : it.skip;
+  verify('should pass systemd-analyze verify', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-unit-'));
+    const svc = join(dir, 'svc');
+    writeFileSync(svc, '#!/bin/sh\n');
+    chmodSync(svc, 0o755);
+    const copy = join(dir, 'svc.service');
+    writeFileSync(copy, unit.replace(/^ExecStart=\S+/m, `ExecStart=${svc}`));
+    const run = spawnSync('systemd-analyze', ['verify', copy], { encoding: 'utf8' });
+    expect(`${run.status} ${run.stderr}`.trim()).toBe('0');
   });
 });
