@@ -62,7 +62,8 @@ const exited = (child: ChildProcess) =>
 describe('leftovers of an interrupted test run', () => {
   it('should end its servers and tmux servers itself when interrupted with SIGINT', async () => {
     const { runner, started } = await startRunner();
-    expect(groupMembers(started.server).length).toBe(2);
+    // the server and the child it starts in its group
+    await waitFor(() => groupMembers(started.server).length === 2, { timeout: 10_000, what: 'the group of two' });
     expect(tmuxRunning(started.tmux)).toBe(true);
     runner.kill('SIGINT');
     await exited(runner);
@@ -75,6 +76,7 @@ describe('leftovers of an interrupted test run', () => {
     const home = mkdtempSync(join(tmpdir(), 'svc-test-leftover-'));
     try {
       const { runner, started } = await startRunner(['--postgres', home]);
+      await waitFor(() => groupMembers(started.server).length === 2, { timeout: 10_000, what: 'the group of two' });
       expect(postmasterAlive(started.postgres!)).toBe(true);
       runner.kill('SIGKILL');
       await exited(runner);

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import {
   REPO_ROOT,
   createProject,
+  runSvc,
+  svcEnv,
   createTestDatabase,
   DaemonProcess,
   startDaemonProcess,
@@ -308,5 +310,20 @@ describe('GET /metrics', () => {
       await holder.end();
       await second?.stop();
     }
+  });
+
+  it('should mint a metrics token from the command line (svc tokens create --scope metrics)', async () => {
+    const env = svcEnv(daemon);
+    const created = await runSvc(['tokens', 'create', '--scope', 'metrics', '--name', 'scraper'], { env });
+    expect(created.code).toBe(0);
+    expect(created.stderr).toContain('reads /metrics only');
+    const token = created.stdout.trim();
+    expect((await http(daemon.url, 'GET', '/metrics', { token })).status).toBe(200);
+    expect((await http(daemon.url, 'GET', '/v1/whoami', { token })).status).toBe(403);
+    const bad = await runSvc(['tokens', 'create', '--scope', 'root'], { env });
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('--scope: full or metrics');
+    const listed = await runSvc(['tokens', 'list'], { env });
+    expect(listed.stdout).toMatch(/scraper\s+admin\s+metrics/);
   });
 });
