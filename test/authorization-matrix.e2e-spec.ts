@@ -89,6 +89,13 @@ async function buildFixture(daemon: DaemonProcess, dbUrl: string, mode: 'self-ho
     [machineAdmin.hash],
   );
 
+  const metricsOnly = tokenFor();
+  await sql(
+    dbUrl,
+    `INSERT INTO api_tokens (actor_id, name, token_hash, token_prefix, scope)
+     SELECT id, 'metrics', $1, 'svc_x', 'metrics' FROM actors WHERE name = 'admin'`,
+    [metricsOnly.hash],
+  );
   const tokens: Record<Persona, string | null> = {
     server_admin: admin,
     org_admin: olga.token,
@@ -102,6 +109,7 @@ async function buildFixture(daemon: DaemonProcess, dbUrl: string, mode: 'self-ho
     machine_default: machineDefault.token,
     machine_other: machineOther.token,
     machine_admin: machineAdmin.token,
+    metrics: metricsOnly.token,
     none: null,
   };
   const actorNames: Record<Persona, string> = {
@@ -117,6 +125,7 @@ async function buildFixture(daemon: DaemonProcess, dbUrl: string, mode: 'self-ho
     machine_default: 'mia',
     machine_other: 'otto',
     machine_admin: 'admin',
+    metrics: 'admin',
     none: 'mia',
   };
 
@@ -319,7 +328,7 @@ async function runMatrix(
       for (const persona of PERSONAS) {
         const req = await row.request(fx, persona);
         const path = forwarded ? `${prefix}${req.path}` : req.path;
-        const expected = expectedOutcome(access, persona, forwarded);
+        const expected = expectedOutcome(access, persona, forwarded, row.metricsScope === true);
         const checkUnchanged = method !== 'GET' && expected !== 'allowed' && expected !== 'same';
         const before = checkUnchanged ? await digest(client) : '';
         const mark = method === 'GET' ? '' : await lastRecord();

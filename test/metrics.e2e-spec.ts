@@ -1,10 +1,13 @@
 import { readFileSync } from 'node:fs';
+import { Client } from 'pg';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 import {
   REPO_ROOT,
   createProject,
+  runSvc,
+  svcEnv,
   createTestDatabase,
   DaemonProcess,
   startDaemonProcess,
@@ -20,6 +23,8 @@ import {
   startMachineAuthorization,
   TestActor,
 } from '@app/testing/machine-auth';
+
+import { SWEEP_LOCK_KEY } from '../apps/daemon/src/machine-authorization/limits';
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -105,7 +110,9 @@ describe('GET /metrics', () => {
     expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     for (const family of FAMILIES) expect(res.text).toContain(`# TYPE ${family} `);
     // the boot-time sweep and the pool are there from the start
-    expect(sample(res.text, 'svc_sweeps_total', { sweep: 'machine_authorizations', outcome: 'ok' })).toBeGreaterThan(0);
+    expect(sample(res.text, 'svc_sweeps_total', { sweep: 'machine_authorizations', outcome: 'ran' })).toBeGreaterThan(
+      0,
+    );
     expect(sample(res.text, 'svc_db_pool_connections', { state: 'max' })).toBe(10);
     expect(sample(res.text, 'svc_db_pool_connections', { state: 'total' })).toBeGreaterThan(0);
   });
@@ -234,5 +241,89 @@ describe('GET /metrics', () => {
     for (const family of FAMILIES) expect(text).toContain(`# TYPE ${family} `);
     expect((await fetch(`http://127.0.0.1:${localPort}/v1/whoami`)).status).toBe(404);
     expect(daemon.stderr()).toContain(`metrics on http://127.0.0.1:${localPort}/metrics`);
+  });
+
+  // issue 40: a credential a scraper keeps, that reads the metrics and nothing else
+  it('should let a server admin mint a metrics-only token that reads /metrics and is refused everywhere else', async () => {
+    const made = await http<{ token: string; scope: string; token_id: number }>(daemon.url, 'POST', '/v1/tokens', {
+      token: admin,
+      body: { name: 'prometheus', scope: 'metrics' },
+    });
+    expect(made.status).toBe(201);
+    expect(made.body.scope).toBe('metrics');
+    const metricsToken = made.body.token;
+    const scraped = await http(daemon.url, 'GET', '/metrics', { token: metricsToken });
+    expect(scraped.status).toBe(200);
+    expect(scraped.text).toContain('# TYPE svc_sweeps_total ');
+    for (const [method, path, body] of [
+      ['GET', '/v1/whoami', undefined],
+      ['GET', '/v1/projects', undefined],
+      ['POST', '/v1/tokens', { name: 'escalate' }],
+      ['GET', '/v1/doctor', undefined],
+    ] as const) {
+      const res = await http(daemon.url, method, path, { token: metricsToken, body });
+      expect(`${method} ${path} ${res.status}`).toBe(`${method} ${path} 403`);
+      expect(res.body).toMatchObject({ code: 'forbidden' });
+    }
+    // the approval page does not take it either (the admin's own token signs in there)
+    const signIn = (token: string) =>
+      http(daemon.url, 'POST', '/machine-approval/session', {
+        raw: new URLSearchParams({ token }).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: daemon.url },
+      });
+    expect((await signIn(admin)).status).toBe(303);
+    const refused = await signIn(metricsToken);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('set-cookie')).toBeNull();
+    const listed = await http<{ tokens: { token_id: number; scope: string }[] }>(daemon.url, 'GET', '/v1/tokens', {
+      token: admin,
+    });
+    expect(listed.body.tokens.find((t) => t.token_id === made.body.token_id)?.scope).toBe('metrics');
+    // only a server admin hands one out
+    const byMember = await http(daemon.url, 'POST', '/v1/tokens', {
+      token: member.token,
+      body: { scope: 'metrics' },
+    });
+    expect(byMember.status).toBe(403);
+    expect((await http(daemon.url, 'POST', '/v1/tokens', { token: admin, body: { scope: 'root' } })).status).toBe(400);
+  });
+
+  // issue 40: a round another replica ran is `skipped` here, so `ran` summed over replicas counts rounds; each
+  // replica's own metrics port is reachable beyond loopback with SVC_METRICS_HOST
+  it('should count a sweep round another replica holds as skipped, on a replica whose metrics port binds SVC_METRICS_HOST', async () => {
+    const holder = new Client({ connectionString: db.url });
+    await holder.connect();
+    let second: DaemonProcess | undefined;
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT pg_advisory_xact_lock($1)', [SWEEP_LOCK_KEY]);
+      const port = await freePort();
+      second = await startDaemonProcess({
+        env: { SVC_DATABASE_URL: db.url, SVC_METRICS_PORT: String(port), SVC_METRICS_HOST: '0.0.0.0' },
+      });
+      expect(second.stderr()).toContain(`metrics on http://0.0.0.0:${port}/metrics`);
+      const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      const sweep = (outcome: string) => sample(text, 'svc_sweeps_total', { sweep: 'machine_authorizations', outcome });
+      expect([sweep('ran'), sweep('skipped'), sweep('failed')]).toEqual([0, 1, 0]);
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      await holder.end();
+      await second?.stop();
+    }
+  });
+
+  it('should mint a metrics token from the command line (svc tokens create --scope metrics)', async () => {
+    const env = svcEnv(daemon);
+    const created = await runSvc(['tokens', 'create', '--scope', 'metrics', '--name', 'scraper'], { env });
+    expect(created.code).toBe(0);
+    expect(created.stderr).toContain('reads /metrics only');
+    const token = created.stdout.trim();
+    expect((await http(daemon.url, 'GET', '/metrics', { token })).status).toBe(200);
+    expect((await http(daemon.url, 'GET', '/v1/whoami', { token })).status).toBe(403);
+    const bad = await runSvc(['tokens', 'create', '--scope', 'root'], { env });
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('--scope: full or metrics');
+    const listed = await runSvc(['tokens', 'list'], { env });
+    expect(listed.stdout).toMatch(/scraper\s+admin\s+metrics/);
   });
 });

@@ -81,12 +81,13 @@ describe('docker/compose.yaml and docker/Caddyfile (no container engine here: pa
     interpolate(value, { SVC_SERVER_SECRET: 'x'.repeat(48), SVC_BOOTSTRAP_TOKEN: BOOTSTRAP_TOKEN });
 
   it('should run PostgreSQL, daemon replicas and Caddy, with only Caddy published', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(['caddy', 'daemon', 'postgres']);
+    expect(Object.keys(compose.services).sort()).toEqual(['backup', 'caddy', 'daemon', 'postgres']);
     expect(daemon.deploy?.replicas).toBe(3);
     expect(daemon.ports).toBeUndefined();
     expect(postgres.ports).toBeUndefined();
     expect(caddy.ports!.map(defaults)).toEqual(['80:80', '443:443', '443:443/udp']);
-    expect(caddy.image).toMatch(/^caddy:2\.6/);
+    // a current Caddy in the image (pinned by digest: test/compose.e2e-spec.ts); CI runs Debian's 2.6 as a process
+    expect(caddy.image).toMatch(/^caddy:2\.1\d\./);
     expect(caddy.volumes).toContain('./Caddyfile:/etc/caddy/Caddyfile:ro');
   });
 

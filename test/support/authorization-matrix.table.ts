@@ -99,7 +99,8 @@ export const MATRIX: Record<string, MatrixRow> = {
   'GET /livez': { access: 'public', request: () => ({ path: '/livez' }) },
   // issue 28: Prometheus text and the doctor's report, for server admins only (SVC_METRICS_PORT serves metrics locally);
   // issue 36: 'server_admin' is an unconfined one: not a machine credential (machine_admin), not through /api/orgs
-  'GET /metrics': { access: 'server_admin', request: () => ({ path: '/metrics' }) },
+  // issue 40: and a metrics-only token, which every other route refuses (the `metrics` persona)
+  'GET /metrics': { access: 'server_admin', metricsScope: true, request: () => ({ path: '/metrics' }) },
   'GET /v1/doctor': { access: 'server_admin', request: () => ({ path: '/v1/doctor' }) },
   'GET /machine-approval': { access: 'public', request: () => ({ path: '/machine-approval' }) },
   'GET /machine-approval/:code': { access: 'public', request: () => ({ path: '/machine-approval/BCDF-GHJK' }) },

@@ -20,6 +20,7 @@ export const PERSONAS = [
   'machine_default', // machine credential approved for `default` (its actor: a member of `default`)
   'machine_other', // machine credential approved for `other` (its actor: a member of `other`)
   'machine_admin', // the server admin's machine credential approved for `default`: confined to it (issue 36)
+  'metrics', // the server admin's metrics-only API token (scope metrics, issue 40): GET /metrics and nothing else
   'none', // no Authorization header
 ] as const;
 export type Persona = (typeof PERSONAS)[number];
@@ -61,13 +62,15 @@ const ALLOWED: Record<Exclude<Access, 'public'>, readonly Persona[]> = {
   server_admin: ['server_admin'],
 };
 
-// confined: the request goes through /api/orgs/<slug>, where no credential is a server admin's.
-export function expectedOutcome(access: Access, persona: Persona, confined = false): Outcome {
+// confined: the request goes through /api/orgs/<slug>, where no credential is a server admin's. metricsScope: the
+// route takes a metrics-only token (GET /metrics); every other route refuses it.
+export function expectedOutcome(access: Access, persona: Persona, confined = false, metricsScope = false): Outcome {
   if (access === 'public') return 'same';
   if (persona === 'none' || persona === 'expired' || persona === 'revoked' || persona === 'malformed') {
     return 'unauthenticated';
   }
   if (persona === 'disabled') return 'disabled';
+  if (persona === 'metrics') return metricsScope && !confined ? 'allowed' : 'denied';
   if (access === 'server_admin' && confined) return 'denied';
   return ALLOWED[access].includes(persona) ? 'allowed' : 'denied';
 }
@@ -122,6 +125,8 @@ export interface MatrixRow {
   mode?: 'self-host' | 'hosted';
   // Where hosted mode draws the line elsewhere (there only an organization's admins decide its machine codes).
   hostedAccess?: Access;
+  // A metrics-only token may call it (GET /metrics only).
+  metricsScope?: boolean;
   // Refused callers may instead get exactly the answer a missing resource gets (a filter, not a lookup).
   hiddenLike?: (fx: Fixture) => Request;
   note?: string;

@@ -4,6 +4,7 @@ import { ScheduleModule } from '@nestjs/schedule';
 import { LoggerModule } from 'nestjs-pino';
 
 import { AuthModule } from './auth/auth.module';
+import { AccessLogModule } from './common/access-log.module';
 import { ServerSecretModule } from './config/server-secret.module';
 import { GlobalExceptionFilter } from './common/global-exception.filter';
 import { InputEdgeInterceptor } from './common/input-edge.interceptor';
@@ -24,6 +25,7 @@ export class AppModule {
         ScheduleModule.forRoot(),
         DatabaseModule.forRoot(databaseUrl, config.dbPoolSize),
         ServerSecretModule,
+        AccessLogModule,
         AuthModule,
         HealthModule,
         ...FEATURE_MODULES,

@@ -14,10 +14,12 @@ import { frameBanner } from './boot/banner';
 import { DaemonLock, DaemonLockHeldError } from './boot/daemon-lock';
 import { assertPortFree, PortBusyError } from './boot/port-check';
 import { registerBodyParsers } from './common/body-parsers';
+import { BootLogger, daemonNotes, formatNote, NoteLevel } from './common/daemon-notes';
 import { drain, registerDrainHooks } from './common/drain';
 import { DaemonLogger } from './common/logging';
 import { writeClientError } from './common/response-writer';
 import { createValidationPipe } from './common/validation';
+import { assignRequestId } from './common/request-id';
 import { AppConfig, ConfigError, parseConfig } from './config/config';
 import { runMigrations } from './database/migrate';
 
@@ -29,8 +31,8 @@ export interface RunningDaemon {
   stop: () => Promise<void>;
 }
 
-function note(message: string): void {
-  process.stderr.write(`svc daemon: ${message}\n`);
+function note(message: string, level: NoteLevel = 'info'): void {
+  daemonNotes.note(message, level);
 }
 
 // Exit status of a daemon that found its data folder owned by a live daemon (EX_TEMPFAIL: try again later).
@@ -87,6 +89,9 @@ export async function startDaemon(config: AppConfig): Promise<RunningDaemon> {
     const adapter = new FastifyAdapter({
       bodyLimit: config.bodyLimit,
       trustProxy: false,
+      // X-Request-Id from the caller when it is a plain token, else a new one (see request-id.ts)
+      requestIdHeader: false,
+      genReqId: assignRequestId,
       onProtoPoisoning: 'error',
       onConstructorPoisoning: 'error',
       // while closing, the drain hook answers its own JSON 503 shutting_down (common/drain.ts)
@@ -95,6 +100,10 @@ export async function startDaemon(config: AppConfig): Promise<RunningDaemon> {
     });
     const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, databaseUrl), adapter, {
       bufferLogs: true,
+      // a failed start is thrown to main() (which logs it and exits 1), not process.abort()ed; Nest's buffered lines
+      // and its failure report go through BootLogger (JSON lines when the log is JSON)
+      abortOnError: false,
+      logger: new BootLogger(),
     });
     app.useLogger(new DaemonLogger(app.get(Logger)));
     drain.reset();
@@ -111,7 +120,7 @@ export async function startDaemon(config: AppConfig): Promise<RunningDaemon> {
     const onTerminal = Boolean(process.stdout.isTTY) && Boolean(process.stderr.isTTY);
     const firstBoot = app.get(BootstrapService).announce(url, onTerminal);
     // CPU only, in short steps between requests (see frontier-warm-up.ts)
-    void warmUpFrontier().catch((err: unknown) => note(`frontier warm-up: ${(err as Error).message}`));
+    void warmUpFrontier().catch((err: unknown) => note(`frontier warm-up: ${(err as Error).message}`, 'warn'));
     let stopping: Promise<void> | null = null;
     const stop = () => {
       // Drain (common/drain.ts): not ready first, until the balancer has noticed; then new requests are refused
@@ -122,7 +131,7 @@ export async function startDaemon(config: AppConfig): Promise<RunningDaemon> {
         .settle(config.drainSeconds * 1000)
         .then(() => drain.finishInFlight(IN_FLIGHT_GRACE_MS))
         .then(() => app.close())
-        .catch((err: unknown) => note(`shutdown: ${(err as Error).message}`))
+        .catch((err: unknown) => note(`shutdown: ${(err as Error).message}`, 'warn'))
         .then(() => embedded?.stop())
         .then(() => lock?.release());
       return stopping;
@@ -141,7 +150,7 @@ async function main(): Promise<void> {
     config = parseConfig();
   } catch (err) {
     if (err instanceof ConfigError) {
-      note(err.message);
+      note(err.message, 'fatal');
       process.exit(78);
     }
     throw err;
@@ -152,19 +161,27 @@ async function main(): Promise<void> {
     daemon = await startDaemon(config);
   } catch (err) {
     if (err instanceof DaemonLockHeldError) {
-      note(err.message);
+      note(err.message, 'fatal');
       process.exit(EXIT_FOLDER_TAKEN);
     }
     if (err instanceof PortBusyError) {
-      note(err.message);
+      note(err.message, 'fatal');
       process.exit(EXIT_PORT_BUSY);
     }
     throw err;
   }
   // One write, so the first-boot banner follows "listening" at once and is the last thing on the terminal. It goes
-  // to stderr with the other notes: stdout carries log records only (JSON lines when it is not a terminal).
-  const banner = daemon.firstBoot ? `\n${frameBanner(daemon.firstBoot, process.stderr.columns)}` : '';
-  process.stderr.write(`svc daemon: listening on ${daemon.url} (ready in ${Date.now() - started} ms)\n${banner}`);
+  // to stderr with the other notes: stdout carries log records only. In the JSON format both are JSON lines.
+  const listening = `listening on ${daemon.url} (ready in ${Date.now() - started} ms)`;
+  if (daemonNotes.format === 'pretty') {
+    const banner = daemon.firstBoot ? `\n${frameBanner(daemon.firstBoot, process.stderr.columns)}` : '';
+    process.stderr.write(`svc daemon: ${listening}\n${banner}`);
+  } else {
+    const bootNote = daemon.firstBoot
+      ? formatNote('json', 'info', daemon.firstBoot.filter(Boolean).join(' '), { first_boot: true })
+      : '';
+    process.stderr.write(formatNote('json', 'info', listening, { url: daemon.url }) + bootNote);
+  }
   // Ctrl-C reaches both `svc daemon` and this process (and svc forwards it too): later signals must not cut the
   // drain short, so every signal after the first is only noted.
   let stopping = false;
@@ -181,9 +198,23 @@ async function main(): Promise<void> {
   process.on('SIGINT', onSignal);
 }
 
+// A fault nothing caught ends the process as Node would (status 1), reported as one log line, not a bare stack trace.
+function fatal(what: string) {
+  return (err: unknown) => {
+    daemonNotes.note(`${what}: ${err instanceof Error ? err.message : String(err)}`, 'fatal', {
+      stack: err instanceof Error ? err.stack : undefined,
+    });
+    process.exit(1);
+  };
+}
+
 if (require.main === module) {
+  process.on('uncaughtException', fatal('uncaught exception'));
+  process.on('unhandledRejection', fatal('unhandled rejection'));
   main().catch((err: unknown) => {
-    note(`failed to start: ${err instanceof Error ? err.message : String(err)}`);
+    daemonNotes.note(`failed to start: ${err instanceof Error ? err.message : String(err)}`, 'fatal', {
+      stack: err instanceof Error ? err.stack : undefined,
+    });
     process.exit(1);
   });
 }

@@ -1,7 +1,9 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+
+import { recordLeftover, spawnRecorded } from './leftovers';
 
 export const REPO_ROOT = resolve(__dirname, '..', '..', '..');
 export const DAEMON_ENTRY = join(REPO_ROOT, 'dist', 'apps', 'daemon', 'src', 'main.js');
@@ -58,7 +60,10 @@ export function startDaemonProcess(options: StartDaemonOptions = {}): Promise<Da
     SVC_LOG_LEVEL: 'warn',
     ...options.env,
   };
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), DAEMON_ENTRY], {
+  // In a process group of its own, recorded with its embedded PostgreSQL (when it has one) so that an interrupted run
+  // leaves neither behind (libs/testing/src/leftovers.ts).
+  if (!env.SVC_DATABASE_URL && env.SVC_HOME) recordLeftover({ kind: 'postgres', dataDir: join(env.SVC_HOME, 'pg') });
+  const child = spawnRecorded(process.execPath, [...(options.nodeArgs ?? []), DAEMON_ENTRY], {
     env: env as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -71,7 +76,7 @@ export function startDaemonProcess(options: StartDaemonOptions = {}): Promise<Da
       reject(new Error(`daemon did not start in time.\nstdout:\n${out}\nstderr:\n${err}`));
     }, options.timeoutMs ?? 30000);
     const check = () => {
-      const match = /listening on (http:\/\/[^\s]+)/.exec(err);
+      const match = /listening on (http:\/\/[^\s"]+)/.exec(err);
       if (!match) return;
       clearTimeout(timer);
       const url = match[1];

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { EmbeddedServer } from '../../database/src';
 
 import { canConnect, DEFAULT_SERVER_URL, ENV_EMBEDDED_HOME, ENV_EMBEDDED_URL, ENV_SERVER_URL } from './environment';
+import { cleanLeftovers, recordLeftover } from './leftovers';
 
 declare global {
   var __SVC_EMBEDDED__: EmbeddedServer | undefined;
@@ -17,8 +18,17 @@ declare global {
 // in the run); the second call finds the servers already there. The unit tier starts none.
 export default async function globalSetup(): Promise<void> {
   if (globalThis.__SVC_EMBEDDED__) return;
+  // What an interrupted run left (its PostgreSQL servers, daemons, tmux servers) ends before this run starts.
+  const left = cleanLeftovers();
+  if (left.groups + left.postgres + left.tmux > 0) {
+    process.stderr.write(
+      `\nended what interrupted test runs left: ${left.groups} process groups, ${left.postgres} PostgreSQL servers, ${left.tmux} tmux servers\n`,
+    );
+  }
   const home = mkdtempSync(join(tmpdir(), 'svc-test-embedded-'));
   chmodSync(home, 0o755);
+  recordLeftover({ kind: 'postgres', dataDir: join(home, 'pg') });
+  recordLeftover({ kind: 'home', path: home });
   const embedded = new EmbeddedServer({ home });
   const connection = await embedded.start();
   globalThis.__SVC_EMBEDDED__ = embedded;

@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 
 import { ENV_EMBEDDED_HOME } from './environment';
+import { cleanLeftovers } from './leftovers';
 
 export default async function globalTeardown(): Promise<void> {
   const embedded = globalThis.__SVC_EMBEDDED__;
@@ -9,4 +10,6 @@ export default async function globalTeardown(): Promise<void> {
   await embedded.stop();
   const home = process.env[ENV_EMBEDDED_HOME];
   if (home) rmSync(home, { recursive: true, force: true });
+  // this run's record (what it started is stopped) and whatever a test left running
+  cleanLeftovers({ own: true });
 }

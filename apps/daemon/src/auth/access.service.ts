@@ -25,7 +25,9 @@ export class AccessService {
   }
 
   // The actor an API token (as presented, never stored raw) belongs to, or null: the approval page's token sign-in.
-  actorByToken(token: string): Promise<AuthenticatedActor | null> {
-    return this.repository.findActorByCredentialHash(hashToken(token));
+  // A metrics-only token signs in nowhere.
+  async actorByToken(token: string): Promise<AuthenticatedActor | null> {
+    const actor = await this.repository.findActorByCredentialHash(hashToken(token));
+    return actor?.scope === 'metrics' ? null : actor;
   }
 }

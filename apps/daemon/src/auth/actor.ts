@@ -17,7 +17,12 @@ export interface AuthenticatedActor {
   // Set by the hosted /api/orgs/<slug> forward (see RequestScopeService): this request may see only that
   // organization's projects, whoever the caller is.
   scopeOrganizationId?: number | null;
+  // What the credential may do: everything its actor may (full), or read GET /metrics only (an API token minted
+  // with scope metrics, issue 40). Absent: full.
+  scope?: CredentialScope;
 }
+
+export type CredentialScope = 'full' | 'metrics';
 
 // The one organization a request is confined to, or null when it is not confined: the hosted path's organization,
 // else the credential's own: a machine credential acts only in the organization it was approved for, and so does
@@ -32,7 +37,7 @@ export function organizationScope(actor: AuthenticatedActor): number | null {
 // that organization and none beyond it. Every "is the caller a server admin" question asks this, never
 // actor.isAdmin.
 export function isServerAdmin(actor: AuthenticatedActor): boolean {
-  return actor.isAdmin && organizationScope(actor) === null;
+  return actor.isAdmin && organizationScope(actor) === null && actor.scope !== 'metrics';
 }
 
 // Every project, no filter: a server admin whose request is not confined to one organization.

@@ -20,6 +20,7 @@ interface CredentialRow {
   machine_id: string | null;
   organization_id: number | null;
   expires_at: Date | null;
+  scope: string;
 }
 
 @Injectable()
@@ -31,14 +32,14 @@ export class AuthRepository {
   async findActorByCredentialHash(hash: Buffer): Promise<AuthenticatedActor | null> {
     const rows: CredentialRow[] = await this.dataSource.query(
       `SELECT a.id, a.name, a.is_admin, a.status, c.via, c.credential_id, c.machine_id, c.organization_id,
-              c.expires_at
+              c.expires_at, c.scope
          FROM (
                SELECT 'api_token' AS via, t.id AS credential_id, t.actor_id, NULL::text AS machine_id,
-                      t.organization_id, t.expires_at
+                      t.organization_id, t.expires_at, t.scope
                  FROM api_tokens t
                 WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())
                UNION ALL
-               SELECT 'machine_credential', m.id, m.actor_id, m.machine_id, m.organization_id, m.expires_at
+               SELECT 'machine_credential', m.id, m.actor_id, m.machine_id, m.organization_id, m.expires_at, 'full'
                  FROM machine_credentials m
                 WHERE m.token_hash = $1 AND m.revoked_at IS NULL AND (m.expires_at IS NULL OR m.expires_at > now())
               ) c
@@ -58,6 +59,7 @@ export class AuthRepository {
       machineId: row.machine_id,
       organizationId: row.organization_id,
       expiresAt: row.expires_at,
+      scope: row.scope === 'metrics' ? 'metrics' : 'full',
     };
   }
 

@@ -1,10 +1,11 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 
+import { forbidden } from '../common/domain-error';
 import { RequestWithActor } from './actor';
 import { bearerRequired, callerDisabled } from './auth.errors';
 import { AuthRepository } from './auth.repository';
-import { IS_PUBLIC } from './public.decorator';
+import { IS_PUBLIC, METRICS_SCOPE } from './public.decorator';
 import { RequestScopeService, SCOPE_HEADER } from './request-scope.service';
 import { hashToken } from './tokens';
 
@@ -30,6 +31,13 @@ export class BearerAuthGuard implements CanActivate {
     if (!actor) throw bearerRequired();
     if (actor.status !== 'active') {
       throw callerDisabled();
+    }
+    // A metrics-only token (issue 40) reads the routes marked @MetricsScope() (GET /metrics) and nothing else.
+    if (
+      actor.scope === 'metrics' &&
+      !this.reflector.getAllAndOverride<boolean>(METRICS_SCOPE, [context.getHandler(), context.getClass()])
+    ) {
+      throw forbidden('this token reads GET /metrics only (scope metrics)');
     }
     // The hosted forward's inner request: confined to the path's organization (see RequestScopeService). A
     // machine credential of another organization never gets here (the forward refuses it), but it is refused anyway.

@@ -28,10 +28,10 @@ describe(resolveLogFormat.name, () => {
 
 describe(requestLogLevel.name, () => {
   it.each([
-    [200, 'debug'],
-    [204, 'debug'],
-    [302, 'debug'],
-    [304, 'debug'],
+    [200, 'info'],
+    [204, 'info'],
+    [302, 'info'],
+    [304, 'info'],
     [400, 'warn'],
     [404, 'warn'],
     [429, 'warn'],
@@ -81,13 +81,14 @@ describe(DaemonLogger.name, () => {
 });
 
 describe(prettyMessage.name, () => {
-  it('should write a request as method, path, status and time', () => {
+  it('should write a request as method, route, status and time', () => {
     const line = prettyMessage(
       {
         msg: 'request completed',
-        req: { method: 'GET', url: '/v1/items' },
-        res: { statusCode: 200 },
-        responseTime: 3.2,
+        method: 'GET',
+        route: '/v1/items',
+        status: 200,
+        duration_ms: 3.2,
       },
       'msg',
     );

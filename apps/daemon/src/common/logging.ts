@@ -1,9 +1,13 @@
 import { LoggerService, RequestMethod } from '@nestjs/common';
 import type { Params } from 'nestjs-pino';
+import type { IncomingMessage } from 'node:http';
+
 import type { Options as HttpLoggerOptions } from 'pino-http';
 import pinoPretty from 'pino-pretty';
 
 import { PINO_REDACT_PATHS } from '@app/contracts';
+
+import { clientAddress, compileTrust, TrustFunction } from './client-identity';
 
 // Paths in a log line that may carry a secret; pino replaces their values.
 export const LOG_REDACT_PATHS = [
@@ -48,11 +52,62 @@ export function resolveLogFormat(setting: 'auto' | LogFormat, stdoutIsTty: boole
   return stdoutIsTty ? 'pretty' : 'json';
 }
 
-// Successful requests are routine: debug. Refusals are worth a look (warn); failures of the server are errors.
-export function requestLogLevel(statusCode: number, err?: unknown): 'error' | 'warn' | 'debug' {
+// Every request answered is an access line (who did what, issue 40): info. Refusals are worth a look (warn);
+// failures of the server are errors.
+export function requestLogLevel(statusCode: number, err?: unknown): 'error' | 'warn' | 'info' {
   if (err || statusCode >= 500) return 'error';
   if (statusCode >= 400) return 'warn';
-  return 'debug';
+  return 'info';
+}
+
+// What the Fastify hooks (AccessLogService) leave on the raw request for the access line: the route pattern, the
+// actor the guard found, the error code of a refusal.
+export const ACCESS = Symbol('svc.access');
+
+// What the access line says of the caller (the bearer guard's actor, read structurally: common/ imports no feature).
+export interface AccessActor {
+  id: number;
+  name: string;
+  via: string;
+  credentialId: number;
+}
+
+export interface AccessNotes {
+  route: string | null;
+  actor?: AccessActor;
+  code?: string | null;
+}
+
+type RawRequest = IncomingMessage & { id?: unknown; [ACCESS]?: AccessNotes };
+
+// A request no route matched (a 404 or a probe): one value, never the raw URL (which may carry a code or a token).
+export const UNMATCHED_ROUTE = '(unmatched)';
+
+// The access line's fields: never the URL, a header or a body, so a token or code in them is never logged.
+export function accessFields(
+  req: RawRequest,
+  res: { statusCode: number },
+  responseTimeMs: number,
+  trust: TrustFunction,
+): Record<string, unknown> {
+  const notes = req[ACCESS];
+  const actor = notes?.actor;
+  let client: string | null = null;
+  try {
+    client = clientAddress(req, trust);
+  } catch {
+    client = req.socket?.remoteAddress ?? null;
+  }
+  return {
+    method: req.method,
+    route: notes?.route ?? UNMATCHED_ROUTE,
+    status: res.statusCode,
+    duration_ms: Math.round(responseTimeMs * 10) / 10,
+    actor: actor ? { id: actor.id, name: actor.name, via: actor.via, credential_id: actor.credentialId } : null,
+    code: notes?.code ?? null,
+    client,
+    peer: req.socket?.remoteAddress ?? null,
+  };
 }
 
 // Nest's own start-up chatter (one line per module, controller and route): debug, so a boot shows what matters.
@@ -95,18 +150,19 @@ export class DaemonLogger implements LoggerService {
 
 interface RequestLogFields {
   context?: unknown;
-  req?: { method?: string; url?: string };
-  res?: { statusCode?: number };
-  responseTime?: number;
+  method?: string;
+  route?: string;
+  status?: number;
+  duration_ms?: number;
 }
 
 // One readable line per record: "[Context] message", and "GET /v1/items → 200 (3 ms)" for a request.
 export function prettyMessage(log: Record<string, unknown>, messageKey: string): string {
-  const { context, req, res, responseTime } = log as RequestLogFields;
+  const { context, method, route, status, duration_ms } = log as RequestLogFields;
   const message = String(log[messageKey] ?? '');
-  if (req?.method && res?.statusCode !== undefined) {
-    const took = typeof responseTime === 'number' ? ` (${Math.round(responseTime)} ms)` : '';
-    return `${req.method} ${req.url ?? ''} → ${res.statusCode}${took}`;
+  if (method && status !== undefined) {
+    const took = typeof duration_ms === 'number' ? ` (${Math.round(duration_ms)} ms)` : '';
+    return `${method} ${route ?? ''} → ${status}${took}`;
   }
   return typeof context === 'string' && context ? `[${context}] ${message}` : message;
 }
@@ -117,28 +173,38 @@ export function prettyStream(colorize: boolean) {
     colorize,
     sync: true,
     translateTime: 'SYS:HH:MM:ss',
-    ignore: 'pid,hostname,context,req,res,responseTime,reqId',
+    ignore: 'pid,hostname,context,reqId,method,route,status,duration_ms,actor,code,client,peer,err',
     messageFormat: prettyMessage,
     singleLine: true,
   });
 }
 
-export function loggerParams(level: string, format: LogFormat = 'json', colorize = false): Params {
+export function loggerParams(
+  level: string,
+  format: LogFormat = 'json',
+  colorize = false,
+  trustedProxies: readonly string[] = [],
+): Params {
+  const trust = compileTrust(trustedProxies);
   const options: HttpLoggerOptions = {
     level,
     redact: { paths: [...new Set([...LOG_REDACT_PATHS, ...PINO_REDACT_PATHS])], censor: '[redacted]' },
     autoLogging: {
       ignore: (req) => HEALTH_PATHS.has((req as { originalUrl?: string }).originalUrl ?? req.url ?? ''),
     },
-    serializers: {
-      req: (req: { id?: unknown; method?: string; url?: string; remoteAddress?: string }) => ({
-        id: req.id,
-        method: req.method,
-        url: redactUrl(req.url ?? ''),
-        remoteAddress: req.remoteAddress,
-      }),
-      res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
-    },
+    // the id Fastify assigned (the caller's X-Request-Id or a new UUID, see request-id.ts); lines logged during a
+    // request carry only it (reqId), the access line at its end carries the rest
+    genReqId: (req) => (req as RawRequest).id as string,
+    quietReqLogger: true,
+    quietResLogger: true,
+    customSuccessMessage: () => 'request completed',
+    customErrorMessage: () => 'request failed',
+    customSuccessObject: (req, res, value: { responseTime: number }) =>
+      accessFields(req as RawRequest, res, value.responseTime, trust),
+    customErrorObject: (req, res, err, value: { responseTime: number }) => ({
+      ...accessFields(req as RawRequest, res, value.responseTime, trust),
+      err: { type: (err as Error).name, message: (err as Error).message },
+    }),
     customLogLevel: (_req, res, err) => requestLogLevel(res.statusCode, err),
   };
   return {
@@ -150,9 +216,9 @@ export function loggerParams(level: string, format: LogFormat = 'json', colorize
 // The daemon's logger: the format follows SVC_LOG_FORMAT (auto: stdout a terminal or not); colour only on a terminal
 // and not under NO_COLOR (colorette's rule, which pino-pretty uses).
 export function daemonLoggerParams(
-  config: { logLevel: string; logFormat: 'auto' | LogFormat },
+  config: { logLevel: string; logFormat: 'auto' | LogFormat; trustedProxies?: readonly string[] },
   stdoutIsTty = process.stdout.isTTY === true,
 ): Params {
   const format = resolveLogFormat(config.logFormat, stdoutIsTty);
-  return loggerParams(config.logLevel, format, stdoutIsTty && pinoPretty.isColorSupported);
+  return loggerParams(config.logLevel, format, stdoutIsTty && pinoPretty.isColorSupported, config.trustedProxies);
 }

@@ -45,8 +45,11 @@ export interface AppConfig {
   // false: the first-boot token goes to the credential file only (printed only if that file cannot be written)
   printBootstrapToken: boolean;
   dbPoolSize: number;
-  // SVC_METRICS_PORT: /metrics on 127.0.0.1 without a token; null: only the admin-token route on the public port
+  // SVC_METRICS_PORT: /metrics without a token on SVC_METRICS_HOST (127.0.0.1 unless set: 0.0.0.0 makes each
+  // replica's metrics reachable on a private network, such as compose's); null: only the token route on the public
+  // port (a server admin's token or a metrics-only one)
   metricsPort: number | null;
+  metricsHost: string;
   // SVC_HEAP_GROWTH_PERCENT: how far V8 lets the heap grow past the live heap before the next full GC (0: V8's own
   // choice, which let a 100k project's ~150 MB live heap reach 370-415 MB between two: docs/decisions/h-perf.md)
   heapGrowthPercent: number;
@@ -122,6 +125,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     printBootstrapToken: dto.SVC_PRINT_BOOTSTRAP_TOKEN ?? true,
     dbPoolSize: dto.SVC_DB_POOL_SIZE ?? 10,
     metricsPort: dto.SVC_METRICS_PORT ?? null,
+    metricsHost: dto.SVC_METRICS_HOST ?? '127.0.0.1',
     heapGrowthPercent: dto.SVC_HEAP_GROWTH_PERCENT ?? 30,
     drainSeconds: dto.SVC_DRAIN_SECONDS ?? 10,
   };

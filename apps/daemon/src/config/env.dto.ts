@@ -1,5 +1,17 @@
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsJSON, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsIP,
+  IsJSON,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  MinLength,
+} from 'class-validator';
 
 import { toBool, toNumber } from '../common/transforms';
 
@@ -80,6 +92,7 @@ export class EnvDto {
 
   // Prometheus text on 127.0.0.1:<port>/metrics without a token (0: any free port)
   @IsOptional() @Transform(toNumber) @IsInt() @Min(0) @Max(65535) SVC_METRICS_PORT?: number;
+  @IsOptional() @IsIP() SVC_METRICS_HOST?: string;
 
   // V8's heap growth after a full GC, in percent of the live heap (0: V8's own, up to ~4x)
   @IsOptional() @Transform(toNumber) @IsInt() @Min(0) @Max(400) SVC_HEAP_GROWTH_PERCENT?: number;

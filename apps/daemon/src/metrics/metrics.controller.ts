@@ -2,14 +2,17 @@ import { Controller, Get, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 
 import { AuthenticatedActor, CurrentActor } from '../auth/actor';
+import { MetricsScope } from '../auth/public.decorator';
 import { MetricsService } from './metrics.service';
 
-// GET /metrics on the public port: a server admin's token only (SVC_METRICS_PORT serves it locally without one).
+// GET /metrics on the public port: a server admin's token or a metrics-only token (scope metrics, minted by a server
+// admin); SVC_METRICS_PORT serves it without a token on SVC_METRICS_HOST.
 @Controller('metrics')
 export class MetricsController {
   constructor(private readonly service: MetricsService) {}
 
   // The text content type is set only on the answer itself: a refusal stays the usual JSON error body.
+  @MetricsScope()
   @Get()
   async scrape(
     @CurrentActor() actor: AuthenticatedActor,

@@ -56,7 +56,7 @@ export class DaemonMetrics {
 
   readonly sweeps = new Counter({
     name: 'svc_sweeps_total',
-    help: 'Sweep runs by sweep and outcome (ok, failed, skipped)',
+    help: 'Sweep rounds by sweep and outcome: ran (this replica did the work), skipped (another replica ran the round, or the previous run still goes), failed',
     labelNames: ['sweep', 'outcome'] as const,
     registers: [this.registry],
   });

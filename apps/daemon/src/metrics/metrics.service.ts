@@ -10,6 +10,7 @@ import { DataSource } from 'typeorm';
 import { version } from '../../../../package.json';
 import { AuthenticatedActor, isServerAdmin } from '../auth/actor';
 import { forbidden } from '../common/domain-error';
+import { daemonNotes } from '../common/daemon-notes';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { EventsStreamService } from '../events/events-stream.service';
 import { FrontierObserver } from '../frontier/frontier-observer';
@@ -62,8 +63,10 @@ export class MetricsService implements OnModuleInit, OnApplicationBootstrap, OnM
   }
 
   scrape(actor: AuthenticatedActor): Promise<string> {
-    if (!isServerAdmin(actor))
-      throw forbidden('only a server admin (not confined to one organization) reads the metrics');
+    if (!isServerAdmin(actor) && actor.scope !== 'metrics')
+      throw forbidden(
+        'only a server admin (not confined to one organization) or a metrics token (svc tokens create --scope metrics) reads the metrics',
+      );
     return this.text();
   }
 
@@ -94,7 +97,8 @@ export class MetricsService implements OnModuleInit, OnApplicationBootstrap, OnM
     );
   }
 
-  // SVC_METRICS_PORT: the same text on 127.0.0.1 only, without a token (a scraper on the same host or pod).
+  // SVC_METRICS_PORT: the same text without a token on SVC_METRICS_HOST (127.0.0.1 unless set: a scraper on the same
+  // host or pod; 0.0.0.0 on a private network such as compose's, one target per replica).
   async onApplicationBootstrap(): Promise<void> {
     if (this.config.metricsPort === null) return;
     const server = createServer((req, res) => {
@@ -112,7 +116,7 @@ export class MetricsService implements OnModuleInit, OnApplicationBootstrap, OnM
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(this.config.metricsPort!, '127.0.0.1', () => {
+      server.listen(this.config.metricsPort!, this.config.metricsHost, () => {
         server.off('error', reject);
         resolve();
       });
@@ -120,7 +124,8 @@ export class MetricsService implements OnModuleInit, OnApplicationBootstrap, OnM
     this.localServer = server;
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : this.config.metricsPort;
-    process.stderr.write(`svc daemon: metrics on http://127.0.0.1:${port}/metrics\n`);
+    const host = this.config.metricsHost.includes(':') ? `[${this.config.metricsHost}]` : this.config.metricsHost;
+    daemonNotes.note(`metrics on http://${host}:${port}/metrics`, 'info', { metrics_port: port });
   }
 
   async onModuleDestroy(): Promise<void> {

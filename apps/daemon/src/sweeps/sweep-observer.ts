@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 
-export type SweepOutcome = 'ok' | 'failed' | 'skipped';
+// ran: this replica did the work; skipped: it did not (another replica holds the round's lock, or this replica's
+// previous run is still going); failed: it tried and failed (logged). Summed over replicas, `ran` counts rounds.
+export type SweepOutcome = 'ran' | 'failed' | 'skipped';
 
 export type SweepListener = (sweep: string, outcome: SweepOutcome, durationMs: number) => void;
 

@@ -31,7 +31,8 @@ export class SweepsService implements OnApplicationBootstrap {
     private readonly history?: HistoryService,
   ) {}
 
-  // Times one run for the observer (metrics): ok, failed (logged) or skipped (another run still going).
+  // Times one run for the observer (metrics): ran, failed (logged) or skipped (another replica ran this round, or
+  // this replica's previous run is still going).
   private async timed(sweep: string, run: () => Promise<SweepOutcome>): Promise<void> {
     const started = process.hrtime.bigint();
     // what a sweep changes is recorded as the daemon's own (path sweep)
@@ -50,8 +51,9 @@ export class SweepsService implements OnApplicationBootstrap {
       this.machineAuthorizationSweepRunning = true;
       try {
         const result = await this.machineAuthorizations.sweep();
-        if (result.ran) this.logger.debug(`machine-authorization sweep: ${JSON.stringify(result)}`);
-        return 'ok';
+        if (!result.ran) return 'skipped';
+        this.logger.debug(`machine-authorization sweep: ${JSON.stringify(result)}`);
+        return 'ran';
       } catch (err) {
         this.logger.warn(`machine-authorization sweep failed: ${(err as Error).message}`);
         return 'failed';
@@ -67,8 +69,10 @@ export class SweepsService implements OnApplicationBootstrap {
     await this.timed('event_retention', async () => {
       try {
         const deleted = await this.events.purgeExpired();
+        // null: another replica holds the round's lock
+        if (deleted === null) return 'skipped';
         if (deleted) this.logger.debug(`event retention sweep: deleted ${deleted}`);
-        return 'ok';
+        return 'ran';
       } catch (err) {
         this.logger.warn(`event retention sweep failed: ${(err as Error).message}`);
         return 'failed';
@@ -83,7 +87,7 @@ export class SweepsService implements OnApplicationBootstrap {
       try {
         const deleted = await this.frontier.pruneTombstones();
         if (deleted) this.logger.debug(`tombstone sweep: deleted ${deleted}`);
-        return 'ok';
+        return 'ran';
       } catch (err) {
         this.logger.warn(`tombstone sweep failed: ${(err as Error).message}`);
         return 'failed';
@@ -98,7 +102,7 @@ export class SweepsService implements OnApplicationBootstrap {
       try {
         const deleted = (await this.history?.prune()) ?? 0;
         if (deleted) this.logger.debug(`history retention sweep: deleted ${deleted}`);
-        return 'ok';
+        return 'ran';
       } catch (err) {
         this.logger.warn(`history retention sweep failed: ${(err as Error).message}`);
         return 'failed';
@@ -112,7 +116,7 @@ export class SweepsService implements OnApplicationBootstrap {
     await this.timed('replica_heartbeat', async () => {
       try {
         await this.replicas?.heartbeat();
-        return 'ok';
+        return 'ran';
       } catch (err) {
         this.logger.warn(`replica heartbeat failed: ${(err as Error).message}`);
         return 'failed';

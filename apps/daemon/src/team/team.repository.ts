@@ -50,6 +50,7 @@ export interface TokenRow {
   revoked_at: Date | null;
   parent_token_id: number | null;
   parent_machine_id: string | null;
+  scope: string;
 }
 
 // The credential a new token is minted by (the caller's): it becomes the token's parent.
@@ -64,7 +65,7 @@ const ACTOR_COLUMNS = `a.id, a.name, a.email, a.kind, a.status, a.is_admin, a.oi
              WHERE m.actor_id = a.id), '[]'::json) AS memberships`;
 
 const TOKEN_COLUMNS = `t.id, t.name, a.name AS actor, t.actor_id, t.token_prefix, t.created_at, t.last_used_at,
-  t.expires_at, t.revoked_at, t.parent_token_id,
+  t.expires_at, t.revoked_at, t.parent_token_id, t.scope,
   (SELECT mc.machine_id FROM machine_credentials mc WHERE mc.id = t.parent_machine_credential_id) AS parent_machine_id`;
 
 // Who asks (see IN_VIEW): the caller, whether they are a server admin (actors.is_admin) and the organization their
@@ -293,6 +294,7 @@ export class TeamRepository {
     expiresInSeconds: number | null,
     parent: ParentCredential,
     scope: number | null,
+    credentialScope: 'full' | 'metrics' = 'full',
   ): Promise<TokenRow | null> {
     const id = await this.dataSource.transaction(async (manager) => {
       const live: { expires_at: Date | null; organization_id: number | null }[] =
@@ -310,11 +312,11 @@ export class TeamRepository {
       if (live.length === 0) return null;
       const rows: { id: number }[] = await manager.query(
         `INSERT INTO api_tokens (actor_id, name, token_hash, token_prefix, expires_at, parent_token_id,
-                                 parent_machine_credential_id, organization_id)
+                                 parent_machine_credential_id, organization_id, scope)
          VALUES ($1, $2, $3, $4,
                  LEAST(CASE WHEN $5::integer IS NULL THEN NULL ELSE now() + make_interval(secs => $5) END,
                        $6::timestamptz),
-                 $7, $8, $9)
+                 $7, $8, $9, $10)
          RETURNING id`,
         [
           actorId,
@@ -326,6 +328,7 @@ export class TeamRepository {
           parent.via === 'api_token' ? parent.id : null,
           parent.via === 'machine_credential' ? parent.id : null,
           live[0].organization_id ?? scope,
+          credentialScope,
         ],
       );
       return rows[0].id;

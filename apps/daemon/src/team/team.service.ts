@@ -84,6 +84,7 @@ function toTokenWire(row: TokenRow): TokenWire {
     revoked_at: row.revoked_at?.toISOString() ?? null,
     parent_token_id: row.parent_token_id,
     parent_machine_id: row.parent_machine_id,
+    scope: row.scope === 'metrics' ? 'metrics' : 'full',
   };
 }
 
@@ -241,6 +242,10 @@ export class TeamService {
   // credential and is revoked with it. A requested lifetime beyond the parent's expiry is capped, visibly in
   // expires_at. It is confined where the request is (the parent's organization, or the hosted path's).
   async createToken(caller: AuthenticatedActor, dto: CreateTokenDto): Promise<CreatedTokenResponse> {
+    // the metrics are server-wide: only a server admin hands out a credential that reads them
+    if (dto.scope === 'metrics' && !isServerAdmin(caller)) {
+      throw forbidden('only a server admin (not confined to one organization) mints a metrics token');
+    }
     let target: ActorRow | null = null;
     if (dto.actor !== undefined && dto.actor !== caller.name) {
       target = await this.visibleActor(caller, dto.actor);
@@ -257,6 +262,7 @@ export class TeamService {
       dto.expires_in ?? null,
       { via: caller.via, id: caller.credentialId },
       organizationScope(caller),
+      dto.scope ?? 'full',
     );
     if (!row) throw unauthorized('this credential was revoked or has expired');
     return { ...toTokenWire(row), token };

@@ -33,17 +33,26 @@ export function registerTokensCommand(program: Command): void {
     .option('--actor <name>', 'for another actor (admins); default: yourself')
     .option('--name <name>', 'a label to recognise it by', 'cli')
     .option('--expires-in <duration>', 'lifetime, e.g. 90d, 12h (default: no expiry)')
+    .option(
+      '--scope <scope>',
+      'full (what the actor may do) or metrics (reads GET /metrics only; server admins)',
+      'full',
+    )
     .action(
-      action(async (options: { actor?: string; name: string; expiresIn?: string }, command: Command) => {
+      action(async (options: { actor?: string; name: string; expiresIn?: string; scope: string }, command: Command) => {
         const expiresIn = options.expiresIn === undefined ? undefined : parseDuration(options.expiresIn);
+        if (options.scope !== 'full' && options.scope !== 'metrics') {
+          throw new CliError('invalid_request', `--scope: full or metrics, not "${options.scope}"`);
+        }
         const created = await api(command).createToken({
           actor: options.actor,
           name: options.name,
           expires_in: expiresIn,
+          ...(options.scope === 'metrics' ? { scope: 'metrics' as const } : {}),
         });
         output(command, created, (t) => {
           process.stderr.write(
-            `token #${t.token_id} "${t.name}" for ${t.actor}${t.expires_at ? `, expires ${t.expires_at}` : ''} — shown once, store it now:\n`,
+            `token #${t.token_id} "${t.name}" for ${t.actor}${t.scope === 'metrics' ? ', reads /metrics only' : ''}${t.expires_at ? `, expires ${t.expires_at}` : ''} — shown once, store it now:\n`,
           );
           // A token expires no later than the credential that created it: say so when that shortened the lifetime.
           const asked = expiresIn === undefined ? Infinity : Date.now() + expiresIn * 1000;
@@ -70,11 +79,12 @@ export function registerTokensCommand(program: Command): void {
         });
         output(command, body, (b) =>
           printTable(
-            ['id', 'name', 'actor', 'prefix', 'created', 'last used', 'expires', 'revoked', 'minted by'],
+            ['id', 'name', 'actor', 'scope', 'prefix', 'created', 'last used', 'expires', 'revoked', 'minted by'],
             b.tokens.map((t) => [
               t.token_id,
               t.name,
               t.actor,
+              t.scope ?? 'full',
               t.token_prefix,
               t.created_at,
               t.last_used_at ?? 'never',

@@ -137,7 +137,7 @@ async function offlineFindings(env: NodeJS.ProcessEnv): Promise<string[]> {
 function announcedUrl(log: string, offset: number): string | null {
   try {
     const text = readFileSync(log, 'utf8').slice(offset);
-    return /svc daemon: listening on (http:\/\/\S+)/.exec(text)?.[1] ?? null;
+    return /listening on (http:\/\/[^\s"]+)/.exec(text)?.[1] ?? null;
   } catch {
     return null;
   }

@@ -70,6 +70,8 @@ export interface TokenWire {
   // token. The token expires no later than that credential and is revoked with it.
   parent_token_id: number | null;
   parent_machine_id: string | null;
+  // full: what its actor may do; metrics: GET /metrics only (issue 40)
+  scope: 'full' | 'metrics';
 }
 
 export interface TokenListResponse {
@@ -81,6 +83,8 @@ export interface CreateTokenRequest {
   name?: string;
   // seconds
   expires_in?: number;
+  // metrics: a token that reads GET /metrics and nothing else (a server admin mints it); default full
+  scope?: 'full' | 'metrics';
 }
 
 // The only response that ever carries a raw API token: shown once, never stored in clear.

@@ -35,6 +35,7 @@ export class CreateTokenDto {
   @IsOptional() @IsString() @Matches(ACTOR_NAME_PATTERN) actor?: string;
   @IsOptional() @IsString() @Length(1, 100) name?: string;
   @IsOptional() @IsInt() @Min(60) @Max(TEN_YEARS_SECONDS) expires_in?: number;
+  @IsOptional() @IsIn(['full', 'metrics']) scope?: 'full' | 'metrics';
 }
 
 export class ListTokensQueryDto {

@@ -1,0 +1,92 @@
+import { hostname } from 'node:os';
+
+import type { LoggerService } from '@nestjs/common';
+
+import { LogFormat, nestLogLevel, resolveLogFormat } from './logging';
+
+// The daemon's own lines outside a request: start-up, the listening address, shutdown, boot failures, the embedded
+// PostgreSQL's notes. They go to stderr (stdout carries the request log); in the JSON format each is one pino-shaped
+// JSON line (level, time, pid, hostname, context "daemon", msg), so a log collector reads every line of the output
+// as JSON (issue 40); in the pretty format, a person at a terminal reads "svc daemon: <message>".
+export type NoteLevel = 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+
+const PINO_LEVELS: Record<NoteLevel, number> = { debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
+
+export function noteFormat(
+  env: NodeJS.ProcessEnv = process.env,
+  stdoutIsTty = process.stdout.isTTY === true,
+): LogFormat {
+  const setting = env.SVC_LOG_FORMAT;
+  return resolveLogFormat(setting === 'json' || setting === 'pretty' ? setting : 'auto', stdoutIsTty);
+}
+
+export function formatNote(
+  format: LogFormat,
+  level: NoteLevel,
+  message: string,
+  fields: Record<string, unknown> = {},
+  now = Date.now(),
+): string {
+  if (format === 'pretty') return `svc daemon: ${message}\n`;
+  const record = {
+    level: PINO_LEVELS[level],
+    time: now,
+    pid: process.pid,
+    hostname: hostname(),
+    context: 'daemon',
+    ...fields,
+    msg: message,
+  };
+  return `${JSON.stringify(record)}\n`;
+}
+
+export class DaemonNotes {
+  constructor(
+    readonly format: LogFormat = noteFormat(),
+    private readonly write: (text: string) => void = (text) => void process.stderr.write(text),
+  ) {}
+
+  note(message: string, level: NoteLevel = 'info', fields?: Record<string, unknown>): void {
+    this.write(formatNote(this.format, level, message, fields));
+  }
+}
+
+// One writer per process: main() and the features that announce something at start (the metrics listener).
+export const daemonNotes = new DaemonNotes();
+
+// Nest's logger until the application's own (nestjs-pino) takes over: Nest buffers its start-up lines and, when the
+// start fails, writes them and the failure here instead of as coloured text.
+export class BootLogger implements LoggerService {
+  constructor(private readonly notes: DaemonNotes = daemonNotes) {}
+
+  private write(level: NoteLevel, message: unknown, params: unknown[]): void {
+    const context = typeof params[params.length - 1] === 'string' ? (params[params.length - 1] as string) : undefined;
+    const stack = level === 'error' && params.length > 1 && typeof params[0] === 'string' ? params[0] : undefined;
+    const text =
+      message instanceof Error ? message.message : typeof message === 'string' ? message : JSON.stringify(message);
+    const fields: Record<string, unknown> = {};
+    if (context) fields.context = context;
+    if (stack) fields.stack = stack;
+    if (message instanceof Error && message.stack) fields.stack = message.stack;
+    this.notes.note(text, level, fields);
+  }
+
+  log(message: unknown, ...params: unknown[]): void {
+    this.write(nestLogLevel(params[params.length - 1]), message, params);
+  }
+  error(message: unknown, ...params: unknown[]): void {
+    this.write('error', message, params);
+  }
+  warn(message: unknown, ...params: unknown[]): void {
+    this.write('warn', message, params);
+  }
+  debug(message: unknown, ...params: unknown[]): void {
+    this.write('debug', message, params);
+  }
+  verbose(message: unknown, ...params: unknown[]): void {
+    this.write('debug', message, params);
+  }
+  fatal(message: unknown, ...params: unknown[]): void {
+    this.write('fatal', message, params);
+  }
+}
