@@ -20,6 +20,8 @@ import { cpuMeter, round } from '../live/proc';
 
 const PROJECT = 'bench';
 const POOL = 400;
+// the bench database's administrator (a throwaway database on 127.0.0.1)
+const TOKEN = `svc_${'b3nch_D3ps-'.repeat(3)}`;
 const note = (line: string) => process.stderr.write(`[bench:dependencies] ${line}\n`);
 const pct = (xs: number[], p: number) =>
   xs.length === 0 ? NaN : [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)];
@@ -77,11 +79,11 @@ async function main(): Promise<void> {
       timeoutMs: 120_000,
     });
     try {
-      const api = new SvcApi(new SvcClient(daemon.url, daemon.token));
+      const api = new SvcApi(new SvcClient(daemon.url, TOKEN));
       const read = await api.frontier({ project: PROJECT });
       if (read.notModified) throw new Error('unexpected 304');
       const pool = [...read.body.runnable, ...read.body.blocked].slice(0, POOL).map((i) => i.item_id);
-      const stream = follower ? follow(daemon.url, daemon.token ?? '') : null;
+      const stream = follower ? follow(daemon.url, TOKEN) : null;
       const latency: Record<string, number[]> = {};
       const counts: Record<string, { done: number; refused: number; errors: number }> = {};
       const refusals: Record<string, number> = {};
@@ -190,8 +192,9 @@ async function main(): Promise<void> {
 async function load(server: EmbeddedServer, database: string, n: number): Promise<void> {
   await server.createDatabase(database);
   const url = server.connection.url(database);
+  // the administrator's token made with a known value: the copies' daemons find their administrator made
   const daemon = await startDaemonProcess({
-    env: { SVC_DATABASE_URL: url, SVC_LOG_LEVEL: 'warn' },
+    env: { SVC_DATABASE_URL: url, SVC_LOG_LEVEL: 'warn', SVC_BOOTSTRAP_TOKEN: TOKEN },
     timeoutMs: 120_000,
   });
   await daemon.stop();
