@@ -83,6 +83,9 @@ async function main(): Promise<void> {
       const read = await api.frontier({ project: PROJECT });
       if (read.notModified) throw new Error('unexpected 304');
       const pool = [...read.body.runnable, ...read.body.blocked].slice(0, POOL).map((i) => i.item_id);
+      // one add and its removal before the clock starts: the daemon's first add in an organization loads its graph
+      const warm = await api.addDependency(pool[1], { blocker: pool[0], gate_point: 'activation' }).catch(() => null);
+      if (warm?.created) await api.removeDependency(pool[1], pool[0], { gate_point: 'activation' });
       const stream = follower ? follow(daemon.url, TOKEN) : null;
       const latency: Record<string, number[]> = {};
       const counts: Record<string, { done: number; refused: number; errors: number }> = {};
