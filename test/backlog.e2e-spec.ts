@@ -517,6 +517,35 @@ describe('backlog (projects, workflows, items, dependencies, gates, epics, recor
       });
     });
 
+    // The cycle check holds a lock per organization (issue 38), not one for the server: two additions racing to close
+    // a cycle between them still see each other, so one of them is refused, naming the cycle, and the other is kept.
+    it('should refuse one of two concurrent additions that together close a cycle', async () => {
+      for (let round = 0; round < 5; round++) {
+        const [a, b, c] = (
+          await Promise.all(
+            ['a', 'b', 'c'].map((k) => http('POST', '/v1/items', { project: 'ops', title: `Race ${round}${k}` })),
+          )
+        ).map((r) => r.body.item_id as string);
+        // c waits on b; then, at once, b waits on a and a waits on c: a → b → c → a
+        await ok('items', 'dependency', 'add', c, b);
+        const results = await Promise.all([
+          http('POST', `/v1/items/${b}/dependencies`, { blocker: a }),
+          http('POST', `/v1/items/${a}/dependencies`, { blocker: c }),
+        ]);
+        expect(results.map((r) => r.status).sort()).toEqual([201, 409]);
+        const refusal = results.find((r) => r.status === 409)!.body;
+        expect(refusal.code).toBe('dependency_cycle');
+        expect(new Set(refusal.cycle as string[])).toEqual(new Set([a, b, c]));
+        const kept = await ok<{ dependencies: Json[] }>('items', 'dependency', 'list', a, '--direction', 'both');
+        // a's one edge is the addition taken: a blocks b, or a waits on c
+        expect(kept.dependencies).toEqual([
+          results[0].status === 201
+            ? expect.objectContaining({ direction: 'blocks', other_item: b })
+            : expect.objectContaining({ direction: 'depends_on', other_item: c }),
+        ]);
+      }
+    });
+
     it('should refuse bad satisfaction forms, self edges and unknown refs', async () => {
       expect(
         await refused('items', 'dependency', 'add', 'OPS-8', 'OPS-9', '--satisfaction', 'status:shipped'),

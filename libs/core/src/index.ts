@@ -1,5 +1,6 @@
 export * from './db-claims';
 export * from './dependencies/satisfaction';
+export * from './dependencies/activation-graph';
 export * from './dependencies/cycles';
 export * from './dependencies/growing-graph';
 export * from './dependencies/gates';

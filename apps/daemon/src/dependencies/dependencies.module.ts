@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 
+import { ActivationGraphCache } from './activation-graph-cache';
 import { DependenciesController } from './dependencies.controller';
 import { DependenciesRepository } from './dependencies.repository';
 import { DependenciesService } from './dependencies.service';
@@ -7,7 +8,7 @@ import { DependencyFactsService } from './dependency-facts.service';
 
 @Module({
   controllers: [DependenciesController],
-  providers: [DependenciesRepository, DependenciesService, DependencyFactsService],
+  providers: [ActivationGraphCache, DependenciesRepository, DependenciesService, DependencyFactsService],
   exports: [DependenciesService, DependencyFactsService],
 })
 export class DependenciesModule {}

@@ -45,7 +45,8 @@ export interface BlockerItemRow {
   sealed: boolean;
 }
 
-// Serialises activation-edge additions across replicas so two racing adds cannot both close a cycle.
+// Serialises activation-edge additions within one organization (edges never cross one), across replicas, so two
+// racing adds cannot both close a cycle: the first key of a two-key advisory lock, the organization the second.
 const ACTIVATION_GRAPH_LOCK = 7_301_101;
 
 @Injectable()
@@ -56,49 +57,75 @@ export class DependenciesRepository {
     return this.dataSource.transaction(work);
   }
 
-  async lockActivationGraph(manager: EntityManager): Promise<void> {
-    await manager.query('SELECT pg_advisory_xact_lock($1)', [ACTIVATION_GRAPH_LOCK]);
+  // The activation graph of the item's organization, locked until the transaction ends (issue 38: it was one lock
+  // for the whole server). Held only by transactions that add activation edges (a dependency add, an import), for
+  // their cycle check and insert; every other write goes by. Projects without an organization share one key (0), as
+  // edges between them are allowed. Returns the organization (null: none).
+  async lockActivationGraph(
+    manager: EntityManager,
+    of: { item: number } | { project: string },
+  ): Promise<number | null> {
+    const organization =
+      'item' in of
+        ? `SELECT p.organization_id FROM items i JOIN projects p ON p.id = i.project WHERE i.id = $2`
+        : `SELECT organization_id FROM projects WHERE id = $2`;
+    const rows: { organization: number | null }[] = await manager.query(
+      `SELECT o.organization, pg_advisory_xact_lock($1, COALESCE(o.organization, 0))::text
+         FROM (SELECT (${organization}) AS organization) o`,
+      [ACTIVATION_GRAPH_LOCK, 'item' in of ? of.item : of.project],
+    );
+    return rows[0]?.organization ?? null;
   }
 
-  // The cycle adding the activation edge blocker → dependent would close, as findCycleIfAdded gives it
-  // ([dependent, ..., blocker, dependent], a shortest one), or null: a breadth-first search from the blocker up its
-  // stored activation blockers (the new blocker is usually the older, foundational item with few of them; the
-  // dependent may head a deep downstream), one indexed query per level, instead of reading every activation edge of
-  // every project (164k rows at 100k items, per dependency added: h-perf). Under lockActivationGraph, as before.
-  // undefined past `maxLevels` levels (a long chain of blockers): the caller reads every edge instead.
-  async activationCycleIfAdded(
+  // Every activation edge of an organization's items (by the dependent's project), as [id, blocker, dependent], and
+  // the watermark read before them (frontier.repository's scheme: rows stamped at or after it are read again).
+  async activationEdgesOf(
     manager: EntityManager,
-    blocker: number,
-    dependent: number,
-    maxLevels = 32,
-  ): Promise<number[] | null | undefined> {
-    if (blocker === dependent) return [dependent, dependent];
-    // item → the item below it on the way back down to `blocker` (each pair a stored edge: item blocks that one)
-    const below = new Map<number, number>([[blocker, -1]]);
-    let level = [blocker];
-    for (let depth = 0; level.length > 0; depth++) {
-      if (depth === maxLevels) return undefined;
-      const rows: { blocker: number; dependent: number }[] = await manager.query(
-        `SELECT blocking_item_id AS blocker, dependent_item_id AS dependent
-           FROM item_dependencies WHERE gate_point = 'activation' AND dependent_item_id = ANY($1::int[])`,
-        [level],
-      );
-      const next: number[] = [];
-      for (const row of rows) {
-        const up = Number(row.blocker);
-        if (below.has(up)) continue;
-        below.set(up, Number(row.dependent));
-        if (up === dependent) {
-          const path: number[] = [];
-          for (let at = up; at !== -1; at = below.get(at)!) path.push(at);
-          path.push(dependent);
-          return path;
-        }
-        next.push(up);
-      }
-      level = next;
-    }
-    return null;
+    organization: number | null,
+  ): Promise<{ watermark: string; edges: [number, number, number][] }> {
+    const [{ w: watermark }]: { w: string }[] = await manager.query(
+      'SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS w',
+    );
+    const rows: { id: number; b: number; d: number }[] = await manager.query(
+      `SELECT d.id, d.blocking_item_id AS b, d.dependent_item_id AS d
+         FROM item_dependencies d JOIN items i ON i.id = d.dependent_item_id JOIN projects p ON p.id = i.project
+        WHERE d.gate_point = 'activation' AND p.organization_id IS NOT DISTINCT FROM $1`,
+      [organization],
+    );
+    return { watermark, edges: rows.map((r) => [r.id, r.b, r.d]) };
+  }
+
+  // The edges of an organization written since a watermark (activation or not: a gate change takes an edge out), the
+  // ids of edges deleted since (any organization's: an id the caller does not hold is nothing to it), the new
+  // watermark, and whether the deletions may be incomplete (a TRUNCATE, pruned tombstones): then load again.
+  async activationChangesSince(
+    manager: EntityManager,
+    organization: number | null,
+    since: string,
+  ): Promise<{ watermark: string; edges: [number, number, number, boolean][]; deleted: string[]; reload: boolean }> {
+    const [row]: {
+      watermark: string;
+      edges: [number, number, number, boolean][];
+      deleted: string[];
+      pruned: boolean;
+    }[] = await manager.query(
+      `SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS watermark,
+              COALESCE((SELECT json_agg(json_build_array(d.id, d.blocking_item_id, d.dependent_item_id,
+                                                         d.gate_point = 'activation'))
+                          FROM item_dependencies d JOIN items i ON i.id = d.dependent_item_id
+                          JOIN projects p ON p.id = i.project
+                         WHERE d.change_xid >= $1::xid8 AND p.organization_id IS NOT DISTINCT FROM $2), '[]') AS edges,
+              COALESCE((SELECT json_agg(row_id) FROM change_tombstones
+                         WHERE table_name = 'item_dependencies' AND change_xid >= $1::xid8), '[]') AS deleted,
+              EXISTS (SELECT 1 FROM change_horizon WHERE pruned_through >= $1::xid8) AS pruned`,
+      [since, organization],
+    );
+    return {
+      watermark: row.watermark,
+      edges: row.edges,
+      deleted: row.deleted,
+      reload: row.pruned || row.deleted.includes('*'),
+    };
   }
 
   activationPairs(manager: EntityManager): Promise<DependencyPair[]> {

@@ -4,7 +4,6 @@ import {
   BlockerFacts,
   DEFAULT_SATISFACTION,
   evaluateSatisfaction,
-  findCycleIfAdded,
   GrowingActivationGraph,
   parseSatisfaction,
 } from '@app/core';
@@ -16,6 +15,7 @@ import { AuthenticatedActor } from '../auth/actor';
 import { notePassed } from '../database/write-context';
 import { ProjectAccessService } from '../projects/project-access.service';
 import { RefsService } from '../refs/refs.service';
+import { ActivationGraphCache } from './activation-graph-cache';
 import { DependenciesRepository, NewEdge } from './dependencies.repository';
 import { DependencyFactsService } from './dependency-facts.service';
 import {
@@ -55,6 +55,7 @@ export class DependenciesService {
     private readonly facts: DependencyFactsService,
     private readonly access: ProjectAccessService,
     private readonly refs: RefsService,
+    private readonly graphs: ActivationGraphCache,
   ) {}
 
   async add(actor: AuthenticatedActor, dependentRef: string, dto: AddDependencyDto): Promise<DependencyAddWire> {
@@ -87,15 +88,8 @@ export class DependenciesService {
     notePassed('org_edges');
     const edge = this.checkedEdge(input, await this.facts.facts(this.stageChecked([input]), manager));
     if (input.gatePoint === 'activation') {
-      await this.repository.lockActivationGraph(manager);
-      const found = await this.repository.activationCycleIfAdded(manager, input.blocker.id, input.dependent.id);
-      const cycle =
-        found !== undefined
-          ? found
-          : findCycleIfAdded(await this.repository.activationPairs(manager), {
-              blocker: input.blocker.id,
-              dependent: input.dependent.id,
-            });
+      const organization = await this.repository.lockActivationGraph(manager, { item: input.dependent.id });
+      const cycle = await this.graphs.cycleIfAdded(manager, organization, input.blocker.id, input.dependent.id);
       if (cycle) await this.refuseCycle(input, cycle, manager);
     }
     return this.repository.insert(edge, manager);
@@ -129,8 +123,9 @@ export class DependenciesService {
     return this.repository.insertMany(edges, manager);
   }
 
-  async lockGraph(manager: EntityManager): Promise<GrowingActivationGraph> {
-    await this.repository.lockActivationGraph(manager);
+  // The activation graph of the project's organization, locked for the transaction (import).
+  async lockGraph(manager: EntityManager, project: string): Promise<GrowingActivationGraph> {
+    await this.repository.lockActivationGraph(manager, { project });
     return new GrowingActivationGraph(await this.repository.activationPairs(manager));
   }
 

@@ -542,7 +542,7 @@ export class TransferService {
       throw unresolvedRefs(unresolved);
     }
 
-    const graph = await this.dependencies.lockGraph(manager);
+    const graph = await this.dependencies.lockGraph(manager, projectId);
     const edges = (doc.dependencies ?? []).map((d) => ({
       dependent: { id: idOf.get(d.dependent)!, ref: d.dependent },
       blocker: { id: idOf.get(d.blocker)!, ref: d.blocker },

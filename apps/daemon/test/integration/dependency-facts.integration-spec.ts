@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { evaluateGate, findCycleIfAdded } from '@app/core';
 import { createProject, insertEdges, insertEnvironment, insertItems, insertRun } from '@app/testing';
 
+import { ActivationGraphCache } from '../../src/dependencies/activation-graph-cache';
 import { DependenciesRepository } from '../../src/dependencies/dependencies.repository';
 import { DependencyFactsService } from '../../src/dependencies/dependency-facts.service';
 import { FrontierRepository } from '../../src/frontier/frontier.repository';
@@ -68,8 +69,9 @@ describe(DependencyFactsService.name, () => {
     await db?.close();
   });
 
-  // The dependency-add handler asks the database level by level (h-perf) instead of loading every activation edge:
-  // the same answer as findCycleIfAdded over all of them (a cycle or none, and a shortest one).
+  // The dependency-add handler checks cycles in memory (ActivationGraphCache, issue 38), brought up to date by the
+  // edges written and deleted since its last check, whoever wrote them (here plain SQL): the same answer as
+  // findCycleIfAdded over every stored activation edge (a cycle or none, and a shortest one), kept or loaded anew.
   it('should find the cycle an activation edge would close as findCycleIfAdded does over every edge', async () => {
     const { client } = db;
     await createProject(client, { id: 'cyc', prefix: 'CYC' });
@@ -81,36 +83,59 @@ describe(DependencyFactsService.name, () => {
       )
     ).map((i) => i.id);
     const repository = new DependenciesRepository(db.dataSource);
+    const kept = new ActivationGraphCache(repository);
+    const check = (cache: ActivationGraphCache, b: number, d: number) =>
+      db.dataSource.transaction(async (manager) => {
+        const organization = await repository.lockActivationGraph(manager, { item: d });
+        return cache.cycleIfAdded(manager, organization, b, d);
+      });
     const edge = fc.tuple(fc.nat(9), fc.nat(9), fc.constantFrom('activation', 'activation', 'integration'));
     let found = 0;
     await fc.assert(
-      fc.asyncProperty(fc.array(edge, { maxLength: 18 }), fc.nat(9), fc.nat(9), async (edges, b, d) => {
-        await client.query('DELETE FROM item_dependencies WHERE dependent_item_id = ANY($1::int[])', [nodes]);
-        await insertEdges(
-          client,
-          edges
-            .filter(([x, y]) => x !== y)
-            .map(([x, y, gatePoint]) => ({ blocker: nodes[x], dependent: nodes[y], gatePoint })),
-        );
-        const pairs = await repository.activationPairs(db.dataSource.manager);
-        const expected = findCycleIfAdded(pairs, { blocker: nodes[b], dependent: nodes[d] });
-        const got = await repository.activationCycleIfAdded(db.dataSource.manager, nodes[b], nodes[d]);
-        if (expected) found++;
-        // 10 items: never past 32 levels
-        expect(got).not.toBeUndefined();
-        expect(got?.length).toBe(expected?.length);
-        // past its levels it leaves the answer to findCycleIfAdded over every edge
-        const shallow = await repository.activationCycleIfAdded(db.dataSource.manager, nodes[b], nodes[d], 1);
-        if (shallow !== undefined) expect(shallow?.length).toBe(expected?.length);
-        if (got) {
-          // dependent → ... → blocker → dependent, along stored activation edges
-          expect(got[0]).toBe(nodes[d]);
-          expect(got[got.length - 2]).toBe(nodes[b]);
-          expect(got[got.length - 1]).toBe(nodes[d]);
-          const stored = new Set(pairs.map((p) => `${p.blocker}>${p.dependent}`));
-          for (let k = 0; k + 2 < got.length; k++) expect(stored.has(`${got[k]}>${got[k + 1]}`)).toBe(true);
-        }
-      }),
+      fc.asyncProperty(
+        fc.array(edge, { maxLength: 18 }),
+        fc.nat(9),
+        fc.nat(9),
+        fc.boolean(),
+        async (edges, b, d, flip) => {
+          await client.query('DELETE FROM item_dependencies WHERE dependent_item_id = ANY($1::int[])', [nodes]);
+          await insertEdges(
+            client,
+            edges
+              .filter(([x, y]) => x !== y)
+              .map(([x, y, gatePoint]) => ({ blocker: nodes[x], dependent: nodes[y], gatePoint })),
+          );
+          // a gate changed in place takes an edge out of (or into) the activation graph
+          if (flip) {
+            await client.query(
+              `UPDATE item_dependencies SET gate_point = CASE gate_point WHEN 'activation' THEN 'integration'
+                                                            ELSE 'activation' END
+                WHERE id = (SELECT min(d.id) FROM item_dependencies d WHERE d.dependent_item_id = ANY($1::int[])
+                               AND NOT EXISTS (SELECT 1 FROM item_dependencies o WHERE o.id <> d.id
+                                                  AND o.dependent_item_id = d.dependent_item_id
+                                                  AND o.blocking_item_id = d.blocking_item_id))`,
+              [nodes],
+            );
+          }
+          const pairs = await repository.activationPairs(db.dataSource.manager);
+          const expected = findCycleIfAdded(pairs, { blocker: nodes[b], dependent: nodes[d] });
+          if (expected) found++;
+          for (const got of [
+            await check(kept, nodes[b], nodes[d]),
+            await check(new ActivationGraphCache(repository), nodes[b], nodes[d]),
+          ]) {
+            expect(got?.length).toBe(expected?.length);
+            if (got) {
+              // dependent → ... → blocker → dependent, along stored activation edges
+              expect(got[0]).toBe(nodes[d]);
+              expect(got[got.length - 2]).toBe(nodes[b]);
+              expect(got[got.length - 1]).toBe(nodes[d]);
+              const stored = new Set(pairs.map((p) => `${p.blocker}>${p.dependent}`));
+              for (let k = 0; k + 2 < got.length; k++) expect(stored.has(`${got[k]}>${got[k + 1]}`)).toBe(true);
+            }
+          }
+        },
+      ),
       // a fixed seed: the runs (and how many of them close a cycle) are the same on every machine
       { numRuns: 60, seed: 20261127 },
     );

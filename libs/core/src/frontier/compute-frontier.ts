@@ -425,6 +425,108 @@ function computeChanged(input: FrontierInput, previous: FrontierState, changes: 
   };
 }
 
+// A run after edges came or went over the very same items (a dependency added or removed, issue 38): a new edge
+// structure, the previous answers of the edges that stayed (EdgeResolution.resolveFrom), and only the outputs the
+// change reached: the dependents of the edges added or removed or answered anew, the items whose unblocks_count or
+// downstream_depth moved (those are placed again in the rank order: both are rank keys), and the members of a stuck
+// cycle before or now. null, before anything is changed, when too many edges changed to be worth it.
+function computeEdgesChanged(input: FrontierInput, previous: FrontierState): FrontierState | null {
+  const { items, edges } = input;
+  const n = items.length;
+  const before = previous.structure;
+  const oldEdges = before.edgeList;
+  const oldOf = alignItems(edges, oldEdges);
+  let stayed = 0;
+  for (let e = 0; e < edges.length; e++) {
+    if (oldOf[e] >= 0) stayed++;
+  }
+  if (edges.length - stayed + (oldEdges.length - stayed) > EDITS_IN_PLACE) {
+    return null;
+  }
+  const { isCandidate, outputs, bucket, index, stamp, wipKind } = previous;
+  const structure = new EdgeStructure(edges, index, n);
+  const touched = previous.scratch.touched?.length === n ? previous.scratch.touched.fill(0) : new Uint8Array(n);
+  const resolution = new EdgeResolution(structure, n, input.blockerFacts, previous.resolution.acceptForeignRuns);
+  resolution.resolveFrom(previous.resolution, oldOf, items, isCandidate, touched);
+  // the dependents of the edges that went
+  const went = new Uint8Array(oldEdges.length).fill(1);
+  for (let e = 0; e < edges.length; e++) {
+    if (oldOf[e] >= 0) went[oldOf[e]] = 0;
+  }
+  for (let p = 0; p < oldEdges.length; p++) {
+    if (went[p] === 1 && before.dependentOf[p] >= 0) touched[before.dependentOf[p]] = 1;
+  }
+  // candidates whose rank keys moved
+  const rekeyed = new Uint8Array(n);
+  const moved: number[] = [];
+  for (let v = 0; v < n; v++) {
+    if (structure.unblocks[v] !== before.unblocks[v] || structure.depth[v] !== before.depth[v]) {
+      touched[v] = 1;
+      if (isCandidate[v] === 1) {
+        rekeyed[v] = 1;
+        moved.push(v);
+      }
+    }
+  }
+  const cycles: number[][] = [];
+  const run: RunFacts = { structure, resolution, cycleReason: stuckCycles(items, structure, resolution, cycles) };
+  for (const reasons of [previous.cycleReason, run.cycleReason]) {
+    reasons?.forEach((_reason, v) => (touched[v] = 1));
+  }
+
+  let edits: ListEdit[] | null = [];
+  for (let v = 0; v < n; v++) {
+    if (isCandidate[v] === 0 || touched[v] === 0) {
+      continue;
+    }
+    const item = items[v];
+    const wasStamp = stamp[v];
+    const wasBucket = bucket[v];
+    const was = outputs[v];
+    if (was === undefined || !unchangedOutput(was, item, v, run)) {
+      const output = toFrontierItem(item, v, run);
+      outputs[v] = output;
+      stamp[v] = nextStamp();
+      wipKind[v] = wipClaim(output);
+    }
+    bucket[v] = bucketOf(item, v, run);
+    if (edits !== null && (rekeyed[v] === 1 || stamp[v] !== wasStamp || bucket[v] !== wasBucket)) {
+      edits.push({ v, from: wasBucket, stamp: wasStamp });
+      if (edits.length > EDITS_IN_PLACE) {
+        edits = null;
+      }
+    }
+  }
+
+  // the previous order less the candidates whose rank keys moved is still in rank order
+  const order = previous.order;
+  let kept = 0;
+  for (let k = 0; k < order.length; k++) {
+    const v = order[k];
+    if (rekeyed[v] === 0) {
+      order[kept++] = v;
+    }
+  }
+  const rankFacts = {
+    items,
+    ids: index.ids,
+    depth: structure.depth,
+    unblocks: structure.unblocks,
+    created: previous.created,
+  };
+  return {
+    ...previous,
+    items,
+    structure,
+    resolution,
+    cycleReason: run.cycleReason,
+    cycles,
+    order: placeInOrder(order.subarray(0, kept), moved, rankFacts),
+    edits,
+    scratch: { changed: previous.scratch.changed, touched, positions: previous.scratch.positions },
+  };
+}
+
 // The lists of this run: the previous ones patched when a write changed a few entries, else laid out from the rank
 // order (also when the previous lists turn out not to match the memo: that is a defect, but never a wrong answer).
 function layOutLists(state: FrontierState): Lists {
@@ -603,13 +705,16 @@ export function computeFrontier(input: FrontierInput, memo?: FrontierMemo): Fron
   const changed =
     previous === null ? null : changedInPlace(input.items, previous.items, previous.index, previous.scratch.changed);
   // an update in place over the same edges and options
-  const state =
+  const inPlace =
     previous !== null &&
     changed !== null &&
-    previous.structure.describes(input.edges) &&
-    previous.resolution.acceptForeignRuns === (input.acceptForeignRuns ?? false)
+    previous.resolution.acceptForeignRuns === (input.acceptForeignRuns ?? false);
+  // an update in place over the same edges; edges added or removed over the very same items; anything else
+  const state =
+    inPlace && previous.structure.describes(input.edges)
       ? computeChanged(input, previous, changed)
-      : computeAll(input, previous, changed);
+      : ((inPlace && changed.list.length === 0 ? computeEdgesChanged(input, previous) : null) ??
+        computeAll(input, previous, changed));
 
   // Steps 7 and 8: reclassification (done in toFrontierItem) and partition in rank order, by patching the previous
   // lists after a small write; step 9, the WIP cap (applyWipCap's rule, read from wipKind instead of each item: at 1M

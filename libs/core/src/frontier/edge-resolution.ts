@@ -78,6 +78,46 @@ export class EdgeResolution {
     }
   }
 
+  // Every edge, after edges came or went over the same items (issue 38): an edge that was there before (`oldOf`: its
+  // index in `previous`'s structure, else -1) keeps its answer and reason when its blocker's facts are the same
+  // object as then; every other edge is evaluated and its dependent marked in `touched`.
+  resolveFrom(
+    previous: EdgeResolution,
+    oldOf: Int32Array,
+    items: readonly FrontierInputItem[],
+    isCandidate: Uint8Array,
+    touched: Uint8Array,
+  ): void {
+    const { blockerOf, dependentOf, blockerSlot, slotIds } = this.structure;
+    const old = previous.structure;
+    const { facts, unsatisfied, reason, unsatisfiedCount } = this;
+    for (let slot = 0; slot < slotIds.length; slot++) {
+      facts[slot] = this.blockerFacts.get(slotIds[slot]);
+    }
+    for (let e = 0; e < dependentOf.length; e++) {
+      const d = dependentOf[e];
+      if (d < 0) {
+        continue;
+      }
+      const b = blockerOf[e];
+      const p = oldOf[e];
+      if (p >= 0 && old.dependentOf[p] === d && previous.facts[old.blockerSlot[p]] === facts[blockerSlot[e]]) {
+        if (previous.unsatisfied[p] === 1) {
+          unsatisfied[e] = 1;
+          unsatisfiedCount[d]++;
+          if (b === d) {
+            this.selfLoops[d]++;
+            this.selfLoopTotal++;
+          }
+          reason[e] = previous.reason[p];
+        }
+      } else {
+        this.evaluate(e, b, d, facts[blockerSlot[e]], items, isCandidate);
+        touched[d] = 1;
+      }
+    }
+  }
+
   // After a write: the edges into and out of the changed items (positions in `changed`), and those out of blockers
   // whose facts object changed. Their dependents are marked in `touched`. Only the blockers the facts map says may
   // have changed are looked up again (factsChangedSince), or every one when it cannot tell. Edges are reached

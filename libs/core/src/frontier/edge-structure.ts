@@ -145,6 +145,11 @@ export class EdgeStructure {
     }
   }
 
+  // The edge objects this was built from, in order.
+  get edgeList(): readonly FrontierEdge[] {
+    return this.edges;
+  }
+
   // The slot of a blocker id, -1 when no edge into an input item names it.
   slotOfId(id: number): number {
     const b = lookupIndex(this.index, id);

@@ -298,7 +298,14 @@ type Write =
   | { kind: 'register'; project: 'alpha' | 'beta'; environment: string }
   | { kind: 'outside'; id: number; spec: OutsideSpec }
   | { kind: 'wipCap'; wipCap: number }
-  | { kind: 'foreignRuns' };
+  | { kind: 'foreignRuns' }
+  // the daemon's kinds of write one by one (issue 38): an operator block or unblock, a freeze or unfreeze, a status
+  // across the terminal boundary (the item leaves the input items for the outside blockers, as the graph cache moves
+  // it, or comes back from them)
+  | { kind: 'block'; at: number }
+  | { kind: 'freeze'; at: number }
+  | { kind: 'finish'; at: number; status: number }
+  | { kind: 'reopen'; at: number; status: number };
 
 const writeArb: fc.Arbitrary<Write> = fc.oneof(
   // in place: most writes (a status, a priority, a flag), the memo's fast path
@@ -337,6 +344,16 @@ const writeArb: fc.Arbitrary<Write> = fc.oneof(
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('wipCap' as const), wipCap: wipCapArb }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'foreignRuns' as const }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('block' as const), at: fc.nat() }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('freeze' as const), at: fc.nat() }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('finish' as const), at: fc.nat(), status: fc.constantFrom(10, 11, 12) }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('reopen' as const), at: fc.nat(), status: fc.constantFrom(0, 4, 5, 8) }),
+  },
 );
 
 function toggle(set: Set<string>, value: string): void {
@@ -349,9 +366,12 @@ function apply(world: World, write: Write): void {
     case 'update':
       if (ids.length > 0) world.items.set(ids[write.at % ids.length], write.spec);
       break;
-    case 'add':
-      world.items.set(Math.max(0, ...ids) + 1, write.spec);
+    case 'add': {
+      // a new id: above the items' and the finished ones' (now outside blockers)
+      const finished = [...world.outside.keys()].filter((id) => !OUTSIDE_IDS.includes(id));
+      world.items.set(Math.max(0, ...ids, ...finished) + 1, write.spec);
       break;
+    }
     case 'remove': {
       if (ids.length === 0) break;
       // a deleted item's dependency rows go with it
@@ -393,6 +413,47 @@ function apply(world: World, write: Write): void {
     case 'foreignRuns':
       world.acceptForeignRuns = !world.acceptForeignRuns;
       break;
+    case 'block':
+    case 'freeze': {
+      if (ids.length === 0) break;
+      const id = ids[write.at % ids.length];
+      const spec = world.items.get(id)!;
+      world.items.set(
+        id,
+        write.kind === 'block'
+          ? { ...spec, blocked: !spec.blocked, reason: !spec.blocked }
+          : { ...spec, frozen: !spec.frozen },
+      );
+      break;
+    }
+    case 'finish': {
+      if (ids.length === 0) break;
+      // its edges stay: the ones into it no longer reach an input item, the ones out of it now have an outside blocker
+      const id = ids[write.at % ids.length];
+      const spec = world.items.get(id)!;
+      world.items.delete(id);
+      world.outside.set(id, { status: write.status, merged: spec.merged, project: 'alpha' });
+      break;
+    }
+    case 'reopen': {
+      const finished = [...world.outside.keys()].filter((id) => !OUTSIDE_IDS.includes(id));
+      if (finished.length === 0) break;
+      const id = finished[write.at % finished.length];
+      const was = world.outside.get(id)!;
+      world.outside.delete(id);
+      world.items.set(id, {
+        status: write.status,
+        priority: 1,
+        frozen: false,
+        blocked: false,
+        reason: false,
+        epic: false,
+        created: 0,
+        quoted: false,
+        merged: was.merged,
+      });
+      break;
+    }
   }
 }
 

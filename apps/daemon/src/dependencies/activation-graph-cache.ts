@@ -1,0 +1,79 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+
+import { ActivationGraph } from '@app/core';
+
+import { DependenciesRepository } from './dependencies.repository';
+
+// Organizations whose activation graphs are kept (least recently checked let go first).
+const ORGANIZATIONS_KEPT = 16;
+
+interface Kept {
+  graph: ActivationGraph;
+  watermark: string;
+}
+
+// The cycle check of a dependency add in memory (issue 38): per organization, its activation edges (ActivationGraph),
+// brought up to date before each check by reading only the edges written and deleted since the last one (the change
+// stamps and tombstones the frontier's refresh reads). Each check runs inside the adding transaction, after it took
+// the organization's lock: every edge another transaction added in the organization has committed by then and is read
+// here, so the answer is exact across replicas and writers (plain SQL included). The new edge itself is not added:
+// it is read back after it commits, by the next check.
+@Injectable()
+export class ActivationGraphCache {
+  private readonly kept = new Map<string, Kept>();
+  // one refresh at a time in this process (the graphs are shared by concurrent transactions of other organizations)
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly repository: DependenciesRepository) {}
+
+  // The cycle blocker → dependent would close, as findCycleIfAdded over the organization's stored activation edges.
+  // Call under the organization's lock (DependenciesRepository.lockActivationGraph), with that transaction.
+  cycleIfAdded(
+    manager: EntityManager,
+    organization: number | null,
+    blocker: number,
+    dependent: number,
+  ): Promise<number[] | null> {
+    const run = this.queue.then(async () => {
+      const graph = await this.current(manager, organization);
+      return graph.cycleIfAdded(blocker, dependent);
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async current(manager: EntityManager, organization: number | null): Promise<ActivationGraph> {
+    const key = `${organization ?? ''}`;
+    const hit = this.kept.get(key);
+    // dropped first: a failed refresh never leaves a half-applied graph behind
+    this.kept.delete(key);
+    let kept: Kept;
+    if (hit) {
+      const changes = await this.repository.activationChangesSince(manager, organization, hit.watermark);
+      if (changes.reload) {
+        kept = await this.load(manager, organization);
+      } else {
+        for (const id of changes.deleted) hit.graph.remove(Number(id));
+        for (const [id, blocker, dependent, activation] of changes.edges) {
+          if (activation) hit.graph.add(id, blocker, dependent);
+          else hit.graph.remove(id);
+        }
+        hit.watermark = changes.watermark;
+        kept = hit;
+      }
+    } else {
+      kept = await this.load(manager, organization);
+    }
+    this.kept.set(key, kept);
+    while (this.kept.size > ORGANIZATIONS_KEPT) this.kept.delete(this.kept.keys().next().value as string);
+    return kept.graph;
+  }
+
+  private async load(manager: EntityManager, organization: number | null): Promise<Kept> {
+    const { watermark, edges } = await this.repository.activationEdgesOf(manager, organization);
+    const graph = new ActivationGraph();
+    graph.load(edges);
+    return { graph, watermark };
+  }
+}
