@@ -116,6 +116,10 @@ export function itemWholeText(
     const verb = d.direction === 'depends_on' ? 'waits on' : 'blocks';
     lines.push(`${verb} ${d.other_item ?? '(missing item)'} at ${d.gate_point}${d.satisfied ? ' (satisfied)' : ''}`);
   }
+  if (i.comment_count > 0) {
+    lines.push(`${i.comment_count} comment${i.comment_count === 1 ? '' : 's'}, newest first:`);
+    for (const c of i.comments) lines.push(`- ${oneLine(c.author ?? 'unknown', 60)}: ${oneLine(c.body, 200)}`);
+  }
   return lines.join('\n');
 }
 
@@ -136,6 +140,10 @@ export function noticeLine(notice: SessionNoticeWire): string {
     }
     const how = notice.forced ? `by ${who}'s forced write` : notice.path === 'sweep' ? 'by the daemon' : `by ${who}`;
     return `claim lost: ${notice.item_id} was released ${how}`;
+  }
+  if (notice.object === 'comment' && notice.action === 'created') {
+    const body = (notice.after as { body?: unknown } | null)?.body;
+    return `${notice.item_id}: comment by ${who}: ${oneLine(typeof body === 'string' ? body : '', 200)}`;
   }
   const what = notice.field ? `${notice.field}: ${show(notice.before)} → ${show(notice.after)}` : notice.action;
   return `${notice.item_id} changed by ${who}: ${notice.object === 'item' ? what : `${notice.object} ${notice.object_ref ?? ''} ${notice.action}`}`;
