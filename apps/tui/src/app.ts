@@ -137,12 +137,20 @@ export class App {
         this.store.dispatch({ type: 'view_apply', index: Number(name.slice(-1)) - 1 });
       else this.store.dispatch({ type: 'key', action: binding.action });
     } else if (
-      (scope === 'filter' || scope === 'help' || scope === 'code' || scope === 'picker' || scope === 'input') &&
+      (scope === 'filter' ||
+        scope === 'help' ||
+        scope === 'code' ||
+        scope === 'picker' ||
+        scope === 'input' ||
+        scope === 'comment') &&
       ch &&
       name.length === 1
     ) {
       this.store.dispatch({ type: 'input', ch });
-    } else if (name === 'space' && (scope === 'filter' || scope === 'picker' || scope === 'input')) {
+    } else if (
+      name === 'space' &&
+      (scope === 'filter' || scope === 'picker' || scope === 'input' || scope === 'comment')
+    ) {
       this.store.dispatch({ type: 'input', ch: ' ' });
     } else {
       return;

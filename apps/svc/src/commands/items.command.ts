@@ -73,7 +73,8 @@ export function renderItemDetail(item: ItemDetailWire): void {
   const count = item.comment_count ?? 0;
   if (count === 0) return;
   const shown = item.comments ?? [];
-  const more = count > shown.length ? ` (the newest ${shown.length}; svc items comments ${item.item_id} lists all)` : '';
+  const more =
+    count > shown.length ? ` (the newest ${shown.length}; svc items comments ${item.item_id} lists all)` : '';
   process.stdout.write(`\ncomments: ${count}${more}\n`);
   renderComments(shown);
 }
