@@ -314,4 +314,27 @@ describe('comments on items', () => {
       expect((refused.content as { text: string }[])[0].text).toContain('item_not_found');
     });
   });
+  describe('an import that replaces the project', () => {
+    it('should keep the replaced items’ comments in the snapshot (the backlog format carries none)', async () => {
+      const doc = await http(base, 'GET', '/v1/export?project=alpha', { token: admin });
+      expect(doc.status).toBe(200);
+      const replaced = await http<{ snapshot_id: string }>(base, 'POST', '/v1/import?replace=1', {
+        token: admin,
+        body: doc.body,
+      });
+      expect(replaced.status).toBe(201);
+      const snapshot = await http<{ held: { comments: { item: string; author: string; body: string }[] } }>(
+        base,
+        'GET',
+        `/v1/projects/alpha/snapshots/${replaced.body.snapshot_id}`,
+        { token: admin },
+      );
+      expect(snapshot.body.held.comments).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ item: refs[0], author: 'bob', body: 'first look:\n\tthe spec is thin' }),
+          expect.objectContaining({ item: refs[1], author: 'admin', body: 'note 7' }),
+        ]),
+      );
+    });
+  });
 });
