@@ -48,16 +48,16 @@ export class CommentsRepository {
     );
   }
 
-  // The newest comments of an item and how many it has, in one statement.
+  // The newest comments of an item and how many it has, in one statement (the count from the index alone).
   async recent(itemId: number, limit: number, manager?: EntityManager): Promise<{ rows: CommentRow[]; count: number }> {
     const rows: (CommentRow & { total: string })[] = await (manager ?? this.dataSource).query(
-      `SELECT ${COLUMNS}, count(*) OVER () AS total FROM item_comments c
+      `SELECT ${COLUMNS}, (SELECT count(*) FROM item_comments WHERE item_id = $1) AS total
+         FROM item_comments c
         WHERE c.item_id = $1
         ORDER BY c.id DESC
         LIMIT $2`,
       [itemId, limit],
     );
-    // the window counts before LIMIT applies: the total, whatever the page
     return { rows: rows.map(({ total: _total, ...row }) => row), count: rows.length > 0 ? Number(rows[0].total) : 0 };
   }
 }
