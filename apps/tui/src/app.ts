@@ -163,7 +163,15 @@ export class App {
   onPaste(text: string): void {
     if (this.destroyed) return;
     const scope = activeScope(this.store.state);
-    if (scope === 'filter' || scope === 'help' || scope === 'code' || scope === 'picker' || scope === 'input') {
+    // a comment keeps the pasted lines (the line editor's multi-line mode); other prompts join them
+    if (
+      scope === 'filter' ||
+      scope === 'help' ||
+      scope === 'code' ||
+      scope === 'picker' ||
+      scope === 'input' ||
+      scope === 'comment'
+    ) {
       this.store.dispatch({ type: 'input', ch: text });
     } else {
       this.store.dispatch({ type: 'status', text: 'paste ignored: no prompt is open', tone: 'warn' });

@@ -139,6 +139,15 @@ describe('comments in the TUI (render, keys)', () => {
       for (const r of t.cellRows()) expect(r.length).toBeLessThanOrEqual(columns);
     });
 
+    it('should keep the lines of a pasted block in the comment', async () => {
+      start(columns, rows);
+      await press('\r');
+      await press('m');
+      app.onPaste('pasted one\r\npasted two');
+      expect(state().dialog).toEqual(expect.objectContaining({ value: 'pasted one\npasted two' }));
+      expect(t.text()).toContain('2 lines');
+    });
+
     it('should cancel with esc, refuse an empty comment, and show stored control characters escaped', async () => {
       start(columns, rows);
       await press('\r');
