@@ -31,6 +31,7 @@ const TOOLS = [
   'add_note',
   'amend_db_claim',
   'claim',
+  'comment',
   'create_item',
   'explain',
   'frontier',

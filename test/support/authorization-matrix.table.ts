@@ -303,6 +303,11 @@ export const MATRIX: Record<string, MatrixRow> = {
   },
   'GET /v1/items/:ref/progress': { access: 'org', request: () => ({ path: `/v1/items/${item}/progress` }) },
   'GET /v1/items/:ref/history': { access: 'org', request: () => ({ path: `/v1/items/${item}/history` }) },
+  'GET /v1/items/:ref/comments': { access: 'org', request: () => ({ path: `/v1/items/${item}/comments` }) },
+  'POST /v1/items/:ref/comments': {
+    access: 'org',
+    request: () => ({ path: `/v1/items/${item}/comments`, body: { body: 'matrix comment' } }),
+  },
   // everyone reads the changes of what they may see (a filter: an outsider gets an empty or shorter log)
   'GET /v1/history': { access: 'self', request: () => ({ path: '/v1/history?limit=1' }) },
   'POST /v1/items/:ref/resolve': {

@@ -64,6 +64,8 @@ export const WRITE_CENSUS: Record<string, CensusRow> = {
   'POST /v1/items/:ref/db-claim/negative': change('scope', 'claim'),
   'POST /v1/items/:ref/dependencies': change('scope', 'org_edges'),
   'DELETE /v1/items/:ref/dependencies/:blocker': change('scope'),
+  // a comment is a note, not a change of the item: the claim rule does not apply (docs/decisions.md)
+  'POST /v1/items/:ref/comments': change('scope'),
   'POST /v1/epics/:ref/tasks': change('scope'),
   'PATCH /v1/epics/:ref/tasks/:num': change('scope'),
   'POST /v1/epics/:ref/tasks/:num/dispatch': change('scope'),
@@ -121,6 +123,7 @@ export const MCP_CENSUS: Record<string, readonly string[]> = {
   amend_db_claim: ['POST /v1/items/:ref/db-claim', 'POST /v1/items/:ref/db-claim/negative'],
   list_items: [],
   my_work: [],
+  comment: ['POST /v1/items/:ref/comments'],
   update_item: [
     'PUT /v1/items/:ref/fields/:field',
     'PUT /v1/items/:ref/sections/:name',

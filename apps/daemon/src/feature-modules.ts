@@ -25,6 +25,7 @@ import { MetricsModule } from './metrics/metrics.module';
 import { McpModule } from './mcp/mcp.module';
 import { RulebookModule } from './rulebook/rulebook.module';
 import { HistoryModule } from './history/history.module';
+import { CommentsModule } from './comments/comments.module';
 
 // The daemon's feature modules. Each feature adds its module here (one line each); app.module.ts imports the list.
 export const FEATURE_MODULES: Type[] = [
@@ -43,6 +44,7 @@ export const FEATURE_MODULES: Type[] = [
   ProjectsModule,
   WorkflowsModule,
   ItemsModule,
+  CommentsModule,
   DependenciesModule,
   GatesModule,
   EpicsModule,

@@ -137,12 +137,20 @@ export class App {
         this.store.dispatch({ type: 'view_apply', index: Number(name.slice(-1)) - 1 });
       else this.store.dispatch({ type: 'key', action: binding.action });
     } else if (
-      (scope === 'filter' || scope === 'help' || scope === 'code' || scope === 'picker' || scope === 'input') &&
+      (scope === 'filter' ||
+        scope === 'help' ||
+        scope === 'code' ||
+        scope === 'picker' ||
+        scope === 'input' ||
+        scope === 'comment') &&
       ch &&
       name.length === 1
     ) {
       this.store.dispatch({ type: 'input', ch });
-    } else if (name === 'space' && (scope === 'filter' || scope === 'picker' || scope === 'input')) {
+    } else if (
+      name === 'space' &&
+      (scope === 'filter' || scope === 'picker' || scope === 'input' || scope === 'comment')
+    ) {
       this.store.dispatch({ type: 'input', ch: ' ' });
     } else {
       return;
@@ -155,7 +163,15 @@ export class App {
   onPaste(text: string): void {
     if (this.destroyed) return;
     const scope = activeScope(this.store.state);
-    if (scope === 'filter' || scope === 'help' || scope === 'code' || scope === 'picker' || scope === 'input') {
+    // a comment keeps the pasted lines (the line editor's multi-line mode); other prompts join them
+    if (
+      scope === 'filter' ||
+      scope === 'help' ||
+      scope === 'code' ||
+      scope === 'picker' ||
+      scope === 'input' ||
+      scope === 'comment'
+    ) {
       this.store.dispatch({ type: 'input', ch: text });
     } else {
       this.store.dispatch({ type: 'status', text: 'paste ignored: no prompt is open', tone: 'warn' });

@@ -19,6 +19,7 @@ export type {
   FrontierListResponse,
   FrontierResultWire,
   HistoryResponse,
+  ItemCommentWire,
   ItemProgressWire,
   ItemResponse as ItemWire,
   MachineAuthorizationRequest,

@@ -69,6 +69,8 @@ import type {
   ScheduleResponse,
   SessionNoticesResponse,
   HistoryResponse,
+  ItemCommentListWire,
+  ItemCommentWire,
   WhoAmIResponse,
   DoctorReport,
 } from '@app/contracts';
@@ -436,6 +438,16 @@ export class SvcApi {
 
   setItemField(ref: string, field: string, body: WireBody): Promise<ItemResponse> {
     return this.http.put(`v1/items/${seg(ref)}/fields/${seg(field)}`, body);
+  }
+
+  // A comment on the item (a note, not a change: open to anyone who sees the item, claimed or not).
+  addComment(ref: string, body: string): Promise<ItemCommentWire> {
+    return this.http.post(`v1/items/${seg(ref)}/comments`, { body });
+  }
+
+  // The item's comments, newest first; next_cursor asks for the older page.
+  listComments(ref: string, query: { limit?: number; cursor?: string } = {}): Promise<ItemCommentListWire> {
+    return this.http.get(`v1/items/${seg(ref)}/comments`, query);
   }
 
   itemProgress(ref: string): Promise<ItemProgressWire> {

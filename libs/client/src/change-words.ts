@@ -27,6 +27,10 @@ export function changeWhat(change: ChangeRecordWire): string {
     return `${change.field}: ${changeValue(change.before)} → ${changeValue(change.after)}`;
   const object = change.object === 'item' ? 'item' : `${change.object} ${change.object_ref ?? ''}`.trim();
   if (change.object === 'item' && change.action === 'created') return `created ${changeValue(change.after)}`;
+  if (change.object === 'comment' && change.action === 'created') {
+    const body = (change.after as { body?: unknown } | null)?.body;
+    return `commented: ${changeValue(typeof body === 'string' ? body.replace(/\s+/g, ' ').trim() : body)}`;
+  }
   if (change.object === 'section' && change.action === 'changed') {
     return `section ${change.object_ref ?? ''} changed`;
   }

@@ -65,6 +65,7 @@ describe('text fields', () => {
         'POST /v1/items': items,
         'PUT /v1/items/:ref/fields/:field': 'by path parameter',
         'PUT /v1/items/:ref/sections/:name': ['content'],
+        'POST /v1/items/:ref/comments': ['body'],
         'POST /v1/items/:ref/resolve': ['resolution_comment'],
         'POST /v1/items/:ref/dependencies': ['rationale'],
         'POST /v1/items/:ref/db-claim': claim,

@@ -44,6 +44,7 @@ export const MULTI_LINE_FIELDS: Readonly<
     MULTI_LINE_ITEM_FIELDS.includes(params.field ?? '') ? ['value'] : [],
   'PUT /v1/items/:ref/sections/:name': ['content'],
   'POST /v1/items/:ref/resolve': ['resolution_comment'],
+  'POST /v1/items/:ref/comments': ['body'],
   'POST /v1/items/:ref/dependencies': ['rationale'],
   'POST /v1/items/:ref/db-claim': ['mutation_intent', 'migration_strategy_justification', 'residual_risk_notes'],
   'POST /v1/items/:ref/db-claim/negative': [

@@ -65,7 +65,7 @@ export class HistoryRepository {
 
   // What the session's holder should hear of (issue 36): claims it lost to someone or something else (taken over
   // after its lease lapsed, released by an admin's forced write, by its session's end or by a sweep), and changes
-  // others made to items it holds now. Its own writes are not news.
+  // others made to items it holds now, and comments others left on them. Its own writes are not news.
   notices(sessionId: number, since: Date, after: string): Promise<SessionNoticeRow[]> {
     return this.dataSource.query(
       `SELECT ${COLUMNS}, r.id AS seq, 'claim_lost' AS notice
@@ -78,7 +78,7 @@ export class HistoryRepository {
        SELECT ${COLUMNS}, r.id AS seq, 'changed' AS notice
          FROM change_records r
          JOIN item_claims c ON c.item_id = r.item_id AND c.session_id = $1 AND c.expires_at > now()
-        WHERE r.object IN ('item', 'dependency', 'section') AND r.id > $3::bigint AND r.at >= c.claimed_at
+        WHERE r.object IN ('item', 'dependency', 'section', 'comment') AND r.id > $3::bigint AND r.at >= c.claimed_at
           AND r.session_id IS DISTINCT FROM $1
        ORDER BY seq
        LIMIT 200`,

@@ -15,6 +15,7 @@ import {
 } from '@app/contracts/backlog';
 
 import { AuthenticatedActor } from '../auth/actor';
+import { CommentsService } from '../comments/comments.service';
 import { haltOf } from '../deployments/dto/deployments.dto';
 import { ISO_TIMESTAMP } from '../projects/backlog-sql';
 import { ProjectAccessService, projectNotFound } from '../projects/project-access.service';
@@ -92,6 +93,7 @@ export class ItemsService {
     private readonly workflows: WorkflowsService,
     private readonly gates: StageGateRegistry,
     private readonly rulebook: RulebookService,
+    private readonly comments: CommentsService,
   ) {}
 
   // For another feature that checked the caller's access itself (transfer's export and import): the rows as stored.
@@ -451,7 +453,7 @@ export class ItemsService {
     const row = await this.repository.findById(id, manager);
     if (!row) throw itemNotFound(`#${id}`);
     const sections = (await this.repository.sectionsFor([id], manager)).map(toSectionResponse);
-    return { ...toItemResponse(row, sections), sections };
+    return { ...toItemResponse(row, sections), sections, ...(await this.comments.recentOf(id, row.ref, manager)) };
   }
 
   // Sections of the whole set in one query.

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 
-import { ImportNotCarried, ProjectSnapshot, ProjectSnapshotSummary } from '@app/contracts';
+import { HeldComment, ImportNotCarried, ProjectSnapshot, ProjectSnapshotSummary } from '@app/contracts';
 
 import { isoUtc } from '../projects/backlog-sql';
 import {
@@ -139,6 +139,20 @@ export class TransferRepository {
          LEFT JOIN actors a ON a.id = s.actor_id
         WHERE c.project = $1
         ORDER BY i.project_sequence`,
+      [project],
+    );
+  }
+
+  // The comments on the project's items, oldest first (a replace's snapshot keeps them).
+  commentsOf(project: string, manager: EntityManager): Promise<HeldComment[]> {
+    return manager.query(
+      `SELECT p.public_item_prefix || '-' || i.project_sequence AS item, c.actor_name AS author, c.session_id,
+              c.harness, c.path, c.body, ${isoUtc('c.created_at')} AS created_at
+         FROM item_comments c
+         JOIN items i ON i.id = c.item_id
+         JOIN projects p ON p.id = i.project
+        WHERE i.project = $1
+        ORDER BY c.id`,
       [project],
     );
   }

@@ -405,8 +405,16 @@ export class TransferService {
         await this.repository.lockItems(projectId, manager);
         previous = await this.exportRows(projectId);
         const claims = await this.repository.claimsOf(projectId, manager);
+        // the format carries no comments: the snapshot keeps them, as the replace removes them with their items
+        const comments = await this.repository.commentsOf(projectId, manager);
         snapshotId = await this.repository.insertSnapshot(
-          { project: projectId, actorId: actor.id, reason: 'import --replace', document: previous, held: { claims } },
+          {
+            project: projectId,
+            actorId: actor.id,
+            reason: 'import --replace',
+            document: previous,
+            held: { claims, comments },
+          },
           manager,
         );
         notCarried.claims = claims;

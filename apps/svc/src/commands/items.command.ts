@@ -1,6 +1,13 @@
 import { Command, Option } from 'commander';
 
-import { ItemDetailWire, ItemListWire, ItemWire, PRIORITIES, RESOLUTIONS } from '@app/contracts/backlog';
+import {
+  ItemCommentWire,
+  ItemDetailWire,
+  ItemListWire,
+  ItemWire,
+  PRIORITIES,
+  RESOLUTIONS,
+} from '@app/contracts/backlog';
 
 import { tone } from '../color';
 import { allProjectsOption, apiOf, projectOption, scopedProject } from '../context';
@@ -40,6 +47,36 @@ export function renderItem(item: ItemWire | ItemDetailWire): void {
     ['updated', item.updated_at],
   ]);
   if (item.body) process.stdout.write(`\n${item.body}\n`);
+}
+
+// A comment's heading: who (and through which agent session), when.
+function commentHeading(c: ItemCommentWire): string {
+  const who = c.author ?? 'unknown';
+  const via = c.session_id !== null ? ` (session ${c.session_id}${c.harness ? `, ${c.harness}` : ''})` : '';
+  return `${who}${via} · ${relativeTime(c.created_at)}`;
+}
+
+function renderComments(comments: readonly ItemCommentWire[]): void {
+  for (const c of comments) process.stdout.write(`\n${commentHeading(c)}\n${indent(c.body)}\n`);
+}
+
+const indent = (body: string) =>
+  body
+    .replace(/\n+$/, '')
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n');
+
+// `svc items get <ref>` / `svc items show <ref>`: the item, then its newest comments (newest first).
+export function renderItemDetail(item: ItemDetailWire): void {
+  renderItem(item);
+  const count = item.comment_count ?? 0;
+  if (count === 0) return;
+  const shown = item.comments ?? [];
+  const more =
+    count > shown.length ? ` (the newest ${shown.length}; svc items comments ${item.item_id} lists all)` : '';
+  process.stdout.write(`\ncomments: ${count}${more}\n`);
+  renderComments(shown);
 }
 
 function renderItems(list: ItemListWire): void {
@@ -136,12 +173,13 @@ export function registerItemsCommand(program: Command): void {
 
   items
     .command('get <ref> [field]')
-    .description('show an item, or one field of it (any column, body, sections, or db-claim)')
+    .alias('show')
+    .description('show an item with its newest comments, or one field of it (any column, body, sections, or db-claim)')
     .action(
       action(async (item: string, field: string | undefined, _options: unknown, command: Command) => {
         const api = apiOf(command);
         if (field === undefined) {
-          output(command, await api.item(item), renderItem);
+          output(command, await api.item(item), renderItemDetail);
         } else if (field === 'db-claim') {
           output(command, await api.dbClaim(item), (b) => printKeyValues(Object.entries(b)));
         } else {
@@ -238,6 +276,43 @@ export function registerItemsCommand(program: Command): void {
         output(command, body, ({ halt, ...rest }) =>
           printKeyValues([...Object.entries(rest), ['halt', halt ? halt.summary : 'none']]),
         );
+      }),
+    );
+
+  items
+    .command('comment <ref> [text]')
+    .description("comment on an item (a note, not a change: allowed while another session holds it); '-' reads stdin")
+    .option('--file <path>', 'the comment from a file')
+    .action(
+      action(async (item: string, positional: string | undefined, options: { file?: string }, command: Command) => {
+        if ((positional !== undefined) === (options.file !== undefined)) {
+          throw new CliError(
+            'invalid_argument',
+            positional === undefined
+              ? "give the comment: svc items comment <ref> <text> ('-' reads stdin, or --file <path>)"
+              : 'give the comment once: a text argument and --file were both given',
+          );
+        }
+        const body =
+          options.file !== undefined ? readText(options.file) : positional === '-' ? await readStdin() : positional!;
+        const comment = await apiOf(command).addComment(item, body);
+        output(command, comment, (c) => printText(`${c.item_id}: comment ${c.id} added`));
+      }),
+    );
+
+  items
+    .command('comments <ref>')
+    .description("an item's comments, newest first")
+    .option('--limit <n>', 'page size (default 50, at most 200)', parseIntOption)
+    .option('--cursor <id>', "older than this (a page's next_cursor)")
+    .action(
+      action(async (item: string, options: { limit?: number; cursor?: string }, command: Command) => {
+        const page = await apiOf(command).listComments(item, options);
+        output(command, page, (p) => {
+          if (p.comments.length === 0) printText(`${p.item_id}: no comments`);
+          renderComments(p.comments);
+          if (p.next_cursor) printText(`\nolder: svc items comments ${p.item_id} --cursor ${p.next_cursor}`);
+        });
       }),
     );
 

@@ -1,7 +1,7 @@
 import { EventStreamOptions, SvcApi, SvcHttpError } from '@app/client';
 
 import { initialState } from '../state/state';
-import { change, frontier, item, machineRequest, project } from '../testing/fixtures';
+import { change, frontier, item, machineRequest, NOW, project } from '../testing/fixtures';
 import { Effects, PICKER_REFRESH_MS, REFETCH_INTERVAL_MS } from './effects';
 import { Store } from './store';
 
@@ -395,6 +395,39 @@ describe(Effects.name, () => {
       await jest.advanceTimersByTimeAsync(REFETCH_INTERVAL_MS);
       await flush();
       expect(api.history).not.toHaveBeenCalled();
+      effects.stop();
+    });
+
+    it('should reload the open detail pane on an ItemCommented event of its item, not on one of another', async () => {
+      const { api, store, effects, stream } = await started();
+      store.dispatch({ type: 'key', action: 'detail_open' });
+      await jest.advanceTimersByTimeAsync(100);
+      await flush();
+      api.item.mockClear();
+      const commented = (ref: string) => ({
+        type: 'event',
+        id: '11',
+        data: { type: 'event', id: 11, name: 'ItemCommented', project: 'atlas', item_ref: ref },
+      });
+      stream().onNotice(commented('ATL-9'));
+      await jest.advanceTimersByTimeAsync(100);
+      await flush();
+      expect(api.item).not.toHaveBeenCalled();
+      api.item.mockResolvedValue({
+        item_id: 'ATL-1',
+        deployment_flow: null,
+        deploy_stage: null,
+        body: '',
+        comments: [
+          { id: '4', item_id: 'ATL-1', author: 'mia', body: 'hello', created_at: new Date(NOW).toISOString() },
+        ],
+        comment_count: 1,
+      });
+      stream().onNotice(commented('ATL-1'));
+      await jest.advanceTimersByTimeAsync(100);
+      await flush();
+      expect(api.item).toHaveBeenCalledWith('ATL-1');
+      expect(store.state.detail?.item?.comments?.map((c) => c.body)).toEqual(['hello']);
       effects.stop();
     });
 

@@ -108,7 +108,9 @@ export class LiveSync {
     const state = this.ctx.state;
     const detail = state.detailOpen ? state.detail : null;
     if (detail && notice.data.name !== 'FrontierComputed') {
-      const aboutItem = notice.data.item_id === detail.ref || notice.data.ref === detail.ref;
+      // a recorded event names its item as item_ref (an ItemCommented event: a comment the pane shows)
+      const aboutItem =
+        notice.data.item_id === detail.ref || notice.data.ref === detail.ref || notice.data.item_ref === detail.ref;
       if (aboutItem || (detail.pipeline && notice.type !== 'machine_authorization')) this.ctx.loadDetail(detail.ref);
     }
     switch (notice.type) {

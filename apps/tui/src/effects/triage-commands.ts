@@ -246,6 +246,11 @@ export class TriageCommands {
           const old = typeof before.value === 'string' ? before.value : '';
           return ok(command, `${command.ref}: body written`, { op: 'body', ref: command.ref, body: old });
         }
+        case 'comment': {
+          const comment = await api.addComment(command.ref, command.body);
+          // a comment is not undone from here: it is a note others may already have read
+          return ok(command, `${command.ref}: comment ${comment.id} posted`, null);
+        }
         case 'section': {
           const before = await api.item(command.ref);
           await api.putSection(command.ref, command.name, { content: command.content });

@@ -23,6 +23,7 @@ export const SCOPES = [
   'view',
   'revoke',
   'history',
+  'comment',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
@@ -127,6 +128,9 @@ export const KEY_ACTIONS = [
   'view_up',
   // issue 36: the item's change record
   'history_open',
+  // issues 37 and 39: comments on an item
+  'comment_add',
+  'comment_newline',
 ] as const;
 export type KeyAction = (typeof KEY_ACTIONS)[number];
 
@@ -588,6 +592,19 @@ export const KEYMAP: readonly KeyBinding[] = [
   { action: 'cursor_top', keys: ['g', 'home'], help: 'newest change', scope: 'history' },
   { action: 'cursor_bottom', keys: ['G', 'end'], help: 'oldest loaded change (loads older)', scope: 'history' },
   { action: 'filter_start', keys: ['/'], help: 'filter projects as you type', scope: 'projects', hint: 'filter' },
+  // issues 37 and 39: a comment on the item (a note, not a change: allowed while someone else holds it)
+  {
+    action: 'comment_add',
+    keys: ['m'],
+    help: 'comment on the selected item (several lines; shown newest first in the detail pane)',
+    scope: 'frontier',
+    writes: true,
+  },
+  ...lineEditorKeys('comment'),
+  { action: 'comment_newline', keys: ['enter'], help: 'a new line in the comment', scope: 'comment' },
+  { action: 'input_submit', keys: ['C-s'], help: 'post the comment', scope: 'comment', hint: 'post' },
+  { action: 'input_cancel', keys: ['escape'], help: 'cancel (nothing is posted)', scope: 'comment', hint: 'cancel' },
+  { action: 'input_backspace', keys: ['backspace'], help: 'delete a character', scope: 'comment' },
 ];
 
 export const DANGEROUS_ACTIONS: ReadonlySet<KeyAction> = new Set(
@@ -623,6 +640,7 @@ export const SCOPE_STACKS: readonly (readonly Scope[])[] = [
   ['always', 'view'],
   ['always', 'revoke'],
   ['always', 'history'],
+  ['always', 'comment'],
 ];
 
 export class KeymapError extends Error {}
@@ -714,7 +732,7 @@ export const HELP_SECTIONS: readonly { title: string; where: string; scopes: rea
   {
     title: 'Dialogs',
     where: 'dialogs',
-    scopes: ['charge', 'code', 'confirm', 'approve', 'revoke', 'decide', 'picker', 'input', 'refusal'],
+    scopes: ['charge', 'code', 'confirm', 'approve', 'revoke', 'decide', 'picker', 'input', 'comment', 'refusal'],
   },
   { title: 'Details and payloads', where: 'detail views', scopes: ['view'] },
   { title: 'Item history', where: 'item history', scopes: ['history'] },

@@ -44,6 +44,19 @@ describe('line editor', () => {
     expect(s.text).toBe('xline one line two  end');
   });
 
+  it('should keep line breaks in multi-line mode (a comment), Home/End and C-u/C-k acting on the cursor line', () => {
+    let s = editLine(lineAt('', null), { op: 'insert', text: 'one\r\ntwo\tx\u0007' }, true);
+    expect(s.text).toBe('one\ntwo\tx');
+    s = editLine(s, { op: 'home' }, true);
+    expect(s.cursor).toBe(4);
+    s = editLine(s, { op: 'kill_end' }, true);
+    expect([s.text, s.kill]).toEqual(['one\n', 'two\tx']);
+    s = editLine(editLine(s, { op: 'left' }, true), { op: 'home' }, true);
+    expect(s.cursor).toBe(0);
+    s = editLine(editLine(s, { op: 'end' }, true), { op: 'kill_start' }, true);
+    expect([s.text, s.cursor]).toEqual(['\n', 0]);
+  });
+
   it('should walk the history up and back down to the line being typed', () => {
     const h = ['sort age', 'filter pri:high'];
     const up = walkHistory(h, { at: null, draft: '' }, 'fi', 'older')!;

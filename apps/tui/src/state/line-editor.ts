@@ -78,8 +78,18 @@ export function oneLine(text: string): string {
   return text.replace(/\r\n|[\r\n\t]/g, ' ').replace(/[\x00-\x1f\x7f]/g, '');
 }
 
-export function editLine(s: LineState, edit: LineEdit): LineState {
+// A comment's text keeps its line breaks and tabs (pasted text arrives with CR line ends); other controls go.
+export function multiLineText(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/\r\n?/g, '\n').replace(/[\x00-\x08\x0b-\x1f\x7f]/g, '');
+}
+
+// In multi-line mode (a comment) Home/End and C-u/C-k act on the cursor's line, and inserted text keeps its breaks.
+export function editLine(s: LineState, edit: LineEdit, multiLine = false): LineState {
   const { text, cursor } = s;
+  const lineStart = multiLine ? text.lastIndexOf('\n', cursor - 1) + 1 : 0;
+  const nextBreak = multiLine ? text.indexOf('\n', cursor) : -1;
+  const lineEnd = nextBreak < 0 ? text.length : nextBreak;
   const cut = (from: number, to: number, keep: boolean): LineState => ({
     text: text.slice(0, from) + text.slice(to),
     cursor: from,
@@ -87,7 +97,7 @@ export function editLine(s: LineState, edit: LineEdit): LineState {
   });
   switch (edit.op) {
     case 'insert': {
-      const add = oneLine(edit.text);
+      const add = multiLine ? multiLineText(edit.text) : oneLine(edit.text);
       return { ...s, text: text.slice(0, cursor) + add + text.slice(cursor), cursor: cursor + add.length };
     }
     case 'backspace':
@@ -99,9 +109,9 @@ export function editLine(s: LineState, edit: LineEdit): LineState {
     case 'right':
       return { ...s, cursor: nextPoint(text, cursor) };
     case 'home':
-      return { ...s, cursor: 0 };
+      return { ...s, cursor: lineStart };
     case 'end':
-      return { ...s, cursor: text.length };
+      return { ...s, cursor: lineEnd };
     case 'word_left':
       return { ...s, cursor: wordLeft(text, cursor) };
     case 'word_right':
@@ -109,9 +119,9 @@ export function editLine(s: LineState, edit: LineEdit): LineState {
     case 'kill_word_back':
       return cut(spaceLeft(text, cursor), cursor, true);
     case 'kill_start':
-      return cut(0, cursor, true);
+      return cut(lineStart, cursor, true);
     case 'kill_end':
-      return cut(cursor, text.length, true);
+      return cut(cursor, lineEnd, true);
     case 'yank':
       return { ...s, text: text.slice(0, cursor) + s.kill + text.slice(cursor), cursor: cursor + s.kill.length };
   }

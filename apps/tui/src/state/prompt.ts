@@ -6,6 +6,8 @@ export interface ActivePrompt {
   owner: string;
   text: string;
   history?: readonly string[];
+  // a comment: the text holds line breaks (the line editor's multi-line mode)
+  multiLine?: boolean;
 }
 
 export function activePrompt(state: State): ActivePrompt | null {
@@ -19,7 +21,7 @@ export function activePrompt(state: State): ActivePrompt | null {
         history: d.purpose === 'palette' ? state.triage.history : undefined,
       };
     case 'input':
-      return { owner: `input:${d.purpose}:${d.refs.join()}`, text: d.value };
+      return { owner: `input:${d.purpose}:${d.refs.join()}`, text: d.value, multiLine: d.purpose === 'comment' };
     case 'code':
       return d.busy ? null : { owner: `code:${d.requestId}`, text: d.input };
     case 'help':

@@ -249,6 +249,8 @@ function reduceKey(state: State, action: Action & { type: 'key' }): State {
     }
     case 'input_backspace':
       return reduceLine(state, { op: 'backspace' });
+    case 'comment_newline':
+      return reduceLine(state, { op: 'insert', text: '\n' });
     case 'line_delete':
     case 'line_left':
     case 'line_right':
@@ -551,7 +553,7 @@ function reduceLine(state: State, edit: LineEdit | 'history_older' | 'history_ne
     after = { text: moved.text, cursor: moved.text.length, kill: before.kill };
     nextWalk = moved.walk;
   } else {
-    after = editLine(before, edit);
+    after = editLine(before, edit, prompt.multiLine === true);
   }
   const next = after.text === prompt.text ? state : setPromptText(state, () => after.text);
   if (activePrompt(next)?.text !== after.text) return state;

@@ -334,7 +334,7 @@ export function activeScope(state: State): Scope {
     if (d.kind === 'confirm-deny') return 'confirm';
     if (d.kind === 'confirm-approve') return 'approve';
     if (d.kind === 'picker') return 'picker';
-    if (d.kind === 'input') return 'input';
+    if (d.kind === 'input') return d.purpose === 'comment' ? 'comment' : 'input';
     if (d.kind === 'triage-confirm') return 'decide';
     if (d.kind === 'refusal') return 'refusal';
     if (d.kind === 'confirm-revoke') return 'revoke';

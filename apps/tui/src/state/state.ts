@@ -128,7 +128,8 @@ export type TriageCommand =
   | { op: 'dep-add'; dependent: string; blocker: string; gate_point: string; satisfaction: string }
   | { op: 'dep-remove'; dependent: string; blocker: string; gate_point: string }
   | { op: 'body'; ref: string; body: string }
-  | { op: 'section'; ref: string; name: string; content: string };
+  | { op: 'section'; ref: string; name: string; content: string }
+  | { op: 'comment'; ref: string; body: string };
 
 export interface PickerOption {
   value: string;
@@ -149,7 +150,8 @@ export type PickerPurpose =
   | 'palette'
   // `t`: the dependency tree (state/tree.ts); `enter` jumps to the node
   | 'tree';
-export type InputPurpose = 'title' | 'block' | 'new-title';
+// 'comment': `m`, a multi-line comment on the item (enter breaks the line, C-s posts it)
+export type InputPurpose = 'title' | 'block' | 'new-title' | 'comment';
 
 export interface NewItemDraft {
   title: string;

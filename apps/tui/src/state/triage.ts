@@ -25,6 +25,8 @@ import type { FrontierItemWire } from '../wire';
 export const PRIORITY_ORDER = ['low', 'medium', 'high'] as const;
 const BUCKETS: readonly FrontierTab[] = ['runnable', 'blocked', 'frozen'];
 export const OPERATOR_BLOCK = 'blocked by operator';
+// The longest comment typed in the TUI (a longer one: `svc items comment <ref> --file`).
+export const COMMENT_MAX = 8000;
 
 type KeyAction = Extract<Action, { type: 'key' }>['action'];
 
@@ -100,6 +102,8 @@ export function describeCommand(c: TriageCommand): { text: string; cli: string }
       return { text: `rewrite the body of ${c.ref}`, cli: `svc items update ${c.ref} body --stdin` };
     case 'section':
       return { text: `rewrite section ${c.name} of ${c.ref}`, cli: `svc sections upsert ${c.ref} ${c.name} --stdin` };
+    case 'comment':
+      return { text: `comment on ${c.ref}`, cli: `svc items comment ${c.ref} -` };
   }
 }
 
@@ -269,6 +273,21 @@ export function reduceTriageKey(state: State, action: KeyAction, helpers: Triage
           title: ` Title of ${item.item_id} `,
           prompt: 'title',
           value: item.title,
+        },
+      };
+    }
+    case 'comment_add': {
+      const item = selectedItem(state);
+      if (!item) return needItem();
+      return {
+        ...state,
+        dialog: {
+          kind: 'input',
+          purpose: 'comment',
+          refs: [item.item_id],
+          title: ` Comment on ${item.item_id} `,
+          prompt: 'comment',
+          value: '',
         },
       };
     }
@@ -585,6 +604,9 @@ function submit(state: State): State {
         ' Block ',
         d.refs.map((ref) => ({ op: 'block', ref, reason: value })),
       );
+    case 'comment':
+      if (!value) return status(state, 'an empty comment is not posted (esc cancels)', 'warn');
+      return startRun(state, [{ op: 'comment', ref: d.refs[0], body: d.value.trim() }]);
     case 'new-title':
       if (!value) return status(state, 'a title cannot be empty', 'warn');
       return picker(state, 'new-priority', [], ' Priority ', PRIORITY_OPTIONS, {
@@ -772,7 +794,7 @@ export function reduceTriageInput(state: State, edit: (text: string) => string):
   }
   if (d?.kind === 'input') {
     const value = edit(d.value);
-    return value.length > 500 ? state : { ...state, dialog: { ...d, value } };
+    return value.length > (d.purpose === 'comment' ? COMMENT_MAX : 500) ? state : { ...state, dialog: { ...d, value } };
   }
   return null;
 }

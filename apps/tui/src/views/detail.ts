@@ -4,6 +4,7 @@ import { State } from '../state/state';
 import type { DetailEdge } from '../state/edges';
 import type { Pipeline } from '../state/pipeline';
 import { bold, clean, esc, inverse, paint, Theme, wrap } from './format';
+import { commentPaneLines } from './comments';
 import { historyPaneLines } from './history';
 import { claimLabel } from './lists';
 
@@ -119,6 +120,14 @@ export function detailPane(state: State, width: number, theme: Theme): { lines: 
     wrap(line, w - 3).forEach((l, i) => out.push(`${i === 0 ? ' ' : '   '}${paint(theme, esc(l), 'magenta')}`));
   } else {
     out.push(' not claimed');
+  }
+
+  // what people and agents said about it (issues 37 and 39), newest first: the newest few the item carries
+  const comments = d?.item?.comments ?? [];
+  const commentCount = d?.item?.comment_count ?? comments.length;
+  if (d?.item && commentCount > 0) {
+    heading(`Comments (${commentCount}, newest first · m: add)`);
+    out.push(...commentPaneLines(comments, commentCount, state.now, w, theme));
   }
 
   // who changed it last, and what (issue 36): near the top, so the newest change shows in a small pane; h lists all

@@ -4,6 +4,7 @@ import { activeScope, formatAge, pickerProjects } from '../state/selectors';
 import { Dialog, State } from '../state/state';
 import { promptCursor } from '../state/prompt';
 import { bold, displayWidth, esc, fit, inverse, paint, promptText, Theme, truncate, wrap } from './format';
+import { commentDialog } from './comments';
 import { historyDialog } from './history';
 import type { OverlayContent } from './overlay-content';
 import { inputDialog, pickerDialog, refusalDialog, triageConfirmDialog } from './triage-overlays';
@@ -246,7 +247,9 @@ export function overlayFor(state: State, width: number, height: number, theme: T
     case 'picker':
       return pickerDialog(d, width, height, theme, promptCursor(state));
     case 'input':
-      return inputDialog(d, width, theme, promptCursor(state));
+      return d.purpose === 'comment'
+        ? commentDialog(d, width, height, theme, promptCursor(state))
+        : inputDialog(d, width, theme, promptCursor(state));
     case 'triage-confirm':
       return triageConfirmDialog(d, width, height);
     case 'refusal':

@@ -28,7 +28,7 @@ export const ADAPTER_GUIDES: Record<McpPromptName, AdapterGuide> = {
       'Move the item into its refining stage (set_status) so others see it is being refined.',
       'Write the spec: the problem, the intended behaviour, acceptance criteria, what is out of scope, open questions ' +
         '(update_item with body or sections, e.g. a "spec" section).',
-      'Record decisions and questions for people in the item’s notes section (update_item sections: {notes: …}).',
+      'Leave decisions and questions for people as a comment on the item (comment).',
       'Move the item to the stage after refinement (set_status); a refusal lists each gate and what satisfies it.',
     ],
   },
@@ -40,7 +40,7 @@ export const ADAPTER_GUIDES: Record<McpPromptName, AdapterGuide> = {
       'Read the epic below and the items it already depends on (get_item, explain).',
       'Break it into parts: create_item for each missing part, add_dependency for the order between them.',
       'Write the plan and the risks in the epic (update_item sections, e.g. "technical_plan").',
-      'Note the caveats for the people who own the epic (update_item sections: {notes: …}).',
+      'Note the caveats for the people who own the epic (comment).',
       'Move the epic to its next stage (set_status) once the plan stands.',
     ],
   },
@@ -86,7 +86,7 @@ export const ADAPTER_GUIDES: Record<McpPromptName, AdapterGuide> = {
     steps: [
       'Read the item below and its deployment state.',
       'Move it to release (set_status) and run its deployment; a halted run needs an operator (an approval or a ' +
-        'missing capability): say so in the notes section and release the claim.',
+        'missing capability): say so in a comment and release the claim.',
       'Record where it was deployed and the deploy log (update_item sections: notes, deploy log).',
       'Move it to done (set_status) once deployed.',
     ],
@@ -181,9 +181,10 @@ export function renderPrompt(input: PromptInput): string {
     `- get_item {item: "${item.item_id}"} reads it again (body, sections, dependencies, claim, last changes); ` +
       `explain {item: "${item.item_id}"} says what still waits.`,
     `- set_status {item: "${item.item_id}", status: "<stage>"} moves it; a refusal lists each gate and what satisfies it.`,
-    '- update_item changes the title, priority, body or sections; a notes section is where people read what you did.',
+    '- update_item changes the title, priority, body or sections.',
+    `- comment {item: "${item.item_id}", body: "…"} leaves a note people read (svc items show, the TUI, get_item).`,
     '- add_note records feedback on the workflow itself (not on this item).',
-    `- Report: the notes section (update_item sections: {notes: …}) saying what you did, what you tested, and what is left; then release {item: "${item.item_id}"} ` +
+    `- Report: a comment saying what you did, what you tested, and what is left; then release {item: "${item.item_id}"} ` +
       'when you stop (a claim you keep blocks everyone else).',
   );
   return lines.join('\n');

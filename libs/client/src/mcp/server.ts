@@ -25,6 +25,7 @@ import {
   dispatchResponseSchema,
   explainResponseSchema,
   frontierItemSchema,
+  itemCommentSchema,
   itemDetailSchema,
   ouroborosEntrySchema,
   releaseClaimResponseSchema,
@@ -92,7 +93,7 @@ export interface SvcMcpOptions {
 // What an agent needs to know before its first call: the loop, adapters and entrypoints, claims, the DB claim.
 export const MCP_INSTRUCTIONS = [
   'svc is the backlog shared by people and coding agents. Loop: next_work → claim → run the entrypoint → ' +
-    'set_status through the gates → record what you did (update_item sections: notes) → release (or done).',
+    'set_status through the gates → say what you did (comment) → release (or done).',
   'Adapters: each item’s stage has an adapter naming the kind of work it needs — refine (write the spec), shepherd ' +
     '(plan an epic), conduct (implement), advance (carry an implementation on), polish (finishing review), usher ' +
     '(deploy), wait (blocked: nothing to do until its blockers clear).',
@@ -106,6 +107,8 @@ export const MCP_INSTRUCTIONS = [
     'what would satisfy each blocker and what to start first.',
   'amend_db_claim: work that changes a governed database declares its mutation (the claim payload), or attests it ' +
     'makes none (none: true with a reason); some stages refuse to move without it.',
+  'Comments: comment leaves a note on an item for the people and agents who read it (svc items show, the TUI, ' +
+    'get_item); it is not a change of the item, so it is allowed on an item another session holds.',
   'Finding work beyond the schedule: list_items (filters, cursor paging), get_item (the whole item), frontier.',
 ].join('\n');
 
@@ -151,6 +154,7 @@ export const MCP_TOOLS = [
   'list_items',
   'update_item',
   'my_work',
+  'comment',
 ] as const;
 
 // A harness token the daemon accepts (short, no spaces): "Claude Code" → "claude-code".
@@ -219,6 +223,8 @@ const ANNOTATIONS: Record<(typeof MCP_TOOLS)[number], ToolAnnotations> = {
   add_note: WRITE(false),
   amend_db_claim: WRITE(true),
   update_item: WRITE(true, true),
+  // each call adds another comment
+  comment: WRITE(false),
 };
 
 // What a tool is given besides its arguments: the call's cancellation, and a way to register what undoes the call's
@@ -1097,6 +1103,31 @@ export class SvcMcpSession {
           }
           return this.api.item(args.item);
         }, itemText),
+    );
+
+    this.tool(
+      'comment',
+      {
+        title: 'Comment on an item',
+        description:
+          'Add a comment to an item: a note for the people and agents who read it (svc items show, the TUI’s detail ' +
+          'pane, get_item’s comments, newest first). Not a change of the item: allowed on an item another session ' +
+          'holds. Answers the comment.',
+        input: {
+          item: ref,
+          body: z
+            .string()
+            .min(1)
+            .max(512 * 1024)
+            .describe('the comment (Markdown; newlines allowed; at most 512 KiB)'),
+        },
+        output: itemCommentSchema.shape,
+      },
+      async (args) =>
+        answer(
+          () => this.api.addComment(args.item, args.body),
+          (c) => `commented on ${c.item_id} (comment ${c.id})`,
+        ),
     );
 
     this.tool(

@@ -168,6 +168,10 @@ export function itemWholeText(
     ...(blocks.length ? [`blocks ${blocks.join(', ')}`] : []),
   ];
   if (deps.length) lines.push(deps.join('; '));
+  if (i.comment_count > 0) {
+    lines.push(`${i.comment_count} comment${i.comment_count === 1 ? '' : 's'}, newest first:`);
+    for (const c of i.comments) lines.push(`- ${oneLine(c.author ?? 'unknown', 60)}: ${oneLine(c.body, 200)}`);
+  }
   return lines.join('\n');
 }
 
@@ -188,6 +192,10 @@ export function noticeLine(notice: SessionNoticeWire): string {
     }
     const how = notice.forced ? `by ${who}'s forced write` : notice.path === 'sweep' ? 'by the daemon' : `by ${who}`;
     return `claim lost: ${notice.item_id} was released ${how}`;
+  }
+  if (notice.object === 'comment' && notice.action === 'created') {
+    const body = (notice.after as { body?: unknown } | null)?.body;
+    return `${notice.item_id}: comment by ${who}: ${oneLine(typeof body === 'string' ? body : '', 200)}`;
   }
   const what = notice.field ? `${notice.field}: ${show(notice.before)} → ${show(notice.after)}` : notice.action;
   return `${notice.item_id} changed by ${who}: ${notice.object === 'item' ? what : `${notice.object} ${notice.object_ref ?? ''} ${notice.action}`}`;

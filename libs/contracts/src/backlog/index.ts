@@ -2,3 +2,4 @@ export * from './dependencies';
 export * from './items';
 export * from './workflow';
 export * from './render-body';
+export * from './comments';

@@ -1,3 +1,5 @@
+import type { ItemCommentWire } from './comments';
+
 export const PRIORITIES = ['high', 'medium', 'low'] as const;
 export type ItemPriority = (typeof PRIORITIES)[number];
 
@@ -81,6 +83,9 @@ export interface ItemSectionWire {
 
 export interface ItemDetailWire extends ItemWire {
   sections: ItemSectionWire[];
+  // the newest comments (ITEM_RECENT_COMMENTS at most, newest first) and how many the item has
+  comments: ItemCommentWire[];
+  comment_count: number;
 }
 
 export interface ItemListWire {

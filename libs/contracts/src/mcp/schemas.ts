@@ -1,6 +1,13 @@
 import { z } from 'zod';
 
-import type { DependencyAddWire, DependencyWire, GateBlockerWire, ItemDetailWire, ItemSectionWire } from '../backlog';
+import type {
+  DependencyAddWire,
+  DependencyWire,
+  GateBlockerWire,
+  ItemCommentWire,
+  ItemDetailWire,
+  ItemSectionWire,
+} from '../backlog';
 import { CHARGE_REASONS } from '../charge/charge';
 import type { ChargeDecisionDetail, DispatchResponse, ScheduleResponse, ScheduleStep } from '../charge/charge';
 import type { DbClaimJsonValueWire, DbClaimRecordWire, DbClaimResponse } from '../db-claims/db-claims';
@@ -11,6 +18,7 @@ import type {
   RankNeighbourWire,
   UnsatisfiedFactWire,
 } from '../frontier/frontier';
+import { WRITE_PATHS } from '../history/history';
 import type { OuroborosEntryWire } from '../records/records';
 import type {
   ClaimResponse,
@@ -241,6 +249,18 @@ export const itemSectionSchema = z.object({
 });
 sameShape<z.infer<typeof itemSectionSchema>, ItemSectionWire>(true);
 
+export const itemCommentSchema = z.object({
+  id: z.string(),
+  item_id: z.string(),
+  author: nullableString,
+  session_id: z.number().nullable(),
+  harness: nullableString,
+  path: z.enum(WRITE_PATHS),
+  body: z.string(),
+  created_at: z.string(),
+});
+sameShape<z.infer<typeof itemCommentSchema>, ItemCommentWire>(true);
+
 const flag = z.union([z.literal(0), z.literal(1)]);
 
 export const itemDetailSchema = z.object({
@@ -283,6 +303,8 @@ export const itemDetailSchema = z.object({
   resolution_comment: nullableString,
   depends_on: nullableString,
   sections: z.array(itemSectionSchema),
+  comments: z.array(itemCommentSchema),
+  comment_count: z.number(),
 });
 sameShape<z.infer<typeof itemDetailSchema>, ItemDetailWire>(true);
 

@@ -19,6 +19,17 @@ export interface ImportResponse {
   not_carried: ImportNotCarried;
 }
 
+// A comment a replace's snapshot keeps (item by ref).
+export interface HeldComment {
+  item: string;
+  author: string | null;
+  session_id: number | null;
+  harness: string | null;
+  path: string;
+  body: string;
+  created_at: string;
+}
+
 export interface ImportNotCarried {
   // claims on the replaced items (the claiming sessions claim again)
   claims: { item: string; session_id: number; actor: string | null; harness: string | null; expires_at: string }[];
@@ -52,7 +63,8 @@ export interface ProjectSnapshotList {
 // format does not carry
 export interface ProjectSnapshot extends ProjectSnapshotSummary {
   document: ExportDocument;
-  held: { claims: ImportNotCarried['claims'] };
+  // comments: on the replaced items (the backlog format carries none; absent in snapshots taken before them)
+  held: { claims: ImportNotCarried['claims']; comments?: HeldComment[] };
 }
 
 // GET /v1/export: the whole svc-backlog/v1 document (validated by the daemon on import).

@@ -1,0 +1,85 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+
+import { DEFAULT_COMMENT_LIMIT, ITEM_RECENT_COMMENTS, ItemCommentListWire, ItemCommentWire } from '@app/contracts';
+
+import { AuthenticatedActor } from '../auth/actor';
+import { currentWrite, WriterRecord } from '../database/write-context';
+import { EventsService } from '../events/events.service';
+import { ProjectAccessService } from '../projects/project-access.service';
+import { AddCommentDto, CommentsQueryDto, toCommentResponse } from './dto/comments.dto';
+import { commentEmpty } from './comments.errors';
+import { CommentsRepository } from './comments.repository';
+
+// Comments on items (issues 37 and 39). Whoever sees an item may comment on it: a comment is a note about the
+// item, not a change of it, so the claim rule does not apply (docs/decisions.md) and a claimed item takes comments
+// from anyone. Each is recorded on the item's history (its table's trigger) and announced as an ItemCommented event,
+// so an open detail pane follows it.
+@Injectable()
+export class CommentsService {
+  constructor(
+    private readonly repository: CommentsRepository,
+    private readonly access: ProjectAccessService,
+    private readonly events: EventsService,
+  ) {}
+
+  async add(actor: AuthenticatedActor, ref: string, dto: AddCommentDto): Promise<ItemCommentWire> {
+    if (!/\S/.test(dto.body)) throw commentEmpty();
+    const item = await this.access.resolveItem(actor, ref);
+    const writer = currentWrite()?.writer ?? fallbackWriter(actor);
+    const row = await this.repository.transaction(async (manager) => {
+      const inserted = await this.repository.insert(manager, item.id, writer, dto.body);
+      await this.events.record(
+        {
+          name: 'ItemCommented',
+          kind: 'workflow',
+          project: item.project,
+          itemRef: item.ref,
+          actorId: actor.id,
+          sessionId: writer.session_id,
+          payload: { comment_id: inserted.id, author: inserted.actor_name, path: inserted.path },
+        },
+        manager,
+      );
+      return inserted;
+    });
+    return toCommentResponse(item.ref, row);
+  }
+
+  async list(actor: AuthenticatedActor, ref: string, query: CommentsQueryDto): Promise<ItemCommentListWire> {
+    const item = await this.access.resolveItem(actor, ref);
+    const limit = query.limit ?? DEFAULT_COMMENT_LIMIT;
+    const rows = await this.repository.page(item.id, query.cursor ?? null, limit);
+    const more = rows.length > limit;
+    const shown = more ? rows.slice(0, limit) : rows;
+    return {
+      item_id: item.ref,
+      comments: shown.map((row) => toCommentResponse(item.ref, row)),
+      next_cursor: more ? shown[shown.length - 1].id : null,
+    };
+  }
+
+  // For the item's detail (GET /v1/items/:ref and every write answering with the item): the newest few and the count.
+  async recentOf(
+    itemId: number,
+    ref: string,
+    manager?: EntityManager,
+  ): Promise<{ comments: ItemCommentWire[]; comment_count: number }> {
+    const { rows, count } = await this.repository.recent(itemId, ITEM_RECENT_COMMENTS, manager);
+    return { comments: rows.map((row) => toCommentResponse(ref, row)), comment_count: count };
+  }
+}
+
+// Every request runs in a write context (rulebook/write-context.interceptor.ts); should one not, the caller writes.
+function fallbackWriter(actor: AuthenticatedActor): WriterRecord {
+  return {
+    actor_id: actor.id,
+    actor_name: actor.name,
+    credential_kind: actor.via,
+    credential_id: actor.credentialId,
+    session_id: null,
+    harness: null,
+    path: 'http',
+    forced: false,
+  };
+}
