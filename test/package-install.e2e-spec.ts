@@ -116,7 +116,7 @@ describe('the installable package', () => {
     expect(files).toContain('package/examples/demo-backlog.json');
     expect(files.filter((f) => f.endsWith('.ts') || f.includes('/test/') || f.includes('libs/testing'))).toEqual([]);
     // Packing with --ignore-scripts above skips only prepack, which is the build this run has done already; a
-    // prepack that did anything else would have to run here (docs/decisions.md, the installable package).
+    // prepack that did anything else would have to run here (docs/adr/0027, the installable package).
     expect(JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')).scripts.prepack).toBe('npm run build');
   });
 

@@ -64,7 +64,7 @@ export const WRITE_CENSUS: Record<string, CensusRow> = {
   'POST /v1/items/:ref/db-claim/negative': change('scope', 'claim'),
   'POST /v1/items/:ref/dependencies': change('scope', 'org_edges'),
   'DELETE /v1/items/:ref/dependencies/:blocker': change('scope'),
-  // a comment is a note, not a change of the item: the claim rule does not apply (docs/decisions.md)
+  // a comment is a note, not a change of the item: the claim rule does not apply (docs/adr/0073)
   'POST /v1/items/:ref/comments': change('scope'),
   'POST /v1/epics/:ref/tasks': change('scope'),
   'PATCH /v1/epics/:ref/tasks/:num': change('scope'),

@@ -8,7 +8,8 @@ import { outputOptions, wantsJson } from './context';
 import { relativeTime } from './time';
 import { ColumnSpec, columnsOf, renderTable, visibleWidth } from './table';
 
-// Exit codes of the command line (`svc help exit-codes` prints this list; README and docs/decisions.md match it).
+// Exit codes of the command line (`svc help exit-codes` prints this list; docs/user-guide.md and docs/adr/0003
+// match it).
 export const EXIT = {
   ok: 0,
   error: 1,

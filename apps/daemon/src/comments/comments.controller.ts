@@ -11,7 +11,7 @@ import { AddCommentDto, CommentsQueryDto } from './dto/comments.dto';
 export class CommentsController {
   constructor(private readonly service: CommentsService) {}
 
-  // Not the claim rule: a comment is a note about the item, not a change of it (docs/decisions.md).
+  // Not the claim rule: a comment is a note about the item, not a change of it (docs/adr/0073).
   @Writes('scope')
   @Post(':ref/comments')
   add(

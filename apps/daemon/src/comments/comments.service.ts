@@ -12,7 +12,7 @@ import { commentEmpty } from './comments.errors';
 import { CommentsRepository } from './comments.repository';
 
 // Comments on items (issues 37 and 39). Whoever sees an item may comment on it: a comment is a note about the
-// item, not a change of it, so the claim rule does not apply (docs/decisions.md) and a claimed item takes comments
+// item, not a change of it, so the claim rule does not apply (docs/adr/0073) and a claimed item takes comments
 // from anyone. Each is recorded on the item's history (its table's trigger) and announced as an ItemCommented event,
 // so an open detail pane follows it.
 @Injectable()

@@ -51,7 +51,7 @@ export interface AppConfig {
   metricsPort: number | null;
   metricsHost: string;
   // SVC_HEAP_GROWTH_PERCENT: how far V8 lets the heap grow past the live heap before the next full GC (0: V8's own
-  // choice, which let a 100k project's ~150 MB live heap reach 370-415 MB between two: docs/decisions/h-perf.md)
+  // choice, which let a 100k project's ~150 MB live heap reach 370-415 MB between two: docs/adr/0045)
   heapGrowthPercent: number;
   // SVC_DRAIN_SECONDS: on SIGTERM, how long at most the replica answers 503 on /livez and /readyz (while still serving)
   // before it stops accepting; it stops sooner once a balancer has seen the 503 and sent nothing for 0.5 s, and at

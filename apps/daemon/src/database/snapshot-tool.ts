@@ -85,8 +85,8 @@ async function withEmbedded<T>(
   }
 }
 
-// Where the server secret of this configuration is (never in a backup: docs/decisions.md, "The server secret and
-// backups"): SVC_SERVER_SECRET, else ${SVC_HOME}/server-secret when there is one.
+// Where the server secret of this configuration is (never in a backup: docs/adr/0060): SVC_SERVER_SECRET, else
+// ${SVC_HOME}/server-secret when there is one.
 export function serverSecretSource(config: AppConfig): string | null {
   if (config.serverSecret) return 'SVC_SERVER_SECRET';
   const path = join(config.home, SERVER_SECRET_FILE);

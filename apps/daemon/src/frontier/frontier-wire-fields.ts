@@ -133,7 +133,7 @@ function refsOf(ids: readonly number[], refOf: RefOf): string[] {
 // The mapper and the serializer's fast path are written out from the table once, when this module loads: the same
 // code as functions written by hand (one property read and one concatenation per field, no loop over the fields, no
 // call per field), so the table costs nothing per item; a loop over the table cost ~50 % more per item (measured at
-// 100k items; docs/decisions.md, "The frontier read path, clear"). WIRE_ITEM_SOURCE and ITEM_JSON_SOURCE are the
+// 100k items; docs/adr/0037). WIRE_ITEM_SOURCE and ITEM_JSON_SOURCE are the
 // code generated; the table holds only constants, so nothing from a request ever reaches it.
 const read = (field: WireField): string => `item[${JSON.stringify(field.from)}]`;
 

@@ -656,7 +656,7 @@ export class TransferService {
 
     // An item's status must be one POST /v1/items/<ref>/status would have reached (its stage gates, closure
     // dependencies, deployment_complete) from where it was, judged on the project as imported; the whole import is
-    // refused otherwise (docs/decisions.md). A status this server recorded for the item (in the project as replaced
+    // refused otherwise (docs/adr/0050). A status this server recorded for the item (in the project as replaced
     // or a snapshot of it) needs no check. Into a new or empty project the file is the items' own history (a blocker
     // may have moved back after its dependent moved on); there the statuses of items depending on an item outside the
     // file are checked, since the file cannot vouch for this server's items.

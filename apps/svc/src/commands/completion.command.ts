@@ -9,7 +9,7 @@ import { resolveProjectScope } from '../workspace';
 
 // `svc completion <shell>` prints a small script; the script asks `svc __complete <words…>` for the candidates,
 // so commands, subcommands and options always come from the commander tree of the installed binary, and refs and
-// projects from the daemon (cobra's design, see docs/decisions.md).
+// projects from the daemon (cobra's design, see docs/adr/0017).
 export const COMPLETE_COMMAND = '__complete';
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 

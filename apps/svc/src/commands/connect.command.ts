@@ -23,7 +23,7 @@ import { action, CliError } from '../output';
 const MACHINE_ID_FILE = 'machine-id';
 const MAX_START_ATTEMPTS = 5;
 // A server briefly unavailable (503 + Retry-After, e.g. its database restarting) is waited for, like a refused
-// connection while polling: at most this long before the code exists, each wait capped (docs/decisions.md, issue 26).
+// connection while polling: at most this long before the code exists, each wait capped (docs/adr/0029).
 const OUTAGE_BUDGET_SECONDS = 120;
 const MAX_OUTAGE_WAIT_SECONDS = 30;
 

@@ -329,7 +329,7 @@ export interface State {
   // newest first, at most EVENTS_CAPACITY
   events: EventWire[];
   // the project's audit log (GET /v1/history?project=), newest first; the Events tab merges it with the events by
-  // time (docs/decisions.md)
+  // time (docs/adr/0048)
   changes: ChangeRecordWire[];
   changesProject: string | null;
   // the Events tab's newest row when the user last saw the top: rows above it arrived while they were scrolled

@@ -1,6 +1,6 @@
 // Pending machine-authorization requests a caller may decide (GET /v1/machine-authorizations), and the
 // request-scoped resolve the TUI uses (POST /v1/machine-authorizations/requests/:request_id/resolve).
-// Extensions of the v1 contract (documented in docs/decisions.md); no secret is ever listed: user codes are
+// Extensions of the v1 contract (documented in docs/adr/0005); no secret is ever listed: user codes are
 // stored as digests only, so an approver types the code the machine shows.
 
 export interface MachineAuthorizationRequest {
