@@ -717,7 +717,7 @@ export interface HelpRow {
   dangerous: boolean;
 }
 
-// The `?` overlay and the README's key table are grouped in these sections, in this order.
+// The `?` overlay and the key table in docs/keys.md are grouped in these sections, in this order.
 export const HELP_SECTIONS: readonly { title: string; where: string; scopes: readonly Scope[] }[] = [
   { title: 'Everywhere', where: 'everywhere', scopes: ['always'] },
   { title: 'Main screen', where: 'main screen', scopes: ['global'] },
@@ -813,7 +813,7 @@ export function helpRows(scope: Scope, filter = '', keymap: readonly KeyBinding[
   return helpSections(scope, filter, keymap).flatMap((s) => s.rows);
 }
 
-// The README's key table (tested against the README): one row per binding, in section order.
+// The key table of docs/keys.md (tested against that file): one row per binding, in section order.
 export function readmeKeyTable(keymap: readonly KeyBinding[] = KEYMAP): string {
   const rows: [string, string, string][] = [];
   for (const section of HELP_SECTIONS) {
