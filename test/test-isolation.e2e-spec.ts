@@ -4,7 +4,7 @@ import { join } from 'node:path';
 
 import { runSvc } from '@app/testing';
 
-// The tests must not trip over the checkout they run in (issue 40): the README has people write a .svc.json there.
+// The tests must not trip over the checkout they run in (issue 40): the user guide has people write a .svc.json there.
 describe('command-line runs in tests', () => {
   const started = process.cwd();
   afterEach(() => process.chdir(started));

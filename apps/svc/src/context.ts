@@ -47,7 +47,8 @@ export function wantsJson(command: Command): boolean {
   return Boolean(json) || jq !== undefined || current.jsonFields !== undefined;
 }
 
-// --project of every project-scoped command; its default follows PROJECT_PRECEDENCE (README "Project scope").
+// --project of every project-scoped command; its default follows PROJECT_PRECEDENCE (docs/user-guide.md, "Project
+// scope").
 export const projectOption = (what = 'project id') =>
   new Option('--project <project>', `${what} (default: ${PROJECT_PRECEDENCE})`);
 

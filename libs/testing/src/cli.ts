@@ -19,7 +19,7 @@ export interface RunSvcOptions {
 }
 
 // The folder `svc` runs in when a test names none: an empty one of its own, so no `.svc.json` of the checkout the
-// tests run from (the README's `echo '{"project": "atlas"}' > .svc.json`) scopes the test's commands.
+// tests run from (the user guide's `echo '{"project": "atlas"}' > .svc.json`) scopes the test's commands.
 let neutral: string | undefined;
 export function neutralCwd(): string {
   neutral ??= mkdtempSync(join(tmpdir(), 'svc-test-cwd-'));

@@ -112,10 +112,11 @@ describe('error catalogue', () => {
     expect(differing).toEqual(CROSS_FEATURE_STATUSES);
   });
 
-  it('should document every code in docs/ or the README', () => {
+  it('should document every code in docs/ (with docs/adr/) or the README', () => {
     const docs = [
       readFileSync(join(REPO_ROOT, 'README.md'), 'utf8'),
-      ...readdirSync(join(REPO_ROOT, 'docs'))
+      // docs/adr/ included: some codes are documented only in the decision that introduced them
+      ...readdirSync(join(REPO_ROOT, 'docs'), { recursive: true, encoding: 'utf8' })
         .filter((f) => f.endsWith('.md'))
         .map((f) => readFileSync(join(REPO_ROOT, 'docs', f), 'utf8')),
     ].join('\n');
