@@ -62,6 +62,10 @@ export const EXAMPLES: Record<string, string[]> = {
     'svc agent-setup cursor --check',
     'svc agent-setup gemini --remove',
   ],
+  admin: [
+    'svc admin token --offline   # a new admin token, daemon down (SVC_HOME or SVC_DATABASE_URL says where)',
+    'svc admin token --offline --name recovery',
+  ],
   completion: [
     'eval "$(svc completion bash)"',
     'svc completion zsh > "${fpath[1]}/_svc"',

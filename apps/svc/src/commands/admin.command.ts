@@ -13,10 +13,6 @@ export function registerAdminCommand(program: Command): void {
     )
     .option('--offline', 'write to the database directly (the only mode: with a daemon up, use svc tokens create)')
     .option('--name <name>', 'the token’s name (default: break-glass <date time>)')
-    .addHelpText(
-      'after',
-      '\nExample:\n  SVC_HOME=/var/lib/svc svc admin token --offline   # then: svc connect <url> --token-stdin',
-    )
     .action(
       action(async (options: { offline?: boolean; name?: string }, command: Command) => {
         if (!options.offline) {
