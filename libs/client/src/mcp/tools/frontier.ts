@@ -1,0 +1,59 @@
+import { z } from 'zod';
+
+import { frontierItemSchema } from '@app/contracts/mcp';
+
+import { frontierText } from '../text';
+import { answer, defineTool, projectArg, READ, whatIfWipCapArg } from './tool';
+
+const buckets = ['runnable', 'blocked', 'frozen', 'conduct_eligible'] as const;
+
+export const frontierTool = defineTool({
+  name: 'frontier',
+  annotations: READ,
+  title: 'Frontier of a project',
+  description: 'Runnable, blocked and frozen counts of the project’s charge frontier and the top items of a bucket.',
+  input: {
+    project: projectArg,
+    bucket: z.enum(buckets).optional().describe('which bucket to list (default runnable)'),
+    limit: z.number().int().min(1).max(100).optional().describe('how many items (default 10)'),
+    wip_cap: whatIfWipCapArg,
+  },
+  output: {
+    project: z.string(),
+    wip_cap: z.number(),
+    wip_active: z.number(),
+    counts: z.object({
+      runnable: z.number(),
+      blocked: z.number(),
+      frozen: z.number(),
+      conduct_eligible: z.number(),
+    }),
+    bucket: z.enum(buckets),
+    items: z.array(frontierItemSchema),
+  },
+  run: async (args, ctx) =>
+    answer(
+      async () => {
+        const project = args.project ?? ctx.project;
+        if (!project) throw ctx.projectRequired();
+        const read = await ctx.api.frontier({ project, wip_cap: args.wip_cap ?? ctx.wipCap });
+        if (read.notModified) throw new Error('unexpected 304');
+        const body = read.body;
+        const bucket = args.bucket ?? 'runnable';
+        return {
+          project,
+          wip_cap: body.wip_cap,
+          wip_active: body.wip_active,
+          counts: {
+            runnable: body.runnable.length,
+            blocked: body.blocked.length,
+            frozen: body.frozen.length,
+            conduct_eligible: body.conduct_eligible.length,
+          },
+          bucket,
+          items: body[bucket].slice(0, args.limit ?? 10),
+        };
+      },
+      (v) => frontierText(v.project, v.counts, v.bucket, v.items),
+    ),
+});

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+
+import type { ScheduleStep } from '@app/contracts';
+import { scheduleResponseSchema, scheduleStepSchema } from '@app/contracts/mcp';
+
+import { nextWorkText, whyRanked } from '../text';
+import { answer, defineTool, projectArg, READ, wipCapArg } from './tool';
+
+// next_work's default number of steps: an agent claims one, and both next_work calls of its loop are read by the
+// model (issue 37's loop budget: ≤ 6 KB of tool output; bench/README.md "The agent loop").
+export const NEXT_WORK_STEPS = 3;
+
+// A step's next_step in the text's JSON only where it says more than the step's own status, adapter and
+// entrypoint (structuredContent keeps it always).
+function withoutOwnNextStep<S extends ScheduleStep>(step: S): S | Omit<S, 'next_step'> {
+  const next = step.next_step;
+  if (next && next.stage === step.status && next.adapter === step.adapter && next.entrypoint === step.entrypoint) {
+    const { next_step: _own, ...rest } = step;
+    return rest;
+  }
+  return step;
+}
+
+export const nextWorkTool = defineTool({
+  name: 'next_work',
+  annotations: READ,
+  title: 'Next work for this session',
+  description:
+    "The session's schedule: the top runnable items of its lane, ranked, each with its adapter, the entrypoint " +
+    'to run and why it ranks there. Claim one with claim.',
+  input: {
+    limit: z.number().int().min(1).max(50).optional().describe('how many steps (default 3)'),
+    project: projectArg,
+    wip_cap: wipCapArg,
+  },
+  output: scheduleResponseSchema.extend({
+    steps: z.array(scheduleStepSchema.extend({ why: z.string() })),
+  }).shape,
+  run: async (args, ctx) =>
+    answer(
+      async () => {
+        const schedule = await ctx.api.schedule({
+          session_id: await ctx.sessionId,
+          project: args.project ?? ctx.project ?? undefined,
+          wip_cap: args.wip_cap ?? ctx.wipCap,
+        });
+        const steps = schedule.steps.slice(0, args.limit ?? NEXT_WORK_STEPS).map((s) => ({ ...s, why: whyRanked(s) }));
+        return { ...schedule, steps };
+      },
+      (value) => nextWorkText(value, value.steps),
+      // each step's why is its line's words (said once)
+      (value) => ({ ...value, steps: value.steps.map(({ why: _why, ...step }) => withoutOwnNextStep(step)) }),
+    ),
+});

@@ -1,0 +1,165 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+
+import type { GateBlockerWire, SessionResponse } from '@app/contracts';
+
+import { SvcApi } from '../../api';
+import { ChargeFlowError } from '../../charge-flow';
+import { SvcConnectionError, SvcHttpError } from '../../http-client';
+import { blockersText, compactJson } from '../text';
+
+// What every tool of the svc MCP server is made of (one file per tool beside this one, listed in ./index.ts): its
+// definition, the context its handler runs in, the shared argument schemas and the shape of its answers.
+
+// What a client may assume of a tool (MCP tool annotations): a read changes nothing; a write says whether calling it
+// twice with the same arguments does more than once, and whether it can undo work.
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  idempotentHint?: boolean;
+  destructiveHint?: boolean;
+  openWorldHint: false;
+}
+
+export const READ: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
+export const WRITE = (idempotent: boolean, destructive = false): ToolAnnotations => ({
+  readOnlyHint: false,
+  idempotentHint: idempotent,
+  destructiveHint: destructive,
+  openWorldHint: false,
+});
+
+// What a tool is given besides its arguments: the call's cancellation, and a way to register what undoes the call's
+// effect should the client cancel it (a claim the client never learns of must not stand).
+export interface ToolCall {
+  signal: AbortSignal;
+  onCancel: (undo: () => Promise<unknown>) => void;
+}
+
+// The connection a tool runs in: the daemon's API with the caller's credential, the server's project scope and WIP
+// cap, and this connection's executor session (registered on first use).
+export interface ToolContext {
+  readonly api: SvcApi;
+  readonly project: string | null;
+  readonly wipCap: number | undefined;
+  readonly harness: string;
+  readonly model: string;
+  readonly sessionId: Promise<number>;
+  ensureSession(): Promise<SessionResponse>;
+  // the refusal of a call that needs a project and has none (project_required)
+  projectRequired(): SvcHttpError;
+  // runs one piece of work at a time per connection (claims)
+  serialized<T>(work: () => Promise<T>): Promise<T>;
+}
+
+// One tool: what tools/list says of it and what answers a call. The server adds the strict argument object, the
+// notices of the output schema, and the session and notices around each call.
+export interface ToolDefinition<S extends z.ZodRawShape = z.ZodRawShape> {
+  name: string;
+  title: string;
+  description: string;
+  input: S;
+  output: z.ZodRawShape;
+  annotations: ToolAnnotations;
+  run(args: z.objectOutputType<S, z.ZodTypeAny>, ctx: ToolContext, call: ToolCall): Promise<CallToolResult>;
+}
+
+// Keeps each tool's argument types to zod's own inference (the arguments of run are those of its input).
+export function defineTool<S extends z.ZodRawShape>(definition: ToolDefinition<S>): ToolDefinition<S> {
+  return definition;
+}
+
+export interface ToolErrorBody {
+  code: string;
+  message: string;
+  [key: string]: unknown;
+}
+
+// A refusal as the agent sees it: `code: message`, what would satisfy each blocker, then the daemon's whole body.
+export function toolError(body: ToolErrorBody): CallToolResult {
+  const lines = [`${body.code}: ${body.message}`];
+  if (Array.isArray(body.blockers)) lines.push(...blockersText(body.blockers as GateBlockerWire[]));
+  // a move to a stage the workflow lacks (stage_not_in_workflow): the stages it has, in words
+  if (Array.isArray(body.stages))
+    lines.push(`the stages of workflow ${String(body.workflow_id)}: ${body.stages.join(', ')}`);
+  lines.push(JSON.stringify(body));
+  return { isError: true, content: [{ type: 'text', text: lines.join('\n') }], _meta: { 'svc/error': body } };
+}
+
+export function errorBody(err: unknown): ToolErrorBody {
+  if (err instanceof SvcHttpError) return err.body;
+  if (err instanceof ChargeFlowError) return { code: err.code, message: err.message };
+  if (err instanceof SvcConnectionError) return { code: 'daemon_unreachable', message: err.message };
+  return { code: 'internal_error', message: err instanceof Error ? err.message : String(err) };
+}
+
+// A client that shows the model only the text still gives it the whole result: the summary, then the compact JSON
+// (empty values left out: compactJson).
+export function withJson(summary: string, value: object, forText: object = value): CallToolResult {
+  return {
+    content: [{ type: 'text', text: `${summary}\n${compactJson(forText)}` }],
+    structuredContent: value as Record<string, unknown>,
+  };
+}
+
+export async function answer<T extends object>(
+  work: () => Promise<T>,
+  text: (value: T) => string,
+  forText?: (value: T) => object,
+): Promise<CallToolResult> {
+  try {
+    const value = await work();
+    return withJson(text(value), value, forText?.(value));
+  } catch (err) {
+    return toolError(errorBody(err));
+  }
+}
+
+// A tool's arguments as a strict object: an argument the tool does not take is refused (not silently dropped, so
+// `create_item {description: …}` does not make an item with an empty body), and the refusal names the arguments
+// the tool does take. The SDK answers it as a tool error: `Input validation error: Invalid arguments for tool …`.
+export function strictArguments<S extends z.ZodRawShape>(tool: string, shape: S): z.ZodObject<S, 'strict'> {
+  const names = Object.keys(shape);
+  const takes = names.length > 0 ? `takes only ${names.join(', ')}` : 'takes no arguments';
+  return z
+    .object(shape, {
+      errorMap: (issue, ctx) =>
+        issue.code === z.ZodIssueCode.unrecognized_keys
+          ? {
+              message: `unknown argument${issue.keys.length === 1 ? '' : 's'} ${issue.keys.join(', ')}: ${tool} ${takes}`,
+            }
+          : { message: ctx.defaultError },
+    })
+    .strict();
+}
+
+export const noticesSchema = z
+  .object({ lapsed_claims: z.array(z.record(z.unknown())), notices: z.array(z.record(z.unknown())) })
+  .optional()
+  .describe('what this session should hear of since its last call: claims it lost, others’ changes to its items');
+
+// A fresh schema per argument: one zod instance used twice in a tool becomes a `$ref` in its JSON schema, which
+// strict clients refuse.
+export const refArg = (what = 'public item ref, e.g. ATL-6') => z.string().min(1).max(40).describe(what);
+export const ref = refArg();
+export const projectArg = z
+  .string()
+  .min(1)
+  .max(63)
+  .optional()
+  .describe('project id (default: the server’s project scope)');
+// A read takes any cap as a what-if; next_work and claim run under it, and one above the project policy's is an
+// organization admin's (the daemon refuses others with wip_cap_override_forbidden).
+export const whatIfWipCapArg = z
+  .number()
+  .int()
+  .min(0)
+  .max(10_000)
+  .optional()
+  .describe('what-if WIP cap for this read (default: the project policy’s)');
+export const wipCapArg = z
+  .number()
+  .int()
+  .min(0)
+  .max(10_000)
+  .optional()
+  .describe('a lower WIP cap than the project policy’s; a higher one only for an organization admin');
