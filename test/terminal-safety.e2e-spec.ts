@@ -243,10 +243,17 @@ describe('the first-boot token (issue 24)', () => {
     const exited = new Promise((r) => child.once('exit', r));
     try {
       const read = () => (existsSync(log) ? readFileSync(log, 'utf8') : '');
-      await until(() => /╰─+╯/.test(read()), 'the first-boot banner');
+      // not a terminal: the notes are JSON lines (issue 40), the first-boot one among them
+      const firstBoot = () =>
+        read()
+          .split('\n')
+          .filter((line) => line.startsWith('{'))
+          .map((line) => JSON.parse(line) as { first_boot?: boolean; msg: string })
+          .find((record) => record.first_boot === true);
+      await until(() => firstBoot() !== undefined, 'the first-boot note');
       const token = storedToken(configDir);
       expect(token).toMatch(/^svc_/);
-      expect(read()).toContain('first boot');
+      expect(firstBoot()!.msg).toContain('first boot');
       expect(read()).not.toContain(token);
     } finally {
       child.kill('SIGTERM');

@@ -12,12 +12,15 @@ export type NoteLevel = 'debug' | 'info' | 'warn' | 'error' | 'fatal';
 
 const PINO_LEVELS: Record<NoteLevel, number> = { debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
 
+// The notes go to stderr, so it is stderr that decides: `svc daemon > file` on a terminal still shows a person the
+// listening line and the first-boot banner (never the token: see BootstrapService.announce), and a collector that
+// takes stderr gets JSON lines.
 export function noteFormat(
   env: NodeJS.ProcessEnv = process.env,
-  stdoutIsTty = process.stdout.isTTY === true,
+  stderrIsTty = process.stderr.isTTY === true,
 ): LogFormat {
   const setting = env.SVC_LOG_FORMAT;
-  return resolveLogFormat(setting === 'json' || setting === 'pretty' ? setting : 'auto', stdoutIsTty);
+  return resolveLogFormat(setting === 'json' || setting === 'pretty' ? setting : 'auto', stderrIsTty);
 }
 
 export function formatNote(

@@ -36,13 +36,18 @@ describe(requestLogLevel.name, () => {
     [404, 'warn'],
     [429, 'warn'],
     [500, 'error'],
-    [503, 'error'],
+    [502, 'error'],
+    [503, 'warn'],
   ] as const)('should log a %i answer at %s', (status, level) => {
     expect(requestLogLevel(status)).toBe(level);
   });
 
   it('should log a request that failed with an error at error whatever its status', () => {
     expect(requestLogLevel(200, new Error('socket closed'))).toBe('error');
+  });
+
+  it('should log a 503 at warn even with the error pino-http makes of it (a retryable answer, not a fault)', () => {
+    expect(requestLogLevel(503, new Error('failed with status code 503'))).toBe('warn');
   });
 });
 

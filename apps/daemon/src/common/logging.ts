@@ -52,9 +52,11 @@ export function resolveLogFormat(setting: 'auto' | LogFormat, stdoutIsTty: boole
   return stdoutIsTty ? 'pretty' : 'json';
 }
 
-// Every request answered is an access line (who did what, issue 40): info. Refusals are worth a look (warn);
-// failures of the server are errors.
+// Every request answered is an access line (who did what, issue 40): info. Refusals are worth a look (warn), and so
+// is a 503: the daemon's own retryable answer (database_unavailable, shutting_down, with Retry-After), never a fault
+// of its code; other failures of the server are errors.
 export function requestLogLevel(statusCode: number, err?: unknown): 'error' | 'warn' | 'info' {
+  if (statusCode === 503) return 'warn';
   if (err || statusCode >= 500) return 'error';
   if (statusCode >= 400) return 'warn';
   return 'info';
@@ -198,7 +200,7 @@ export function loggerParams(
     quietReqLogger: true,
     quietResLogger: true,
     customSuccessMessage: () => 'request completed',
-    customErrorMessage: () => 'request failed',
+    customErrorMessage: (_req, res) => (res.statusCode === 503 ? 'request deferred (retryable)' : 'request failed'),
     customSuccessObject: (req, res, value: { responseTime: number }) =>
       accessFields(req as RawRequest, res, value.responseTime, trust),
     customErrorObject: (req, res, err, value: { responseTime: number }) => ({
