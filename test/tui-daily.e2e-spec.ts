@@ -21,9 +21,11 @@ import { TmuxSession, tmuxAvailable } from '../apps/tui/src/testing/tmux';
 
 // Issue 39 under a real tmux (TERM=tmux-256color) at 80x24 and 120x36 against a real daemon: rows with adjacent
 // emoji keep their last cells (the age's `s`, Blocked's `+1`), `o` hands the item's link to the opener of tui.json,
-// a named view switches with M-1, and a claim made in the TUI shows the person's name and asks on q.
+// a named view switches with M-1, E stores what $EDITOR wrote line for line, and a claim made in the TUI shows the
+// person's name and asks on q.
 
 const SECRET = 'e2e-tui-daily-secret-0123456789abcdef0123456';
+const PASTED = 'first pasted line\nsecond pasted line\n\nfourth, after a blank one\n';
 const TITLES = ['Flag 🇯🇵 release', 'Party 🎉🎉 time', 'Family 👨‍👩‍👧‍👦 plan with a long title to cut'];
 
 describe.each([
@@ -38,6 +40,7 @@ describe.each([
   let blocked = '';
   const dir = mkdtempSync(join(tmpdir(), 'svc-tui-daily-'));
   const opened = join(dir, 'opened.txt');
+  const edited = join(dir, 'edited.txt');
 
   const svc = async <T>(args: string[]): Promise<T> => {
     const r = await runSvc([...args, '--json'], { env });
@@ -65,6 +68,10 @@ describe.each([
     blocked = b.item_id;
     for (const blocker of refs.slice(0, 2)) await svc(['items', 'dependency', 'add', blocked, blocker]);
 
+    // E's editor: writes several lines (a blank one among them) over the file, as a paste into an editor would
+    const editor = join(dir, 'editor.sh');
+    writeFileSync(editor, `#!/bin/sh\nprintf '%s\\n' "$1" > '${edited}'\nprintf '%s' '${PASTED}' > "$1"\n`);
+    chmodSync(editor, 0o755);
     const opener = join(dir, 'opener.sh');
     writeFileSync(opener, `#!/bin/sh\nprintf '%s\\n' "$@" >> '${opened}'\n`);
     chmodSync(opener, 0o755);
@@ -83,6 +90,7 @@ describe.each([
         XDG_CONFIG_HOME: dir,
         SVC_DISPATCH_COMMAND: 'true',
         SVC_TUI_HEARTBEAT_MS: '1500',
+        EDITOR: editor,
       },
     });
     tui.start();
@@ -144,6 +152,22 @@ describe.each([
     expect(rowOf(screen, refs[0])).toBe('');
     tui.keys('Escape');
     await tui.waitFor((s) => rowOf(s, refs[0]).length > 0);
+  });
+
+  it('should store multi-line text written in $EDITOR through E, line for line', async () => {
+    tui.keys(':');
+    await tui.waitFor('┌');
+    tui.type(refs[2]);
+    tui.keys('Enter');
+    await tui.waitFor((s) => !s.includes('┌') && tui.selectedLine().includes(`${refs[2]} `));
+    tui.keys('E');
+    await tui.waitFor(`${refs[2]}: body written`);
+    await waitFor(() => existsSync(edited), { what: 'the editor to run' });
+    // the editor got the file's path and the terminal, with bracketed paste turned off around it
+    expect(readFileSync(edited, 'utf8')).toMatch(/\.md$/m);
+    const body = await runSvc(['items', 'get', refs[2], 'body'], { env });
+    expect(body.code).toBe(0);
+    expect(body.stdout).toContain(PASTED.trimEnd());
   });
 
   it("should hold a TUI claim by the person's name, renew it while open, and release it on q after asking", async () => {

@@ -14,6 +14,7 @@ import { External } from './external';
 import { prefetchFrontier } from './frontier-live';
 import { ItemHistory } from './item-history';
 import { LiveSync } from './live-sync';
+import { TreeLoader } from './tree-loader';
 import { TriageCommands } from './triage-commands';
 import { Screens } from './screens';
 import type { Store } from './store';
@@ -54,6 +55,7 @@ export class Effects implements EffectsContext {
   private readonly screens: Screens;
   private readonly history: ItemHistory;
   private readonly external: External;
+  private readonly tree: TreeLoader;
   private tickTimer: NodeJS.Timeout | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
   private isStopped = false;
@@ -73,6 +75,7 @@ export class Effects implements EffectsContext {
     this.screens = new Screens(this);
     this.history = new ItemHistory(this);
     this.external = new External(this, config.opener ?? defaultOpener());
+    this.tree = new TreeLoader(this);
     store.subscribe((action, previous, next) => this.onAction(action, previous, next));
   }
 
@@ -185,6 +188,7 @@ export class Effects implements EffectsContext {
     this.screens.onAction(action, previous, next);
     this.history.onAction(previous, next);
     this.external.onAction(previous, next);
+    this.tree.onAction(previous, next);
     // the detail pane follows the selection: fetch when it shows a new item
     if (next.detailOpen && next.detail && next.detail.ref !== previous.detail?.ref) this.loadDetail(next.detail.ref);
     if (next.project !== previous.project) this.live.followProject();

@@ -454,7 +454,7 @@ export const KEYMAP: readonly KeyBinding[] = [
   {
     action: 'dep_tree',
     keys: ['t'],
-    help: 'dependency tree: what it waits on (to the critical path start) and unblocks; enter jumps',
+    help: 'dependency tree, 3 levels up and down with gate points, epic tasks; enter jumps / opens',
     scope: 'frontier',
     hint: 'tree',
   },

@@ -54,6 +54,8 @@ export type Action =
   | { type: 'view_apply'; name?: string; index?: number }
   | { type: 'user_command'; name: string }
   | { type: 'projects_loaded'; projects: ProjectWire[] }
+  // a node of the open tree (`t`): its stored edges, or null when they were not read
+  | { type: 'tree_edges_loaded'; root: string; ref: string; edges: DetailEdge[] | null }
   | { type: 'frontier_loaded'; project: string; frontier: FrontierResultWire }
   // the same answer reached by a delta from the one shown (FrontierMirror): lists and cursors follow without a scan
   | { type: 'frontier_delta'; project: string; frontier: FrontierResultWire; delta: FrontierDeltaWire }

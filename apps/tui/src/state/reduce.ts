@@ -17,7 +17,7 @@ import {
   TriageHelpers,
 } from './triage';
 import { selectedEdge } from './edge-select';
-import { refreshTree } from './tree';
+import { refreshTree, treeEdgesLoaded } from './tree';
 import { editLine, HistoryWalk, LineEdit, lineAt, LineState, walkHistory } from './line-editor';
 import { activePrompt } from './prompt';
 import { applyView, openLink, userCommand, userHelp } from './user-views';
@@ -662,6 +662,8 @@ function reduceAny(state: State, action: Action): State {
       const events = mergeEvents(state.events, action.events);
       return events === state.events ? state : eventsArrived(state, { ...state, events }, relocate);
     }
+    case 'tree_edges_loaded':
+      return treeEdgesLoaded(state, action);
     case 'detail_loaded':
       if (state.detail?.ref !== action.ref) return state;
       {

@@ -348,6 +348,8 @@ export interface State {
   sort?: SortKey;
   // `:sort <key> desc` or a second click on the column's header: the key's order reversed
   sortDesc?: boolean;
+  // the open tree's (`t`) deeper nodes: their stored edges by ref, null when not read (state/tree.ts)
+  treeEdges?: Record<string, DetailEdge[] | null>;
   // the detail pane's selected edge (H / L), for the item whose pane it is
   edgeCursor?: { ref: string; key: string } | null;
   dialog: Dialog | null;

@@ -5,6 +5,7 @@ import type { Action } from './actions';
 import type { DetailEdge } from './edges';
 import { reduce } from './reduce';
 import { initialState, State } from './state';
+import { treeWants } from './tree';
 
 // `t`: the dependency tree (issue 25, item 10) as a reducer state.
 
@@ -70,13 +71,27 @@ describe('dependency tree', () => {
         },
       },
     );
-    const d = s.dialog;
-    if (d?.kind !== 'picker') throw new Error('no tree');
-    const rows = d.options!.map((o) => `${o.label} | ${o.note ?? ''}`);
-    expect(rows).toEqual([
-      '↑ ATL-91 title of ATL-91 | activation · unsatisfied · planned',
-      // the critical path followed to its start, under the blocker it goes through
-      '  ↑ ATL-1 Item number 1 | — · unsatisfied · planned · critical path start',
+    const rows = (x: State) => {
+      const d = x.dialog;
+      if (d?.kind !== 'picker') throw new Error('no tree');
+      return d.options!.map((o) => `${o.label} | ${o.note ?? ''}`);
+    };
+    // the deeper nodes' edges are read by the effects: until then their rows say so
+    expect(treeWants(s)).toEqual(['ATL-91', 'ATL-2', 'ATL-80']);
+    expect(rows(s)).toContain('  … loading the edges of ATL-91 | ');
+    s = run(
+      s,
+      { type: 'tree_edges_loaded', root: 'ATL-90', ref: 'ATL-91', edges: [edge('in', 'ATL-1', false, 'planned')] },
+      { type: 'tree_edges_loaded', root: 'ATL-90', ref: 'ATL-2', edges: [] },
+      { type: 'tree_edges_loaded', root: 'ATL-90', ref: 'ATL-80', edges: [] },
+      // ATL-1 waits on nothing
+      { type: 'tree_edges_loaded', root: 'ATL-90', ref: 'ATL-1', edges: [] },
+    );
+    expect(treeWants(s)).toEqual([]);
+    expect(rows(s)).toEqual([
+      '↑ ATL-91 title of ATL-91 | activation · unsatisfied · planned · critical path',
+      // the second level carries its own edge's gate point
+      '  ↑ ATL-1 title of ATL-1 | activation · unsatisfied · planned · critical path start',
       '↑ ATL-2 title of ATL-2 | activation · satisfied · done',
       '● ATL-90 Item number 90 | this item',
       '↓ ATL-80 title of ATL-80 | completion · unsatisfied · planned',

@@ -1,21 +1,27 @@
 import type { DetailEdge } from './edges';
 import type { Detail, FrontierTab, PickerOption, State } from './state';
 
-// `t`: the selected item's dependency tree as picker rows (issue 25, item 10). Built only from what the detail pane
-// already loads (GET /v1/items/:ref/dependencies both ways, frontier.list's edges, frontier explain): upstream, each
-// blocker with its gate point, satisfied or not and its status, the critical path followed to its start under the
-// blocker it goes through; then the item; then downstream, what it unblocks. A row's value is the other item's ref:
-// `enter` jumps to it.
+// `t`: the selected item's dependency tree as picker rows (issue 25, item 10; deeper levels, issue 39). Upstream
+// first (what the item waits on, and what that waits on, …), then the item, then downstream (what waits on it, …),
+// each row with the gate point of its edge to the row above it, satisfied or not, and its status. The item's own
+// edges come from its detail pane (GET /v1/items/:ref/dependencies both ways completed by frontier.list); a deeper
+// node's edges from its pane when seen, else from its stored dependencies, read by the effects for the rows shown
+// (`treeWants`, `tree_edges_loaded`). A row's value is the other item's ref: `enter` jumps to it.
+//
+// Cuts, each said on a row of its own, never silently: TREE_DEPTH levels each way (a node at the last level with
+// more edges beyond says "… N more"; `t` on it goes on), TREE_FANOUT children under one node (TREE_ROOT_FANOUT
+// under the item) and "… N more" for the rest, a node reached twice is expanded once ("shown above"), a node whose
+// edges were not read (the effects' budget, TREE_READS) says so. The critical path is followed to its start past the
+// depth cut (its other branches cut). An epic's tasks (no item ref) follow, `enter` opens one.
+
+export const TREE_DEPTH = 3;
+export const TREE_ROOT_FANOUT = 10;
+export const TREE_FANOUT = 5;
+// stored-dependency reads per open tree; the rest say "not read"
+export const TREE_READS = 60;
 
 const BUCKETS: readonly FrontierTab[] = ['runnable', 'blocked', 'frozen'];
-
-function statusOf(state: State, ref: string): string | null {
-  for (const tab of BUCKETS) {
-    const row = state.frontier?.[tab].find((r) => r.item_id === ref);
-    if (row) return tab === 'runnable' ? row.status : `${row.status}, ${tab}`;
-  }
-  return state.detailCache[ref]?.explain?.status ?? null;
-}
+export const TASK_PREFIX = 'task:';
 
 function titleOf(state: State, ref: string): string {
   for (const tab of BUCKETS) {
@@ -31,57 +37,169 @@ function edgeNote(e: DetailEdge): string {
   );
 }
 
-// The gate point of a deeper hop of the critical path, when that blocker's pane was seen (detail cache).
-function hopGate(state: State, dependent: string, blocker: string): string {
-  const e = state.detailCache[dependent]?.edges?.find((x) => x.side === 'in' && x.other === blocker);
-  return e ? e.gate_point : '—';
+function rootDetail(state: State, ref: string): Detail | null | undefined {
+  return state.detail?.ref === ref ? state.detail : state.detailCache[ref];
 }
 
-export function treeOptions(state: State, ref: string): PickerOption[] | null {
-  const detail: Detail | null | undefined = state.detail?.ref === ref ? state.detail : state.detailCache[ref];
+// A node's edges: its pane's when seen (the fullest), else its stored dependencies read for the tree; undefined
+// while not read, null when the read was not made or failed.
+function edgesOf(state: State, ref: string): DetailEdge[] | null | undefined {
+  const seen = state.detailCache[ref]?.edges;
+  if (seen) return seen;
+  return state.treeEdges?.[ref];
+}
+
+const indent = (depth: number) => '  '.repeat(depth - 1);
+
+interface Walk {
+  state: State;
+  side: 'in' | 'out';
+  arrow: string;
+  out: PickerOption[];
+  // expanded nodes of this direction
+  seen: Set<string>;
+  // refs whose edges the rows need
+  wants: string[];
+  path: string[];
+}
+
+// The children of `ref` at `depth` (1 = the item's own edges), each followed to TREE_DEPTH.
+function expand(w: Walk, ref: string, edges: DetailEdge[], depth: number, onPath: boolean): void {
+  const all = edges.filter((e) => e.side === w.side);
+  // past the depth cut only the critical path goes on
+  const pathNext = onPath && w.side === 'in' ? w.path[depth] : undefined;
+  const beyond = depth > TREE_DEPTH;
+  const fanout = depth === 1 ? TREE_ROOT_FANOUT : TREE_FANOUT;
+  const chosen = beyond ? all.filter((e) => e.other === pathNext).slice(0, 1) : all.slice(0, fanout);
+  // the critical path's next node is never cut by the fan-out
+  if (!beyond && pathNext !== undefined && !chosen.some((e) => e.other === pathNext)) {
+    const e = all.find((x) => x.other === pathNext);
+    if (e) chosen[chosen.length - 1] = e;
+  }
+  for (const e of chosen) {
+    const other = e.other;
+    const onPathHere = pathNext !== undefined && other === pathNext;
+    const pathWord = onPathHere ? (depth === w.path.length - 1 ? ' · critical path start' : ' · critical path') : '';
+    const title = e.other_title ?? (other ? titleOf(w.state, other) : '');
+    const again = other !== null && w.seen.has(other);
+    w.out.push({
+      value: other ?? '',
+      label: `${indent(depth)}${w.arrow} ${other ?? '(deleted item)'} ${title}`.trimEnd(),
+      note: edgeNote(e) + pathWord + (again ? ' · shown above' : ''),
+    });
+    if (other === null || again) continue;
+    w.seen.add(other);
+    const deeper = depth + 1;
+    if (deeper > TREE_DEPTH && !onPathHere) {
+      // the depth cut: say what lies beyond when it is known
+      const next = edgesOf(w.state, other);
+      if (next === undefined) w.wants.push(other);
+      // not read (over the budget): said on the node's own row rather than a row per node
+      if (next === null) w.out[w.out.length - 1].note += ' · beyond not read';
+      const n = next ? next.filter((x) => x.side === w.side).length : 0;
+      if (n > 0)
+        w.out.push({
+          value: other,
+          label: `${indent(deeper)}… ${n} more ${w.side === 'in' ? 'upstream' : 'downstream'} of ${other}`,
+          note: `beyond ${TREE_DEPTH} levels · t on ${other} shows them`,
+        });
+      continue;
+    }
+    const next = edgesOf(w.state, other);
+    if (next === undefined) {
+      w.wants.push(other);
+      w.out.push({ value: other, label: `${indent(deeper)}… loading the edges of ${other}` });
+    } else if (next === null) {
+      w.out.push({
+        value: other,
+        label: `${indent(deeper)}… edges of ${other} not read`,
+        note: `over the ${TREE_READS} reads of one tree, or the read failed · t on ${other} shows them`,
+      });
+    } else {
+      expand(w, other, next, deeper, onPathHere);
+    }
+  }
+  const cut = all.length - chosen.length;
+  if (cut > 0)
+    w.out.push({
+      value: '',
+      label: `${indent(depth)}… ${cut} more ${w.side === 'in' ? `that ${ref} waits on` : `waiting on ${ref}`}`,
+      note: beyond ? 'off the critical path' : `${fanout} shown · t on ${ref} lists all`,
+    });
+}
+
+function walk(state: State, ref: string): { options: PickerOption[]; wants: string[] } | null {
+  const detail = rootDetail(state, ref);
   if (!detail || detail.edges === null) return null;
   const edges = detail.edges;
   const path = detail.explain?.critical_path ?? [];
   const out: PickerOption[] = [];
-  const upstream = edges.filter((e) => e.side === 'in');
-  const downstream = edges.filter((e) => e.side === 'out');
-  if (upstream.length === 0) out.push({ value: '', label: '↑ waits on nothing' });
-  for (const e of upstream) {
-    out.push({
-      value: e.other ?? '',
-      label: `↑ ${e.other ?? '(deleted item)'} ${e.other_title ?? ''}`.trimEnd(),
-      note: edgeNote(e),
-    });
-    // the critical path through this blocker, to its start (path: item, blocker, …, start)
-    if (path[1] !== undefined && path[1] === e.other) {
-      for (let i = 2; i < path.length; i++) {
-        const hop = path[i];
-        out.push({
-          value: hop,
-          label: `${'  '.repeat(i - 1)}↑ ${hop} ${titleOf(state, hop)}`.trimEnd(),
-          note:
-            [hopGate(state, path[i - 1], hop), 'unsatisfied', statusOf(state, hop) ?? '?'].join(' · ') +
-            (i === path.length - 1 ? ' · critical path start' : ''),
-        });
-      }
-    }
-  }
+  const wants: string[] = [];
+  const up: Walk = { state, side: 'in', arrow: '↑', out: [], seen: new Set([ref]), wants, path };
+  expand(up, ref, edges, 1, path[0] === ref);
+  const down: Walk = { state, side: 'out', arrow: '↓', out: [], seen: new Set([ref]), wants, path };
+  expand(down, ref, edges, 1, false);
+  if (up.out.length === 0) out.push({ value: '', label: '↑ waits on nothing' });
+  out.push(...up.out);
   out.push({ value: ref, label: `● ${ref} ${titleOf(state, ref)}`.trimEnd(), note: 'this item', current: true });
-  if (downstream.length === 0) out.push({ value: '', label: '↓ unblocks nothing' });
-  for (const e of downstream) {
+  if (down.out.length === 0) out.push({ value: '', label: '↓ unblocks nothing' });
+  out.push(...down.out);
+  for (const t of detail.epicTasks ?? []) {
+    const deps = t.dependencies.length > 0 ? `after ${t.dependencies.join(', ')}` : 'no task dependencies';
     out.push({
-      value: e.other ?? '',
-      label: `↓ ${e.other ?? '(deleted item)'} ${e.other_title ?? (e.other ? titleOf(state, e.other) : '')}`.trimEnd(),
-      note: edgeNote(e),
+      value: `${TASK_PREFIX}${t.task_num}`,
+      label: `◇ task ${t.task_num} ${t.title ?? ''}`.trimEnd(),
+      note: `${t.status} · ${deps} · enter opens it`,
     });
   }
-  return out;
+  return { options: out, wants: [...new Set(wants)] };
 }
 
-// A loaded part of the detail: an open tree of that item is rebuilt.
+export function treeOptions(state: State, ref: string): PickerOption[] | null {
+  return walk(state, ref)?.options ?? null;
+}
+
+// The refs whose stored dependencies the open tree still needs (the effects read them, TREE_READS at most).
+export function treeWants(state: State): string[] {
+  const d = state.dialog;
+  if (d?.kind !== 'picker' || d.purpose !== 'tree') return [];
+  return walk(state, d.refs[0])?.wants ?? [];
+}
+
+// A loaded part of the detail or a node's edges: an open tree of that item is rebuilt.
 export function refreshTree(state: State): State {
   const d = state.dialog;
   if (d?.kind !== 'picker' || d.purpose !== 'tree') return state;
   const options = treeOptions(state, d.refs[0]);
   return options ? { ...state, dialog: { ...d, options } } : state;
+}
+
+// A node's edges read by the effects, for the tree still open on its root.
+export function treeEdgesLoaded(
+  state: State,
+  action: { root: string; ref: string; edges: DetailEdge[] | null },
+): State {
+  const d = state.dialog;
+  if (d?.kind !== 'picker' || d.purpose !== 'tree' || d.refs[0] !== action.root) return state;
+  return refreshTree({ ...state, treeEdges: { ...state.treeEdges, [action.ref]: action.edges } });
+}
+
+// An epic task (no item ref): its fields in the view dialog.
+export function taskView(state: State, epic: string, num: number): State | null {
+  const t = rootDetail(state, epic)?.epicTasks?.find((x) => x.task_num === num);
+  if (!t) return null;
+  const lines = [
+    `status ${t.status} · attempts ${t.dispatch_attempts} of ${t.max_attempts}`,
+    `depends on tasks: ${t.dependencies.length > 0 ? t.dependencies.join(', ') : 'none'}`,
+  ];
+  if (t.context_estimate) lines.push(`context estimate: ${t.context_estimate}`);
+  if (t.worktree) lines.push(`worktree: ${t.worktree}${t.worktree_path ? ` (${t.worktree_path})` : ''}`);
+  if (t.branch) lines.push(`branch: ${t.branch}`);
+  if (t.agent_id) lines.push(`agent: ${t.agent_id}`);
+  if (t.github_issue) lines.push(`issue: ${t.github_issue}`);
+  if (t.body) lines.push('', ...t.body.split('\n'));
+  return {
+    ...state,
+    dialog: { kind: 'view', title: ` ${epic} task ${t.task_num}: ${t.title ?? ''} `, lines, scroll: 0 },
+  };
 }

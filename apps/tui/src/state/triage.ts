@@ -14,7 +14,7 @@ import {
 import { KEYMAP } from '../keys/keymap';
 import { reduceEdgeKey } from './edge-select';
 import { sortHelp, SORT_KEYS, SortKey, sortKeyOf } from './list-query';
-import { treeOptions } from './tree';
+import { TASK_PREFIX, taskView, treeOptions } from './tree';
 import { applyView, userCommand } from './user-views';
 import type { FrontierItemWire } from '../wire';
 
@@ -437,7 +437,7 @@ export function reduceTriageKey(state: State, action: KeyAction, helpers: Triage
       const item = selectedItem(state);
       if (!item) return needItem();
       // the tree is built from the detail pane's parts: opening it loads them (options stay null until then)
-      const opened = helpers.settle({ ...state, detailOpen: true });
+      const opened = helpers.settle({ ...state, detailOpen: true, treeEdges: {} });
       return picker(
         opened,
         'tree',
@@ -501,6 +501,10 @@ function choose(state: State, helpers: TriageHelpers): State {
   if (d.purpose === 'tree' && chosen) {
     if (!chosen.value) return state;
     const closed = { ...state, dialog: null };
+    if (chosen.value.startsWith(TASK_PREFIX)) {
+      const opened = taskView(closed, d.refs[0], Number(chosen.value.slice(TASK_PREFIX.length)));
+      return opened ?? status(state, `${chosen.label.trim()}: no longer in ${d.refs[0]}`, 'warn');
+    }
     if (chosen.value === d.refs[0]) return closed;
     const jumped = jumpTo(closed, chosen.value, helpers);
     if (!jumped)

@@ -216,7 +216,7 @@ export function detailPane(state: State, width: number, theme: Theme): { lines: 
   }
 
   if (d?.epicTasks && d.epicTasks.length > 0) {
-    heading(`Epic tasks (${d.epicTasks.length})`);
+    heading(`Epic tasks (${d.epicTasks.length}; t lists them, enter opens one)`);
     d.epicTasks.forEach((t) => text(`${t.task_num}. [${t.status}] ${t.title ?? ''}`));
   }
 
