@@ -1,4 +1,4 @@
-import type { HelpRow } from '../keys/keymap';
+import type { HelpRow } from '../keys/help';
 import type { Action } from './actions';
 import { selectedItem } from './selectors';
 import type { State, StatusTone } from './state';
