@@ -51,6 +51,107 @@ function markedStatus(state: State): State {
   );
 }
 
+// `b`: every target operator-blocked: unblock them (asks first); otherwise block the rest with one reason.
+function blockOrUnblock(state: State, refs: string[]): State {
+  const rows = refs.map((r) => rowByRef(state, r)?.row).filter((r): r is FrontierItemWire => Boolean(r));
+  const blocked = rows.filter((r) => operatorBlock(r) !== null);
+  if (rows.length > 0 && blocked.length === rows.length) {
+    return confirm(
+      state,
+      ' Unblock ',
+      blocked.map((r) => `unblock ${r.item_id} (blocked: ${operatorBlock(r) || 'no reason given'})`),
+      blocked.map((r) => ({ op: 'unblock', ref: r.item_id })),
+    );
+  }
+  const toBlock = rows.filter((r) => operatorBlock(r) === null).map((r) => r.item_id);
+  return {
+    ...state,
+    dialog: {
+      kind: 'input',
+      purpose: 'block',
+      refs: toBlock,
+      title: ` Block ${toBlock.length === 1 ? toBlock[0] : `${toBlock.length} items`} `,
+      prompt: 'reason',
+      value: '',
+    },
+  };
+}
+
+// `f`: freeze the targets, unfreeze the frozen ones (asks first).
+function freezeOrUnfreeze(state: State, refs: string[]): State {
+  const commands: TriageCommand[] = refs.map((ref) =>
+    rowByRef(state, ref)?.tab === 'frozen' ? { op: 'unfreeze', ref } : { op: 'freeze', ref },
+  );
+  return confirm(
+    state,
+    ' Freeze ',
+    [
+      ...commands.map((c) => describeCommand(c).text),
+      '',
+      'A frozen item leaves the active frontier until it is unfrozen.',
+    ],
+    commands,
+  );
+}
+
+// `u`: release the targets' claims (asks first); the unclaimed ones are named and skipped.
+function releaseClaims(state: State, refs: string[]): State {
+  const commands: TriageCommand[] = [];
+  const missing: string[] = [];
+  for (const ref of refs) {
+    const claim = state.claims[ref];
+    if (!claim) missing.push(ref);
+    else commands.push({ op: 'release', ref, session: claim.session_id, holder: claim.actor ?? claim.harness });
+  }
+  if (commands.length === 0) return status(state, `${missing.join(', ')}: not claimed, nothing to release`, 'warn');
+  return confirm(
+    state,
+    ' Release claim ',
+    [
+      ...commands.map((c) => describeCommand(c).text),
+      ...(missing.length ? ['', `not claimed (skipped): ${missing.join(', ')}`] : []),
+      '',
+      'The item goes back to the frontier; the session keeps running.',
+    ],
+    commands,
+  );
+}
+
+// `z`: the last change's inverse, shown before it is made.
+function confirmUndo(state: State): State {
+  const last = state.triage.undo[state.triage.undo.length - 1];
+  if (!last) return status(state, 'nothing to undo (no change made in this TUI yet)', 'info');
+  return confirm(
+    state,
+    ' Undo ',
+    [
+      'The last change is reversed by its inverse write:',
+      ...last.map((c) => `  ${describeCommand(c).text}`),
+      ...last.slice(0, 3).map((c) => `  (${describeCommand(c).cli})`),
+    ],
+    last,
+    true,
+  );
+}
+
+// `C-r`: the change undone last, shown before it is made again.
+function confirmRedo(state: State): State {
+  const last = state.triage.redo[state.triage.redo.length - 1];
+  if (!last) return status(state, 'nothing to redo (z undoes a change; C-r makes it again)', 'info');
+  return confirm(
+    state,
+    ' Redo ',
+    [
+      'The change undone last is made again:',
+      ...last.map((c) => `  ${describeCommand(c).text}`),
+      ...last.slice(0, 3).map((c) => `  (${describeCommand(c).cli})`),
+    ],
+    last,
+    false,
+    true,
+  );
+}
+
 // A key of the triage block, or a key inside one of its dialogs; null: not a triage key.
 export function reduceTriageKey(state: State, action: KeyAction, helpers: TriageHelpers): State | null {
   if (WRITES.has(action) && state.readOnly) {
@@ -129,101 +230,19 @@ export function reduceTriageKey(state: State, action: KeyAction, helpers: Triage
           value: '',
         },
       };
-    case 'block_toggle': {
+    case 'block_toggle':
       if (refs.length === 0) return needItem();
-      const rows = refs.map((r) => rowByRef(state, r)?.row).filter((r): r is FrontierItemWire => Boolean(r));
-      const blocked = rows.filter((r) => operatorBlock(r) !== null);
-      // every target operator-blocked: unblock them (asks first); otherwise block the rest with one reason
-      if (rows.length > 0 && blocked.length === rows.length) {
-        return confirm(
-          state,
-          ' Unblock ',
-          blocked.map((r) => `unblock ${r.item_id} (blocked: ${operatorBlock(r) || 'no reason given'})`),
-          blocked.map((r) => ({ op: 'unblock', ref: r.item_id })),
-        );
-      }
-      const toBlock = rows.filter((r) => operatorBlock(r) === null).map((r) => r.item_id);
-      return {
-        ...state,
-        dialog: {
-          kind: 'input',
-          purpose: 'block',
-          refs: toBlock,
-          title: ` Block ${toBlock.length === 1 ? toBlock[0] : `${toBlock.length} items`} `,
-          prompt: 'reason',
-          value: '',
-        },
-      };
-    }
-    case 'freeze_toggle': {
+      return blockOrUnblock(state, refs);
+    case 'freeze_toggle':
       if (refs.length === 0) return needItem();
-      const commands: TriageCommand[] = refs.map((ref) =>
-        rowByRef(state, ref)?.tab === 'frozen' ? { op: 'unfreeze', ref } : { op: 'freeze', ref },
-      );
-      return confirm(
-        state,
-        ' Freeze ',
-        [
-          ...commands.map((c) => describeCommand(c).text),
-          '',
-          'A frozen item leaves the active frontier until it is unfrozen.',
-        ],
-        commands,
-      );
-    }
-    case 'claim_release': {
+      return freezeOrUnfreeze(state, refs);
+    case 'claim_release':
       if (refs.length === 0) return needItem();
-      const commands: TriageCommand[] = [];
-      const missing: string[] = [];
-      for (const ref of refs) {
-        const claim = state.claims[ref];
-        if (!claim) missing.push(ref);
-        else commands.push({ op: 'release', ref, session: claim.session_id, holder: claim.actor ?? claim.harness });
-      }
-      if (commands.length === 0) return status(state, `${missing.join(', ')}: not claimed, nothing to release`, 'warn');
-      return confirm(
-        state,
-        ' Release claim ',
-        [
-          ...commands.map((c) => describeCommand(c).text),
-          ...(missing.length ? ['', `not claimed (skipped): ${missing.join(', ')}`] : []),
-          '',
-          'The item goes back to the frontier; the session keeps running.',
-        ],
-        commands,
-      );
-    }
-    case 'undo': {
-      const last = state.triage.undo[state.triage.undo.length - 1];
-      if (!last) return status(state, 'nothing to undo (no change made in this TUI yet)', 'info');
-      return confirm(
-        state,
-        ' Undo ',
-        [
-          'The last change is reversed by its inverse write:',
-          ...last.map((c) => `  ${describeCommand(c).text}`),
-          ...last.slice(0, 3).map((c) => `  (${describeCommand(c).cli})`),
-        ],
-        last,
-        true,
-      );
-    }
-    case 'redo': {
-      const last = state.triage.redo[state.triage.redo.length - 1];
-      if (!last) return status(state, 'nothing to redo (z undoes a change; C-r makes it again)', 'info');
-      return confirm(
-        state,
-        ' Redo ',
-        [
-          'The change undone last is made again:',
-          ...last.map((c) => `  ${describeCommand(c).text}`),
-          ...last.slice(0, 3).map((c) => `  (${describeCommand(c).cli})`),
-        ],
-        last,
-        false,
-        true,
-      );
-    }
+      return releaseClaims(state, refs);
+    case 'undo':
+      return confirmUndo(state);
+    case 'redo':
+      return confirmRedo(state);
     case 'body_edit': {
       const item = selectedItem(state);
       if (!item) return needItem();
