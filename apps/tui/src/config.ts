@@ -2,16 +2,8 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
-import {
-  KEY_ACTIONS,
-  KeyAction,
-  KeyBinding,
-  KEYMAP,
-  keyLabel,
-  KeymapError,
-  Scope,
-  validateKeymap,
-} from './keys/keymap';
+import { KEY_ACTIONS, KeyAction, KeyBinding, KEYMAP, KeymapError, Scope, validateKeymap } from './keys/keymap';
+import { keyLabel } from './keys/help';
 import { SORT_KEYS, SortKey } from './state/list-query';
 import { NamedView, Tab, TABS, UserCommand } from './state/state';
 import { FRONTIER_COLUMN_IDS } from './views/lists';

@@ -1,7 +1,4 @@
 import {
-  footerHints,
-  helpRows,
-  helpSections,
   KEY_ACTIONS,
   KeyBinding,
   KEYMAP,
@@ -11,6 +8,7 @@ import {
   SCOPE_STACKS,
   validateKeymap,
 } from './keymap';
+import { footerHints, helpRows, helpSections } from './help';
 
 describe('keymap', () => {
   describe('validateKeymap', () => {

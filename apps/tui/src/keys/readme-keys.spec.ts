@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { readmeKeyTable } from './keymap';
+import { readmeKeyTable } from './help';
 
 // The key table (docs/keys.md, linked from the README and the user guide) is generated from the keymap: a binding
 // added, moved or reworded fails here until the table says the same. SVC_UPDATE_README=1 rewrites it between the

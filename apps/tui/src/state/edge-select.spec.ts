@@ -1,4 +1,4 @@
-import { helpRows } from '../keys/keymap';
+import { helpRows } from '../keys/help';
 import { detailEdge, frontier, item, NOW, project } from '../testing/fixtures';
 import { detailLines } from '../views/detail';
 import { PLAIN } from '../views/format';

@@ -1,7 +1,7 @@
 import type * as MachineAuthorizationModels from '@app/contracts/machine-authorization/models';
 
 import type { ClaimHolder, EventWire } from '../wire';
-import { helpSections } from '../keys/keymap';
+import { helpSections } from '../keys/help';
 
 import type { Action, DetailPart } from './actions';
 import { cursorsAfterDelta } from './frontier-delta';

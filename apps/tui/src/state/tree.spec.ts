@@ -1,4 +1,5 @@
-import { footerHints, helpRows, validateKeymap } from '../keys/keymap';
+import { validateKeymap } from '../keys/keymap';
+import { footerHints, helpRows } from '../keys/help';
 import { frontier, item, NOW, project } from '../testing/fixtures';
 import type { ExplainResponse } from '../wire';
 import type { Action } from './actions';

@@ -1,17 +1,22 @@
-import type { HelpRow } from '../keys/keymap';
+import type { HelpRow } from '../keys/help';
 import type { Action } from './actions';
 import { selectedItem } from './selectors';
 import type { State, StatusTone } from './state';
-import type { TriageHelpers } from './triage';
 
 // tui.json's named views and custom commands, and `o` (issue 39). A view sets the tab, the filter and the sort at
 // once; a command or `o` asks the effects to read the item and run or open what it names (effects/external.ts).
+
+// What the reducer lends a view: the list bookkeeping after the tab, filter or sort changed (the triage machine
+// passes its own helpers, which hold this one).
+export interface ViewHelpers {
+  settle(state: State): State;
+}
 
 function status(state: State, text: string, tone: StatusTone): State {
   return { ...state, status: { text, tone, at: state.now } };
 }
 
-export function applyView(state: State, action: Action & { type: 'view_apply' }, helpers: TriageHelpers): State {
+export function applyView(state: State, action: Action & { type: 'view_apply' }, helpers: ViewHelpers): State {
   const views = state.views;
   // a name as typed, or the one view it is the start of
   const named = (name: string) => {

@@ -1,4 +1,4 @@
-import { footerHints } from '../keys/keymap';
+import { footerHints } from '../keys/help';
 import { activeScope, detailVisible, rowCount, wipSuppressed } from '../state/selectors';
 import { ConnectionState, State, TAB_LABELS, TABS } from '../state/state';
 import { promptCursor } from '../state/prompt';

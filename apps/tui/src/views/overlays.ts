@@ -1,5 +1,5 @@
 import { userHelp } from '../state/user-views';
-import { helpSections, keyLabel } from '../keys/keymap';
+import { helpSections, keyLabel } from '../keys/help';
 import { activeScope, formatAge, pickerProjects } from '../state/selectors';
 import { Dialog, State } from '../state/state';
 import { promptCursor } from '../state/prompt';
