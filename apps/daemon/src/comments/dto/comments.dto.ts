@@ -4,7 +4,7 @@ import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class
 import { ItemCommentWire, MAX_COMMENT_LIMIT, WritePath } from '@app/contracts';
 
 import { toUnsignedInt } from '../../common/transforms';
-import { TEXT_LIMIT } from '../../items/dto/items.dto';
+import { TEXT_LIMIT } from '../../common/text-fields';
 
 export class AddCommentDto {
   // prose: newlines and tabs allowed (common/text-fields.ts), as long as an item's body may be

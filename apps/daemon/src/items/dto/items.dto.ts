@@ -26,7 +26,8 @@ import {
   StructuredField,
 } from '@app/contracts/backlog';
 
-export const TEXT_LIMIT = 512 * 1024;
+import { TEXT_LIMIT } from '../../common/text-fields';
+
 export const SECTION_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9 _.()-]{0,99}$/;
 const STAGE = /^[a-z][a-z0-9-]{0,62}$/;
 const SHORT = 500;
