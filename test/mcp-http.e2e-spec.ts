@@ -127,6 +127,56 @@ describe('MCP over HTTP: naming, sessions across replicas, honest protocol', () 
     expect(text).not.toMatch(/--project/);
   });
 
+  // Issue 37's "done when", over HTTP, one MCP session whose requests alternate between the two daemons.
+  it('should do an agent’s whole job over HTTP through two daemons: prompt, list past 100, update, comment, lanes', async () => {
+    await svc('projects', 'create', 'walk', '--prefix', 'WLK', '--lane-rule', 'harness=aider,model=opus*,lane=deep');
+    const created = await withClient(db.url, (client) =>
+      insertItems(
+        client,
+        'walk',
+        Array.from({ length: 120 }, (_, n) => ({ title: n === 0 ? 'Price book: per-call tiers' : `Task ${n + 1}` })),
+      ),
+    );
+    const first = created[0].ref;
+    const onA = await connect(a.url, { path: '/mcp?project=walk' });
+    const onB = await connect(b.url, { sessionId: onA.transport.sessionId! });
+
+    // the dispatched entrypoint runs as a prompt, rendered by the other daemon
+    const usher = await onB.client.getPrompt({ name: 'usher', arguments: { ref: first } });
+    const text = (usher.messages[0].content as { text: string }).text;
+    expect(text).toContain(`# Usher an item to release: ${first}`);
+    expect(text).toContain('Price book: per-call tiers');
+
+    // every item, past 100, a page from each daemon in turn
+    const seen = new Set<string>();
+    let cursor: string | null = null;
+    for (let page = 0; page < 10; page++) {
+      const client: Client = page % 2 === 0 ? onA.client : onB.client;
+      const listed: { items: { item_id: string }[]; next_cursor: string | null } = await success(client, 'list_items', {
+        limit: 50,
+        ...(cursor ? { cursor } : {}),
+      });
+      for (const row of listed.items) seen.add(row.item_id);
+      cursor = listed.next_cursor;
+      if (!cursor) break;
+    }
+    expect(seen.size).toBe(120);
+
+    // a change on A and a comment on B, both shown by svc items show
+    await success(onA.client, 'update_item', { item: first, title: 'Price book: per-call tiers, in EUR' });
+    await success(onB.client, 'comment', { item: first, body: 'tiers agreed with finance' });
+    const shown = await svc('items', 'show', first);
+    expect(shown).toMatchObject({ title: 'Price book: per-call tiers, in EUR' });
+    expect((shown.comments as { body: string }[]).map((c) => c.body)).toContain('tiers agreed with finance');
+
+    // an agent routed to an empty lane is told where the work is
+    const idle = await connect(b.url, { path: '/mcp?project=walk&harness=aider&model=opus-4', name: 'aider' });
+    const next = await call(idle.client, 'next_work');
+    expect((next.content as { text: string }[])[0].text).toMatch(
+      /your lane deep has none in walk; \d+ runnable in other lanes/,
+    );
+  });
+
   it('should serve a session initialized on one daemon from the other, in the same executor session', async () => {
     const ref = await item('two', 'claimed across replicas');
     const onA = await connect(a.url, { path: '/mcp?project=two' });
