@@ -690,11 +690,20 @@ describe('svc mcp: the backlog as an MCP server', () => {
           return { transport, updated };
         }),
       );
-      await item('res', 'seen by both', '--status', 'planned');
-      await eventually(
-        () => Promise.resolve(connections.every((c) => c.updated.includes('svc://frontier/res'))),
-        'both clients to be told',
-      );
+      // A change made while a connection's stream is still being set up may reach it before it follows the
+      // project; what this test is after is that both streams work at once, so the project keeps changing (every
+      // ~2 s) until both are told.
+      let changes = 0;
+      let last = 0;
+      await eventually(async () => {
+        if (connections.every((c) => c.updated.includes('svc://frontier/res'))) return true;
+        if (Date.now() - last > 2000) {
+          last = Date.now();
+          changes += 1;
+          await item('res', `seen by both (${changes})`, '--status', 'planned');
+        }
+        return false;
+      }, 'both clients to be told');
       // ... and each one counts against its client's address: that client has no second stream
       const direct = await openStream(daemon.url, daemon.token!, { headers: { 'x-forwarded-for': addresses[0] } });
       await direct.close();
