@@ -139,13 +139,13 @@ describe('database outages', () => {
           // Seen on the stream soon after the write, or the listener had not reconnected yet: write again.
           return waitFor(() => received.includes(ref), { timeout: 1000, interval: 25 }).catch(() => false);
         },
-        { what: 'an item change on the stream', timeout: 30000 },
+        { what: 'an item change on the stream', timeout: 60000 },
       );
     } finally {
       controller.abort();
       await reading;
     }
-  });
+  }, 150_000);
 
   it('should let svc connect ride through an outage and finish after the approval', async () => {
     const configDir = mkdtempSync(join(tmpdir(), 'svc-outage-connect-'));
