@@ -159,17 +159,21 @@ export class EventsStreamService implements OnModuleInit, OnModuleDestroy {
   }
 
   // A read of the feed that begins after this call: one in flight is followed by exactly one more, shared by every
-  // caller that arrived meanwhile.
+  // caller that arrived meanwhile. The one in flight may fail (the connection died under it): the queued read runs
+  // all the same, and leaves the queue empty whatever it meets (a queue left holding a failed read would answer
+  // every later caller with that failure, and the feed would never be read again).
   private read(): Promise<void> {
     if (this.queued) return this.queued;
     if (!this.reading) {
       this.reading = this.readOnce().finally(() => (this.reading = null));
       return this.reading;
     }
-    this.queued = this.reading.then(() => {
-      this.queued = null;
-      return this.read();
-    });
+    this.queued = this.reading
+      .catch(() => undefined)
+      .then(() => {
+        this.queued = null;
+        return this.read();
+      });
     return this.queued;
   }
 
