@@ -1,9 +1,8 @@
 import { App } from '../app';
-import type { Action } from '../state/actions';
-import { initialState, TriageCommand } from '../state/state';
-import { frontier, item, NOW, project, testScreen, TestScreen } from '../testing/fixtures';
+import { appHarness, liveAtlas } from '../testing/app-harness';
+import { TriageCommand } from '../state/state';
+import { item, NOW, TestScreen } from '../testing/fixtures';
 import type { ItemCommentWire, ItemWire } from '../wire';
-import { makeTheme } from './theme';
 
 // Issues 37 and 39: comments in the detail pane (newest first, who, how long ago, stored text made safe) and `m`,
 // which writes one with the line editor over several lines, through blessed's key parser on a screen over streams.
@@ -30,46 +29,19 @@ const detailItem = (comments: ItemCommentWire[], count = comments.length) =>
   ({ item_id: 'ATL-2', title: 'fix the login bug', body: '', comments, comment_count: count }) as unknown as ItemWire;
 
 describe('comments in the TUI (render, keys)', () => {
+  const h = appHarness();
+  const { dispatch, press, type, state } = h;
   let t: TestScreen;
   let app: App;
-
-  const dispatch = (...actions: Action[]) => {
-    actions.forEach((a) => app.store.dispatch(a));
-    app.renderNow();
-  };
-  const press = async (...keys: string[]) => {
-    for (const k of keys) {
-      t.input.write(k);
-      await new Promise((r) => setImmediate(r));
-    }
-    app.renderNow();
-  };
-  const type = (text: string) => press(...[...text]);
   const start = (columns: number, rows: number) => {
-    t = testScreen(columns, rows, 'tmux-256color');
-    app = new App({
-      screen: t.screen,
-      theme: makeTheme(),
-      state: initialState({ now: NOW, url: 'http://127.0.0.1:7700' }),
-      effects: null,
-      onQuit: () => undefined,
-    });
-    dispatch(
-      { type: 'projects_loaded', projects: [project('atlas')] },
-      {
-        type: 'frontier_loaded',
-        project: 'atlas',
-        frontier: frontier([item(2, { title: 'fix the login bug' }), item(3, { title: 'Rate limiter' })]),
-      },
-      { type: 'connection', state: 'live' },
-    );
+    ({ t, app } = h.start(
+      columns,
+      rows,
+      liveAtlas([item(2, { title: 'fix the login bug' }), item(3, { title: 'Rate limiter' })]),
+    ));
   };
-  const state = () => app.store.state;
 
-  afterEach(() => {
-    app?.stop();
-    t?.destroy();
-  });
+  afterEach(() => h.stop());
 
   describe.each(SIZES)('at %ix%i', (columns, rows) => {
     it('should add a comment of several lines with m and show it, newest first, in the detail pane', async () => {

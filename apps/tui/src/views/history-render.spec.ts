@@ -1,8 +1,5 @@
-import { App } from '../app';
-import type { Action } from '../state/actions';
-import { initialState } from '../state/state';
-import { change, event, frontier, item, NOW, project, testScreen, TestScreen } from '../testing/fixtures';
-import { makeTheme } from './theme';
+import { appHarness, liveAtlas } from '../testing/app-harness';
+import { change, event, item, TestScreen } from '../testing/fixtures';
 
 // Issue 36 in the TUI, rendered on a blessed screen over streams: the Events tab is the project's audit log (who
 // changed what, before → after), the detail pane shows the item's last changes, and h lists them all.
@@ -13,46 +10,18 @@ const SIZES: [number, number][] = [
 ];
 
 describe('the record of every write (render)', () => {
+  const h = appHarness({ terminal: 'xterm-256color' });
+  const { dispatch, press } = h;
   let t: TestScreen;
-  let app: App;
-
-  const dispatch = (...actions: Action[]) => {
-    actions.forEach((a) => app.store.dispatch(a));
-    app.renderNow();
-  };
-  const press = async (...keys: string[]) => {
-    for (const k of keys) {
-      t.input.write(k);
-      await new Promise((r) => setImmediate(r));
-    }
-    app.renderNow();
-  };
   const start = (columns: number, rows: number) => {
-    t = testScreen(columns, rows);
-    app = new App({
-      screen: t.screen,
-      theme: makeTheme(),
-      state: initialState({ now: NOW, url: 'http://127.0.0.1:7700' }),
-      effects: null,
-      onQuit: () => undefined,
-    });
-    dispatch(
+    ({ t } = h.start(columns, rows, [
       { type: 'actor', name: 'admin' },
-      { type: 'projects_loaded', projects: [project('atlas')] },
-      {
-        type: 'frontier_loaded',
-        project: 'atlas',
-        frontier: frontier([item(33, { title: 'Rate limiter per plan' }), item(34)]),
-      },
-      { type: 'connection', state: 'live' },
-    );
+      ...liveAtlas([item(33, { title: 'Rate limiter per plan' }), item(34)]),
+    ]));
   };
   const line = (needle: string) => t.lines().find((l) => l.includes(needle)) ?? '';
 
-  afterEach(() => {
-    app?.stop();
-    t?.destroy();
-  });
+  afterEach(() => h.stop());
 
   describe.each(SIZES)('at %ix%i', (columns, rows) => {
     it('should show a change from the command line in the Events tab: who, and what before → after', async () => {

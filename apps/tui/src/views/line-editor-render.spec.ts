@@ -1,8 +1,5 @@
-import { App } from '../app';
-import type { Action } from '../state/actions';
-import { initialState } from '../state/state';
-import { frontier, item, NOW, project, testScreen, TestScreen } from '../testing/fixtures';
-import { makeTheme } from './theme';
+import { appHarness, liveAtlas } from '../testing/app-harness';
+import { item, TestScreen } from '../testing/fixtures';
 
 // Issue 39 §2: the readline keys in every prompt, through blessed's key parser on a screen over streams.
 
@@ -33,47 +30,19 @@ const K = {
 };
 
 describe('the line editor in every prompt (keys, render)', () => {
+  const h = appHarness();
+  const { press, type, state } = h;
   let t: TestScreen;
-  let app: App;
-
-  const dispatch = (...actions: Action[]) => {
-    actions.forEach((a) => app.store.dispatch(a));
-    app.renderNow();
-  };
-  const press = async (...keys: string[]) => {
-    for (const k of keys) {
-      t.input.write(k);
-      await new Promise((r) => setImmediate(r));
-    }
-    app.renderNow();
-  };
-  const type = (text: string) => press(...[...text]);
   const start = (columns: number, rows: number) => {
-    t = testScreen(columns, rows, 'tmux-256color');
-    app = new App({
-      screen: t.screen,
-      theme: makeTheme(),
-      state: initialState({ now: NOW, url: 'http://127.0.0.1:7700' }),
-      effects: null,
-      onQuit: () => undefined,
-    });
-    dispatch(
-      { type: 'projects_loaded', projects: [project('atlas')] },
-      {
-        type: 'frontier_loaded',
-        project: 'atlas',
-        frontier: frontier([item(2, { title: 'fix the login bug' }), item(3, { title: 'Rate limiter' })]),
-      },
-      { type: 'connection', state: 'live' },
-    );
+    ({ t } = h.start(
+      columns,
+      rows,
+      liveAtlas([item(2, { title: 'fix the login bug' }), item(3, { title: 'Rate limiter' })]),
+    ));
   };
-  const state = () => app.store.state;
   const line = (needle: string) => t.lines().find((l) => l.includes(needle)) ?? '';
 
-  afterEach(() => {
-    app?.stop();
-    t?.destroy();
-  });
+  afterEach(() => h.stop());
 
   describe.each(SIZES)('at %ix%i', (columns, rows) => {
     it('should edit the title with ←/→, C-a/C-e, M-b/M-f, C-w, C-u, C-k and C-y', async () => {

@@ -1,9 +1,7 @@
+import { appHarness, liveAtlas } from '../testing/app-harness';
 import { App } from '../app';
-import type { Action } from '../state/actions';
 import { frontierRowAt, rowCount } from '../state/selectors';
-import { initialState } from '../state/state';
-import { frontier, item, NOW, project, testScreen, TestScreen } from '../testing/fixtures';
-import { makeTheme } from './theme';
+import { item, TestScreen } from '../testing/fixtures';
 
 // Issue 39 §3: the palette completes its commands with Tab, commands before items; `:sort <column> [asc|desc]`,
 // a header click toggles the order, and status sorts by the workflow's order.
@@ -14,55 +12,27 @@ const SIZES: [number, number][] = [
 ];
 
 describe('palette completion and sorting (keys, render)', () => {
+  const h = appHarness({ mouse: true });
+  const { press, type, state } = h;
   let t: TestScreen;
   let app: App;
-
-  const dispatch = (...actions: Action[]) => {
-    actions.forEach((a) => app.store.dispatch(a));
-    app.renderNow();
-  };
-  const press = async (...keys: string[]) => {
-    for (const k of keys) {
-      t.input.write(k);
-      await new Promise((r) => setImmediate(r));
-    }
-    app.renderNow();
-  };
-  const type = (text: string) => press(...[...text]);
   const start = (columns: number, rows: number) => {
-    t = testScreen(columns, rows, 'tmux-256color');
-    app = new App({
-      screen: t.screen,
-      theme: makeTheme(),
-      state: initialState({ now: NOW, url: 'http://127.0.0.1:7700' }),
-      effects: null,
-      onQuit: () => undefined,
-      mouse: true,
-    });
-    dispatch(
-      { type: 'projects_loaded', projects: [project('atlas')] },
-      {
-        type: 'frontier_loaded',
-        project: 'atlas',
-        frontier: frontier([
-          item(1, { title: 'SSO login', status: 'implemented' }),
-          item(2, { title: 'Backfill usage', status: 'idea' }),
-          item(3, { title: 'Plan drafted', status: 'plan-drafted' }),
-          item(4, { title: 'Implementing it', status: 'implementing' }),
-        ]),
-      },
-      { type: 'connection', state: 'live' },
-    );
+    ({ t, app } = h.start(
+      columns,
+      rows,
+      liveAtlas([
+        item(1, { title: 'SSO login', status: 'implemented' }),
+        item(2, { title: 'Backfill usage', status: 'idea' }),
+        item(3, { title: 'Plan drafted', status: 'plan-drafted' }),
+        item(4, { title: 'Implementing it', status: 'implementing' }),
+      ]),
+    ));
   };
-  const state = () => app.store.state;
   const order = () =>
     Array.from({ length: rowCount(state(), 'runnable') }, (_, i) => frontierRowAt(state(), 'runnable', i)?.status);
   const line = (needle: string) => t.lines().find((l) => l.includes(needle)) ?? '';
 
-  afterEach(() => {
-    app?.stop();
-    t?.destroy();
-  });
+  afterEach(() => h.stop());
 
   describe.each(SIZES)('at %ix%i', (columns, rows) => {
     it('should list commands before items and complete them with Tab, cycling', async () => {

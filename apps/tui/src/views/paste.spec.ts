@@ -1,9 +1,7 @@
+import { appHarness, liveAtlas } from '../testing/app-harness';
 import { App } from '../app';
-import type { Action } from '../state/actions';
-import { initialState } from '../state/state';
-import { frontier, item, NOW, project, testScreen, TestScreen } from '../testing/fixtures';
+import { item, TestScreen } from '../testing/fixtures';
 import { PasteReader } from './paste';
-import { makeTheme } from './theme';
 
 // Issue 39: a pasted text reaches the prompt whole; its line breaks never submit it or run as keys.
 
@@ -33,37 +31,17 @@ describe.each([
   [80, 24],
   [120, 36],
 ])('pasting at %ix%i', (columns, rows) => {
+  let quit = 0;
+  const h = appHarness({ onQuit: () => quit++ });
+
   let t: TestScreen;
   let app: App;
-  let quit = 0;
-  const dispatch = (...actions: Action[]) => {
-    actions.forEach((a) => app.store.dispatch(a));
-    app.renderNow();
-  };
-  const write = async (bytes: string) => {
-    t.input.write(bytes);
-    await new Promise((r) => setImmediate(r));
-    app.renderNow();
-  };
+  // one chunk of bytes, as one read from the terminal
+  const write = (bytes: string) => h.press(bytes);
   beforeEach(() => {
-    t = testScreen(columns, rows, 'tmux-256color');
-    app = new App({
-      screen: t.screen,
-      theme: makeTheme(),
-      state: initialState({ now: NOW, url: 'http://127.0.0.1:7700' }),
-      effects: null,
-      onQuit: () => quit++,
-    });
-    dispatch(
-      { type: 'projects_loaded', projects: [project('atlas')] },
-      { type: 'frontier_loaded', project: 'atlas', frontier: frontier([item(2), item(3), item(4)]) },
-      { type: 'connection', state: 'live' },
-    );
+    ({ t, app } = h.start(columns, rows, liveAtlas([item(2), item(3), item(4)])));
   });
-  afterEach(() => {
-    app.stop();
-    t.destroy();
-  });
+  afterEach(() => h.stop());
 
   it('should put a bracketed multi-line paste into the title prompt whole, without submitting it', async () => {
     await write('e');

@@ -1,9 +1,7 @@
+import { appHarness } from '../testing/app-harness';
 import { App } from '../app';
-import type { Action } from '../state/actions';
-import { initialState } from '../state/state';
 import type { ClaimHolder } from '../wire';
-import { frontier, item, NOW, project, testScreen, TestScreen } from '../testing/fixtures';
-import { makeTheme } from './theme';
+import { frontier, item, NOW, project } from '../testing/fixtures';
 
 // Issue 39: claims made in the TUI are the person's, say when they lapse, and q asks to keep or release them.
 
@@ -25,45 +23,22 @@ describe.each([
   [80, 24],
   [120, 36],
 ])('claims of this TUI at %ix%i', (columns, rows) => {
-  let t: TestScreen;
-  let app: App;
   let quits = 0;
-  const dispatch = (...actions: Action[]) => {
-    actions.forEach((a) => app.store.dispatch(a));
-    app.renderNow();
-  };
-  const press = async (...keys: string[]) => {
-    for (const k of keys) {
-      t.input.write(k);
-      await new Promise((r) => setImmediate(r));
-    }
-    app.renderNow();
-  };
-  const text = () => t.lines().join('\n');
-
+  const h = appHarness({ onQuit: () => quits++ });
+  const { dispatch, press, text } = h;
+  let app: App;
   beforeEach(() => {
     quits = 0;
-    t = testScreen(columns, rows, 'tmux-256color');
-    app = new App({
-      screen: t.screen,
-      theme: makeTheme(),
-      state: initialState({ now: NOW, url: 'http://127.0.0.1:7700' }),
-      effects: null,
-      onQuit: () => quits++,
-    });
-    dispatch(
+    ({ app } = h.start(columns, rows, [
       { type: 'actor', name: 'admin' },
       { type: 'projects_loaded', projects: [project('atlas')] },
       { type: 'frontier_loaded', project: 'atlas', frontier: frontier([item(1), item(2), item(3)]) },
       { type: 'claims_loaded', project: 'atlas', claims: [claim('ATL-1', 5, 'admin'), claim('ATL-2', 9, 'bob')] },
       { type: 'own_session', id: 5 },
       { type: 'connection', state: 'live' },
-    );
+    ]));
   });
-  afterEach(() => {
-    app.stop();
-    t.destroy();
-  });
+  afterEach(() => h.stop());
 
   it("should show the holder by name and say when this TUI's claim lapses", async () => {
     await press('\r');

@@ -1,8 +1,6 @@
+import { appHarness } from '../testing/app-harness';
 import { App } from '../app';
-import type { Action } from '../state/actions';
-import { initialState } from '../state/state';
-import { frontier, item, NOW, project, testScreen, TestScreen } from '../testing/fixtures';
-import { makeTheme } from './theme';
+import { frontier, item, NOW, project, TestScreen } from '../testing/fixtures';
 
 // Issue 39 §10, the smaller defects, on a blessed screen over streams under TERM=tmux-256color.
 
@@ -12,29 +10,12 @@ const SIZES: [number, number][] = [
 ];
 
 describe('smaller defects of issue 39 (render, keys)', () => {
+  const h = appHarness();
+  const { dispatch, press, state } = h;
   let t: TestScreen;
   let app: App;
-
-  const dispatch = (...actions: Action[]) => {
-    actions.forEach((a) => app.store.dispatch(a));
-    app.renderNow();
-  };
-  const press = async (...keys: string[]) => {
-    for (const k of keys) {
-      t.input.write(k);
-      await new Promise((r) => setImmediate(r));
-    }
-    app.renderNow();
-  };
   const start = (columns: number, rows: number) => {
-    t = testScreen(columns, rows, 'tmux-256color');
-    app = new App({
-      screen: t.screen,
-      theme: makeTheme(),
-      state: initialState({ now: NOW, url: 'http://127.0.0.1:7700' }),
-      effects: null,
-      onQuit: () => undefined,
-    });
+    ({ t, app } = h.start(columns, rows, []));
   };
   const load = () =>
     dispatch(
@@ -42,12 +23,8 @@ describe('smaller defects of issue 39 (render, keys)', () => {
       { type: 'frontier_loaded', project: 'atlas', frontier: frontier([item(1), item(2)], [item(3)]) },
       { type: 'connection', state: 'live' },
     );
-  const state = () => app.store.state;
 
-  afterEach(() => {
-    app?.stop();
-    t?.destroy();
-  });
+  afterEach(() => h.stop());
 
   describe.each(SIZES)('at %ix%i', (columns, rows) => {
     it("should send the header's · as the character, not the line-drawing ~", async () => {

@@ -1,8 +1,6 @@
-import { App } from '../app';
-import type { Action } from '../state/actions';
-import { initialState, PickerOption } from '../state/state';
-import { frontier, item, NOW, project, testScreen, TestScreen } from '../testing/fixtures';
-import { makeTheme } from './theme';
+import { appHarness, liveAtlas } from '../testing/app-harness';
+import { PickerOption } from '../state/state';
+import { item, TestScreen } from '../testing/fixtures';
 
 // Issue 39 §1, keys through blessed's parser on a screen over streams: the stage picker opens on the next stage, a
 // backward or terminal move asks first naming from → to (No focused), and S moves to the next stage in one key.
@@ -21,44 +19,17 @@ const STAGES = (current: string): PickerOption[] =>
   }));
 
 describe('safe status moves (keys, render)', () => {
+  const h = appHarness();
+  const { dispatch, press, state } = h;
   let t: TestScreen;
-  let app: App;
-
-  const dispatch = (...actions: Action[]) => {
-    actions.forEach((a) => app.store.dispatch(a));
-    app.renderNow();
-  };
-  const press = async (...keys: string[]) => {
-    for (const k of keys) {
-      t.input.write(k);
-      await new Promise((r) => setImmediate(r));
-    }
-    app.renderNow();
-  };
   const start = (columns: number, rows: number, status = 'planning') => {
-    t = testScreen(columns, rows, 'tmux-256color');
-    app = new App({
-      screen: t.screen,
-      theme: makeTheme(),
-      state: initialState({ now: NOW, url: 'http://127.0.0.1:7700' }),
-      effects: null,
-      onQuit: () => undefined,
-    });
-    dispatch(
-      { type: 'projects_loaded', projects: [project('atlas')] },
-      { type: 'frontier_loaded', project: 'atlas', frontier: frontier([item(2, { status }), item(3)]) },
-      { type: 'connection', state: 'live' },
-    );
+    ({ t } = h.start(columns, rows, liveAtlas([item(2, { status }), item(3)])));
   };
   const stages = (current: string) =>
     dispatch({ type: 'picker_options', purpose: 'status', refs: ['ATL-2'], options: STAGES(current) });
   const screenText = () => t.lines().join('\n');
-  const state = () => app.store.state;
 
-  afterEach(() => {
-    app?.stop();
-    t?.destroy();
-  });
+  afterEach(() => h.stop());
 
   describe.each(SIZES)('at %ix%i', (columns, rows) => {
     it('should open on the next stage: s enter moves planning → planned, forward, at once', async () => {
@@ -90,8 +61,7 @@ describe('safe status moves (keys, render)', () => {
       await press('S');
       stages('planning');
       expect(state().triage.run?.commands).toEqual([{ op: 'status', ref: 'ATL-2', to: 'planned' }]);
-      t.destroy();
-      app.stop();
+      h.stop();
       start(columns, rows, 'implementing');
       await press('S');
       stages('implementing');

@@ -1,10 +1,7 @@
-import { App } from '../app';
-import type { Action } from '../state/actions';
+import { appHarness, liveAtlas } from '../testing/app-harness';
 import type { DetailEdge } from '../state/edges';
-import { initialState } from '../state/state';
-import { frontier, item, NOW, project, testScreen, TestScreen } from '../testing/fixtures';
+import { item, TestScreen } from '../testing/fixtures';
 import type { EpicTaskWire, ExplainResponse } from '../wire';
-import { makeTheme } from './theme';
 
 // Issue 39 §10: `t` shows the tree past the item's own edges, both ways, with the gate point of every edge at every
 // level, cuts said on their rows ("… N more"), and an epic's tasks (no item ref) that enter opens. Keys through
@@ -60,37 +57,12 @@ const NODES: Record<string, DetailEdge[]> = {
 };
 
 describe('dependency tree t, deeper levels (keys, render)', () => {
+  const h = appHarness();
+  const { dispatch, press, state } = h;
   let t: TestScreen;
-  let app: App;
-
-  const dispatch = (...actions: Action[]) => {
-    actions.forEach((a) => app.store.dispatch(a));
-    app.renderNow();
-  };
-  const press = async (...keys: string[]) => {
-    for (const k of keys) {
-      t.input.write(k);
-      await new Promise((r) => setImmediate(r));
-    }
-    app.renderNow();
-  };
   const screenText = () => t.lines().join('\n');
-  const state = () => app.store.state;
-
   const start = (columns: number, rows: number) => {
-    t = testScreen(columns, rows, 'tmux-256color');
-    app = new App({
-      screen: t.screen,
-      theme: makeTheme(),
-      state: initialState({ now: NOW, url: 'http://127.0.0.1:7700' }),
-      effects: null,
-      onQuit: () => undefined,
-    });
-    dispatch(
-      { type: 'projects_loaded', projects: [project('atlas')] },
-      { type: 'frontier_loaded', project: 'atlas', frontier: frontier([item(2, { workflow_id: 'epic' }), item(9)]) },
-      { type: 'connection', state: 'live' },
-    );
+    ({ t } = h.start(columns, rows, liveAtlas([item(2, { workflow_id: 'epic' }), item(9)])));
   };
 
   // t, then what the effects would answer: the item's pane, then each node the tree asks for
@@ -130,10 +102,7 @@ describe('dependency tree t, deeper levels (keys, render)', () => {
     }
   };
 
-  afterEach(() => {
-    app?.stop();
-    t?.destroy();
-  });
+  afterEach(() => h.stop());
 
   describe.each(SIZES)('at %ix%i', (columns, rows) => {
     it('should show three levels each way with the gate point of every edge, and say what is cut', async () => {
