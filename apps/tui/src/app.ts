@@ -126,7 +126,7 @@ export class App {
         return;
       }
       if (binding.action === 'quit') {
-        // claims this TUI holds: keep or release them first (issue 39)
+        // claims this TUI holds: keep or release them first
         this.store.dispatch({ type: 'quit_ask' });
         this.renderNow();
         return;

@@ -56,7 +56,7 @@ export function parseNotification(channel: string, payload: string | undefined):
 // machine-authorization changes and recorded events, written by the changing transactions) and LISTENs on the event,
 // item and machine-authorization channels; every SSE client of this replica subscribes to the same Subject.
 //
-// The feed (issue 38) replaces a NOTIFY in every writing transaction, which PostgreSQL commits one at a time. Each
+// A feed rather than a NOTIFY in every writing transaction: PostgreSQL commits those one at a time. Each
 // read delivers the rows of the transactions between the previous horizon and the current one
 // (pg_snapshot_xmin(pg_current_snapshot()): every transaction below it has ended, every one still to commit is at or
 // above it), ordered by (xid, id): every replica delivers the same rows in the same order, and a recorded event's

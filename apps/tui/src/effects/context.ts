@@ -10,7 +10,7 @@ import type { FrontierPrefetch } from './frontier-live';
 // What the effect modules (live sync, detail loading, commands) share: the config, the state, and each other's
 // entry points. Each module owns its own timers and in-flight state; the Effects class wires them together.
 
-// history: the project's audit log (issue 36), the Events tab's change rows
+// history: the project's audit log, the Events tab's change rows
 export type Part = 'projects' | 'frontier' | 'claims' | 'machines' | 'events' | 'history';
 
 export interface EffectsConfig {

@@ -85,7 +85,7 @@ export const KEY_ACTIONS = [
   'help_close',
   'project_choose',
   'demo_import',
-  // triage (issue 25)
+  // triage
   'status_pick',
   'status_next',
   'priority_up',
@@ -126,7 +126,7 @@ export const KEY_ACTIONS = [
   'view_close',
   'view_down',
   'view_up',
-  // issue 36: the item's change record
+  // the item's change record
   'history_open',
   // issues 37 and 39: comments on an item
   'comment_add',

@@ -707,7 +707,7 @@ function reduceAny(state: State, action: Action): State {
       const expired = s !== null && s.tone !== 'error' && action.now - s.at >= STATUS_TTL_MS;
       return { ...state, now: action.now, ...(expired ? { status: null } : {}) };
     }
-    // issue 26's screens (state/screens.ts answered them above)
+    // the screens' actions (state/screens.ts answered them above)
     case 'connected_loaded':
     case 'actors_loaded':
     case 'view_open':

@@ -4,7 +4,7 @@ import { initialState } from '../state/state';
 import { change, event, frontier, item, NOW, project, testScreen, TestScreen } from '../testing/fixtures';
 import { makeTheme } from './theme';
 
-// Issue 36 in the TUI, rendered on a blessed screen over streams: the Events tab is the project's audit log (who
+// The change record in the TUI, rendered on a blessed screen over streams: the Events tab is the project's audit log (who
 // changed what, before → after), the detail pane shows the item's last changes, and h lists them all.
 
 const SIZES: [number, number][] = [

@@ -4,7 +4,7 @@ import { initialState } from '../state/state';
 import { frontier, item, NOW, project, testScreen, TestScreen } from '../testing/fixtures';
 import { makeTheme } from './theme';
 
-// Issue 39 §2: the readline keys in every prompt, through blessed's key parser on a screen over streams.
+// The readline keys in every prompt, through blessed's key parser on a screen over streams.
 
 const SIZES: [number, number][] = [
   [80, 24],

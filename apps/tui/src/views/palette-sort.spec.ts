@@ -5,7 +5,7 @@ import { initialState } from '../state/state';
 import { frontier, item, NOW, project, testScreen, TestScreen } from '../testing/fixtures';
 import { makeTheme } from './theme';
 
-// Issue 39 §3: the palette completes its commands with Tab, commands before items; `:sort <column> [asc|desc]`,
+// The palette completes its commands with Tab, commands before items; `:sort <column> [asc|desc]`,
 // a header click toggles the order, and status sorts by the workflow's order.
 
 const SIZES: [number, number][] = [

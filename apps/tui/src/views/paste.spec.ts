@@ -5,7 +5,7 @@ import { frontier, item, NOW, project, testScreen, TestScreen } from '../testing
 import { PasteReader } from './paste';
 import { makeTheme } from './theme';
 
-// Issue 39: a pasted text reaches the prompt whole; its line breaks never submit it or run as keys.
+// A pasted text reaches the prompt whole; its line breaks never submit it or run as keys.
 
 describe(PasteReader.name, () => {
   it('should split keys from a bracketed paste, across chunks', () => {

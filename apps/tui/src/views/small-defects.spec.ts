@@ -4,7 +4,7 @@ import { initialState } from '../state/state';
 import { frontier, item, NOW, project, testScreen, TestScreen } from '../testing/fixtures';
 import { makeTheme } from './theme';
 
-// Issue 39 §10, the smaller defects, on a blessed screen over streams under TERM=tmux-256color.
+// Smaller defects, on a blessed screen over streams under TERM=tmux-256color.
 
 const SIZES: [number, number][] = [
   [80, 24],

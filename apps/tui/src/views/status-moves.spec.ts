@@ -4,7 +4,7 @@ import { initialState, PickerOption } from '../state/state';
 import { frontier, item, NOW, project, testScreen, TestScreen } from '../testing/fixtures';
 import { makeTheme } from './theme';
 
-// Issue 39 §1, keys through blessed's parser on a screen over streams: the stage picker opens on the next stage, a
+// Keys through blessed's parser on a screen over streams: the stage picker opens on the next stage, a
 // backward or terminal move asks first naming from → to (No focused), and S moves to the next stage in one key.
 
 const SIZES: [number, number][] = [

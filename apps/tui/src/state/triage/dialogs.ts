@@ -171,7 +171,7 @@ function choose(state: State, helpers: TriageHelpers): State {
 }
 
 // A stage chosen for some items: a forward move runs at once; a backward one or one to a terminal stage asks
-// first, naming from → to, with No focused (issue 39).
+// first, naming from → to, with No focused.
 function chooseStage(state: State, refs: string[], options: PickerOption[], chosen: PickerOption): State {
   const at = (stage: string | undefined) => options.findIndex((o) => o.value === stage);
   const to = at(chosen.value);
