@@ -33,7 +33,6 @@ export interface MouseEvent {
   y: number;
 }
 
-// Rows the wheel moves per notch.
 const WHEEL_ROWS = 3;
 
 // Wires the store, the keymap, the views and the effects together.

@@ -61,7 +61,6 @@ export class FrontierMirror {
     return this.sync(etag);
   }
 
-  // Brings the mirror up to date.
   sync(announced: string | null = null): Promise<void> {
     if (this.inFlight !== null) {
       this.again = true;

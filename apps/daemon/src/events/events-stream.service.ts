@@ -196,7 +196,6 @@ export class EventsStreamService implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  // The feed's clock: a read every idleMs while connected.
   private tick(): void {
     if (this.stopped || this.timer) return;
     this.timer = setTimeout(() => {

@@ -85,7 +85,6 @@ export const KEY_ACTIONS = [
   'help_close',
   'project_choose',
   'demo_import',
-  // triage
   'status_pick',
   'status_next',
   'priority_up',

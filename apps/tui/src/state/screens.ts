@@ -202,7 +202,6 @@ export function reduceScreensKey(state: State, action: KeyAction, h: ScreensHelp
   }
 }
 
-// Typing into the project picker's filter.
 export function reduceScreensInput(state: State, edit: (text: string) => string): State | null {
   const d = state.dialog;
   if (d?.kind !== 'projects' || !d.filtering) return null;

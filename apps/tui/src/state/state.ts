@@ -199,7 +199,6 @@ export interface TriageRun {
   redo?: boolean;
 }
 
-// One command's outcome, as the effects report it.
 export interface TriageResult {
   command: TriageCommand;
   ok: boolean;

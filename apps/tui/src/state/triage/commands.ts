@@ -91,7 +91,6 @@ export function runOrConfirm(state: State, title: string, commands: TriageComman
   );
 }
 
-// The effects' answer to a run: each command's outcome.
 export function runDone(state: State, action: Extract<Action, { type: 'triage_done' }>, helpers: TriageHelpers): State {
   if (state.triage.run?.id !== action.id) return state;
   const run = state.triage.run;
