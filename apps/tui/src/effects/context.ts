@@ -46,7 +46,6 @@ export interface EffectsContext {
   dispatch(action: Action): void;
   // ask live sync to refetch parts (coalesced)
   refetch(parts: Part[]): void;
-  // ask the detail loader to (re)load the pane of ref
   loadDetail(ref: string, delay?: number): void;
   // every stream notice, after live sync's own refetches (the Events tab shows item changes from them)
   noticed(notice: StreamNotice): void;

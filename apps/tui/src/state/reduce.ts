@@ -622,7 +622,6 @@ function reduceAny(state: State, action: Action): State {
         { ...state, frontier: action.frontier, frontierProject: action.project, dataAt: state.now },
         ['runnable', 'blocked', 'frozen'],
       );
-      // a created item arriving: select it
       const arrived = next.triage.arriving ? selectArrived(next, TRIAGE_HELPERS) : next;
       return arrived.detailOpen ? withDetailFor(arrived) : arrived;
     }
