@@ -299,7 +299,7 @@ export const MAIN_SCREEN_KEYS: readonly KeyBinding[] = [
     pane: 'detail',
   },
 
-  // issues 37 and 39: a comment on the item (a note, not a change: allowed while someone else holds it)
+  // a comment on the item (a note, not a change: allowed while someone else holds it)
   {
     action: 'comment_add',
     keys: ['m'],

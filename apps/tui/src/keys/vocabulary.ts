@@ -127,7 +127,7 @@ export const KEY_ACTIONS = [
   'view_up',
   // the item's change record
   'history_open',
-  // issues 37 and 39: comments on an item
+  // comments on an item
   'comment_add',
   'comment_newline',
 ] as const;

@@ -5,7 +5,7 @@ import { frontier, item, NOW, project, testScreen, TestScreen } from '../testing
 import type { ItemCommentWire, ItemWire } from '../wire';
 import { makeTheme } from './theme';
 
-// Issues 37 and 39: comments in the detail pane (newest first, who, how long ago, stored text made safe) and `m`,
+// Comments in the detail pane (newest first, who, how long ago, stored text made safe) and `m`,
 // which writes one with the line editor over several lines, through blessed's key parser on a screen over streams.
 
 const SIZES: [number, number][] = [

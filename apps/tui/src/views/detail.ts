@@ -122,7 +122,7 @@ export function detailPane(state: State, width: number, theme: Theme): { lines: 
     out.push(' not claimed');
   }
 
-  // what people and agents said about it (issues 37 and 39), newest first: the newest few the item carries
+  // what people and agents said about it, newest first: the newest few the item carries
   const comments = d?.item?.comments ?? [];
   const commentCount = d?.item?.comment_count ?? comments.length;
   if (d?.item && commentCount > 0) {
