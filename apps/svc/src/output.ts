@@ -222,7 +222,6 @@ export function reportError(err: unknown, json: boolean): number {
   return EXIT.error;
 }
 
-// Wraps an action: runs it, reports errors uniformly.
 export function action<A extends unknown[]>(fn: (...args: A) => Promise<void> | void) {
   return async (...args: A): Promise<void> => {
     const command = args[args.length - 1] as Command;

@@ -33,7 +33,6 @@ export interface MouseEvent {
   y: number;
 }
 
-// Rows the wheel moves per notch.
 const WHEEL_ROWS = 3;
 
 // Wires the store, the keymap, the views and the effects together.
@@ -126,7 +125,7 @@ export class App {
         return;
       }
       if (binding.action === 'quit') {
-        // claims this TUI holds: keep or release them first (issue 39)
+        // claims this TUI holds: keep or release them first
         this.store.dispatch({ type: 'quit_ask' });
         this.renderNow();
         return;

@@ -20,7 +20,7 @@ export interface TuiConfig {
   mouse: boolean;
   // action -> keys, for the main screen's bindings
   keys: Partial<Record<KeyAction, string[]>>;
-  // named views (filter + sort + tab): `:view <name>`, M-1…M-9 in the order listed (issue 39)
+  // named views (filter + sort + tab): `:view <name>`, M-1…M-9 in the order listed
   views: NamedView[];
   // custom commands on the selected item: a shell command whose output is shown, or a URL opened
   commands: UserCommand[];

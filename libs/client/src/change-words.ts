@@ -2,7 +2,7 @@ import type { ChangeRecordWire } from '@app/contracts';
 
 import { truncateWidth } from './display-width';
 
-// The words a change record (issue 36) is shown in, the same in the command line (`svc items history`, `svc history`)
+// The words a change record is shown in, the same in the command line (`svc items history`, `svc history`)
 // and the TUI (Events tab, the detail pane's History): who, and what (before → after). Plain text: the caller passes
 // it through terminal-text.ts (the CLI's tables, the TUI's clean/fit) before it reaches a terminal.
 

@@ -1,6 +1,6 @@
 import { entrypointHowTo, entrypointHowToLines, parseEntrypoint } from './entrypoints';
 
-// Issue 37: the entrypoints svc hands out name the svc MCP server's prompts; svc charge and the TUI say how to run one.
+// The entrypoints svc hands out name the svc MCP server's prompts; svc charge and the TUI say how to run one.
 describe('entrypoints as MCP prompts', () => {
   it('should read an adapter entrypoint and advance with its phase, and nothing else', () => {
     expect(parseEntrypoint('/svc usher ATL-6')).toEqual({ prompt: 'usher', ref: 'ATL-6' });

@@ -1,5 +1,5 @@
 // The seed's dispatch entrypoints (`/svc usher ATL-6`, `/svc advance ATL-6 implementation`) are the svc MCP server's
-// prompts of the same name (issue 37): how to run one in an MCP client, for svc charge, the TUI and the MCP tools.
+// prompts of the same name: how to run one in an MCP client, for svc charge, the TUI and the MCP tools.
 
 export const MCP_PROMPTS = ['refine', 'shepherd', 'conduct', 'polish', 'usher', 'advance'] as const;
 export type McpPromptName = (typeof MCP_PROMPTS)[number];

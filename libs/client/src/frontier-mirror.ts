@@ -24,7 +24,7 @@ export interface FrontierMirrorStats {
   skipped: number;
 }
 
-// One project's frontier answer and its ETag, kept current (issue 27): a notice naming the ETag held costs nothing,
+// One project's frontier answer and its ETag, kept current: a notice naming the ETag held costs nothing,
 // any other change fetches the delta since the ETag held. One request at a time: changes announced while one is in
 // flight make exactly one more after it (coalesced by "in flight", never by a timer).
 export class FrontierMirror {
@@ -61,7 +61,6 @@ export class FrontierMirror {
     return this.sync(etag);
   }
 
-  // Brings the mirror up to date.
   sync(announced: string | null = null): Promise<void> {
     if (this.inFlight !== null) {
       this.again = true;

@@ -1,6 +1,6 @@
 import type { StreamNotice } from '@app/contracts';
 
-// What a live-stream notice means for a project's frontier (issue 27). A daemon that knows the frontier notice sends
+// What a live-stream notice means for a project's frontier. A daemon that knows the frontier notice sends
 // `event: frontier` with `{"project", "etag"}` after changes in a project: the ETag of the default answer (no
 // wip_cap), or null when it could not compute it. Once a connection has delivered one for a project, that project's
 // other notices (item, dependency, claim, events) no longer move its frontier: the frontier notice that follows them

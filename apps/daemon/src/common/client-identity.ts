@@ -71,7 +71,7 @@ export function networkKey(address: string): string {
 }
 
 // The wide network of an address for the second share of the code pool: the IPv4 /16 (also when IPv4-mapped) or the
-// IPv6 /32 (a typical provider allocation), so several /24s (or /48s) of one operator share one limit (issue 36).
+// IPv6 /32 (a typical provider allocation), so several /24s (or /48s) of one operator share one limit.
 export function wideNetworkKey(address: string): string {
   const parsed = parseAddress(address);
   if ('v4' in parsed) return `${parsed.v4.slice(0, 2).join('.')}.0.0/16`;

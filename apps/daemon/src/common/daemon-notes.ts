@@ -7,7 +7,7 @@ import { LogFormat, nestLogLevel, resolveLogFormat } from './logging';
 // The daemon's own lines outside a request: start-up, the listening address, shutdown, boot failures, the embedded
 // PostgreSQL's notes. They go to stderr (stdout carries the request log); in the JSON format each is one pino-shaped
 // JSON line (level, time, pid, hostname, context "daemon", msg), so a log collector reads every line of the output
-// as JSON (issue 40); in the pretty format, a person at a terminal reads "svc daemon: <message>".
+// as JSON; in the pretty format, a person at a terminal reads "svc daemon: <message>".
 export type NoteLevel = 'debug' | 'info' | 'warn' | 'error' | 'fatal';
 
 const PINO_LEVELS: Record<NoteLevel, number> = { debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };

@@ -2,7 +2,7 @@ import Fastify from 'fastify';
 
 import { drain, registerDrainHooks } from './drain';
 
-// The drain's edge (issue 40): while draining a request is still served, with Connection: close; once closing, a new
+// The drain's edge: while draining a request is still served, with Connection: close; once closing, a new
 // one is answered the daemons' own JSON 503 shutting_down with Retry-After, never Fastify's default body.
 describe('registerDrainHooks', () => {
   const app = Fastify();

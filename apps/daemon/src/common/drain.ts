@@ -6,7 +6,7 @@ import { shuttingDown } from './domain-error';
 import { toErrorResponse, writeErrorResponse } from './response-writer';
 
 // A replica that is told to stop (SIGTERM) drains in three phases, so a balancer in front of it (docker/Caddyfile)
-// sends nothing it cannot finish (issue 40; docs/adr/0066):
+// sends nothing it cannot finish (docs/adr/0066):
 //   serving   → normal.
 //   draining  → /livez and /readyz answer 503 shutting_down (the balancer's health check takes the replica out);
 //               every other request is still served, with `Connection: close`, so no idle keep-alive connection is

@@ -52,7 +52,7 @@ export function resolveLogFormat(setting: 'auto' | LogFormat, stdoutIsTty: boole
   return stdoutIsTty ? 'pretty' : 'json';
 }
 
-// Every request answered is an access line (who did what, issue 40): info. Refusals are worth a look (warn), and so
+// Every request answered is an access line (who did what): info. Refusals are worth a look (warn), and so
 // is a 503: the daemon's own retryable answer (database_unavailable, shutting_down, with Retry-After), never a fault
 // of its code; other failures of the server are errors.
 export function requestLogLevel(statusCode: number, err?: unknown): 'error' | 'warn' | 'info' {

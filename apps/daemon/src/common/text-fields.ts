@@ -28,10 +28,10 @@ export function controlCharacterProblem(value: string, multiLine: boolean): stri
     : `must be one line without control characters or bidi overrides (found ${codePoint(found[0])})`;
 }
 
-// The item fields holding prose: the body and the structured fields (spec, design_spec, ...).
 // The longest text an item's body, a structured field or a comment may hold.
 export const TEXT_LIMIT = 512 * 1024;
 
+// The item fields holding prose: the body and the structured fields (spec, design_spec, ...).
 export const MULTI_LINE_ITEM_FIELDS: readonly string[] = ['body', ...STRUCTURED_FIELDS];
 
 // Route parameters, for the one route whose body field is prose or not depending on the path (items' fields).

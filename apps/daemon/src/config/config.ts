@@ -35,7 +35,7 @@ export interface AppConfig {
   mcpStreamsPerActor: number;
   mcpStreamsPerAddress: number;
   bodyLimit: number;
-  // POST /v1/import's own limit: a migrated backlog of a few thousand items is several MiB (issue 41)
+  // POST /v1/import's own limit: a migrated backlog of a few thousand items is several MiB
   importBodyLimit: number;
   claimTtlSeconds: number;
   // machine-level session routing (lane_rules, executor_default_lane_*): used only for sessions without a project

@@ -49,7 +49,6 @@ export class ReplicasService implements OnApplicationBootstrap {
     await this.heartbeat().catch((err: unknown) => this.logger.warn(`replica report: ${(err as Error).message}`));
   }
 
-  // Measures the clock against PostgreSQL and records this replica; returns the skew.
   async heartbeat(): Promise<number> {
     const skew = clockSkewMs(await this.repository.readClock());
     await this.repository.report({

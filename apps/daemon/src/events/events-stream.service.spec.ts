@@ -5,6 +5,7 @@ import type { DataSource } from 'typeorm';
 
 import { ITEMS_CHANNEL } from './events.repository';
 import { EventsStreamService, StreamMessage } from './events-stream.service';
+import { NoticeFeedRepository } from './notice-feed.repository';
 
 // The notice feed's reader over a fake connection whose feed reads the test answers one by one.
 
@@ -65,7 +66,7 @@ describe('EventsStreamService (the notice feed reader)', () => {
   beforeEach(async () => {
     delivered.length = 0;
     client = new FakeListenClient();
-    service = new EventsStreamService({} as DataSource, () => client as unknown as Client);
+    service = new EventsStreamService({} as DataSource, () => client as unknown as Client, new NoticeFeedRepository());
     service.messages.subscribe((m) => delivered.push(m));
     await service.onModuleInit();
   });

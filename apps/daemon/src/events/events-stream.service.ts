@@ -7,13 +7,8 @@ import { Observable, Subject } from 'rxjs';
 import { DataSource } from 'typeorm';
 import { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
 
-import {
-  EVENTS_CHANNEL,
-  ITEMS_CHANNEL,
-  MACHINE_AUTHORIZATIONS_CHANNEL,
-  NOTICE_RETENTION_MINUTES,
-  StreamPosition,
-} from './events.repository';
+import { EVENTS_CHANNEL, StreamPosition } from './events.repository';
+import { NoticeFeedRepository } from './notice-feed.repository';
 
 export interface StreamMessage {
   channel: string;
@@ -32,31 +27,6 @@ export const STREAM_RECONNECT_MS = 1000;
 export const POLL_MIN_MS = 5;
 export const POLL_MAX_MS = 50;
 const PRUNE_EVERY_MS = 60_000;
-
-// One statement: the horizon (every transaction below it has ended, and every one still to commit is at or above
-// it); the notices of the transactions between the last horizon and this one (`safe`); and, ahead of the horizon,
-// the other notices committed since the last read that are no recorded event (by id, best effort: one whose id is
-// below the highest seen comes when the horizon passes it). In (xid, id) order.
-const POLL_SQL = `
-  WITH h AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS x)
-  SELECT h.x::text AS horizon, n.id::text AS id, n.channel, n.payload, n.xid::text AS xid, n.safe
-    FROM h LEFT JOIN LATERAL (
-      SELECT id, channel, payload, xid, true AS safe FROM stream_notices
-       WHERE $1::xid8 IS NOT NULL AND xid >= $1::xid8 AND xid < h.x
-      UNION ALL
-      SELECT id, channel, payload, xid, false FROM stream_notices
-       WHERE $2::bigint IS NOT NULL AND id > $2::bigint AND xid >= h.x AND channel <> '${EVENTS_CHANNEL}'
-    ) n ON true
-   ORDER BY n.xid, n.id`;
-
-interface FeedRow {
-  horizon: string;
-  id: string | null;
-  channel: string | null;
-  payload: string | null;
-  xid: string | null;
-  safe: boolean | null;
-}
 
 export const LISTEN_CLIENT_FACTORY = Symbol('LISTEN_CLIENT_FACTORY');
 export type ListenClientFactory = () => Client;
@@ -86,7 +56,7 @@ export function parseNotification(channel: string, payload: string | undefined):
 // machine-authorization changes and recorded events, written by the changing transactions) and LISTENs on the event,
 // item and machine-authorization channels; every SSE client of this replica subscribes to the same Subject.
 //
-// The feed (issue 38) replaces a NOTIFY in every writing transaction, which PostgreSQL commits one at a time. Each
+// A feed rather than a NOTIFY in every writing transaction: PostgreSQL commits those one at a time. Each
 // read delivers the rows of the transactions between the previous horizon and the current one
 // (pg_snapshot_xmin(pg_current_snapshot()): every transaction below it has ended, every one still to commit is at or
 // above it), ordered by (xid, id): every replica delivers the same rows in the same order, and a recorded event's
@@ -122,6 +92,7 @@ export class EventsStreamService implements OnModuleInit, OnModuleDestroy {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(LISTEN_CLIENT_FACTORY) private readonly factory: ListenClientFactory,
+    private readonly noticeFeedRepository: NoticeFeedRepository,
     @Optional() private readonly adapterHost?: HttpAdapterHost,
   ) {}
 
@@ -182,18 +153,13 @@ export class EventsStreamService implements OnModuleInit, OnModuleDestroy {
     if (!client || this.stopped) return;
     if (this.cursor === null) {
       // the first read: from the present on
-      const [start] = (
-        await client.query<{ horizon: string; highest: string | null }>(
-          `SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS horizon,
-                  (SELECT max(id) FROM stream_notices)::text AS highest`,
-        )
-      ).rows;
+      const start = await this.noticeFeedRepository.findStart(client);
       if (client !== this.client) return;
       this.cursor = start.horizon;
       this.highest = start.highest ?? '0';
       return;
     }
-    const rows = (await client.query<FeedRow>(POLL_SQL, [this.cursor, this.highest])).rows;
+    const rows = await this.noticeFeedRepository.findSince(client, this.cursor, this.highest);
     if (client !== this.client) return;
     let delivered = 0;
     for (const row of rows) {
@@ -224,15 +190,12 @@ export class EventsStreamService implements OnModuleInit, OnModuleDestroy {
     this.idleMs = delivered > 0 ? POLL_MIN_MS : Math.min(POLL_MAX_MS, this.idleMs * 2);
     if (Date.now() - this.prunedAt > PRUNE_EVERY_MS) {
       this.prunedAt = Date.now();
-      await client
-        .query(`DELETE FROM stream_notices WHERE created_at < now() - make_interval(mins => $1)`, [
-          NOTICE_RETENTION_MINUTES,
-        ])
+      await this.noticeFeedRepository
+        .prune(client)
         .catch((err: Error) => this.logger.warn(`notice feed prune failed: ${err.message}`));
     }
   }
 
-  // The feed's clock: a read every idleMs while connected.
   private tick(): void {
     if (this.stopped || this.timer) return;
     this.timer = setTimeout(() => {
@@ -305,9 +268,7 @@ export class EventsStreamService implements OnModuleInit, OnModuleDestroy {
     client.on('end', () => this.reconnect(client));
     try {
       await client.connect();
-      await client.query(`LISTEN ${EVENTS_CHANNEL}`);
-      await client.query(`LISTEN ${ITEMS_CHANNEL}`);
-      await client.query(`LISTEN ${MACHINE_AUTHORIZATIONS_CHANNEL}`);
+      await this.noticeFeedRepository.listen(client);
       this.client = client;
       await this.read();
       this.tick();

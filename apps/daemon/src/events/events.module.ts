@@ -6,6 +6,7 @@ import { EventsController } from './events.controller';
 import { EventsStreamService, LISTEN_CLIENT_FACTORY } from './events-stream.service';
 import { EventsRepository } from './events.repository';
 import { EventsService } from './events.service';
+import { NoticeFeedRepository } from './notice-feed.repository';
 
 @Global()
 @Module({
@@ -14,6 +15,7 @@ import { EventsService } from './events.service';
     EventsRepository,
     EventsService,
     EventsStreamService,
+    NoticeFeedRepository,
     {
       provide: LISTEN_CLIENT_FACTORY,
       inject: [getDataSourceToken()],

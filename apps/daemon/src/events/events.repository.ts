@@ -115,8 +115,7 @@ export class EventsRepository {
   // commit before it in the stream's order afterwards. The order is (xid, id), the writing transaction's id then the
   // event's: readers deliver only events below pg_snapshot_xmin (every transaction below it has ended), and every
   // transaction still to commit has an id at or above it, so it sorts after everything delivered. No lock is held
-  // through the commit (issue 38; it used to be a transaction-scoped advisory lock that made every event-writing
-  // transaction of the server commit one at a time).
+  // through the commit: one would make every event-writing transaction of the server commit one at a time.
   async insert(
     event: NewEvent,
     manager: EntityManager = this.dataSource.manager,

@@ -37,7 +37,6 @@ import { STREAM_ORIGIN_HEADER, StreamOrigins } from './stream-origins';
 
 export const STREAM_HEARTBEAT_MS = 15_000;
 
-// The `closed` event's message for each code.
 const CLOSE_MESSAGES: Record<StreamCloseCode, string> = {
   token_revoked: 'the API token of this stream was revoked',
   token_expired: 'the credential of this stream expired',

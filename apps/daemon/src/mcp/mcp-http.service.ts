@@ -54,7 +54,7 @@ interface HttpMcpConnection {
 // this runs. Each MCP session is the same SvcMcpSession as `svc mcp`, calling this daemon's own HTTP API on the
 // loopback address the request came in on, with the caller's own bearer token: every rule and trust boundary of
 // the API (project access, gates, claims, the WIP cap) applies unchanged, and nothing here is a second copy of it.
-// Sessions survive the topology (issue 37): each is a row of mcp_http_sessions, so whichever replica the proxy
+// Sessions survive the topology: each is a row of mcp_http_sessions, so whichever replica the proxy
 // picks serves it — one that does not hold its transport rebuilds it from the row, in the same executor session.
 // A session unknown to every replica (never opened, ended, expired, another caller's) answers 404: the client
 // initializes again.

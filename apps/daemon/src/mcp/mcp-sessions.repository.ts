@@ -4,7 +4,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 
-// What any replica needs to serve an MCP-over-HTTP session it did not open (mcp_http_sessions, issue 37).
+// What any replica needs to serve an MCP-over-HTTP session it did not open (mcp_http_sessions).
 export interface McpSessionRow {
   actor_id: number;
   project: string | null;

@@ -6,7 +6,7 @@ import { SweepsModule } from '../sweeps/sweeps.module';
 import { MetricsController } from './metrics.controller';
 import { MetricsService } from './metrics.service';
 
-// Prometheus metrics (issue 28): the features expose observers and counts; only this module knows prom-client.
+// Prometheus metrics: the features expose observers and counts; only this module knows prom-client.
 @Module({
   imports: [FrontierModule, MachineAuthorizationModule, SweepsModule],
   controllers: [MetricsController],

@@ -2,6 +2,7 @@ import { waitFor } from '@app/testing';
 
 import { EventsStreamService, StreamMessage } from '../../src/events/events-stream.service';
 import { EventsRepository } from '../../src/events/events.repository';
+import { NoticeFeedRepository } from '../../src/events/notice-feed.repository';
 import { createMediumDatabase, MediumDatabase } from './setup/medium';
 
 // Recorded events reach the live stream through the notice feed (stream_notices, read below the oldest transaction in
@@ -14,7 +15,11 @@ describe(`${EventsRepository.name}.insert and the notice feed`, () => {
 
   // A replica's reader of the feed, and the recorded events it delivered, in order.
   async function reader(name: string): Promise<{ ids: string[]; stream: EventsStreamService }> {
-    const stream = new EventsStreamService(db.dataSource, EventsStreamService.clientFactory(db.dataSource));
+    const stream = new EventsStreamService(
+      db.dataSource,
+      EventsStreamService.clientFactory(db.dataSource),
+      new NoticeFeedRepository(),
+    );
     readers.push(stream);
     const ids: string[] = [];
     stream.messages.subscribe((m: StreamMessage) => {
@@ -130,7 +135,11 @@ describe(`${EventsRepository.name}.insert and the notice feed`, () => {
   // Item, dependency, claim and machine-authorization notices carry no id and are not replayed: they are delivered as
   // soon as they are committed, ahead of the horizon, and not again when it passes them.
   it('delivers a notice that is no recorded event at once, and once, while an older transaction is open', async () => {
-    const stream = new EventsStreamService(db.dataSource, EventsStreamService.clientFactory(db.dataSource));
+    const stream = new EventsStreamService(
+      db.dataSource,
+      EventsStreamService.clientFactory(db.dataSource),
+      new NoticeFeedRepository(),
+    );
     readers.push(stream);
     const seen: string[] = [];
     stream.messages.subscribe((m) => {

@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
-// `svc agent-setup <harness>` (issue 37): the pure part. Where each coding harness keeps its MCP servers and its
+// `svc agent-setup <harness>`: the pure part. Where each coding harness keeps its MCP servers and its
 // instructions, the entry svc writes there, and the edits (merge, replace, remove) that leave the user's own
 // entries and text as they were. The command (agent-setup.command.ts) reads and writes the files.
 

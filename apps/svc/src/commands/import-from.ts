@@ -13,7 +13,7 @@ import { apiOf, wantsJson } from '../context';
 import { CliError, output, printKeyValues, usageError } from '../output';
 import { readStdin, readText } from './backlog-cli';
 
-// `svc import --from beads|taskwarrior <file|->` (issue 41): the file is converted here, in the command line, into
+// `svc import --from beads|taskwarrior <file|->`: the file is converted here, in the command line, into
 // svc's own backlog document (libs/client/src/importers) and sent through POST /v1/import like any other import, so
 // it passes the same rules and leaves the same write record. docs/migrating.md has the mappings.
 

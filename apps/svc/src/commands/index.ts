@@ -35,7 +35,6 @@ import { registerAgentSetupCommand } from './agent-setup.command';
 import { registerHistoryCommand } from './history.command';
 import { registerGraphCommand } from './graph.command';
 
-// Every command group registers itself here.
 export const COMMAND_GROUPS: ((program: Command) => void)[] = [
   registerHistoryCommand,
   registerUpCommands,

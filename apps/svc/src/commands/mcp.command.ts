@@ -20,7 +20,7 @@ function positiveInt(value: string): number {
   return Number(value);
 }
 
-// `svc mcp`: the MCP server on stdio (issue 29). Standard output is the protocol: everything else goes to stderr.
+// `svc mcp`: the MCP server on stdio. Standard output is the protocol: everything else goes to stderr.
 // One executor session per run, registered when the client has initialized (harness: the client's name unless
 // --harness), heartbeating while the client is connected, ended (its claims released) when stdin closes or on
 // SIGTERM/SIGINT. A client that dies without closing stdin is noticed the same way: its end of the pipe closes.

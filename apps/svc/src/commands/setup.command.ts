@@ -70,7 +70,6 @@ function readStdin(): Promise<string> {
 // lines may carry a server's message: control characters escaped
 const say = (line: string) => process.stdout.write(`${terminalText(line)}\n`);
 
-// `svc up` starts the embedded daemon on this machine (and connects the CLI to it).
 function runUp(): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [process.argv[1], 'up'], { stdio: 'inherit' });

@@ -35,7 +35,7 @@ export class Commands {
     this.heartbeat = null;
   }
 
-  // The session's claims last while the TUI is open: a heartbeat renews their lease (issue 39; a claim made here
+  // The session's claims last while the TUI is open: a heartbeat renews their lease (a claim made here
   // lapsed silently after the claim TTL with the TUI still open).
   private ownSession(id: number): void {
     this.dispatch({ type: 'own_session', id });

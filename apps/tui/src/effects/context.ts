@@ -10,7 +10,7 @@ import type { FrontierPrefetch } from './frontier-live';
 // What the effect modules (live sync, detail loading, commands) share: the config, the state, and each other's
 // entry points. Each module owns its own timers and in-flight state; the Effects class wires them together.
 
-// history: the project's audit log (issue 36), the Events tab's change rows
+// history: the project's audit log, the Events tab's change rows
 export type Part = 'projects' | 'frontier' | 'claims' | 'machines' | 'events' | 'history';
 
 export interface EffectsConfig {
@@ -46,7 +46,6 @@ export interface EffectsContext {
   dispatch(action: Action): void;
   // ask live sync to refetch parts (coalesced)
   refetch(parts: Part[]): void;
-  // ask the detail loader to (re)load the pane of ref
   loadDetail(ref: string, delay?: number): void;
   // every stream notice, after live sync's own refetches (the Events tab shows item changes from them)
   noticed(notice: StreamNotice): void;

@@ -90,7 +90,7 @@ export class DetailLoader {
         }
         dispatch({ type: 'detail_loaded', ref, data: { part: 'dbClaim', value } });
       }),
-      // who changed it last (issue 36); a daemon without the record (404) shows no History section
+      // who changed it last; a daemon without the record (404) shows no History section
       part('history', async () => {
         try {
           const body = await api.itemHistory(ref, { limit: DETAIL_HISTORY });

@@ -322,7 +322,7 @@ describe(Effects.name, () => {
     effects.stop();
   });
 
-  // issue 26: machines without a code, revoke, live item changes, the live project picker
+  // machines without a code, revoke, live item changes, the live project picker
   describe('screens', () => {
     it('should deny a request by its id alone after the confirmation, and revoke a connected machine', async () => {
       const { api, store, effects } = await started();

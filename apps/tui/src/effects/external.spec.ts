@@ -12,7 +12,7 @@ import { frontier, item, NOW, project } from '../testing/fixtures';
 import type { EffectsContext } from './context';
 import { External, fillTemplate, linkOf } from './external';
 
-// `o` and tui.json's commands (issue 39): the opener gets the item's link; a command's output shows, sanitized.
+// `o` and tui.json's commands: the opener gets the item's link; a command's output shows, sanitized.
 
 describe(linkOf.name, () => {
   it('should take github_issue (a URL or owner/repo#N), else the first URL of the body', () => {

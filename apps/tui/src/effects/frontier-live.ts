@@ -29,7 +29,7 @@ export function prefetchFrontier(api: SvcApi, project: string): FrontierPrefetch
   return { project, read, first };
 }
 
-// The TUI's live frontier (issue 27): one FrontierMirror for the project shown. A change notice naming the ETag
+// The TUI's live frontier: one FrontierMirror for the project shown. A change notice naming the ETag
 // shown costs nothing; any other asks the daemon for the delta since it; notices during a request make one more
 // request after it. A delta reaches the state as `frontier_delta` (lists and cursors follow without a rebuild).
 export class LiveFrontier {

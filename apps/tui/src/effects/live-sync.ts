@@ -135,7 +135,7 @@ export class LiveSync {
       case 'claim':
       case 'claims':
         this.frontierMove(notice);
-        // every write is recorded (issue 36): the Events tab's audit log follows, coalesced with the rest
+        // every write is recorded: the Events tab's audit log follows, coalesced with the rest
         this.refetch(['claims', 'history']);
         break;
       default:

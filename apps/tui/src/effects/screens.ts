@@ -6,7 +6,7 @@ import { formatWhen } from '../state/selectors';
 import type { DispatchResponse, ExplainResponse, StreamNotice } from '../wire';
 import { describe, EffectsConfig, EffectsContext } from './context';
 
-// Issue 26's screens: the live project picker, the connected machines (revoke), deny without a code, the Events
+// The screens: the live project picker, the connected machines (revoke), deny without a code, the Events
 // tab's actor names, and the words a charge outcome is shown in.
 
 // the project picker re-reads the projects this often while it is open (no notice announces a new project)
@@ -120,7 +120,7 @@ export class Screens {
   }
 
   // A project this TUI does not know yet (created elsewhere): the projects are read again. An item's change itself
-  // shows in the Events tab as a row of the audit log (issue 36: who, before → after), which the notice refetches
+  // shows in the Events tab as a row of the audit log (who, before → after), which the notice refetches
   // (live-sync.ts); the notice alone named no actor and no values.
   onNotice(notice: StreamNotice): void {
     if (notice.type !== 'item' && notice.type !== 'items') return;

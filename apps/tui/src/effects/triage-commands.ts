@@ -13,7 +13,7 @@ import type { PickerOption, State, TriageCommand, TriageResult } from '../state/
 import type { ItemWire } from '../wire';
 import { describe, EffectsContext } from './context';
 
-// The triage writes (issue 25): each command through the SvcApi function the command line uses for it, its
+// The triage writes: each command through the SvcApi function the command line uses for it, its
 // inverse read from the item as it was just before, and a refusal kept in the daemon's words.
 export class TriageCommands {
   constructor(private readonly ctx: EffectsContext) {}

@@ -117,7 +117,6 @@ export function helpSections(
     );
 }
 
-// The rows of the overlay, flat, in section order.
 export function helpRows(scope: Scope, filter = '', keymap: readonly KeyBinding[] = KEYMAP): HelpRow[] {
   return helpSections(scope, filter, keymap).flatMap((s) => s.rows);
 }

@@ -127,7 +127,7 @@ export const MAIN_SCREEN_KEYS: readonly KeyBinding[] = [
 
   { action: 'demo_import', keys: ['i'], help: 'import the bundled demo backlog', scope: 'empty', hint: 'import demo' },
 
-  // ---- triage (issue 25): every write goes through the SvcApi function the command line uses
+  // ---- triage: every write goes through the SvcApi function the command line uses
   {
     action: 'status_pick',
     keys: ['s'],
@@ -254,7 +254,7 @@ export const MAIN_SCREEN_KEYS: readonly KeyBinding[] = [
   },
   { action: 'jump_back', keys: ['backspace', 'C-o'], help: 'back to where the last : jump left from', scope: 'global' },
 
-  // issue 26 (screens): machine details, connected machines and revoke, the events filter and payload
+  // screens: machine details, connected machines and revoke, the events filter and payload
   {
     action: 'machine_open',
     keys: ['enter'],
@@ -289,7 +289,7 @@ export const MAIN_SCREEN_KEYS: readonly KeyBinding[] = [
   },
   { action: 'events_reads', keys: ['f'], help: 'show or hide FrontierComputed reads', scope: 'events', hint: 'reads' },
 
-  // issue 36: who changed the item, what (before → after), when and through which path
+  // who changed the item, what (before → after), when and through which path
   {
     action: 'history_open',
     keys: ['h'],
@@ -299,7 +299,7 @@ export const MAIN_SCREEN_KEYS: readonly KeyBinding[] = [
     pane: 'detail',
   },
 
-  // issues 37 and 39: a comment on the item (a note, not a change: allowed while someone else holds it)
+  // a comment on the item (a note, not a change: allowed while someone else holds it)
   {
     action: 'comment_add',
     keys: ['m'],

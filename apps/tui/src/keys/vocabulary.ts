@@ -85,7 +85,6 @@ export const KEY_ACTIONS = [
   'help_close',
   'project_choose',
   'demo_import',
-  // triage (issue 25)
   'status_pick',
   'status_next',
   'priority_up',
@@ -126,9 +125,9 @@ export const KEY_ACTIONS = [
   'view_close',
   'view_down',
   'view_up',
-  // issue 36: the item's change record
+  // the item's change record
   'history_open',
-  // issues 37 and 39: comments on an item
+  // comments on an item
   'comment_add',
   'comment_newline',
 ] as const;

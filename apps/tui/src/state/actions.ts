@@ -80,7 +80,6 @@ export type Action =
   | { type: 'status'; text: string; tone: StatusTone }
   | { type: 'layout'; pageSize: number; helpScrollMax?: number }
   | { type: 'tick'; now: number }
-  // triage (issue 25)
   | { type: 'picker_options'; purpose: PickerPurpose; refs: string[]; options: PickerOption[] }
   | { type: 'triage_done'; id: number; results: TriageResult[] }
   // commands prepared outside a dialog (the body editor's changes)

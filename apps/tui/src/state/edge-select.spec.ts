@@ -7,7 +7,7 @@ import type { DetailEdge } from './edges';
 import { reduce } from './reduce';
 import { initialState, State } from './state';
 
-// The detail pane's edges: H / L select, enter jumps to the other item, d removes after asking (issue 25, item 5).
+// The detail pane's edges: H / L select, enter jumps to the other item, d removes after asking.
 
 const key = (action: Extract<Action, { type: 'key' }>['action']): Action => ({ type: 'key', action });
 const run = (state: State, ...actions: Action[]) => actions.reduce(reduce, state);

@@ -2,7 +2,7 @@ import type { KeyAction } from '../keys/keymap';
 import { DetailEdge, edgeKey } from './edges';
 import type { State, TriageCommand } from './state';
 
-// An edge of the detail pane selected with H / L (issue 25, item 5): `enter` jumps to the other item, `d` removes
+// An edge of the detail pane selected with H / L: `enter` jumps to the other item, `d` removes
 // the edge after asking ("No" focused), through the same SvcApi function as `svc items dependency remove`. The
 // selection belongs to one item's pane: moving to another item forgets it. It names the edge, not a position: when the
 // pane's edges reload (an edge added or removed elsewhere) it stays on its edge, or selects none once that is gone.

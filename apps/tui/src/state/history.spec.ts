@@ -4,7 +4,7 @@ import { reduce } from './reduce';
 import { activeScope, keyAt, selectedEvent, unseenEvents, visibleEvents } from './selectors';
 import { initialState, State } from './state';
 
-// Issue 36 in the TUI's state: the Events tab merges the project's audit log with the stored events and follows it;
+// The TUI's state: the Events tab merges the project's audit log with the stored events and follows it;
 // h pages through an item's whole history.
 
 const key = (action: Extract<Action, { type: 'key' }>['action']): Action => ({ type: 'key', action });

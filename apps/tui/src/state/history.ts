@@ -4,7 +4,7 @@ import type { Action } from './actions';
 import { keyAt, selectedItem } from './selectors';
 import { ItemHistoryDialog, State, StatusTone, Tab } from './state';
 
-// The record of every write in the TUI (issue 36): the Events tab follows the project's audit log, and `h` opens
+// The record of every write in the TUI: the Events tab follows the project's audit log, and `h` opens
 // the selected item's whole history. reduce.ts asks these first; null means "not mine".
 
 export interface HistoryHelpers {

@@ -1,6 +1,6 @@
 import { editLine, LineEdit, lineAt, LineState, walkHistory } from './line-editor';
 
-// The shared line editor (issue 39), without a screen: state in, state out.
+// The shared line editor, without a screen: state in, state out.
 
 const apply = (s: LineState, ...edits: (LineEdit['op'] | string)[]) =>
   edits.reduce(

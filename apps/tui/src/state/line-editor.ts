@@ -1,4 +1,4 @@
-// The line editor every prompt shares (issue 39): `e`, `n`, `b`, the machine code, the palette and the `/` filter.
+// The line editor every prompt shares: `e`, `n`, `b`, the machine code, the palette and the `/` filter.
 // Pure: a line's state and an edit in, the new state out; the reducer keeps one per screen (only one prompt reads
 // keys at a time) and the views draw the cursor where it says. The cursor counts UTF-16 units but always moves by
 // whole code points, so a wide character or an emoji is stepped over at once.

@@ -7,7 +7,7 @@ import { bucketIndexAt, frontierRowAt, rowCount, selectedItem } from './selector
 import { initialState, State } from './state';
 import { paletteOptions } from './triage';
 
-// `:sort <key>` and `:filter pri:high status:planned @me` (issue 25, item 9).
+// `:sort <key>` and `:filter pri:high status:planned @me`.
 
 const key = (action: Extract<Action, { type: 'key' }>['action']): Action => ({ type: 'key', action });
 const type = (text: string): Action[] => [...text].map((ch) => ({ type: 'input', ch }));

@@ -1,6 +1,6 @@
 import type { ClaimHolder, FrontierItemWire } from '../wire';
 
-// The frontier lists' `:sort <key>` and structured filter words (issue 25, item 9). The filter stays one string
+// The frontier lists' `:sort <key>` and structured filter words. The filter stays one string
 // (state.filter, typed after `/` or given with `:filter`): `pri:high`, `status:planned` and `@me` narrow it, every
 // other word must appear in the ref or title. Several values of one key match any (`pri:high pri:medium`).
 

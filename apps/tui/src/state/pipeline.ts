@@ -1,6 +1,6 @@
 import type { DeploymentHaltWire, ItemProgressWire } from '../wire';
 
-// Where an item carried by a deployment flow stands in its pipeline (issue 15): the flow's stages, the run's
+// Where an item carried by a deployment flow stands in its pipeline: the flow's stages, the run's
 // position, the item's deploy_stage cache and the halt the run waits at, if any.
 export interface PipelineStage {
   name: string;

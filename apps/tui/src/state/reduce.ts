@@ -622,7 +622,6 @@ function reduceAny(state: State, action: Action): State {
         { ...state, frontier: action.frontier, frontierProject: action.project, dataAt: state.now },
         ['runnable', 'blocked', 'frozen'],
       );
-      // a created item arriving: select it
       const arrived = next.triage.arriving ? selectArrived(next, TRIAGE_HELPERS) : next;
       return arrived.detailOpen ? withDetailFor(arrived) : arrived;
     }
@@ -707,7 +706,7 @@ function reduceAny(state: State, action: Action): State {
       const expired = s !== null && s.tone !== 'error' && action.now - s.at >= STATUS_TTL_MS;
       return { ...state, now: action.now, ...(expired ? { status: null } : {}) };
     }
-    // issue 26's screens (state/screens.ts answered them above)
+    // the screens' actions (state/screens.ts answered them above)
     case 'connected_loaded':
     case 'actors_loaded':
     case 'view_open':

@@ -5,7 +5,7 @@ import { reduce } from './reduce';
 import { activeScope, rowCount, selectedEvent, visibleEvents } from './selectors';
 import { initialState, State } from './state';
 
-// Issue 26's screens: Esc order, the detail cache, charge keys while loading, machines, events, the project picker.
+// The screens: Esc order, the detail cache, charge keys while loading, machines, events, the project picker.
 
 const key = (action: Extract<Action, { type: 'key' }>['action']): Action => ({ type: 'key', action });
 const run = (state: State, ...actions: Action[]) => actions.reduce(reduce, state);

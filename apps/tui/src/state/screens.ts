@@ -5,7 +5,7 @@ import type { Action } from './actions';
 import { actorLabel, pickerProjects, selectedConnected, selectedEvent, selectedMachine, formatWhen } from './selectors';
 import { Detail, Dialog, State, StatusTone, Tab } from './state';
 
-// Issue 26's screens in the reducer: machine details, connected machines and revoke, the events' reads toggle and
+// The screens in the reducer: machine details, connected machines and revoke, the events' reads toggle and
 // payload view, read-only views, the project picker's filter and g/G, and charge keys pressed while loading.
 // reduce.ts asks these first; null means "not mine".
 
@@ -202,7 +202,6 @@ export function reduceScreensKey(state: State, action: KeyAction, h: ScreensHelp
   }
 }
 
-// Typing into the project picker's filter.
 export function reduceScreensInput(state: State, edit: (text: string) => string): State | null {
   const d = state.dialog;
   if (d?.kind !== 'projects' || !d.filtering) return null;

@@ -93,7 +93,7 @@ export function effectiveFilter(state: State, tab: Tab): string {
   return isFrontierTab(tab) || tab === 'events' ? state.filter : '';
 }
 
-// The Events tab's rows: the project's audit log (issue 36: who changed what, before → after) merged by time with the
+// The Events tab's rows: the project's audit log (who changed what, before → after) merged by time with the
 // stored events, newest first; FrontierComputed reads hidden unless shown, then the filter (substring of what the row
 // shows: the name, item, project, actor and payload; a change's who, what and path). A change row carries its
 // record; its key is `h<id>` (an event's is its numeric id). Computed once per (events, changes, reads shown,
@@ -371,7 +371,7 @@ export function formatAge(iso: string | null | undefined, now: number): string {
 }
 
 // A moment for people: how long ago (or in how long) and the local time, the date too when it is not today
-// ("3m ago (14:02:05)", "in 28m (14:32:05)"); never the raw ISO string (issue 39).
+// ("3m ago (14:02:05)", "in 28m (14:32:05)"); never the raw ISO string.
 export function formatWhen(iso: string | null | undefined, now: number): string {
   if (!iso) return '';
   const t = Date.parse(iso);

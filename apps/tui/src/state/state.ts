@@ -95,7 +95,7 @@ export type Dialog =
   | { kind: 'help'; filter: string; scroll?: number }
   // key: the selected project id (the selection follows the project when the list changes); filter as typed
   | { kind: 'projects'; index: number; key?: string | null; filter?: string; filtering?: boolean }
-  // h: the item's whole change record (issue 36), newest first; older pages load as the list scrolls to its end
+  // h: the item's whole change record, newest first; older pages load as the list scrolls to its end
   | ItemHistoryDialog
   | TriageDialog;
 
@@ -113,7 +113,7 @@ export interface ItemHistoryDialog {
   scroll: number;
 }
 
-// ---- triage (issue 25): the writes a key makes, as data. Each runs through the same SvcApi function as the
+// ---- triage: the writes a key makes, as data. Each runs through the same SvcApi function as the
 // command line; its inverse is computed by the effects from the item as it was just before the write.
 export type TriageCommand =
   | { op: 'status'; ref: string; to: string }
@@ -199,7 +199,6 @@ export interface TriageRun {
   redo?: boolean;
 }
 
-// One command's outcome, as the effects report it.
 export interface TriageResult {
   command: TriageCommand;
   ok: boolean;
@@ -248,7 +247,7 @@ export interface Detail {
   // the deployment pipeline of an item carried by a flow (null: none, or not loaded yet)
   pipeline: Pipeline | null;
   epicTasks: EpicTaskWire[] | null;
-  // the item's last changes, newest first (issue 36; null until loaded)
+  // the item's last changes, newest first (null until loaded)
   history: ChangeRecordWire[] | null;
   errors: string[];
   // a counter bumped on every change, so views can skip re-formatting an unchanged pane
@@ -257,7 +256,7 @@ export interface Detail {
 
 export type StatusTone = 'info' | 'ok' | 'warn' | 'error';
 
-// tui.json's named views and commands (issue 39; config.ts reads them)
+// tui.json's named views and commands (config.ts reads them)
 export interface NamedView {
   name: string;
   filter?: string;

@@ -8,7 +8,7 @@ import { reduce } from './reduce';
 import { initialState, State } from './state';
 import { treeWants } from './tree';
 
-// `t`: the dependency tree (issue 25, item 10) as a reducer state.
+// `t`: the dependency tree as a reducer state.
 
 const key = (action: Extract<Action, { type: 'key' }>['action']): Action => ({ type: 'key', action });
 const run = (state: State, ...actions: Action[]) => actions.reduce(reduce, state);

@@ -1,7 +1,7 @@
 import type { DetailEdge } from './edges';
 import type { Detail, FrontierTab, PickerOption, State } from './state';
 
-// `t`: the selected item's dependency tree as picker rows (issue 25, item 10; deeper levels, issue 39). Upstream
+// `t`: the selected item's dependency tree as picker rows. Upstream
 // first (what the item waits on, and what that waits on, …), then the item, then downstream (what waits on it, …),
 // each row with the gate point of its edge to the row above it, satisfied or not, and its status. The item's own
 // edges come from its detail pane (GET /v1/items/:ref/dependencies both ways completed by frontier.list); a deeper

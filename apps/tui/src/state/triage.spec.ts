@@ -7,7 +7,7 @@ import { activeScope, selectedItem } from './selectors';
 import { initialState, State, TriageCommand } from './state';
 import { filteredOptions, paletteOptions } from './triage';
 
-// The triage state machine (issue 25): keys open dialog states, answers become runs, outcomes come back.
+// The triage state machine: keys open dialog states, answers become runs, outcomes come back.
 
 const key = (action: Extract<Action, { type: 'key' }>['action']): Action => ({ type: 'key', action });
 const type = (text: string): Action[] => [...text].map((ch) => ({ type: 'input', ch }));
@@ -271,7 +271,7 @@ describe('triage', () => {
     expect(reduce(s, key('dialog_yes')).triage.run?.commands).toEqual([{ op: 'unblock', ref: 'ATL-91' }]);
   });
 
-  // issue 39: b, f, unblock and unfreeze alike keep the tab shown and step the cursor to the next row
+  // b, f, unblock and unfreeze alike keep the tab shown and step the cursor to the next row
   it.each([
     ['block', 'runnable', 'ATL-1', 'ATL-2'],
     ['freeze', 'runnable', 'ATL-2', 'ATL-3'],

@@ -3,7 +3,7 @@ import type { Action } from './actions';
 import { selectedItem } from './selectors';
 import type { State, StatusTone } from './state';
 
-// tui.json's named views and custom commands, and `o` (issue 39). A view sets the tab, the filter and the sort at
+// tui.json's named views and custom commands, and `o`. A view sets the tab, the filter and the sort at
 // once; a command or `o` asks the effects to read the item and run or open what it names (effects/external.ts).
 
 // What the reducer lends a view: the list bookkeeping after the tab, filter or sort changed (the triage machine

@@ -109,7 +109,7 @@ export function event(id: number, overrides: Partial<EventWire> = {}): EventWire
   };
 }
 
-// One change record (issue 36): admin raised ATL-1's priority from the command line, `id` seconds before NOW.
+// One change record: admin raised ATL-1's priority from the command line, `id` seconds before NOW.
 export function change(id: number, overrides: Partial<ChangeRecordWire> = {}): ChangeRecordWire {
   return {
     id: String(id),

@@ -14,7 +14,6 @@ export interface TmuxOptions {
   width: number;
   height: number;
   env: Record<string, string>;
-  // argv of the program
   command: string[];
   cwd?: string;
 }

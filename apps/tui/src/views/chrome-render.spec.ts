@@ -186,7 +186,7 @@ describe('chrome: messages, footer, help, colour', () => {
         text = t.text();
       }
       expect(text).toContain('open this project');
-      // back up to the top (the help grew with the line editor's keys, issue 39)
+      // back up to the top
       for (let i = 0; i < 20 && !/Keys 1-/.test(t.text()); i++) await press('\x1b[5~');
       expect(t.text()).toMatch(/Keys 1-/);
       await press('d', 'e', 'n', 'y');

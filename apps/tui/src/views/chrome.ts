@@ -120,7 +120,7 @@ export function tabsLine(state: State, width: number): string {
 }
 
 function rowCountUnfiltered(state: State, tab: (typeof TABS)[number]): number {
-  // the count of what the tab shows: the pending requests, or the connected machines (issue 39)
+  // the count of what the tab shows: the pending requests, or the connected machines
   if (tab === 'machines') return state.machinesView === 'connected' ? state.connected.length : state.machines.length;
   if (tab === 'events') return state.events.length;
   return state.frontier?.[tab].length ?? 0;

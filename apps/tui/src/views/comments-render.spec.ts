@@ -4,7 +4,7 @@ import { TriageCommand } from '../state/state';
 import { item, NOW, TestScreen } from '../testing/fixtures';
 import type { ItemCommentWire, ItemWire } from '../wire';
 
-// Issues 37 and 39: comments in the detail pane (newest first, who, how long ago, stored text made safe) and `m`,
+// Comments in the detail pane (newest first, who, how long ago, stored text made safe) and `m`,
 // which writes one with the line editor over several lines, through blessed's key parser on a screen over streams.
 
 const SIZES: [number, number][] = [

@@ -4,7 +4,7 @@ import type { ItemCommentWire } from '../wire';
 import { bold, clean, esc, paint, promptText, Theme, truncate, wrap } from './format';
 import type { OverlayContent } from './overlay-content';
 
-// Comments on an item (issues 37 and 39): the detail pane's section (newest first, who and how long ago, the text
+// Comments on an item: the detail pane's section (newest first, who and how long ago, the text
 // cleaned and wrapped like every stored text of the pane) and `m`'s editor.
 
 // At most this many lines of one comment in the pane (the rest: `svc items comments <ref>`).

@@ -122,7 +122,7 @@ export function detailPane(state: State, width: number, theme: Theme): { lines: 
     out.push(' not claimed');
   }
 
-  // what people and agents said about it (issues 37 and 39), newest first: the newest few the item carries
+  // what people and agents said about it, newest first: the newest few the item carries
   const comments = d?.item?.comments ?? [];
   const commentCount = d?.item?.comment_count ?? comments.length;
   if (d?.item && commentCount > 0) {
@@ -130,7 +130,7 @@ export function detailPane(state: State, width: number, theme: Theme): { lines: 
     out.push(...commentPaneLines(comments, commentCount, state.now, w, theme));
   }
 
-  // who changed it last, and what (issue 36): near the top, so the newest change shows in a small pane; h lists all
+  // who changed it last, and what: near the top, so the newest change shows in a small pane; h lists all
   if (d?.history && d.history.length > 0) {
     heading('History (h: all)');
     out.push(...historyPaneLines(d.history, state.now, w));

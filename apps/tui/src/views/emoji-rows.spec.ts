@@ -5,7 +5,7 @@ import { initialState } from '../state/state';
 import { frontier, item, NOW, project, testScreen, TestScreen } from '../testing/fixtures';
 import { makeTheme } from './theme';
 
-// Rows with adjacent emoji (issue 39): blessed cut a line by its UTF-16 length, so a flag, `🎉🎉` or a family
+// Rows with adjacent emoji: blessed cut a line by its UTF-16 length, so a flag, `🎉🎉` or a family
 // emoji (a ZWJ sequence) cost the row its last cells: the age `12s` drawn `12`, Blocked's `+1` drawn `+`, a long
 // family title losing its age at 120 columns.
 const TITLES = [

@@ -39,7 +39,6 @@ export function promptText(text: string, cursor: number | null, room: number): s
   return `{bold}${esc(before)}{/bold}▏{bold}${esc(after)}{/bold}`;
 }
 
-// The last `width` cells of a text.
 function tailWidth(text: string, width: number): string {
   const points = [...text];
   let out = '';
@@ -73,7 +72,6 @@ export function inverse(text: string): string {
   return `{inverse}${text}{/inverse}`;
 }
 
-// Word-wraps plain text into lines of at most width cells.
 export function wrap(text: string, width: number): string[] {
   const out: string[] = [];
   const w = Math.max(8, width);

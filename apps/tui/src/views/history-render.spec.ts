@@ -1,7 +1,7 @@
 import { appHarness, liveAtlas } from '../testing/app-harness';
 import { change, event, item, TestScreen } from '../testing/fixtures';
 
-// Issue 36 in the TUI, rendered on a blessed screen over streams: the Events tab is the project's audit log (who
+// The change record in the TUI, rendered on a blessed screen over streams: the Events tab is the project's audit log (who
 // changed what, before → after), the detail pane shows the item's last changes, and h lists them all.
 
 const SIZES: [number, number][] = [

@@ -6,7 +6,7 @@ import type { ChangeRecordWire } from '../wire';
 import { displayWidth, esc, fit, paint, Theme, truncate, wrap } from './format';
 import type { OverlayContent } from './overlay-content';
 
-// The item's change record (issue 36) on screen: the detail pane's History section and the `h` list. The words are
+// The item's change record on screen: the detail pane's History section and the `h` list. The words are
 // the command line's (libs/client change-words.ts); every cell goes through clean/fit/truncate/wrap (terminal-text.ts
 // and display widths).
 

@@ -313,7 +313,7 @@ export class Layout {
 }
 
 // blessed sends every character its terminfo's line-drawing set maps (`acsc`) in that set: the header's `·` went out
-// as ACS `~`, which tmux captures and copies read as `~` (issue 39). The middle dot is text: it is sent as itself
+// as ACS `~`, which tmux captures and copies read as `~`. The middle dot is text: it is sent as itself
 // (the borders keep the line-drawing set).
 function sendMiddleDotAsText(screen: blessed.Widgets.Screen): void {
   const tput = (screen as unknown as { tput?: { acscr?: Record<string, string> } }).tput;

@@ -1,7 +1,7 @@
 import { appHarness, liveAtlas } from '../testing/app-harness';
 import { item, TestScreen } from '../testing/fixtures';
 
-// Issue 39 §2: the readline keys in every prompt, through blessed's key parser on a screen over streams.
+// The readline keys in every prompt, through blessed's key parser on a screen over streams.
 
 const SIZES: [number, number][] = [
   [80, 24],

@@ -3,7 +3,7 @@ import { frontier, item, NOW } from '../testing/fixtures';
 import { PLAIN } from './format';
 import { blockedByLabel, frontierColumns, frontierHeaderLine, renderFrontierRows, shortReason } from './lists';
 
-// The Blocked tab's "blocked by" and "reason" columns (issue 25, item 10).
+// The Blocked tab's "blocked by" and "reason" columns.
 
 const plain = PLAIN;
 

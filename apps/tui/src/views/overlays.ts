@@ -174,7 +174,7 @@ export function helpOverlay(
     body.push(` ${paint(theme, bold(esc(section.title)), 'cyan')}`);
     for (const r of section.rows) {
       const danger = r.dangerous ? ' (asks first)' : '';
-      // a long help wraps under itself, never cut (issue 39: "a termin…" in a 90-wide box)
+      // a long help wraps under itself, never cut ("a termin…" in a 90-wide box)
       const parts = wrap(r.help, w - keyWidth - 5 - danger.length);
       parts.forEach((part, i) => {
         const keys = i === 0 ? paint(theme, esc(fit(r.keys, keyWidth)), 'cyan') : ' '.repeat(keyWidth);
@@ -185,7 +185,7 @@ export function helpOverlay(
   }
   if (sections.length === 0) body.push(' no key matches');
   // the box: at most the screen less a line above and below; two lines of it are the search line and a gap
-  // the box keeps the screen's height while the search narrows the keys (issue 39: it shrank with every key)
+  // the box keeps the screen's height while the search narrows the keys
   const visible = Math.max(1, height - 2 - 2 - 2);
   const scrollMax = Math.max(0, body.length - visible);
   const scroll = Math.min(d.scroll ?? 0, scrollMax);

@@ -3,7 +3,7 @@ import { App } from '../app';
 import { frontierRowAt, rowCount } from '../state/selectors';
 import { item, TestScreen } from '../testing/fixtures';
 
-// Issue 39 §3: the palette completes its commands with Tab, commands before items; `:sort <column> [asc|desc]`,
+// The palette completes its commands with Tab, commands before items; `:sort <column> [asc|desc]`,
 // a header click toggles the order, and status sorts by the workflow's order.
 
 const SIZES: [number, number][] = [

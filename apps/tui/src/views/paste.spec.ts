@@ -3,7 +3,7 @@ import { App } from '../app';
 import { item, TestScreen } from '../testing/fixtures';
 import { PasteReader } from './paste';
 
-// Issue 39: a pasted text reaches the prompt whole; its line breaks never submit it or run as keys.
+// A pasted text reaches the prompt whole; its line breaks never submit it or run as keys.
 
 describe(PasteReader.name, () => {
   it('should split keys from a bracketed paste, across chunks', () => {

@@ -1,4 +1,4 @@
-// Pasted text (issue 39). blessed splits what arrives into key presses, so a pasted line break was `enter`: a
+// Pasted text. blessed splits what arrives into key presses, so a pasted line break was `enter`: a
 // multi-line paste into a prompt submitted its first line and ran the rest as commands. The terminal is asked for
 // bracketed paste (a paste arrives between ESC[200~ and ESC[201~); a chunk with a line break inside it (a terminal
 // without bracketed paste sends a paste in one write) counts as a paste too. A paste goes to the prompt whole

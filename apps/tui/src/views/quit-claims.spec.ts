@@ -3,7 +3,7 @@ import { App } from '../app';
 import type { ClaimHolder } from '../wire';
 import { frontier, item, NOW, project } from '../testing/fixtures';
 
-// Issue 39: claims made in the TUI are the person's, say when they lapse, and q asks to keep or release them.
+// Claims made in the TUI are the person's, say when they lapse, and q asks to keep or release them.
 
 const claim = (ref: string, session: number, actor: string): ClaimHolder => ({
   item_id: ref,

@@ -17,7 +17,7 @@ import type { ExplainResponse } from '../wire';
 
 import { makeTheme } from './theme';
 
-// Issue 26's screens rendered by blessed over streams at 80x24 and 120x36.
+// The screens rendered by blessed over streams at 80x24 and 120x36.
 
 const LONG_NAME = 'build server in the basement rack number two (left)';
 const MACHINE_ID = '7f3c2a10-9b8e-4d6f-a1b2-c3d4e5f60718';
@@ -222,14 +222,14 @@ describe('issue 26 screens (render)', () => {
     ).lines.join('\n');
     expect(done).toContain('session     #4');
     expect(done).toContain('entrypoint  /conduct ATL-1');
-    // relative and local time, never the raw ISO string (issue 39)
+    // relative and local time, never the raw ISO string
     expect(done).toMatch(/claimed {5}2m ago \(\d\d:\d\d:00\)/);
     expect(done).toMatch(/claim ends {2}in 28m \(\d\d:\d\d:00\)/);
     expect(done).not.toContain('2026-01-10T');
     expect(done).not.toContain('MCP client'); // not an svc entrypoint
   });
 
-  // Issue 37: the dispatch dialog says how to run an svc entrypoint: the svc MCP server's prompt of that name.
+  // The dispatch dialog says how to run an svc entrypoint: the svc MCP server's prompt of that name.
   it('should say how to run an svc entrypoint in an MCP client', () => {
     const lines = dispatchView(
       {

@@ -2,7 +2,7 @@ import { appHarness } from '../testing/app-harness';
 import { App } from '../app';
 import { frontier, item, NOW, project, TestScreen } from '../testing/fixtures';
 
-// Issue 39 §10, the smaller defects, on a blessed screen over streams under TERM=tmux-256color.
+// Smaller defects, on a blessed screen over streams under TERM=tmux-256color.
 
 const SIZES: [number, number][] = [
   [80, 24],

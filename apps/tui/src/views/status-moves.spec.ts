@@ -2,7 +2,7 @@ import { appHarness, liveAtlas } from '../testing/app-harness';
 import { PickerOption } from '../state/state';
 import { item, TestScreen } from '../testing/fixtures';
 
-// Issue 39 §1, keys through blessed's parser on a screen over streams: the stage picker opens on the next stage, a
+// Keys through blessed's parser on a screen over streams: the stage picker opens on the next stage, a
 // backward or terminal move asks first naming from → to (No focused), and S moves to the next stage in one key.
 
 const SIZES: [number, number][] = [

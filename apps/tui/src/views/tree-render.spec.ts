@@ -3,7 +3,7 @@ import type { DetailEdge } from '../state/edges';
 import { item, TestScreen } from '../testing/fixtures';
 import type { EpicTaskWire, ExplainResponse } from '../wire';
 
-// Issue 39 §10: `t` shows the tree past the item's own edges, both ways, with the gate point of every edge at every
+// `t` shows the tree past the item's own edges, both ways, with the gate point of every edge at every
 // level, cuts said on their rows ("… N more"), and an epic's tasks (no item ref) that enter opens. Keys through
 // blessed's parser on a screen over streams, at 80x24 and 120x36 under TERM=tmux-256color.
 

@@ -3,7 +3,7 @@ import { Dialog } from '../state/state';
 import { displayWidth, esc, fit, inverse, paint, promptText, Theme, truncate, wrap } from './format';
 import type { OverlayContent } from './overlay-content';
 
-// The triage dialogs (issue 25): a picker that filters as you type, an inline input, a confirmation whose
+// The triage dialogs: a picker that filters as you type, an inline input, a confirmation whose
 // focused default is No, and a refusal in the daemon's words.
 
 function buttons(focus: 'no' | 'yes', yesLabel: string): string {
@@ -38,7 +38,7 @@ export function pickerDialog(
     lines.push(start + i === d.index ? inverse(`›${esc(fit(text, w - 4))}`) : ` ${esc(text)}`);
   });
   if (shown.length === 0) lines.push(` ${paint(theme, `nothing matches "${esc(d.filter)}"`, 'gray')}`);
-  // the palette keeps its size while the matches narrow (issue 39: the box jumped with every key)
+  // the palette keeps its size while the matches narrow
   if (d.purpose === 'palette') while (lines.length < 2 + Math.min(room, PALETTE_ROWS)) lines.push('');
   lines.push('');
   lines.push(paint(theme, ' type to filter · enter takes the highlighted (top) match · ↑↓ move · esc cancels', 'gray'));

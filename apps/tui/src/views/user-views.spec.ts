@@ -4,7 +4,7 @@ import { initialState } from '../state/state';
 import { frontier, item, NOW, project, testScreen, TestScreen } from '../testing/fixtures';
 import { makeTheme } from './theme';
 
-// Issue 39: tui.json's named views (M-1…M-9, :view <name>) and commands, listed in the help.
+// tui.json's named views (M-1…M-9, :view <name>) and commands, listed in the help.
 
 describe.each([
   [80, 24],

@@ -149,7 +149,7 @@ describe('views', () => {
       if (columns >= 120) {
         expect(lines[0]).toContain('runnable 3 · blocked 2 · frozen 1');
         expect(lines[0]).toContain('WIP 1/4');
-        // the holder by the person's name, then the session (issue 39: not "#7 claude-code")
+        // the holder by the person's name, then the session (not "#7 claude-code")
         expect(text).toContain('alice #7');
       }
     });

@@ -2,7 +2,7 @@ import type { FrontierListResponse } from '@app/contracts';
 
 import type { SvcApi } from '../api';
 
-// `svc graph` (issue 41): the dependency graph around an item (upstream and downstream to a depth) or a project's
+// `svc graph`: the dependency graph around an item (upstream and downstream to a depth) or a project's
 // open items, as data (JSON) and as Mermaid or Graphviz dot text. Edges point from the blocker to the dependent
 // (the way work flows), labelled with their gate point; an edge not yet satisfied is "blocked"; the critical path
 // (frontier explain's, or for a project the longest chain of blocked activation edges) is marked; frozen items are

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { ActivationGraph, shortestCycleIfAdded } from './activation-graph';
 import { DependencyPair, findCycleIfAdded } from './cycles';
 
-// The cycle check a dependency add runs (issue 38) against findCycleIfAdded over every edge, the plain reference:
+// The cycle check a dependency add runs against findCycleIfAdded over every edge, the plain reference:
 // the same verdict, a cycle as short, along the edges held.
 function expectSameAnswer(got: number[] | null, edges: readonly DependencyPair[], added: DependencyPair): void {
   const expected = findCycleIfAdded(edges, added);

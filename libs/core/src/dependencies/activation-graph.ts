@@ -1,6 +1,6 @@
 import { DependencyPair } from './cycles';
 
-// The activation edges of one organization in memory, for the cycle check of a dependency add (issue 38): each edge
+// The activation edges of one organization in memory, for the cycle check of a dependency add: each edge
 // once, by its stored id, with the items' dependents and blockers, and a label per item such that every edge goes
 // from a lower label to a higher one (a pseudo-topological order, kept as edges come and go).
 //

@@ -58,7 +58,7 @@ describe('evaluateGate', () => {
     ]);
   });
 
-  // issue 36: a blocker in another organization gates, but its title and status are not told
+  // a blocker in another organization gates, but its title and status are not told
   it('should withhold title, status and what they imply for a sealed blocker, and still count it', () => {
     const sealed = new Map<number, BlockerFacts>([
       [4, { ...facts('Z-4', 'cancelled', 'secret plan'), sealed: true }],

@@ -54,7 +54,7 @@ export interface BlockerFacts {
   ref?: string;
   title?: string | null;
   // The blocker sits in another organization than the dependent (an edge made before such edges were refused):
-  // it still gates, but its title, status and delivery facts are not told (issue 36).
+  // it still gates, but its title, status and delivery facts are not told.
   sealed?: boolean;
 }
 

@@ -1,7 +1,7 @@
 import { compareRank } from './ranking';
 import { FrontierComputation, FrontierItem } from './vocabulary';
 
-// An item's deployment pipeline halt (issue 15): the newest deployment run of a flow carrying the item stopped at a
+// An item's deployment pipeline halt: the newest deployment run of a flow carrying the item stopped at a
 // stage awaiting a human approval, or missing capabilities there. The run is the authority; the frontier only
 // reads it, after compute_frontier, so the spec's nine steps stay as they are.
 export interface DeploymentHalt {

@@ -78,7 +78,7 @@ export class EdgeResolution {
     }
   }
 
-  // Every edge, after edges came or went over the same items (issue 38): an edge that was there before (`oldOf`: its
+  // Every edge, after edges came or went over the same items: an edge that was there before (`oldOf`: its
   // index in `previous`'s structure, else -1) keeps its answer and reason when its blocker's facts are the same
   // object as then; every other edge is evaluated and its dependent marked in `touched`.
   resolveFrom(

@@ -145,7 +145,6 @@ export class EdgeStructure {
     }
   }
 
-  // The edge objects this was built from, in order.
   get edgeList(): readonly FrontierEdge[] {
     return this.edges;
   }

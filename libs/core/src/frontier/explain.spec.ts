@@ -69,7 +69,7 @@ describe('explainItem', () => {
     ]);
   });
 
-  // issue 36: a blocker in another organization (an edge from before they were refused) still blocks, sealed
+  // a blocker in another organization (an edge from before they were refused) still blocks, sealed
   it('should block on a sealed outside blocker without telling its status or title, in reasons and summary', () => {
     const items = [item(2)];
     const edges = [edge(7, 2, 'fact:merged')];

@@ -299,7 +299,7 @@ type Write =
   | { kind: 'outside'; id: number; spec: OutsideSpec }
   | { kind: 'wipCap'; wipCap: number }
   | { kind: 'foreignRuns' }
-  // the daemon's kinds of write one by one (issue 38): an operator block or unblock, a freeze or unfreeze, a status
+  // the daemon's kinds of write one by one: an operator block or unblock, a freeze or unfreeze, a status
   // across the terminal boundary (the item leaves the input items for the outside blockers, as the graph cache moves
   // it, or comes back from them)
   | { kind: 'block'; at: number }

@@ -16,7 +16,7 @@ import {
   FrontierItem,
 } from './vocabulary';
 
-// compute_frontier as the spec states it (docs/spec: "Computation (compute_frontier)", steps 1 to 9, and "Ranking"),
+// compute_frontier as the spec states it (its "Computation (compute_frontier)", steps 1 to 9, and "Ranking"),
 // written to be read, not to be fast: plain arrays and maps, every step over every item and edge, no memo, no typed
 // arrays, quadratic where that is simplest. computeFrontier (compute-frontier.ts) must give exactly this answer for
 // every input, with or without its memo; a property test checks it (reference-frontier.spec.ts). Only for tests and

@@ -37,7 +37,7 @@ export function describeCommand(c: TriageCommand): { text: string; cli: string }
     case 'dep-add':
       return {
         text: `${c.dependent} waits on ${c.blocker} (${c.gate_point}, ${c.satisfaction})`,
-        // the same edge the undo makes: its gate point and satisfaction, not the defaults (issue 39)
+        // the same edge the undo makes: its gate point and satisfaction, not the defaults
         cli: `svc items dependency add ${c.dependent} ${c.blocker} --gate-point ${c.gate_point} --satisfaction ${c.satisfaction}`,
       };
     case 'dep-remove':
@@ -91,7 +91,6 @@ export function runOrConfirm(state: State, title: string, commands: TriageComman
   );
 }
 
-// The effects' answer to a run: each command's outcome.
 export function runDone(state: State, action: Extract<Action, { type: 'triage_done' }>, helpers: TriageHelpers): State {
   if (state.triage.run?.id !== action.id) return state;
   const run = state.triage.run;
@@ -114,7 +113,7 @@ export function runDone(state: State, action: Extract<Action, { type: 'triage_do
   const created = done.find((r) => r.created)?.created ?? null;
   // one item changed: the selection follows it (a priority or stage change re-sorts it); block, unblock,
   // freeze and unfreeze move it out of the tab shown: the cursor stays in the tab, on the row after it, so
-  // triage goes on down the list (issue 39)
+  // triage goes on down the list
   const only = action.results.length === 1 && done.length === 1 ? done[0].command : null;
   const leaves = only !== null && BUCKET_MOVES.has(only.op) && 'ref' in only ? only.ref : null;
   const followed = only && 'ref' in only && !leaves ? only.ref : null;
@@ -145,7 +144,7 @@ export function runDone(state: State, action: Extract<Action, { type: 'triage_do
     lines.push(`✗ ${describeCommand(r.command).text}: ${r.message}`);
     for (const l of r.detail ?? []) lines.push(`    ${l}`);
   }
-  // nobody answered: the daemon is unreachable, and nothing was refused (issue 39)
+  // nobody answered: the daemon is unreachable, and nothing was refused
   if (refused.every((r) => r.unreachable)) {
     const head = `Not sent: ${refused[0].message}`;
     const words = lines.map((l) => l.replace(/ refused([ .])/, ' not sent$1'));

@@ -8,7 +8,7 @@ import { TASK_PREFIX, taskView } from '../tree';
 
 // The triage dialogs: pickers (filtered as you type), inputs, and what their answers become; the keys inside them.
 
-// Filter as you type, substring by default (TUI.md §4): the choices whose value, label or note hold the text,
+// Filter as you type, substring by default: the choices whose value, label or note hold the text,
 // exact value matches first.
 export function filteredOptions(options: readonly PickerOption[] | null, filter: string): PickerOption[] {
   if (!options) return [];
@@ -91,7 +91,6 @@ export function reduceDialogKey(state: State, action: KeyAction, helpers: Triage
   }
 }
 
-// The effects' answer to a picker that loads its choices.
 export function pickerOptionsArrived(state: State, action: Extract<Action, { type: 'picker_options' }>): State {
   const d = state.dialog;
   if (d?.kind !== 'picker' || d.purpose !== action.purpose || d.refs.join() !== action.refs.join()) return state;
@@ -171,7 +170,7 @@ function choose(state: State, helpers: TriageHelpers): State {
 }
 
 // A stage chosen for some items: a forward move runs at once; a backward one or one to a terminal stage asks
-// first, naming from → to, with No focused (issue 39).
+// first, naming from → to, with No focused.
 function chooseStage(state: State, refs: string[], options: PickerOption[], chosen: PickerOption): State {
   const at = (stage: string | undefined) => options.findIndex((o) => o.value === stage);
   const to = at(chosen.value);
@@ -251,7 +250,6 @@ export function blockerOptions(state: State, self: string | null, none = true): 
   return out;
 }
 
-// Typing into a picker's filter or an input's value.
 export function reduceTriageInput(state: State, edit: (text: string) => string): State | null {
   const d = state.dialog;
   if (d?.kind === 'picker') {

@@ -4,7 +4,7 @@ import { runDone, startRun } from './commands';
 import type { TriageHelpers } from './common';
 import { pickerOptionsArrived } from './dialogs';
 
-// The triage actions of issue 25 as a pure state machine: each key opens a dialog state (picker, input,
+// The triage actions as a pure state machine: each key opens a dialog state (picker, input,
 // confirmation, refusal), the dialog's answer becomes a run of commands, and the effects report each command's
 // outcome back as triage_done. Nothing here talks to the daemon.
 //

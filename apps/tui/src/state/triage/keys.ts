@@ -293,7 +293,6 @@ export function reduceTriageKey(state: State, action: KeyAction, helpers: Triage
     case 'jump_back':
       return jumpBack(state, helpers);
     default:
-      // the keys inside a dialog
       return reduceDialogKey(state, action, helpers);
   }
 }
