@@ -8,10 +8,10 @@ import {
   ItemProgressWire,
   ItemSectionWire,
   ItemWire,
+  ItemWorkflowWire,
   renderEntrypoint,
   STRUCTURED_FIELDS,
   WorkflowDefinition,
-  WorkflowStage,
 } from '@app/contracts/backlog';
 
 import { AuthenticatedActor } from '../auth/actor';
@@ -73,16 +73,6 @@ const TRIAGE_FIELDS: ReadonlySet<string> = new Set(['priority', 'owner']);
 export function assertTitle(title: string, policy: Record<string, unknown>): void {
   const max = titleMaxLength(policy);
   if (title.length > max) throw titleTooLong(title.length, max);
-}
-
-export interface ItemWorkflowWire {
-  item_id: string;
-  workflow_id: string;
-  workflow_version: number;
-  workflow_version_id: number;
-  status: string;
-  stage: (WorkflowStage & { entrypoint_rendered: string | null }) | null;
-  definition: WorkflowDefinition;
 }
 
 @Injectable()
