@@ -73,6 +73,25 @@ import type {
   ItemCommentWire,
   WhoAmIResponse,
   DoctorReport,
+  AddDispositionRequest,
+  AddVerdictRequest,
+  CreateEnvironmentRequest,
+  CreateFlowRequest,
+  CreateRunRequest,
+  DeploymentApprovalResponse,
+  DispositionListResponse,
+  DispositionWire,
+  EnvironmentListResponse,
+  EnvironmentWire,
+  FlowListResponse,
+  FlowWire,
+  ItemWorkflowWire,
+  ResumeRunRequest,
+  RunListResponse,
+  RunWire,
+  UpdateRunRequest,
+  VerdictListResponse,
+  VerdictWire,
 } from '@app/contracts';
 import { FRONTIER_DELTA_MEDIA_TYPE, FRONTIER_FULL_REASON_HEADER } from '@app/contracts';
 
@@ -108,17 +127,7 @@ export interface EventsQuery {
   limit?: number | string;
 }
 
-// Rows of the records and deployments features: the CLI prints them as they come.
-export type WireRow = Record<string, unknown>;
 export type WireBody = Record<string, unknown>;
-
-export interface ItemWorkflowResponse {
-  item_id: string;
-  workflow_id: string;
-  workflow_version: number;
-  status: string;
-  stage: { adapter: string; entrypoint_rendered: string | null } | null;
-}
 
 export interface RegisterSessionBody {
   harness: string;
@@ -138,19 +147,6 @@ function header(headers: Record<string, string | string[] | undefined>, name: st
 
 // Typed endpoint functions of the daemon: one per route the CLI and the TUI call. Nothing outside libs/client
 // spells a route.
-// The answer of POST /v1/deployments/approvals.
-export interface DeploymentApproval {
-  item_id: string;
-  run_id: string;
-  environment: string;
-  stage: string;
-  stage_index: number;
-  approved_by: string;
-  approved_at: string;
-  event_id: string;
-  run: Record<string, unknown>;
-}
-
 export class SvcApi {
   constructor(readonly http: SvcClient) {}
 
@@ -462,7 +458,7 @@ export class SvcApi {
     return this.http.delete(`v1/items/${seg(ref)}/sections/${seg(name)}`);
   }
 
-  itemWorkflow(ref: string): Promise<ItemWorkflowResponse> {
+  itemWorkflow(ref: string): Promise<ItemWorkflowWire> {
     return this.http.get(`v1/items/${seg(ref)}/workflow`);
   }
 
@@ -591,19 +587,19 @@ export class SvcApi {
   }
 
   // ---- records
-  recordShepherdVerdict(body: WireBody): Promise<WireRow> {
+  recordShepherdVerdict(body: AddVerdictRequest): Promise<VerdictWire> {
     return this.http.post('v1/records/shepherd-verdicts', body);
   }
 
-  shepherdVerdicts(item?: string): Promise<{ verdicts: WireRow[] }> {
+  shepherdVerdicts(item?: string): Promise<VerdictListResponse> {
     return this.http.get('v1/records/shepherd-verdicts', { item });
   }
 
-  recordCaveatDisposition(body: WireBody): Promise<WireRow> {
+  recordCaveatDisposition(body: AddDispositionRequest): Promise<DispositionWire> {
     return this.http.post('v1/records/caveat-dispositions', body);
   }
 
-  caveatDispositions(item?: string): Promise<{ dispositions: WireRow[] }> {
+  caveatDispositions(item?: string): Promise<DispositionListResponse> {
     return this.http.get('v1/records/caveat-dispositions', { item });
   }
 
@@ -620,39 +616,39 @@ export class SvcApi {
   }
 
   // ---- deployments
-  createDeploymentFlow(body: WireBody): Promise<WireRow> {
+  createDeploymentFlow(body: CreateFlowRequest): Promise<FlowWire> {
     return this.http.post('v1/deployments/flows', body);
   }
 
-  deploymentFlows(project: string): Promise<{ flows: WireRow[] }> {
+  deploymentFlows(project: string): Promise<FlowListResponse> {
     return this.http.get('v1/deployments/flows', { project });
   }
 
-  createEnvironment(body: WireBody): Promise<WireRow> {
+  createEnvironment(body: CreateEnvironmentRequest): Promise<EnvironmentWire> {
     return this.http.post('v1/deployments/environments', body);
   }
 
-  environments(project: string): Promise<{ environments: WireRow[] }> {
+  environments(project: string): Promise<EnvironmentListResponse> {
     return this.http.get('v1/deployments/environments', { project });
   }
 
-  retireEnvironment(project: string, name: string): Promise<WireRow> {
+  retireEnvironment(project: string, name: string): Promise<EnvironmentWire> {
     return this.http.post(`v1/deployments/environments/${seg(project)}/${seg(name)}/retire`);
   }
 
-  unretireEnvironment(project: string, name: string): Promise<WireRow> {
+  unretireEnvironment(project: string, name: string): Promise<EnvironmentWire> {
     return this.http.post(`v1/deployments/environments/${seg(project)}/${seg(name)}/unretire`);
   }
 
-  createDeploymentRun(body: WireBody): Promise<WireRow> {
+  createDeploymentRun(body: CreateRunRequest): Promise<RunWire> {
     return this.http.post('v1/deployments/runs', body);
   }
 
-  updateDeploymentRun(id: string, body: WireBody): Promise<WireRow> {
+  updateDeploymentRun(id: string, body: UpdateRunRequest): Promise<RunWire> {
     return this.http.patch(`v1/deployments/runs/${seg(id)}`, body);
   }
 
-  deploymentRuns(project: string): Promise<{ runs: WireRow[] }> {
+  deploymentRuns(project: string): Promise<RunListResponse> {
     return this.http.get('v1/deployments/runs', { project });
   }
 
@@ -676,12 +672,12 @@ export class SvcApi {
   }
 
   // svc approve <ref>: POST /v1/deployments/approvals (issue 15)
-  approveDeployment(ref: string): Promise<DeploymentApproval> {
+  approveDeployment(ref: string): Promise<DeploymentApprovalResponse> {
     return this.http.post('v1/deployments/approvals', { item: ref });
   }
 
   // svc deployments runs resume <id>: POST /v1/deployments/runs/:id/resume (issue 15)
-  resumeDeploymentRun(id: string, body: { capabilities?: string[] } = {}): Promise<WireRow> {
+  resumeDeploymentRun(id: string, body: ResumeRunRequest = {}): Promise<RunWire> {
     return this.http.post(`v1/deployments/runs/${seg(id)}/resume`, body);
   }
 
