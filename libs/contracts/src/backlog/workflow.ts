@@ -68,6 +68,11 @@ export interface ItemWorkflowWire {
   definition: WorkflowDefinition;
 }
 
+// GET /v1/workflows
+export interface WorkflowListResponse {
+  workflows: WorkflowSummaryWire[];
+}
+
 export const STAGE_REF_PLACEHOLDER = '{ref}';
 
 export function renderEntrypoint(entrypoint: string | null, ref: string): string | null {
