@@ -5,7 +5,7 @@ import {
   ItemFieldWire,
   ItemListWire,
   ItemProgressWire,
-  ItemSectionWire,
+  ItemSectionResponse,
   ItemWorkflowWire,
 } from '@app/contracts/backlog';
 
@@ -120,7 +120,7 @@ export class ItemsController {
     @Param('ref') ref: string,
     @Param('name') name: string,
     @Body() dto: UpsertSectionDto,
-  ): Promise<{ item_id: string; section: ItemSectionWire }> {
+  ): Promise<ItemSectionResponse> {
     return this.service.upsertSection(actor, ref, name, dto);
   }
 

@@ -6,7 +6,8 @@ import {
   ItemFieldWire,
   ItemListWire,
   ItemProgressWire,
-  ItemSectionWire,
+  ItemSectionRemovedResponse,
+  ItemSectionResponse,
   ItemWire,
   ItemWorkflowWire,
   renderEntrypoint,
@@ -386,7 +387,7 @@ export class ItemsService {
     ref: string,
     name: string,
     dto: UpsertSectionDto,
-  ): Promise<{ item_id: string; section: ItemSectionWire }> {
+  ): Promise<ItemSectionResponse> {
     if (!SECTION_NAME_PATTERN.test(name)) {
       throw invalidSectionName();
     }
@@ -405,7 +406,7 @@ export class ItemsService {
     ref: string,
     name: string,
     force = false,
-  ): Promise<{ item_id: string; removed: boolean }> {
+  ): Promise<ItemSectionRemovedResponse> {
     const resolved = await this.access.resolveItem(actor, ref);
     const removed = await this.repository.transaction(async (manager) => {
       await this.repository.lock(resolved.id, manager);
