@@ -21,7 +21,6 @@ import type {
   ClaimsResponse,
   DbClaimResponse,
   DependencyAddWire,
-  DependencyListEntryWire,
   DispatchResponse,
   EpicChainsResponse,
   EpicFilesResponse,
@@ -35,7 +34,6 @@ import type {
   ItemFieldWire,
   ItemListWire,
   ItemProgressWire,
-  ItemSectionWire,
   MachineListResponse,
   NoteWire,
   OuroborosEntryRequest,
@@ -47,7 +45,6 @@ import type {
   SessionListResponse,
   SessionResponse,
   WorkflowRegisterWire,
-  WorkflowSummaryWire,
   WorkflowVersionWire,
   EventsListResponse,
   ExplainResponse,
@@ -92,6 +89,12 @@ import type {
   UpdateRunRequest,
   VerdictListResponse,
   VerdictWire,
+  DependencyListResponse,
+  DependencyRemovedResponse,
+  GateEvaluationResponse,
+  ItemSectionRemovedResponse,
+  ItemSectionResponse,
+  WorkflowListResponse,
 } from '@app/contracts';
 import { FRONTIER_DELTA_MEDIA_TYPE, FRONTIER_FULL_REASON_HEADER } from '@app/contracts';
 
@@ -450,11 +453,11 @@ export class SvcApi {
     return this.http.get(`v1/items/${seg(ref)}/progress`);
   }
 
-  putSection(ref: string, name: string, body: WireBody): Promise<{ item_id: string; section: ItemSectionWire }> {
+  putSection(ref: string, name: string, body: WireBody): Promise<ItemSectionResponse> {
     return this.http.put(`v1/items/${seg(ref)}/sections/${seg(name)}`, body);
   }
 
-  deleteSection(ref: string, name: string): Promise<{ item_id: string; removed: boolean }> {
+  deleteSection(ref: string, name: string): Promise<ItemSectionRemovedResponse> {
     return this.http.delete(`v1/items/${seg(ref)}/sections/${seg(name)}`);
   }
 
@@ -484,10 +487,7 @@ export class SvcApi {
     return this.http.post(`v1/items/${seg(dependent)}/dependencies`, body);
   }
 
-  dependencies(
-    ref: string,
-    q: { direction?: string; gate_point?: string } = {},
-  ): Promise<{ item_id: string; dependencies: DependencyListEntryWire[] }> {
+  dependencies(ref: string, q: { direction?: string; gate_point?: string } = {}): Promise<DependencyListResponse> {
     return this.http.get(`v1/items/${seg(ref)}/dependencies`, q);
   }
 
@@ -495,7 +495,7 @@ export class SvcApi {
     dependent: string,
     blocker: string,
     q: { gate_point?: string } = {},
-  ): Promise<{ dependent: string; blocker: string; gate_point: string }> {
+  ): Promise<DependencyRemovedResponse> {
     return this.http.delete(`v1/items/${seg(dependent)}/dependencies/${seg(blocker)}`, q);
   }
 
@@ -507,7 +507,7 @@ export class SvcApi {
     return this.http.post('v1/gates/plan', body);
   }
 
-  evaluateGates(body: WireBody): Promise<{ gate_point: string; evaluations: GateEvaluationWire[] }> {
+  evaluateGates(body: WireBody): Promise<GateEvaluationResponse> {
     return this.http.post('v1/gates/evaluate-batch', body);
   }
 
@@ -516,7 +516,7 @@ export class SvcApi {
     return this.http.post('v1/workflows', document);
   }
 
-  workflows(): Promise<{ workflows: WorkflowSummaryWire[] }> {
+  workflows(): Promise<WorkflowListResponse> {
     return this.http.get('v1/workflows');
   }
 
