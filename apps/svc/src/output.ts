@@ -33,14 +33,14 @@ export const usageError = (code: string, message: string) => new CliError(code, 
 
 // ---- JSON: the body as the API returns it, optionally narrowed by --json fields and filtered by --jq
 
-type JsonObject = Record<string, unknown>;
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isRowList = (v: unknown): v is JsonObject[] => Array.isArray(v) && v.every(isObject);
+type PlainObject = Record<string, unknown>;
+const isObject = (v: unknown): v is PlainObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isRowList = (v: unknown): v is PlainObject[] => Array.isArray(v) && v.every(isObject);
 
 // `--json a,b`: the rows of every list in the body keep these fields only (a body that is one object: its own
 // fields). An unknown field is a usage error naming the available ones, as gh does.
 export function selectFields(body: unknown, fields: string[]): unknown {
-  const lists: JsonObject[][] = [];
+  const lists: PlainObject[][] = [];
   if (isRowList(body)) lists.push(body);
   else if (isObject(body)) for (const v of Object.values(body)) if (isRowList(v) && v.length > 0) lists.push(v);
   const rows = lists.length > 0 ? lists.flat() : isObject(body) ? [body] : [];
@@ -52,7 +52,7 @@ export function selectFields(body: unknown, fields: string[]): unknown {
       `unknown JSON field${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}; available fields: ${[...available].sort().join(', ')}`,
     );
   }
-  const pick = (row: JsonObject) => Object.fromEntries(fields.filter((f) => f in row).map((f) => [f, row[f]]));
+  const pick = (row: PlainObject) => Object.fromEntries(fields.filter((f) => f in row).map((f) => [f, row[f]]));
   if (isRowList(body)) return body.map(pick);
   if (!isObject(body)) return body;
   if (lists.length === 0) return pick(body);
@@ -125,7 +125,7 @@ export function cell(value: unknown): string {
     return `[${value.length} item${value.length === 1 ? '' : 's'}]`;
   }
   if (typeof value === 'object') {
-    const entries = Object.entries(value as JsonObject);
+    const entries = Object.entries(value as PlainObject);
     if (entries.length === 0) return '';
     // a small flat object reads best as its fields; anything else as its size
     if (entries.every(([, v]) => v === null || ['string', 'number', 'boolean'].includes(typeof v))) {

@@ -21,7 +21,6 @@ import type {
   ClaimsResponse,
   DbClaimResponse,
   DependencyAddWire,
-  DependencyListEntryWire,
   DispatchResponse,
   EpicChainsResponse,
   EpicFilesResponse,
@@ -35,7 +34,6 @@ import type {
   ItemFieldWire,
   ItemListWire,
   ItemProgressWire,
-  ItemSectionWire,
   MachineListResponse,
   NoteWire,
   OuroborosEntryRequest,
@@ -47,7 +45,6 @@ import type {
   SessionListResponse,
   SessionResponse,
   WorkflowRegisterWire,
-  WorkflowSummaryWire,
   WorkflowVersionWire,
   EventsListResponse,
   ExplainResponse,
@@ -73,6 +70,31 @@ import type {
   ItemCommentWire,
   WhoAmIResponse,
   DoctorReport,
+  AddDispositionRequest,
+  AddVerdictRequest,
+  CreateEnvironmentRequest,
+  CreateFlowRequest,
+  CreateRunRequest,
+  DeploymentApprovalResponse,
+  DispositionListResponse,
+  DispositionWire,
+  EnvironmentListResponse,
+  EnvironmentWire,
+  FlowListResponse,
+  FlowWire,
+  ItemWorkflowWire,
+  ResumeRunRequest,
+  RunListResponse,
+  RunWire,
+  UpdateRunRequest,
+  VerdictListResponse,
+  VerdictWire,
+  DependencyListResponse,
+  DependencyRemovedResponse,
+  GateEvaluationResponse,
+  ItemSectionRemovedResponse,
+  ItemSectionResponse,
+  WorkflowListResponse,
 } from '@app/contracts';
 import { FRONTIER_DELTA_MEDIA_TYPE, FRONTIER_FULL_REASON_HEADER } from '@app/contracts';
 
@@ -108,17 +130,7 @@ export interface EventsQuery {
   limit?: number | string;
 }
 
-// Rows of the records and deployments features: the CLI prints them as they come.
-export type WireRow = Record<string, unknown>;
 export type WireBody = Record<string, unknown>;
-
-export interface ItemWorkflowResponse {
-  item_id: string;
-  workflow_id: string;
-  workflow_version: number;
-  status: string;
-  stage: { adapter: string; entrypoint_rendered: string | null } | null;
-}
 
 export interface RegisterSessionBody {
   harness: string;
@@ -138,19 +150,6 @@ function header(headers: Record<string, string | string[] | undefined>, name: st
 
 // Typed endpoint functions of the daemon: one per route the CLI and the TUI call. Nothing outside libs/client
 // spells a route.
-// The answer of POST /v1/deployments/approvals.
-export interface DeploymentApproval {
-  item_id: string;
-  run_id: string;
-  environment: string;
-  stage: string;
-  stage_index: number;
-  approved_by: string;
-  approved_at: string;
-  event_id: string;
-  run: Record<string, unknown>;
-}
-
 export class SvcApi {
   constructor(readonly http: SvcClient) {}
 
@@ -454,15 +453,15 @@ export class SvcApi {
     return this.http.get(`v1/items/${seg(ref)}/progress`);
   }
 
-  putSection(ref: string, name: string, body: WireBody): Promise<{ item_id: string; section: ItemSectionWire }> {
+  putSection(ref: string, name: string, body: WireBody): Promise<ItemSectionResponse> {
     return this.http.put(`v1/items/${seg(ref)}/sections/${seg(name)}`, body);
   }
 
-  deleteSection(ref: string, name: string): Promise<{ item_id: string; removed: boolean }> {
+  deleteSection(ref: string, name: string): Promise<ItemSectionRemovedResponse> {
     return this.http.delete(`v1/items/${seg(ref)}/sections/${seg(name)}`);
   }
 
-  itemWorkflow(ref: string): Promise<ItemWorkflowResponse> {
+  itemWorkflow(ref: string): Promise<ItemWorkflowWire> {
     return this.http.get(`v1/items/${seg(ref)}/workflow`);
   }
 
@@ -488,10 +487,7 @@ export class SvcApi {
     return this.http.post(`v1/items/${seg(dependent)}/dependencies`, body);
   }
 
-  dependencies(
-    ref: string,
-    q: { direction?: string; gate_point?: string } = {},
-  ): Promise<{ item_id: string; dependencies: DependencyListEntryWire[] }> {
+  dependencies(ref: string, q: { direction?: string; gate_point?: string } = {}): Promise<DependencyListResponse> {
     return this.http.get(`v1/items/${seg(ref)}/dependencies`, q);
   }
 
@@ -499,7 +495,7 @@ export class SvcApi {
     dependent: string,
     blocker: string,
     q: { gate_point?: string } = {},
-  ): Promise<{ dependent: string; blocker: string; gate_point: string }> {
+  ): Promise<DependencyRemovedResponse> {
     return this.http.delete(`v1/items/${seg(dependent)}/dependencies/${seg(blocker)}`, q);
   }
 
@@ -511,7 +507,7 @@ export class SvcApi {
     return this.http.post('v1/gates/plan', body);
   }
 
-  evaluateGates(body: WireBody): Promise<{ gate_point: string; evaluations: GateEvaluationWire[] }> {
+  evaluateGates(body: WireBody): Promise<GateEvaluationResponse> {
     return this.http.post('v1/gates/evaluate-batch', body);
   }
 
@@ -520,7 +516,7 @@ export class SvcApi {
     return this.http.post('v1/workflows', document);
   }
 
-  workflows(): Promise<{ workflows: WorkflowSummaryWire[] }> {
+  workflows(): Promise<WorkflowListResponse> {
     return this.http.get('v1/workflows');
   }
 
@@ -591,19 +587,19 @@ export class SvcApi {
   }
 
   // ---- records
-  recordShepherdVerdict(body: WireBody): Promise<WireRow> {
+  recordShepherdVerdict(body: AddVerdictRequest): Promise<VerdictWire> {
     return this.http.post('v1/records/shepherd-verdicts', body);
   }
 
-  shepherdVerdicts(item?: string): Promise<{ verdicts: WireRow[] }> {
+  shepherdVerdicts(item?: string): Promise<VerdictListResponse> {
     return this.http.get('v1/records/shepherd-verdicts', { item });
   }
 
-  recordCaveatDisposition(body: WireBody): Promise<WireRow> {
+  recordCaveatDisposition(body: AddDispositionRequest): Promise<DispositionWire> {
     return this.http.post('v1/records/caveat-dispositions', body);
   }
 
-  caveatDispositions(item?: string): Promise<{ dispositions: WireRow[] }> {
+  caveatDispositions(item?: string): Promise<DispositionListResponse> {
     return this.http.get('v1/records/caveat-dispositions', { item });
   }
 
@@ -620,39 +616,39 @@ export class SvcApi {
   }
 
   // ---- deployments
-  createDeploymentFlow(body: WireBody): Promise<WireRow> {
+  createDeploymentFlow(body: CreateFlowRequest): Promise<FlowWire> {
     return this.http.post('v1/deployments/flows', body);
   }
 
-  deploymentFlows(project: string): Promise<{ flows: WireRow[] }> {
+  deploymentFlows(project: string): Promise<FlowListResponse> {
     return this.http.get('v1/deployments/flows', { project });
   }
 
-  createEnvironment(body: WireBody): Promise<WireRow> {
+  createEnvironment(body: CreateEnvironmentRequest): Promise<EnvironmentWire> {
     return this.http.post('v1/deployments/environments', body);
   }
 
-  environments(project: string): Promise<{ environments: WireRow[] }> {
+  environments(project: string): Promise<EnvironmentListResponse> {
     return this.http.get('v1/deployments/environments', { project });
   }
 
-  retireEnvironment(project: string, name: string): Promise<WireRow> {
+  retireEnvironment(project: string, name: string): Promise<EnvironmentWire> {
     return this.http.post(`v1/deployments/environments/${seg(project)}/${seg(name)}/retire`);
   }
 
-  unretireEnvironment(project: string, name: string): Promise<WireRow> {
+  unretireEnvironment(project: string, name: string): Promise<EnvironmentWire> {
     return this.http.post(`v1/deployments/environments/${seg(project)}/${seg(name)}/unretire`);
   }
 
-  createDeploymentRun(body: WireBody): Promise<WireRow> {
+  createDeploymentRun(body: CreateRunRequest): Promise<RunWire> {
     return this.http.post('v1/deployments/runs', body);
   }
 
-  updateDeploymentRun(id: string, body: WireBody): Promise<WireRow> {
+  updateDeploymentRun(id: string, body: UpdateRunRequest): Promise<RunWire> {
     return this.http.patch(`v1/deployments/runs/${seg(id)}`, body);
   }
 
-  deploymentRuns(project: string): Promise<{ runs: WireRow[] }> {
+  deploymentRuns(project: string): Promise<RunListResponse> {
     return this.http.get('v1/deployments/runs', { project });
   }
 
@@ -676,12 +672,12 @@ export class SvcApi {
   }
 
   // svc approve <ref>: POST /v1/deployments/approvals (issue 15)
-  approveDeployment(ref: string): Promise<DeploymentApproval> {
+  approveDeployment(ref: string): Promise<DeploymentApprovalResponse> {
     return this.http.post('v1/deployments/approvals', { item: ref });
   }
 
   // svc deployments runs resume <id>: POST /v1/deployments/runs/:id/resume (issue 15)
-  resumeDeploymentRun(id: string, body: { capabilities?: string[] } = {}): Promise<WireRow> {
+  resumeDeploymentRun(id: string, body: ResumeRunRequest = {}): Promise<RunWire> {
     return this.http.post(`v1/deployments/runs/${seg(id)}/resume`, body);
   }
 

@@ -1,8 +1,8 @@
 import { createParser, EventSourceMessage } from 'eventsource-parser';
 
-import type { StreamNotice } from '@app/contracts';
+import type { ErrorBody, StreamNotice } from '@app/contracts';
 
-import { ErrorBody, SvcHttpError } from './http-client';
+import { SvcHttpError } from './http-client';
 import { readText, send } from './transport';
 
 export type StreamStatus = 'connecting' | 'open' | 'reconnecting' | 'closed';

@@ -1,10 +1,6 @@
-import { readText, send } from './transport';
+import type { ErrorBody } from '@app/contracts';
 
-export interface ErrorBody {
-  code: string;
-  message: string;
-  [key: string]: unknown;
-}
+import { readText, send } from './transport';
 
 export class SvcHttpError extends Error {
   constructor(

@@ -19,3 +19,4 @@ export * from './machine-authorization/client-helpers';
 export * from './machine-authorization/requests';
 export * from './team/team';
 export * from './doctor/doctor';
+export * from './deployments/deployments';

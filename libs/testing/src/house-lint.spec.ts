@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import ts from 'typescript';
 
 // Lint enforces the house (eslint.config.mjs, issue 30): each planted violation below, linted as if it were the
 // text of a real file of the tree (so the type-aware rules see it in the project), fails with the boundary's rule.
@@ -130,5 +132,73 @@ describe('lint enforces the house', () => {
     expect(messages.filter((m) => m.fatal)).toEqual([]);
     const rule = EXPECTED_RULE[name] ?? 'no-restricted-imports';
     expect(messages.map((m) => m.ruleId)).toContain(rule);
+  });
+});
+
+// One wire vocabulary (ADR 0082): a type libs/contracts exports is declared there only. The apps and libs/client
+// import it; a same-named interface or type alias elsewhere is a second definition that drifts from the wire.
+const CONTRACTS_INDEX = join(ROOT, 'libs/contracts/src/index.ts');
+const VOCABULARY_USERS = ['apps', 'libs/client'];
+
+function contractExports(): Set<string> {
+  const program = ts.createProgram([CONTRACTS_INDEX], {
+    noEmit: true,
+    skipLibCheck: true,
+    resolveJsonModule: true,
+    esModuleInterop: true,
+  });
+  const checker = program.getTypeChecker();
+  const symbol = checker.getSymbolAtLocation(program.getSourceFile(CONTRACTS_INDEX)!)!;
+  return new Set(checker.getExportsOfModule(symbol).map((s) => s.getName()));
+}
+
+function tsFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    if (entry.name === 'node_modules' || entry.name === 'dist') return [];
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return tsFiles(path);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+// Every interface or type alias, at any depth of the file, whose name the contracts export.
+function shadowedContractTypes(fileName: string, text: string, exported: ReadonlySet<string>): string[] {
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if ((ts.isInterfaceDeclaration(node) || ts.isTypeAliasDeclaration(node)) && exported.has(node.name.text)) {
+      const { line } = ts.getLineAndCharacterOfPosition(node.getSourceFile(), node.getStart());
+      found.push(`${relative(ROOT, fileName)}:${line + 1} ${node.name.text}`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true));
+  return found;
+}
+
+describe('one wire vocabulary', () => {
+  let exported: Set<string>;
+
+  beforeAll(() => {
+    exported = contractExports();
+  }, 60_000);
+
+  it('reads the contracts exports through their index', () => {
+    expect(exported.has('RunWire')).toBe(true);
+    expect(exported.has('ItemWorkflowWire')).toBe(true);
+  });
+
+  it('finds a planted redeclaration of a contracts type', () => {
+    const planted = 'export interface RunWire { id: string }\nfunction f() { type FlowWire = string; }\n';
+    const file = join(ROOT, 'apps/svc/src/planted.ts');
+    expect(shadowedContractTypes(file, planted, exported)).toEqual([
+      'apps/svc/src/planted.ts:1 RunWire',
+      'apps/svc/src/planted.ts:2 FlowWire',
+    ]);
+  });
+
+  it('no app and not libs/client declares a type the contracts export', () => {
+    const files = VOCABULARY_USERS.flatMap((dir) => tsFiles(join(ROOT, dir)));
+    const shadows = files.flatMap((file) => shadowedContractTypes(file, readFileSync(file, 'utf8'), exported));
+    expect(shadows).toEqual([]);
   });
 });

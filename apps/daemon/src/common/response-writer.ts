@@ -4,6 +4,8 @@ import type { Duplex } from 'node:stream';
 import { HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 
+import type { ErrorBody } from '@app/contracts';
+
 import { DATABASE_RETRY_AFTER_SECONDS, isDataException, isDatabaseUnavailable } from './database-outage';
 import { databaseUnavailable as databaseUnavailableAfter, DomainError, GenericErrorCode } from './domain-error';
 
@@ -56,7 +58,7 @@ function statusCodeOf(status: number): string {
 
 export interface ErrorResponse {
   status: number;
-  body: Record<string, unknown>;
+  body: ErrorBody;
   headers: Record<string, string>;
 }
 

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, Param, Post, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 
-import { DependencyAddWire, DependencyListEntryWire } from '@app/contracts/backlog';
+import { DependencyAddWire, DependencyListResponse } from '@app/contracts/backlog';
 
 import { AuthenticatedActor, CurrentActor } from '../auth/actor';
 import { Writes } from '../rulebook/writes.decorator';
@@ -31,7 +31,7 @@ export class DependenciesController {
     @CurrentActor() actor: AuthenticatedActor,
     @Param('ref') ref: string,
     @Query() query: ListDependenciesQueryDto,
-  ): Promise<{ item_id: string; dependencies: DependencyListEntryWire[] }> {
+  ): Promise<DependencyListResponse> {
     return this.service.list(actor, ref, query.direction, query.gate_point);
   }
 

@@ -7,7 +7,7 @@ import {
   GrowingActivationGraph,
   parseSatisfaction,
 } from '@app/core';
-import { DependencyAddWire, DependencyListEntryWire } from '@app/contracts/backlog';
+import { DependencyAddWire, DependencyListResponse, DependencyRemovedResponse } from '@app/contracts/backlog';
 
 import { EntityManager } from 'typeorm';
 
@@ -185,7 +185,7 @@ export class DependenciesService {
     ref: string,
     direction: string | undefined,
     gatePoint: string | undefined,
-  ): Promise<{ item_id: string; dependencies: DependencyListEntryWire[] }> {
+  ): Promise<DependencyListResponse> {
     const item = await this.access.resolveItem(actor, ref);
     const rows = (await this.repository.edgesOf(item.id, gatePoint ?? null)).filter(
       (r) => !direction || direction === 'both' || r.direction === direction,
@@ -222,7 +222,7 @@ export class DependenciesService {
     dependentRef: string,
     blockerRef: string,
     gatePoint: string | undefined,
-  ): Promise<{ removed: boolean; dependent: string; blocker: string; gate_point: string }> {
+  ): Promise<DependencyRemovedResponse> {
     const resolved = await this.access.resolveItems(actor, [dependentRef, blockerRef]);
     const dependent = resolved.get(dependentRef)!;
     const blocker = resolved.get(blockerRef)!;

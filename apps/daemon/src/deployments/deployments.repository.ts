@@ -2,8 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 
+import type { EnvironmentWire, FlowWire } from '@app/contracts';
+
 import { affected, isoUtc } from '../projects/backlog-sql';
-import { EnvironmentWire, FlowWire, HaltKind, RecordedApproval, RunRow } from './dto/deployments.dto';
+import { HaltKind, RecordedApproval, RunRow } from './dto/deployments.dto';
 import { ApprovalRole } from './flow-stages';
 
 export const FLOW_SELECT = `SELECT id, project, name, stages, target_tier, done_description, active, closing,

@@ -1,5 +1,15 @@
 import { Injectable } from '@nestjs/common';
 
+import type {
+  DeploymentApprovalResponse,
+  EnvironmentListResponse,
+  EnvironmentWire,
+  FlowListResponse,
+  FlowWire,
+  RunListResponse,
+  RunWire,
+} from '@app/contracts';
+
 import { AuthenticatedActor, seesEveryProject } from '../auth/actor';
 import { notePassed } from '../database/write-context';
 import { DomainError, validationMessage } from '../common/domain-error';
@@ -17,13 +27,10 @@ import {
   RecordedApproval,
   CreateFlowDto,
   CreateRunDto,
-  EnvironmentWire,
-  FlowWire,
   haltOf,
   HaltKind,
   ResumeRunDto,
   RunRow,
-  RunWire,
   toRunResponse,
   UpdateRunDto,
 } from './dto/deployments.dto';
@@ -45,19 +52,6 @@ export const DEPLOYMENT_COMPLETE_GATE = 'deployment_complete';
 // The status an item reaches only once its deployment run completed (unless its flow says otherwise).
 const DONE = 'done';
 const OPEN_RUN_STATUSES = new Set(['pending', 'running', 'halted']);
-
-export interface ApproveResponse {
-  item_id: string;
-  run_id: string;
-  environment: string;
-  stage: string;
-  stage_index: number;
-  approved_by: string;
-  approved_at: string;
-  event_id: string;
-  // the usher step re-runs the run (PATCH /v1/deployments/runs/:id) to pass the gate
-  run: RunWire;
-}
 
 const RANK: Record<ApprovalRole, number> = { member: 1, admin: 2 };
 
@@ -170,7 +164,7 @@ export class DeploymentsService {
     return (await this.repository.flow(dto.id))!;
   }
 
-  async flows(actor: AuthenticatedActor, project: string): Promise<{ flows: FlowWire[] }> {
+  async flows(actor: AuthenticatedActor, project: string): Promise<FlowListResponse> {
     await this.access.assertProject(actor, project);
     return { flows: await this.repository.flows(project) };
   }
@@ -201,7 +195,7 @@ export class DeploymentsService {
     return (await this.repository.environment(dto.project, dto.name))!;
   }
 
-  async environments(actor: AuthenticatedActor, project: string): Promise<{ environments: EnvironmentWire[] }> {
+  async environments(actor: AuthenticatedActor, project: string): Promise<EnvironmentListResponse> {
     await this.access.assertProject(actor, project);
     return { environments: await this.repository.environments(project) };
   }
@@ -337,7 +331,7 @@ export class DeploymentsService {
     return this.toWire(run);
   }
 
-  async runs(actor: AuthenticatedActor, project: string): Promise<{ runs: RunWire[] }> {
+  async runs(actor: AuthenticatedActor, project: string): Promise<RunListResponse> {
     await this.access.assertProject(actor, project);
     const rows = await this.repository.runs(project);
     const refs = await this.refs.refsOf([...new Set(rows.flatMap((r) => r.carried_items))]);
@@ -435,7 +429,7 @@ export class DeploymentsService {
   // POST /v1/deployments/approvals (svc approve <ref>): records, once, who approved the stage the item's newest
   // run is halted at, with a DeploymentApproved event. Members of the project's organization only (admins when
   // the stage or the project's policy deployment_approval_role says so); anyone who sees an organization-less one.
-  async approve(actor: AuthenticatedActor, dto: ApproveDto): Promise<ApproveResponse> {
+  async approve(actor: AuthenticatedActor, dto: ApproveDto): Promise<DeploymentApprovalResponse> {
     const item = await this.access.resolveItem(actor, dto.item);
     return this.repository.transaction(async (manager) => {
       const run = await this.repository.latestFlowRun(item.id, manager, true);

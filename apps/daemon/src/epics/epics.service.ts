@@ -1,7 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 
-import { EpicTaskWire } from '@app/contracts';
+import {
+  EpicChainsResponse,
+  EpicFilesResponse,
+  EpicNotesResponse,
+  EpicTasksResponse,
+  EpicTaskWire,
+} from '@app/contracts';
 import { DependencyPair, findCycleIfAdded } from '@app/core';
 
 import { AuthenticatedActor } from '../auth/actor';
@@ -16,7 +22,6 @@ import {
   EpicTaskRow,
   NoteWire,
   parseTaskNumbers,
-  TaskFileWire,
   toChainResponse,
   toTaskResponse,
   UpdateEpicTaskDto,
@@ -98,7 +103,7 @@ export class EpicsService {
     };
   }
 
-  async tasks(actor: AuthenticatedActor, ref: string): Promise<{ epic: string; tasks: EpicTaskWire[] }> {
+  async tasks(actor: AuthenticatedActor, ref: string): Promise<EpicTasksResponse> {
     const epic = await this.epic(actor, ref);
     return { epic: epic.ref, tasks: (await this.repository.tasks(epic.id)).map((t) => toTaskResponse(epic.ref, t)) };
   }
@@ -155,7 +160,7 @@ export class EpicsService {
     return toTaskResponse(epic.ref, (await this.repository.task(epic.id, num))!);
   }
 
-  async files(actor: AuthenticatedActor, ref: string): Promise<{ epic: string; files: TaskFileWire[] }> {
+  async files(actor: AuthenticatedActor, ref: string): Promise<EpicFilesResponse> {
     const epic = await this.epic(actor, ref);
     return { epic: epic.ref, files: await this.repository.files(epic.id) };
   }
@@ -167,7 +172,7 @@ export class EpicsService {
     return { epic: epic.ref, files: await this.repository.files(epic.id) };
   }
 
-  async chains(actor: AuthenticatedActor, ref: string): Promise<{ epic: string; chains: ChainWire[] }> {
+  async chains(actor: AuthenticatedActor, ref: string): Promise<EpicChainsResponse> {
     const epic = await this.epic(actor, ref);
     return { epic: epic.ref, chains: (await this.repository.chains(epic.id)).map((c) => toChainResponse(epic.ref, c)) };
   }
@@ -194,7 +199,7 @@ export class EpicsService {
     return toChainResponse(epic.ref, chain);
   }
 
-  async notes(actor: AuthenticatedActor, ref: string, task?: number): Promise<{ epic: string; notes: NoteWire[] }> {
+  async notes(actor: AuthenticatedActor, ref: string, task?: number): Promise<EpicNotesResponse> {
     const epic = await this.epic(actor, ref);
     return { epic: epic.ref, notes: await this.repository.notes(epic.id, task ?? null) };
   }

@@ -1,7 +1,7 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 
 import { BlockerFacts, evaluateGate, evaluateGateBatch, GateEvaluation, planCandidates } from '@app/core';
-import { CandidatePlanWire, GateEvaluationWire } from '@app/contracts/backlog';
+import { CandidatePlanWire, GateEvaluationResponse, GateEvaluationWire } from '@app/contracts/backlog';
 
 import { AuthenticatedActor } from '../auth/actor';
 import { DomainError, invalidRequest } from '../common/domain-error';
@@ -80,10 +80,7 @@ export class GatesService implements OnModuleInit {
     return toEvaluationWire(evaluateGate(item.id, gatePoint, edges, facts), item.ref, facts);
   }
 
-  async evaluateBatch(
-    actor: AuthenticatedActor,
-    dto: EvaluateBatchDto,
-  ): Promise<{ gate_point: string; evaluations: GateEvaluationWire[] }> {
+  async evaluateBatch(actor: AuthenticatedActor, dto: EvaluateBatchDto): Promise<GateEvaluationResponse> {
     if ((dto.items === undefined) === (dto.project === undefined)) {
       throw invalidRequest('give either items (refs) or project');
     }

@@ -1,6 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 
-import { ItemDetailWire, ItemFieldWire, ItemListWire, ItemProgressWire, ItemSectionWire } from '@app/contracts/backlog';
+import {
+  ItemDetailWire,
+  ItemFieldWire,
+  ItemListWire,
+  ItemProgressWire,
+  ItemSectionResponse,
+  ItemWorkflowWire,
+} from '@app/contracts/backlog';
 
 import { AuthenticatedActor, CurrentActor } from '../auth/actor';
 import {
@@ -13,7 +20,7 @@ import {
   UpdateFieldDto,
   UpsertSectionDto,
 } from './dto/items.dto';
-import { ItemsService, ItemWorkflowWire } from './items.service';
+import { ItemsService } from './items.service';
 import { Writes } from '../rulebook/writes.decorator';
 
 @Controller('v1/items')
@@ -113,7 +120,7 @@ export class ItemsController {
     @Param('ref') ref: string,
     @Param('name') name: string,
     @Body() dto: UpsertSectionDto,
-  ): Promise<{ item_id: string; section: ItemSectionWire }> {
+  ): Promise<ItemSectionResponse> {
     return this.service.upsertSection(actor, ref, name, dto);
   }
 

@@ -6,12 +6,13 @@ import {
   ItemFieldWire,
   ItemListWire,
   ItemProgressWire,
-  ItemSectionWire,
+  ItemSectionRemovedResponse,
+  ItemSectionResponse,
   ItemWire,
+  ItemWorkflowWire,
   renderEntrypoint,
   STRUCTURED_FIELDS,
   WorkflowDefinition,
-  WorkflowStage,
 } from '@app/contracts/backlog';
 
 import { AuthenticatedActor } from '../auth/actor';
@@ -73,16 +74,6 @@ const TRIAGE_FIELDS: ReadonlySet<string> = new Set(['priority', 'owner']);
 export function assertTitle(title: string, policy: Record<string, unknown>): void {
   const max = titleMaxLength(policy);
   if (title.length > max) throw titleTooLong(title.length, max);
-}
-
-export interface ItemWorkflowWire {
-  item_id: string;
-  workflow_id: string;
-  workflow_version: number;
-  workflow_version_id: number;
-  status: string;
-  stage: (WorkflowStage & { entrypoint_rendered: string | null }) | null;
-  definition: WorkflowDefinition;
 }
 
 @Injectable()
@@ -396,7 +387,7 @@ export class ItemsService {
     ref: string,
     name: string,
     dto: UpsertSectionDto,
-  ): Promise<{ item_id: string; section: ItemSectionWire }> {
+  ): Promise<ItemSectionResponse> {
     if (!SECTION_NAME_PATTERN.test(name)) {
       throw invalidSectionName();
     }
@@ -415,7 +406,7 @@ export class ItemsService {
     ref: string,
     name: string,
     force = false,
-  ): Promise<{ item_id: string; removed: boolean }> {
+  ): Promise<ItemSectionRemovedResponse> {
     const resolved = await this.access.resolveItem(actor, ref);
     const removed = await this.repository.transaction(async (manager) => {
       await this.repository.lock(resolved.id, manager);

@@ -18,14 +18,14 @@ export interface RawPollCode {
   expires_at: string;
 }
 
-export interface PollOutcome {
+export interface PollAnswer {
   hits: number;
   retryAfter: number;
   code: RawPollCode | null;
 }
 
 interface Waiting extends PollLookup {
-  resolve: (outcome: PollOutcome) => void;
+  resolve: (outcome: PollAnswer) => void;
   reject: (err: unknown) => void;
 }
 
@@ -96,8 +96,8 @@ export class PollBatcher {
     private readonly maxBatch = 512,
   ) {}
 
-  lookup(request: PollLookup): Promise<PollOutcome> {
-    return new Promise<PollOutcome>((resolve, reject) => {
+  lookup(request: PollLookup): Promise<PollAnswer> {
+    return new Promise<PollAnswer>((resolve, reject) => {
       this.queue.push({ ...request, resolve, reject });
       if (this.inFlight < this.maxInFlight) void this.flush();
     });

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Param, Patch, Post } from '@nestjs/common';
 
-import { ProjectWire } from '@app/contracts/backlog';
+import { ProjectListResponse, ProjectWire } from '@app/contracts/backlog';
 
 import { AuthenticatedActor, CurrentActor } from '../auth/actor';
 import { CreateProjectDto, UpdateProjectDto } from './dto/projects.dto';
@@ -18,7 +18,7 @@ export class ProjectsController {
   }
 
   @Get()
-  list(@CurrentActor() actor: AuthenticatedActor): Promise<{ projects: ProjectWire[] }> {
+  list(@CurrentActor() actor: AuthenticatedActor): Promise<ProjectListResponse> {
     return this.service.list(actor);
   }
 

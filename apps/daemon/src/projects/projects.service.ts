@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 
-import { ProjectWire } from '@app/contracts/backlog';
+import { ProjectListResponse, ProjectWire } from '@app/contracts/backlog';
 import { wipCapPolicyChange } from '@app/core';
 
 import { AccessService } from '../auth/access.service';
@@ -73,7 +73,7 @@ export class ProjectsService {
     return toProjectResponse((await this.repository.find(dto.id))!);
   }
 
-  async list(actor: AuthenticatedActor): Promise<{ projects: ProjectWire[] }> {
+  async list(actor: AuthenticatedActor): Promise<ProjectListResponse> {
     const rows = await this.repository.list(await this.access.visibleProjects(actor));
     return { projects: rows.map(toProjectResponse) };
   }

@@ -1,6 +1,13 @@
 import { Body, Controller, Get, HttpCode, Param, ParseIntPipe, Post, Query } from '@nestjs/common';
 
-import type { OuroborosEntryWire, OuroborosListResponse } from '@app/contracts';
+import type {
+  DispositionListResponse,
+  DispositionWire,
+  OuroborosEntryWire,
+  OuroborosListResponse,
+  VerdictListResponse,
+  VerdictWire,
+} from '@app/contracts';
 
 import { AuthenticatedActor, CurrentActor } from '../auth/actor';
 import {
@@ -19,23 +26,26 @@ export class RecordsController {
 
   @Writes('scope')
   @Post('shepherd-verdicts')
-  addVerdict(@CurrentActor() actor: AuthenticatedActor, @Body() dto: AddVerdictDto) {
+  addVerdict(@CurrentActor() actor: AuthenticatedActor, @Body() dto: AddVerdictDto): Promise<VerdictWire> {
     return this.service.addVerdict(actor, dto);
   }
 
   @Get('shepherd-verdicts')
-  verdicts(@CurrentActor() actor: AuthenticatedActor, @Query() query: RecordsQueryDto) {
+  verdicts(@CurrentActor() actor: AuthenticatedActor, @Query() query: RecordsQueryDto): Promise<VerdictListResponse> {
     return this.service.verdicts(actor, query.item);
   }
 
   @Writes('scope')
   @Post('caveat-dispositions')
-  addDisposition(@CurrentActor() actor: AuthenticatedActor, @Body() dto: AddDispositionDto) {
+  addDisposition(@CurrentActor() actor: AuthenticatedActor, @Body() dto: AddDispositionDto): Promise<DispositionWire> {
     return this.service.addDisposition(actor, dto);
   }
 
   @Get('caveat-dispositions')
-  dispositions(@CurrentActor() actor: AuthenticatedActor, @Query() query: RecordsQueryDto) {
+  dispositions(
+    @CurrentActor() actor: AuthenticatedActor,
+    @Query() query: RecordsQueryDto,
+  ): Promise<DispositionListResponse> {
     return this.service.dispositions(actor, query.item);
   }
 

@@ -2,12 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 
-import type { OuroborosEntryWire } from '@app/contracts';
+import type { DispositionWire, OuroborosEntryWire, VerdictWire } from '@app/contracts';
 
 import { AuthenticatedActor, organizationScope } from '../auth/actor';
 import { accessibleOrganizationWhere } from '../auth/project-visibility';
 import { affected, isoUtc } from '../projects/backlog-sql';
-import { DispositionWire, VerdictWire } from './dto/records.dto';
 
 const VERDICT_SELECT = `SELECT id, item, transition, worker, verdict, caveats, attempt, ${isoUtc('created_at')} AS created_at
   FROM shepherd_verdicts`;

@@ -1,18 +1,18 @@
 import { Injectable } from '@nestjs/common';
 
-import type { OuroborosEntryWire, OuroborosListResponse } from '@app/contracts';
+import type {
+  DispositionListResponse,
+  DispositionWire,
+  OuroborosEntryWire,
+  OuroborosListResponse,
+  VerdictListResponse,
+  VerdictWire,
+} from '@app/contracts';
 
 import { AuthenticatedActor } from '../auth/actor';
 import { ProjectAccessService } from '../projects/project-access.service';
 import { ProjectsService } from '../projects/projects.service';
-import {
-  AddDispositionDto,
-  AddOuroborosDto,
-  AddVerdictDto,
-  DispositionWire,
-  OuroborosQueryDto,
-  VerdictWire,
-} from './dto/records.dto';
+import { AddDispositionDto, AddOuroborosDto, AddVerdictDto, OuroborosQueryDto } from './dto/records.dto';
 import {
   dispositionExists,
   itemRequired,
@@ -43,7 +43,7 @@ export class RecordsService {
     });
   }
 
-  async verdicts(actor: AuthenticatedActor, ref?: string): Promise<{ verdicts: VerdictWire[] }> {
+  async verdicts(actor: AuthenticatedActor, ref?: string): Promise<VerdictListResponse> {
     return { verdicts: await this.repository.verdicts(await this.scope(actor, ref)) };
   }
 
@@ -72,7 +72,7 @@ export class RecordsService {
     return row;
   }
 
-  async dispositions(actor: AuthenticatedActor, ref?: string): Promise<{ dispositions: DispositionWire[] }> {
+  async dispositions(actor: AuthenticatedActor, ref?: string): Promise<DispositionListResponse> {
     return { dispositions: await this.repository.dispositions(await this.scope(actor, ref)) };
   }
 

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Param, ParseIntPipe, Post } from '@nestjs/common';
 
-import { WorkflowRegisterWire, WorkflowSummaryWire, WorkflowVersionWire } from '@app/contracts/backlog';
+import { WorkflowListResponse, WorkflowRegisterWire, WorkflowVersionWire } from '@app/contracts/backlog';
 
 import { AuthenticatedActor, CurrentActor } from '../auth/actor';
 import { WorkflowsService } from './workflows.service';
@@ -18,7 +18,7 @@ export class WorkflowsController {
   }
 
   @Get()
-  list(): Promise<{ workflows: WorkflowSummaryWire[] }> {
+  list(): Promise<WorkflowListResponse> {
     return this.service.list();
   }
 

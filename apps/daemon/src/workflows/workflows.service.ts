@@ -3,8 +3,8 @@ import { EntityManager } from 'typeorm';
 
 import {
   WorkflowDefinition,
+  WorkflowListResponse,
   WorkflowRegisterWire,
-  WorkflowSummaryWire,
   WorkflowVersionWire,
 } from '@app/contracts/backlog';
 
@@ -73,7 +73,7 @@ export class WorkflowsService {
     return { row: (await this.repository.findVersionById(id, manager))!, created: true };
   }
 
-  async list(): Promise<{ workflows: WorkflowSummaryWire[] }> {
+  async list(): Promise<WorkflowListResponse> {
     return { workflows: (await this.repository.list()).map(toWorkflowSummary) };
   }
 

@@ -153,10 +153,10 @@ export class SetupFileError extends Error {
   }
 }
 
-type JsonObject = Record<string, unknown>;
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+type PlainObject = Record<string, unknown>;
+const isObject = (v: unknown): v is PlainObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function parseJsonObject(file: string, text: string): JsonObject {
+function parseJsonObject(file: string, text: string): PlainObject {
   if (text.trim() === '') return {};
   let parsed: unknown;
   try {
@@ -171,10 +171,10 @@ function parseJsonObject(file: string, text: string): JsonObject {
   return parsed;
 }
 
-const jsonText = (value: JsonObject) => `${JSON.stringify(value, null, 2)}\n`;
+const jsonText = (value: PlainObject) => `${JSON.stringify(value, null, 2)}\n`;
 
 // The new text of the file (null: delete the file), given its current text (null: absent).
-export function mergeJson(file: string, current: string | null, entry: JsonObject): string {
+export function mergeJson(file: string, current: string | null, entry: PlainObject): string {
   const doc = parseJsonObject(file, current ?? '');
   const servers = isObject(doc.mcpServers) ? doc.mcpServers : {};
   doc.mcpServers = { ...servers, [SERVER_NAME]: entry };
@@ -192,7 +192,7 @@ export function removeJson(file: string, current: string | null): string | null 
   return Object.keys(doc).length === 0 ? null : jsonText(doc);
 }
 
-export function readJsonEntry(file: string, current: string | null): JsonObject | null {
+export function readJsonEntry(file: string, current: string | null): PlainObject | null {
   if (current === null) return null;
   const doc = parseJsonObject(file, current);
   const entry = isObject(doc.mcpServers) ? doc.mcpServers[SERVER_NAME] : undefined;
@@ -273,12 +273,12 @@ export function removeToml(file: string, current: string | null): string | null 
 }
 
 // The svc table's keys, read back for --check (values as agent-setup writes them: strings and string arrays).
-export function readTomlEntry(file: string, current: string | null): JsonObject | null {
+export function readTomlEntry(file: string, current: string | null): PlainObject | null {
   if (current === null) return null;
   const lines = splitLines(current);
   const found = findTomlBlock(file, lines);
   if (!found) return null;
-  const entry: JsonObject = {};
+  const entry: PlainObject = {};
   for (const line of lines.slice(found.start + 1, found.end)) {
     if (HEADER.test(line)) break; // a subtable
     const kv = /^\s*([A-Za-z0-9_-]+)\s*=\s*(.+?)\s*$/.exec(line);

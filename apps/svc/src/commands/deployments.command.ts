@@ -1,5 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 
+import type { RunWire } from '@app/contracts';
+
 import { apiOf } from '../context';
 import { action, output, printKeyValues, printTable } from '../output';
 import { parseIntOption } from './backlog-cli';
@@ -41,9 +43,8 @@ export function stageLabel(stage: unknown): string {
   return gates.length > 0 ? `${name} (${gates.join('; ')})` : name;
 }
 
-function haltText(run: Record<string, unknown>): string {
-  const halt = run.halt as { summary?: string } | null | undefined;
-  return halt?.summary ?? '';
+function haltText(run: RunWire): string {
+  return run.halt?.summary ?? '';
 }
 
 export function registerDeploymentsCommand(program: Command): void {
@@ -102,9 +103,7 @@ export function registerDeploymentsCommand(program: Command): void {
         output(command, body, (b) =>
           printTable(
             ['flow', 'name', 'stages', 'tier'],
-            b.flows.map(
-              (f) => [f.id, f.name, (f.stages as unknown[]).map(stageLabel).join(' → '), f.target_tier] as string[],
-            ),
+            b.flows.map((f) => [f.id, f.name, f.stages.map(stageLabel).join(' → '), f.target_tier]),
           ),
         );
       }),
@@ -138,7 +137,7 @@ export function registerDeploymentsCommand(program: Command): void {
         output(command, body, (b) =>
           printTable(
             ['environment', 'tier', 'flow', 'retired'],
-            b.environments.map((e) => [e.name, e.tier, e.flow_id, e.retired_at] as string[]),
+            b.environments.map((e) => [e.name, e.tier, e.flow_id, e.retired_at]),
           ),
         );
       }),
@@ -272,7 +271,7 @@ export function registerDeploymentsCommand(program: Command): void {
         );
         output(command, body, (b) => {
           printKeyValues(Object.entries(b));
-          process.stdout.write(`resumed run ${String(b.id)} at ${String(b.current_stage)}\n`);
+          process.stdout.write(`resumed run ${b.id} at ${String(b.current_stage)}\n`);
         });
       }),
     );
@@ -286,17 +285,14 @@ export function registerDeploymentsCommand(program: Command): void {
         output(command, body, (b) =>
           printTable(
             ['run', 'environment', 'status', 'stage', 'items', 'halt'],
-            b.runs.map(
-              (r) =>
-                [
-                  r.id,
-                  r.environment,
-                  r.status,
-                  r.current_stage,
-                  (r.carried_work as { items: string[] }).items.join(','),
-                  haltText(r),
-                ] as string[],
-            ),
+            b.runs.map((r) => [
+              r.id,
+              r.environment,
+              r.status,
+              r.current_stage,
+              r.carried_work.items.join(','),
+              haltText(r),
+            ]),
           ),
         );
       }),

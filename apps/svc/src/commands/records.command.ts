@@ -46,7 +46,7 @@ export function registerRecordsCommand(program: Command): void {
         output(command, body, (b) =>
           printTable(
             ['id', 'item', 'transition', 'worker', 'verdict', 'attempt'],
-            b.verdicts.map((v) => [v.id, v.item, v.transition, v.worker, v.verdict, v.attempt] as string[]),
+            b.verdicts.map((v) => [v.id, v.item, v.transition, v.worker, v.verdict, v.attempt]),
           ),
         );
       }),
@@ -101,7 +101,7 @@ export function registerRecordsCommand(program: Command): void {
         output(command, body, (b) =>
           printTable(
             ['item', 'transition', 'attempt', 'caveat', 'disposition'],
-            b.dispositions.map((d) => [d.item, d.transition, d.attempt, d.caveat_num, d.disposition] as string[]),
+            b.dispositions.map((d) => [d.item, d.transition, d.attempt, d.caveat_num, d.disposition]),
           ),
         );
       }),

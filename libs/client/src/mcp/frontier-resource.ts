@@ -178,7 +178,7 @@ export class FrontierResource {
 
   private async frontierPage(uri: string, project: string, query: string) {
     const params = new URLSearchParams(query);
-    const bucket = params.get('bucket') as FrontierBucket | null;
+    const bucket = params.get('bucket') as ResourceBucket | null;
     const unknown = [...params.keys()].filter((k) => k !== 'bucket' && k !== 'cursor');
     if (bucket === null || !FRONTIER_BUCKETS.includes(bucket) || unknown.length > 0) {
       throw new McpError(
@@ -273,7 +273,7 @@ export class FrontierResource {
 }
 
 const FRONTIER_BUCKETS = ['runnable', 'blocked', 'frozen', 'conduct_eligible'] as const;
-type FrontierBucket = (typeof FRONTIER_BUCKETS)[number];
+type ResourceBucket = (typeof FRONTIER_BUCKETS)[number];
 const FRONTIER_PAGE_URI = /^svc:\/\/frontier\/([a-z0-9][a-z0-9_-]{0,62})\?(.{0,400})$/;
 // The frontier resource in pages of bounded size (a 3,000-item project's whole frontier is about 1 MB, 250k
 // tokens): the first read carries every bucket's first items within FRONTIER_FIRST_BUCKET_BYTES each, and each
@@ -283,14 +283,14 @@ export const FRONTIER_FIRST_BUCKET_BYTES = 14_000;
 
 interface FrontierPages {
   first: Record<string, unknown>;
-  page(bucket: FrontierBucket, offset: number): Record<string, unknown>;
+  page(bucket: ResourceBucket, offset: number): Record<string, unknown>;
 }
 
 function frontierPages(project: string, answer: FrontierResultWire): FrontierPages {
-  const uriOf = (bucket: FrontierBucket, offset: number) =>
+  const uriOf = (bucket: ResourceBucket, offset: number) =>
     `${FRONTIER_URI_PREFIX}${project}?bucket=${bucket}&cursor=${encodeCursor(offset)}`;
   // the items of a bucket from offset that fit within budget bytes (at least one), and where the next page starts
-  const slice = (bucket: FrontierBucket, offset: number, budget: number) => {
+  const slice = (bucket: ResourceBucket, offset: number, budget: number) => {
     const all = answer[bucket];
     const items: FrontierItemWire[] = [];
     let bytes = 0;

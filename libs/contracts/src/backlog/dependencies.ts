@@ -59,3 +59,23 @@ export interface CandidatePlanWire {
   eligible: string[];
   blocked: { item_id: string; blockers: GateBlockerWire[]; reasons: string[]; cycle: string[] | null }[];
 }
+
+// GET /v1/items/:ref/dependencies
+export interface DependencyListResponse {
+  item_id: string;
+  dependencies: DependencyListEntryWire[];
+}
+
+// DELETE /v1/items/:dependent/dependencies/:blocker
+export interface DependencyRemovedResponse {
+  removed: boolean;
+  dependent: string;
+  blocker: string;
+  gate_point: string;
+}
+
+// POST /v1/gates/evaluate-batch
+export interface GateEvaluationResponse {
+  gate_point: string;
+  evaluations: GateEvaluationWire[];
+}

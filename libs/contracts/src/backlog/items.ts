@@ -135,3 +135,15 @@ export interface ProjectListResponse {
 
 // GET /v1/items/:ref (body rendered, sections included)
 export type ItemResponse = ItemDetailWire;
+
+// PUT /v1/items/:ref/sections/:name
+export interface ItemSectionResponse {
+  item_id: string;
+  section: ItemSectionWire;
+}
+
+// DELETE /v1/items/:ref/sections/:name
+export interface ItemSectionRemovedResponse {
+  item_id: string;
+  removed: boolean;
+}

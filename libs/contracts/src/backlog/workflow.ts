@@ -57,6 +57,22 @@ export interface WorkflowSummaryWire {
   created_at: string;
 }
 
+// GET /v1/items/:ref/workflow: the item's pinned workflow version and the stage it is at
+export interface ItemWorkflowWire {
+  item_id: string;
+  workflow_id: string;
+  workflow_version: number;
+  workflow_version_id: number;
+  status: string;
+  stage: (WorkflowStage & { entrypoint_rendered: string | null }) | null;
+  definition: WorkflowDefinition;
+}
+
+// GET /v1/workflows
+export interface WorkflowListResponse {
+  workflows: WorkflowSummaryWire[];
+}
+
 export const STAGE_REF_PLACEHOLDER = '{ref}';
 
 export function renderEntrypoint(entrypoint: string | null, ref: string): string | null {

@@ -38,3 +38,57 @@ export interface OuroborosListQuery {
   archived?: '0' | '1';
   limit?: number;
 }
+
+// A shepherd verdict on a transition of an item (POST/GET /v1/records/shepherd-verdicts).
+export interface VerdictWire {
+  id: number;
+  item: string;
+  transition: string;
+  worker: string;
+  verdict: string;
+  caveats: string | null;
+  attempt: number;
+  created_at: string;
+}
+
+export interface VerdictListResponse {
+  verdicts: VerdictWire[];
+}
+
+export interface AddVerdictRequest {
+  item: string;
+  transition: string;
+  worker: string;
+  verdict: string;
+  caveats?: string;
+  attempt?: number;
+}
+
+// The disposition of one caveat (POST/GET /v1/records/caveat-dispositions).
+export interface DispositionWire {
+  id: number;
+  item: string;
+  transition: string;
+  attempt: number;
+  caveat_num: number;
+  caveat_text: string;
+  disposition: string;
+  resolution_details: string | null;
+  verdict_id: number | null;
+  created_at: string;
+}
+
+export interface DispositionListResponse {
+  dispositions: DispositionWire[];
+}
+
+export interface AddDispositionRequest {
+  item: string;
+  transition: string;
+  attempt?: number;
+  caveat_num: number;
+  caveat_text: string;
+  disposition: string;
+  resolution_details?: string;
+  verdict_id?: number;
+}

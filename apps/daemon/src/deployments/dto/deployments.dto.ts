@@ -13,14 +13,22 @@ import {
   Min,
 } from 'class-validator';
 
-import type { DeploymentHaltWire } from '@app/contracts';
+import type {
+  CreateEnvironmentRequest,
+  CreateFlowRequest,
+  CreateRunRequest,
+  DeploymentHaltWire,
+  ResumeRunRequest,
+  RunWire,
+  UpdateRunRequest,
+} from '@app/contracts';
 
 export const RUN_STATUSES = ['pending', 'running', 'halted', 'succeeded', 'failed', 'cancelled'] as const;
 export const FINISHED_RUN_STATUSES = ['succeeded', 'failed', 'cancelled'];
 const PROJECT = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
-export class CreateFlowDto {
+export class CreateFlowDto implements CreateFlowRequest {
   @Matches(NAME, { message: 'id must be letters, digits, . _ -' }) id!: string;
   @Matches(PROJECT) project!: string;
   @IsString() @Length(1, 200) name!: string;
@@ -44,14 +52,14 @@ export class ProjectQueryDto {
   @Matches(PROJECT) project!: string;
 }
 
-export class CreateEnvironmentDto {
+export class CreateEnvironmentDto implements CreateEnvironmentRequest {
   @Matches(PROJECT) project!: string;
   @Matches(NAME, { message: 'name must be letters, digits, . _ - (it is used in fact:deployed:<name>)' }) name!: string;
   @IsOptional() @IsString() @MaxLength(100) tier?: string;
   @IsOptional() @IsString() @MaxLength(100) flow_id?: string;
 }
 
-export class CreateRunDto {
+export class CreateRunDto implements CreateRunRequest {
   @Matches(PROJECT) project!: string;
   @IsOptional() @IsString() @MaxLength(100) flow_id?: string;
   @Matches(NAME) environment!: string;
@@ -72,7 +80,7 @@ export class CreateRunDto {
   capabilities?: string[];
 }
 
-export class UpdateRunDto {
+export class UpdateRunDto implements UpdateRunRequest {
   @IsOptional() @IsIn(RUN_STATUSES) status?: string;
   @IsOptional() @IsString() @MaxLength(100) current_stage?: string;
   @IsOptional() @IsInt() @Min(0) @Max(1000) stage_index?: number;
@@ -89,7 +97,7 @@ export class UpdateRunDto {
 }
 
 // POST /v1/deployments/runs/:id/resume: continues a halted run once its gate passes.
-export class ResumeRunDto {
+export class ResumeRunDto implements ResumeRunRequest {
   // what the environment/runner has now (replaces what the run last declared); omitted: the run's declared set
   @IsOptional()
   @IsArray()
@@ -97,28 +105,6 @@ export class ResumeRunDto {
   @IsString({ each: true })
   @MaxLength(100, { each: true })
   capabilities?: string[];
-}
-
-export interface FlowWire {
-  id: string;
-  project: string;
-  name: string;
-  stages: unknown[];
-  target_tier: string | null;
-  done_description: string | null;
-  active: boolean;
-  closing: boolean;
-  complete_before_done: boolean;
-  created_at: string;
-}
-
-export interface EnvironmentWire {
-  project: string;
-  name: string;
-  tier: string | null;
-  flow_id: string | null;
-  created_at: string;
-  retired_at: string | null;
 }
 
 // An approval recorded on a run, as the backlog file (svc-backlog/v1, deployments.runs[].approvals) carries it.
@@ -161,14 +147,6 @@ export type HaltKind = DeploymentHaltWire['kind'];
 
 // Where and why a run stopped: at a stage awaiting a human approval, or missing capabilities there.
 export type RunHaltWire = DeploymentHaltWire;
-
-export interface RunWire extends Omit<
-  RunRow,
-  'carried_items' | 'halt_kind' | 'halt_stage' | 'halt_missing' | 'halted_at'
-> {
-  carried_work: { items: string[] };
-  halt: RunHaltWire | null;
-}
 
 export function ageText(since: string, now = Date.now()): string {
   const seconds = Math.max(0, Math.round((now - Date.parse(since)) / 1000));

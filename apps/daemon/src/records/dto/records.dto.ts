@@ -1,12 +1,18 @@
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsISO8601, IsOptional, IsString, Length, Max, MaxLength, Min } from 'class-validator';
 
-import type { OuroborosEntryRequest, OuroborosListQuery } from '@app/contracts';
+import type {
+  AddDispositionRequest,
+  AddVerdictRequest,
+  OuroborosEntryRequest,
+  OuroborosListQuery,
+} from '@app/contracts';
 
+// The records' wire types (answers and requests) are libs/contracts' (records/records.ts).
 export const DISPOSITIONS = ['RESOLVED', 'DEFERRED'] as const;
 const TEXT = 256 * 1024;
 
-export class AddVerdictDto {
+export class AddVerdictDto implements AddVerdictRequest {
   @IsString() @MaxLength(40) item!: string;
   @IsString() @Length(1, 200) transition!: string;
   @IsString() @Length(1, 200) worker!: string;
@@ -15,7 +21,7 @@ export class AddVerdictDto {
   @IsOptional() @IsInt() @Min(1) @Max(1000) attempt?: number;
 }
 
-export class AddDispositionDto {
+export class AddDispositionDto implements AddDispositionRequest {
   @IsString() @MaxLength(40) item!: string;
   @IsString() @Length(1, 200) transition!: string;
   @IsOptional() @IsInt() @Min(1) @Max(1000) attempt?: number;
@@ -30,7 +36,6 @@ export class RecordsQueryDto {
   @IsOptional() @IsString() @MaxLength(40) item?: string;
 }
 
-// The ouroboros entry's wire types (the answer and these requests) are libs/contracts' (records/records.ts).
 export class AddOuroborosDto implements OuroborosEntryRequest {
   // when the observation was made; default now
   @IsOptional() @IsISO8601({ strict: true }) timestamp?: string;
@@ -46,28 +51,4 @@ export class OuroborosQueryDto implements OuroborosListQuery {
   @IsOptional() @IsIn(['0', '1']) reviewed?: '0' | '1';
   @IsOptional() @IsIn(['0', '1']) archived?: '0' | '1';
   @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(1000) limit?: number;
-}
-
-export interface VerdictWire {
-  id: number;
-  item: string;
-  transition: string;
-  worker: string;
-  verdict: string;
-  caveats: string | null;
-  attempt: number;
-  created_at: string;
-}
-
-export interface DispositionWire {
-  id: number;
-  item: string;
-  transition: string;
-  attempt: number;
-  caveat_num: number;
-  caveat_text: string;
-  disposition: string;
-  resolution_details: string | null;
-  verdict_id: number | null;
-  created_at: string;
 }
