@@ -13,13 +13,7 @@ import {
   WorkflowDefinition,
   WorkflowStage,
 } from '@app/contracts/backlog';
-import {
-  decideFieldEdit,
-  decideFieldValue,
-  decideResolution,
-  decideStatusMove,
-  ItemFieldCatalogue,
-} from '@app/core';
+import { decideFieldEdit, decideFieldValue, decideResolution, decideStatusMove, ItemFieldCatalogue } from '@app/core';
 
 import { AuthenticatedActor } from '../auth/actor';
 import { CommentsService } from '../comments/comments.service';
