@@ -3,8 +3,8 @@ import { DomainError } from '../common/domain-error';
 import { AppConfig } from '../config/config';
 import { ProjectAccessService } from '../projects/project-access.service';
 import { itemNotFound } from '../refs/refs.errors';
-import { ChangeRecordRow, SessionNoticeRow } from './dto/history.dto';
-import { HistoryRepository } from './history.repository';
+import { ChangeRecordRow } from './dto/history.dto';
+import { HistoryRepository, SessionNoticeRow } from './history.repository';
 import { HistoryService } from './history.service';
 
 const MEMBER: AuthenticatedActor = {
