@@ -14,11 +14,11 @@ import {
   STRUCTURED_FIELDS,
   WorkflowDefinition,
 } from '@app/contracts/backlog';
+import { decideFieldEdit, decideFieldValue, decideResolution, decideStatusMove, ItemFieldCatalogue } from '@app/core';
 
 import { AuthenticatedActor } from '../auth/actor';
 import { CommentsService } from '../comments/comments.service';
 import { haltOf } from '../deployments/dto/deployments.dto';
-import { ISO_TIMESTAMP } from '../projects/backlog-sql';
 import { ProjectAccessService, projectNotFound } from '../projects/project-access.service';
 import { titleMaxLength } from '../projects/project-policy';
 import { RulebookService } from '../rulebook/rulebook.service';
@@ -62,14 +62,14 @@ import { ItemsRepository } from './items.repository';
 
 export const DEFAULT_WORKFLOW = 'issue';
 export const DEFAULT_LIST_LIMIT = 100;
-const RESOLUTION_STATUS: Readonly<Record<string, string>> = {
-  completed: 'done',
-  duplicate: 'cancelled',
-  wontfix: 'cancelled',
-};
 
-// Fields that steer an item rather than do its work: open to the team while someone holds the item.
-const TRIAGE_FIELDS: ReadonlySet<string> = new Set(['priority', 'owner']);
+const FIELD_CATALOGUE: ItemFieldCatalogue = {
+  structured: STRUCTURED_FIELDS,
+  plainWritable: PLAIN_WRITABLE_FIELDS,
+  readable: READABLE_FIELDS,
+  notNull: NOT_NULL_FIELDS,
+  operations: FIELD_OPERATIONS,
+};
 
 export function assertTitle(title: string, policy: Record<string, unknown>): void {
   const max = titleMaxLength(policy);
@@ -113,7 +113,9 @@ export class ItemsService {
       const version = await this.workflows.current(dto.workflow ?? DEFAULT_WORKFLOW, manager);
       const definition = version.definition;
       const status = dto.status ?? definition.initial_stage;
-      if (!stageOf(definition, status)) throw stageNotInWorkflow(status, definition, version.version);
+      if ('refuse' in decideStatusMove(definition.stages, definition.initial_stage, status)) {
+        throw stageNotInWorkflow(status, definition, version.version);
+      }
       if (
         dto.deployment_flow !== undefined &&
         !(await this.repository.flowExists(dto.project, dto.deployment_flow, manager))
@@ -192,22 +194,17 @@ export class ItemsService {
     value: string | null,
     force = false,
   ): Promise<ItemDetailWire> {
-    const structured = (STRUCTURED_FIELDS as readonly string[]).includes(field);
-    if (!structured && !(PLAIN_WRITABLE_FIELDS as readonly string[]).includes(field)) {
-      if (READABLE_FIELDS.includes(field)) {
-        const how = FIELD_OPERATIONS[field];
-        throw fieldNotWritable(field, how);
-      }
-      throw unknownField(field, [...STRUCTURED_FIELDS, ...PLAIN_WRITABLE_FIELDS]);
-    }
-    if (value === null && NOT_NULL_FIELDS.includes(field)) {
-      throw invalidValue(field, `${field} cannot be cleared`);
+    const edit = decideFieldEdit(field, value, FIELD_CATALOGUE);
+    if ('refuse' in edit) {
+      if (edit.refuse === 'unknown_field') throw unknownField(field, edit.fields);
+      if (edit.refuse === 'field_not_writable') throw fieldNotWritable(field, edit.how);
+      throw invalidValue(field, edit.message);
     }
     const resolved = await this.access.resolveItem(actor, ref);
     await this.repository.transaction(async (manager) => {
       const row = await this.repository.lock(resolved.id, manager);
       if (!row) throw itemNotFound(ref);
-      await this.rulebook.checkClaim(manager, actor, resolved, TRIAGE_FIELDS.has(field) ? 'triage' : 'edit', force);
+      await this.rulebook.checkClaim(manager, actor, resolved, edit.kind, force);
       const checked = await this.checkFieldValue(row, field, value, manager);
       if (field === 'merged_at' && checked !== null) {
         const version = await this.workflows.versionById(row.workflow_version_id, manager);
@@ -217,52 +214,28 @@ export class ItemsService {
           manager,
         });
       }
-      await this.repository.updateField(row.id, field, checked, structured ? String(actor.id) : null, manager);
+      await this.repository.updateField(row.id, field, checked, edit.structured ? String(actor.id) : null, manager);
     });
     return this.detail(resolved.id);
   }
 
   private async checkFieldValue(row: ItemRow, field: string, value: string | null, manager: EntityManager) {
-    if (value === null) return null;
-    switch (field) {
-      case 'title': {
-        assertTitle(value, await this.repository.projectPolicy(row.project, manager));
-        if (value.length === 0) throw invalidValue(field, 'title cannot be empty');
-        return value;
-      }
-      case 'priority':
-        if (!['high', 'medium', 'low'].includes(value)) {
-          throw invalidValue(field, 'priority must be one of high, medium, low');
-        }
-        return value;
-      case 'merged_at':
-        if (!ISO_TIMESTAMP.test(value) || Number.isNaN(Date.parse(value))) {
-          throw invalidValue(field, 'merged_at must be an ISO 8601 timestamp with a zone');
-        }
-        return value;
-      case 'owner':
-        if (!/^[0-9]{1,12}$/.test(value)) throw invalidValue(field, 'owner must be an actor id');
-        return value;
-      case 'workflow_posture': {
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(value);
-        } catch {
-          parsed = undefined;
-        }
-        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-          throw invalidValue(field, 'workflow_posture must be a JSON object');
-        }
-        return JSON.stringify(parsed);
-      }
-      case 'deployment_flow':
-        if (!(await this.repository.flowExists(row.project, value, manager))) {
-          throw itemDeploymentFlowNotFound(row.project, value);
-        }
-        return value;
-      default:
-        return value;
+    const titleMax =
+      field === 'title' && value !== null
+        ? titleMaxLength(await this.repository.projectPolicy(row.project, manager))
+        : undefined;
+    const decision = decideFieldValue(field, value, titleMax);
+    if ('refuse' in decision) {
+      throw decision.refuse === 'title_too_long'
+        ? titleTooLong(decision.length, decision.max)
+        : invalidValue(field, decision.message);
     }
+    if (field === 'deployment_flow' && decision.value !== null) {
+      if (!(await this.repository.flowExists(row.project, decision.value, manager))) {
+        throw itemDeploymentFlowNotFound(row.project, decision.value);
+      }
+    }
+    return decision.value;
   }
 
   async setStatus(actor: AuthenticatedActor, ref: string, status: string, force = false): Promise<ItemDetailWire> {
@@ -277,7 +250,6 @@ export class ItemsService {
     return this.detail(resolved.id);
   }
 
-  // Status writes go through the pinned definition: the stage must exist and its gates must pass.
   async moveStatus(
     row: ItemRow,
     status: string,
@@ -285,8 +257,9 @@ export class ItemsService {
     version: number,
     manager: EntityManager,
   ): Promise<void> {
-    if (!stageOf(definition, status)) throw stageNotInWorkflow(status, definition, version);
-    if (row.status === status) return;
+    const move = decideStatusMove(definition.stages, row.status, status);
+    if ('refuse' in move) throw stageNotInWorkflow(status, definition, version);
+    if (!move.move) return;
     await this.gates.check({
       item: await this.gateItem(row, manager),
       fromStage: row.status,
@@ -295,8 +268,7 @@ export class ItemsService {
       manager,
     });
     await this.repository.updateStatus(row.id, status, manager);
-    // a finished item gives back its claim and the WIP slot it held
-    if (stageOf(definition, status)?.terminal) await this.rulebook.releaseFinished(manager, row.id);
+    if (move.finishes) await this.rulebook.releaseFinished(manager, row.id);
   }
 
   // For transfer's import: the item as written by the file must have passed the gates POST /v1/items/<ref>/status
@@ -356,9 +328,12 @@ export class ItemsService {
 
   async resolve(actor: AuthenticatedActor, ref: string, dto: ResolveDto): Promise<ItemDetailWire> {
     const resolved = await this.access.resolveItem(actor, ref);
-    if (dto.resolution === 'duplicate' && !dto.resolution_ref) {
-      throw resolutionRefRequired();
-    }
+    const resolution = decideResolution({
+      resolution: dto.resolution,
+      status: dto.status,
+      hasRef: Boolean(dto.resolution_ref),
+    });
+    if ('refuse' in resolution) throw resolutionRefRequired();
     let resolutionRef: string | null = null;
     if (dto.resolution_ref) {
       const other = await this.access.resolveItem(actor, dto.resolution_ref);
@@ -371,7 +346,7 @@ export class ItemsService {
       const row = (await this.repository.lock(resolved.id, manager))!;
       await this.rulebook.checkClaim(manager, actor, resolved, 'resolve', dto.force ?? false);
       const version = await this.workflows.versionById(row.workflow_version_id, manager);
-      const status = dto.status ?? RESOLUTION_STATUS[dto.resolution];
+      const { status } = resolution;
       await this.moveStatus(row, status, version.definition, version.version, manager);
       await this.repository.resolve(
         row.id,

@@ -3,7 +3,7 @@ import { EntityManager } from 'typeorm';
 import { WorkflowDefinition } from '@app/contracts/backlog';
 
 import { DomainError } from '../common/domain-error';
-import { crossedStages, StageGateItem, StageGateRegistry } from './stage-gates';
+import { StageGateItem, StageGateRegistry } from './stage-gates';
 
 const definition: WorkflowDefinition = {
   id: 'wf',
@@ -123,28 +123,3 @@ const lifecycle: WorkflowDefinition = {
     terminalStage('failed'),
   ],
 };
-
-describe('crossedStages', () => {
-  const ids = (from: string, to: string) => crossedStages(lifecycle, from, to).map((s) => s.id);
-
-  it('should list every gated stage after the current one up to the target', () => {
-    expect(ids('a', 'b')).toEqual(['b']);
-    expect(ids('a', 'c')).toEqual(['b', 'c']);
-    expect(ids('a', 'done')).toEqual(['b', 'c', 'done']);
-    expect(ids('b', 'done')).toEqual(['c', 'done']);
-  });
-
-  it('should pass no gate moving backwards or staying', () => {
-    expect(ids('c', 'a')).toEqual([]);
-    expect(ids('c', 'b')).toEqual([]);
-  });
-
-  it('should never gate a move to cancelled, stopped or failed', () => {
-    for (const to of ['cancelled', 'stopped', 'failed']) expect(ids('a', to)).toEqual([]);
-  });
-
-  it('should treat a move out of a terminal stage as starting before the first stage', () => {
-    expect(ids('cancelled', 'c')).toEqual(['b', 'c']);
-    expect(ids('done', 'b')).toEqual(['b']);
-  });
-});

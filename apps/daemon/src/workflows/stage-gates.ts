@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 
 import { WorkflowDefinition, WorkflowGateSpec, WorkflowStage } from '@app/contracts/backlog';
+import { crossedStages } from '@app/core';
 
 import { DomainError } from '../common/domain-error';
 import { stageOf } from './workflow-definition';
@@ -80,7 +81,7 @@ export class StageGateRegistry {
   // Throws the first refusal: the gates of every stage the write reaches or moves past, in stage order, then the
   // definition-level gates. A gate listed on a stage without a checker fails closed.
   async check(ctx: Omit<StageGateContext, 'gate'>): Promise<void> {
-    for (const stage of crossedStages(ctx.definition, ctx.fromStage, ctx.toStage)) {
+    for (const stage of crossedStages(ctx.definition.stages, ctx.fromStage, ctx.toStage)) {
       await this.runStageGates(ctx, stage);
     }
     for (const [key, type] of Object.entries(DEFINITION_LEVEL_GATES)) {
@@ -121,24 +122,4 @@ export class StageGateRegistry {
       if (refusal) throw refusal;
     }
   }
-}
-
-// Abandoning is not completing: a write to one of these is never stage-gated.
-export const ABANDON_STAGES: readonly string[] = ['cancelled', 'stopped', 'failed'];
-
-// The stages whose gates a move from `from` to `to` must pass, in the pinned stage order: every stage after `from`
-// up to and including `to`. A move backwards passes none; a move out of a terminal stage (a reopen) or from a stage
-// the definition does not know starts before the first stage. A move to an abandon stage passes none.
-export function crossedStages(definition: WorkflowDefinition, from: string, to: string): WorkflowStage[] {
-  if (ABANDON_STAGES.includes(to)) return [];
-  const stages = definition.stages;
-  const toIndex = stages.findIndex((s) => s.id === to);
-  if (toIndex < 0) return [];
-  const fromStage = stages.findIndex((s) => s.id === from);
-  const fromIndex = fromStage < 0 || stages[fromStage].terminal ? -1 : fromStage;
-  const crossed: WorkflowStage[] = [];
-  for (let i = fromIndex + 1; i <= toIndex; i++) {
-    if (!ABANDON_STAGES.includes(stages[i].id) && stages[i].gates.length > 0) crossed.push(stages[i]);
-  }
-  return crossed;
 }
