@@ -202,3 +202,40 @@ describe('one wire vocabulary', () => {
     expect(shadows).toEqual([]);
   });
 });
+
+// One validation library for request bodies (class-validator) and one for JSON schemas (ajv): zod is not a third.
+// The MCP SDK still loads it for itself; no file of the project does.
+const ZOD_IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|^\s*import\s+)['"]zod(?:\/[^'"]*)?['"]/m;
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : sourceFiles(path);
+    return /\.(ts|js|mjs|cjs)$/.test(entry.name) ? [path] : [];
+  });
+}
+
+describe('no zod in the project', () => {
+  it('recognises an import of zod in each spelling, and not a mention', () => {
+    for (const code of [
+      "import { z } from 'zod';",
+      'import * as z from "zod/v4";',
+      "import 'zod';",
+      "const { z } = require('zod');",
+      "const z = await import('zod');",
+      "export { z } from 'zod';",
+    ])
+      expect(code).toMatch(ZOD_IMPORT);
+    for (const code of ['// a zod schema, once', "const name = 'zod';", "import { x } from 'zodiac';"])
+      expect(code).not.toMatch(ZOD_IMPORT);
+  });
+
+  it('no file under apps/ or libs/ imports zod', () => {
+    const importing = ['apps', 'libs']
+      .flatMap((dir) => sourceFiles(join(ROOT, dir)))
+      // this file spells the imports it looks for
+      .filter((file) => file !== __filename && ZOD_IMPORT.test(readFileSync(file, 'utf8')))
+      .map((file) => relative(ROOT, file));
+    expect(importing).toEqual([]);
+  });
+});

@@ -1,6 +1,14 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { CallToolResult, CancelledNotification, CancelledNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
+import {
+  CallToolRequestSchema,
+  CallToolResult,
+  CancelledNotification,
+  CancelledNotificationSchema,
+  GetPromptRequestSchema,
+  GetPromptResult,
+  ListPromptsRequestSchema,
+  ListToolsRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 
 import { SESSION_HEADER } from '@app/contracts';
 import type { SessionNoticesResponse, SessionResponse } from '@app/contracts';
@@ -9,18 +17,11 @@ import { SvcApi } from '../api';
 import { ChargeFlowError } from '../charge-flow';
 import { SvcHttpError } from '../http-client';
 import { FrontierResource } from './frontier-resource';
-import { ADAPTER_GUIDES, MCP_PROMPTS, McpPromptName, renderPrompt } from './prompts';
+import { MCP_PROMPT_LIST, promptArguments } from './prompt-list';
+import { McpPromptName, renderPrompt } from './prompts';
 import { noticeLine } from './text';
-import {
-  errorBody,
-  MCP_TOOL_DEFINITIONS,
-  noticesSchema,
-  strictArguments,
-  ToolAnnotations,
-  ToolContext,
-  ToolDefinition,
-  toolError,
-} from './tools';
+import { errorBody, ToolContext, toolError } from './tools';
+import { callFailed, checkAnswer, checkArguments, findTool, REGISTERED_TOOLS, RegisteredTool } from './tools/registry';
 
 // The svc MCP server (issue 29): the frontier, the session's schedule and claims as MCP tools, one executor session
 // per MCP connection. Both transports build it here: `svc mcp` (stdio) and the daemon's /mcp (Streamable HTTP).
@@ -95,27 +96,6 @@ export function harnessToken(name: string | undefined | null): string | null {
   return token.length > 0 ? token : null;
 }
 
-type LooseRegisterTool = (
-  name: string,
-  config: {
-    title: string;
-    description: string;
-    inputSchema: z.ZodTypeAny;
-    outputSchema: z.ZodRawShape;
-    annotations: ToolAnnotations;
-  },
-  callback: (args: unknown, extra: { signal: AbortSignal; requestId: string | number }) => Promise<CallToolResult>,
-) => unknown;
-
-type LooseRegisterPrompt = (
-  name: string,
-  config: { title: string; description: string; argsSchema: z.ZodRawShape },
-  callback: (args: { ref: string; phase?: string }) => Promise<{
-    description: string;
-    messages: { role: 'user'; content: { type: 'text'; text: string } }[];
-  }>,
-) => unknown;
-
 // How long an answered call can still be cancelled by a notification that crossed the answer on the wire.
 const CANCEL_WINDOW_MS = 60_000;
 
@@ -159,7 +139,7 @@ export class SvcMcpSession {
       log: (line) => this.log(line),
     });
     this.context = this.toolContext();
-    for (const tool of MCP_TOOL_DEFINITIONS) this.registerTool(tool);
+    this.registerTools();
     this.server.server.setNotificationHandler(CancelledNotificationSchema, (notification) =>
       this.onCancelled(notification),
     );
@@ -336,47 +316,54 @@ export class SvcMcpSession {
     };
   }
 
-  // registerTool with the schemas' types kept to zod's own inference: the SDK's generic signature (zod 3 and 4
-  // compatible) makes the type checker spend minutes on shapes this size, for no check the zod types do not make.
-  private registerTool(tool: ToolDefinition): void {
-    const name = tool.name;
-    const register = this.server.registerTool.bind(this.server) as unknown as LooseRegisterTool;
-    register(
-      name,
-      {
-        title: tool.title,
-        description: tool.description,
-        inputSchema: strictArguments(name, tool.input),
-        // every result may carry the session's notices (withNotices): declared, or a client validating the
-        // structured content against the schema refuses the answer
-        outputSchema: { ...tool.output, notices: noticesSchema },
-        annotations: tool.annotations,
-      },
-      async (args, extra) => {
-        if (this.options.missingCredential) {
-          return toolError({ code: 'not_connected', message: this.options.missingCredential });
-        }
-        // every call names this connection's executor session, so the daemon's claim rule and record know it
-        await this.ensureSession().catch(() => undefined);
-        const undo: (() => Promise<unknown>)[] = [];
-        const result = await tool.run(args as z.objectOutputType<z.ZodRawShape, z.ZodTypeAny>, this.context, {
-          signal: extra.signal,
-          onCancel: (fn) => undo.push(fn),
-        });
-        const answered = await this.withNotices(result);
-        if (undo.length === 0) return answered;
-        const undoAll = () => Promise.all(undo.map((fn) => fn().catch(() => undefined)));
-        if (extra.signal.aborted) {
-          // cancelled while it ran: the SDK sends no answer, so its effect is given back
-          await undoAll();
-          return toolError({ code: 'cancelled', message: `${name} was cancelled; what it did was given back` });
-        }
-        // a cancellation that crosses the answer on the wire undoes it too (see onCancelled)
-        this.undoByRequest.set(extra.requestId, undoAll);
-        setTimeout(() => this.undoByRequest.delete(extra.requestId), CANCEL_WINDOW_MS).unref();
-        return answered;
-      },
-    );
+  // tools/list and tools/call on the SDK's low-level server: the tools' JSON schemas as they are, arguments checked
+  // by ajv (./tools/registry.ts). A failure before or after the tool runs answers as the SDK's own tool calls do: a
+  // tool error whose text is the MCP error (`MCP error -32602: Input validation error: …`).
+  private registerTools(): void {
+    const listed = [...REGISTERED_TOOLS.values()].map((tool) => tool.listed);
+    this.server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
+    this.server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+      try {
+        const tool = findTool(request.params.name);
+        const args = checkArguments(tool, request.params.arguments);
+        const result = await this.callTool(tool, args, extra);
+        checkAnswer(tool, result);
+        return result;
+      } catch (error) {
+        return callFailed(error);
+      }
+    });
+  }
+
+  private async callTool(
+    tool: RegisteredTool,
+    args: Record<string, unknown>,
+    extra: { signal: AbortSignal; requestId: string | number },
+  ): Promise<CallToolResult> {
+    const name = tool.definition.name;
+    if (this.options.missingCredential) {
+      return toolError({ code: 'not_connected', message: this.options.missingCredential });
+    }
+    // every call names this connection's executor session, so the daemon's claim rule and record know it
+    await this.ensureSession().catch(() => undefined);
+    const undo: (() => Promise<unknown>)[] = [];
+    // the arguments are what the tool's input schema accepts (checkArguments), which types its run
+    const result = await tool.definition.run(args as never, this.context, {
+      signal: extra.signal,
+      onCancel: (fn) => undo.push(fn),
+    });
+    const answered = await this.withNotices(result);
+    if (undo.length === 0) return answered;
+    const undoAll = () => Promise.all(undo.map((fn) => fn().catch(() => undefined)));
+    if (extra.signal.aborted) {
+      // cancelled while it ran: the SDK sends no answer, so its effect is given back
+      await undoAll();
+      return toolError({ code: 'cancelled', message: `${name} was cancelled; what it did was given back` });
+    }
+    // a cancellation that crosses the answer on the wire undoes it too (see onCancelled)
+    this.undoByRequest.set(extra.requestId, undoAll);
+    setTimeout(() => this.undoByRequest.delete(extra.requestId), CANCEL_WINDOW_MS).unref();
+    return answered;
   }
 
   // The SDK aborts a running call on notifications/cancelled; a call already answered is undone here, for the client
@@ -431,28 +418,14 @@ export class SvcMcpSession {
   // The seed's dispatch entrypoints (`/svc usher ATL-6`, `/svc advance ATL-6 implementation`) as prompts: the
   // client shows them as slash commands; each renders what its adapter asks of the agent for that item.
   private registerPrompts(): void {
-    for (const name of MCP_PROMPTS) {
-      const guide = ADAPTER_GUIDES[name];
-      const args = {
-        ref: z.string().min(1).max(40).describe('public item ref, e.g. ATL-6'),
-        ...(name === 'advance'
-          ? { phase: z.string().max(100).optional().describe('the phase to advance (default implementation)') }
-          : {}),
+    this.server.server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: MCP_PROMPT_LIST }));
+    this.server.server.setRequestHandler(GetPromptRequestSchema, async (request): Promise<GetPromptResult> => {
+      const { name, input, title } = promptArguments(request.params.name, request.params.arguments);
+      return {
+        description: `${title}: ${input.ref}`,
+        messages: [{ role: 'user', content: { type: 'text', text: await this.promptText(name, input) } }],
       };
-      (this.server.registerPrompt as unknown as LooseRegisterPrompt).call(
-        this.server,
-        name,
-        {
-          title: guide.title,
-          description: `${guide.description} (svc entrypoint /svc ${name} <ref>)`,
-          argsSchema: args,
-        },
-        async (input: { ref: string; phase?: string }) => ({
-          description: `${guide.title}: ${input.ref}`,
-          messages: [{ role: 'user', content: { type: 'text', text: await this.promptText(name, input) } }],
-        }),
-      );
-    }
+    });
   }
 
   // A prompt for an item the caller cannot read still renders: the refusal, in words, instead of the item.

@@ -1,4 +1,21 @@
-import { z } from 'zod';
+import {
+  anything,
+  array,
+  boolean,
+  extend,
+  Infer,
+  jsonValue,
+  literal,
+  nullable,
+  number,
+  object,
+  oneOf,
+  oneOfNumbers,
+  optional,
+  record,
+  string,
+  stringOrNumber,
+} from './json-schema';
 
 import type {
   DependencyAddWire,
@@ -27,10 +44,10 @@ import type {
   SessionResponse,
 } from '../sessions/sessions';
 
-// The wire types of the daemon as zod schemas, for the MCP tools' structured output (issue 29). Each schema is
-// checked against its interface at compile time (`sameShape` below): a field added to, removed from or retyped in
+// The wire types of the daemon as JSON schemas (./json-schema.ts), for the MCP tools' structured output. Each schema
+// is checked against its interface at compile time (`sameShape` below): a field added to, removed from or retyped in
 // the interface fails the build here, so the interfaces stay the one definition of the wire and these follow them.
-// Imported as '@app/contracts/mcp' (not from the contracts index: only the MCP server loads zod).
+// Imported as '@app/contracts/mcp' (not from the contracts index: only the MCP server needs them).
 
 type Exact<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 // A compile-time check only; the call does nothing at run time.
@@ -38,251 +55,251 @@ function sameShape<A, B>(ok: Exact<A, B>): void {
   void ok;
 }
 
-const nullableString = z.string().nullable();
+const nullableString = nullable(string());
 
 // ---- charge.schedule and dispatch (libs/contracts/src/charge)
-export const stepErrorSchema = z.object({
-  code: z.literal('entrypoint_unavailable'),
-  message: z.string(),
-  recovery: z.string(),
+export const stepErrorSchema = object({
+  code: literal('entrypoint_unavailable'),
+  message: string(),
+  recovery: string(),
 });
 
-export const scheduleStepSchema = z.object({
-  position: z.number(),
-  item_id: z.string(),
-  title: z.string(),
-  project: z.string(),
-  status: z.string(),
-  priority: z.string(),
-  adapter: z.string(),
-  lane: z.string(),
-  next_step: z.object({ stage: z.string(), adapter: z.string(), entrypoint: nullableString }).nullable(),
+export const scheduleStepSchema = object({
+  position: number(),
+  item_id: string(),
+  title: string(),
+  project: string(),
+  status: string(),
+  priority: string(),
+  adapter: string(),
+  lane: string(),
+  next_step: nullable(object({ stage: string(), adapter: string(), entrypoint: nullableString })),
   entrypoint: nullableString,
-  wait: z.boolean(),
-  wip_slot: z.boolean(),
-  claimed_by_session: z.boolean(),
-  unblocks_count: z.number(),
-  downstream_depth: z.number(),
-  error: stepErrorSchema.optional(),
+  wait: boolean(),
+  wip_slot: boolean(),
+  claimed_by_session: boolean(),
+  unblocks_count: number(),
+  downstream_depth: number(),
+  error: optional(stepErrorSchema),
 });
-sameShape<z.infer<typeof scheduleStepSchema>, ScheduleStep>(true);
+sameShape<Infer<typeof scheduleStepSchema>, ScheduleStep>(true);
 
-export const scheduleProjectSummarySchema = z.object({
-  project: z.string(),
-  wip_cap: z.number(),
-  wip_active: z.number(),
-  wip_claimed: z.number(),
-  wip_remaining: z.number(),
-  runnable: z.number(),
-  blocked: z.number(),
-  frozen: z.number(),
-  claimed_elsewhere: z.number(),
-  wip_suppressed: z.number(),
-  other_lanes: z.number(),
+export const scheduleProjectSummarySchema = object({
+  project: string(),
+  wip_cap: number(),
+  wip_active: number(),
+  wip_claimed: number(),
+  wip_remaining: number(),
+  runnable: number(),
+  blocked: number(),
+  frozen: number(),
+  claimed_elsewhere: number(),
+  wip_suppressed: number(),
+  other_lanes: number(),
 });
 
-export const scheduleResponseSchema = z.object({
-  session_id: z.number().nullable(),
+export const scheduleResponseSchema = object({
+  session_id: nullable(number()),
   lane: nullableString,
-  scope: z.array(z.string()),
-  steps: z.array(scheduleStepSchema),
-  projects: z.array(scheduleProjectSummarySchema),
-  runnable_elsewhere: z.array(z.object({ project: z.string(), runnable: z.number() })).nullable(),
+  scope: array(string()),
+  steps: array(scheduleStepSchema),
+  projects: array(scheduleProjectSummarySchema),
+  runnable_elsewhere: nullable(array(object({ project: string(), runnable: number() }))),
 });
-sameShape<z.infer<typeof scheduleResponseSchema>, ScheduleResponse>(true);
+sameShape<Infer<typeof scheduleResponseSchema>, ScheduleResponse>(true);
 
-export const chargeDecisionDetailSchema = z.object({
+export const chargeDecisionDetailSchema = object({
   item_id: nullableString,
   adapter: nullableString,
-  dispatched: z.boolean(),
-  reason: z.enum(CHARGE_REASONS),
+  dispatched: boolean(),
+  reason: oneOf(CHARGE_REASONS),
   project: nullableString,
-  target_bucket: z.string().optional(),
+  target_bucket: optional(string()),
 });
-sameShape<z.infer<typeof chargeDecisionDetailSchema>, ChargeDecisionDetail>(true);
+sameShape<Infer<typeof chargeDecisionDetailSchema>, ChargeDecisionDetail>(true);
 
-export const dispatchResponseSchema = z.object({
-  dispatched: z.literal(true),
-  item_id: z.string(),
-  project: z.string(),
-  adapter: z.string(),
-  entrypoint: z.string(),
-  session_id: z.number(),
-  wip_slot: z.boolean(),
-  claim: z.object({ claimed_at: z.string(), expires_at: z.string() }),
+export const dispatchResponseSchema = object({
+  dispatched: literal(true),
+  item_id: string(),
+  project: string(),
+  adapter: string(),
+  entrypoint: string(),
+  session_id: number(),
+  wip_slot: boolean(),
+  claim: object({ claimed_at: string(), expires_at: string() }),
   decision: chargeDecisionDetailSchema,
-  event_id: z.string(),
+  event_id: string(),
 });
-sameShape<z.infer<typeof dispatchResponseSchema>, DispatchResponse>(true);
+sameShape<Infer<typeof dispatchResponseSchema>, DispatchResponse>(true);
 
 // ---- frontier and explain (libs/contracts/src/frontier)
-export const frontierBucketSchema = z.enum(['runnable', 'blocked', 'frozen', 'not_candidate']);
+export const frontierBucketSchema = oneOf(['runnable', 'blocked', 'frozen', 'not_candidate']);
 
-export const frontierItemSchema = z.object({
-  item_id: z.string(),
-  title: z.string(),
-  status: z.string(),
-  priority: z.string(),
-  project: z.string(),
-  workflow_id: z.string(),
-  workflow_version_id: z.number(),
-  adapter: z.string(),
-  blocked_by: z.array(z.string()),
-  blocked_reasons: z.array(z.string()),
-  unblocks_count: z.number(),
-  downstream_depth: z.number(),
-  created_at: z.string(),
+export const frontierItemSchema = object({
+  item_id: string(),
+  title: string(),
+  status: string(),
+  priority: string(),
+  project: string(),
+  workflow_id: string(),
+  workflow_version_id: number(),
+  adapter: string(),
+  blocked_by: array(string()),
+  blocked_reasons: array(string()),
+  unblocks_count: number(),
+  downstream_depth: number(),
+  created_at: string(),
 });
-sameShape<z.infer<typeof frontierItemSchema>, FrontierItemWire>(true);
+sameShape<Infer<typeof frontierItemSchema>, FrontierItemWire>(true);
 
-export const frontierResultSchema = z.object({
-  runnable: z.array(frontierItemSchema),
-  blocked: z.array(frontierItemSchema),
-  frozen: z.array(frontierItemSchema),
-  wip_cap: z.number(),
-  wip_active: z.number(),
-  conduct_eligible: z.array(frontierItemSchema),
+export const frontierResultSchema = object({
+  runnable: array(frontierItemSchema),
+  blocked: array(frontierItemSchema),
+  frozen: array(frontierItemSchema),
+  wip_cap: number(),
+  wip_active: number(),
+  conduct_eligible: array(frontierItemSchema),
 });
-sameShape<z.infer<typeof frontierResultSchema>, FrontierResultWire>(true);
+sameShape<Infer<typeof frontierResultSchema>, FrontierResultWire>(true);
 
-export const unsatisfiedFactSchema = z.object({
+export const unsatisfiedFactSchema = object({
   blocker: nullableString,
-  satisfaction: z.string(),
-  form: z.string(),
+  satisfaction: string(),
+  form: string(),
   state: nullableString,
   blocker_bucket: frontierBucketSchema,
-  reason: z.string(),
-  need: z.string(),
+  reason: string(),
+  need: string(),
 });
-sameShape<z.infer<typeof unsatisfiedFactSchema>, UnsatisfiedFactWire>(true);
+sameShape<Infer<typeof unsatisfiedFactSchema>, UnsatisfiedFactWire>(true);
 
-export const rankNeighbourSchema = z.object({
-  item_id: z.string(),
-  position: z.number(),
-  deciding_key: z.string(),
-  item_value: z.union([z.string(), z.number()]),
-  neighbour_value: z.union([z.string(), z.number()]),
-  summary: z.string(),
+export const rankNeighbourSchema = object({
+  item_id: string(),
+  position: number(),
+  deciding_key: string(),
+  item_value: stringOrNumber(),
+  neighbour_value: stringOrNumber(),
+  summary: string(),
 });
-sameShape<z.infer<typeof rankNeighbourSchema>, RankNeighbourWire>(true);
+sameShape<Infer<typeof rankNeighbourSchema>, RankNeighbourWire>(true);
 
-export const explainResponseSchema = z.object({
-  item_id: z.string(),
-  project: z.string(),
-  status: z.string(),
+export const explainResponseSchema = object({
+  item_id: string(),
+  project: string(),
+  status: string(),
   bucket: frontierBucketSchema,
-  position: z.number().nullable(),
+  position: nullable(number()),
   adapter: nullableString,
-  summary: z.array(z.string()),
+  summary: array(string()),
   operator_block: nullableString,
-  unsatisfied: z.array(unsatisfiedFactSchema),
-  critical_path: z.array(z.string()),
-  unblock_roots: z.array(z.string()),
-  stuck: z.array(z.string()),
-  ranking: z
-    .object({
-      keys: z.object({
-        priority: z.string(),
-        downstream_depth: z.number(),
-        unblocks_count: z.number(),
-        lifecycle_stage: z.string(),
-        created_at: z.string(),
+  unsatisfied: array(unsatisfiedFactSchema),
+  critical_path: array(string()),
+  unblock_roots: array(string()),
+  stuck: array(string()),
+  ranking: nullable(
+    object({
+      keys: object({
+        priority: string(),
+        downstream_depth: number(),
+        unblocks_count: number(),
+        lifecycle_stage: string(),
+        created_at: string(),
       }),
-      above: rankNeighbourSchema.nullable(),
-      below: rankNeighbourSchema.nullable(),
-    })
-    .nullable(),
-  conduct: z.enum(['eligible', 'suppressed']).nullable(),
-  wip_cap: z.number(),
-  wip_active: z.number(),
+      above: nullable(rankNeighbourSchema),
+      below: nullable(rankNeighbourSchema),
+    }),
+  ),
+  conduct: nullable(oneOf(['eligible', 'suppressed'])),
+  wip_cap: number(),
+  wip_active: number(),
 });
-sameShape<z.infer<typeof explainResponseSchema>, ExplainResponse>(true);
+sameShape<Infer<typeof explainResponseSchema>, ExplainResponse>(true);
 
 // ---- sessions and claims (libs/contracts/src/sessions)
-export const claimResponseSchema = z.object({
-  item_id: z.string(),
-  project: z.string(),
+export const claimResponseSchema = object({
+  item_id: string(),
+  project: string(),
   entrypoint: nullableString,
   adapter: nullableString,
-  wip_slot: z.boolean(),
-  claimed_at: z.string(),
-  renewed_at: z.string(),
-  expires_at: z.string(),
+  wip_slot: boolean(),
+  claimed_at: string(),
+  renewed_at: string(),
+  expires_at: string(),
 });
-sameShape<z.infer<typeof claimResponseSchema>, ClaimResponse>(true);
+sameShape<Infer<typeof claimResponseSchema>, ClaimResponse>(true);
 
-export const sessionResponseSchema = z.object({
-  session_id: z.number(),
-  harness: z.string(),
-  model: z.string(),
+export const sessionResponseSchema = object({
+  session_id: number(),
+  harness: string(),
+  model: string(),
   project: nullableString,
-  lane: z.string(),
+  lane: string(),
   label: nullableString,
-  created_at: z.string(),
-  last_seen_at: z.string(),
+  created_at: string(),
+  last_seen_at: string(),
   ended_at: nullableString,
-  claims: z.array(claimResponseSchema),
+  claims: array(claimResponseSchema),
 });
-sameShape<z.infer<typeof sessionResponseSchema>, SessionResponse>(true);
+sameShape<Infer<typeof sessionResponseSchema>, SessionResponse>(true);
 
-export const registerSessionResponseSchema = sessionResponseSchema.extend({
-  lane_source: z.string(),
-  lane_scope: z.string(),
+export const registerSessionResponseSchema = extend(sessionResponseSchema, {
+  lane_source: string(),
+  lane_scope: string(),
   lane_key: nullableString,
 });
-sameShape<z.infer<typeof registerSessionResponseSchema>, RegisterSessionResponse>(true);
+sameShape<Infer<typeof registerSessionResponseSchema>, RegisterSessionResponse>(true);
 
-export const releaseClaimResponseSchema = z.object({
-  session_id: z.number(),
-  item_id: z.string(),
-  released: z.boolean(),
+export const releaseClaimResponseSchema = object({
+  session_id: number(),
+  item_id: string(),
+  released: boolean(),
 });
-sameShape<z.infer<typeof releaseClaimResponseSchema>, ReleaseClaimResponse>(true);
+sameShape<Infer<typeof releaseClaimResponseSchema>, ReleaseClaimResponse>(true);
 
 // ---- items and dependencies (libs/contracts/src/backlog)
-export const itemSectionSchema = z.object({
-  section_name: z.string(),
+export const itemSectionSchema = object({
+  section_name: string(),
   content: nullableString,
-  ordering: z.number(),
-  created_at: z.string(),
-  updated_at: z.string(),
+  ordering: number(),
+  created_at: string(),
+  updated_at: string(),
 });
-sameShape<z.infer<typeof itemSectionSchema>, ItemSectionWire>(true);
+sameShape<Infer<typeof itemSectionSchema>, ItemSectionWire>(true);
 
-export const itemCommentSchema = z.object({
-  id: z.string(),
-  item_id: z.string(),
+export const itemCommentSchema = object({
+  id: string(),
+  item_id: string(),
   author: nullableString,
-  session_id: z.number().nullable(),
+  session_id: nullable(number()),
   harness: nullableString,
-  path: z.enum(WRITE_PATHS),
-  body: z.string(),
-  created_at: z.string(),
+  path: oneOf(WRITE_PATHS),
+  body: string(),
+  created_at: string(),
 });
-sameShape<z.infer<typeof itemCommentSchema>, ItemCommentWire>(true);
+sameShape<Infer<typeof itemCommentSchema>, ItemCommentWire>(true);
 
-const flag = z.union([z.literal(0), z.literal(1)]);
+const flag = oneOfNumbers([0, 1]);
 
-export const itemDetailSchema = z.object({
-  item_id: z.string(),
-  title: z.string(),
-  project: z.string(),
-  workflow_id: z.string(),
-  workflow_version_id: z.number(),
-  workflow_version: z.number(),
-  workflow_posture: z.string(),
-  status: z.string(),
-  priority: z.string(),
+export const itemDetailSchema = object({
+  item_id: string(),
+  title: string(),
+  project: string(),
+  workflow_id: string(),
+  workflow_version_id: number(),
+  workflow_version: number(),
+  workflow_posture: string(),
+  status: string(),
+  priority: string(),
   frozen: flag,
   blocked: flag,
   blocked_reason: nullableString,
   github_issue: nullableString,
   deployed_to: nullableString,
-  body: z.string(),
+  body: string(),
   merged_at: nullableString,
-  created_at: z.string(),
-  updated_at: z.string(),
-  source: z.string(),
+  created_at: string(),
+  updated_at: string(),
+  source: string(),
   owner: nullableString,
   deployment_flow: nullableString,
   deploy_stage: nullableString,
@@ -294,115 +311,106 @@ export const itemDetailSchema = z.object({
   shepherd_caveats: nullableString,
   test_results: nullableString,
   deploy_log: nullableString,
-  db_mutation_profile: z.string(),
-  db_compatibility_attestation: z.string(),
+  db_mutation_profile: string(),
+  db_compatibility_attestation: string(),
   spec_updated_at: nullableString,
   spec_updated_by: nullableString,
   resolution: nullableString,
   resolution_ref: nullableString,
   resolution_comment: nullableString,
   depends_on: nullableString,
-  sections: z.array(itemSectionSchema),
-  comments: z.array(itemCommentSchema),
-  comment_count: z.number(),
+  sections: array(itemSectionSchema),
+  comments: array(itemCommentSchema),
+  comment_count: number(),
 });
-sameShape<z.infer<typeof itemDetailSchema>, ItemDetailWire>(true);
+sameShape<Infer<typeof itemDetailSchema>, ItemDetailWire>(true);
 
-export const dependencySchema = z.object({
+export const dependencySchema = object({
   dependent: nullableString,
   blocker: nullableString,
-  gate_point: z.string(),
-  satisfaction: z.string(),
-  source: z.string(),
-  session_id: z.number().nullable(),
-  rationale: z.string(),
-  evidence: z.record(z.unknown()),
-  created_at: z.string(),
+  gate_point: string(),
+  satisfaction: string(),
+  source: string(),
+  session_id: nullable(number()),
+  rationale: string(),
+  evidence: record(anything()),
+  created_at: string(),
 });
-sameShape<z.infer<typeof dependencySchema>, DependencyWire>(true);
+sameShape<Infer<typeof dependencySchema>, DependencyWire>(true);
 
-export const dependencyAddSchema = z.object({ created: z.boolean(), dependency: dependencySchema });
-sameShape<z.infer<typeof dependencyAddSchema>, DependencyAddWire>(true);
+export const dependencyAddSchema = object({ created: boolean(), dependency: dependencySchema });
+sameShape<Infer<typeof dependencyAddSchema>, DependencyAddWire>(true);
 
-export const gateBlockerSchema = z.object({
+export const gateBlockerSchema = object({
   blocker: nullableString,
-  gate_point: z.string(),
-  satisfaction: z.string(),
-  reason: z.string(),
-  need: z.string(),
+  gate_point: string(),
+  satisfaction: string(),
+  reason: string(),
+  need: string(),
   blocker_status: nullableString,
   blocker_title: nullableString,
-  blocking_terminal: z.boolean(),
-  blocking_abandoned: z.boolean(),
+  blocking_terminal: boolean(),
+  blocking_abandoned: boolean(),
 });
-sameShape<z.infer<typeof gateBlockerSchema>, GateBlockerWire>(true);
+sameShape<Infer<typeof gateBlockerSchema>, GateBlockerWire>(true);
 
 // ---- the DB claim (libs/contracts/src/db-claims)
-export const dbClaimJsonValueSchema: z.ZodType<DbClaimJsonValueWire> = z.lazy(() =>
-  z.union([
-    z.string(),
-    z.number(),
-    z.boolean(),
-    z.null(),
-    z.array(dbClaimJsonValueSchema),
-    z.record(dbClaimJsonValueSchema),
-  ]),
-);
+export const dbClaimJsonValueSchema = jsonValue<DbClaimJsonValueWire>();
 
-const stringsOrNull = z.array(z.string()).nullable();
+const stringsOrNull = nullable(array(string()));
 
-export const dbClaimRecordSchema = z.object({
-  state: z.enum(['declared', 'none']).nullable(),
+export const dbClaimRecordSchema = object({
+  state: nullable(oneOf(['declared', 'none'])),
   model_name: nullableString,
   mutation_intent: nullableString,
   migration_modules: stringsOrNull,
   migration_strategy: nullableString,
   migration_strategy_justification: nullableString,
   schema_kinds: stringsOrNull,
-  affected_surfaces: z.array(z.object({ table: z.string(), columns: z.array(z.string()) })).nullable(),
-  reviewed_negative: z.boolean().nullable(),
+  affected_surfaces: nullable(array(object({ table: string(), columns: array(string()) }))),
+  reviewed_negative: nullable(boolean()),
   validated_at: nullableString,
   reason: nullableString,
   compatibility_class: nullableString,
-  pre_merge_readers_writers: z.array(z.object({ path: z.string(), role: z.enum(['reader', 'writer']) })).nullable(),
+  pre_merge_readers_writers: nullable(array(object({ path: string(), role: oneOf(['reader', 'writer']) }))),
   invariants: stringsOrNull,
   rehearsal_commands: stringsOrNull,
   residual_risk_notes: nullableString,
   frozen_at: nullableString,
-  rehearsal_outcomes: dbClaimJsonValueSchema.nullable(),
-  class_escalations: dbClaimJsonValueSchema.nullable(),
+  rehearsal_outcomes: nullable(dbClaimJsonValueSchema),
+  class_escalations: nullable(dbClaimJsonValueSchema),
 });
-sameShape<z.infer<typeof dbClaimRecordSchema>, DbClaimRecordWire>(true);
+sameShape<Infer<typeof dbClaimRecordSchema>, DbClaimRecordWire>(true);
 
-export const dbClaimResponseSchema = z.object({
-  item_id: z.string(),
+export const dbClaimResponseSchema = object({
+  item_id: string(),
   claim: dbClaimRecordSchema,
-  reviewed: z.boolean(),
-  reviewed_reason: z.enum([
+  reviewed: boolean(),
+  reviewed_reason: oneOf([
     'reviewed_negative',
     'declared',
     'bare_default',
     'reviewed_negative_not_true',
     'malformed_profile',
   ]),
-  malformed: z.boolean(),
-  malformed_halves: z.array(z.enum(['db_mutation_profile', 'db_compatibility_attestation'])),
+  malformed: boolean(),
+  malformed_halves: array(oneOf(['db_mutation_profile', 'db_compatibility_attestation'])),
   db_mutation_profile: nullableString,
   db_compatibility_attestation: nullableString,
 });
-sameShape<z.infer<typeof dbClaimResponseSchema>, DbClaimResponse>(true);
+sameShape<Infer<typeof dbClaimResponseSchema>, DbClaimResponse>(true);
 
 // ---- records: an ouroboros entry (libs/contracts/src/records; POST /v1/records/ouroboros answers this row)
-export const ouroborosEntrySchema = z.object({
-  id: z.number(),
-  organization: z.string(),
-  timestamp: z.string(),
-  agent: z.string(),
+export const ouroborosEntrySchema = object({
+  id: number(),
+  organization: string(),
+  timestamp: string(),
+  agent: string(),
   context: nullableString,
-  category: z.string(),
-  body: z.string(),
+  category: string(),
+  body: string(),
   reviewed_at: nullableString,
   archived_at: nullableString,
-  created_at: z.string(),
+  created_at: string(),
 });
-sameShape<z.infer<typeof ouroborosEntrySchema>, OuroborosEntryWire>(true);
+sameShape<Infer<typeof ouroborosEntrySchema>, OuroborosEntryWire>(true);

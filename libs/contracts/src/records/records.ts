@@ -1,5 +1,5 @@
 // Wire types of the records routes (docs/api-backlog.md): ouroboros entries. One definition: the daemon answers
-// these, the client and the MCP server read them (its zod schema is checked against them in mcp/schemas.ts).
+// these, the client and the MCP server read them (its JSON schema is checked against them in mcp/schemas.ts).
 
 // An ouroboros entry: an observation for the people who improve the workflow. It belongs to one organization (the
 // slug), the one its writer acted in; only that organization's active members and credentials see or mark it.

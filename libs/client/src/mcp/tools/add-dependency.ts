@@ -1,6 +1,4 @@
-import { z } from 'zod';
-
-import { dependencyAddSchema } from '@app/contracts/mcp';
+import { dependencyAddSchema, describe, oneOf, optional, string } from '@app/contracts/mcp';
 
 import { answer, defineTool, refArg, WRITE } from './tool';
 
@@ -12,15 +10,13 @@ export const addDependencyTool = defineTool({
   input: {
     dependent: refArg('the item that waits, e.g. ATL-6'),
     blocker: refArg('the item it waits for, e.g. ATL-5'),
-    gate_point: z
-      .enum(['activation', 'integration', 'closure', 'coordination_only'])
-      .optional()
-      .describe(
-        'where the dependent waits: activation (before implementing), integration (before release), ' +
-          'closure (before done), coordination_only (informational); default activation',
-      ),
-    satisfaction: z.string().min(1).max(200).optional().describe('default: the blocker is done'),
-    rationale: z.string().max(10_000).optional().describe('why it waits, for the people reading the graph'),
+    gate_point: describe(
+      optional(oneOf(['activation', 'integration', 'closure', 'coordination_only'])),
+      'where the dependent waits: activation (before implementing), integration (before release), ' +
+        'closure (before done), coordination_only (informational); default activation',
+    ),
+    satisfaction: describe(optional(string({ minLength: 1, maxLength: 200 })), 'default: the blocker is done'),
+    rationale: describe(optional(string({ maxLength: 10_000 })), 'why it waits, for the people reading the graph'),
   },
   output: dependencyAddSchema.shape,
   run: async (args, ctx) =>

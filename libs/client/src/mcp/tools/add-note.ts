@@ -1,6 +1,4 @@
-import { z } from 'zod';
-
-import { ouroborosEntrySchema } from '@app/contracts/mcp';
+import { describe, optional, ouroborosEntrySchema, string } from '@app/contracts/mcp';
 
 import { answer, defineTool, WRITE } from './tool';
 
@@ -10,9 +8,9 @@ export const addNoteTool = defineTool({
   title: 'Add an ouroboros note',
   description: 'An observation for the people who improve the workflow (an ouroboros entry), signed by this session.',
   input: {
-    category: z.string().min(1).max(100).describe('e.g. friction, bug, idea'),
-    body: z.string().min(1).max(100_000).describe('the observation and what would improve the workflow'),
-    context: z.string().max(100_000).optional().describe('where it was seen, e.g. an item ref'),
+    category: describe(string({ minLength: 1, maxLength: 100 }), 'e.g. friction, bug, idea'),
+    body: describe(string({ minLength: 1, maxLength: 100_000 }), 'the observation and what would improve the workflow'),
+    context: describe(optional(string({ maxLength: 100_000 })), 'where it was seen, e.g. an item ref'),
   },
   output: ouroborosEntrySchema.shape,
   run: async (args, ctx) =>

@@ -1,6 +1,4 @@
-import { z } from 'zod';
-
-import { dbClaimResponseSchema } from '@app/contracts/mcp';
+import { anything, boolean, dbClaimResponseSchema, describe, optional, record, string } from '@app/contracts/mcp';
 
 import { ChargeFlowError } from '../../charge-flow';
 import { answer, defineTool, ref, WRITE } from './tool';
@@ -14,9 +12,9 @@ export const amendDbClaimTool = defineTool({
     'that it makes none (none: true, with a reason).',
   input: {
     item: ref,
-    claim: z.record(z.unknown()).optional().describe('the DB claim payload (state declared, …)'),
-    none: z.boolean().optional().describe('the negative claim shortcut: no governed DB work'),
-    reason: z.string().max(10_000).optional().describe('why (required in spirit with none: true)'),
+    claim: describe(optional(record(anything())), 'the DB claim payload (state declared, …)'),
+    none: describe(optional(boolean()), 'the negative claim shortcut: no governed DB work'),
+    reason: describe(optional(string({ maxLength: 10_000 })), 'why (required in spirit with none: true)'),
   },
   output: dbClaimResponseSchema.shape,
   run: async (args, ctx) =>

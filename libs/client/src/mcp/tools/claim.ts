@@ -1,4 +1,4 @@
-import { dispatchResponseSchema } from '@app/contracts/mcp';
+import { dispatchResponseSchema, optional } from '@app/contracts/mcp';
 
 import { runCharge } from '../../charge-flow';
 import { claimText } from '../text';
@@ -11,7 +11,7 @@ export const claimTool = defineTool({
   description:
     'Charge the top item of this session’s schedule, or the named one: an atomic claim under the WIP cap. ' +
     'Answers the entrypoint to run and the claim (held while this connection lives; release gives it back).',
-  input: { item: ref.optional(), project: projectArg, wip_cap: wipCapArg },
+  input: { item: optional(ref), project: projectArg, wip_cap: wipCapArg },
   output: dispatchResponseSchema.shape,
   // One claim at a time per connection: two concurrent calls of one agent get two items.
   run: (args, ctx, call) =>

@@ -1,6 +1,4 @@
-import { z } from 'zod';
-
-import { itemCommentSchema } from '@app/contracts/mcp';
+import { describe, itemCommentSchema, string } from '@app/contracts/mcp';
 
 import { answer, defineTool, ref, WRITE } from './tool';
 
@@ -15,11 +13,10 @@ export const commentTool = defineTool({
     'holds. Answers the comment.',
   input: {
     item: ref,
-    body: z
-      .string()
-      .min(1)
-      .max(512 * 1024)
-      .describe('the comment (Markdown; newlines allowed; at most 512 KiB)'),
+    body: describe(
+      string({ minLength: 1, maxLength: 512 * 1024 }),
+      'the comment (Markdown; newlines allowed; at most 512 KiB)',
+    ),
   },
   output: itemCommentSchema.shape,
   run: async (args, ctx) =>

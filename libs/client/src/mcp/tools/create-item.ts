@@ -1,7 +1,5 @@
-import { z } from 'zod';
-
 import { PRIORITIES } from '@app/contracts';
-import { itemDetailSchema } from '@app/contracts/mcp';
+import { describe, itemDetailSchema, oneOf, optional, string } from '@app/contracts/mcp';
 
 import { itemText } from '../text';
 import { answer, defineTool, projectArg, WRITE } from './tool';
@@ -12,13 +10,16 @@ export const createItemTool = defineTool({
   title: 'Create an item',
   description: 'A new backlog item in the project.',
   input: {
-    title: z.string().min(1).max(10_000).describe('one line naming the work'),
+    title: describe(string({ minLength: 1, maxLength: 10_000 }), 'one line naming the work'),
     project: projectArg,
-    priority: z.enum(PRIORITIES).optional().describe('high, medium or low (default medium)'),
-    status: z.string().min(1).max(100).optional().describe('start stage (default the initial stage)'),
-    workflow: z.string().min(1).max(63).optional().describe('workflow id, e.g. issue or epic (default issue)'),
-    body: z.string().optional().describe('the description (Markdown)'),
-    spec: z.string().optional().describe('the spec (Markdown), shown under its own heading in the body'),
+    priority: describe(optional(oneOf(PRIORITIES)), 'high, medium or low (default medium)'),
+    status: describe(optional(string({ minLength: 1, maxLength: 100 })), 'start stage (default the initial stage)'),
+    workflow: describe(
+      optional(string({ minLength: 1, maxLength: 63 })),
+      'workflow id, e.g. issue or epic (default issue)',
+    ),
+    body: describe(optional(string()), 'the description (Markdown)'),
+    spec: describe(optional(string()), 'the spec (Markdown), shown under its own heading in the body'),
   },
   output: itemDetailSchema.shape,
   run: async (args, ctx) =>

@@ -1,6 +1,14 @@
-import { z } from 'zod';
-
-import { frontierItemSchema } from '@app/contracts/mcp';
+import {
+  array,
+  describe,
+  frontierItemSchema,
+  integer,
+  number,
+  object,
+  oneOf,
+  optional,
+  string,
+} from '@app/contracts/mcp';
 
 import { frontierText } from '../text';
 import { answer, defineTool, projectArg, READ, whatIfWipCapArg } from './tool';
@@ -14,22 +22,22 @@ export const frontierTool = defineTool({
   description: 'Runnable, blocked and frozen counts of the project’s charge frontier and the top items of a bucket.',
   input: {
     project: projectArg,
-    bucket: z.enum(buckets).optional().describe('which bucket to list (default runnable)'),
-    limit: z.number().int().min(1).max(100).optional().describe('how many items (default 10)'),
+    bucket: describe(optional(oneOf(buckets)), 'which bucket to list (default runnable)'),
+    limit: describe(optional(integer({ minimum: 1, maximum: 100 })), 'how many items (default 10)'),
     wip_cap: whatIfWipCapArg,
   },
   output: {
-    project: z.string(),
-    wip_cap: z.number(),
-    wip_active: z.number(),
-    counts: z.object({
-      runnable: z.number(),
-      blocked: z.number(),
-      frozen: z.number(),
-      conduct_eligible: z.number(),
+    project: string(),
+    wip_cap: number(),
+    wip_active: number(),
+    counts: object({
+      runnable: number(),
+      blocked: number(),
+      frozen: number(),
+      conduct_eligible: number(),
     }),
-    bucket: z.enum(buckets),
-    items: z.array(frontierItemSchema),
+    bucket: oneOf(buckets),
+    items: array(frontierItemSchema),
   },
   run: async (args, ctx) =>
     answer(

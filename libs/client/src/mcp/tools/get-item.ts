@@ -1,6 +1,4 @@
-import { z } from 'zod';
-
-import { itemDetailSchema } from '@app/contracts/mcp';
+import { array, boolean, extend, itemDetailSchema, nullable, number, object, string } from '@app/contracts/mcp';
 
 import { itemWholeText } from '../text';
 import { answer, defineTool, READ, ref } from './tool';
@@ -13,26 +11,24 @@ export const getItemTool = defineTool({
     'An item whole: its fields, body and sections, its dependencies both ways (with gate point and whether ' +
     'each is satisfied), who holds its claim, and its last changes (who changed what).',
   input: { item: ref },
-  output: itemDetailSchema.extend({
-    dependencies: z.array(
-      z.object({
-        direction: z.string(),
-        other_item: z.string().nullable(),
-        other_status: z.string().nullable(),
-        gate_point: z.string(),
-        satisfaction: z.string(),
-        satisfied: z.boolean(),
+  output: extend(itemDetailSchema, {
+    dependencies: array(
+      object({
+        direction: string(),
+        other_item: nullable(string()),
+        other_status: nullable(string()),
+        gate_point: string(),
+        satisfaction: string(),
+        satisfied: boolean(),
       }),
     ),
-    claim: z
-      .object({ session_id: z.number(), harness: z.string(), model: z.string(), expires_at: z.string() })
-      .nullable(),
-    last_changes: z.array(
-      z.object({
-        at: z.string(),
-        actor: z.string().nullable(),
-        action: z.string(),
-        field: z.string().nullable(),
+    claim: nullable(object({ session_id: number(), harness: string(), model: string(), expires_at: string() })),
+    last_changes: array(
+      object({
+        at: string(),
+        actor: nullable(string()),
+        action: string(),
+        field: nullable(string()),
       }),
     ),
   }).shape,

@@ -1,6 +1,16 @@
-import { z } from 'zod';
-
 import { PRIORITIES } from '@app/contracts';
+import {
+  array,
+  boolean,
+  describe,
+  integer,
+  nullable,
+  number,
+  object,
+  oneOf,
+  optional,
+  string,
+} from '@app/contracts/mcp';
 
 import { decodeCursor, encodeCursor } from '../cursor';
 import { oneLine } from '../text';
@@ -15,38 +25,35 @@ export const listItemsTool = defineTool({
     'cursor for the next page. get_item reads one in full.',
   input: {
     project: projectArg,
-    status: z
-      .array(z.string().min(1).max(63))
-      .max(30)
-      .optional()
-      .describe('only items at these stages, e.g. ["planned", "implementing"]'),
-    priority: z.enum(PRIORITIES).optional().describe('only items of this priority'),
-    text: z
-      .string()
-      .min(1)
-      .max(200)
-      .optional()
-      .describe('a word or phrase of the title or body (case-insensitive), or a ref'),
-    claimed: z.boolean().optional().describe('true: only items someone holds a live claim on; false: only unclaimed'),
-    blocked: z.boolean().optional().describe('true: only items with the operator block flag; false: only without'),
-    limit: z.number().int().min(1).max(100).optional().describe('page size (default 25)'),
-    cursor: z.string().max(40).optional().describe('next_cursor of the previous page'),
+    status: describe(
+      optional(array(string({ minLength: 1, maxLength: 63 }), { maxItems: 30 })),
+      'only items at these stages, e.g. ["planned", "implementing"]',
+    ),
+    priority: describe(optional(oneOf(PRIORITIES)), 'only items of this priority'),
+    text: describe(
+      optional(string({ minLength: 1, maxLength: 200 })),
+      'a word or phrase of the title or body (case-insensitive), or a ref',
+    ),
+    claimed: describe(optional(boolean()), 'true: only items someone holds a live claim on; false: only unclaimed'),
+    blocked: describe(optional(boolean()), 'true: only items with the operator block flag; false: only without'),
+    limit: describe(optional(integer({ minimum: 1, maximum: 100 })), 'page size (default 25)'),
+    cursor: describe(optional(string({ maxLength: 40 })), 'next_cursor of the previous page'),
   },
   output: {
-    project: z.string(),
-    total: z.number(),
-    items: z.array(
-      z.object({
-        item_id: z.string(),
-        title: z.string(),
-        status: z.string(),
-        priority: z.string(),
-        blocked: z.boolean(),
-        frozen: z.boolean(),
-        updated_at: z.string(),
+    project: string(),
+    total: number(),
+    items: array(
+      object({
+        item_id: string(),
+        title: string(),
+        status: string(),
+        priority: string(),
+        blocked: boolean(),
+        frozen: boolean(),
+        updated_at: string(),
       }),
     ),
-    next_cursor: z.string().nullable(),
+    next_cursor: nullable(string()),
   },
   run: async (args, ctx) =>
     answer(

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { array, nullable, number, object, string } from '@app/contracts/mcp';
 
 import { answer, defineTool, READ } from './tool';
 
@@ -12,15 +12,15 @@ export const myWorkTool = defineTool({
     'and the claims it lost since the last call (taken over, released by someone else, or lapsed).',
   input: {},
   output: {
-    session_id: z.number(),
-    lane: z.string(),
-    claims: z.array(
-      z.object({
-        item_id: z.string(),
-        project: z.string(),
-        adapter: z.string().nullable(),
-        entrypoint: z.string().nullable(),
-        expires_at: z.string(),
+    session_id: number(),
+    lane: string(),
+    claims: array(
+      object({
+        item_id: string(),
+        project: string(),
+        adapter: nullable(string()),
+        entrypoint: nullable(string()),
+        expires_at: string(),
       }),
     ),
   },

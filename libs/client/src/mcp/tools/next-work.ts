@@ -1,7 +1,14 @@
-import { z } from 'zod';
-
 import type { ScheduleStep } from '@app/contracts';
-import { scheduleResponseSchema, scheduleStepSchema } from '@app/contracts/mcp';
+import {
+  array,
+  describe,
+  extend,
+  integer,
+  optional,
+  scheduleResponseSchema,
+  scheduleStepSchema,
+  string,
+} from '@app/contracts/mcp';
 
 import { nextWorkText, whyRanked } from '../text';
 import { answer, defineTool, projectArg, READ, wipCapArg } from './tool';
@@ -29,12 +36,12 @@ export const nextWorkTool = defineTool({
     "The session's schedule: the top runnable items of its lane, ranked, each with its adapter, the entrypoint " +
     'to run and why it ranks there. Claim one with claim.',
   input: {
-    limit: z.number().int().min(1).max(50).optional().describe('how many steps (default 3)'),
+    limit: describe(optional(integer({ minimum: 1, maximum: 50 })), 'how many steps (default 3)'),
     project: projectArg,
     wip_cap: wipCapArg,
   },
-  output: scheduleResponseSchema.extend({
-    steps: z.array(scheduleStepSchema.extend({ why: z.string() })),
+  output: extend(scheduleResponseSchema, {
+    steps: array(extend(scheduleStepSchema, { why: string() })),
   }).shape,
   run: async (args, ctx) =>
     answer(

@@ -1,6 +1,4 @@
-import { z } from 'zod';
-
-import { itemDetailSchema } from '@app/contracts/mcp';
+import { describe, itemDetailSchema, string } from '@app/contracts/mcp';
 
 import { itemText } from '../text';
 import { answer, defineTool, ref, WRITE } from './tool';
@@ -12,7 +10,7 @@ export const setStatusTool = defineTool({
   description:
     'Set an item’s workflow status. The gates are enforced: a refusal (blocked_by_dependencies) lists each ' +
     'blocker and what would satisfy it.',
-  input: { item: ref, status: z.string().min(1).max(100).describe('target stage, e.g. implementing') },
+  input: { item: ref, status: describe(string({ minLength: 1, maxLength: 100 }), 'target stage, e.g. implementing') },
   output: itemDetailSchema.shape,
   run: async (args, ctx) => answer(() => ctx.api.setItemStatus(args.item, args.status), itemText),
 });

@@ -1,7 +1,17 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
-
 import type { GateBlockerWire, SessionResponse } from '@app/contracts';
+import {
+  anything,
+  array,
+  describe,
+  integer,
+  object,
+  optional,
+  record,
+  Shape,
+  ShapeValue,
+  string,
+} from '@app/contracts/mcp';
 
 import { SvcApi } from '../../api';
 import { ChargeFlowError } from '../../charge-flow';
@@ -51,20 +61,21 @@ export interface ToolContext {
   serialized<T>(work: () => Promise<T>): Promise<T>;
 }
 
-// One tool: what tools/list says of it and what answers a call. The server adds the strict argument object, the
-// notices of the output schema, and the session and notices around each call.
-export interface ToolDefinition<S extends z.ZodRawShape = z.ZodRawShape> {
+// One tool: what tools/list says of it and what answers a call. Its input and output are the properties of JSON
+// schemas (@app/contracts/mcp); the server makes them objects that refuse any other property, adds the notices to
+// the output, and validates both sides of each call against them (./validation.ts).
+export interface ToolDefinition<S extends Shape = Shape> {
   name: string;
   title: string;
   description: string;
   input: S;
-  output: z.ZodRawShape;
+  output: Shape;
   annotations: ToolAnnotations;
-  run(args: z.objectOutputType<S, z.ZodTypeAny>, ctx: ToolContext, call: ToolCall): Promise<CallToolResult>;
+  run(args: ShapeValue<S>, ctx: ToolContext, call: ToolCall): Promise<CallToolResult>;
 }
 
-// Keeps each tool's argument types to zod's own inference (the arguments of run are those of its input).
-export function defineTool<S extends z.ZodRawShape>(definition: ToolDefinition<S>): ToolDefinition<S> {
+// Types each tool's run by its input (the arguments of run are what its input schema accepts).
+export function defineTool<S extends Shape>(definition: ToolDefinition<S>): ToolDefinition<S> {
   return definition;
 }
 
@@ -114,52 +125,25 @@ export async function answer<T extends object>(
   }
 }
 
-// A tool's arguments as a strict object: an argument the tool does not take is refused (not silently dropped, so
-// `create_item {description: …}` does not make an item with an empty body), and the refusal names the arguments
-// the tool does take. The SDK answers it as a tool error: `Input validation error: Invalid arguments for tool …`.
-export function strictArguments<S extends z.ZodRawShape>(tool: string, shape: S): z.ZodObject<S, 'strict'> {
-  const names = Object.keys(shape);
-  const takes = names.length > 0 ? `takes only ${names.join(', ')}` : 'takes no arguments';
-  return z
-    .object(shape, {
-      errorMap: (issue, ctx) =>
-        issue.code === z.ZodIssueCode.unrecognized_keys
-          ? {
-              message: `unknown argument${issue.keys.length === 1 ? '' : 's'} ${issue.keys.join(', ')}: ${tool} ${takes}`,
-            }
-          : { message: ctx.defaultError },
-    })
-    .strict();
-}
+// What every result may carry besides the tool's own answer: the session's notices (the server's withNotices).
+export const noticesSchema = describe(
+  optional(object({ lapsed_claims: array(record(anything())), notices: array(record(anything())) })),
+  'what this session should hear of since its last call: claims it lost, others’ changes to its items',
+);
 
-export const noticesSchema = z
-  .object({ lapsed_claims: z.array(z.record(z.unknown())), notices: z.array(z.record(z.unknown())) })
-  .optional()
-  .describe('what this session should hear of since its last call: claims it lost, others’ changes to its items');
-
-// A fresh schema per argument: one zod instance used twice in a tool becomes a `$ref` in its JSON schema, which
-// strict clients refuse.
-export const refArg = (what = 'public item ref, e.g. ATL-6') => z.string().min(1).max(40).describe(what);
+export const refArg = (what = 'public item ref, e.g. ATL-6') => describe(string({ minLength: 1, maxLength: 40 }), what);
 export const ref = refArg();
-export const projectArg = z
-  .string()
-  .min(1)
-  .max(63)
-  .optional()
-  .describe('project id (default: the server’s project scope)');
+export const projectArg = describe(
+  optional(string({ minLength: 1, maxLength: 63 })),
+  'project id (default: the server’s project scope)',
+);
 // A read takes any cap as a what-if; next_work and claim run under it, and one above the project policy's is an
 // organization admin's (the daemon refuses others with wip_cap_override_forbidden).
-export const whatIfWipCapArg = z
-  .number()
-  .int()
-  .min(0)
-  .max(10_000)
-  .optional()
-  .describe('what-if WIP cap for this read (default: the project policy’s)');
-export const wipCapArg = z
-  .number()
-  .int()
-  .min(0)
-  .max(10_000)
-  .optional()
-  .describe('a lower WIP cap than the project policy’s; a higher one only for an organization admin');
+export const whatIfWipCapArg = describe(
+  optional(integer({ minimum: 0, maximum: 10_000 })),
+  'what-if WIP cap for this read (default: the project policy’s)',
+);
+export const wipCapArg = describe(
+  optional(integer({ minimum: 0, maximum: 10_000 })),
+  'a lower WIP cap than the project policy’s; a higher one only for an organization admin',
+);

@@ -1,7 +1,5 @@
-import { z } from 'zod';
-
 import { PRIORITIES } from '@app/contracts';
-import { itemDetailSchema } from '@app/contracts/mcp';
+import { describe, itemDetailSchema, nullable, oneOf, optional, record, string } from '@app/contracts/mcp';
 
 import { ChargeFlowError } from '../../charge-flow';
 import { itemText } from '../text';
@@ -16,13 +14,13 @@ export const updateItemTool = defineTool({
     'item’s title, body and sections belong to its holder (item_claimed_elsewhere for others). Answers the item.',
   input: {
     item: ref,
-    title: z.string().min(1).max(10_000).optional().describe('the new title (one line)'),
-    priority: z.enum(PRIORITIES).optional().describe('the new priority'),
-    body: z.string().max(1_000_000).optional().describe('the new stored body text (Markdown); replaces the old'),
-    sections: z
-      .record(z.string().max(1_000_000).nullable())
-      .optional()
-      .describe('named Markdown sections to write, e.g. {"acceptance": "…"}; null removes a section'),
+    title: describe(optional(string({ minLength: 1, maxLength: 10_000 })), 'the new title (one line)'),
+    priority: describe(optional(oneOf(PRIORITIES)), 'the new priority'),
+    body: describe(optional(string({ maxLength: 1_000_000 })), 'the new stored body text (Markdown); replaces the old'),
+    sections: describe(
+      optional(record(nullable(string({ maxLength: 1_000_000 })))),
+      'named Markdown sections to write, e.g. {"acceptance": "…"}; null removes a section',
+    ),
   },
   output: itemDetailSchema.shape,
   run: async (args, ctx) =>

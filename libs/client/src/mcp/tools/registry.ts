@@ -1,0 +1,99 @@
+import { CallToolResult, ErrorCode, McpError, Tool } from '@modelcontextprotocol/sdk/types.js';
+
+import { JsonSchema, object } from '@app/contracts/mcp';
+
+import { validationProblems } from '../validation';
+import { MCP_TOOL_DEFINITIONS } from './index';
+import { noticesSchema, ToolDefinition } from './tool';
+
+// The tools as tools/list gives them, built once per process, and the checks around each call: the arguments against
+// the input schema before the tool runs, its structured answer against the output schema after (a client checks
+// the same, so an answer that would fail there is refused here, as a tool error that names the field).
+
+const DRAFT_07 = 'http://json-schema.org/draft-07/schema#';
+
+export interface RegisteredTool {
+  definition: ToolDefinition;
+  listed: Tool;
+}
+
+// An object schema as tools/list gives it, with its dialect named last (as clients have always been given it).
+function listedSchema(json: JsonSchema): Tool['inputSchema'] {
+  return { type: 'object', ...json, $schema: DRAFT_07 };
+}
+
+function register(tool: ToolDefinition): RegisteredTool {
+  return {
+    definition: tool,
+    listed: {
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      // a strict object: an argument the tool does not take is refused, not silently dropped (so
+      // `create_item {description: …}` does not make an item with an empty body)
+      inputSchema: listedSchema(object(tool.input).json),
+      annotations: tool.annotations,
+      execution: { taskSupport: 'forbidden' },
+      // every result may carry the session's notices (withNotices): declared, or a client validating the
+      // structured content against the schema refuses the answer
+      outputSchema: listedSchema(object({ ...tool.output, notices: noticesSchema }).json),
+    },
+  };
+}
+
+// In the order tools/list answers them.
+export const REGISTERED_TOOLS: ReadonlyMap<string, RegisteredTool> = new Map(
+  MCP_TOOL_DEFINITIONS.map((tool) => [tool.name, register(tool)]),
+);
+
+export function findTool(name: string): RegisteredTool {
+  const tool = REGISTERED_TOOLS.get(name);
+  if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
+  return tool;
+}
+
+// The call's arguments (none: an empty object), or the refusal naming each problem; an unknown argument's refusal
+// names the arguments the tool does take.
+export function checkArguments(
+  tool: RegisteredTool,
+  args: Record<string, unknown> | undefined,
+): Record<string, unknown> {
+  const value = args ?? {};
+  const names = Object.keys(tool.definition.input);
+  const takes = names.length > 0 ? `takes only ${names.join(', ')}` : 'takes no arguments';
+  const problems = validationProblems(tool.listed.inputSchema as JsonSchema, value, {
+    unknownProperties: (unknown) =>
+      `unknown argument${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}: ${tool.definition.name} ${takes}`,
+  });
+  if (problems !== null) {
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Input validation error: Invalid arguments for tool ${tool.definition.name}: ${problems}`,
+    );
+  }
+  return value;
+}
+
+// A refusal is not checked; an answer must carry structured content that the output schema accepts.
+export function checkAnswer(tool: RegisteredTool, result: CallToolResult): void {
+  if (result.isError) return;
+  const name = tool.definition.name;
+  if (!result.structuredContent) {
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Output validation error: Tool ${name} has an output schema but no structured content was provided`,
+    );
+  }
+  const problems = validationProblems(tool.listed.outputSchema as JsonSchema, result.structuredContent);
+  if (problems !== null) {
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Output validation error: Invalid structured content for tool ${name}: ${problems}`,
+    );
+  }
+}
+
+// What a call that failed before or after its tool ran answers (the MCP SDK's own form: the error's text).
+export function callFailed(error: unknown): CallToolResult {
+  return { content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }], isError: true };
+}
