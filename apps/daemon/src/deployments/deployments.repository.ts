@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 
-import { affected, isoUtc } from '../projects/backlog-sql';
+import { affected, isoUtc } from '../database/backlog-sql';
 import { EnvironmentWire, FlowWire, HaltKind, RecordedApproval, RunRow } from './dto/deployments.dto';
 import { ApprovalRole } from './flow-stages';
 
