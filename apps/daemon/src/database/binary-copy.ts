@@ -1,31 +1,19 @@
-import { Connection, escapeLiteral, Pool, PoolClient, Submittable } from 'pg';
+import { escapeLiteral, PoolClient } from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
 import { DataSource } from 'typeorm';
 
 // Large reads in PostgreSQL's binary COPY format. The driver's row path turns every field of every row into a
-// string, then an object per row; at 100k items that, and collecting those strings, was most of a cold load. Here
-// a builder reads the fields it wants straight from the socket's bytes, as the values it wants (an int4 from its
-// four bytes, text decoded once).
-//
-// The copy-out messages are read here too, not through pg-copy-streams: it slices and re-joins every CopyData
-// message (one per row) before handing on the bytes, about 0.5 µs a row, a fifth of the whole read. Like it, the
-// reader takes the socket from the driver's parser for the COPY and hands it back at the first message that is not
-// copy data (CopyDone, or an ErrorResponse), so the driver completes the statement as usual.
-// This reaches into pg's Connection (its parser's stream listeners) and TypeORM's driver (the pool it holds), neither
-// a public API: package.json pins `pg` and `typeorm` exactly, dependency-pins.spec.ts fails on a range, and
-// apps/daemon/test/integration/binary-copy.integration-spec.ts must pass before either pin moves.
-// Formats: https://www.postgresql.org/docs/current/sql-copy.html (binary format) and
-// https://www.postgresql.org/docs/current/protocol-flow.html#PROTOCOL-COPY (one CopyData message per row).
+// string, then an object per row; here a builder reads the fields it wants straight from the bytes, as the values
+// it wants (an int4 from its four bytes, text decoded once). pg-copy-streams carries the protocol; its chunks join
+// the payloads of many CopyData messages, so a row may straddle two chunks.
+// Format: https://www.postgresql.org/docs/current/sql-copy.html (binary format).
 
 // 'PGCOPY\n\377\r\n\0', then the flags field and the header extension's length
 const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 const HEADER = SIGNATURE.length + 8;
 // bits 16-31 of the flags flag critical format issues (bit 16: rows carry OIDs): none may be set
 const CRITICAL_FLAGS = 0xffff0000;
-
-// backend messages read during a copy-out: CopyData (d), and CopyOutResponse (H), NoticeResponse (N),
-// ParameterStatus (S) and NotificationResponse (A), which are skipped; any other ends it
-const COPY_DATA = 0x64;
-const COPY_OUT_MESSAGES = new Set([COPY_DATA, 0x48, 0x4e, 0x53, 0x41]);
+const TRAILER = 0xffff;
 
 export class BinaryCopyError extends Error {
   constructor(message: string) {
@@ -72,13 +60,14 @@ export class BinaryRow {
   }
 }
 
-// Decodes the payloads of a binary copy-out, one CopyData message at a time: the first starts with the header, each
-// holds one row, the last holds the trailer.
+// Decodes the bytes of a binary copy-out as they arrive, in chunks cut anywhere: the header, rows, the trailer.
 export class BinaryCopyDecoder<T> {
   readonly rows: T[] = [];
   private readonly row: BinaryRow;
   private header = true;
   private ended = false;
+  // the start of a header or row cut off by the end of the last chunk
+  private pending: Buffer | null = null;
 
   constructor(
     columns: number,
@@ -87,146 +76,84 @@ export class BinaryCopyDecoder<T> {
     this.row = new BinaryRow(columns);
   }
 
-  // The payload data[at, end) of one CopyData message.
-  message(data: Buffer, at: number, end: number): void {
-    if (this.header) at = this.readHeader(data, at, end);
+  write(chunk: Buffer): void {
     if (this.ended) throw new BinaryCopyError('data after the trailer');
-    if (end - at < 2) throw new BinaryCopyError('a message without a row');
-    const count = (data[at] << 8) | data[at + 1];
-    at += 2;
-    if (count === 0xffff) {
-      this.ended = true;
-    } else {
-      const { row } = this;
-      const { start, end: stop, columns } = row;
+    const data = this.pending === null ? chunk : Buffer.concat([this.pending, chunk]);
+    this.pending = null;
+    const end = data.length;
+    let at = 0;
+    if (this.header) {
+      const next = this.readHeader(data);
+      if (next < 0) {
+        this.pending = data;
+        return;
+      }
+      at = next;
+    }
+    const { row } = this;
+    const { start, end: stop, columns } = row;
+    while (end - at >= 2) {
+      const count = (data[at] << 8) | data[at + 1];
+      if (count === TRAILER) {
+        this.ended = true;
+        if (at + 2 !== end) throw new BinaryCopyError('data after the trailer');
+        return;
+      }
       if (count !== columns) throw new BinaryCopyError(`a row of ${count} columns, expected ${columns}`);
+      let p = at + 2;
+      let whole = true;
       for (let i = 0; i < columns; i++) {
-        if (end - at < 4) throw new BinaryCopyError('a row cut short');
-        const length = int32(data, at);
-        at += 4;
+        if (end - p < 4) {
+          whole = false;
+          break;
+        }
+        const length = int32(data, p);
+        p += 4;
         if (length === -1) {
           start[i] = -1;
           stop[i] = -1;
-        } else if (length < 0 || end - at < length) {
-          throw new BinaryCopyError('a row cut short');
+        } else if (length < 0) {
+          throw new BinaryCopyError(`column ${i} has a negative length`);
+        } else if (end - p < length) {
+          whole = false;
+          break;
         } else {
-          start[i] = at;
-          stop[i] = at + length;
-          at += length;
+          start[i] = p;
+          stop[i] = p + length;
+          p += length;
         }
       }
+      if (!whole) break;
       row.buffer = data;
       this.rows.push(this.build(row));
+      at = p;
     }
-    if (at !== end) throw new BinaryCopyError('a message longer than its row');
+    if (at < end) this.pending = data.subarray(at);
   }
 
   // The rows, once the copy has completed: the trailer must have been read.
   finish(): T[] {
-    if (!this.ended) throw new BinaryCopyError('the copy ended without its trailer');
+    if (this.header) throw new BinaryCopyError('not a binary COPY stream');
+    if (!this.ended)
+      throw new BinaryCopyError(this.pending === null ? 'the copy ended without its trailer' : 'a row cut short');
     return this.rows;
   }
 
-  private readHeader(data: Buffer, at: number, end: number): number {
-    if (end - at < HEADER || !data.subarray(at, at + SIGNATURE.length).equals(SIGNATURE)) {
-      throw new BinaryCopyError('not a binary COPY stream');
+  // Where the rows start, or -1 while the header is not all there.
+  private readHeader(data: Buffer): number {
+    if (data.length < HEADER) {
+      if (!SIGNATURE.subarray(0, data.length).equals(data.subarray(0, SIGNATURE.length))) {
+        throw new BinaryCopyError('not a binary COPY stream');
+      }
+      return -1;
     }
-    if ((int32(data, at + SIGNATURE.length) & CRITICAL_FLAGS) !== 0) throw new BinaryCopyError('unknown format flags');
-    const extension = int32(data, at + SIGNATURE.length + 4);
-    if (extension < 0 || end - at - HEADER < extension) throw new BinaryCopyError('a header cut short');
+    if (!data.subarray(0, SIGNATURE.length).equals(SIGNATURE)) throw new BinaryCopyError('not a binary COPY stream');
+    if ((int32(data, SIGNATURE.length) & CRITICAL_FLAGS) !== 0) throw new BinaryCopyError('unknown format flags');
+    const extension = int32(data, SIGNATURE.length + 4);
+    if (extension < 0) throw new BinaryCopyError('a header extension of negative length');
+    if (data.length - HEADER < extension) return -1;
     this.header = false;
-    return at + HEADER + extension;
-  }
-}
-
-// The statement as the driver sees it: submitted, it takes the socket's data until the copy-out is over.
-class BinaryCopyOut<T> implements Submittable {
-  readonly done: Promise<T[]>;
-  private settle!: (error: Error | null) => void;
-  private connection: Connection | null = null;
-  private driverListener: ((chunk: Buffer) => void) | null = null;
-  // the start of a message cut off by the end of the last chunk
-  private pending: Buffer | null = null;
-  private failure: Error | null = null;
-
-  constructor(
-    readonly text: string,
-    private readonly decoder: BinaryCopyDecoder<T>,
-  ) {
-    this.done = new Promise<T[]>((resolve, reject) => {
-      this.settle = (error) => {
-        if (error !== null) return reject(error);
-        try {
-          resolve(decoder.finish());
-        } catch (err) {
-          reject(err as Error);
-        }
-      };
-    });
-  }
-
-  submit(connection: Connection): Error | void {
-    const listeners = connection.stream.listeners('data');
-    if (listeners.length !== 1) return new BinaryCopyError('the connection is not in the state COPY expects');
-    this.connection = connection;
-    this.driverListener = listeners[0] as (chunk: Buffer) => void;
-    connection.stream.removeListener('data', this.driverListener);
-    connection.stream.on('data', this.onData);
-    connection.query(this.text);
-  }
-
-  private readonly onData = (chunk: Buffer): void => {
-    const data = this.pending === null ? chunk : Buffer.concat([this.pending, chunk]);
-    this.pending = null;
-    let at = 0;
-    while (data.length - at >= 5) {
-      const code = data[at];
-      if (!COPY_OUT_MESSAGES.has(code)) {
-        // CopyDone, an ErrorResponse or anything else: the driver reads on from here
-        this.handBack(data.subarray(at));
-        return;
-      }
-      const length = int32(data, at + 1);
-      if (length < 4) {
-        // not a message PostgreSQL sends: the driver fails the connection on it
-        this.handBack(data.subarray(at));
-        return;
-      }
-      const next = at + 1 + length;
-      if (next > data.length) break;
-      if (code === COPY_DATA && this.failure === null) {
-        try {
-          this.decoder.message(data, at + 5, next);
-        } catch (err) {
-          // nothing more is decoded; the connection is closed once the driver has the statement's end
-          this.failure = err as Error;
-        }
-      }
-      at = next;
-    }
-    if (at < data.length) this.pending = data.subarray(at);
-  };
-
-  private handBack(rest: Buffer | null): void {
-    const { connection, driverListener } = this;
-    if (connection === null || driverListener === null) return;
-    this.connection = null;
-    this.driverListener = null;
-    connection.stream.removeListener('data', this.onData);
-    connection.stream.on('data', driverListener);
-    if (rest !== null && rest.length > 0) driverListener(rest);
-  }
-
-  // driver callbacks
-  handleCommandComplete(): void {}
-
-  handleReadyForQuery(): void {
-    this.settle(this.failure);
-  }
-
-  handleError(error: Error): void {
-    this.handBack(null);
-    this.settle(error);
+    return HEADER + extension;
   }
 }
 
@@ -238,24 +165,35 @@ export function textArrayLiteral(values: readonly string[]): string {
 export { escapeLiteral };
 
 // Runs `COPY (select) TO STDOUT (FORMAT binary)` on a pooled connection and builds a value per row, in the select's
-// order. The select has no parameters: literals go in through escapeLiteral / textArrayLiteral. On any failure the
-// connection is closed, never returned to the pool.
+// order. The select has no parameters: literals go in through escapeLiteral / textArrayLiteral. A decoding or
+// builder failure stops decoding but reads the copy to its end, so the connection goes back to the pool between
+// statements.
 export async function copyRows<T>(
   dataSource: DataSource,
   select: string,
   columns: number,
   build: (row: BinaryRow) => T,
 ): Promise<T[]> {
-  const pool = (dataSource.driver as unknown as { master: Pool }).master;
-  const client: PoolClient = await pool.connect();
+  const runner = dataSource.createQueryRunner('master');
   try {
-    const copy = new BinaryCopyOut(`COPY (${select}) TO STDOUT (FORMAT binary)`, new BinaryCopyDecoder(columns, build));
-    void client.query(copy);
-    const rows = await copy.done;
-    client.release();
-    return rows;
-  } catch (err) {
-    client.release(err as Error);
-    throw err;
+    const client = (await runner.connect()) as PoolClient;
+    const decoder = new BinaryCopyDecoder(columns, build);
+    await new Promise<void>((resolve, reject) => {
+      let failure: Error | null = null;
+      const stream = client.query(copyTo(`COPY (${select}) TO STDOUT (FORMAT binary)`));
+      stream.on('data', (chunk: Buffer) => {
+        if (failure !== null) return;
+        try {
+          decoder.write(chunk);
+        } catch (err) {
+          failure = err as Error;
+        }
+      });
+      stream.on('error', reject);
+      stream.on('end', () => (failure === null ? resolve() : reject(failure)));
+    });
+    return decoder.finish();
+  } finally {
+    await runner.release();
   }
 }

@@ -4,7 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 
 import { DependencyEdge, DependencyPair } from '@app/core';
 
-import { affected, isoUtc } from '../projects/backlog-sql';
+import { affected, isoUtc } from '../database/backlog-sql';
 import { EdgeRow } from './dto/dependencies.dto';
 import { DeliveryRunRow, EnvironmentFactRow } from './dependency-facts.rows';
 

@@ -4,7 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 
 import type { EnvironmentWire, FlowWire } from '@app/contracts';
 
-import { affected, isoUtc } from '../projects/backlog-sql';
+import { affected, isoUtc } from '../database/backlog-sql';
 import { HaltKind, RecordedApproval, RunRow } from './dto/deployments.dto';
 import { ApprovalRole } from './flow-stages';
 

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
 
 import type {
   DeploymentApprovalResponse,
@@ -9,15 +10,26 @@ import type {
   RunListResponse,
   RunWire,
 } from '@app/contracts';
+import {
+  approverShortfall,
+  approverStanding,
+  ApproverStanding,
+  decideApproval,
+  deploymentComplete,
+  mayRetireEnvironment,
+  runHalt,
+  runPosition,
+  skippedApproval,
+  stageApprovalNeeds,
+  strongestApproval,
+} from '@app/core';
 
 import { AuthenticatedActor, seesEveryProject } from '../auth/actor';
-import { notePassed } from '../database/write-context';
 import { DomainError, validationMessage } from '../common/domain-error';
+import { notePassed } from '../database/write-context';
+import { EventsService } from '../events/events.service';
 import { ProjectAccessService } from '../projects/project-access.service';
 import { RefsService } from '../refs/refs.service';
-import { EntityManager } from 'typeorm';
-
-import { EventsService } from '../events/events.service';
 import { StageGateContext } from '../workflows/stage-gates';
 import { deploymentError, DeploymentErrorCode } from './deployments.errors';
 import { DeploymentsRepository } from './deployments.repository';
@@ -28,7 +40,6 @@ import {
   CreateFlowDto,
   CreateRunDto,
   haltOf,
-  HaltKind,
   ResumeRunDto,
   RunRow,
   toRunResponse,
@@ -51,16 +62,6 @@ const flowNotFound = (id: string) =>
 export const DEPLOYMENT_COMPLETE_GATE = 'deployment_complete';
 // The status an item reaches only once its deployment run completed (unless its flow says otherwise).
 const DONE = 'done';
-const OPEN_RUN_STATUSES = new Set(['pending', 'running', 'halted']);
-
-const RANK: Record<ApprovalRole, number> = { member: 1, admin: 2 };
-
-// The strongest of the approvals environments need, as [environment, role], or null when none needs one.
-function strongest(needs: Iterable<[string, ApprovalRole]>): [string, ApprovalRole] | null {
-  let best: [string, ApprovalRole] | null = null;
-  for (const need of needs) if (best === null || RANK[need[1]] > RANK[best[1]]) best = need;
-  return best;
-}
 
 function runState(run: RunRow) {
   return {
@@ -112,12 +113,8 @@ export class DeploymentsService {
     const problem = flowStagesProblem(flow.stages ?? []);
     if (problem) throw validationMessage(`deployment flow ${flow.id}: ${problem}`);
     const standing = await this.approverStanding(actor, project, manager);
-    const needs: [string, ApprovalRole][] = [];
-    for (const stage of parseFlowStages(flow.stages ?? [])) {
-      if (stage.approval === null) continue;
-      needs.push([stage.environment ?? stage.name, standing.policyAdmin ? 'admin' : stage.approval.role]);
-    }
-    this.assertApprover(standing, strongest(needs), `importing deployment flow ${flow.id}`);
+    const needs = stageApprovalNeeds(parseFlowStages(flow.stages ?? []), standing.policyAdmin);
+    this.assertApprover(standing, strongestApproval(needs), `importing deployment flow ${flow.id}`);
   }
 
   // Transfer's import, for a run of the file that is not the project's run as stored: it must be one the routes would
@@ -142,12 +139,8 @@ export class DeploymentsService {
     if (dto.target_tier) reached.push(dto.target_tier);
     const needs = [...(await this.repository.approvalRoles(dto.project, reached, null)).entries()];
     const standing = await this.approverStanding(actor, dto.project);
-    for (const stage of stages) {
-      if (stage.approval === null) continue;
-      const role = standing.policyAdmin ? 'admin' : stage.approval.role;
-      needs.push([stage.environment ?? stage.name, role]);
-    }
-    this.assertApprover(standing, strongest(needs), `creating deployment flow ${dto.id}`);
+    needs.push(...stageApprovalNeeds(stages, standing.policyAdmin));
+    this.assertApprover(standing, strongestApproval(needs), `creating deployment flow ${dto.id}`);
     const inserted = await this.repository.insertFlow({
       id: dto.id,
       project: dto.project,
@@ -200,8 +193,7 @@ export class DeploymentsService {
     return { environments: await this.repository.environments(project) };
   }
 
-  // Retiring (it stops satisfying fact:deployed) and un-retiring an environment are an admin's acts: an admin of the
-  // project's organization, or a server admin whose request is not confined to one organization (issue 36).
+  // A retired environment stops satisfying fact:deployed.
   async retireEnvironment(actor: AuthenticatedActor, project: string, name: string): Promise<EnvironmentWire> {
     await this.assertEnvironmentAdmin(actor, project, name, 'retire');
     if (!(await this.repository.setEnvironmentRetired(project, name, true))) throw environmentNotFound(project, name);
@@ -223,8 +215,7 @@ export class DeploymentsService {
     await this.access.assertProject(actor, project);
     if (!seesEveryProject(actor)) {
       const standing = await this.repository.approverStanding(project, actor.id);
-      const admin = standing.organization !== null && standing.role === 'admin' && standing.status === 'active';
-      if (!admin) throw environmentAdminRequired(what, name, standing.organization);
+      if (!mayRetireEnvironment(false, standing)) throw environmentAdminRequired(what, name, standing.organization);
     }
     notePassed('role');
   }
@@ -338,12 +329,9 @@ export class DeploymentsService {
     return { runs: rows.map((r) => toRunResponse(r, refs)) };
   }
 
-  // The flow's gates at the run's position: a stage needing approval halts the run until an approval of that stage is
-  // recorded; a stage needing capabilities halts it while the usher step does not report them all. Passing a stage
-  // needing approval (a position after it) before its approval is recorded, and succeeding without every approval
-  // of the flow and the approval the run's environment needs (required_approval), are refused with 409
-  // approval_required, and the caller's transaction then changes nothing (issue 24). Answers the run as stored
-  // afterwards. `before` is the run as stored before this write (null for a new run), for the refusal.
+  // The flow's gates at the run's position (runHalt, skippedApproval); a refusal leaves the caller's transaction
+  // changing nothing. Answers the run as stored afterwards. `before` is the run as stored before this write (null for
+  // a new run), for the refusal.
   private async gate(
     run: RunRow,
     dto: { capabilities?: string[]; current_stage?: string; stage_index?: number },
@@ -352,22 +340,17 @@ export class DeploymentsService {
   ): Promise<RunRow> {
     const flow = run.flow_id ? await this.repository.flow(run.flow_id, manager) : null;
     const stages = flow ? parseFlowStages(flow.stages) : [];
-    // stage_index counts stages from 1 ("stage 2 of 3"); 0 = not at a stage yet. A named stage wins.
-    let position = run.stage_index;
-    const named = dto.current_stage === undefined ? -1 : stages.findIndex((s) => s.name === dto.current_stage);
-    if (named >= 0) position = named + 1;
+    const position = runPosition(stages, run.stage_index, dto.current_stage);
     const approved = await this.assertApprovalsPassed(run, stages, position, before, manager);
     if (stages.length === 0) return run;
-    let halt: { kind: HaltKind; stage: FlowStage; position: number; missing: string[] } | null = null;
-    if (OPEN_RUN_STATUSES.has(run.status) && position >= 1 && position <= stages.length) {
-      const stage = stages[position - 1];
+    const halt = runHalt({
+      stages,
+      status: run.status,
+      position,
+      approvedStages: approved.stages,
       // what this usher step declares, else what the run last declared
-      const have = new Set(dto.capabilities ?? run.capabilities ?? []);
-      const missing = stage.capabilities.filter((c) => !have.has(c));
-      if (stage.approval !== null && !approved.stages.has(position))
-        halt = { kind: 'awaiting-approval', stage, position, missing: [] };
-      else if (missing.length > 0) halt = { kind: 'needs-capability', stage, position, missing };
-    }
+      capabilities: dto.capabilities ?? run.capabilities ?? [],
+    });
     if (halt) {
       await this.repository.updateRun(
         run.id,
@@ -394,8 +377,7 @@ export class DeploymentsService {
     return (await this.repository.run(run.id, manager))!;
   }
 
-  // Refuses a run at `position` that passed an approval stage without its approval, or succeeded without every
-  // approval of its flow and the approval its environment needs (required_approval). Answers the approvals.
+  // Refuses a run at `position` that went without an approval (skippedApproval). Answers the approvals.
   private async assertApprovalsPassed(
     run: RunRow,
     stages: FlowStage[],
@@ -411,24 +393,20 @@ export class DeploymentsService {
         { ...need, required_approval: run.required_approval },
         [...(await this.refs.refsOf(run.carried_items)).values()],
       );
-    const succeeded = run.status === 'succeeded';
-    if (succeeded || OPEN_RUN_STATUSES.has(run.status)) {
-      const passed = succeeded ? stages.length : Math.min(position - 1, stages.length);
-      const skipped = stages.findIndex((s, i) => i < passed && s.approval !== null && !approved.stages.has(i + 1));
-      if (skipped >= 0) throw await refuse({ stage: stages[skipped].name, stage_index: skipped + 1 });
-    }
-    if (
-      succeeded &&
-      run.required_approval !== null &&
-      !(run.required_approval === 'admin' ? approved.byAdmin : approved.stages.size > 0)
-    )
-      throw await refuse({ stage: null, stage_index: null });
+    const skipped = skippedApproval({
+      stages,
+      status: run.status,
+      position,
+      requiredApproval: run.required_approval,
+      approvedStages: approved.stages,
+      approvedByAdmin: approved.byAdmin,
+    });
+    if (skipped) throw await refuse(skipped);
     return approved;
   }
 
-  // POST /v1/deployments/approvals (svc approve <ref>): records, once, who approved the stage the item's newest
-  // run is halted at, with a DeploymentApproved event. Members of the project's organization only (admins when
-  // the stage or the project's policy deployment_approval_role says so); anyone who sees an organization-less one.
+  // Records, once, who approved the stage the item's newest run is halted at (decideApproval), with a
+  // DeploymentApproved event.
   async approve(actor: AuthenticatedActor, dto: ApproveDto): Promise<DeploymentApprovalResponse> {
     const item = await this.access.resolveItem(actor, dto.item);
     return this.repository.transaction(async (manager) => {
@@ -458,22 +436,27 @@ export class DeploymentsService {
         );
       }
       const standing = await this.repository.approverStanding(run.project, actor.id, manager);
-      const needsAdmin = stage?.approval?.role === 'admin' || standing.policy.deployment_approval_role === 'admin';
-      if (standing.organization !== null && standing.status !== 'active') {
+      const decision = decideApproval({
+        isServerAdmin: actor.isAdmin,
+        membership: standing,
+        stageRole: stage?.approval?.role ?? null,
+        policyApprovalRole: standing.policy.deployment_approval_role,
+      });
+      if (!decision.allow && decision.code === 'organization_membership_required') {
         throw deploymentError(
           DeploymentErrorCode.OrganizationMembershipRequired,
           `only active members of ${standing.organization} approve its deployments`,
           { organization: standing.organization },
         );
       }
-      if (needsAdmin && !(standing.organization === null ? actor.isAdmin : standing.role === 'admin')) {
+      if (!decision.allow) {
         throw deploymentError(
           DeploymentErrorCode.AdminApprovalRequired,
           `${run.halt_stage} needs an admin's approval${standing.organization ? ` of ${standing.organization}` : ''}`,
           { organization: standing.organization },
         );
       }
-      const asAdmin = standing.organization === null ? actor.isAdmin : standing.role === 'admin';
+      const { asAdmin } = decision;
       const inserted = await this.repository.insertApproval(
         {
           runId: run.id,
@@ -529,9 +512,9 @@ export class DeploymentsService {
     if (ctx.toStage !== DONE || ctx.fromStage === DONE) return null;
     const run = await this.repository.latestFlowRun(ctx.item.id, ctx.manager);
     if (run) {
-      if (run.status === 'succeeded') return null;
-      const flow = run.flow_id ? await this.repository.flow(run.flow_id, ctx.manager) : null;
-      if (flow && !flow.complete_before_done) return null;
+      const flow =
+        run.status !== 'succeeded' && run.flow_id ? await this.repository.flow(run.flow_id, ctx.manager) : null;
+      if (deploymentComplete(run.status, flow?.complete_before_done ?? true)) return null;
       const halt = haltOf(run);
       return deploymentError(
         DeploymentErrorCode.DeploymentIncomplete,
@@ -548,36 +531,20 @@ export class DeploymentsService {
     );
   }
 
-  // Who may write a project's gated flows, environments and runs is who may approve its deployments (as approve()
-  // says): an active member of its organization for member stages and an admin of it for admin stages; for a project
-  // of no organization anyone who sees it for member stages and the server admin for admin stages. The server admin
-  // also writes them in every organization (they administer the server; they still approve only where approve()
-  // lets them).
+  // The server admin writes gated flows, environments and runs in every organization (they administer the server);
+  // they still approve only where decideApproval lets them.
   private async approverStanding(
     actor: AuthenticatedActor,
     project: string,
     manager?: EntityManager,
-  ): Promise<{ role: ApprovalRole | null; organization: string | null; policyAdmin: boolean }> {
+  ): Promise<ApproverStanding> {
     const standing = await this.repository.approverStanding(project, actor.id, manager);
-    const policyAdmin = standing.policy.deployment_approval_role === 'admin';
-    if (actor.isAdmin || standing.organization === null)
-      return { role: actor.isAdmin ? 'admin' : 'member', organization: standing.organization, policyAdmin };
-    if (standing.status !== 'active') return { role: null, organization: standing.organization, policyAdmin };
-    return {
-      role: standing.role === 'admin' ? 'admin' : 'member',
-      organization: standing.organization,
-      policyAdmin,
-    };
+    return approverStanding(actor.isAdmin, standing, standing.policy.deployment_approval_role);
   }
 
-  private assertApprover(
-    standing: { role: ApprovalRole | null; organization: string | null },
-    need: [string, ApprovalRole] | null,
-    what: string,
-  ): void {
-    if (need === null) return;
-    if (standing.role !== null && RANK[standing.role] >= RANK[need[1]]) return;
-    throw approverRequired(what, need[0], need[1], standing.organization);
+  private assertApprover(standing: ApproverStanding, need: [string, ApprovalRole] | null, what: string): void {
+    const shortfall = approverShortfall(standing, need);
+    if (shortfall) throw approverRequired(what, shortfall.environment, shortfall.required, standing.organization);
   }
 
   // Flows, environments and runs of an environment with approval stages are written only by those who may approve.
@@ -594,7 +561,7 @@ export class DeploymentsService {
       ...(await this.repository.approvalRoles(project, [environment], flowId, manager)).entries(),
     ];
     if (recorded !== null) needs.push([environment, recorded]);
-    const need = strongest(needs);
+    const need = strongestApproval(needs);
     if (need === null) return;
     this.assertApprover(await this.approverStanding(actor, project, manager), need, what);
   }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 
-import { affected, isoUtc } from '../projects/backlog-sql';
+import { affected, isoUtc } from '../database/backlog-sql';
 import { ChainRow, EpicTaskRow, NoteWire, TaskFileWire } from './dto/epics.dto';
 
 export const TASK_SELECT = `

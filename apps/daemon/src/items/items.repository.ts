@@ -5,7 +5,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { STRUCTURED_FIELDS } from '@app/contracts/backlog';
 
 import { RunRow } from '../deployments/dto/deployments.dto';
-import { affected, isoUtc } from '../projects/backlog-sql';
+import { affected, isoUtc } from '../database/backlog-sql';
 import { ItemRow, ProgressRow, SectionRow } from './dto/items.dto';
 import { INSERTABLE_COLUMNS, NewItem } from './item-fields';
 

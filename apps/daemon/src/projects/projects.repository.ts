@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 
 import { AuthenticatedActor, organizationScope } from '../auth/actor';
-import { isoUtc } from './backlog-sql';
+import { isoUtc } from '../database/backlog-sql';
 import { ProjectRow } from './dto/projects.dto';
 
 const PROJECT_SELECT = `

@@ -6,7 +6,7 @@ import type { DispositionWire, OuroborosEntryWire, VerdictWire } from '@app/cont
 
 import { AuthenticatedActor, organizationScope } from '../auth/actor';
 import { accessibleOrganizationWhere } from '../auth/project-visibility';
-import { affected, isoUtc } from '../projects/backlog-sql';
+import { affected, isoUtc } from '../database/backlog-sql';
 
 const VERDICT_SELECT = `SELECT id, item, transition, worker, verdict, caveats, attempt, ${isoUtc('created_at')} AS created_at
   FROM shepherd_verdicts`;

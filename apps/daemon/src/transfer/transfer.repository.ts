@@ -4,7 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 
 import { HeldComment, ImportNotCarried, ProjectSnapshot, ProjectSnapshotSummary } from '@app/contracts';
 
-import { isoUtc } from '../projects/backlog-sql';
+import { isoUtc } from '../database/backlog-sql';
 import {
   DocApproval,
   DocDisposition,

@@ -4,7 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 
 import { WorkflowDefinition } from '@app/contracts/backlog';
 
-import { isoUtc } from '../projects/backlog-sql';
+import { isoUtc } from '../database/backlog-sql';
 import { WorkflowSummaryRow, WorkflowVersionRow } from './dto/workflows.dto';
 
 // The checksum is the SHA-256 of PostgreSQL's canonical jsonb text: key order and spacing never matter.

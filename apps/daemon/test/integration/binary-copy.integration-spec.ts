@@ -105,36 +105,51 @@ describe('BinaryCopyDecoder', () => {
     return Buffer.concat(parts);
   };
   const trailer = Buffer.from([0xff, 0xff]);
-  const feed = (decoder: BinaryCopyDecoder<unknown>, message: Buffer) => decoder.message(message, 0, message.length);
   const decoder = () => new BinaryCopyDecoder(2, (row) => [row.int4(0), row.isNull(1) ? null : row.int4(1)]);
 
   it('decodes a header, rows and the trailer', () => {
     const d = decoder();
-    feed(d, Buffer.concat([header, tuple(1, null)]));
-    feed(d, tuple(-5, 7));
-    feed(d, trailer);
+    d.write(Buffer.concat([header, tuple(1, null)]));
+    d.write(tuple(-5, 7));
+    d.write(trailer);
     expect(d.finish()).toEqual([
       [1, null],
       [-5, 7],
     ]);
   });
 
+  it('decodes the same rows from chunks cut anywhere', () => {
+    const stream = Buffer.concat([header, tuple(1, null), tuple(-5, 7), trailer]);
+    for (const size of [1, 3, 7, 20]) {
+      const d = decoder();
+      for (let at = 0; at < stream.length; at += size) d.write(stream.subarray(at, at + size));
+      expect(d.finish()).toEqual([
+        [1, null],
+        [-5, 7],
+      ]);
+    }
+  });
+
   it.each([
     ['another signature', [Buffer.concat([Buffer.from('PGCOPY\n\xff\r\n\x01', 'latin1'), Buffer.alloc(8)])], /not a/],
     ['critical flags', [Buffer.concat([header.subarray(0, 11), Buffer.from([0, 1, 0, 0]), Buffer.alloc(4)])], /flags/],
     ['a short row', [Buffer.concat([header, tuple(1, 2).subarray(0, 9)])], /cut short/],
-    ['a longer message', [Buffer.concat([header, tuple(1, 2), Buffer.from([0])])], /longer/],
+    ['a stray byte after a row', [Buffer.concat([header, tuple(1, 2), Buffer.from([0])])], /cut short/],
     ['another row width', [Buffer.concat([header, tuple(1)])], /1 columns, expected 2/],
     ['data after the trailer', [Buffer.concat([header, trailer]), tuple(1, 2)], /after the trailer/],
-    ['a header alone', [header], /without a row/],
-  ])('rejects %s', (_name, messages, error) => {
+    ['a header alone', [header], /without its trailer/],
+    ['nothing at all', [], /not a/],
+  ])('rejects %s', (_name, chunks, error) => {
     const d = decoder();
-    expect(() => messages.forEach((m) => feed(d, m))).toThrow(error);
+    expect(() => {
+      chunks.forEach((chunk) => d.write(chunk));
+      d.finish();
+    }).toThrow(error);
   });
 
   it('rejects a copy that ends without its trailer', () => {
     const d = decoder();
-    feed(d, Buffer.concat([header, tuple(1, 2)]));
+    d.write(Buffer.concat([header, tuple(1, 2)]));
     expect(() => d.finish()).toThrow(BinaryCopyError);
   });
 });

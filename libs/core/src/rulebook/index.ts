@@ -2,3 +2,4 @@ export * from './claims';
 export * from './rules';
 export * from './wip-cap';
 export * from './status-moves';
+export * from './deployments';
