@@ -65,7 +65,18 @@ function makeSut() {
   const facts = {
     facts: jest.fn(
       async (ids: readonly number[]) =>
-        new Map<number, BlockerFacts>(ids.map((id) => [id, { status: 'idea', mergedAt: null, stageOrder: STAGES }])),
+        new Map<number, BlockerFacts>(
+          ids.map((id): [number, BlockerFacts] => [
+            id,
+            {
+              status: 'idea',
+              mergedAt: null,
+              deployedEnvironments: new Set(),
+              registeredEnvironments: new Set(),
+              stageOrder: STAGES,
+            },
+          ]),
+        ),
     ),
   };
   const access = {
