@@ -62,6 +62,13 @@ const LONG_FILES = [
   'libs/testing/**',
   'bench/**',
 ];
+// The frontier's wire code (serializer, delta, wire fields, ref book, mapper) turns the core's answer into bytes: it
+// reads no database and is no Nest provider, so the read path can change around it and its byte-level tests need
+// nothing started.
+const noFrameworkOrDatabaseInWire = {
+  regex: '^(@nestjs/|typeorm$|typeorm/|pg$|pg/|(\\.\\./)+read-path(/|$))',
+  message: 'frontier/wire/ is pure: no Nest, TypeORM, pg or read-path import; pass what it needs in as values.',
+};
 const restrict = (...patterns) => ['error', { patterns }];
 
 export default tseslint.config(
@@ -109,6 +116,12 @@ export default tseslint.config(
   {
     files: ['apps/daemon/src/*/**/*.ts'],
     rules: { 'no-restricted-imports': restrict(noOtherApps('daemon'), noOtherFeaturesRepository) },
+  },
+  {
+    files: ['apps/daemon/src/frontier/wire/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict(noOtherApps('daemon'), noOtherFeaturesRepository, noFrameworkOrDatabaseInWire),
+    },
   },
   {
     files: ['apps/daemon/src/**/*.ts'],

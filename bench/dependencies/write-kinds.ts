@@ -4,7 +4,7 @@ import {
   GraphReuse,
   patchProjectGraph,
   ProjectGraph,
-} from '../../apps/daemon/src/frontier/frontier-graph';
+} from '../../apps/daemon/src/frontier/read-path/frontier-graph';
 import { generatedRows } from '../frontier/profile';
 
 // In-process cost of bringing the kept frontier up to date after each kind of write at n items (issue 38 Deliver 3):

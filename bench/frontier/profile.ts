@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 
 import { CHARGE_RELEVANT_STATUSES, computeFrontier, isTerminalStatus } from '../../libs/core/src';
-import { buildProjectGraph } from '../../apps/daemon/src/frontier/frontier-graph';
-import { BlockerRow, CandidateRow, EdgeRow } from '../../apps/daemon/src/frontier/frontier.repository';
-import { toFrontierResultWire } from '../../apps/daemon/src/frontier/frontier.mapper';
-import { parseWorkflowStages } from '../../apps/daemon/src/frontier/workflow-stages';
+import { buildProjectGraph } from '../../apps/daemon/src/frontier/read-path/frontier-graph';
+import { BlockerRow, CandidateRow, EdgeRow } from '../../apps/daemon/src/frontier/read-path/frontier.repository';
+import { toFrontierResultWire } from '../../apps/daemon/src/frontier/wire/frontier.mapper';
+import { parseWorkflowStages } from '../../apps/daemon/src/frontier/read-path/workflow-stages';
 import { generateBacklog } from './generate';
 
 // In-process profile of the frontier's steps on a generated backlog (no database): graph build, core, wire mapping,

@@ -13,8 +13,8 @@ import { startDaemonProcess } from '../../libs/testing/src/daemon-process';
 import { dataSourceOptions } from '../../apps/daemon/src/database/data-source';
 import { DependenciesRepository } from '../../apps/daemon/src/dependencies/dependencies.repository';
 import { DependencyFactsService } from '../../apps/daemon/src/dependencies/dependency-facts.service';
-import { FrontierRepository } from '../../apps/daemon/src/frontier/frontier.repository';
-import { FrontierGraphCache } from '../../apps/daemon/src/frontier/frontier-graph-cache';
+import { FrontierRepository } from '../../apps/daemon/src/frontier/read-path/frontier.repository';
+import { FrontierGraphCache } from '../../apps/daemon/src/frontier/read-path/frontier-graph-cache';
 import { generateBacklog } from './generate';
 import { NeutralItem, timeTaskwarrior, TaskwarriorResult } from './taskwarrior';
 

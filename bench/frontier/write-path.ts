@@ -3,9 +3,13 @@ import { Session } from 'node:inspector';
 import { PerformanceEntry, PerformanceObserver } from 'node:perf_hooks';
 
 import { applyDeploymentHalts, computeFrontier, FrontierMemo } from '../../libs/core/src';
-import { buildProjectGraph, GraphReuse, patchProjectGraph } from '../../apps/daemon/src/frontier/frontier-graph';
-import { FrontierHistory } from '../../apps/daemon/src/frontier/frontier-delta';
-import { FrontierSerializer } from '../../apps/daemon/src/frontier/frontier-serializer';
+import {
+  buildProjectGraph,
+  GraphReuse,
+  patchProjectGraph,
+} from '../../apps/daemon/src/frontier/read-path/frontier-graph';
+import { FrontierHistory } from '../../apps/daemon/src/frontier/wire/frontier-delta';
+import { FrontierSerializer } from '../../apps/daemon/src/frontier/wire/frontier-serializer';
 import { generatedRows } from './profile';
 
 // In-process profile of the daemon's work between a one-item write and the delta it answers (issue 27's 1M target):

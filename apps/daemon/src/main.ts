@@ -9,7 +9,7 @@ import { EmbeddedServer } from '@app/database';
 
 import { AppModule } from './app.module';
 import { BootstrapService } from './auth/bootstrap.service';
-import { warmUpFrontier } from './frontier/frontier-warm-up';
+import { warmUpFrontier } from './frontier/read-path/frontier-warm-up';
 import { frameBanner } from './boot/banner';
 import { DaemonLock, DaemonLockHeldError } from './boot/daemon-lock';
 import { assertPortFree, PortBusyError } from './boot/port-check';

@@ -3,8 +3,11 @@ import { Injectable } from '@nestjs/common';
 import {
   BlockerFacts,
   DEFAULT_SATISFACTION,
+  DEPENDENCY_EVIDENCE_LIMIT,
+  dependencyEdgeRefusal,
   evaluateSatisfaction,
   GrowingActivationGraph,
+  isSelfDependency,
   parseSatisfaction,
 } from '@app/core';
 import { DependencyAddWire, DependencyListResponse, DependencyRemovedResponse } from '@app/contracts/backlog';
@@ -28,9 +31,7 @@ import {
 } from './dependencies.errors';
 import { AddDependencyDto, EdgeRow, toDependencyResponse } from './dto/dependencies.dto';
 
-// The column's CHECK constraint, so a form the kernel parses but the table refuses is a 400, not a 500.
-const STORABLE_SATISFACTION = /^(status:[a-z][a-z0-9-]*|fact:merged|fact:deployed:[A-Za-z0-9._-]+)$/;
-export const EVIDENCE_LIMIT = 64 * 1024;
+export const EVIDENCE_LIMIT = DEPENDENCY_EVIDENCE_LIMIT;
 
 export { invalidSatisfaction };
 
@@ -79,7 +80,7 @@ export class DependenciesService {
 
   // The route's one edge: validates the form against the blocker's pinned stages and refuses cycles.
   async addIn(input: EdgeInput, manager: EntityManager): Promise<boolean> {
-    if (input.dependent.id === input.blocker.id) {
+    if (isSelfDependency(input.dependent.id, input.blocker.id)) {
       throw selfDependency(input.dependent.ref);
     }
     if (await this.repository.crossesOrganization(input.dependent.id, input.blocker.id, manager)) {
@@ -100,7 +101,7 @@ export class DependenciesService {
   // lock (lockGraph); each accepted edge joins it. Answers how many edges were new.
   async addManyIn(inputs: readonly EdgeInput[], manager: EntityManager, graph: GrowingActivationGraph) {
     for (const input of inputs) {
-      if (input.dependent.id === input.blocker.id) throw selfDependency(input.dependent.ref);
+      if (isSelfDependency(input.dependent.id, input.blocker.id)) throw selfDependency(input.dependent.ref);
     }
     const crossing = await this.repository.firstCrossingOrganization(
       inputs.map((input) => ({ dependent: input.dependent.id, blocker: input.blocker.id })),
@@ -135,24 +136,15 @@ export class DependenciesService {
   }
 
   private checkedEdge(input: EdgeInput, facts: Map<number, BlockerFacts>): NewEdge {
-    const form = parseSatisfaction(input.satisfaction);
-    if (form.kind === 'invalid') throw invalidSatisfaction(input.satisfaction, form.error);
-    if (!STORABLE_SATISFACTION.test(input.satisfaction)) {
-      throw invalidSatisfaction(input.satisfaction, 'stage ids are lowercase; environment names use A-Z a-z 0-9 . _ -');
-    }
-    if (form.kind === 'status') {
-      const order = facts.get(input.blocker.id)?.stageOrder ?? [];
-      if (!order.includes(form.stage)) {
-        throw invalidSatisfaction(
-          input.satisfaction,
-          `${form.stage} is not a stage of ${input.blocker.ref}'s workflow`,
-        );
-      }
-    }
     const evidenceJson = input.evidenceJson ?? JSON.stringify(input.evidence);
-    if (evidenceJson.length > EVIDENCE_LIMIT) {
-      throw evidenceTooLarge(EVIDENCE_LIMIT);
-    }
+    const refusal = dependencyEdgeRefusal({
+      satisfaction: input.satisfaction,
+      blockerRef: input.blocker.ref,
+      blockerStages: facts.get(input.blocker.id)?.stageOrder,
+      evidenceLength: evidenceJson.length,
+    });
+    if (refusal?.refuse === 'invalid_satisfaction') throw invalidSatisfaction(input.satisfaction, refusal.detail);
+    if (refusal?.refuse === 'evidence_too_large') throw evidenceTooLarge(refusal.limit);
     return {
       dependent: input.dependent.id,
       blocker: input.blocker.id,

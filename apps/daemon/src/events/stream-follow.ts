@@ -2,10 +2,10 @@ import { MAX_STREAM_FRONTIER_PROJECTS } from '@app/contracts';
 
 import { PROJECT_ID_PATTERN } from '../projects/dto/projects.dto';
 
-// Which projects' frontier notices (`event: frontier`, frontier/frontier-notices.ts) an open stream receives. The
-// notices are computed on each replica for the projects some stream there follows, so a stream follows only the
-// projects it names: an administrator's filterless stream (the TUI's) must not make every replica compute every
-// project written to.
+// Which projects' frontier notices (`event: frontier`, frontier/read-path/frontier-notices.ts) an open stream
+// receives. The notices are computed on each replica for the projects some stream there follows, so a stream follows
+// only the projects it names: an administrator's filterless stream (the TUI's) must not make every replica compute
+// every project written to.
 
 export const FRONTIER_NOTICE = 'frontier';
 export const MAX_FRONTIER_PROJECTS = MAX_STREAM_FRONTIER_PROJECTS;

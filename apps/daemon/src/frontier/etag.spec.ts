@@ -1,6 +1,6 @@
 import { etagMatches } from './frontier.controller';
-import { bodyBytes, etagOf } from './frontier-serializer';
-import { serializeFrontier } from './frontier.service';
+import { bodyBytes, etagOf } from './wire/frontier-serializer';
+import { serializeFrontier } from './read-path/frontier.service';
 
 describe('frontier ETag', () => {
   it('should be a strong tag of the exact body, the same for the same bytes', () => {

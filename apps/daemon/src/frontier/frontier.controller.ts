@@ -8,7 +8,7 @@ import { FRONTIER_DELTA_MEDIA_TYPE, FRONTIER_FULL_REASON_HEADER } from '@app/con
 import { AuthenticatedActor, CurrentActor } from '../auth/actor';
 import { ExplainResponse, FrontierListQueryDto, FrontierListResponse, FrontierQueryDto } from './dto/frontier.dto';
 import { FrontierReadQueryDto } from './dto/frontier-read.dto';
-import { FrontierService } from './frontier.service';
+import { FrontierService } from './read-path/frontier.service';
 
 // If-None-Match (RFC 9110 §13.1.2): `*`, or a list of entity tags compared weakly (W/ ignored).
 export function etagMatches(header: string, etag: string): boolean {

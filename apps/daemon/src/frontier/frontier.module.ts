@@ -2,12 +2,12 @@ import { Module } from '@nestjs/common';
 
 import { DependenciesModule } from '../dependencies/dependencies.module';
 import { FrontierController } from './frontier.controller';
-import { FrontierObserver } from './frontier-observer';
-import { FrontierRepository } from './frontier.repository';
-import { FrontierGraphCache } from './frontier-graph-cache';
-import { FrontierNotices } from './frontier-notices';
-import { FrontierProjects } from './frontier-projects';
-import { FrontierService } from './frontier.service';
+import { FrontierObserver } from './read-path/frontier-observer';
+import { FrontierRepository } from './read-path/frontier.repository';
+import { FrontierGraphCache } from './read-path/frontier-graph-cache';
+import { FrontierNotices } from './read-path/frontier-notices';
+import { FrontierProjects } from './read-path/frontier-projects';
+import { FrontierService } from './read-path/frontier.service';
 
 @Module({
   imports: [DependenciesModule],

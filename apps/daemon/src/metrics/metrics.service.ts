@@ -13,7 +13,7 @@ import { forbidden } from '../common/domain-error';
 import { daemonNotes } from '../common/daemon-notes';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { EventsStreamService } from '../events/events-stream.service';
-import { FrontierObserver } from '../frontier/frontier-observer';
+import { FrontierObserver } from '../frontier/read-path/frontier-observer';
 import { MachineAuthorizationService } from '../machine-authorization/machine-authorization.service';
 import { SweepObserver } from '../sweeps/sweep-observer';
 import { answerCode, deviceCodeOperation } from './device-code-routes';

@@ -1,5 +1,5 @@
 import { EventsService } from '../events/events.service';
-import { FrontierService } from '../frontier/frontier.service';
+import { FrontierService } from '../frontier/read-path/frontier.service';
 import { MachineAuthorizationSweepService } from '../machine-authorization/machine-authorization-sweep.service';
 import { SweepsService } from './sweeps.service';
 

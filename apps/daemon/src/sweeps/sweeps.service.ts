@@ -4,7 +4,7 @@ import { Cron } from '@nestjs/schedule';
 import { runAsDaemon } from '../database/write-context';
 import { EventsService } from '../events/events.service';
 import { HistoryService } from '../history/history.service';
-import { FrontierService } from '../frontier/frontier.service';
+import { FrontierService } from '../frontier/read-path/frontier.service';
 import { MachineAuthorizationSweepService } from '../machine-authorization/machine-authorization-sweep.service';
 import { ReplicasService } from '../doctor/replicas.service';
 import { SweepObserver, SweepOutcome } from './sweep-observer';

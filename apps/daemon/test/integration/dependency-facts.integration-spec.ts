@@ -6,9 +6,9 @@ import { createProject, insertEdges, insertEnvironment, insertItems, insertRun }
 import { ActivationGraphCache } from '../../src/dependencies/activation-graph-cache';
 import { DependenciesRepository } from '../../src/dependencies/dependencies.repository';
 import { DependencyFactsService } from '../../src/dependencies/dependency-facts.service';
-import { FrontierRepository } from '../../src/frontier/frontier.repository';
-import { FrontierGraphCache } from '../../src/frontier/frontier-graph-cache';
-import { FrontierService } from '../../src/frontier/frontier.service';
+import { FrontierRepository } from '../../src/frontier/read-path/frontier.repository';
+import { FrontierGraphCache } from '../../src/frontier/read-path/frontier-graph-cache';
+import { FrontierService } from '../../src/frontier/read-path/frontier.service';
 import { createMediumDatabase, MediumDatabase } from './setup/medium';
 
 // Blocker facts have one loader (DependencyFactsService over DependenciesRepository); the gate path and the frontier

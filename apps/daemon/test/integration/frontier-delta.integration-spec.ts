@@ -5,11 +5,11 @@ import { createProject, insertEdges, insertEnvironment, insertItems, insertRun }
 
 import { DependenciesRepository } from '../../src/dependencies/dependencies.repository';
 import { DependencyFactsService } from '../../src/dependencies/dependency-facts.service';
-import { FrontierHistory } from '../../src/frontier/frontier-delta';
-import { FrontierGraphCache } from '../../src/frontier/frontier-graph-cache';
-import { bodyBytes } from '../../src/frontier/frontier-serializer';
-import { FrontierRepository, ProjectRow } from '../../src/frontier/frontier.repository';
-import { FrontierService } from '../../src/frontier/frontier.service';
+import { FrontierHistory } from '../../src/frontier/wire/frontier-delta';
+import { FrontierGraphCache } from '../../src/frontier/read-path/frontier-graph-cache';
+import { bodyBytes } from '../../src/frontier/wire/frontier-serializer';
+import { FrontierRepository, ProjectRow } from '../../src/frontier/read-path/frontier.repository';
+import { FrontierService } from '../../src/frontier/read-path/frontier.service';
 import { createMediumDatabase, MediumDatabase } from './setup/medium';
 
 // Issue 27: a delta applied to its base is byte for byte the full answer, over random writes (items, edges, runs,

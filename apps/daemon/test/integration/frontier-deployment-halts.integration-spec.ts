@@ -3,11 +3,11 @@ import { createProject, insertItems, insertRun } from '@app/testing';
 
 import { DependenciesRepository } from '../../src/dependencies/dependencies.repository';
 import { DependencyFactsService } from '../../src/dependencies/dependency-facts.service';
-import { ProjectGraph } from '../../src/frontier/frontier-graph';
-import { toFrontierResultWire } from '../../src/frontier/frontier.mapper';
-import { FrontierRepository, ProjectRow } from '../../src/frontier/frontier.repository';
-import { FrontierGraphCache } from '../../src/frontier/frontier-graph-cache';
-import { FrontierService } from '../../src/frontier/frontier.service';
+import { ProjectGraph } from '../../src/frontier/read-path/frontier-graph';
+import { toFrontierResultWire } from '../../src/frontier/wire/frontier.mapper';
+import { FrontierRepository, ProjectRow } from '../../src/frontier/read-path/frontier.repository';
+import { FrontierGraphCache } from '../../src/frontier/read-path/frontier-graph-cache';
+import { FrontierService } from '../../src/frontier/read-path/frontier.service';
 import { createMediumDatabase, MediumDatabase } from './setup/medium';
 
 // The frontier's deployment halts under incremental refresh: every write below goes through plain SQL (as another

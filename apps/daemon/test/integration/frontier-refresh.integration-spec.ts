@@ -2,16 +2,16 @@ import fc from 'fast-check';
 
 import { computeFrontier } from '@app/core';
 
-import { toFrontierResultWire } from '../../src/frontier/frontier.mapper';
+import { toFrontierResultWire } from '../../src/frontier/wire/frontier.mapper';
 import { createProject, insertEdges, insertEnvironment, insertItems, insertRun } from '@app/testing';
 
 import { DependenciesRepository } from '../../src/dependencies/dependencies.repository';
 import { DependencyFactsService } from '../../src/dependencies/dependency-facts.service';
-import { ProjectGraph } from '../../src/frontier/frontier-graph';
-import { bodyBytes } from '../../src/frontier/frontier-serializer';
-import { FrontierRepository, ProjectRow } from '../../src/frontier/frontier.repository';
-import { FrontierGraphCache } from '../../src/frontier/frontier-graph-cache';
-import { FrontierService, LoadOptions } from '../../src/frontier/frontier.service';
+import { ProjectGraph } from '../../src/frontier/read-path/frontier-graph';
+import { bodyBytes } from '../../src/frontier/wire/frontier-serializer';
+import { FrontierRepository, ProjectRow } from '../../src/frontier/read-path/frontier.repository';
+import { FrontierGraphCache } from '../../src/frontier/read-path/frontier-graph-cache';
+import { FrontierService, LoadOptions } from '../../src/frontier/read-path/frontier.service';
 import { createMediumDatabase, MediumDatabase } from './setup/medium';
 
 const FRONTIER_READ: LoadOptions = { gates: ['activation'], rationale: false, inFlightRuns: false };

@@ -3,3 +3,4 @@ export * from './rules';
 export * from './wip-cap';
 export * from './status-moves';
 export * from './deployments';
+export * from './dependencies';

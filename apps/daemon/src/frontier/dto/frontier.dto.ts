@@ -5,7 +5,7 @@ import type { ExplainResponse, FrontierItemWire, RankNeighbourWire } from '@app/
 import { FrontierComputation, FrontierExplanation, FrontierItem, PRIORITIES, RankNeighbour } from '@app/core';
 
 import { toBool, toInt } from '../../common/transforms';
-import { toFrontierItemWire } from '../frontier.mapper';
+import { toFrontierItemWire } from '../wire/frontier.mapper';
 
 export const MAX_WIP_CAP = 100_000;
 

@@ -1,6 +1,6 @@
 import { Observable, Subject } from 'rxjs';
 
-import type { EventsStreamService, StreamMessage } from '../events/events-stream.service';
+import type { EventsStreamService, StreamMessage } from '../../events/events-stream.service';
 import { FrontierNotices, InFlightCoalescer } from './frontier-notices';
 import type { FrontierRepository } from './frontier.repository';
 import type { FrontierService } from './frontier.service';

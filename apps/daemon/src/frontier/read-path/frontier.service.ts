@@ -10,8 +10,8 @@ import {
   FrontierItem,
 } from '@app/core';
 
-import { AuthenticatedActor } from '../auth/actor';
-import { EventsService } from '../events/events.service';
+import { AuthenticatedActor } from '../../auth/actor';
+import { EventsService } from '../../events/events.service';
 import {
   DependencyEdgeWire,
   ExplainResponse,
@@ -21,7 +21,7 @@ import {
   LIST_GATE_POINTS,
   toExplainResponse,
   toWireList,
-} from './dto/frontier.dto';
+} from '../dto/frontier.dto';
 import { deliveryState, ProjectGraph } from './frontier-graph';
 import {
   ACTIVATION_ONLY,
@@ -34,8 +34,8 @@ import {
 import { FrontierProjects, wipCapOf } from './frontier-projects';
 import { FrontierRepository, ProjectRow } from './frontier.repository';
 import { elapsedMs, FrontierObserver } from './frontier-observer';
-import { SerializedFrontier } from './frontier-serializer';
-import { AnswerDelta, firstItemsJson, firstItemsOfBody, FrontierHistory, quotedEtag } from './frontier-delta';
+import { SerializedFrontier } from '../wire/frontier-serializer';
+import { AnswerDelta, firstItemsJson, firstItemsOfBody, FrontierHistory, quotedEtag } from '../wire/frontier-delta';
 import { WorkflowStages } from './workflow-stages';
 
 // The frontier's read and explain service: GET /v1/charge/frontier (computed over the graph cache's current graph,
@@ -47,8 +47,8 @@ export interface ComputedFrontier {
   computation: FrontierComputation;
 }
 
-export { serializeFrontier } from './frontier-serializer';
-export type { SerializedFrontier } from './frontier-serializer';
+export { serializeFrontier } from '../wire/frontier-serializer';
+export type { SerializedFrontier } from '../wire/frontier-serializer';
 export type { GraphVersion, LoadOptions } from './frontier-graph-cache';
 export { TOMBSTONE_RETENTION_SECONDS } from './frontier-graph-cache';
 export { wipCapOf } from './frontier-projects';

@@ -2,11 +2,11 @@ import { Injectable } from '@nestjs/common';
 
 import { DEFAULT_WIP_CAP } from '@app/core';
 
-import { AccessService } from '../auth/access.service';
-import { AuthenticatedActor } from '../auth/actor';
-import { itemNotFound, RefsService } from '../refs/refs.service';
-import { MAX_WIP_CAP } from './dto/frontier.dto';
-import { projectNotFound, projectRequired } from './frontier.errors';
+import { AccessService } from '../../auth/access.service';
+import { AuthenticatedActor } from '../../auth/actor';
+import { itemNotFound, RefsService } from '../../refs/refs.service';
+import { MAX_WIP_CAP } from '../dto/frontier.dto';
+import { projectNotFound, projectRequired } from '../frontier.errors';
 import { FrontierRepository, ProjectRow } from './frontier.repository';
 
 // Project access for the frontier's reads: which project a request names, whether the caller may read it, and its

@@ -4,8 +4,8 @@ import { DataSource, EntityManager } from 'typeorm';
 
 import { FrontierEdge, TERMINAL_STATUSES } from '@app/core';
 
-import { copyRows, escapeLiteral, textArrayLiteral } from '../database/binary-copy';
-import { DeliveryRunRow, EnvironmentFactRow } from '../dependencies/dependency-facts.rows';
+import { copyRows, escapeLiteral, textArrayLiteral } from '../../database/binary-copy';
+import { DeliveryRunRow, EnvironmentFactRow } from '../../dependencies/dependency-facts.rows';
 import { DEPLOYMENT_HALTS_SQL, DeploymentHaltRow } from './deployment-halts';
 
 export interface ProjectRow {

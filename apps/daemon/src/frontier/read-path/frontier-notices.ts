@@ -1,8 +1,8 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { Subscription } from 'rxjs';
 
-import { EventsStreamService, StreamMessage } from '../events/events-stream.service';
-import { FRONTIER_NOTICE } from '../events/stream-follow';
+import { EventsStreamService, StreamMessage } from '../../events/events-stream.service';
+import { FRONTIER_NOTICE } from '../../events/stream-follow';
 import { wipCapOf } from './frontier-projects';
 import { FrontierRepository } from './frontier.repository';
 import { FrontierService } from './frontier.service';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 
 import { FrontierMemo } from '@app/core';
 
-import { DependencyFactsService } from '../dependencies/dependency-facts.service';
+import { DependencyFactsService } from '../../dependencies/dependency-facts.service';
 import { toDeploymentHalts } from './deployment-halts';
 import { buildProjectGraph, GraphReuse, patchProjectGraph, ProjectGraph, usesDeployedForm } from './frontier-graph';
 import {
@@ -17,7 +17,7 @@ import {
 } from './frontier-graph-state';
 import { FrontierRepository, ProjectRow } from './frontier.repository';
 import { elapsedMs, FrontierObserver } from './frontier-observer';
-import { FrontierSerializer, SerializedFrontier } from './frontier-serializer';
+import { FrontierSerializer, SerializedFrontier } from '../wire/frontier-serializer';
 import { parseWorkflowStages, WorkflowStages } from './workflow-stages';
 
 // The graph cache: each project's frontier inputs (a ProjectGraph), loaded once and then brought up to date by
