@@ -45,6 +45,13 @@ export interface ClaimHolderRow {
   expires_at: Date;
 }
 
+export interface ApprovalHalt {
+  run_id: string;
+  environment: string;
+  stage: string;
+  halted_at: Date;
+}
+
 const WIP = [...WIP_STATUSES];
 
 @Injectable()
@@ -78,9 +85,7 @@ export class ChargeRepository {
   }
 
   // The item's newest flow run when it is halted awaiting an approval not yet given (the usher must not re-dispatch).
-  async awaitingApproval(
-    itemId: number,
-  ): Promise<{ run_id: string; environment: string; stage: string; halted_at: Date } | null> {
+  async awaitingApproval(itemId: number): Promise<ApprovalHalt | null> {
     const rows: {
       run_id: string;
       environment: string;

@@ -9,11 +9,26 @@ import {
   ScheduleResponse,
   ScheduleStep,
 } from '@app/contracts';
-import { compareRank, FrontierItem, raisesWipCap, takesWipSlot, wipCapOverride } from '@app/core';
+import {
+  claimRefusal,
+  compareRank,
+  decideDispatch,
+  DispatchRefusal,
+  FrontierItem,
+  itemLane,
+  LiveClaim,
+  mayAwaitApproval,
+  offerToSession,
+  placeForDispatch,
+  projectMismatch,
+  raisesWipCap,
+  takesWipSlot,
+  wipCapOverride,
+} from '@app/core';
 
 import { AccessService } from '../auth/access.service';
 import { AuthenticatedActor } from '../auth/actor';
-import { validationFailed } from '../common/domain-error';
+import { DomainError, validationFailed } from '../common/domain-error';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { nameWriterSession } from '../database/write-context';
 import { EventsService } from '../events/events.service';
@@ -24,23 +39,22 @@ import { RefsService } from '../refs/refs.service';
 import { SessionRow } from '../sessions/dto/sessions.dto';
 import { SessionsService } from '../sessions/sessions.service';
 import { chargeError, ChargeErrorCode, wipCapOverrideForbidden } from './charge.errors';
-import { ChargeRepository, LiveClaimRow } from './charge.repository';
+import { ApprovalHalt, ChargeRepository, LiveClaimRow } from './charge.repository';
 import { ChargeDecisionDto, ClaimsQueryDto, DispatchDto, ScheduleQueryDto } from './dto/charge.dto';
 
 // A project as the frontier's service resolves it (its repository is private to frontier/).
 type ProjectRow = Awaited<ReturnType<FrontierService['resolveProject']>>;
 
-export const DEFAULT_LANE = 'primary';
-
-// An item's lane: its stage's declared lane, else the project's session_routing.adapter_lanes, else primary.
 export function laneOf(computed: ComputedFrontier, item: FrontierItem): string {
-  const stage = computed.graph.workflows.get(item.workflow_version_id)?.stages.get(item.status);
-  if (stage?.lane) return stage.lane;
-  const routing = computed.graph.project.policy?.session_routing as Record<string, unknown> | undefined;
-  const adapterLanes = routing?.adapter_lanes as Record<string, unknown> | undefined;
-  const lane = adapterLanes?.[item.adapter];
-  return typeof lane === 'string' && lane.length > 0 ? lane : DEFAULT_LANE;
+  return itemLane({
+    stageLane: computed.graph.workflows.get(item.workflow_version_id)?.stages.get(item.status)?.lane,
+    adapter: item.adapter,
+    routing: computed.graph.project.policy?.session_routing,
+  });
 }
+
+const noEntrypointMessage = (item: FrontierItem) =>
+  `workflow ${item.workflow_id} version ${item.workflow_version_id} binds no entrypoint at stage ${item.status}`;
 
 interface RankedStep {
   step: ScheduleStep;
@@ -87,7 +101,7 @@ export class ChargeService {
     return decision.cap;
   }
 
-  step(computed: ComputedFrontier, item: FrontierItem, sessionId: number | null, claim?: LiveClaimRow): ScheduleStep {
+  step(computed: ComputedFrontier, item: FrontierItem, sessionId: number | null, claim?: LiveClaim): ScheduleStep {
     const stage = computed.graph.workflows.get(item.workflow_version_id)?.stages.get(item.status);
     const wait = item.adapter === 'wait';
     const entrypoint = wait
@@ -113,64 +127,42 @@ export class ChargeService {
     if (!wait && entrypoint === null) {
       step.error = {
         code: ChargeErrorCode.EntrypointUnavailable,
-        message: `workflow ${item.workflow_id} version ${item.workflow_version_id} binds no entrypoint at stage ${item.status}`,
+        message: noEntrypointMessage(item),
         recovery: ENTRYPOINT_RECOVERY,
       };
     }
     return step;
   }
 
-  // The claim-aware offer of one project: runnable items in rank order, minus other sessions' live claims,
-  // other lanes, and slot-taking work past the remaining WIP capacity (live slot claims count against it).
   private projectSteps(
     computed: ComputedFrontier,
     claims: LiveClaimRow[],
     session: SessionRow | null,
   ): { steps: RankedStep[]; summary: ScheduleProjectSummary } {
     const { computation } = computed;
-    const claimOf = new Map(claims.map((c) => [c.item_id, c]));
     const sessionId = session?.id ?? null;
-    let slotsHeld = 0;
-    for (const c of claims) if (c.wip_slot && !c.in_wip && c.session_id !== sessionId) slotsHeld++;
-    const ownSlots = claims.filter((c) => c.wip_slot && !c.in_wip && c.session_id === sessionId).length;
-    let free = Math.max(0, computation.wip_remaining - slotsHeld - ownSlots);
-    const steps: RankedStep[] = [];
-    let claimedElsewhere = 0;
-    let suppressed = 0;
-    let otherLanes = 0;
-    for (const item of computation.runnable) {
-      const claim = claimOf.get(item.item_id);
-      if (claim && claim.session_id !== sessionId) {
-        claimedElsewhere++;
-        continue;
-      }
-      if (session && laneOf(computed, item) !== session.lane) {
-        otherLanes++;
-        continue;
-      }
-      if (takesWipSlot(item) && !claim) {
-        if (free === 0) {
-          suppressed++;
-          continue;
-        }
-        free--;
-      }
-      steps.push({ step: this.step(computed, item, sessionId, claim), item });
-    }
+    const offer = offerToSession({
+      runnable: computation.runnable,
+      claims,
+      sessionId,
+      sessionLane: session?.lane ?? null,
+      laneOf: (item) => laneOf(computed, item),
+      wipRemaining: computation.wip_remaining,
+    });
     return {
-      steps,
+      steps: offer.offered.map(({ item, claim }) => ({ step: this.step(computed, item, sessionId, claim), item })),
       summary: {
         project: computed.graph.project.id,
         wip_cap: computation.wip_cap,
         wip_active: computation.wip_active,
-        wip_claimed: slotsHeld + ownSlots,
-        wip_remaining: Math.max(0, computation.wip_remaining - slotsHeld - ownSlots),
+        wip_claimed: offer.slotsClaimed,
+        wip_remaining: offer.wipRemaining,
         runnable: computation.runnable.length,
         blocked: computation.blocked.length,
         frozen: computation.frozen.length,
-        claimed_elsewhere: claimedElsewhere,
-        wip_suppressed: suppressed,
-        other_lanes: otherLanes,
+        claimed_elsewhere: offer.claimedElsewhere,
+        wip_suppressed: offer.wipSuppressed,
+        other_lanes: offer.otherLanes,
       },
     };
   }
@@ -233,7 +225,7 @@ export class ChargeService {
     const session = await this.sessions.owned(actor, dto.session_id);
     nameWriterSession(session.id, session.harness);
     const resolved = await this.refs.resolve(dto.item_id);
-    if (dto.project && dto.project !== resolved.project) {
+    if (projectMismatch(dto.project, resolved.project)) {
       throw chargeError(ChargeErrorCode.ProjectMismatch, `${resolved.ref} belongs to project ${resolved.project}`);
     }
     const project = await this.frontier.resolveProject(actor, resolved.project).catch(() => {
@@ -241,169 +233,147 @@ export class ChargeService {
     });
     const wipCap = await this.wipCapFor(actor, project, dto.wip_cap);
     const computed = await this.frontier.compute(project, wipCap, actor.id, session.id);
-    const { computation } = computed;
-    const decide = (detail: Omit<ChargeDecisionDetail, 'dispatched' | 'project'>) =>
-      this.recordDecision(actor, session.id, { ...detail, dispatched: false, project: project.id });
-    const runnable = computation.runnable.find((i) => i.item_id === resolved.id);
-    // A run halted at a human-approval gate (the frontier lists the item as blocked by it): report the halt instead
-    // of dispatching the usher step again.
-    const placed = runnable ?? computation.blocked.find((i) => i.item_id === resolved.id);
-    if (placed?.stage_adapter === 'usher') {
-      const halted = await this.repository.awaitingApproval(resolved.id);
-      if (halted) {
-        const event = await this.recordDecision(actor, session.id, {
-          item_id: placed.ref,
-          adapter: 'usher',
-          reason: 'wait_adapter_encountered',
-          dispatched: false,
-          project: project.id,
-        });
-        throw chargeError(
-          ChargeErrorCode.DeploymentAwaitingApproval,
-          `${placed.ref} is awaiting approval for ${halted.stage} (run ${halted.run_id}); approve it with svc approve ${placed.ref}, then charge again`,
-          {
-            item_id: placed.ref,
-            run_id: halted.run_id,
-            stage: halted.stage,
-            environment: halted.environment,
-            since: halted.halted_at.toISOString(),
-            decision_recorded: true,
-            event_id: event.event_id,
-          },
-        );
-      }
-    }
-    if (!runnable) {
-      const blocked = computation.blocked.find((i) => i.item_id === resolved.id);
-      if (blocked) {
-        // The item was offered as runnable but a blocker appeared: the wait adapter stops the dispatch.
-        const event = await decide({ item_id: resolved.ref, adapter: 'wait', reason: 'wait_adapter_encountered' });
-        throw chargeError(
-          ChargeErrorCode.WaitAdapterEncountered,
-          `${resolved.ref} is blocked: ${blocked.blocked_reasons.join('; ')}`,
-          {
-            item_id: resolved.ref,
-            blocked_reasons: blocked.blocked_reasons,
-            decision_recorded: true,
-            event_id: event.event_id,
-          },
-        );
-      }
-      const frozen = computation.frozen.some((i) => i.item_id === resolved.id);
-      const event = await decide({
-        item_id: resolved.ref,
-        adapter: null,
-        reason: 'requested_item_unavailable',
-        target_bucket: frozen ? 'frozen' : 'not_found',
-      });
-      throw chargeError(
-        ChargeErrorCode.ItemNotRunnable,
-        `${resolved.ref} is ${frozen ? 'frozen' : 'not a frontier candidate'}`,
-        {
-          item_id: resolved.ref,
-          target_bucket: frozen ? 'frozen' : 'not_found',
-          decision_recorded: true,
-          event_id: event.event_id,
-        },
-      );
-    }
-    const step = this.step(computed, runnable, session.id);
-    if (step.wait) {
-      const event = await decide({ item_id: runnable.ref, adapter: 'wait', reason: 'wait_adapter_encountered' });
-      throw chargeError(
-        ChargeErrorCode.WaitAdapterEncountered,
-        `${runnable.ref} has the wait adapter at stage ${runnable.status}`,
-        {
-          item_id: runnable.ref,
-          decision_recorded: true,
-          event_id: event.event_id,
-        },
-      );
-    }
-    if (step.error || !step.entrypoint) {
-      const event = await decide({
-        item_id: runnable.ref,
-        adapter: runnable.adapter,
-        reason: 'entrypoint_unavailable',
-      });
-      throw chargeError(ChargeErrorCode.EntrypointUnavailable, step.error?.message ?? 'no entrypoint', {
-        item_id: runnable.ref,
-        recovery: ENTRYPOINT_RECOVERY,
-        decision_recorded: true,
-        event_id: event.event_id,
-      });
-    }
-    if (step.lane !== session.lane) {
-      throw chargeError(
+    const placement = placeForDispatch(computed.computation, resolved.id);
+    const halt = mayAwaitApproval(placement) ? await this.repository.awaitingApproval(resolved.id) : null;
+    const verdict = decideDispatch({
+      ref: resolved.ref,
+      placement,
+      awaitingApproval: halt,
+      sessionLane: session.lane,
+      stepOf: (item) => this.step(computed, item, session.id),
+    });
+    if ('refuse' in verdict) throw await this.refused(actor, session, project.id, verdict);
+    return this.claim(actor, session.id, project.id, computed.computation, verdict.item, verdict.step.entrypoint);
+  }
+
+  // A refusal that decided something records its ChargeDecisionMade first and names the event in the error body.
+  private async refused(
+    actor: AuthenticatedActor,
+    session: SessionRow,
+    project: string,
+    refusal: DispatchRefusal<ApprovalHalt>,
+  ): Promise<DomainError> {
+    if (refusal.refuse === 'lane_mismatch') {
+      const { item, lane } = refusal;
+      return chargeError(
         ChargeErrorCode.LaneMismatch,
-        `${runnable.ref} is offered in lane ${step.lane}, the session is in ${session.lane}`,
-        {
-          item_id: runnable.ref,
-          lane: step.lane,
-        },
+        `${item.ref} is offered in lane ${lane}, the session is in ${session.lane}`,
+        { item_id: item.ref, lane },
       );
     }
-    const entrypoint = step.entrypoint;
+    const event = await this.recordDecision(actor, session.id, { ...refusal.decision, dispatched: false, project });
+    const recorded = { decision_recorded: true, event_id: event.event_id };
+    switch (refusal.refuse) {
+      case 'deployment_awaiting_approval': {
+        const { item, halt } = refusal;
+        return chargeError(
+          ChargeErrorCode.DeploymentAwaitingApproval,
+          `${item.ref} is awaiting approval for ${halt.stage} (run ${halt.run_id}); approve it with svc approve ${item.ref}, then charge again`,
+          {
+            item_id: item.ref,
+            run_id: halt.run_id,
+            stage: halt.stage,
+            environment: halt.environment,
+            since: halt.halted_at.toISOString(),
+            ...recorded,
+          },
+        );
+      }
+      case 'wait_adapter_encountered': {
+        const { item, decision } = refusal;
+        if (refusal.blocked) {
+          return chargeError(
+            ChargeErrorCode.WaitAdapterEncountered,
+            `${decision.item_id} is blocked: ${item.blocked_reasons.join('; ')}`,
+            { item_id: decision.item_id, blocked_reasons: item.blocked_reasons, ...recorded },
+          );
+        }
+        return chargeError(
+          ChargeErrorCode.WaitAdapterEncountered,
+          `${item.ref} has the wait adapter at stage ${item.status}`,
+          { item_id: item.ref, ...recorded },
+        );
+      }
+      case 'item_not_runnable': {
+        const { decision, targetBucket } = refusal;
+        return chargeError(
+          ChargeErrorCode.ItemNotRunnable,
+          `${decision.item_id} is ${targetBucket === 'frozen' ? 'frozen' : 'not a frontier candidate'}`,
+          { item_id: decision.item_id, target_bucket: targetBucket, ...recorded },
+        );
+      }
+      case 'entrypoint_unavailable':
+        return chargeError(ChargeErrorCode.EntrypointUnavailable, noEntrypointMessage(refusal.item), {
+          item_id: refusal.item.ref,
+          recovery: ENTRYPOINT_RECOVERY,
+          ...recorded,
+        });
+    }
+  }
+
+  // The claim, the session's last_seen_at and the ChargeDecisionMade are one transaction: a dispatch either happened
+  // with its record or not at all.
+  private claim(
+    actor: AuthenticatedActor,
+    sessionId: number,
+    project: string,
+    computation: ComputedFrontier['computation'],
+    item: FrontierItem,
+    entrypoint: string,
+  ): Promise<DispatchResponse> {
+    const wipSlot = takesWipSlot(item);
     const detail: ChargeDecisionDetail = {
-      item_id: runnable.ref,
-      adapter: runnable.adapter,
+      item_id: item.ref,
+      adapter: item.adapter,
       dispatched: true,
       reason: 'dispatched',
-      project: project.id,
+      project,
     };
     return this.repository.transaction(async (manager) => {
       const claimed = await this.repository.claim(manager, {
-        itemId: resolved.id,
-        sessionId: session.id,
-        project: project.id,
+        itemId: item.item_id,
+        sessionId,
+        project,
         entrypoint,
-        adapter: runnable.adapter,
-        wipSlot: step.wip_slot,
+        adapter: item.adapter,
+        wipSlot,
         ttlSeconds: this.config.claimTtlSeconds,
         wipRemaining: computation.wip_remaining,
       });
       if (!claimed) {
-        const holder = await this.repository.claimHolder(manager, resolved.id);
-        if (holder !== null && holder !== session.id) {
-          throw chargeError(
-            ChargeErrorCode.ItemAlreadyClaimed,
-            `${runnable.ref} is already claimed by another session`,
-            {
-              item_id: runnable.ref,
-            },
-          );
+        const holder = await this.repository.claimHolder(manager, item.item_id);
+        if (claimRefusal({ holder, sessionId }) === 'item_already_claimed') {
+          throw chargeError(ChargeErrorCode.ItemAlreadyClaimed, `${item.ref} is already claimed by another session`, {
+            item_id: item.ref,
+          });
         }
         throw chargeError(
           ChargeErrorCode.WipCapReached,
-          `the WIP cap of ${project.id} (${computation.wip_cap}) is reached`,
-          {
-            item_id: runnable.ref,
-            wip_cap: computation.wip_cap,
-            wip_active: computation.wip_active,
-          },
+          `the WIP cap of ${project} (${computation.wip_cap}) is reached`,
+          { item_id: item.ref, wip_cap: computation.wip_cap, wip_active: computation.wip_active },
         );
       }
-      await this.repository.touchSession(manager, session.id);
+      await this.repository.touchSession(manager, sessionId);
       const event = await this.events.record(
         {
           name: 'ChargeDecisionMade',
           kind: 'lifecycle',
-          project: project.id,
-          itemRef: runnable.ref,
+          project,
+          itemRef: item.ref,
           actorId: actor.id,
-          sessionId: session.id,
+          sessionId,
           payload: { detail },
         },
         manager,
       );
       return {
         dispatched: true as const,
-        item_id: runnable.ref,
-        project: project.id,
-        adapter: runnable.adapter,
+        item_id: item.ref,
+        project,
+        adapter: item.adapter,
         entrypoint,
-        session_id: session.id,
-        wip_slot: step.wip_slot,
+        session_id: sessionId,
+        wip_slot: wipSlot,
         claim: { claimed_at: claimed.claimed_at.toISOString(), expires_at: claimed.expires_at.toISOString() },
         decision: detail,
         event_id: event.id,
@@ -411,7 +381,7 @@ export class ChargeService {
     });
   }
 
-  // GET /v1/charge/claims: the live claims on the project's items and who holds them (the frontier's visibility).
+  // Claims are shown to whoever sees the project, as the frontier is.
   async claims(actor: AuthenticatedActor, dto: ClaimsQueryDto): Promise<ClaimsResponse> {
     const project = await this.frontier.resolveProject(actor, dto.project);
     const rows = await this.repository.claimHolders(project.id);

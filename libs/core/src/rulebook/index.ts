@@ -4,3 +4,4 @@ export * from './wip-cap';
 export * from './status-moves';
 export * from './deployments';
 export * from './dependencies';
+export * from './dispatch';
