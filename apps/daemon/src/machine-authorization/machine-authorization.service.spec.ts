@@ -1,7 +1,10 @@
+import { MACHINE_AUTHORIZATION_REFUSAL_CODES } from '@app/core';
+
 import { AuthenticatedActor } from '../auth/actor';
 import { DomainError } from '../common/domain-error';
 import { AppConfig } from '../config/config';
 import { ServerSecretService } from '../config/server-secret.service';
+import { MaCode } from './machine-authorization.errors';
 import { AuthorizationRow, MachineAuthorizationRepository } from './machine-authorization.repository';
 import { MachineAuthorizationService } from './machine-authorization.service';
 import { RateLimitRepository } from './rate-limit.repository';
@@ -451,5 +454,11 @@ describe(MachineAuthorizationService.name, () => {
     it('should offer device codes without company sign-in when none is configured', () => {
       expect(makeSut().sut.discovery()).toEqual({ device_code: true, company_sign_in: false });
     });
+  });
+});
+
+describe('rulebook refusal codes', () => {
+  it.each(MACHINE_AUTHORIZATION_REFUSAL_CODES)('should be a contract code: %s', (code) => {
+    expect(Object.values(MaCode)).toContain(code);
   });
 });

@@ -68,7 +68,6 @@ interface ApproverScope {
   organizationId: number | null;
 }
 
-// svc_machine_request_id(): 'mr_' and 32 hex digits.
 const REQUEST_ID = /^mr_[0-9a-f]{32}$/;
 const JSON_TYPE = /^application\/json\s*(;|$)/i;
 const UNIQUE_VIOLATION = '23505';
@@ -229,10 +228,10 @@ export class MachineAuthorizationService {
     return outcome;
   }
 
-  // GET /v1/machine-authorizations: the pending requests the caller may decide, without any secret.
-  // Self-host: the server organization's, when the caller is its active member. Hosted, unscoped: those of every
-  // organization the caller is an active admin of, plus unbound codes when they admin any; scoped to <slug>: that
-  // organization's plus unbound ones (an admin of <slug> only). Claimed requests show to their claimer only.
+  // The pending requests the caller may decide, without any secret. Self-host: the server organization's, when the
+  // caller is its active member. Hosted, unscoped: those of every organization the caller is an active admin of,
+  // plus unbound codes when they admin any; scoped to <slug>: that organization's plus unbound ones (an admin of
+  // <slug> only). Claimed requests show to their claimer only.
   async pendingRequests(actor: AuthenticatedActor, slug: string | null): Promise<MachineAuthorizationRequestList> {
     let organizationIds: number[];
     let includeUnbound: boolean;
@@ -272,9 +271,9 @@ export class MachineAuthorizationService {
     };
   }
 
-  // POST /v1/machine-authorizations/requests/:request_id/resolve: machine_authorization.resolve (same rules,
-  // limits, outcomes and codes) bound to one listed request. The request and the typed code's row are read and
-  // locked by one statement in the deciding transaction; a code of another request decides nothing (409).
+  // machine_authorization.resolve (same rules, limits, outcomes and codes) bound to one listed request. The request
+  // and the typed code's row are read and locked by one statement in the deciding transaction; a code of another
+  // request decides nothing (409).
   async resolveRequest(
     requestId: string,
     request: BodyRequest,
@@ -312,9 +311,9 @@ export class MachineAuthorizationService {
     return outcome;
   }
 
-  // POST /v1/machine-authorizations/requests/:request_id/deny: the approver denies a request they can see without
-  // typing its code (a request nobody expected). Same approver rules and outcomes as resolve with action deny;
-  // approving still needs the code. No code is guessed here, so no failed-lookup budget is spent.
+  // The approver denies a request they can see without typing its code (a request nobody expected). Same approver
+  // rules and outcomes as resolve with action deny; approving still needs the code. No code is guessed here, so no
+  // failed-lookup budget is spent.
   async denyRequest(
     requestId: string,
     actor: AuthenticatedActor,
