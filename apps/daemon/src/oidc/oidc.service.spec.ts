@@ -122,6 +122,12 @@ describe(OidcService.name, () => {
       const { sut, repository } = makeSut();
       provider.claims = { sub: 'sub-1', email: '-ada+x@example.com', email_verified: true };
       expect((await sut.finish(ORIGIN, CALLBACK, 'b')).actor.name).toBe('ada-x');
+      expect(repository.provision).toHaveBeenCalledWith(
+        '-ada+x@example.com',
+        'https://id.example.com/',
+        'sub-1',
+        'ada-x',
+      );
     });
 
     it('should refuse a domain that is not allowed', async () => {
