@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 
 import { AuthenticatedActor, organizationScope } from './actor';
 import { accessibleProjectWhere, ProjectAccessRow } from './project-visibility';
@@ -63,34 +63,31 @@ export class AuthRepository {
     };
   }
 
-  // Replicas booting together on an empty database take turns: the first creates the first admin.
-  async lockBootstrap(manager: EntityManager): Promise<void> {
-    await manager.query('SELECT pg_advisory_xact_lock($1)', [BOOTSTRAP_LOCK_KEY]);
-  }
-
-  async countActors(manager: EntityManager = this.dataSource.manager): Promise<number> {
-    const rows: { count: string }[] = await manager.query('SELECT count(*) AS count FROM actors');
-    return Number(rows[0].count);
-  }
-
-  async createBootstrapAdmin(manager: EntityManager, tokenHash: Buffer, tokenPrefix: string, orgSlug: string) {
-    const [org]: { id: number }[] = await manager.query(
-      `INSERT INTO organizations (slug, name) VALUES ($1, $1)
-       ON CONFLICT (slug) DO UPDATE SET slug = EXCLUDED.slug RETURNING id`,
-      [orgSlug],
-    );
-    const [actor]: { id: number }[] = await manager.query(
-      `INSERT INTO actors (name, kind, status, is_admin) VALUES ('admin', 'person', 'active', true) RETURNING id`,
-    );
-    await manager.query(
-      `INSERT INTO memberships (organization_id, actor_id, role, status) VALUES ($1, $2, 'admin', 'active')`,
-      [org.id, actor.id],
-    );
-    await manager.query(
-      `INSERT INTO api_tokens (actor_id, name, token_hash, token_prefix) VALUES ($1, 'first-boot admin', $2, $3)`,
-      [actor.id, tokenHash, tokenPrefix],
-    );
-    return { actorId: actor.id, organizationId: org.id };
+  // Replicas booting together on an empty database take turns: the first creates the first admin, its
+  // organization, membership and API token; the others find an actor and create nothing (false).
+  createFirstAdmin(tokenHash: Buffer, tokenPrefix: string, orgSlug: string): Promise<boolean> {
+    return this.dataSource.transaction(async (manager) => {
+      await manager.query('SELECT pg_advisory_xact_lock($1)', [BOOTSTRAP_LOCK_KEY]);
+      const [{ count }]: { count: string }[] = await manager.query('SELECT count(*) AS count FROM actors');
+      if (Number(count) > 0) return false;
+      const [org]: { id: number }[] = await manager.query(
+        `INSERT INTO organizations (slug, name) VALUES ($1, $1)
+         ON CONFLICT (slug) DO UPDATE SET slug = EXCLUDED.slug RETURNING id`,
+        [orgSlug],
+      );
+      const [actor]: { id: number }[] = await manager.query(
+        `INSERT INTO actors (name, kind, status, is_admin) VALUES ('admin', 'person', 'active', true) RETURNING id`,
+      );
+      await manager.query(
+        `INSERT INTO memberships (organization_id, actor_id, role, status) VALUES ($1, $2, 'admin', 'active')`,
+        [org.id, actor.id],
+      );
+      await manager.query(
+        `INSERT INTO api_tokens (actor_id, name, token_hash, token_prefix) VALUES ($1, 'first-boot admin', $2, $3)`,
+        [actor.id, tokenHash, tokenPrefix],
+      );
+      return true;
+    });
   }
 
   // A project is visible to an active member of its organization (machine credentials included: a removed member's

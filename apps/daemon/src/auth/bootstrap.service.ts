@@ -1,6 +1,4 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 
 import { credentialsPath, writeCredentials } from '@app/credentials';
 
@@ -24,7 +22,6 @@ export class BootstrapService implements OnApplicationBootstrap {
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly repository: AuthRepository,
   ) {}
 
@@ -35,26 +32,19 @@ export class BootstrapService implements OnApplicationBootstrap {
 
   async bootstrap(): Promise<BootstrapResult | null> {
     const token = this.config.bootstrapToken ?? generateToken(API_TOKEN_PREFIX);
-    const created = await this.dataSource.transaction(async (manager) => {
-      await this.repository.lockBootstrap(manager);
-      if ((await this.repository.countActors(manager)) > 0) return false;
-      await this.repository.createBootstrapAdmin(
-        manager,
-        hashToken(token),
-        tokenDisplayPrefix(token),
-        DEFAULT_ORGANIZATION_SLUG,
-      );
-      return true;
-    });
+    const created = await this.repository.createFirstAdmin(
+      hashToken(token),
+      tokenDisplayPrefix(token),
+      DEFAULT_ORGANIZATION_SLUG,
+    );
     if (!created) return null;
     this.logger.log('first boot: created the admin actor and its API token');
     return { token, credentialsFile: null };
   }
 
   // Called once the daemon listens, so the stored address is the real one (port 0 picks a free port). Returns the
-  // first-boot message for the terminal (main.ts prints it last, framed), or null on any later boot. The token is
-  // written to the credential file, and shown only when `onTerminal` (stdout and stderr are terminals): never into a
-  // file, a pipe or a log (issue 24).
+  // first-boot message for main.ts to print, or null on any later boot. The token is shown only when `onTerminal`:
+  // never into a file, a pipe or a log.
   announce(listeningUrl: string, onTerminal = false): string[] | null {
     if (!this.result) return null;
     const url = this.config.publicUrl ?? listeningUrl;

@@ -1,6 +1,7 @@
 import { HttpStatus } from '@nestjs/common';
 
 import { describeMachineAuthorizationError, MachineAuthorizationErrorCode } from '@app/contracts';
+import type { MachineAuthorizationRefusal } from '@app/core';
 
 import { DomainError, errorFactory, ErrorStatusTable } from '../common/domain-error';
 
@@ -33,6 +34,14 @@ export function maError(
 ): DomainError {
   return contractError(code, message, {}, headers);
 }
+
+// A rulebook refusal as the contract's error (its codes are the contract's; a unit spec holds them to it).
+export const refusalError = (refusal: MachineAuthorizationRefusal): DomainError =>
+  maError(
+    refusal.code as MachineAuthorizationErrorCode,
+    refusal.message,
+    refusal.retryAfter === undefined ? {} : { 'retry-after': String(refusal.retryAfter) },
+  );
 
 export const rateLimited = (code: MachineAuthorizationErrorCode, retryAfter: number, what: string) =>
   maError(code, `too many ${what} from this address; retry in ${retryAfter} s`, { 'retry-after': String(retryAfter) });

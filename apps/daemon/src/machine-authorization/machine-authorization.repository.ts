@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 
 import { BudgetPool } from './budget-pool';
-import { PollBatcher } from './poll-batch';
+import { BudgetGroup, PollBatchRows, PollBatcher } from './poll-batch';
 import { hotPathPool } from './hot-path-pool';
 import {
   CAPACITY_LOCK_KEY,
@@ -151,6 +151,26 @@ function toRow(raw: RawAuthorizationRow | undefined): AuthorizationRow | null {
   };
 }
 
+const POLL_BATCH_SQL = `
+  WITH req AS (
+    SELECT * FROM unnest($1::text[], $2::text[], $3::int[]) WITH ORDINALITY AS r(scope, subject, n, g)
+  ), hit AS (
+    INSERT INTO rate_counters (scope, subject, window_start, hits, expires_at)
+    SELECT scope, subject, date_trunc('minute', now()), n, date_trunc('minute', now()) + interval '2 minutes'
+      FROM req
+    ON CONFLICT (scope, subject, window_start) DO UPDATE SET hits = rate_counters.hits + EXCLUDED.hits
+    RETURNING scope, subject, hits,
+              greatest(1, ceil(extract(epoch FROM (window_start + interval '1 minute' - now()))))::int AS retry_after
+  ), codes AS (
+    SELECT encode(ma.device_code_hash, 'hex') AS hash, ma.id::text AS id, ma.status, ma.expires_at > now() AS live,
+           ma.machine_id, ma.machine_name, ma.organization_id, o.slug, ma.decided_by, ma.expires_at
+      FROM machine_authorizations ma LEFT JOIN organizations o ON o.id = ma.organization_id
+     WHERE ma.device_code_hash = ANY ($4::bytea[])
+  )
+  SELECT (SELECT json_agg(json_build_array(req.g, hit.hits, hit.retry_after))
+            FROM hit JOIN req USING (scope, subject))::text AS hits,
+         (SELECT json_agg(codes) FROM codes)::text AS codes`;
+
 @Injectable()
 export class MachineAuthorizationRepository {
   private readonly polls: PollBatcher;
@@ -159,7 +179,7 @@ export class MachineAuthorizationRepository {
     @InjectDataSource() private readonly dataSource: DataSource,
     budgets: BudgetPool,
   ) {
-    this.polls = new PollBatcher(budgets.pool);
+    this.polls = new PollBatcher((groups, hashes) => this.spendAndReadPollBatch(budgets, groups, hashes));
   }
 
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
@@ -286,6 +306,20 @@ export class MachineAuthorizationRepository {
   ): Promise<{ hits: number; retryAfter: number; row: AuthorizationRow | null }> {
     const { hits, retryAfter, code } = await this.polls.lookup({ scope, clientKey, hash });
     return { hits, retryAfter, row: code ? toRow({ ...code, expires_at: new Date(code.expires_at) }) : null };
+  }
+
+  private async spendAndReadPollBatch(
+    budgets: BudgetPool,
+    groups: readonly BudgetGroup[],
+    hashes: Buffer[],
+  ): Promise<PollBatchRows> {
+    const { rows } = await budgets.pool.query<{ hits: string | null; codes: string | null }>(POLL_BATCH_SQL, [
+      groups.map((g) => g.scope),
+      groups.map((g) => g.subject),
+      groups.map((g) => g.count),
+      hashes,
+    ]);
+    return { hits: JSON.parse(rows[0].hits ?? '[]'), codes: JSON.parse(rows[0].codes ?? '[]') };
   }
 
   // Pending, live, unclaimed (or claimed by the caller) requests of the given organizations, oldest first.

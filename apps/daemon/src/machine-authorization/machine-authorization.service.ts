@@ -13,6 +13,20 @@ import {
   MachineAuthorizationStarted,
   validateMachineAuthorizationBody,
 } from '@app/contracts';
+import {
+  approverRefusal,
+  approverStandingRefusal,
+  bindsMachineAtPoll,
+  capacityRefusal,
+  CREDENTIAL_UNAVAILABLE_MESSAGE,
+  decisionVerdict,
+  lookupVerdict,
+  lostConsumptionRefusal,
+  pollBudgetRefusal,
+  pollVerdict,
+  requestTargetGone,
+  REVOKED_PARENT_REFUSAL,
+} from '@app/core';
 
 import { actingCredential, AuthenticatedActor, organizationScope } from '../auth/actor';
 import { generateToken, hashToken, MACHINE_CREDENTIAL_PREFIX, tokenDisplayPrefix } from '../auth/tokens';
@@ -24,12 +38,12 @@ import {
   codeMismatch,
   maError,
   MaCode,
-  rateLimited,
+  refusalError,
   requestGone,
   resolveRateLimited,
   unknownCode,
 } from './machine-authorization.errors';
-import { ApproverStanding, AuthorizationRow, MachineAuthorizationRepository } from './machine-authorization.repository';
+import { AuthorizationRow, MachineAuthorizationRepository } from './machine-authorization.repository';
 import {
   CLIENT_CAPACITY,
   FAILED_LOOKUPS_PER_ACTOR_PER_MINUTE,
@@ -54,7 +68,6 @@ interface ApproverScope {
   organizationId: number | null;
 }
 
-// svc_machine_request_id(): 'mr_' and 32 hex digits.
 const REQUEST_ID = /^mr_[0-9a-f]{32}$/;
 const JSON_TYPE = /^application\/json\s*(;|$)/i;
 const UNIQUE_VIOLATION = '23505';
@@ -127,29 +140,12 @@ export class MachineAuthorizationService {
           organizationId: organization?.id ?? null,
         });
         if (result.inserted) return toStartedResponse(identity.origin, deviceCode, userCode);
-        if (result.clientOpen >= CLIENT_CAPACITY) {
-          throw maError(
-            MaCode.AuthorizationClientCapacity,
-            `this address already has ${CLIENT_CAPACITY} codes waiting: finish one of those approvals or retry after they expire`,
-          );
-        }
-        // The network's share is a limit on the caller's side, like the client's (the server still has room for
-        // other networks): the client code tells the machine the truth, the message names the network.
-        if (result.networkOpen >= NETWORK_CAPACITY) {
-          throw maError(
-            MaCode.AuthorizationClientCapacity,
-            `the network of this address (${identity.networkKey}) already has ${NETWORK_CAPACITY} codes waiting: retry after some of them are approved or expire`,
-          );
-        }
-        if (result.wideNetworkOpen >= WIDE_NETWORK_CAPACITY) {
-          throw maError(
-            MaCode.AuthorizationClientCapacity,
-            `the wider network of this address (${identity.wideNetworkKey}) already has ${WIDE_NETWORK_CAPACITY} codes waiting: retry after some of them are approved or expire`,
-          );
-        }
-        throw maError(
-          MaCode.AuthorizationCapacity,
-          'the server has too many codes waiting: retry after some approvals finish or expire',
+        throw refusalError(
+          capacityRefusal(result, identity, {
+            client: CLIENT_CAPACITY,
+            network: NETWORK_CAPACITY,
+            wideNetwork: WIDE_NETWORK_CAPACITY,
+          }),
         );
       } catch (err) {
         // A user-code collision among live codes: draw again (rare; 20^8 codes).
@@ -178,37 +174,17 @@ export class MachineAuthorizationService {
       identity.clientKey,
       deviceCodeDigest(body.device_code),
     );
-    if (spent.hits > POLLS_PER_MINUTE)
-      throw rateLimited(MaCode.AuthorizationPollRateLimited, spent.retryAfter, 'polls');
+    const throttled = pollBudgetRefusal(spent, POLLS_PER_MINUTE);
+    if (throttled) throw refusalError(throttled);
     let row = spent.row;
-    if (!row || (slug !== null && row.organizationSlug !== slug)) {
-      throw maError(MaCode.AuthorizationExpired, 'this code is unknown or has expired; start a new connection');
-    }
-    if (row.machineId === '' && (row.status === 'pending' || row.status === 'approved')) {
+    if (row && slug !== null && row.organizationSlug !== slug) row = null;
+    if (row && bindsMachineAtPoll(row)) {
       await this.repository.bindMachine(row.id, body.machine_id, body.machine_name);
       row = (await this.repository.findByDeviceCode(deviceCodeDigest(body.device_code)))!;
     }
-    const decision = decisionOf(row);
-    switch (decision) {
-      case 'consumed':
-        throw maError(MaCode.AuthorizationConsumed, 'this code was already used; start a new connection');
-      case 'denied':
-        throw maError(MaCode.AuthorizationDenied, 'the approver denied this machine; start a new connection');
-      case 'expired':
-        throw maError(MaCode.AuthorizationExpired, 'this code has expired; start a new connection');
-      default:
-        break;
-    }
-    if (row.machineId !== body.machine_id) {
-      throw maError(
-        MaCode.MachineIdentityMismatch,
-        'this code was started by another machine; start a new connection from this machine',
-      );
-    }
-    if (decision === 'pending') {
-      throw maError(MaCode.AuthorizationPending, 'waiting for approval');
-    }
-    return this.consume(row, body.device_code, identity);
+    const verdict = pollVerdict(row && { decision: decisionOf(row), machineId: row.machineId }, body.machine_id);
+    if ('refuse' in verdict) throw refusalError(verdict.refuse);
+    return this.consume(row!, body.device_code, identity);
   }
 
   async get(
@@ -221,11 +197,14 @@ export class MachineAuthorizationService {
     const scope = await this.approverScope(actor, slug);
     await this.assertLookupBudget(actor, identity);
     const row = await this.repository.findByUserCode(this.userCodeHash(canonical));
-    if (!row || !(await this.visible(row, actor, scope))) return this.failLookup(actor, identity);
-    const decision = decisionOf(row);
-    const mine = row.decidedBy === actor.id;
-    if ((decision === 'expired' || decision === 'consumed') && !mine) return this.failLookup(actor, identity);
-    if ((decision === 'approved' || decision === 'denied') && !mine) throw this.claimed();
+    if (!row) return this.failLookup(actor, identity);
+    const verdict = lookupVerdict({
+      visible: await this.visible(row, actor, scope),
+      decision: decisionOf(row),
+      decidedByCaller: row.decidedBy === actor.id,
+    });
+    if (verdict === 'unknown') return this.failLookup(actor, identity);
+    if (verdict !== 'show') throw refusalError(verdict.refuse);
     return toRecordResponse(canonical, row);
   }
 
@@ -249,10 +228,10 @@ export class MachineAuthorizationService {
     return outcome;
   }
 
-  // GET /v1/machine-authorizations: the pending requests the caller may decide, without any secret.
-  // Self-host: the server organization's, when the caller is its active member. Hosted, unscoped: those of every
-  // organization the caller is an active admin of, plus unbound codes when they admin any; scoped to <slug>: that
-  // organization's plus unbound ones (an admin of <slug> only). Claimed requests show to their claimer only.
+  // The pending requests the caller may decide, without any secret. Self-host: the server organization's, when the
+  // caller is its active member. Hosted, unscoped: those of every organization the caller is an active admin of,
+  // plus unbound codes when they admin any; scoped to <slug>: that organization's plus unbound ones (an admin of
+  // <slug> only). Claimed requests show to their claimer only.
   async pendingRequests(actor: AuthenticatedActor, slug: string | null): Promise<MachineAuthorizationRequestList> {
     let organizationIds: number[];
     let includeUnbound: boolean;
@@ -292,9 +271,9 @@ export class MachineAuthorizationService {
     };
   }
 
-  // POST /v1/machine-authorizations/requests/:request_id/resolve: machine_authorization.resolve (same rules,
-  // limits, outcomes and codes) bound to one listed request. The request and the typed code's row are read and
-  // locked by one statement in the deciding transaction; a code of another request decides nothing (409).
+  // machine_authorization.resolve (same rules, limits, outcomes and codes) bound to one listed request. The request
+  // and the typed code's row are read and locked by one statement in the deciding transaction; a code of another
+  // request decides nothing (409).
   async resolveRequest(
     requestId: string,
     request: BodyRequest,
@@ -314,9 +293,16 @@ export class MachineAuthorizationService {
         requestId,
         this.userCodeHash(canonical),
       );
-      if (!target || !(await this.visible(target, actor, scope))) throw requestGone();
-      const decision = decisionOf(target);
-      if ((decision === 'expired' || decision === 'consumed') && target.decidedBy !== actor.id) throw requestGone();
+      if (
+        !target ||
+        requestTargetGone({
+          visible: await this.visible(target, actor, scope),
+          decision: decisionOf(target),
+          decidedByCaller: target.decidedBy === actor.id,
+        })
+      ) {
+        throw requestGone();
+      }
       if (!code || !(await this.visible(code, actor, scope))) return new UnknownCode();
       if (code.id !== target.id) throw codeMismatch();
       return this.decide(manager, target, wanted, actor, scope, canonical);
@@ -325,9 +311,9 @@ export class MachineAuthorizationService {
     return outcome;
   }
 
-  // POST /v1/machine-authorizations/requests/:request_id/deny: the approver denies a request they can see without
-  // typing its code (a request nobody expected). Same approver rules and outcomes as resolve with action deny;
-  // approving still needs the code. No code is guessed here, so no failed-lookup budget is spent.
+  // The approver denies a request they can see without typing its code (a request nobody expected). Same approver
+  // rules and outcomes as resolve with action deny; approving still needs the code. No code is guessed here, so no
+  // failed-lookup budget is spent.
   async denyRequest(
     requestId: string,
     actor: AuthenticatedActor,
@@ -352,35 +338,29 @@ export class MachineAuthorizationService {
     scope: ApproverScope,
     code: string,
   ): Promise<MachineAuthorizationResolveResponse | UnknownCode> {
-    const decision = decisionOf(row);
-    const mine = row.decidedBy === actor.id;
-    switch (decision) {
-      case 'expired':
-      case 'consumed':
-        if (!mine) return new UnknownCode();
-        throw decision === 'expired'
-          ? maError(MaCode.AuthorizationExpired, 'this code has expired; the machine must start a new connection')
-          : maError(MaCode.AuthorizationConsumed, 'the machine already received its credential');
-      case 'approved':
-      case 'denied':
-        if (!mine) throw this.claimed();
-        if (decision === wanted) return { code, decision };
-        throw maError(MaCode.AuthorizationAlreadyDecided, `you already ${decision} this code; a decision is final`);
-      case 'pending': {
-        const organizationId = row.organizationId ?? scope.organizationId;
-        if (organizationId === null) {
-          throw maError(
-            MaCode.InvalidRequest,
-            'choose the organization this machine joins: resolve through /api/orgs/<slug> (svc machine-authorization resolve --org <slug>)',
-          );
-        }
-        const parent = actingCredential(actor);
-        if (!(await this.repository.recordDecision(manager, row.id, wanted, actor.id, organizationId, parent))) {
-          return new UnknownCode();
-        }
-        return { code, decision: wanted };
-      }
+    const verdict = decisionVerdict({
+      decision: decisionOf(row),
+      decidedByCaller: row.decidedBy === actor.id,
+      wanted,
+      organizationId: row.organizationId ?? scope.organizationId,
+    });
+    if (verdict === 'unknown') return new UnknownCode();
+    if ('refuse' in verdict) throw refusalError(verdict.refuse);
+    if ('answer' in verdict) return { code, decision: verdict.answer };
+    const { organizationId } = verdict.record;
+    if (
+      !(await this.repository.recordDecision(
+        manager,
+        row.id,
+        wanted,
+        actor.id,
+        organizationId,
+        actingCredential(actor),
+      ))
+    ) {
+      return new UnknownCode();
     }
+    return { code, decision: wanted };
   }
 
   private async consume(
@@ -395,7 +375,8 @@ export class MachineAuthorizationService {
         const consumed = await this.repository.markConsumed(manager, row.id, row.machineId);
         if (!consumed) return null;
         const standing = await this.repository.approverStanding(manager, consumed.decidedBy, consumed.organizationId);
-        this.assertApproverStanding(standing);
+        const refused = approverStandingRefusal({ hosted: this.hosted, ...standing });
+        if (refused) throw refusalError(refused);
         // Approved with a credential: the machine's is its child (expires no later, revoked with it).
         const lineage = consumed.parent
           ? await this.repository.liveParent(manager, consumed.parent, {
@@ -403,12 +384,7 @@ export class MachineAuthorizationService {
               organizationId: consumed.organizationId,
             })
           : { parent: null, expiresAt: null };
-        if (lineage === null) {
-          throw maError(
-            MaCode.MachineCredentialRefused,
-            'the credential this machine was approved with has been revoked or has expired; start a new connection and approve it again',
-          );
-        }
+        if (lineage === null) throw refusalError(REVOKED_PARENT_REFUSAL);
         await this.repository.issueCredential(manager, {
           ...lineage,
           authorizationId: row.id,
@@ -424,54 +400,18 @@ export class MachineAuthorizationService {
     } catch (err) {
       if (err instanceof DomainError) throw err;
       this.logger.warn(`credential issuance failed, approval kept: ${(err as Error).message}`);
-      throw maError(MaCode.MachineCredentialUnavailable, 'the credential could not be issued yet; poll again');
+      throw maError(MaCode.MachineCredentialUnavailable, CREDENTIAL_UNAVAILABLE_MESSAGE);
     }
     if (slug === null) {
-      const now = await this.repository.findByDeviceCode(deviceCodeDigest(deviceCode));
-      if (now?.status === 'consumed') {
-        throw maError(MaCode.AuthorizationConsumed, 'this code was already used; start a new connection');
-      }
-      if (!now || !now.live)
-        throw maError(MaCode.AuthorizationExpired, 'this code has expired; start a new connection');
-      throw maError(MaCode.MachineCredentialUnavailable, 'the credential could not be issued yet; poll again');
+      const lost = lostConsumptionRefusal(await this.repository.findByDeviceCode(deviceCodeDigest(deviceCode)));
+      if (lost === 'retry') throw maError(MaCode.MachineCredentialUnavailable, CREDENTIAL_UNAVAILABLE_MESSAGE);
+      throw refusalError(lost);
     }
     return {
       token,
       org: slug,
       api_url: this.hosted ? `${identity.origin}/api/orgs/${slug}` : identity.origin,
     };
-  }
-
-  // The approver's standing is checked again at issuance: a credential never outlives the approver's authority.
-  private assertApproverStanding(standing: ApproverStanding): void {
-    const refuse = (code: MaCode, text: string) => {
-      throw this.hosted ? maError(MaCode.MachineCredentialRefused, text) : maError(code, text);
-    };
-    if (standing.actorStatus === null) {
-      refuse(
-        MaCode.OrganizationMembershipRequired,
-        'the approver no longer exists; start a new connection and have an active member approve it',
-      );
-    }
-    if (standing.actorStatus === 'disabled') {
-      refuse(
-        MaCode.ActorDisabled,
-        'the approver is disabled; ask an organization admin to re-enable them, or start a new connection',
-      );
-    }
-    if (standing.membershipStatus !== 'active' || (this.hosted && standing.role !== 'admin')) {
-      refuse(
-        MaCode.OrganizationMembershipRequired,
-        `the approver is not an active ${this.hosted ? 'admin' : 'member'} of ${standing.slug}; ask an organization admin to restore it, or start a new connection`,
-      );
-    }
-  }
-
-  private claimed(): DomainError {
-    return maError(
-      MaCode.AuthorizationClaimed,
-      'another person already decided this code; a person approves only their own machine',
-    );
   }
 
   private async startOrganization(slug: string | null): Promise<{ id: number } | null> {
@@ -501,13 +441,9 @@ export class MachineAuthorizationService {
     if (!this.hosted) {
       const organization = await this.repository.soleOrganization();
       const membership = organization ? await this.repository.membership(actor.id, organization.id) : null;
-      if (!organization || membership?.status !== 'active' || (confined !== null && confined !== organization.id)) {
-        throw maError(
-          MaCode.OrganizationMembershipRequired,
-          'only active members of this server’s organization decide machine codes; ask an organization admin to add you',
-        );
-      }
-      return { organizationId: organization.id };
+      const refused = approverRefusal({ hosted: false, organization, membership, confinedTo: confined });
+      if (refused) throw refusalError(refused);
+      return { organizationId: organization!.id };
     }
     if (slug === null && confined === null) return { organizationId: null };
     const organization =
@@ -516,16 +452,8 @@ export class MachineAuthorizationService {
         : await this.repository.organizationBySlug(slug);
     if (!organization) throw maError(MaCode.NotFound, 'no such organization');
     const membership = await this.repository.membership(actor.id, organization.id);
-    if (
-      membership?.status !== 'active' ||
-      membership.role !== 'admin' ||
-      (confined !== null && confined !== organization.id)
-    ) {
-      throw maError(
-        MaCode.OrganizationMembershipRequired,
-        `only active admins of ${organization.slug} decide its machine codes; ask one of its admins`,
-      );
-    }
+    const refused = approverRefusal({ hosted: true, organization, membership, confinedTo: confined });
+    if (refused) throw refusalError(refused);
     return { organizationId: organization.id };
   }
 
@@ -548,10 +476,11 @@ export class MachineAuthorizationService {
   private async spendPollBudget(identity: RequestIdentity): Promise<void> {
     if (identity.pollBudgetSpent === false) {
       identity.pollBudgetSpent = true;
-      const count = await this.counters.hit(RATE_SCOPES.poll, identity.clientKey);
-      if (count.hits > POLLS_PER_MINUTE) {
-        throw rateLimited(MaCode.AuthorizationPollRateLimited, count.retryAfter, 'polls');
-      }
+      const throttled = pollBudgetRefusal(
+        await this.counters.hit(RATE_SCOPES.poll, identity.clientKey),
+        POLLS_PER_MINUTE,
+      );
+      if (throttled) throw refusalError(throttled);
     }
   }
 

@@ -1,5 +1,3 @@
-import type { Pool } from 'pg';
-
 export interface PollLookup {
   scope: string;
   clientKey: string;
@@ -63,25 +61,14 @@ export function assignHits(groups: readonly BudgetGroup[], groupOf: readonly num
   });
 }
 
-const BATCH_SQL = `
-  WITH req AS (
-    SELECT * FROM unnest($1::text[], $2::text[], $3::int[]) WITH ORDINALITY AS r(scope, subject, n, g)
-  ), hit AS (
-    INSERT INTO rate_counters (scope, subject, window_start, hits, expires_at)
-    SELECT scope, subject, date_trunc('minute', now()), n, date_trunc('minute', now()) + interval '2 minutes'
-      FROM req
-    ON CONFLICT (scope, subject, window_start) DO UPDATE SET hits = rate_counters.hits + EXCLUDED.hits
-    RETURNING scope, subject, hits,
-              greatest(1, ceil(extract(epoch FROM (window_start + interval '1 minute' - now()))))::int AS retry_after
-  ), codes AS (
-    SELECT encode(ma.device_code_hash, 'hex') AS hash, ma.id::text AS id, ma.status, ma.expires_at > now() AS live,
-           ma.machine_id, ma.machine_name, ma.organization_id, o.slug, ma.decided_by, ma.expires_at
-      FROM machine_authorizations ma LEFT JOIN organizations o ON o.id = ma.organization_id
-     WHERE ma.device_code_hash = ANY ($4::bytea[])
-  )
-  SELECT (SELECT json_agg(json_build_array(req.g, hit.hits, hit.retry_after))
-            FROM hit JOIN req USING (scope, subject))::text AS hits,
-         (SELECT json_agg(codes) FROM codes)::text AS codes`;
+// One statement for a batch: add each group's count to its budget and read every code of the batch. Rows carry
+// the group's ordinal (1-based), its total and its retry delay; codes carry their device-code hash in hex.
+export interface PollBatchRows {
+  hits: [ordinal: number, hits: number, retryAfter: number][];
+  codes: (RawPollCode & { hash: string })[];
+}
+
+export type RunPollBatch = (groups: readonly BudgetGroup[], hashes: Buffer[]) => Promise<PollBatchRows>;
 
 // Group commit for polls: while a statement is in flight, arriving polls queue, and the next statement spends all
 // their budgets and reads all their codes at once. Under load that turns thousands of statements a second into a
@@ -91,7 +78,7 @@ export class PollBatcher {
   private inFlight = 0;
 
   constructor(
-    private readonly pool: Pool,
+    private readonly run: RunPollBatch,
     private readonly maxInFlight = 2,
     private readonly maxBatch = 512,
   ) {}
@@ -110,22 +97,15 @@ export class PollBatcher {
     try {
       const { groups, groupOf } = groupBudgets(batch);
       const hashes = [...new Set(batch.map((w) => w.hash.toString('hex')))].map((h) => Buffer.from(h, 'hex'));
-      const { rows } = await this.pool.query<{ hits: string | null; codes: string | null }>(BATCH_SQL, [
-        groups.map((g) => g.scope),
-        groups.map((g) => g.subject),
-        groups.map((g) => g.count),
-        hashes,
-      ]);
+      const rows = await this.run(groups, hashes);
       const totals = new Array<number>(groups.length).fill(0);
       const retryAfter = new Array<number>(groups.length).fill(1);
-      for (const [ordinal, hits, retry] of JSON.parse(rows[0].hits ?? '[]') as [number, number, number][]) {
+      for (const [ordinal, hits, retry] of rows.hits) {
         totals[ordinal - 1] = hits;
         retryAfter[ordinal - 1] = retry;
       }
       const codes = new Map<string, RawPollCode>();
-      for (const code of JSON.parse(rows[0].codes ?? '[]') as (RawPollCode & { hash: string })[]) {
-        codes.set(code.hash, code);
-      }
+      for (const code of rows.codes) codes.set(code.hash, code);
       const positions = assignHits(groups, groupOf, totals);
       batch.forEach((waiting, i) =>
         waiting.resolve({

@@ -2,20 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 
-import { MachineCredentialRow } from './dto/machines.dto';
+import type { MachineManager } from '@app/core';
 
-// Who may see or revoke a credential: its own actor, an unconfined server admin ($2), or an active admin of its
-// organization; a request confined to an organization ($3) only one of that organization (where a confined server
-// admin, $4, counts as its admin).
-export interface MachineManager {
-  actorId: number;
-  serverAdmin: boolean;
-  scope: number | null;
-  scopeAdmin: boolean;
-}
+import { MachineCredentialRow } from './dto/machines.dto';
 
 const managerParams = (m: MachineManager) => [m.actorId, m.serverAdmin, m.scope, m.scopeAdmin];
 
+// The manager's rule (libs/core machineManager) as a condition: $1 the actor, $2 an unconfined server admin, $3 the
+// organization the request is confined to, $4 a confined server admin.
 const MAY_MANAGE = `(($3::integer IS NULL OR c.organization_id = $3::integer)
   AND (c.actor_id = $1 OR $2::boolean OR $4::boolean OR EXISTS (
     SELECT 1 FROM memberships m

@@ -1,20 +1,20 @@
 import { Injectable } from '@nestjs/common';
 
 import { MachineListResponse, RevokeMachineResponse } from '@app/contracts';
+import { MachineManager, machineManager } from '@app/core';
 
 import { AuthenticatedActor, isServerAdmin, organizationScope } from '../auth/actor';
 import { notFound } from '../common/domain-error';
 import { toMachineListResponse } from './dto/machines.dto';
-import { MachineManager, MachinesRepository } from './machines.repository';
+import { MachinesRepository } from './machines.repository';
 
-// A request confined to an organization manages that organization's machines only (its own included); a confined
-// server admin manages them as an admin of that organization.
-const managerOf = (actor: AuthenticatedActor): MachineManager => ({
-  actorId: actor.id,
-  serverAdmin: isServerAdmin(actor),
-  scope: organizationScope(actor),
-  scopeAdmin: actor.isAdmin && organizationScope(actor) !== null,
-});
+const managerOf = (actor: AuthenticatedActor): MachineManager =>
+  machineManager({
+    actorId: actor.id,
+    isAdmin: actor.isAdmin,
+    isServerAdmin: isServerAdmin(actor),
+    organizationScope: organizationScope(actor),
+  });
 
 @Injectable()
 export class MachinesService {

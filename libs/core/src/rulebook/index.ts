@@ -5,3 +5,4 @@ export * from './status-moves';
 export * from './deployments';
 export * from './dependencies';
 export * from './dispatch';
+export * from './machine-authorization';

@@ -3,6 +3,7 @@ import type {
   MachineAuthorizationRecord,
   MachineAuthorizationStarted,
 } from '@app/contracts';
+import { authorizationDecision } from '@app/core';
 
 import { DISPLAY_ID_MAX, DISPLAY_NAME_MAX, sanitizeForDisplay } from '../display';
 import { CODE_LIFETIME_SECONDS, POLL_INTERVAL_SECONDS } from '../limits';
@@ -24,8 +25,7 @@ export function toStartedResponse(origin: string, deviceCode: string, userCode: 
 }
 
 export function decisionOf(row: AuthorizationRow): MachineAuthorizationDecision {
-  if (row.status === 'consumed' || row.status === 'denied') return row.status;
-  return row.live ? row.status : 'expired';
+  return authorizationDecision(row);
 }
 
 const UNNAMED = '(named at its first poll)';
