@@ -5,7 +5,7 @@ import { AuthenticatedActor } from '../auth/actor';
 import { DomainError } from '../common/domain-error';
 import { AppConfig } from '../config/config';
 import { EventsService } from '../events/events.service';
-import { ComputedFrontier, FrontierService } from '../frontier/frontier.service';
+import { ComputedFrontier, FrontierService } from '../frontier/read-path/frontier.service';
 import { RefsService } from '../refs/refs.service';
 import { SessionRow } from '../sessions/dto/sessions.dto';
 import { sessionEnded } from '../sessions/sessions.errors';

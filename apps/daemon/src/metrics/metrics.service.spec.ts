@@ -5,7 +5,7 @@ import { AuthenticatedActor } from '../auth/actor';
 import { DomainError } from '../common/domain-error';
 import { AppConfig } from '../config/config';
 import { EventsStreamService } from '../events/events-stream.service';
-import { FrontierObserver } from '../frontier/frontier-observer';
+import { FrontierObserver } from '../frontier/read-path/frontier-observer';
 import { MachineAuthorizationService } from '../machine-authorization/machine-authorization.service';
 import { SweepObserver } from '../sweeps/sweep-observer';
 import { MetricsService } from './metrics.service';

@@ -1,7 +1,7 @@
 import { AuthenticatedActor } from '../auth/actor';
 import { DomainError } from '../common/domain-error';
 import { AppConfig } from '../config/config';
-import { FrontierService } from '../frontier/frontier.service';
+import { FrontierService } from '../frontier/read-path/frontier.service';
 import { ProjectAccessService } from '../projects/project-access.service';
 import { itemNotFound } from '../refs/refs.service';
 import { SessionRow } from './dto/sessions.dto';
