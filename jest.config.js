@@ -21,12 +21,11 @@ const common = {
 
 module.exports = {
   testTimeout: 60000,
-  // Three files at a time on two cores (Jest's default there is one): an e2e file mostly waits on its daemon,
-  // PostgreSQL, tmux or a subprocess, so other files fill that wait. The whole run took 1,190 s with one worker and
-  // 613 s with two on a quiet machine; on a slower one, two workers left the cores a third idle (1,335 s of jest,
-  // 33 CPU-minutes in 25 wall-minutes). Every test file has its own database and daemon ports, so files never share
-  // state. SVC_TEST_WORKERS overrides.
-  maxWorkers: Number(process.env.SVC_TEST_WORKERS) || availableParallelism() + 1,
+  // Two files at a time even on two cores (Jest's default there is one): an e2e file mostly waits on its daemon,
+  // PostgreSQL, tmux or a subprocess, so a second file fills that wait. The whole run took 1,190 s with one worker
+  // and 613 s with two (same tree, the second run on a busier machine); every test file has its own database and
+  // daemon ports, so two files never share state.
+  maxWorkers: Math.max(2, availableParallelism() - 1),
   projects: [
     {
       ...common,
