@@ -5,7 +5,6 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ACCESS, AccessActor, AccessNotes } from './logging';
 import { REQUEST_ID_HEADER } from './request-id';
 
-// The `code` of a refusal's JSON body, when it is one of the closed snake_case codes (anything else: none).
 export function refusalCode(payload: unknown): string | null {
   const text = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
   if (text === null || text.length > 4096) return null;
@@ -17,9 +16,7 @@ export function refusalCode(payload: unknown): string | null {
   }
 }
 
-// Feeds the access line (logging.ts, accessFields) and returns the request id: Fastify hooks, added before the
-// server listens. The route is the pattern the router matched (never the URL); the actor is the one the bearer
-// guard found (read when the line is written); the code is the error code of a refusal's body.
+// Fastify hooks, added before listen. The route is the matched pattern, never the URL (it may carry a code).
 @Injectable()
 export class AccessLogService implements OnModuleInit {
   constructor(private readonly adapterHost: HttpAdapterHost) {}

@@ -5,9 +5,7 @@ import type { FastifyInstance } from 'fastify';
 
 import { jsonShapeProblem, MAX_OBJECT_KEYS, tooManyKeys } from './input-limits';
 
-// The routes anyone may call without a credential: the device-code flow's machine side and the approval page.
-// Their bodies are a few short fields (the longest, a poll, stays under 3 KB even with every character escaped), so
-// they take at most PUBLIC_BODY_LIMIT bytes: a stranger cannot make the daemon read, parse or validate a megabyte.
+// Unauthenticated routes take small bodies: a stranger cannot make the daemon read or parse a megabyte.
 export const PUBLIC_BODY_LIMIT = 8 * 1024;
 const PUBLIC_ROUTE = /^\/(?:machine-approval(?:\/|$)|api\/machine\/|api\/orgs\/[^/]+\/api\/machine\/)/;
 
@@ -15,11 +13,8 @@ export function isPublicBodyRoute(url: string): boolean {
   return PUBLIC_ROUTE.test(url);
 }
 
-// The request body parsers, in place of Nest's defaults (same content types, same proto-poisoning refusal): JSON
-// is scanned for the shape limits (input-limits.ts) before JSON.parse, a form stops counting past the key limit.
-// A refusal is a coded 400/413 like any other. Call before listen: the onRoute hook must see the routes.
-// POST /v1/import takes a whole backlog document (a migration from beads or Taskwarrior is several MiB), so it has
-// a limit of its own (SVC_IMPORT_BODY_LIMIT) above the general SVC_BODY_LIMIT.
+// Replaces Nest's parsers: JSON is scanned for shape limits (input-limits.ts) before JSON.parse. Call before
+// listen: the onRoute hook must see the routes. /v1/import has a larger limit of its own (multi-MiB backlogs).
 export function registerBodyParsers(app: NestFastifyApplication, limits: { importBodyLimit?: number } = {}): void {
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
   fastify.addHook('onRoute', (route) => {

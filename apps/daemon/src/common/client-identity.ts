@@ -10,7 +10,6 @@ export function compileTrust(trustedProxies: readonly string[]): TrustFunction {
   return proxyaddr.compile([...trustedProxies]);
 }
 
-// The transport peer, or the nearest X-Forwarded-For hop that a declared proxy vouches for.
 export function clientAddress(req: IncomingMessage, trust: TrustFunction): string {
   return proxyaddr(req, trust);
 }
@@ -52,8 +51,7 @@ const v6Prefix = (groups: number[], count: number) =>
     .map((g) => g.toString(16))
     .join(':');
 
-// The budget key of an address: IPv4 as is (also when IPv4-mapped), IPv6 by its /64, because one host holds a
-// whole /64 and could otherwise mint a fresh budget per address.
+// IPv6 by its /64: one host holds a whole /64 and could otherwise mint a fresh budget per address.
 export function clientKey(address: string): string {
   const parsed = parseAddress(address);
   if ('v4' in parsed) return parsed.v4.join('.');
@@ -61,8 +59,7 @@ export function clientKey(address: string): string {
   return `other:${parsed.other}`;
 }
 
-// The network of an address for the per-network share of the code pool: the IPv4 /24 (also when IPv4-mapped) or
-// the IPv6 /48, the blocks one operator commonly holds (a subnet, a site's allocation).
+// IPv4 /24 or IPv6 /48: the blocks one operator commonly holds.
 export function networkKey(address: string): string {
   const parsed = parseAddress(address);
   if ('v4' in parsed) return `${parsed.v4.slice(0, 3).join('.')}.0/24`;
@@ -70,8 +67,7 @@ export function networkKey(address: string): string {
   return `other:${parsed.other}`;
 }
 
-// The wide network of an address for the second share of the code pool: the IPv4 /16 (also when IPv4-mapped) or the
-// IPv6 /32 (a typical provider allocation), so several /24s (or /48s) of one operator share one limit.
+// IPv4 /16 or IPv6 /32 (a provider's allocation): several /24s of one operator share one limit.
 export function wideNetworkKey(address: string): string {
   const parsed = parseAddress(address);
   if ('v4' in parsed) return `${parsed.v4.slice(0, 2).join('.')}.0.0/16`;

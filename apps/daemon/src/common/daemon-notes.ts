@@ -4,17 +4,13 @@ import type { LoggerService } from '@nestjs/common';
 
 import { LogFormat, nestLogLevel, resolveLogFormat } from './logging';
 
-// The daemon's own lines outside a request: start-up, the listening address, shutdown, boot failures, the embedded
-// PostgreSQL's notes. They go to stderr (stdout carries the request log); in the JSON format each is one pino-shaped
-// JSON line (level, time, pid, hostname, context "daemon", msg), so a log collector reads every line of the output
-// as JSON; in the pretty format, a person at a terminal reads "svc daemon: <message>".
+// Lines outside a request go to stderr (stdout carries the request log); as JSON they are pino-shaped, so a
+// collector reads every line of the output as JSON.
 export type NoteLevel = 'debug' | 'info' | 'warn' | 'error' | 'fatal';
 
 const PINO_LEVELS: Record<NoteLevel, number> = { debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
 
-// The notes go to stderr, so it is stderr that decides: `svc daemon > file` on a terminal still shows a person the
-// listening line and the first-boot banner (never the token: see BootstrapService.announce), and a collector that
-// takes stderr gets JSON lines.
+// stderr decides: `svc daemon > file` on a terminal still shows a person the listening line.
 export function noteFormat(
   env: NodeJS.ProcessEnv = process.env,
   stderrIsTty = process.stderr.isTTY === true,
@@ -54,11 +50,9 @@ export class DaemonNotes {
   }
 }
 
-// One writer per process: main() and the features that announce something at start (the metrics listener).
 export const daemonNotes = new DaemonNotes();
 
-// Nest's logger until the application's own (nestjs-pino) takes over: Nest buffers its start-up lines and, when the
-// start fails, writes them and the failure here instead of as coloured text.
+// Until nestjs-pino takes over: a failed start writes Nest's buffered lines here, not as coloured text.
 export class BootLogger implements LoggerService {
   constructor(private readonly notes: DaemonNotes = daemonNotes) {}
 

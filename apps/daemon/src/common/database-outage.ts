@@ -1,11 +1,7 @@
-// Telling a database outage (the server is down, restarting, unreachable, or dropped our connection) from a fault of
-// the request or of the code. An outage is answered 503 database_unavailable with Retry-After; anything else keeps
-// its own answer. The pool drops broken connections by itself and opens new ones when the server is back.
+// An outage is answered 503 database_unavailable with Retry-After; the pool reconnects by itself.
 
-// Seconds a client should wait before retrying while the database is unavailable.
 export const DATABASE_RETRY_AFTER_SECONDS = 2;
 
-// Socket-level failures: nothing listens (ECONNREFUSED, or ENOENT for a missing Unix socket), the link broke.
 const NETWORK_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -17,8 +13,7 @@ const NETWORK_CODES = new Set([
   'ECONNABORTED',
 ]);
 
-// SQLSTATE: class 08 (connection exception), 57P01..57P03 (admin shutdown, crash shutdown, cannot connect now:
-// starting up, shutting down, in recovery), 53300 (too many connections while the server restarts its slots).
+// 57P01..57P03: admin or crash shutdown, cannot connect now; 53300: too many connections during a restart.
 const SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
 
 // node-postgres and TypeORM report some of these only in words.
@@ -35,8 +30,7 @@ const MESSAGES = [
   /connect ECONNREFUSED/i,
 ];
 
-// TypeORM releases a transaction's query runner when its connection dies (the server went away mid-transaction);
-// the next statement, or the COMMIT, then fails with one of these. The transaction did not commit.
+// TypeORM releases the runner of a transaction whose connection died; the next statement throws one of these.
 const RELEASED_RUNNER = new Set(['QueryRunnerAlreadyReleasedError', 'QueryRunnerProviderAlreadyReleasedError']);
 const RELEASED_RUNNER_MESSAGES = [
   /query runner already released/i,
@@ -77,9 +71,7 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   });
 }
 
-// SQLSTATE class 22 (data exception: a number out of its column's range, a string the encoding cannot hold, text
-// that is not a valid value of its type). Input checks at the edge refuse these first; this is the safety net that
-// keeps one that slipped through a 400 instead of a 500.
+// SQLSTATE class 22: edge checks refuse these first; this keeps one that slipped through a 400, not a 500.
 export function isDataException(err: unknown): boolean {
   return causes(err).some((e) => {
     const { code } = e as { code?: unknown };

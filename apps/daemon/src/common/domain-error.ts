@@ -1,9 +1,6 @@
 import { HttpStatus } from '@nestjs/common';
 
-// Every refusal the daemon answers with: a wire code from the spec (or a documented one), a message for people,
-// the HTTP status, optional extra body fields (e.g. `projects` for project_required) and optional headers.
-// Services do not build one by hand: each feature's `<feature>.errors.ts` owns an enum of its codes, an exhaustive
-// code → status table and named constructors (see `errorFactory`).
+// Services throw these through their catalogue's `errorFactory`, never by hand.
 export class DomainError extends Error {
   constructor(
     readonly code: string,
@@ -19,7 +16,6 @@ export class DomainError extends Error {
 // A feature's code → status table: a Record over its enum, so the compiler refuses a code without a status.
 export type ErrorStatusTable<Code extends string> = Readonly<Record<Code, HttpStatus>>;
 
-// The one way a catalogue builds its errors: the status always comes from the table, never from the throw site.
 export function errorFactory<Code extends string>(table: ErrorStatusTable<Code>) {
   return (
     code: Code,
@@ -29,7 +25,6 @@ export function errorFactory<Code extends string>(table: ErrorStatusTable<Code>)
   ): DomainError => new DomainError(code, message, table[code], extra, headers);
 }
 
-// Codes any feature may answer with (validation, authentication, the framework's refusals, outages).
 export enum GenericErrorCode {
   ValidationFailed = 'validation_failed',
   InvalidRequest = 'invalid_request',
@@ -41,9 +36,7 @@ export enum GenericErrorCode {
   UnsupportedMediaType = 'unsupported_media_type',
   InternalError = 'internal_error',
   Unavailable = 'service_unavailable',
-  // The database is down, restarting or unreachable: retry after the Retry-After delay.
   DatabaseUnavailable = 'database_unavailable',
-  // This replica is stopping (SIGTERM): retry after the Retry-After delay, through the proxy another replica answers.
   ShuttingDown = 'shutting_down',
 }
 
@@ -99,10 +92,8 @@ export const validationFailed = (fields: FieldProblems[], fallback = 'invalid re
     { fields },
   );
 
-// A validation failure described in one sentence (no per-field list).
 export const validationMessage = (message: string) => genericError(GenericErrorCode.ValidationFailed, message);
 
-// 413 payload_too_large: a body past a size limit (bytes, keys in one object, elements in one array).
 export const payloadTooLarge = (message: string) => genericError(GenericErrorCode.PayloadTooLarge, message);
 
 export const unauthorized = (message: string, headers: Record<string, string> = {}) =>
@@ -121,11 +112,9 @@ export const databaseUnavailable = (retryAfterSeconds: number, extra: Record<str
     { 'retry-after': String(retryAfterSeconds) },
   );
 
-// 503 service_unavailable: a deliberate unavailability (/readyz while migrations are pending).
 export const notReady = (message: string, extra: Record<string, unknown> = {}) =>
   genericError(GenericErrorCode.Unavailable, message, extra);
 
-// 503 shutting_down: the replica drains (SIGTERM) and takes no new request; another replica, or this one restarted, will.
 export const shuttingDown = (retryAfterSeconds: number) =>
   genericError(
     GenericErrorCode.ShuttingDown,

@@ -5,15 +5,9 @@ import type { FastifyInstance } from 'fastify';
 import { shuttingDown } from './domain-error';
 import { toErrorResponse, writeErrorResponse } from './response-writer';
 
-// A replica that is told to stop (SIGTERM) drains in three phases, so a balancer in front of it (docker/Caddyfile)
-// sends nothing it cannot finish (docs/adr/0066):
-//   serving   → normal.
-//   draining  → /livez and /readyz answer 503 shutting_down (the balancer's health check takes the replica out);
-//               every other request is still served, with `Connection: close`, so no idle keep-alive connection is
-//               left for the balancer to reuse at the moment the replica closes it.
-//   closing   → once the balancer has seen the 503 and sent nothing for a moment (or SVC_DRAIN_SECONDS passed): a new
-//               request is answered 503 shutting_down with Retry-After (JSON, never Fastify's default body); the
-//               requests in flight finish; then the server, the streams and the pool close.
+// SIGTERM drains in phases so a balancer sends nothing the replica cannot finish (docs/adr/0066): draining answers
+// health probes 503 and the rest with `Connection: close`; closing, once the balancer stopped sending (or
+// SVC_DRAIN_SECONDS passed), refuses new requests 503 shutting_down and lets those in flight finish.
 export type DrainPhase = 'serving' | 'draining' | 'closing';
 
 export const SHUTTING_DOWN_RETRY_AFTER_SECONDS = 1;
@@ -47,18 +41,15 @@ class Drain {
     this.lastRequestAt = this.startedAt;
   }
 
-  // A health probe answered 503 while draining.
   probed(): void {
     if (this.phase !== 'serving') this.probedAt = Date.now();
   }
 
-  // A balancer's check of /livez (docker/Caddyfile's health_uri).
   livez(): void {
     this.livezAt = Date.now();
   }
 
-  // Waits until the balancer has seen the 503 and the traffic stopped, at most `maxMs`; at once when no balancer
-  // asked /livez in the last minute (a daemon nobody balances over, a test).
+  // At once when no balancer asked /livez in the last minute: nobody to wait for.
   async settle(maxMs: number): Promise<void> {
     const watched = this.livezAt > 0 && this.startedAt - this.livezAt < WATCHED_WITHIN_MS;
     const deadline = this.startedAt + (watched ? maxMs : 0);
@@ -71,8 +62,7 @@ class Drain {
     this.phase = 'closing';
   }
 
-  // Waits until every request in flight has answered, but for streams (their headers sent as text/event-stream):
-  // those end when their modules shut down. At most `maxMs`.
+  // Streams are left out: they end when their modules shut down.
   async finishInFlight(maxMs: number): Promise<void> {
     const deadline = Date.now() + maxMs;
     const busy = () => [...this.inFlight].some((res) => !isStream(res));
@@ -92,11 +82,9 @@ function isStream(res: ServerResponse): boolean {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-// One per process: the daemon drains as a whole.
 export const drain = new Drain();
 
-// Registered before the routes: counts requests in flight, marks answers `Connection: close` while draining and
-// refuses new requests once closing.
+// Register before the routes.
 export function registerDrainHooks(fastify: FastifyInstance): void {
   fastify.addHook('onRequest', (request, reply, done) => {
     const path = request.url.split('?')[0];

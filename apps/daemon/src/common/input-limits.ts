@@ -1,15 +1,10 @@
 import { DomainError, invalidRequest, payloadTooLarge, validationFailed } from './domain-error';
 import { controlCharacterProblem, MultiLineFields } from './text-fields';
 
-// The deepest JSON a request may nest. The deepest wire shape (a backlog import: items > sections > …) stays under
-// ten levels; 32 leaves room and keeps every recursive walker (class-transformer, class-validator) far from the
-// stack's end.
+// The deepest wire shape stays under ten levels; 32 keeps recursive walkers far from the stack's end.
 export const MAX_BODY_DEPTH = 32;
 
-// The most keys one object of a request may hold, and the most elements one array may. No wire shape comes near
-// 1000 keys (a DTO has a few dozen properties, a policy or a workflow a few dozen keys); a backlog import's item
-// list is the longest array (the backlog format's own cap is 100,000). Checked before anything walks the value:
-// validation costs grow with the keys of one object (class-transformer's key dedupe is quadratic).
+// Checked before anything walks the value: class-transformer's key dedupe is quadratic in one object's keys.
 export const MAX_OBJECT_KEYS = 1000;
 export const MAX_ARRAY_LENGTH = 100_000;
 
@@ -17,7 +12,6 @@ export const MAX_ARRAY_LENGTH = 100_000;
 export const INT4_MIN = -2_147_483_648;
 export const INT4_MAX = 2_147_483_647;
 
-// Stop naming fields after this many: the answer stays small whatever the body.
 const MAX_REPORTED_FIELDS = 20;
 
 export interface FieldProblem {
@@ -35,7 +29,6 @@ export function unstorableText(value: string): string | null {
   return null;
 }
 
-// A field's name as the answer shows it; a key that is itself unstorable is shown escaped.
 function childPath(parent: string, key: string | number): string {
   if (typeof key === 'number') return `${parent}[${key}]`;
   const shown = unstorableText(key) || controlCharacterProblem(key, false) ? JSON.stringify(key).slice(1, -1) : key;
@@ -54,16 +47,12 @@ export const tooManyElements = (where: string, field: string) =>
 
 export const unstorable = (fields: FieldProblem[]) => validationFailed(fields);
 
-// A string's problem: unstorable first (NUL, lone surrogates), then control characters for its kind of field.
 function textProblem(value: string, multiLine: boolean): string | null {
   return unstorableText(value) ?? controlCharacterProblem(value, multiLine);
 }
 
-// Walks a parsed request part without recursion (a hostile body cannot exhaust the stack here): refuses nesting
-// past MAX_BODY_DEPTH (invalid_request) and every string or key PostgreSQL cannot store or a terminal would obey
-// (validation_failed, naming each field). A string is single-line unless its JSON path (`[]` for any index) is in
-// `multiLine` (text-fields.ts; 'every': any string may be multi-line); keys are always single-line. `prefix` names
-// the part's fields: '' for the body.
+// Iterative, so a hostile body cannot exhaust the stack. A string is single-line unless its JSON path (`[]` for any
+// index) is in `multiLine` (text-fields.ts); keys are always single-line.
 export function checkRequestPart(
   value: unknown,
   where: string,
@@ -110,7 +99,6 @@ export function checkRequestPart(
   if (problems.length > 0) throw unstorable(problems);
 }
 
-// A decimal integer string within int4, or a problem naming why not; null when the value is fine.
 export function int4Problem(value: string): string | null {
   if (!/^-?[0-9]+$/.test(value)) return null;
   const n = Number(value);
@@ -122,10 +110,8 @@ const ARRAY = 2;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
-// The shape limits (depth, keys per object, elements per array) read off raw JSON text in one pass, before
-// JSON.parse builds anything: a refusal here costs a scan of the bytes, not a parse and a validation. Syntax is not
-// checked (JSON.parse refuses malformed text next); only strings are skipped whole, so brackets, colons and commas
-// inside them do not count. Returns the refusal, or null.
+// Read off the raw text before JSON.parse builds anything: a refusal costs a scan, not a parse and a validation.
+// Strings are skipped whole, so brackets inside them do not count; syntax is left to JSON.parse.
 export function jsonShapeProblem(text: string, where = 'request body'): DomainError | null {
   const kinds: number[] = [];
   const counts: number[] = [];

@@ -9,7 +9,6 @@ import { PINO_REDACT_PATHS } from '@app/contracts';
 
 import { clientAddress, compileTrust, TrustFunction } from './client-identity';
 
-// Paths in a log line that may carry a secret; pino replaces their values.
 export const LOG_REDACT_PATHS = [
   'req.headers.authorization',
   'req.headers.cookie',
@@ -37,8 +36,7 @@ export function redactUrl(url: string): string {
 
 const HEALTH_PATHS = new Set(['/healthz', '/readyz', '/livez']);
 
-// Waiting machines poll thousands of times a second; those requests are not request-logged (their failures are,
-// by the exception filter), which keeps the hot path cheap.
+// Waiting machines poll thousands of times a second: not request-logged (the filter still logs failures).
 const UNLOGGED_ROUTES = [
   { method: RequestMethod.POST, path: 'api/machine/authorizations/token' },
   { method: RequestMethod.POST, path: 'api/orgs/:slug/machine/authorizations/token' },
@@ -52,9 +50,7 @@ export function resolveLogFormat(setting: 'auto' | LogFormat, stdoutIsTty: boole
   return stdoutIsTty ? 'pretty' : 'json';
 }
 
-// Every request answered is an access line (who did what): info. Refusals are worth a look (warn), and so
-// is a 503: the daemon's own retryable answer (database_unavailable, shutting_down, with Retry-After), never a fault
-// of its code; other failures of the server are errors.
+// A 503 is the daemon's own retryable answer (with Retry-After), never a fault of its code: warn.
 export function requestLogLevel(statusCode: number, err?: unknown): 'error' | 'warn' | 'info' {
   if (statusCode === 503) return 'warn';
   if (err || statusCode >= 500) return 'error';
@@ -62,11 +58,9 @@ export function requestLogLevel(statusCode: number, err?: unknown): 'error' | 'w
   return 'info';
 }
 
-// What the Fastify hooks (AccessLogService) leave on the raw request for the access line: the route pattern, the
-// actor the guard found, the error code of a refusal.
 export const ACCESS = Symbol('svc.access');
 
-// What the access line says of the caller (the bearer guard's actor, read structurally: common/ imports no feature).
+// Read structurally: common/ imports no feature.
 export interface AccessActor {
   id: number;
   name: string;
@@ -82,7 +76,6 @@ export interface AccessNotes {
 
 type RawRequest = IncomingMessage & { id?: unknown; [ACCESS]?: AccessNotes };
 
-// A request no route matched (a 404 or a probe): one value, never the raw URL (which may carry a code or a token).
 export const UNMATCHED_ROUTE = '(unmatched)';
 
 // The access line's fields: never the URL, a header or a body, so a token or code in them is never logged.
@@ -125,7 +118,6 @@ export function nestLogLevel(context: unknown): 'debug' | 'info' {
   return typeof context === 'string' && NEST_BOOT_CONTEXTS.has(context) ? 'debug' : 'info';
 }
 
-// Wraps nestjs-pino's logger so Nest's start-up lines are logged at debug instead of info.
 export class DaemonLogger implements LoggerService {
   constructor(private readonly inner: LoggerService) {}
 
@@ -158,7 +150,6 @@ interface RequestLogFields {
   duration_ms?: number;
 }
 
-// One readable line per record: "[Context] message", and "GET /v1/items → 200 (3 ms)" for a request.
 export function prettyMessage(log: Record<string, unknown>, messageKey: string): string {
   const { context, method, route, status, duration_ms } = log as RequestLogFields;
   const message = String(log[messageKey] ?? '');
@@ -194,8 +185,7 @@ export function loggerParams(
     autoLogging: {
       ignore: (req) => HEALTH_PATHS.has((req as { originalUrl?: string }).originalUrl ?? req.url ?? ''),
     },
-    // the id Fastify assigned (the caller's X-Request-Id or a new UUID, see request-id.ts); lines logged during a
-    // request carry only it (reqId), the access line at its end carries the rest
+    // lines logged during a request carry only reqId; the access line at its end carries the rest
     genReqId: (req) => (req as RawRequest).id as string,
     quietReqLogger: true,
     quietResLogger: true,
@@ -215,8 +205,7 @@ export function loggerParams(
   };
 }
 
-// The daemon's logger: the format follows SVC_LOG_FORMAT (auto: stdout a terminal or not); colour only on a terminal
-// and not under NO_COLOR (colorette's rule, which pino-pretty uses).
+// Colour only on a terminal and not under NO_COLOR (colorette's rule, which pino-pretty uses).
 export function daemonLoggerParams(
   config: { logLevel: string; logFormat: 'auto' | LogFormat; trustedProxies?: readonly string[] },
   stdoutIsTty = process.stdout.isTTY === true,

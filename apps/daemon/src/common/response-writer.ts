@@ -9,9 +9,7 @@ import type { ErrorBody } from '@app/contracts';
 import { DATABASE_RETRY_AFTER_SECONDS, isDataException, isDatabaseUnavailable } from './database-outage';
 import { databaseUnavailable as databaseUnavailableAfter, DomainError, GenericErrorCode } from './domain-error';
 
-// The one place that turns a thrown value into an error answer and writes it: the exception filters (JSON, the
-// machine-authorization contract's models, the approval page's HTML) and the middlewares that answer before Nest's
-// pipeline (the rate limits) all go through here.
+// The filters and the middlewares that answer before Nest's pipeline (rate limits) all write errors through here.
 
 interface FastifyLikeError {
   statusCode?: number;
@@ -145,7 +143,6 @@ function isRawResponse(target: ErrorTarget): target is ServerResponse {
   return typeof (target as ServerResponse).setHeader === 'function' && !('raw' in target);
 }
 
-// Writes status, headers and a payload: an object is sent as JSON, a string as it is (the caller sets its type).
 export function writeErrorResponse(
   target: ErrorTarget,
   status: number,
@@ -169,8 +166,7 @@ export function writeErrorResponse(
   void target.status(status).send(payload);
 }
 
-// Requests Node's HTTP parser refuses before Fastify sees them (headers too large, malformed request line, a
-// request that took too long): the same { code, message } body as every other refusal, then the socket is closed.
+// Node's HTTP parser refuses these before Fastify sees them; answer with the usual { code, message } body.
 export function writeClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   if (!socket.writable) {
     socket.destroy();

@@ -8,8 +8,7 @@ interface TransformInput {
 // Integers address PostgreSQL integer columns: past their range, the value is refused like any non-integer.
 const inInt4 = (n: number): number => (n >= INT4_MIN && n <= INT4_MAX ? n : NaN);
 
-// A signed decimal integer within the integer column's range; anything else becomes NaN so that @IsInt names the
-// field.
+// Out of range or not an integer → NaN, so @IsInt names the field.
 export const toInt = ({ value }: TransformInput): number | undefined =>
   value === undefined || value === '' ? undefined : /^-?[0-9]+$/.test(String(value)) ? inInt4(Number(value)) : NaN;
 

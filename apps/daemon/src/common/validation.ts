@@ -12,12 +12,10 @@ import { getMetadataStorage } from 'class-validator';
 import { DomainError, FieldProblems, GenericErrorCode, validationFailed } from './domain-error';
 import { int4Problem } from './input-limits';
 
-// Unknown keys named in one refusal at most; the rest are counted.
 const MAX_NAMED_UNKNOWN = 20;
 
 const declaredKeys = new WeakMap<object, ReadonlySet<string>>();
 
-// The properties a DTO class declares to class-validator (its whitelist), cached per class.
 function declaredKeysOf(metatype: new (...args: unknown[]) => unknown): ReadonlySet<string> {
   let keys = declaredKeys.get(metatype);
   if (!keys) {
@@ -41,10 +39,8 @@ const transformsProperty = (metatype: ClassConstructor<unknown>, key: string): b
   defaultMetadataStorage.findExposeMetadata(metatype, key) !== undefined ||
   defaultMetadataStorage.findExcludeMetadata(metatype, key) !== undefined;
 
-// class-transformer deep-copies every nested object of a body, de-duplicating each object's keys with indexOf:
-// quadratic in the keys of one object (sixty objects of 1000 keys in a free-form field cost ~0.4 s). A nested value
-// under a property class-transformer has nothing to do for (no @Type, @Transform, @Expose, @Exclude: a policy, a
-// posture, a list of stages) is parsed JSON already, so it reaches the instance as it is; the rest is unchanged.
+// class-transformer dedupes each object's keys with indexOf (quadratic): a nested value under a property it has
+// nothing to do for (no @Type/@Transform/@Expose/@Exclude) is passed through as parsed JSON.
 export function plainToInstanceShallow<T>(
   metatype: ClassConstructor<T>,
   plain: unknown,
@@ -73,8 +69,7 @@ function flatten(errors: ValidationError[], prefix = ''): { field: string; probl
   });
 }
 
-// Global pipes run before a parameter's own pipe (ParseIntPipe): a numeric path or query parameter is checked
-// against the integer column it addresses here, once for every route.
+// Global pipes run before a parameter's own pipe (ParseIntPipe): numeric params are range-checked here.
 class EdgeValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if ((metadata.type === 'param' || metadata.type === 'query') && metadata.metatype === Number) {
@@ -86,8 +81,7 @@ class EdgeValidationPipe extends ValidationPipe {
     return this.refuseUnknown(value as Record<string, unknown>, unknown, metadata);
   }
 
-  // The whitelist, before class-transformer sees the object: its key dedupe is quadratic in the keys of one object
-  // (60,000 unknown keys cost seconds), so unknown keys are found here with a set, in one pass.
+  // Before class-transformer: its key dedupe is quadratic, so unknown keys are found here with a set.
   private unknownKeys(value: unknown, metadata: ArgumentMetadata): string[] {
     if (metadata.type !== 'body' && metadata.type !== 'query') return [];
     const metatype = metadata.metatype;
@@ -97,8 +91,7 @@ class EdgeValidationPipe extends ValidationPipe {
     return Object.keys(value).filter((key) => !declared.has(key));
   }
 
-  // The same answer class-validator gives (each unknown key, then the declared fields' own problems, checked on the
-  // declared keys alone), naming at most MAX_NAMED_UNKNOWN unknown keys.
+  // The answer class-validator would give, naming at most MAX_NAMED_UNKNOWN unknown keys.
   private async refuseUnknown(
     value: Record<string, unknown>,
     unknown: string[],
