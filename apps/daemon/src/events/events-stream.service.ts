@@ -17,13 +17,11 @@ export interface StreamMessage {
   project: string | null;
   name: string | null;
   data: Record<string, unknown>;
-  // a recorded event's place in the stream's order (events.repository.ts, insert); none for other notices
   position?: StreamPosition;
 }
 
 export const STREAM_RECONNECT_MS = 1000;
-// The notice feed is read every POLL_MIN_MS while it yields rows, backing off to POLL_MAX_MS when idle; a write
-// answered by this replica and a NOTIFY on the channels read it at once.
+// A write answered here and a NOTIFY read the feed at once; otherwise it is polled, backing off when idle.
 export const POLL_MIN_MS = 5;
 export const POLL_MAX_MS = 50;
 const PRUNE_EVERY_MS = 60_000;
@@ -52,18 +50,11 @@ export function parseNotification(channel: string, payload: string | undefined):
   };
 }
 
-// One dedicated connection per daemon reads the notice feed (stream_notices: item, dependency, claim and
-// machine-authorization changes and recorded events, written by the changing transactions) and LISTENs on the event,
-// item and machine-authorization channels; every SSE client of this replica subscribes to the same Subject.
-//
-// A feed rather than a NOTIFY in every writing transaction: PostgreSQL commits those one at a time. Each
-// read delivers the rows of the transactions between the previous horizon and the current one
-// (pg_snapshot_xmin(pg_current_snapshot()): every transaction below it has ended, every one still to commit is at or
-// above it), ordered by (xid, id): every replica delivers the same rows in the same order, and a recorded event's
-// (xid, id) is its place for Last-Event-ID. A notice waits for the oldest writing transaction in flight on the
-// server (a long import holds the stream back until it commits). A NOTIFY on the channels (a direct-SQL marker, a
-// hand-made notice) is delivered after a read of the feed that began after it arrived, so it never overtakes the
-// notices committed before it.
+// One dedicated connection reads the notice feed and LISTENs; every SSE client of this replica shares the Subject.
+// A feed rather than a NOTIFY per writing transaction, because PostgreSQL commits those one at a time. Each read
+// delivers the notices below pg_snapshot_xmin (every transaction below it has ended) in (xid, id) order: the same on
+// every replica, and a recorded event's place for Last-Event-ID. A NOTIFY is delivered after a read that began after
+// it arrived, so it never overtakes notices committed before it.
 @Injectable()
 export class EventsStreamService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(EventsStreamService.name);
@@ -74,13 +65,10 @@ export class EventsStreamService implements OnModuleInit, OnModuleDestroy {
   private stopped = false;
   private retry: NodeJS.Timeout | null = null;
   private readonly closers = new Set<() => void>();
-  // per open stream: whether it follows a project's frontier notices (stream-follow.ts: the projects it asked for,
-  // what its caller may see)
   private readonly followers = new Set<(project: string) => boolean>();
   // the feed: everything below `cursor` (an xid8) is delivered; null until the first read sets it to the present
   private cursor: string | null = null;
-  // the highest notice id read, and the notices delivered ahead of the horizon (id → xid), not to be sent again
-  // when it passes them
+  // the highest id read, and notices delivered ahead of the horizon (id → xid), skipped when it passes them
   private highest: string | null = null;
   private readonly early = new Map<string, bigint>();
   private reading: Promise<void> | null = null;
@@ -124,15 +112,12 @@ export class EventsStreamService implements OnModuleInit, OnModuleDestroy {
     await this.connect();
   }
 
-  // Read the feed as soon as possible (the current read, if any, is followed by one more).
   kick(): void {
     if (this.client && !this.stopped) void this.read().catch(() => undefined);
   }
 
-  // A read of the feed that begins after this call: one in flight is followed by exactly one more, shared by every
-  // caller that arrived meanwhile. The one in flight may fail (the connection died under it): the queued read runs
-  // all the same, and leaves the queue empty whatever it meets (a queue left holding a failed read would answer
-  // every later caller with that failure, and the feed would never be read again).
+  // One read in flight is followed by exactly one more, shared by every caller meanwhile. The queue empties even when
+  // a read fails, or every later caller would get that failure and the feed would never be read again.
   private read(): Promise<void> {
     if (this.queued) return this.queued;
     if (!this.reading) {
@@ -152,7 +137,6 @@ export class EventsStreamService implements OnModuleInit, OnModuleDestroy {
     const client = this.client;
     if (!client || this.stopped) return;
     if (this.cursor === null) {
-      // the first read: from the present on
       const start = await this.noticeFeedRepository.findStart(client);
       if (client !== this.client) return;
       this.cursor = start.horizon;
@@ -207,32 +191,28 @@ export class EventsStreamService implements OnModuleInit, OnModuleDestroy {
     }, this.idleMs);
   }
 
-  // Streams open on this replica (the metrics gauge).
   get openStreams(): number {
     return this.closers.size;
   }
 
-  // Registered by each open stream, so shutdown can end them before the HTTP server drains.
+  // So shutdown can end open streams before the HTTP server drains.
   onClose(closer: () => void): () => void {
     this.closers.add(closer);
     return () => this.closers.delete(closer);
   }
 
-  // Registered by each open stream while it is open: `wants(project)` answers, with the stream's latest standing,
-  // whether that project's frontier notices would be delivered to it.
   follow(wants: (project: string) => boolean): () => void {
     this.followers.add(wants);
     return () => this.followers.delete(wants);
   }
 
-  // Whether any stream open on this replica follows the project (the frontier notices are computed only then).
+  // Frontier notices are computed only for followed projects.
   followed(project: string): boolean {
     for (const wants of this.followers) if (wants(project)) return true;
     return false;
   }
 
-  // A notice made on this replica (the frontier's new ETag, frontier-notices.ts): every stream of this replica
-  // receives it as it receives a NOTIFY, through the same filters and standing checks. Every replica makes its own.
+  // A notice made here (frontier-notices.ts) passes the same filters and standing checks as a NOTIFY.
   publish(message: StreamMessage): void {
     if (!this.stopped) this.subject.next(message);
   }

@@ -14,7 +14,6 @@ export class EventsController {
     return this.service.query(actor, dto);
   }
 
-  // Live stream (text/event-stream) fed by LISTEN/NOTIFY: events and item changes from every replica.
   @Get('stream')
   stream(
     @CurrentActor() actor: AuthenticatedActor,

@@ -3,7 +3,6 @@ import { HttpStatus } from '@nestjs/common';
 import { errorFactory, ErrorStatusTable } from '../common/domain-error';
 
 export enum EventsErrorCode {
-  // too many event streams open at once for this actor or this client address (see StreamLimits)
   EventStreamLimitReached = 'event_stream_limit_reached',
   // a stream needs an active membership (server admins excepted)
   OrganizationMembershipRequired = 'organization_membership_required',

@@ -20,9 +20,7 @@ export interface NewEvent {
 export const EVENTS_CHANNEL = 'svc_events';
 // Item and dependency changes, announced by the database's own triggers.
 export const ITEMS_CHANNEL = 'svc_items';
-// Machine-authorization state changes (started, decided, consumed, expired), announced by their table's trigger.
 export const MACHINE_AUTHORIZATIONS_CHANNEL = 'svc_machine_authorizations';
-// At most this many recorded events are replayed to a stream that reconnects with Last-Event-ID.
 export const REPLAY_LIMIT = 500;
 const RETENTION_LOCK_KEY = 7_301_040;
 // stream_notices rows are kept this long (a reader that fell further behind starts again from the present).
@@ -48,7 +46,6 @@ export interface ReplayRow {
   xid: string;
 }
 
-// Where a recorded event sits in the stream's order: its transaction's id, then its own.
 export interface StreamPosition {
   xid: bigint;
   id: bigint;
@@ -64,7 +61,6 @@ export interface MachineNoticeScope {
   unbound: boolean;
 }
 
-// Why an open stream was ended (the `closed` event's code).
 export type StreamCloseCode =
   | 'token_revoked'
   | 'token_expired'
@@ -106,16 +102,9 @@ const ASYNC_COMMIT = `WITH async_commit AS MATERIALIZED (SELECT set_config('sync
 export class EventsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  // Insert and announce in one statement: the notice is a stream_notices row of the same transaction, which every
-  // replica's reader delivers once no transaction that could still commit before it is in flight
-  // (events-stream.service.ts). With `asynchronousCommit` (an insert in a transaction of its own) the commit does not
-  // wait for its WAL flush.
-  //
-  // Order: a stream resumes with Last-Event-ID, "every event after this one", which is only right if no event can
-  // commit before it in the stream's order afterwards. The order is (xid, id), the writing transaction's id then the
-  // event's: readers deliver only events below pg_snapshot_xmin (every transaction below it has ended), and every
-  // transaction still to commit has an id at or above it, so it sorts after everything delivered. No lock is held
-  // through the commit: one would make every event-writing transaction of the server commit one at a time.
+  // Insert and announce in one statement: the notice is a stream_notices row of the same transaction. Stream order is
+  // (xid, id) and readers deliver only below pg_snapshot_xmin, so no event commits before one already delivered and
+  // Last-Event-ID stays right. No lock is held through the commit: it would serialize every event-writing transaction.
   async insert(
     event: NewEvent,
     manager: EntityManager = this.dataSource.manager,
@@ -169,10 +158,8 @@ export class EventsRepository {
     );
   }
 
-  // The recorded events after `afterId` a reconnecting stream missed, in the stream's order ((xid, id), see insert),
-  // below the horizon the live stream delivers up to: the newest `limit` of them (one more is read to tell the caller
-  // the replay was cut), and where `afterId` sits in that order (null when it is not (or no longer) recorded: then
-  // the events with a greater id). An event id is a position only with its xid.
+  // The newest `limit` events after `afterId` in (xid, id) order below the live horizon (one more tells the replay was
+  // cut), and `afterId`'s place (null when no longer recorded: then by id alone).
   async replayAfter(filter: {
     afterId: string;
     name?: string;
@@ -210,9 +197,7 @@ export class EventsRepository {
     };
   }
 
-  // One statement by primary keys and the membership index: the credential the stream opened with (revoked, expired,
-  // deleted), its actor (disabled, demoted), its memberships (removed) and the projects and machine notices it may
-  // see now, under the same visibility rule as every request (accessibleProjectWhere).
+  // One statement by primary keys, under the same visibility rule as every request (accessibleProjectWhere).
   async standing(actor: AuthenticatedActor, hosted: boolean): Promise<StreamStanding> {
     const rows: StandingRow[] = await this.dataSource.query(
       `SELECT a.status, a.is_admin, c.live, c.expired,

@@ -64,9 +64,8 @@ export class EventsService {
     this.trust = compileTrust(config.trustedProxies);
   }
 
-  // For a stream this daemon opens to itself on the caller's behalf (the MCP server over HTTP): headers that make
-  // it count against the address `request` came from rather than the loopback address (see StreamOrigins); revoke
-  // when the caller's connection ends.
+  // For a stream the daemon opens to itself for the caller (MCP over HTTP): it counts against the caller's address,
+  // not loopback (StreamOrigins).
   vouchForStreams(
     actor: AuthenticatedActor,
     request: IncomingMessage,
@@ -109,21 +108,11 @@ export class EventsService {
     return { events: rows.map(toEventResponse) };
   }
 
-  // Server-sent events: `event: <type>`, `id: <event id>` (recorded events only), `data: <json>`; a comment line
-  // every 15 s. A client reconnecting with Last-Event-ID (or ?last_event_id=) first gets the recorded events it
-  // missed (the newest REPLAY_LIMIT of them, filtered as the live ones; `event: replay_truncated` says when older
-  // ones were left out), then the live stream; live messages arriving meanwhile are held and sent after, without
-  // the replayed ones. Item, claim, frontier and machine-authorization notices carry no id and are not replayed.
-  // `event: frontier` (`{"project", "etag"}`) is made by this replica after changes in a project some stream here
-  // follows (frontier-notices.ts) and is checked like every other notice; a stream receives it only for the projects
-  // it follows (stream-follow.ts: `?frontier=`, else its `project` filter, else none).
-  //
-  // Revocation reaches open streams: every notice waits for a re-check of the caller's standing that began after it
-  // arrived (EventsRepository.standing, one statement), and so does every heartbeat. A check that fails ends the
-  // stream with `event: closed` and `data: {"code", "message"}` (token_revoked, token_expired,
-  // machine_credential_revoked, actor_disabled, membership_removed, project_not_visible); one that passes delivers
-  // the waiting notices filtered by what the caller may see now. Checks are coalesced: per stream one in flight, and
-  // streams of the same credential share a check that began after their newest waiting notice.
+  // SSE with a comment line every 15 s. A reconnect with Last-Event-ID first replays the newest REPLAY_LIMIT missed
+  // recorded events (`replay_truncated` when older ones were left out), then the live stream, holding live messages
+  // meanwhile. Only recorded events carry an id. Frontier notices only for followed projects (stream-follow.ts).
+  // Revocation reaches open streams: every notice and heartbeat waits for a standing check that began after it arrived;
+  // a failed check ends the stream with `event: closed`. Checks are coalesced per credential.
   async openStream(
     actor: AuthenticatedActor,
     dto: EventsStreamQueryDto,
@@ -148,7 +137,6 @@ export class EventsService {
     const release = this.limits.acquire(actor.id, address);
     let visible = first.projects ? new Set(first.projects) : null;
     let machines = first.machines;
-    // the projects whose frontier notices this stream asked for (stream-follow.ts)
     const frontier = frontierProjectsOf(dto);
     // What the caller's filters ask for; visibility is applied at delivery, with the latest standing.
     const asked = (m: StreamMessage) =>
@@ -165,7 +153,6 @@ export class EventsService {
       }
       return m.project === null || visible === null || visible.has(m.project);
     };
-    // what the frontier notices are computed for (frontier-notices.ts): the projects this stream asked for and may see
     const unfollow = this.stream.follow((project) => followsFrontier(frontier, visible, project));
     reply.hijack();
     const raw = reply.raw;
@@ -177,8 +164,7 @@ export class EventsService {
     });
     raw.write(': connected\nretry: 2000\n\n');
     let closed = false;
-    // A resumed stream: the place of the last event it has (replayed or named by Last-Event-ID). A replica whose feed
-    // is behind another's may still hear events the client already has; they are not sent again.
+    // A replica whose feed is behind may still hear events the client already has: not sent again.
     let floor: StreamPosition | null = null;
     const send = (m: { id: string | null; type: string; data: Record<string, unknown>; position?: StreamPosition }) => {
       if (closed) return;
@@ -268,8 +254,7 @@ export class EventsService {
     return ++this.arrival;
   }
 
-  // One standing check per credential in flight: a stream joins the current one if it began after its newest
-  // waiting notice (mark), else starts a new one.
+  // One check per credential in flight; a stream joins it only if it began after its newest waiting notice.
   private readonly inFlight = new Map<string, { mark: number; result: Promise<StreamStanding> }>();
 
   private sharedStanding(actor: AuthenticatedActor, hosted: boolean, mark: number): Promise<StreamStanding> {
@@ -286,7 +271,6 @@ export class EventsService {
   }
 
   private async standing(actor: AuthenticatedActor, hosted: boolean): Promise<StreamStanding> {
-    // An expiry known in memory needs no statement.
     if (actor.expiresAt && actor.expiresAt.getTime() <= Date.now()) return { ok: false, code: 'token_expired' };
     return this.repository.standing(actor, hosted);
   }
@@ -343,7 +327,7 @@ export class EventsService {
     for (const m of held) if (m.id === null || !replayed.has(m.id)) send(m);
   }
 
-  // Retention by age; returns null when another replica holds the sweep.
+  // null when another replica holds the sweep.
   purgeExpired(): Promise<number | null> {
     return this.repository.deleteOlderThan(this.config.eventRetentionDays);
   }

@@ -11,10 +11,8 @@ import {
 // The notice feed's SQL. Every method takes the feed's own connection: the feed LISTENs and reads on one dedicated
 // pg client (EventsStreamService), never on the pool, so a NOTIFY and the reads that order it share one session.
 
-// One statement: the horizon (every transaction below it has ended, and every one still to commit is at or above
-// it); the notices of the transactions between the last horizon and this one (`safe`); and, ahead of the horizon,
-// the other notices committed since the last read that are no recorded event (by id, best effort: one whose id is
-// below the highest seen comes when the horizon passes it). In (xid, id) order.
+// One statement: the horizon; the notices between the last horizon and this one (`safe`); and, best effort, the
+// non-event notices committed since the last read, ahead of it. In (xid, id) order.
 const POLL_SQL = `
   WITH h AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS x)
   SELECT h.x::text AS horizon, n.id::text AS id, n.channel, n.payload, n.xid::text AS xid, n.safe

@@ -1,16 +1,13 @@
 import type { DomainError } from '../common/domain-error';
 import { streamLimitReached } from './events.errors';
 
-// The refusal of a full cap: 429 with Retry-After, its code the caller's (event streams, MCP sessions, MCP streams).
 export type LimitRefusal = (who: 'actor' | 'address', limit: number, retryAfterSeconds: number) => DomainError;
 
 // How long a refused client should wait: streams end when their clients go, so a slot frees up within seconds.
 export const STREAM_LIMIT_RETRY_AFTER_SECONDS = 30;
 
-// Concurrent event streams per actor and per client address, counted in this process (a stream lives on one
-// process; N replicas allow N times the caps). acquire() refuses with 429 event_stream_limit_reached + Retry-After
-// (or the refusal given) and otherwise returns the release function, idempotent, to call when the stream ends.
-// The MCP server over HTTP counts its connections and their streams with the same class.
+// Counted per process (a stream lives on one; N replicas allow N times the caps); the release is idempotent.
+// The MCP server over HTTP uses it too.
 export class StreamLimits {
   private readonly byActor = new Map<number, number>();
   private readonly byAddress = new Map<string, number>();

@@ -24,17 +24,16 @@ export class EventsQueryDto {
   @IsOptional() @Transform(toUnsignedInt) @IsInt() @Min(1) @Max(MAX_EVENTS_LIMIT) limit?: number;
 }
 
-// An event id: a positive whole number (bigint).
 export const EVENT_ID_PATTERN = /^[0-9]{1,18}$/;
 
 export class EventsStreamQueryDto {
   @IsOptional() @IsString() @MaxLength(63) project?: string;
   @IsOptional() @IsString() @MaxLength(100) event_name?: string;
-  // Replay the recorded events after this id first (as the Last-Event-ID header, which takes precedence).
+  // The Last-Event-ID header takes precedence.
   @IsOptional()
   @Matches(EVENT_ID_PATTERN, { message: 'last_event_id must be an event id (a whole number)' })
   last_event_id?: string;
-  // The projects whose frontier notices the stream receives (stream-follow.ts): comma-separated ids, empty for none.
+  // Comma-separated project ids (stream-follow.ts); empty for none.
   @IsOptional()
   @Matches(FRONTIER_PARAM_PATTERN, {
     message: `frontier must be a comma-separated list of at most ${MAX_FRONTIER_PROJECTS} project ids`,
@@ -42,7 +41,6 @@ export class EventsStreamQueryDto {
   frontier?: string;
 }
 
-// The wire shapes live in libs/contracts.
 export type EventResponse = EventWire;
 export type { EventsListResponse } from '@app/contracts';
 
