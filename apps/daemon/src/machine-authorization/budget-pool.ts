@@ -6,9 +6,8 @@ import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/Postgres
 
 import { APP_CONFIG, AppConfig } from '../config/config';
 
-// Connections for the budget counters only, with asynchronous commit: a counter increment is atomic and visible to
-// every replica at once, and survives daemon restarts; only a PostgreSQL crash could drop the last fraction of a
-// second of increments. Every other write keeps synchronous commit.
+// Asynchronous commit for the budget counters only: an increment is still atomic and seen by every replica; a
+// PostgreSQL crash could drop the last fraction of a second of them. Every other write commits synchronously.
 @Injectable()
 export class BudgetPool implements OnModuleDestroy {
   readonly pool: Pool;

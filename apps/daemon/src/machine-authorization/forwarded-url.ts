@@ -1,9 +1,6 @@
-// The hosted forward's target: the part of /api/orgs/<slug>/v1/... from /v1/ on (with its query), taken from the raw
-// request URL, or null when it could reach anything but a /v1 route. A dot segment (`.` or `..`, percent-encoded or
-// not, or inside a segment that decodes to several) or a backslash (which URL parsers read as a slash) would be
-// normalised away by the inner request's URL parser, so `/v1/../../api/...` would leave /v1: such paths are refused,
-// not normalised (no client sends them). The slug is not re-derived from the decoded parameter: an encoded slug
-// (`defaul%74`) would not match it and the whole URL would be forwarded to the forward again.
+// The /v1/... part of a hosted path from the raw URL, or null. Dot segments (even encoded) and backslashes are
+// refused, not normalised: the inner request's parser would resolve `/v1/../../api/...` out of /v1. The slug is not
+// re-derived from the decoded parameter: an encoded slug would forward the whole URL to the forward again.
 const FORWARDED = /^\/api\/orgs\/[^/?#]+(\/v1\/[^?#]*)(\?[^#]*)?$/s;
 
 export function forwardedUrl(rawUrl: string): string | null {

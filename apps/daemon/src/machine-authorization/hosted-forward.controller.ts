@@ -14,8 +14,7 @@ import { Writes } from '../rulebook/writes.decorator';
 
 const DROPPED_HEADERS = new Set(['host', 'content-length', 'connection', 'transfer-encoding']);
 
-// Hosted API authority is {origin}/api/orgs/<slug>: every /v1 function answers there too, for callers of that
-// organization only (a machine credential of that organization, or an active member's API token).
+// {origin}/api/orgs/<slug>: every /v1 function, for callers of that organization only.
 @Controller()
 export class HostedForwardController {
   constructor(
@@ -26,8 +25,7 @@ export class HostedForwardController {
     private readonly events: EventsService,
   ) {}
 
-  // The live stream cannot go through inject (which waits for the whole response): it is served here, in this
-  // request, confined to the path's organization exactly as a forwarded request is.
+  // inject waits for the whole response, so the live stream is served here, confined like a forwarded request.
   @Get('api/orgs/:slug/v1/events/stream')
   async stream(
     @Param('slug') slug: string,
@@ -60,8 +58,7 @@ export class HostedForwardController {
     const headers = Object.fromEntries(
       Object.entries(req.headers).filter(([name]) => !DROPPED_HEADERS.has(name) && !name.startsWith('x-forwarded-')),
     ) as Record<string, string>;
-    // The inner request sees only this organization's projects, whoever the caller is (see RequestScopeService);
-    // whatever the caller sent under that name is replaced.
+    // Replaces whatever the caller sent under that name (RequestScopeService).
     headers[SCOPE_HEADER] = this.scope.header(organizationId);
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
     const res = await fastify.inject({

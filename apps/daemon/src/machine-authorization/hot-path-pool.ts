@@ -1,8 +1,7 @@
 import type { Pool } from 'pg';
 import type { DataSource } from 'typeorm';
 
-// The pg pool TypeORM already holds: hot-path reads (poll lookup, capacity pre-check)
-// skip TypeORM's query-runner bookkeeping (same connections, same pool size).
+// TypeORM's own pg pool: hot-path reads skip the query-runner bookkeeping.
 export function hotPathPool(dataSource: DataSource): Pool {
   return (dataSource.driver as unknown as { master: Pool }).master;
 }

@@ -2,13 +2,10 @@ export const CODE_LIFETIME_SECONDS = 600;
 export const POLL_INTERVAL_SECONDS = 5;
 export const CLIENT_CAPACITY = 8;
 export const SERVER_CAPACITY = 128;
-// One network (IPv4 /24, IPv6 /48) holds at most a quarter of the server's pool: four clients' worth, so an office
-// behind one prefix still connects four machines per person-minute while the other three quarters stay open to
-// everyone else (issue 24).
+// One network (IPv4 /24, IPv6 /48) may hold a quarter of the pool: an office still connects four machines per
+// person-minute while the rest stays open to everyone else.
 export const NETWORK_CAPACITY = 32;
-// One wide network (IPv4 /16, IPv6 /32) holds at most three eighths of the pool: four /24s of one operator filled
-// it (issue 36); now it takes addresses in three distinct /16s, while a site's /16 keeps room for one busy /24 and
-// more besides.
+// One wide network (IPv4 /16, IPv6 /32) may hold three eighths: one operator's /24s cannot fill the pool.
 export const WIDE_NETWORK_CAPACITY = 48;
 export const STARTS_PER_MINUTE = 6;
 export const POLLS_PER_MINUTE = 120;

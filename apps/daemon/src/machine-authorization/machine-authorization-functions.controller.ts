@@ -32,7 +32,7 @@ export const FUNCTION_PATHS = {
 export class MachineAuthorizationFunctionsController {
   constructor(private readonly service: MachineAuthorizationService) {}
 
-  // The pending requests the caller may decide (for the TUI's Machines tab); no secret is listed.
+  // For the TUI's Machines tab; no secret is listed.
   @Get(FUNCTION_PATHS.requests)
   @Header('cache-control', 'no-store')
   requests(@CurrentActor() actor: AuthenticatedActor): Promise<MachineAuthorizationRequestList> {

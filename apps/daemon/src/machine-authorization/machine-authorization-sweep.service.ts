@@ -8,7 +8,6 @@ export type { SweepResult };
 export class MachineAuthorizationSweepService {
   constructor(private readonly repository: MachineAuthorizationSweepRepository) {}
 
-  // Expired codes, rate counters, approval sessions and sign-in states; one replica a round (see sweepRound).
   sweep(): Promise<SweepResult> {
     return this.repository.sweepRound();
   }

@@ -12,8 +12,7 @@ export const MACHINE_AUTHORIZATION_ERROR_STATUS: ErrorStatusTable<MachineAuthori
   Object.values(MachineAuthorizationErrorCode).map((code) => [code, describeMachineAuthorizationError(code).status]),
 ) as Record<MachineAuthorizationErrorCode, HttpStatus>;
 
-// The request-scoped resolve (GET /v1/machine-authorizations lists, the TUI decides one) and failed code lookups by
-// approvers: not contract codes (the contract lists no throttle for the two functions).
+// Not contract codes: the contract lists no throttle for the request-scoped functions.
 export enum MachineRequestErrorCode {
   ResolveRateLimited = 'authorization_resolve_rate_limited',
   CodeMismatch = 'authorization_code_mismatch',

@@ -9,7 +9,6 @@ import { logServerError, toErrorResponse, writeErrorResponse } from '../common/r
 const HOSTED_PATH = /^\/api\/orgs\//;
 const POLL_PATH = /\/machine\/authorizations\/token\/?(\?|$)/;
 
-// Codes outside the contract's refusal model are folded into its nearest contract code.
 const TO_CONTRACT: Record<string, string> = {
   [GENERIC_ERROR_CODES.validationFailed]: MachineAuthorizationErrorCode.InvalidRequest,
   [GENERIC_ERROR_CODES.conflict]: MachineAuthorizationErrorCode.InvalidRequest,
@@ -22,9 +21,8 @@ export interface MachineAuthorizationErrorAnswer {
   headers: Record<string, string>;
 }
 
-// The machine-authorization routes answer with the contract's models: { code, message? } on self-host paths and
-// { code, detail? } on hosted ones (/api/orgs/<slug>/...), never anything else. A database outage on the poll is
-// the contract's retryable 503 machine_credential_unavailable: the approval is intact, the machine polls again.
+// { code, message? } on self-host paths, { code, detail? } on hosted ones. An outage on the poll is the contract's
+// retryable 503 machine_credential_unavailable: the approval is intact.
 export function machineAuthorizationErrorAnswer(
   exception: unknown,
   url: string,

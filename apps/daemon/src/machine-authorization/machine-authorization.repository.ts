@@ -72,7 +72,6 @@ export interface PendingRequestRow {
   claimed_by_caller: boolean;
 }
 
-// The credential a decision was made with, and the parent of the machine credential it leads to.
 export interface ParentCredential {
   via: 'api_token' | 'machine_credential';
   id: number;
@@ -111,8 +110,7 @@ interface OpenCounts {
   server_open: number;
 }
 
-// Open (pending or approved, live) codes of the client ($1), of its network ($2), of its wide network ($13) and of
-// the whole server.
+// Open (pending or approved, live) codes per client, network, wide network ($13) and server.
 const OPEN_COUNTS = `count(*) FILTER (WHERE client_key = $1)::int AS client_open,
        count(*) FILTER (WHERE network_key = $2)::int AS network_open,
        count(*) FILTER (WHERE wide_network_key = $13)::int AS wide_network_open, count(*)::int AS server_open`;
@@ -227,9 +225,8 @@ export class MachineAuthorizationRepository {
     return rows.length > 0;
   }
 
-  // Unconsumed codes are counted and the new one inserted under one transaction-scoped advisory lock, so
-  // concurrent starts on any replica cannot pass the limits together (per client, per network, server-wide);
-  // expired codes stop counting at once.
+  // Counted and inserted under one transaction-scoped advisory lock, so concurrent starts on any replica cannot
+  // pass the limits together.
   async insertWithinCapacity(row: NewAuthorization): Promise<CapacityResult> {
     // Lock-free pre-check: a full server, network or client refuses without queueing on the lock (a stale read can
     // only over-count a code consumed a moment ago, never admit one too many).
@@ -280,7 +277,6 @@ export class MachineAuthorizationRepository {
     });
   }
 
-  // Codes holding a place in the server-wide pool now (pending or approved, unconsumed, live): for /metrics.
   async openCodes(): Promise<number> {
     const { rows } = await hotPathPool(this.dataSource).query<{ n: number }>(
       `SELECT count(*)::int AS n FROM machine_authorizations
@@ -297,8 +293,7 @@ export class MachineAuthorizationRepository {
     return toRow(rows[0]);
   }
 
-  // The poll's one round trip, shared with the polls arriving meanwhile: spend the client's poll budget and read
-  // the code (see PollBatcher).
+  // One round trip, shared with the polls arriving meanwhile (PollBatcher).
   async spendPollAndFind(
     scope: string,
     clientKey: string,
@@ -322,7 +317,6 @@ export class MachineAuthorizationRepository {
     return { hits: JSON.parse(rows[0].hits ?? '[]'), codes: JSON.parse(rows[0].codes ?? '[]') };
   }
 
-  // Pending, live, unclaimed (or claimed by the caller) requests of the given organizations, oldest first.
   async pendingRequests(scope: PendingRequestScope): Promise<PendingRequestRow[]> {
     if (scope.organizationIds.length === 0 && !scope.includeUnbound) return [];
     return this.dataSource.query(
@@ -347,8 +341,7 @@ export class MachineAuthorizationRepository {
     return rows.map((r) => r.organization_id);
   }
 
-  // The request-scoped resolve's one lookup: the request named by request_id and the row the typed code belongs
-  // to, both locked (in id order, so concurrent resolves cannot deadlock) for the decision in the same transaction.
+  // Both rows locked in id order, so concurrent resolves cannot deadlock.
   async lockRequestAndCode(
     manager: EntityManager,
     requestId: string,
@@ -368,7 +361,6 @@ export class MachineAuthorizationRepository {
     };
   }
 
-  // The request alone, locked (deny by request id: no code is typed).
   async lockRequest(manager: EntityManager, requestId: string): Promise<AuthorizationRow | null> {
     const rows: RawAuthorizationRow[] = await manager.query(
       `SELECT ${AUTHORIZATION_COLUMNS} ${AUTHORIZATION_FROM}
@@ -394,8 +386,7 @@ export class MachineAuthorizationRepository {
     );
   }
 
-  // parent: the credential the decision was made with (the credential the machine's will descend from); null for a
-  // person signed in with company sign-in.
+  // parent: null for a person signed in with company sign-in.
   async recordDecision(
     manager: EntityManager,
     id: string,
@@ -454,10 +445,8 @@ export class MachineAuthorizationRepository {
     };
   }
 
-  // The approving credential at issuance, locked FOR SHARE so that a revocation running at the same time either
-  // waits for the new credential (and its cascade then reaches it) or committed first (and the parent is not live).
-  // A machine re-approved with its own credential, which its rotation revokes, descends from that credential's
-  // parent instead (and keeps its expiry). null: the parent is revoked or expired.
+  // FOR SHARE: a concurrent revocation either waits for the new credential (its cascade then reaches it) or committed
+  // first. A machine re-approved with its own credential descends from that credential's parent. null: not live.
   async liveParent(
     manager: EntityManager,
     parent: ParentCredential,
@@ -535,7 +524,6 @@ export class MachineAuthorizationRepository {
       organizationId: number;
       tokenHash: Buffer;
       tokenPrefix: string;
-      // the approving credential (see liveParent) and the expiry it passes on; null: none
       parent: ParentCredential | null;
       expiresAt: Date | null;
     },

@@ -104,7 +104,6 @@ export class MachineAuthorizationService {
     return { device_code: true, company_sign_in: oidc.state === 'configured' };
   }
 
-  // How full the server-wide pool of device codes is: codes holding a place and the pool's size (/metrics).
   async poolUse(): Promise<{ open: number; capacity: number }> {
     return { open: await this.repository.openCodes(), capacity: SERVER_CAPACITY };
   }
@@ -228,10 +227,8 @@ export class MachineAuthorizationService {
     return outcome;
   }
 
-  // The pending requests the caller may decide, without any secret. Self-host: the server organization's, when the
-  // caller is its active member. Hosted, unscoped: those of every organization the caller is an active admin of,
-  // plus unbound codes when they admin any; scoped to <slug>: that organization's plus unbound ones (an admin of
-  // <slug> only). Claimed requests show to their claimer only.
+  // Self-host: the server organization's, for its active members. Hosted: the organizations the caller admins, plus
+  // unbound codes (one slug's when scoped). Claimed requests show to their claimer only.
   async pendingRequests(actor: AuthenticatedActor, slug: string | null): Promise<MachineAuthorizationRequestList> {
     let organizationIds: number[];
     let includeUnbound: boolean;
@@ -271,9 +268,7 @@ export class MachineAuthorizationService {
     };
   }
 
-  // machine_authorization.resolve (same rules, limits, outcomes and codes) bound to one listed request. The request
-  // and the typed code's row are read and locked by one statement in the deciding transaction; a code of another
-  // request decides nothing (409).
+  // resolve bound to one listed request: a code of another request decides nothing (409).
   async resolveRequest(
     requestId: string,
     request: BodyRequest,
@@ -311,9 +306,7 @@ export class MachineAuthorizationService {
     return outcome;
   }
 
-  // The approver denies a request they can see without typing its code (a request nobody expected). Same approver
-  // rules and outcomes as resolve with action deny; approving still needs the code. No code is guessed here, so no
-  // failed-lookup budget is spent.
+  // Deny without typing the code (a request nobody expected); approving still needs it. No lookup budget is spent.
   async denyRequest(
     requestId: string,
     actor: AuthenticatedActor,

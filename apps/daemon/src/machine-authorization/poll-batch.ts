@@ -61,8 +61,7 @@ export function assignHits(groups: readonly BudgetGroup[], groupOf: readonly num
   });
 }
 
-// One statement for a batch: add each group's count to its budget and read every code of the batch. Rows carry
-// the group's ordinal (1-based), its total and its retry delay; codes carry their device-code hash in hex.
+// Ordinals are 1-based; device-code hashes in hex.
 export interface PollBatchRows {
   hits: [ordinal: number, hits: number, retryAfter: number][];
   codes: (RawPollCode & { hash: string })[];
@@ -70,9 +69,8 @@ export interface PollBatchRows {
 
 export type RunPollBatch = (groups: readonly BudgetGroup[], hashes: Buffer[]) => Promise<PollBatchRows>;
 
-// Group commit for polls: while a statement is in flight, arriving polls queue, and the next statement spends all
-// their budgets and reads all their codes at once. Under load that turns thousands of statements a second into a
-// few hundred; at rest a poll still goes out at once. Budgets stay exact: one atomic increment per client a batch.
+// Group commit: while a statement is in flight polls queue and the next statement serves them all, turning
+// thousands of statements a second into a few hundred. One atomic increment per client a batch keeps budgets exact.
 export class PollBatcher {
   private queue: Waiting[] = [];
   private inFlight = 0;

@@ -14,16 +14,14 @@ import { RequestIdentityService } from './request-identity';
 
 type Next = (error?: unknown) => void;
 
-// Middlewares answer before Nest's pipeline (no exception filter runs): they write through the same response writer
-// and the same contract shaping as MachineAuthorizationExceptionFilter.
+// Middlewares answer before Nest's pipeline, so no exception filter runs: same writer and shaping as the filter.
 function refuse(req: IncomingMessage, res: ServerResponse, hosted: boolean, exception: unknown, logger: Logger): void {
   const answer = machineAuthorizationErrorAnswer(exception, req.url ?? '', hosted);
   logServerError(logger, answer.status, exception);
   writeErrorResponse(res, answer.status, answer.payload, answer.headers);
 }
 
-// Runs in Fastify's onRequest phase (middie), before the body is read: every request, also one whose body is then
-// refused as malformed, too large or of the wrong type, spends budget.
+// onRequest (middie), before the body is read: a request refused as malformed or too large still spends budget.
 abstract class BudgetMiddleware implements NestMiddleware {
   private readonly logger = new Logger('MachineAuthorizationBudget');
 
@@ -68,9 +66,7 @@ export class StartBudgetMiddleware extends BudgetMiddleware {
   }
 }
 
-// Polls spend their budget inside the poll statement (one round trip: counter upsert and code lookup together).
-// A poll that never reaches it (a body Fastify refuses: malformed, too large, wrong type) spends it as soon as the
-// response is sent, so every request still counts.
+// Polls spend inside the poll statement; one Fastify refuses before it spends after the response is sent.
 @Injectable()
 export class PollBudgetMiddleware implements NestMiddleware {
   private readonly logger = new Logger('MachineAuthorizationBudget');
@@ -94,7 +90,6 @@ export class PollBudgetMiddleware implements NestMiddleware {
   }
 }
 
-// Every machine-authorization route knows its caller's budget key and origin.
 @Injectable()
 export class IdentityMiddleware implements NestMiddleware {
   constructor(private readonly identity: RequestIdentityService) {}

@@ -4,8 +4,7 @@ import { RateLimitRepository, WindowCount } from './rate-limit.repository';
 
 export type { WindowCount };
 
-// The one-minute rate counters (shared by every replica), for the features outside machine-authorization/ that
-// count attempts in them (the approval page's sign-in budgets). The repository stays private to this feature.
+// For features outside machine-authorization/ (the approval page's sign-in budgets); the repository stays private.
 @Injectable()
 export class RateLimitService {
   constructor(private readonly counters: RateLimitRepository) {}

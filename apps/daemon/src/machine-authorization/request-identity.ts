@@ -15,13 +15,9 @@ import {
 } from '../common/client-identity';
 
 export interface RequestIdentity {
-  // Budget key of the trusted transport client (see client-identity.ts).
   clientKey: string;
-  // Its network (IPv4 /24, IPv6 /48): the unit of the per-network share of the code pool.
   networkKey: string;
-  // Its wide network (IPv4 /16, IPv6 /32): the unit of the second, wider share.
   wideNetworkKey: string;
-  // The origin this request was addressed to; codes and credentials name it.
   origin: string;
   // Poll budget: spent by the poll statement itself, else after the response (see PollBudgetMiddleware).
   pollBudgetSpent?: boolean;

@@ -9,8 +9,7 @@ import { DISPLAY_ID_MAX, DISPLAY_NAME_MAX, sanitizeForDisplay } from '../display
 import { CODE_LIFETIME_SECONDS, POLL_INTERVAL_SECONDS } from '../limits';
 import type { AuthorizationRow } from '../machine-authorization.repository';
 
-// Bodies are validated against the contract's JSON schema (ajv) instead of class-validator DTOs: the schema is the
-// binding wire contract, strict on unknown fields, and its errors never echo secret values.
+// Bodies are checked by the contract's JSON schema (ajv), not class-validator: it is the binding wire contract.
 
 export function toStartedResponse(origin: string, deviceCode: string, userCode: string): MachineAuthorizationStarted {
   const verificationUri = `${origin}/machine-approval`;
