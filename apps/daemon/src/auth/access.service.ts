@@ -13,9 +13,7 @@ export class AccessService {
     return this.repository.accessibleProjects(actor);
   }
 
-  // Whether the caller administers the project's organization (an active admin membership within the request's
-  // scope), or is an unconfined server admin: who decides the project's team policies (the WIP cap). The
-  // organization's slug names who to ask in a refusal.
+  // Who decides the project's team policies (the WIP cap); the slug names who to ask in a refusal.
   async projectAdministration(
     actor: AuthenticatedActor,
     projectId: string,
@@ -24,8 +22,7 @@ export class AccessService {
     return { organization: row?.organization ?? null, isOrgAdmin: seesEveryProject(actor) || row?.admin === true };
   }
 
-  // The actor an API token (as presented, never stored raw) belongs to, or null: the approval page's token sign-in.
-  // A metrics-only token signs in nowhere.
+  // The approval page's token sign-in; a metrics-only token signs in nowhere.
   async actorByToken(token: string): Promise<AuthenticatedActor | null> {
     const actor = await this.repository.findActorByCredentialHash(hashToken(token));
     return actor?.scope === 'metrics' ? null : actor;

@@ -5,42 +5,33 @@ export interface AuthenticatedActor {
   name: string;
   isAdmin: boolean;
   status: 'active' | 'disabled';
-  // How this request authenticated: an API token or an approved machine's credential. The approval page's session
-  // acts with the API token it was signed in with, or with NO_CREDENTIAL (company sign-in).
+  // The approval page's session acts with its sign-in token, or NO_CREDENTIAL (company sign-in).
   via: 'api_token' | 'machine_credential';
   credentialId: number;
   machineId: string | null;
   organizationId: number | null;
-  // When the credential expires (null: never). A credential made by another (a minted token, a machine approved with
-  // a token or a machine credential) expires no later than it.
+  // null: never. A credential made by another expires no later than it.
   expiresAt?: Date | null;
-  // Set by the hosted /api/orgs/<slug> forward (see RequestScopeService): this request may see only that
-  // organization's projects, whoever the caller is.
+  // Set by the hosted forward (RequestScopeService): confined to that organization's projects.
   scopeOrganizationId?: number | null;
-  // What the credential may do: everything its actor may (full), or read GET /metrics only (an API token minted
-  // with scope metrics, issue 40). Absent: full.
+  // metrics: GET /metrics only. Absent: full.
   scope?: CredentialScope;
 }
 
 export type CredentialScope = 'full' | 'metrics';
 
-// The one organization a request is confined to, or null when it is not confined: the hosted path's organization,
-// else the credential's own: a machine credential acts only in the organization it was approved for, and so does
-// every API token minted from one (api_tokens.organization_id, carried down the lineage).
+// A machine credential acts only in its organization, and so does every token minted from it (carried down the
+// lineage); the hosted path confines to its own.
 export function organizationScope(actor: AuthenticatedActor): number | null {
   return actor.scopeOrganizationId ?? actor.organizationId;
 }
 
-// Server administration (creating organizations, making server admins, reaching people, tokens, machines and
-// sessions of every organization, /metrics, the doctor, registering workflows) takes a server admin whose request
-// is not confined to one organization. Confined to an organization, a server admin has the powers of an admin of
-// that organization and none beyond it. Every "is the caller a server admin" question asks this, never
-// actor.isAdmin.
+// Confined to an organization, a server admin has only that organization's admin powers. Every "is the caller a
+// server admin" question asks this, never actor.isAdmin.
 export function isServerAdmin(actor: AuthenticatedActor): boolean {
   return actor.isAdmin && organizationScope(actor) === null && actor.scope !== 'metrics';
 }
 
-// Every project, no filter: a server admin whose request is not confined to one organization.
 export function seesEveryProject(actor: AuthenticatedActor): boolean {
   return isServerAdmin(actor);
 }
@@ -48,8 +39,7 @@ export function seesEveryProject(actor: AuthenticatedActor): boolean {
 // The approval page's session signed in with company sign-in: no credential stands behind its decisions.
 export const NO_CREDENTIAL = 0;
 
-// The credential a request acts with, as the parent of what it makes (a minted API token, an approved machine's
-// credential): the child expires no later than it and is revoked with it. null: none (company sign-in).
+// The parent of what a request makes: the child expires no later than it and is revoked with it.
 export function actingCredential(
   actor: AuthenticatedActor,
 ): { via: 'api_token' | 'machine_credential'; id: number } | null {

@@ -3,7 +3,6 @@ import { HttpStatus } from '@nestjs/common';
 import { errorFactory, ErrorStatusTable, unauthorized } from '../common/domain-error';
 
 export enum AuthErrorCode {
-  // the caller's own account is disabled
   ActorDisabled = 'actor_disabled',
 }
 

@@ -27,8 +27,7 @@ interface CredentialRow {
 export class AuthRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  // One statement over both credential kinds; revoked or expired credentials never authenticate, and the caller
-  // refuses disabled actors.
+  // Revoked or expired credentials never authenticate; the caller refuses disabled actors.
   async findActorByCredentialHash(hash: Buffer): Promise<AuthenticatedActor | null> {
     const rows: CredentialRow[] = await this.dataSource.query(
       `SELECT a.id, a.name, a.is_admin, a.status, c.via, c.credential_id, c.machine_id, c.organization_id,
@@ -63,8 +62,7 @@ export class AuthRepository {
     };
   }
 
-  // Replicas booting together on an empty database take turns: the first creates the first admin, its
-  // organization, membership and API token; the others find an actor and create nothing (false).
+  // Replicas booting on an empty database take turns: the first creates the admin, the others nothing (false).
   createFirstAdmin(tokenHash: Buffer, tokenPrefix: string, orgSlug: string): Promise<boolean> {
     return this.dataSource.transaction(async (manager) => {
       await manager.query('SELECT pg_advisory_xact_lock($1)', [BOOTSTRAP_LOCK_KEY]);
@@ -90,10 +88,8 @@ export class AuthRepository {
     });
   }
 
-  // A project is visible to an active member of its organization (machine credentials included: a removed member's
-  // machine sees nothing), and only within the organization the request is confined to (a machine credential's own,
-  // or the hosted path's; see organizationScope). Server admins see every project of that scope, or every project
-  // when unconfined. A project with no organization (only raw SQL can still make one) is visible to server admins only.
+  // Visible to active members of the project's organization (a removed member's machine sees nothing), within the
+  // request's confinement; server admins see all in scope. A project with no organization: server admins only.
   async accessibleProjects(actor: AuthenticatedActor): Promise<ProjectAccessRow[]> {
     return this.dataSource.query(
       `SELECT p.id, p.name, p.public_item_prefix
@@ -104,8 +100,7 @@ export class AuthRepository {
     );
   }
 
-  // The project's organization and whether the actor is an active admin of it, within the organization the request is
-  // confined to (a confined credential administers nothing outside it). null: no such project.
+  // A confined credential administers nothing outside its organization. null: no such project.
   async projectAdministration(
     actor: AuthenticatedActor,
     projectId: string,

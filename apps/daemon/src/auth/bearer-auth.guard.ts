@@ -9,8 +9,7 @@ import { IS_PUBLIC, METRICS_SCOPE } from './public.decorator';
 import { RequestScopeService, SCOPE_HEADER } from './request-scope.service';
 import { hashToken } from './tokens';
 
-// Every route needs a bearer token (API token or machine credential) unless it is marked @Public().
-// The lookup is one indexed query per request, so a revoked credential is refused at once on every replica.
+// One indexed query per request, so a revoked credential is refused at once on every replica.
 @Injectable()
 export class BearerAuthGuard implements CanActivate {
   constructor(
@@ -32,15 +31,14 @@ export class BearerAuthGuard implements CanActivate {
     if (actor.status !== 'active') {
       throw callerDisabled();
     }
-    // A metrics-only token (issue 40) reads the routes marked @MetricsScope() (GET /metrics) and nothing else.
+    // A metrics-only token reads the @MetricsScope() routes and nothing else.
     if (
       actor.scope === 'metrics' &&
       !this.reflector.getAllAndOverride<boolean>(METRICS_SCOPE, [context.getHandler(), context.getClass()])
     ) {
       throw forbidden('this token reads GET /metrics only (scope metrics)');
     }
-    // The hosted forward's inner request: confined to the path's organization (see RequestScopeService). A
-    // machine credential of another organization never gets here (the forward refuses it), but it is refused anyway.
+    // The hosted forward's inner request, confined to the path's organization (RequestScopeService).
     const scope = this.scope.read(request.headers[SCOPE_HEADER]);
     if (scope !== null) {
       if (actor.organizationId !== null && actor.organizationId !== scope) throw bearerRequired();

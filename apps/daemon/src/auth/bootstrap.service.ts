@@ -13,8 +13,7 @@ export interface BootstrapResult {
   credentialsFile: string | null;
 }
 
-// First boot: the first admin actor, its organization and an API token. The token is stored in the CLI's credential
-// file so `svc` works at once, and shown once only when the daemon's output is a terminal (never through the logger).
+// The first admin's token goes to the CLI's credential file, and is shown once only on a terminal (never logged).
 @Injectable()
 export class BootstrapService implements OnApplicationBootstrap {
   private readonly logger = new Logger(BootstrapService.name);
@@ -42,9 +41,7 @@ export class BootstrapService implements OnApplicationBootstrap {
     return { token, credentialsFile: null };
   }
 
-  // Called once the daemon listens, so the stored address is the real one (port 0 picks a free port). Returns the
-  // first-boot message for main.ts to print, or null on any later boot. The token is shown only when `onTerminal`:
-  // never into a file, a pipe or a log.
+  // Once listening, so the stored address is the real one (port 0). The token is shown only on a terminal.
   announce(listeningUrl: string, onTerminal = false): string[] | null {
     if (!this.result) return null;
     const url = this.config.publicUrl ?? listeningUrl;

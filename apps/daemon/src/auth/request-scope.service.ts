@@ -2,10 +2,8 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 
 import { Injectable } from '@nestjs/common';
 
-// The hosted forward (/api/orgs/<slug>/v1/... → /v1/... through fastify.inject) confines the inner request to the
-// path's organization with this header. Its value carries a secret drawn once per process, so only this process can
-// make it: the guard honours the header only when the secret matches, and the forward drops the header from what
-// an outside caller sent. A replica never sees another's inner requests (inject stays in process).
+// Carries a per-process secret, so only this process can make it; the forward drops the header from outside callers.
+// inject stays in process, so no replica sees another's inner requests.
 export const SCOPE_HEADER = 'x-svc-internal-org-scope';
 
 @Injectable()
@@ -16,7 +14,7 @@ export class RequestScopeService {
     return `${organizationId}.${this.secret}`;
   }
 
-  // The organization id the header confines the request to, or null when absent or not made by this process.
+  // null when absent or not made by this process.
   read(value: string | string[] | undefined): number | null {
     if (typeof value !== 'string') return null;
     const dot = value.indexOf('.');
