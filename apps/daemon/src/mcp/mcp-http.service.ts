@@ -17,18 +17,15 @@ import { RequestIdentityService } from '../machine-authorization/request-identit
 import { mcpOriginRefused, mcpSessionLimitReached, mcpStreamLimitReached } from './mcp.errors';
 import { McpSessionRow, McpSessionsRepository } from './mcp-sessions.repository';
 
-// A session that sent nothing for this long (and holds no open stream) ends: its executor session ends and its
-// claims are released, like a stdio client whose pipe closed.
+// Idle this long (no open stream): the session ends and its claims are released, like a closed stdio pipe.
 export const MCP_HTTP_IDLE_MS = 15 * 60_000;
 const SWEEP_MS = 60_000;
-// While a replica holds a session's GET stream it keeps the session alive and picks up the subscriptions made
-// through other replicas this often.
+// How often a held GET stream keeps its session alive and picks up subscriptions made through other replicas.
 const STREAM_TOUCH_MS = 5_000;
 // An expired session's row is kept this much longer, for the replica holding it to end its executor session.
 const EXPIRED_GRACE_MS = 2 * SWEEP_MS;
 
-// How an HTTP client names what a stdio client gives `svc mcp` as flags: query parameters of the /mcp URL, or
-// headers (the query wins). Read at initialize; the session keeps them.
+// The flags of `svc mcp` as /mcp query parameters or headers (the query wins), read at initialize.
 export const MCP_NAMING = {
   project: { query: 'project', header: 'x-svc-project' },
   harness: { query: 'harness', header: 'x-svc-harness' },
@@ -40,7 +37,7 @@ export const MCP_HTTP_PROJECT_HINT =
 interface HttpMcpConnection {
   id: string;
   actorId: number;
-  // the client address (budget key) that opened the connection: its GET streams count there too
+  // the budget key its GET streams count against too
   address: string;
   transport: StreamableHTTPServerTransport;
   mcp: SvcMcpSession;
@@ -50,14 +47,9 @@ interface HttpMcpConnection {
   detaching: boolean;
 }
 
-// The MCP server over Streamable HTTP (POST/GET/DELETE /mcp). The bearer guard has authenticated the caller before
-// this runs. Each MCP session is the same SvcMcpSession as `svc mcp`, calling this daemon's own HTTP API on the
-// loopback address the request came in on, with the caller's own bearer token: every rule and trust boundary of
-// the API (project access, gates, claims, the WIP cap) applies unchanged, and nothing here is a second copy of it.
-// Sessions survive the topology: each is a row of mcp_http_sessions, so whichever replica the proxy
-// picks serves it — one that does not hold its transport rebuilds it from the row, in the same executor session.
-// A session unknown to every replica (never opened, ended, expired, another caller's) answers 404: the client
-// initializes again.
+// Each session is the same SvcMcpSession as `svc mcp`, calling this daemon's HTTP API over loopback with the
+// caller's own token: every rule of the API applies unchanged. Sessions are rows of mcp_http_sessions, so any replica
+// can rebuild one; a session no replica knows answers 404 and the client initializes again.
 @Injectable()
 export class McpHttpService implements OnModuleDestroy {
   private readonly logger = new Logger('mcp');
@@ -66,8 +58,7 @@ export class McpHttpService implements OnModuleDestroy {
   private sweep: NodeJS.Timeout | null = null;
   private streamTouch: NodeJS.Timeout | null = null;
   private stopping = false;
-  // Open connections and open GET streams per actor and per client address (429 + Retry-After past a cap), like
-  // the event streams: one token or one address cannot hold hundreds of executor sessions and streams.
+  // Caps per actor and address, so one token or address cannot hold hundreds of executor sessions.
   private readonly sessionLimits: StreamLimits;
   private readonly streamLimits: StreamLimits;
 
@@ -85,9 +76,8 @@ export class McpHttpService implements OnModuleDestroy {
     this.streamLimits = new StreamLimits(config.mcpStreamsPerActor, config.mcpStreamsPerAddress, mcpStreamLimitReached);
   }
 
-  // A browser names the page's origin on every request; only this server's own may call /mcp (the MCP spec's
-  // guard against DNS rebinding: a hostile page whose name resolves to this daemon). Clients that are not
-  // browsers send no Origin and pass.
+  // The MCP spec's guard against DNS rebinding: a browser page may call /mcp only from this server's origin; clients
+  // that are not browsers send no Origin and pass.
   private checkOrigin(req: IncomingMessage): void {
     const origin = req.headers.origin;
     if (origin === undefined) return;
@@ -144,8 +134,7 @@ export class McpHttpService implements OnModuleDestroy {
     const address = this.identity.describe(req).clientKey;
     const releaseSlot = this.sessionLimits.acquire(actor.id, address);
     const naming = namingOf(req);
-    // the harness: named, else the client's name from the initialize request (stored: every replica registers
-    // and resumes the session under the same one)
+    // stored, so every replica registers and resumes the session under the same harness
     const harness = harnessToken(naming.harness) ?? harnessToken(clientNameOf(body));
     let connection: HttpMcpConnection | null = null;
     const transport = new StreamableHTTPServerTransport({
@@ -192,7 +181,6 @@ export class McpHttpService implements OnModuleDestroy {
     }
   }
 
-  // The SvcMcpSession of a connection, with the caller's token and the live stream vouched for its client address.
   private session(
     actor: AuthenticatedActor,
     req: IncomingMessage,
@@ -200,8 +188,7 @@ export class McpHttpService implements OnModuleDestroy {
     more: Pick<SvcMcpOptions, 'project' | 'harness' | 'model' | 'resume' | 'onState'>,
   ) {
     const token = bearerOf(req);
-    // The connection's live stream comes back over loopback: it counts against this client's address, not the
-    // loopback address every MCP user of this replica would share (the per-actor cap applies as it is).
+    // The live stream comes back over loopback: it counts against the client's address, not loopback's.
     const origin = this.events.vouchForStreams(actor, req);
     const mcp = new SvcMcpSession({
       api: new SvcApi(mcpClient(loopback, token)),
@@ -238,8 +225,7 @@ export class McpHttpService implements OnModuleDestroy {
     return connection;
   }
 
-  // A session this replica does not hold (opened through another, or before this replica restarted): a transport
-  // and server bound to its id, in the executor session it runs in.
+  // A session opened through another replica (or before a restart), rebuilt in the executor session it runs in.
   private async rebuild(
     id: string,
     actor: AuthenticatedActor,
@@ -347,8 +333,7 @@ export class McpHttpService implements OnModuleDestroy {
     this.streamTouch.unref();
   }
 
-  // Sessions whose GET stream this replica holds stay alive and follow the subscriptions made anywhere; one that
-  // ended through another replica is let go of here (its stream ends).
+  // A held GET stream keeps its session alive; one ended through another replica is let go of here.
   private async touchStreams(): Promise<void> {
     const streaming = [...this.connections.values()].filter((c) => c.openStreams > 0);
     if (streaming.length === 0) return;
@@ -363,8 +348,7 @@ export class McpHttpService implements OnModuleDestroy {
     }
   }
 
-  // Shutdown (a restart, a replica scaled down): this replica lets go of every session; each goes on through
-  // another replica (or this one, restarted) in the same executor session, its claims kept.
+  // Shutdown lets go of every session: each goes on through another replica in the same executor session.
   async onModuleDestroy(): Promise<void> {
     this.stopping = true;
     if (this.sweep) clearInterval(this.sweep);
@@ -379,9 +363,8 @@ export class McpHttpService implements OnModuleDestroy {
   }
 }
 
-// The SDK's transport learns its session id from the initialize request it handled; a transport rebuilt for a
-// session initialized elsewhere is told it (the multi-node pattern the SDK documents, without a public API yet:
-// modelcontextprotocol/typescript-sdk#1658). Checked, so an SDK that changes these fields fails loudly here.
+// A rebuilt transport is told its session id (the SDK's documented multi-node pattern, no public API yet:
+// modelcontextprotocol/typescript-sdk#1658). Checked, so an SDK that changes these fields fails loudly.
 export function adoptSessionId(transport: StreamableHTTPServerTransport, id: string): void {
   const inner = (transport as unknown as { _webStandardTransport?: { sessionId?: string; _initialized?: boolean } })
     ._webStandardTransport;

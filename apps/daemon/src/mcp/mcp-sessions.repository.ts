@@ -4,7 +4,6 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 
-// What any replica needs to serve an MCP-over-HTTP session it did not open (mcp_http_sessions).
 export interface McpSessionRow {
   actor_id: number;
   project: string | null;
@@ -36,8 +35,7 @@ export function sessionHash(id: string): Buffer {
   return createHash('sha256').update(id).digest();
 }
 
-// The store of MCP-over-HTTP sessions shared by the replicas. Every statement is one indexed row (or the expired
-// ones); the expiry moves on with each request (idleMs), on the database clock.
+// Every statement is one indexed row; the expiry moves on with each request, on the database clock.
 @Injectable()
 export class McpSessionsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
@@ -50,8 +48,7 @@ export class McpSessionsRepository {
     );
   }
 
-  // A request of the session's owner: the row, its expiry moved on; null when the session is unknown, ended,
-  // expired, or another actor's.
+  // null when the session is unknown, ended, expired, or another actor's.
   async touch(id: string, actorId: number, idleMs: number): Promise<McpSessionRow | null> {
     const rows = returned<McpSessionRow>(
       await this.dataSource.query(
@@ -64,8 +61,7 @@ export class McpSessionsRepository {
     return rows[0] ?? null;
   }
 
-  // The sessions whose GET stream this replica holds are alive: their expiry moves on, and their subscriptions
-  // (made through any replica) come back. A session missing from the answer has ended.
+  // A session missing from the answer has ended.
   async touchMany(ids: string[], idleMs: number): Promise<Map<string, string[]>> {
     if (ids.length === 0) return new Map();
     const byHash = new Map(ids.map((id) => [sessionHash(id).toString('hex'), id]));
@@ -80,7 +76,6 @@ export class McpSessionsRepository {
     return new Map(rows.map((r) => [byHash.get(r.hash)!, r.subscriptions]));
   }
 
-  // Whether another replica served the session lately (its row has not expired).
   async alive(id: string): Promise<boolean> {
     const rows: unknown[] = await this.dataSource.query(
       'SELECT 1 FROM mcp_http_sessions WHERE session_hash = $1 AND expires_at > now()',
@@ -117,8 +112,7 @@ export class McpSessionsRepository {
     await this.dataSource.query('DELETE FROM mcp_http_sessions WHERE session_hash = $1', [sessionHash(id)]);
   }
 
-  // Sessions nobody used for longer than their expiry plus a grace (in which a replica holding one ends it with its
-  // executor session): gone. A client presenting one is answered 404 and initializes again.
+  // The grace lets a replica holding one end its executor session first.
   async sweep(graceMs: number): Promise<number> {
     const result: [unknown[], number] = await this.dataSource.query(
       `DELETE FROM mcp_http_sessions WHERE expires_at < now() - $1 * interval '1 millisecond'`,

@@ -7,10 +7,8 @@ import { loopbackUrl, McpHttpService } from './mcp-http.service';
 import { McpUnauthorizedFilter } from './protected-resource.controller';
 import { Writes } from '../rulebook/writes.decorator';
 
-// POST/GET/DELETE /mcp: the MCP server over Streamable HTTP (issue 29), for harnesses that connect to a URL. The
-// global bearer guard runs first (no token: 401 like every route); then the SDK's transport writes the Node
-// response itself, so Fastify is told the reply is handled (hijack) and no interceptor shapes it. A 401 names the
-// protected-resource metadata (RFC 9728).
+// The SDK's transport writes the Node response itself, so the reply is hijacked and no interceptor shapes it. The
+// bearer guard runs first; a 401 names the protected-resource metadata (RFC 9728).
 @UseFilters(McpUnauthorizedFilter)
 @Controller('mcp')
 export class McpController {

@@ -3,9 +3,7 @@ import { HttpStatus } from '@nestjs/common';
 import { errorFactory, ErrorStatusTable } from '../common/domain-error';
 
 export enum McpErrorCode {
-  // too many MCP-over-HTTP connections open at once for this actor or this client address
   McpSessionLimitReached = 'mcp_session_limit_reached',
-  // too many GET /mcp streams open at once for this actor or this client address
   McpStreamLimitReached = 'mcp_stream_limit_reached',
   // a browser page of another origin called /mcp (DNS rebinding, a hostile page)
   McpOriginRefused = 'mcp_origin_refused',

@@ -9,11 +9,8 @@ import { RequestIdentityService } from '../machine-authorization/request-identit
 
 export const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource';
 
-// RFC 9728 protected-resource metadata: what this server's resource is and how a client presents a credential.
-// svc is its own authorization server but not an OAuth one (no authorization or token endpoint of RFC 6749): a
-// credential comes from `svc connect` (a machine credential, approved in the browser) or `svc tokens create` (an
-// API token), and is sent as `Authorization: Bearer`. So the metadata names no authorization_servers; svc_credentials
-// says, for people and for clients that show it, how to get one.
+// RFC 9728. svc is not an OAuth authorization server (credentials come from `svc connect` or `svc tokens create`),
+// so no authorization_servers; svc_credentials says how to get one.
 export interface ProtectedResourceMetadata {
   resource: string;
   resource_name: string;
@@ -48,8 +45,7 @@ export class ProtectedResourceController {
   }
 }
 
-// /mcp's 401 names where its protected-resource metadata is (RFC 9728 §5.1: WWW-Authenticate with
-// resource_metadata), so a client that discovers authorization that way learns how to get a credential.
+// RFC 9728 §5.1: the 401's WWW-Authenticate names resource_metadata, so a client learns how to get a credential.
 @Catch()
 @Injectable()
 export class McpUnauthorizedFilter implements ExceptionFilter {
