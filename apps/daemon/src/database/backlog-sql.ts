@@ -1,5 +1,4 @@
-// Timestamps leave the database as ISO 8601 UTC strings with millisecond precision (the form of
-// Date.prototype.toISOString), so an export re-imports to the identical text.
+// ISO 8601 UTC with milliseconds, as Date.toISOString writes it, so an export re-imports to the identical text.
 export function isoUtc(column: string): string {
   return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 }

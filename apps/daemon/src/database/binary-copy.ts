@@ -2,10 +2,8 @@ import { escapeLiteral, PoolClient } from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { DataSource } from 'typeorm';
 
-// Large reads in PostgreSQL's binary COPY format. The driver's row path turns every field of every row into a
-// string, then an object per row; here a builder reads the fields it wants straight from the bytes, as the values
-// it wants (an int4 from its four bytes, text decoded once). pg-copy-streams carries the protocol; its chunks join
-// the payloads of many CopyData messages, so a row may straddle two chunks.
+// Binary COPY: a builder reads the fields it wants straight from the bytes, instead of the driver's string and
+// object per row. Chunks join many CopyData payloads, so a row may straddle two chunks.
 // Format: https://www.postgresql.org/docs/current/sql-copy.html (binary format).
 
 // 'PGCOPY\n\377\r\n\0', then the flags field and the header extension's length
@@ -26,8 +24,7 @@ function int32(data: Buffer, at: number): number {
   return (data[at] << 24) | (data[at + 1] << 16) | (data[at + 2] << 8) | data[at + 3];
 }
 
-// One row while its builder runs: its fields as byte ranges of the buffer it was read from (start -1 = NULL). The
-// object is reused for every row; a builder keeps values, never the row.
+// Reused for every row (start -1 = NULL): a builder keeps values, never the row.
 export class BinaryRow {
   buffer: Buffer = Buffer.alloc(0);
   readonly start: Int32Array;
@@ -60,7 +57,6 @@ export class BinaryRow {
   }
 }
 
-// Decodes the bytes of a binary copy-out as they arrive, in chunks cut anywhere: the header, rows, the trailer.
 export class BinaryCopyDecoder<T> {
   readonly rows: T[] = [];
   private readonly row: BinaryRow;
@@ -131,7 +127,6 @@ export class BinaryCopyDecoder<T> {
     if (at < end) this.pending = data.subarray(at);
   }
 
-  // The rows, once the copy has completed: the trailer must have been read.
   finish(): T[] {
     if (this.header) throw new BinaryCopyError('not a binary COPY stream');
     if (!this.ended)
@@ -139,7 +134,6 @@ export class BinaryCopyDecoder<T> {
     return this.rows;
   }
 
-  // Where the rows start, or -1 while the header is not all there.
   private readHeader(data: Buffer): number {
     if (data.length < HEADER) {
       if (!SIGNATURE.subarray(0, data.length).equals(data.subarray(0, SIGNATURE.length))) {
@@ -164,10 +158,8 @@ export function textArrayLiteral(values: readonly string[]): string {
 
 export { escapeLiteral };
 
-// Runs `COPY (select) TO STDOUT (FORMAT binary)` on a pooled connection and builds a value per row, in the select's
-// order. The select has no parameters: literals go in through escapeLiteral / textArrayLiteral. A decoding or
-// builder failure stops decoding but reads the copy to its end, so the connection goes back to the pool between
-// statements.
+// The select takes no parameters (COPY cannot): literals go in through escapeLiteral. A failure still reads the
+// copy to its end, so the connection goes back to the pool between statements.
 export async function copyRows<T>(
   dataSource: DataSource,
   select: string,

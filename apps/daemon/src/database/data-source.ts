@@ -28,12 +28,11 @@ export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions
     migrationsTableName: 'migrations',
     migrations: [join(__dirname, 'migrations', '*.{ts,js}')],
     entities: [],
-    // names the writer of every transaction opened during a write (the change record, issue 36)
+    // names the writer of every transaction opened during a write (the change record)
     subscribers: [WriterSubscriber],
     logging: false,
-    // A connection attempt to a database that is away fails within seconds (answered 503), never hangs a request.
-    // One connection stays open while the daemon runs (min: 1; idle ones beyond it close after 10 s): `svc restore`
-    // sees a running daemon by its connections (application_name) and refuses, however idle the daemon is.
+    // Connecting fails within seconds when the database is away (503). min: 1 keeps a connection open, so `svc restore`
+    // sees a running daemon by application_name however idle it is.
     extra: { max: poolSize, min: 1, application_name: 'svc-daemon', connectionTimeoutMillis: 5000, keepAlive: true },
   };
 }

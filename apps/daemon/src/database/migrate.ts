@@ -25,7 +25,6 @@ export class NewerSchemaError extends Error {
   }
 }
 
-// Every migration class of this build, oldest first (by the timestamp ending its name).
 export function migrationClasses(): MigrationClass[] {
   const classes: MigrationClass[] = [];
   for (const file of readdirSync(MIGRATIONS_DIR).filter((name) => MIGRATION_FILE.test(name))) {
@@ -51,7 +50,6 @@ export function knownMigrations(): string[] {
   return migrationClasses().map(migrationName);
 }
 
-// The migrations the database has applied, in the order it applied them (none when it has no migrations table).
 export async function appliedMigrations(dataSource: DataSource): Promise<string[]> {
   const exists: { present: boolean }[] = await dataSource.query(
     `SELECT to_regclass('public.migrations') IS NOT NULL AS present`,
@@ -66,8 +64,8 @@ async function assertNotNewer(dataSource: DataSource, known: ReadonlySet<string>
   if (unknown.length > 0) throw new NewerSchemaError(unknown);
 }
 
-// Applies the pending migrations (only those named in `only`, when given: a restore brings a database to the schema
-// version of its snapshot first). Refuses, before changing anything, a database that a newer svc has migrated.
+// `only`: a restore brings a database to its snapshot's schema version first. A database a newer svc migrated is
+// refused before anything changes.
 export async function runMigrations(url: string, only?: ReadonlySet<string>): Promise<string[]> {
   const classes = migrationClasses();
   const known = new Set(classes.map(migrationName));
@@ -100,10 +98,8 @@ export async function runMigrations(url: string, only?: ReadonlySet<string>): Pr
 const MIGRATIONS_TABLE_DDL = `CREATE TABLE IF NOT EXISTS "migrations" ("id" SERIAL NOT NULL, "timestamp" bigint NOT NULL,
   "name" character varying NOT NULL, CONSTRAINT "PK_8c82d7f526340ab734260ea46be" PRIMARY KEY ("id"))`;
 
-// Applies the pending migrations (only those named in `only`, when given) through `client`, inside the transaction
-// the caller has open: a restore drops, migrates and loads as one transaction, so a failure leaves nothing behind.
-// Every migration is raw SQL through queryRunner.query; this runner gives them just that, on the caller's connection,
-// with TypeORM's result shapes (rows, or [rows, count] for UPDATE and DELETE).
+// Inside the caller's transaction (a restore drops, migrates and loads as one). Migrations are raw SQL through
+// queryRunner.query; this runner gives them just that, with TypeORM's result shapes.
 export async function runMigrationsInTransaction(client: Client, only?: ReadonlySet<string>): Promise<string[]> {
   await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
   await client.query(MIGRATIONS_TABLE_DDL);

@@ -12,9 +12,8 @@ import { connectionParts } from './data-source';
 import { knownMigrations } from './migrate';
 import { holderAlive, readLock } from '../boot/daemon-lock';
 
-// What `svc doctor` and `svc admin token --offline` do with the daemon down (issue 40, break-glass): straight to
-// the database of SVC_DATABASE_URL, else the embedded one of SVC_HOME (through the running daemon's server, or
-// started for the purpose). Loaded by `svc` from the build at run time, as the snapshot tool is.
+// Break-glass with the daemon down: straight to SVC_DATABASE_URL, else SVC_HOME's embedded server. Loaded by `svc`
+// at run time, as the snapshot tool is.
 
 export interface OfflineCheck {
   check: string;
@@ -62,8 +61,7 @@ function runningEmbeddedUrl(home: string): string {
   return `postgres://postgres:${encodeURIComponent(password)}@localhost:5432/svc?host=${encodeURIComponent(socketDir)}`;
 }
 
-// Runs `fn` with a connected client on the configured database. The embedded server is used through the running
-// daemon's socket when a live daemon holds the home, else started for the call and stopped after.
+// Through a live daemon's socket when one holds the home, else the embedded server is started for the call.
 async function withDatabase<T>(config: AppConfig, fn: (client: Client) => Promise<T>): Promise<T> {
   const run = async (url: string) => {
     const client = clientFor(url);
@@ -106,9 +104,6 @@ async function applied(client: Client): Promise<string[]> {
   return (await client.query<{ name: string }>('SELECT name FROM migrations ORDER BY id')).rows.map((r) => r.name);
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// svc admin token --offline
-
 export interface MintedToken {
   token: string;
   token_id: number;
@@ -117,8 +112,7 @@ export interface MintedToken {
   path: 'offline';
 }
 
-// A new API token for the first active server admin, written in one transaction recorded in change_records with
-// path `offline` (the writer is set as a request's is). The token is returned once; only its SHA-256 is stored.
+// Recorded in change_records with path `offline`; only the token's SHA-256 is stored.
 export async function mintAdminToken(env: NodeJS.ProcessEnv = process.env, name?: string): Promise<MintedToken> {
   const config = parseConfig(env);
   return withDatabase(config, async (client) => {
@@ -174,7 +168,6 @@ export async function mintAdminToken(env: NodeJS.ProcessEnv = process.env, name?
   });
 }
 
-// ---------------------------------------------------------------------------------------------------------------
 // svc doctor, offline: why a daemon would not start here, and what to do.
 
 function secretHere(config: AppConfig): { value: Buffer; source: string } | null {

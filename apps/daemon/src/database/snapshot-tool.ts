@@ -20,9 +20,7 @@ import { AppConfig, parseConfig } from '../config/config';
 import { connectionParts } from './data-source';
 import { knownMigrations, runMigrationsInTransaction } from './migrate';
 
-// `svc backup` and `svc restore` (apps/svc loads this module at run time, as `svc tui` loads the TUI): they work on
-// the database the daemon would use, SVC_DATABASE_URL or the embedded server of SVC_HOME, with the daemon's own
-// migrations. Also runnable as `node dist/apps/daemon/src/database/snapshot-tool.js backup|restore|verify <file>`
+// `svc backup`/`svc restore`, loaded by svc at run time; also `node …/snapshot-tool.js backup|restore|verify <file>`
 // where only the daemon is installed (a container image).
 
 const APPLICATION_NAME = 'svc-snapshot';
@@ -32,7 +30,6 @@ function clientFor(url: string): Client {
   return new Client({ host, port, user: username, password, database, ssl, application_name: APPLICATION_NAME });
 }
 
-// The URL of the embedded server a live daemon runs, without starting or stopping anything.
 function runningEmbeddedUrl(home: string): string {
   const password = readFileSync(join(home, 'pg-password'), 'utf8').trim();
   const socketDir = join(home, 'pg');
@@ -49,10 +46,8 @@ async function withClient<T>(url: string, fn: (client: Client) => Promise<T>): P
   }
 }
 
-// Runs fn against the embedded database of config.home, started for the call (and stopped after) unless `running`.
-// Interrupted (Ctrl-C, SIGTERM), the server started for the call is stopped and `cleanup` runs (the lock is released)
-// before the process ends: no embedded PostgreSQL or stale daemon.lock is left behind, and the restore's transaction
-// is rolled back by its server, so a retry starts from the database as it was.
+// Interrupted, the server started for the call is stopped and `cleanup` runs first: no embedded PostgreSQL or stale
+// daemon.lock is left, and the server rolls back the restore's transaction.
 async function withEmbedded<T>(
   config: AppConfig,
   fn: (url: string) => Promise<T>,
@@ -85,8 +80,7 @@ async function withEmbedded<T>(
   }
 }
 
-// Where the server secret of this configuration is (never in a backup: docs/adr/0060): SVC_SERVER_SECRET, else
-// ${SVC_HOME}/server-secret when there is one.
+// Never in a backup (docs/adr/0060).
 export function serverSecretSource(config: AppConfig): string | null {
   if (config.serverSecret) return 'SVC_SERVER_SECRET';
   const path = join(config.home, SERVER_SECRET_FILE);
@@ -127,7 +121,6 @@ async function backupDatabase(
   return withEmbedded(config, (url) => withClient(url, (client) => takeSnapshot(client, file)), say);
 }
 
-// `svc restore --verify`: reads the whole file and checks it, touching no database (and needing none).
 export async function verify(file: string): Promise<VerifyResult> {
   if (!existsSync(file)) throw new SnapshotError('snapshot_unreadable', `${file}: no such file`);
   const checked: VerifiedSnapshot = await verifySnapshot(file);

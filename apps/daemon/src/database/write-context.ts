@@ -15,8 +15,7 @@ export interface WriterRecord {
   forced: boolean;
 }
 
-// One request's (or one sweep's) write: the writer, whether it is a mutation, the rules its route declared
-// (@Writes) and the rules the rulebook checked on the way.
+// One request's or sweep's write: its writer, the rules its route declared (@Writes) and those the rulebook checked.
 export interface WriteContext {
   writer: WriterRecord;
   mutation: boolean;
@@ -52,7 +51,6 @@ export function runAsDaemon<T>(work: () => Promise<T>): Promise<T> {
   return storage.run({ writer: anonymousWriter('sweep'), mutation: true, declared: null, passed: new Set() }, work);
 }
 
-// The rulebook notes each rule it checked for the current write.
 export function notePassed(rule: Rule): void {
   storage.getStore()?.passed.add(rule);
 }

@@ -2,9 +2,7 @@ import { DataSource, EntitySubscriberInterface, EventSubscriber, TransactionStar
 
 import { currentWrite } from './write-context';
 
-// Every transaction opened inside a write (a request, a sweep) first names its writer for the change-record
-// triggers: a transaction-local setting, gone at commit, never seen by the next user of the pooled connection.
-// (TypeORM loads only classes marked @EventSubscriber from the data source's `subscribers`.)
+// A transaction-local setting, gone at commit, never seen by the next user of the pooled connection.
 @EventSubscriber()
 export class WriterSubscriber implements EntitySubscriberInterface {
   afterTransactionStart(event: TransactionStartEvent): Promise<unknown> | void {
