@@ -27,7 +27,7 @@ import { RulebookModule } from './rulebook/rulebook.module';
 import { HistoryModule } from './history/history.module';
 import { CommentsModule } from './comments/comments.module';
 
-// The daemon's feature modules. Each feature adds its module here (one line each); app.module.ts imports the list.
+// One line per feature; app.module.ts imports the list.
 export const FEATURE_MODULES: Type[] = [
   RulebookModule,
   HistoryModule,

@@ -26,7 +26,6 @@ import { runMigrations } from './database/migrate';
 export interface RunningDaemon {
   app: NestFastifyApplication;
   url: string;
-  // the first-boot message (with the admin token only on a terminal), printed last by main(); null on later boots
   firstBoot: string[] | null;
   stop: () => Promise<void>;
 }
@@ -55,19 +54,16 @@ async function resolveDatabase(config: AppConfig): Promise<{ url: string; embedd
   return { url: connection.url('svc'), embedded };
 }
 
-// V8 grows the heap past the live heap after each full GC by a factor of its own choosing (up to ~4x); a daemon
-// serving a 100k project allocates a few MB of short-lived large arrays per write, so its resident memory was mostly
-// garbage waiting for the next full GC. A fixed growth trades a few more full GCs for memory (h-perf). The flag is
-// read at every full GC, so setting it at start applies to the whole run.
+// A fixed heap growth trades a few more full GCs for memory: a 100k project's writes otherwise leave mostly garbage
+// (docs/adr/0045). V8 reads the flag at every full GC.
 export function applyHeapGrowth(percent: number): void {
   if (percent > 0) setFlagsFromString(`--heap-growing-percent=${percent}`);
 }
 
 export async function startDaemon(config: AppConfig): Promise<RunningDaemon> {
   applyHeapGrowth(config.heapGrowthPercent);
-  // The embedded server's folder has one owner: the lock is taken before the server is looked at, so a second
-  // daemon leaves the first one's server alone. (With SVC_DATABASE_URL the folder holds no database: replicas
-  // share the external one and need no lock.) Then the port, before the database is touched.
+  // The lock comes before the embedded server is looked at, so a second daemon leaves the first one's server alone
+  // (an external SVC_DATABASE_URL needs none); then the port, before the database is touched.
   const intended = `http://${config.host}:${config.port}`;
   const lock = config.databaseUrl ? null : DaemonLock.acquire(config.home, intended);
   let databaseUrl: string;
@@ -89,7 +85,6 @@ export async function startDaemon(config: AppConfig): Promise<RunningDaemon> {
     const adapter = new FastifyAdapter({
       bodyLimit: config.bodyLimit,
       trustProxy: false,
-      // X-Request-Id from the caller when it is a plain token, else a new one (see request-id.ts)
       requestIdHeader: false,
       genReqId: assignRequestId,
       onProtoPoisoning: 'error',
@@ -100,8 +95,7 @@ export async function startDaemon(config: AppConfig): Promise<RunningDaemon> {
     });
     const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, databaseUrl), adapter, {
       bufferLogs: true,
-      // a failed start is thrown to main() (which logs it and exits 1), not process.abort()ed; Nest's buffered lines
-      // and its failure report go through BootLogger (JSON lines when the log is JSON)
+      // a failed start is thrown to main(), not process.abort()ed
       abortOnError: false,
       logger: new BootLogger(),
     });
@@ -123,9 +117,7 @@ export async function startDaemon(config: AppConfig): Promise<RunningDaemon> {
     void warmUpFrontier().catch((err: unknown) => note(`frontier warm-up: ${(err as Error).message}`, 'warn'));
     let stopping: Promise<void> | null = null;
     const stop = () => {
-      // Drain (common/drain.ts): not ready first, until the balancer has noticed; then new requests are refused
-      // with a JSON 503 and the ones in flight finish; then Nest closes the streams, the pool and the HTTP server,
-      // and the embedded server stops.
+      // Drain (common/drain.ts), then Nest closes the streams, the pool and the HTTP server, then the embedded server.
       drain.begin();
       stopping ??= drain
         .settle(config.drainSeconds * 1000)
@@ -170,8 +162,7 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  // One write, so the first-boot banner follows "listening" at once and is the last thing on the terminal. It goes
-  // to stderr with the other notes: stdout carries log records only. In the JSON format both are JSON lines.
+  // One write, so the first-boot banner follows "listening" at once and is the last thing on the terminal.
   const listening = `listening on ${daemon.url} (ready in ${Date.now() - started} ms)`;
   if (daemonNotes.format === 'pretty') {
     const banner = daemon.firstBoot ? `\n${frameBanner(daemon.firstBoot, process.stderr.columns)}` : '';

@@ -1,6 +1,4 @@
-// The first-boot message in a box, so it stands out as the last thing on the terminal. Lines longer than the box
-// are wrapped at spaces (a word longer than the box, such as a path, is cut where it must be); the token has a line
-// of its own and is never cut.
+// A box so it stands out as the last thing on the terminal; the token has a line of its own and is never cut.
 const MAX_WIDTH = 80;
 const MIN_WIDTH = 40;
 

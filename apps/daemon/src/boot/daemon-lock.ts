@@ -1,9 +1,8 @@
 import { linkSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-// One daemon per data folder: $SVC_HOME/daemon.lock names the live owner (pid, address). It is created atomically
-// (written aside, then hard-linked into place: link fails if the name exists), so two daemons starting together
-// cannot both win. A lock whose process is gone (kill -9, power loss) is stale and taken over.
+// Created atomically (written aside, then hard-linked: link fails if the name exists), so two daemons starting
+// together cannot both win. A lock whose process is gone is stale and taken over.
 export const LOCK_FILE = 'daemon.lock';
 
 export interface LockHolder {
@@ -85,7 +84,6 @@ export class DaemonLock {
     this.path = join(home, LOCK_FILE);
   }
 
-  // Takes the folder or throws DaemonLockHeldError naming the live owner; touches nothing else in the folder.
   static acquire(home: string, url: string): DaemonLock {
     mkdirSync(home, { recursive: true, mode: 0o755 });
     const lock = new DaemonLock(home, {

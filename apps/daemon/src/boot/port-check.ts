@@ -2,8 +2,7 @@ import { createServer } from 'node:net';
 
 export class PortBusyError extends Error {}
 
-// Binds the daemon's address for a moment and lets it go: a busy port is found before the database is touched.
-// (Port 0 picks a free port at listen and needs no check.)
+// A busy port is found before the database is touched; port 0 picks a free one at listen.
 export function assertPortFree(host: string, port: number): Promise<void> {
   if (port === 0) return Promise.resolve();
   return new Promise((resolve, reject) => {

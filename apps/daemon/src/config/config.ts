@@ -16,7 +16,6 @@ export interface AppConfig {
   port: number;
   publicUrl: string | null;
   logLevel: string;
-  // auto: readable lines when stdout is a terminal, JSON lines otherwise
   logFormat: LogFormatSetting;
   configDir: string;
   trustedProxies: string[];
@@ -24,12 +23,12 @@ export interface AppConfig {
   mode: ServerMode;
   oidc: { issuer?: string; clientId?: string; clientSecret?: string; allowedDomains: string[] };
   eventRetentionDays: number;
-  // change records (item history, audit log) older than this many days are swept; 0 keeps them all
+  // days; 0 keeps them all
   historyRetentionDays: number;
-  // Concurrent event streams per actor and per client address, counted by each daemon process.
+  // counted per process
   eventStreamsPerActor: number;
   eventStreamsPerAddress: number;
-  // MCP-over-HTTP connections (sessions) and their GET /mcp streams per actor and per client address, per process.
+  // per process
   mcpSessionsPerActor: number;
   mcpSessionsPerAddress: number;
   mcpStreamsPerActor: number;
@@ -45,17 +44,12 @@ export interface AppConfig {
   // false: the first-boot token goes to the credential file only (printed only if that file cannot be written)
   printBootstrapToken: boolean;
   dbPoolSize: number;
-  // SVC_METRICS_PORT: /metrics without a token on SVC_METRICS_HOST (127.0.0.1 unless set: 0.0.0.0 makes each
-  // replica's metrics reachable on a private network, such as compose's); null: only the token route on the public
-  // port (a server admin's token or a metrics-only one)
+  // null: /metrics only on the public port, with a token; else without one on SVC_METRICS_HOST (127.0.0.1 default).
   metricsPort: number | null;
   metricsHost: string;
-  // SVC_HEAP_GROWTH_PERCENT: how far V8 lets the heap grow past the live heap before the next full GC (0: V8's own
-  // choice, which let a 100k project's ~150 MB live heap reach 370-415 MB between two: docs/adr/0045)
+  // 0: V8's own choice, which let a 100k project's live heap near triple between full GCs (docs/adr/0045)
   heapGrowthPercent: number;
-  // SVC_DRAIN_SECONDS: on SIGTERM, how long at most the replica answers 503 on /livez and /readyz (while still serving)
-  // before it stops accepting; it stops sooner once a balancer has seen the 503 and sent nothing for 0.5 s, and at
-  // once when no balancer asked /livez in the last minute
+  // SIGTERM: at most this long answering 503 on the probes before refusing new requests (common/drain.ts)
   drainSeconds: number;
 }
 

@@ -76,9 +76,7 @@ export class EnvDto {
 
   @IsOptional() @Transform(toBool) @IsBoolean() SVC_BOOTSTRAP_ADMIN?: boolean;
 
-  // Supplied by an operator (compose's .env, `svc self-host init`): shaped like a token the daemon makes (svc_ and at
-  // least 32 URL-safe characters), so a guessable value never becomes the admin's credential. The message never
-  // echoes the value.
+  // Shaped like a daemon-made token, so a guessable value never becomes the admin's credential; never echoed.
   @IsOptional()
   @Matches(/^svc_[A-Za-z0-9_-]{32,}$/, {
     message:
@@ -90,14 +88,10 @@ export class EnvDto {
 
   @IsOptional() @Transform(toNumber) @IsInt() @Min(1) @Max(200) SVC_DB_POOL_SIZE?: number;
 
-  // Prometheus text on 127.0.0.1:<port>/metrics without a token (0: any free port)
   @IsOptional() @Transform(toNumber) @IsInt() @Min(0) @Max(65535) SVC_METRICS_PORT?: number;
   @IsOptional() @IsIP() SVC_METRICS_HOST?: string;
 
-  // V8's heap growth after a full GC, in percent of the live heap (0: V8's own, up to ~4x)
   @IsOptional() @Transform(toNumber) @IsInt() @Min(0) @Max(400) SVC_HEAP_GROWTH_PERCENT?: number;
 
-  // On SIGTERM: at most this many seconds of not-ready (503) before the replica stops accepting, so the balancer
-  // takes it out first (default 10; only when a balancer asked /livez in the last minute)
   @IsOptional() @Transform(toNumber) @IsInt() @Min(0) @Max(300) SVC_DRAIN_SECONDS?: number;
 }
