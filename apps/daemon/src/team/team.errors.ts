@@ -9,7 +9,7 @@ export enum TeamErrorCode {
   LastAdmin = 'last_admin',
   // the target of the change is disabled (the caller is not): a conflict with its state
   ActorDisabled = 'actor_disabled',
-  // an organization admin creating an actor under a name that is taken, in their view or not: it does not say where
+  // taken in their view or not: it does not say where
   NameUnavailable = 'name_unavailable',
   OrganizationExists = 'organization_exists',
 }

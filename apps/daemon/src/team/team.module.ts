@@ -4,7 +4,6 @@ import { ActorsController, MembersController, OrganizationsController, TokensCon
 import { TeamRepository } from './team.repository';
 import { TeamService } from './team.service';
 
-// People, memberships and API tokens (issue 13); organizations and the walls between them (issue 24).
 @Module({
   controllers: [ActorsController, MembersController, TokensController, OrganizationsController],
   providers: [TeamService, TeamRepository],

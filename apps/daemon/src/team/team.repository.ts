@@ -53,7 +53,6 @@ export interface TokenRow {
   scope: string;
 }
 
-// The credential a new token is minted by (the caller's): it becomes the token's parent.
 export interface ParentCredential {
   via: 'api_token' | 'machine_credential';
   id: number;
@@ -68,8 +67,6 @@ const TOKEN_COLUMNS = `t.id, t.name, a.name AS actor, t.actor_id, t.token_prefix
   t.expires_at, t.revoked_at, t.parent_token_id, t.scope,
   (SELECT mc.machine_id FROM machine_credentials mc WHERE mc.id = t.parent_machine_credential_id) AS parent_machine_id`;
 
-// Who asks (see IN_VIEW): the caller, whether they are a server admin (actors.is_admin) and the organization their
-// request is confined to (organizationScope), null: none.
 export interface TeamViewer {
   id: number;
   isAdmin: boolean;
@@ -78,13 +75,9 @@ export interface TeamViewer {
 
 const viewerParams = (viewer: TeamViewer) => [viewer.id, viewer.isAdmin, viewer.scope];
 
-// The walls between organizations: whether actor `a` is in the view of the caller $1 ($2: the caller is a server
-// admin; $3: the organization the request is confined to, or NULL). Everyone sees themselves; an unconfined server
-// admin sees everyone; an organization admin also sees the actors who are not server admins, have at least one
-// membership, and have every membership (whatever its status) in an organization the caller is an active admin of.
-// A confined request sees only actors every membership of whom is in its organization, and only if the caller is an
-// admin of it (a confined server admin counts as one). An actor with a membership anywhere else, with none at all,
-// or a server admin is outside the view, exactly like a name that does not exist.
+// The walls between organizations: everyone sees themselves, an unconfined server admin everyone, an organization
+// admin the non-admin actors all of whose memberships are in organizations they administer (within the request's
+// confinement). Anyone else is outside the view, exactly like a name that does not exist.
 const IN_VIEW = `(a.id = $1 OR ($2::boolean AND $3::integer IS NULL) OR (
   NOT a.is_admin
   AND EXISTS (SELECT 1 FROM memberships vm WHERE vm.actor_id = a.id)
@@ -105,7 +98,6 @@ export class TeamRepository {
     return this.dataSource.transaction(work);
   }
 
-  // Organizations the actor is an active admin of.
   async adminOrganizations(actorId: number): Promise<OrganizationRow[]> {
     return this.dataSource.query(
       `SELECT o.id, o.slug, o.name FROM memberships m JOIN organizations o ON o.id = m.organization_id
@@ -134,8 +126,7 @@ export class TeamRepository {
     return rows[0] ?? null;
   }
 
-  // Every organization (all) or those the caller is an active member of; slug: only that one; scope: only that one
-  // (the organization the request is confined to).
+  // scope: the organization the request is confined to.
   async organizationSummaries(
     callerId: number,
     all: boolean,
@@ -170,7 +161,6 @@ export class TeamRepository {
     return rows[0] ?? null;
   }
 
-  // The caller and the actors in their view (see IN_VIEW).
   async listActors(viewer: TeamViewer): Promise<ActorRow[]> {
     return this.dataSource.query(
       `SELECT ${ACTOR_COLUMNS} FROM actors a WHERE ${IN_VIEW} ORDER BY a.name`,
@@ -178,8 +168,7 @@ export class TeamRepository {
     );
   }
 
-  // The named actor if the caller sees them, else null: the same answer whether the name is outside the caller's
-  // view or does not exist.
+  // null alike whether the name is outside the caller's view or does not exist.
   async visibleActorByName(viewer: TeamViewer, name: string): Promise<ActorRow | null> {
     const rows: ActorRow[] = await this.dataSource.query(
       `SELECT ${ACTOR_COLUMNS} FROM actors a WHERE a.name = $4 AND ${IN_VIEW}`,
@@ -280,12 +269,9 @@ export class TeamRepository {
     });
   }
 
-  // Mints a token as a child of the caller's credential, confined to the parent's organization if the parent is (a
-  // machine credential always is; a machine approved with a token expires with it, and so does what it mints), or
-  // else to the request's organization (the hosted path's); it expires no later than its parent (LEAST ignores a NULL:
-  // a parent without expiry leaves the requested lifetime as it is). The parent is locked FOR SHARE and must still
-  // be live, so a revocation running at the same time either waits for this insert (and its cascade then reaches
-  // the new token) or committed first (and the parent is gone). null: the parent is no longer live.
+  // A child of the caller's credential: confined to the parent's organization (or the hosted path's), expiring no
+  // later (LEAST ignores NULL). The parent is locked FOR SHARE and must be live, so a concurrent revocation either
+  // waits for this insert (its cascade then reaches the token) or committed first. null: the parent is not live.
   async insertToken(
     actorId: number,
     name: string,
@@ -344,8 +330,7 @@ export class TeamRepository {
     return rows[0] ?? null;
   }
 
-  // The tokens of one actor (actorId) or of the caller and every actor in their view (actorId null; for a server
-  // admin: every token). Only ever the tokens of actors in the caller's view.
+  // Only ever the tokens of actors in the caller's view (actorId null: all of them).
   async listTokens(viewer: TeamViewer, actorId: number | null, includeRevoked: boolean): Promise<TokenRow[]> {
     return this.dataSource.query(
       `SELECT ${TOKEN_COLUMNS} FROM api_tokens t JOIN actors a ON a.id = t.actor_id

@@ -99,14 +99,8 @@ function toOrganizationWire(row: OrganizationSummaryRow): OrganizationWire {
   };
 }
 
-// People, memberships, organizations and API tokens. A server admin (actors.is_admin) manages everyone; an
-// organization admin manages the actors in their view: those all of whose memberships are in organizations they
-// administer (never a server admin, never someone who also belongs elsewhere; see IN_VIEW in the repository);
-// every actor manages their own tokens. Anything outside the caller's view answers the same 404 as a name that
-// does not exist, so names of other organizations' people do not leak. A request confined to an organization (a
-// machine credential, a token it minted, the hosted path; see organizationScope) acts in that organization only:
-// another organization answers like one that does not exist, and a confined server admin is an admin of its
-// organization and no more (isServerAdmin).
+// Anything outside the caller's view (IN_VIEW in the repository) answers the same 404 as a name that does not
+// exist, so other organizations' people do not leak. A confined request acts in its organization only.
 @Injectable()
 export class TeamService {
   constructor(
@@ -114,8 +108,7 @@ export class TeamService {
     private readonly repository: TeamRepository,
   ) {}
 
-  // Organizations: a server admin creates them and sees them all; anyone else sees those they are an active member
-  // of, and any other answers the same 404 as a slug that does not exist.
+  // Anyone but a server admin sees the organizations they are an active member of; any other is a 404.
   async createOrganization(caller: AuthenticatedActor, dto: CreateOrganizationDto): Promise<OrganizationWire> {
     if (!isServerAdmin(caller)) {
       throw forbidden(
@@ -230,7 +223,6 @@ export class TeamService {
   }
 
   async listTokens(caller: AuthenticatedActor, query: ListTokensQueryDto): Promise<TokenListResponse> {
-    // Only ever tokens of actors in the caller's view: ?all=true is the caller's and those of their view.
     let actorId: number | null = caller.id;
     if (query.actor !== undefined) actorId = (await this.visibleActor(caller, query.actor)).id;
     else if (query.all) actorId = null;
@@ -238,9 +230,7 @@ export class TeamService {
     return { tokens: rows.map(toTokenWire) };
   }
 
-  // The new token is a child of the caller's credential (whoever it is for): it expires no later than that
-  // credential and is revoked with it. A requested lifetime beyond the parent's expiry is capped, visibly in
-  // expires_at. It is confined where the request is (the parent's organization, or the hosted path's).
+  // A requested lifetime beyond the parent credential's expiry is capped, visibly in expires_at.
   async createToken(caller: AuthenticatedActor, dto: CreateTokenDto): Promise<CreatedTokenResponse> {
     // the metrics are server-wide: only a server admin hands out a credential that reads them
     if (dto.scope === 'metrics' && !isServerAdmin(caller)) {
@@ -277,7 +267,6 @@ export class TeamService {
     return { token_id: id, revoked: await this.repository.revokeToken(id) };
   }
 
-  // The named actor if the caller sees them; else the same 404 whether the name exists elsewhere or not at all.
   private async visibleActor(caller: AuthenticatedActor, name: string): Promise<ActorRow> {
     const row = await this.repository.visibleActorByName(viewerOf(caller), name);
     if (!row) throw notFound(`actor ${name}`);
@@ -297,9 +286,8 @@ export class TeamService {
     throw forbidden(`only an admin of ${organization.slug} can do this`);
   }
 
-  // The organization a request means: the named one; else the one the request is confined to; else the caller's
-  // only administered organization; else (a server admin, or any member when reading) the self-host server's
-  // organization. A confined request naming another organization gets the 404 of one that does not exist.
+  // The named organization; else the request's confinement; else the caller's only administered one; else the
+  // self-host server's. A confined request naming another gets the 404 of one that does not exist.
   private async organizationFor(
     caller: AuthenticatedActor,
     slug: string | undefined,
