@@ -66,7 +66,6 @@ export class DeploymentsController {
     return this.service.retireEnvironment(actor, project, name);
   }
 
-  // svc deployments environments unretire <name>: an admin brings a retired environment back
   @Post('environments/:project/:name/unretire')
   @HttpCode(200)
   @Writes('scope', 'role')
@@ -94,7 +93,6 @@ export class DeploymentsController {
     return this.service.updateRun(actor, id, dto);
   }
 
-  // svc deployments runs resume <id>: continue a halted run once its gate passes
   @Writes('scope', 'approval_stages')
   @Post('runs/:id/resume')
   @HttpCode(200)
@@ -106,7 +104,6 @@ export class DeploymentsController {
     return this.service.resumeRun(actor, id, dto);
   }
 
-  // svc approve <ref>: the stage the item's run is halted at, approved once by the caller
   @Writes('scope', 'role', 'approval_stages')
   @Post('approvals')
   @HttpCode(201)

@@ -15,11 +15,10 @@ export enum DeploymentErrorCode {
   DeploymentIncomplete = 'deployment_incomplete',
   RunNotHalted = 'run_not_halted',
   RunStillHalted = 'run_still_halted',
-  // issue 24: a run moved into or past a stage whose approval is not recorded, or recorded as succeeded without it
+  // a run moved into or past a stage whose approval is not recorded, or succeeded without it
   ApprovalRequired = 'approval_required',
-  // issue 24: flows and runs of an environment with approval stages are written only by those who may approve
+  // flows and runs of an environment with approval stages are written only by those who may approve
   ApproverRequired = 'approver_required',
-  // issue 36: retiring and un-retiring an environment is an admin's act (of the project's organization)
   EnvironmentAdminRequired = 'environment_admin_required',
 }
 
@@ -41,11 +40,8 @@ export const DEPLOYMENT_ERROR_STATUS: ErrorStatusTable<DeploymentErrorCode> = {
   [DeploymentErrorCode.EnvironmentAdminRequired]: HttpStatus.FORBIDDEN,
 };
 
-// The refusals carry the run's state as extra fields; the code must be one of the enum's and the status comes
-// from the table.
 export const deploymentError = errorFactory(DEPLOYMENT_ERROR_STATUS);
 
-// The state of a run an error carries, as the run's wire shape words it.
 export interface RunStateDetail {
   id: string;
   status: string;
@@ -82,8 +78,6 @@ export const runStillHalted = (run: RunStateDetail, itemRefs: readonly string[])
   );
 };
 
-// The usher step asked to pass a stage whose approval is not recorded (or to succeed without every approval the run
-// needs): nothing changed.
 export const approvalRequired = (
   run: RunStateDetail | null,
   environment: string,
@@ -101,7 +95,6 @@ export const approvalRequired = (
   );
 };
 
-// Writing a flow, environment or run of an environment with approval stages needs someone who may give that approval.
 export const approverRequired = (
   what: string,
   environment: string,

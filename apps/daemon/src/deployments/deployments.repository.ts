@@ -76,7 +76,7 @@ export class DeploymentsRepository {
     return manager.query(`${ENVIRONMENT_SELECT} WHERE project = $1 ORDER BY name`, [project]);
   }
 
-  // Retired: retired_at set (kept when it already was); un-retired: cleared. false when there is no such environment.
+  // retired_at is kept when it already was; false: no such environment.
   async setEnvironmentRetired(project: string, name: string, retired: boolean): Promise<boolean> {
     const { count } = affected(
       await this.dataSource.query(
@@ -155,7 +155,7 @@ export class DeploymentsRepository {
     );
   }
 
-  // What the usher step declares its environment/runner has now (replaces the run's earlier declaration).
+  // Replaces the run's earlier declaration.
   async setCapabilities(id: string, capabilities: readonly string[], manager: EntityManager): Promise<void> {
     await manager.query('UPDATE deployment_runs SET capabilities = $2::jsonb WHERE id = $1', [
       id,
@@ -200,7 +200,6 @@ export class DeploymentsRepository {
     );
   }
 
-  // The run's recorded approvals: the stages approved, and whether any was given by an admin.
   async approvals(
     runId: string,
     manager = this.dataSource.manager,
@@ -212,8 +211,7 @@ export class DeploymentsRepository {
     return { stages: new Set(rows.map((r) => r.stage_index)), byAdmin: rows.some((r) => r.approver_role === 'admin') };
   }
 
-  // The approval each environment of the project needs (svc_deployment_approval_role: the strongest approval stage of
-  // a flow of the project that reaches it, with the flow given counted as reaching it), or null when none does.
+  // svc_deployment_approval_role: the strongest approval stage of a flow reaching each environment; null: none.
   async approvalRoles(
     project: string,
     environments: readonly string[],
@@ -228,7 +226,6 @@ export class DeploymentsRepository {
     return new Map(rows.filter((r) => r.role !== null).map((r) => [r.environment, r.role!]));
   }
 
-  // The newest run of a flow carrying the item (locked when asked), or null.
   async latestFlowRun(itemId: number, manager: EntityManager, lock = false): Promise<RunRow | null> {
     const rows: RunRow[] = await manager.query(
       `${RUN_SELECT} WHERE flow_id IS NOT NULL AND carried_work -> 'items' @> jsonb_build_array($1::int)
@@ -298,7 +295,6 @@ export class DeploymentsRepository {
     };
   }
 
-  // The item's deployment flow (items.deployment_flow) and whether it holds done until the run completes.
   async itemFlow(
     itemId: number,
     manager: EntityManager,

@@ -97,13 +97,11 @@ export class DeploymentsService {
     return this.repository.runs(project, manager);
   }
 
-  // The approvals recorded on the project's runs, as the backlog file carries them (transfer's export and import).
   approvalsOf(project: string, manager?: EntityManager): Promise<RecordedApproval[]> {
     return this.repository.approvalsOfProject(project, manager);
   }
 
-  // Transfer's import, for a flow of the file the project did not hold: its approval stages need an approver of
-  // their strength, as POST /v1/deployments/flows says (createFlow).
+  // Transfer's import of a flow the project did not hold: approval stages need an approver of their strength.
   async checkImportedFlow(
     actor: AuthenticatedActor,
     project: string,
@@ -117,9 +115,7 @@ export class DeploymentsService {
     this.assertApprover(standing, strongestApproval(needs), `importing deployment flow ${flow.id}`);
   }
 
-  // Transfer's import, for a run of the file that is not the project's run as stored: it must be one the routes would
-  // have recorded: its writer may write the environment's runs, and it passed (or succeeded past) no approval stage
-  // without that stage's approval, and succeeded only with the approval its environment needs (as gate() says).
+  // Transfer's import of a run not as stored: it must be one the routes would have recorded (writer, approvals).
   async checkImportedRun(actor: AuthenticatedActor, runId: string, manager: EntityManager): Promise<void> {
     const run = (await this.repository.lockRun(runId, manager))!;
     await this.assertRunWrites(actor, run, `importing deployment run ${runId}`, manager);
@@ -132,8 +128,7 @@ export class DeploymentsService {
     await this.access.assertProject(actor, dto.project);
     const problem = flowStagesProblem(dto.stages);
     if (problem) throw validationMessage(problem);
-    // the environments the flow reaches (a stage's environment, else its name; its target tier), and the approvals
-    // they need already or would need by its own approval stages
+    // the environments the flow reaches and the approvals they need, already or by its own approval stages
     const stages = parseFlowStages(dto.stages);
     const reached = stages.map((s) => s.environment ?? s.name);
     if (dto.target_tier) reached.push(dto.target_tier);
@@ -275,10 +270,7 @@ export class DeploymentsService {
     return this.toWire(run);
   }
 
-  // POST /v1/deployments/runs/:id/resume (svc deployments runs resume <id>): continues a halted run at the stage it
-  // halted at once its gate passes (the capability fixed, declared with `capabilities` or earlier; the approval
-  // given). 409 run_not_halted when there is no halt (so a second resume changes nothing), 409 run_still_halted
-  // with what is still missing when the gate holds (nothing changes either).
+  // 409 run_not_halted when there is no halt (a second resume changes nothing), run_still_halted when the gate holds.
   async resumeRun(actor: AuthenticatedActor, id: string, dto: ResumeRunDto): Promise<RunWire> {
     const existing = await this.repository.run(id);
     if (!existing || !(await this.access.canSee(actor, [existing.project]))) throw deploymentRunNotFound(id);
@@ -329,9 +321,7 @@ export class DeploymentsService {
     return { runs: rows.map((r) => toRunResponse(r, refs)) };
   }
 
-  // The flow's gates at the run's position (runHalt, skippedApproval); a refusal leaves the caller's transaction
-  // changing nothing. Answers the run as stored afterwards. `before` is the run as stored before this write (null for
-  // a new run), for the refusal.
+  // A refusal leaves the caller's transaction changing nothing. `before` (null for a new run) is for the refusal.
   private async gate(
     run: RunRow,
     dto: { capabilities?: string[]; current_stage?: string; stage_index?: number },
@@ -363,7 +353,6 @@ export class DeploymentsService {
         manager,
       );
     } else {
-      // a position given by number names its stage
       if (
         dto.stage_index !== undefined &&
         dto.current_stage === undefined &&
@@ -377,7 +366,6 @@ export class DeploymentsService {
     return (await this.repository.run(run.id, manager))!;
   }
 
-  // Refuses a run at `position` that went without an approval (skippedApproval). Answers the approvals.
   private async assertApprovalsPassed(
     run: RunRow,
     stages: FlowStage[],
@@ -405,8 +393,6 @@ export class DeploymentsService {
     return approved;
   }
 
-  // Records, once, who approved the stage the item's newest run is halted at (decideApproval), with a
-  // DeploymentApproved event.
   async approve(actor: AuthenticatedActor, dto: ApproveDto): Promise<DeploymentApprovalResponse> {
     const item = await this.access.resolveItem(actor, dto.item);
     return this.repository.transaction(async (manager) => {
@@ -547,7 +533,6 @@ export class DeploymentsService {
     if (shortfall) throw approverRequired(what, shortfall.environment, shortfall.required, standing.organization);
   }
 
-  // Flows, environments and runs of an environment with approval stages are written only by those who may approve.
   private async assertWrites(
     actor: AuthenticatedActor,
     project: string,

@@ -1,8 +1,6 @@
-// A deployment flow's stages (documented extension, issue 15): each stage is either a name (as before) or an
-// object naming where a human must approve and which capabilities the usher step needs there:
-//   "staging"
+// Documented extension: a stage is a name or an object naming where a human approves and what the usher needs:
 //   {"name": "production", "environment": "production", "approval": {"role": "admin"}, "capabilities": ["kubectl"]}
-// `approval: true` means any member may approve; `name` defaults to `environment`.
+// `approval: true`: any member may approve; `name` defaults to `environment`.
 
 export type ApprovalRole = 'member' | 'admin';
 
@@ -17,7 +15,6 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 const CAPABILITY = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,99}$/;
 const STAGE_KEYS = new Set(['name', 'environment', 'approval', 'capabilities']);
 
-// The first problem of a flow's stages, in words, or null when they are valid.
 export function flowStagesProblem(stages: unknown): string | null {
   if (!Array.isArray(stages)) return 'stages must be an array';
   if (stages.length > 100) return 'a flow has at most 100 stages';

@@ -43,7 +43,6 @@ export class CreateFlowDto implements CreateFlowRequest {
 }
 
 export class ApproveDto {
-  // public ref of the halted item
   @Matches(/^[A-Za-z][A-Za-z0-9]{0,15}-[0-9]{1,9}$/, { message: 'item must be an item ref such as ABC-12' })
   item!: string;
 }
@@ -67,7 +66,6 @@ export class CreateRunDto implements CreateRunRequest {
   @IsOptional() @IsString() @MaxLength(100) current_stage?: string;
   @IsOptional() @IsInt() @Min(0) @Max(1000) stage_index?: number;
   @IsOptional() @IsInt() @Min(0) @Max(1000) stage_count?: number;
-  // public refs of the carried items
   @IsArray() @ArrayMaxSize(5000) @IsString({ each: true }) @MaxLength(40, { each: true }) items!: string[];
   @IsOptional() @IsString() @MaxLength(10_000) qa_summary?: string;
   @IsOptional() @IsString() @MaxLength(2000) blocked_reason?: string;
@@ -87,7 +85,6 @@ export class UpdateRunDto implements UpdateRunRequest {
   @IsOptional() @IsInt() @Min(0) @Max(1000) stage_count?: number;
   @IsOptional() @IsString() @MaxLength(10_000) qa_summary?: string;
   @IsOptional() @IsString() @MaxLength(2000) blocked_reason?: string;
-  // capabilities the usher step has here (a stage needing others halts with needs-capability)
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(50)
@@ -96,7 +93,6 @@ export class UpdateRunDto implements UpdateRunRequest {
   capabilities?: string[];
 }
 
-// POST /v1/deployments/runs/:id/resume: continues a halted run once its gate passes.
 export class ResumeRunDto implements ResumeRunRequest {
   // what the environment/runner has now (replaces what the run last declared); omitted: the run's declared set
   @IsOptional()
@@ -138,14 +134,12 @@ export interface RunRow {
   halted_at: string | null;
   // what the usher step last declared it has (null: never declared)
   capabilities: string[] | null;
-  // the approval its environment (and its own flow) needed while it was written, recorded by the database on every
-  // write and never weakened; null: none (issue 24)
+  // recorded by the database on every write, never weakened; null: none
   required_approval: 'member' | 'admin' | null;
 }
 
 export type HaltKind = DeploymentHaltWire['kind'];
 
-// Where and why a run stopped: at a stage awaiting a human approval, or missing capabilities there.
 export type RunHaltWire = DeploymentHaltWire;
 
 export function ageText(since: string, now = Date.now()): string {
