@@ -13,12 +13,9 @@ interface Kept {
   watermark: string;
 }
 
-// The cycle check of a dependency add in memory (issue 38): per organization, its activation edges (ActivationGraph),
-// brought up to date before each check by reading only the edges written and deleted since the last one (the change
-// stamps and tombstones the frontier's refresh reads). Each check runs inside the adding transaction, after it took
-// the organization's lock: every edge another transaction added in the organization has committed by then and is read
-// here, so the answer is exact across replicas and writers (plain SQL included). The new edge itself is not added:
-// it is read back after it commits, by the next check.
+// The cycle check in memory, per organization, refreshed before each check from the edges written and deleted since
+// (change stamps and tombstones). It runs in the adding transaction under the organization's lock, so every other
+// edge has committed and is read: exact across replicas. The new edge is read back by the next check.
 @Injectable()
 export class ActivationGraphCache {
   private readonly kept = new Map<string, Kept>();
@@ -27,7 +24,6 @@ export class ActivationGraphCache {
 
   constructor(private readonly repository: DependenciesRepository) {}
 
-  // The cycle blocker → dependent would close, as findCycleIfAdded over the organization's stored activation edges.
   // Call under the organization's lock (DependenciesRepository.lockActivationGraph), with that transaction.
   cycleIfAdded(
     manager: EntityManager,

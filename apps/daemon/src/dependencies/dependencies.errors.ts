@@ -8,7 +8,7 @@ export enum DependencyErrorCode {
   InvalidValue = 'invalid_value',
   DependencyCycle = 'dependency_cycle',
   DependencyNotFound = 'dependency_not_found',
-  // issue 36: an organization is a wall; an edge may not join items of two organizations
+  // an organization is a wall: an edge may not join items of two organizations
   DependencyCrossesOrganization = 'dependency_crosses_organization',
 }
 

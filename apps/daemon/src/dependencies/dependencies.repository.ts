@@ -41,7 +41,7 @@ export interface BlockerItemRow {
   merged_at: string | null;
   workflow_version_id: number;
   stages: string[];
-  // in another organization than one of the dependents asked about (issue 36: shown without title or status)
+  // in another organization than a dependent asked about: shown without title or status
   sealed: boolean;
 }
 
@@ -57,10 +57,8 @@ export class DependenciesRepository {
     return this.dataSource.transaction(work);
   }
 
-  // The activation graph of the item's organization, locked until the transaction ends (issue 38: it was one lock
-  // for the whole server). Held only by transactions that add activation edges (a dependency add, an import), for
-  // their cycle check and insert; every other write goes by. Projects without an organization share one key (0), as
-  // edges between them are allowed. Returns the organization (null: none).
+  // Held only by transactions that add activation edges, for their cycle check and insert; other writes go by.
+  // Projects without an organization share key 0 (edges between them are allowed). null: no organization.
   async lockActivationGraph(
     manager: EntityManager,
     of: { item: number } | { project: string },
@@ -77,8 +75,7 @@ export class DependenciesRepository {
     return rows[0]?.organization ?? null;
   }
 
-  // Every activation edge of an organization's items (by the dependent's project), as [id, blocker, dependent], and
-  // the watermark read before them (frontier.repository's scheme: rows stamped at or after it are read again).
+  // The watermark is read before the edges (rows stamped at or after it are read again).
   async activationEdgesOf(
     manager: EntityManager,
     organization: number | null,
@@ -95,9 +92,8 @@ export class DependenciesRepository {
     return { watermark, edges: rows.map((r) => [r.id, r.b, r.d]) };
   }
 
-  // The edges of an organization written since a watermark (activation or not: a gate change takes an edge out), the
-  // ids of edges deleted since (any organization's: an id the caller does not hold is nothing to it), the new
-  // watermark, and whether the deletions may be incomplete (a TRUNCATE, pruned tombstones): then load again.
+  // Deleted ids are any organization's (one the caller does not hold is nothing to it); `incomplete` after a
+  // TRUNCATE or pruned tombstones: load again.
   async activationChangesSince(
     manager: EntityManager,
     organization: number | null,
@@ -135,7 +131,6 @@ export class DependenciesRepository {
     );
   }
 
-  // true when inserted, false when the same edge already existed (left as it was)
   async insert(edge: NewEdge, manager: EntityManager): Promise<boolean> {
     const rows: unknown[] = await manager.query(
       `INSERT INTO item_dependencies (dependent_item_id, blocking_item_id, gate_point, satisfaction, source,
@@ -157,8 +152,7 @@ export class DependenciesRepository {
     return rows.length === 1;
   }
 
-  // Many edges in one statement per few thousand (import); an edge already stored, or twice in the list, is kept
-  // once. Answers how many were new.
+  // An edge already stored, or twice in the list, is kept once. Answers how many were new.
   async insertMany(edges: readonly NewEdge[], manager: EntityManager): Promise<number> {
     let created = 0;
     const chunk = 5_000;
@@ -199,8 +193,7 @@ export class DependenciesRepository {
     return rows[0] ?? null;
   }
 
-  // Both directions of one item, with the counterpart's title and status, and whether the counterpart is in another
-  // organization (sealed: its title and status are not shown).
+  // sealed: the counterpart is in another organization; its title and status are not shown.
   edgesOf(id: number, gatePoint: string | null): Promise<(EdgeRow & { direction: 'depends_on' | 'blocks' })[]> {
     return this.dataSource.query(
       `SELECT e.*, CASE WHEN e.dependent_item_id = $1 THEN 'depends_on' ELSE 'blocks' END AS direction,
@@ -247,9 +240,7 @@ export class DependenciesRepository {
     return count > 0;
   }
 
-  // The facts every satisfaction form needs, for a whole set of blockers in three queries.
-  // `dependents`: the items whose gates these blockers are read for; a blocker in another organization than any of
-  // them is sealed.
+  // A blocker in another organization than any of `dependents` is sealed.
   blockerItems(
     ids: readonly number[],
     dependents: readonly number[],
@@ -270,8 +261,7 @@ export class DependenciesRepository {
     );
   }
 
-  // Whether the two items' projects belong to different organizations (an edge between them is refused).
-  // The index of the first pair whose two items live in different organizations, or null.
+  // The index of the first pair whose items live in different organizations, or null.
   async firstCrossingOrganization(
     pairs: readonly { dependent: number; blocker: number }[],
     manager: EntityManager,
@@ -299,11 +289,8 @@ export class DependenciesRepository {
     return rows[0]?.crosses === true;
   }
 
-  // The one loader of delivery facts (fact:deployed and the frontier's delivery state): deployment runs in the given
-  // statuses carrying any of the items, counted only when the run is owned by the carried item's own project (the
-  // strict variant). A carried entry that is not an item id is ignored. A succeeded run that needed an approval
-  // (required_approval, recorded on the run by the database: its environment has approval stages) counts only
-  // when such an approval is recorded on it: any for 'member', an admin's for 'admin' (issue 24).
+  // The one loader of delivery facts: runs count only when owned by the carried item's own project. A succeeded run
+  // that needed an approval (required_approval) counts only with one recorded: any for 'member', an admin's for 'admin'.
   runsCarrying(
     itemIds: readonly number[],
     statuses: readonly string[],
@@ -323,7 +310,6 @@ export class DependenciesRepository {
     );
   }
 
-  // Registered (not retired) environments of the projects, and whether an active or closing flow reaches each.
   environmentsOf(
     projects: readonly string[],
     manager: EntityManager = this.dataSource.manager,

@@ -78,7 +78,6 @@ export class DependenciesService {
     return { created, dependency: toDependencyResponse(row!) };
   }
 
-  // The route's one edge: validates the form against the blocker's pinned stages and refuses cycles.
   async addIn(input: EdgeInput, manager: EntityManager): Promise<boolean> {
     if (isSelfDependency(input.dependent.id, input.blocker.id)) {
       throw selfDependency(input.dependent.ref);
@@ -96,9 +95,8 @@ export class DependenciesService {
     return this.repository.insert(edge, manager);
   }
 
-  // Import's edges (issue 41): the same checks as addIn, in file order, with the organization check, the blockers'
-  // stages and the insert each one statement for the whole file. `graph` is the activation graph read under its
-  // lock (lockGraph); each accepted edge joins it. Answers how many edges were new.
+  // Import's edges: addIn's checks in file order, each batched into one statement for the file. `graph` was read
+  // under its lock (lockGraph); each accepted edge joins it.
   async addManyIn(inputs: readonly EdgeInput[], manager: EntityManager, graph: GrowingActivationGraph) {
     for (const input of inputs) {
       if (isSelfDependency(input.dependent.id, input.blocker.id)) throw selfDependency(input.dependent.ref);
@@ -124,13 +122,11 @@ export class DependenciesService {
     return this.repository.insertMany(edges, manager);
   }
 
-  // The activation graph of the project's organization, locked for the transaction (import).
   async lockGraph(manager: EntityManager, project: string): Promise<GrowingActivationGraph> {
     await this.repository.lockActivationGraph(manager, { project });
     return new GrowingActivationGraph(await this.repository.activationPairs(manager));
   }
 
-  // The blockers whose stages a `status:<stage>` form is checked against.
   private stageChecked(inputs: readonly EdgeInput[]): number[] {
     return inputs.filter((i) => parseSatisfaction(i.satisfaction).kind === 'status').map((i) => i.blocker.id);
   }

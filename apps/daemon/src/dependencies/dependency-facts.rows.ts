@@ -1,5 +1,4 @@
-// The rows behind the deployment facts a dependency's satisfaction reads (fact:deployed:<env>): read by this
-// feature's repository and, for a whole project at once, by the frontier's.
+// Shared with the frontier's repository, which reads them for a whole project at once.
 
 export interface DeliveryRunRow {
   item_id: number;

@@ -23,9 +23,8 @@ export class DependencyFactsService {
     return this.repository.edgesForDependents(dependentIds, gatePoint, manager);
   }
 
-  // Delivery facts of a set of items: runs (strict: owned by the item's own project) and the projects' registered
-  // environments. The frontier and the gates both read them here, so a blocker is satisfied on one exactly when it
-  // is on the other.
+  // The frontier and the gates both read delivery facts here, so a blocker is satisfied on one exactly when on the
+  // other.
   async deliveryFacts(
     itemIds: readonly number[],
     projects: readonly string[],
@@ -38,8 +37,8 @@ export class DependencyFactsService {
     return { runs, environments };
   }
 
-  // `dependents`: the items these blockers gate; a blocker in another organization than one of them comes sealed
-  // (BlockerFacts.sealed: it gates, but its title and status are not told; issue 36).
+  // A blocker in another organization than one of `dependents` comes sealed: it gates, but its title and status are
+  // not told.
   async facts(
     ids: readonly number[],
     manager?: EntityManager,
