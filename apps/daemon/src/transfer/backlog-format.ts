@@ -205,7 +205,6 @@ export const BACKLOG_SCHEMA: Schema = object(
           {
             id: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$' },
             name: str(200),
-            // names, or stage objects with approval and capabilities (deployments/flow-stages.ts)
             stages: { type: 'array', maxItems: 100, items: { type: ['string', 'object'] } },
             target_tier: nstr(100),
             done_description: nstr(2000),
@@ -244,7 +243,7 @@ export const BACKLOG_SCHEMA: Schema = object(
             blocked_reason: nstr(2000),
             started_at: ts,
             finished_at: nts,
-            // the approvals recorded on the run; an import counts only those this server recorded (issue 36)
+            // an import counts only the approvals this server recorded
             approvals: array(
               object(
                 {

@@ -16,7 +16,6 @@ import { TransferService } from './transfer.service';
 export class TransferController {
   constructor(private readonly service: TransferService) {}
 
-  // The body is the backlog document, validated strictly (JSON schema, unknown keys refused) by the service.
   @Post('import')
   @Writes('scope', 'role', 'stage_gates', 'approval_stages')
   import(

@@ -17,10 +17,10 @@ export enum TransferErrorCode {
   NotAnEpic = 'not_an_epic',
   UnknownTask = 'unknown_task',
   WorkflowNotFound = 'workflow_not_found',
-  // issue 36: replacing a project (and reading its snapshots) is its organization's admins' act
+  // replacing a project (and reading its snapshots) is its organization's admins' act
   ProjectAdminRequired = 'project_admin_required',
   SnapshotNotFound = 'snapshot_not_found',
-  // issue 36: what a file says happened must be what the routes would have let happen
+  // what a file says happened must be what the routes would have let happen
   StatusNotReachable = 'status_not_reachable',
   RunNotRecordable = 'run_not_recordable',
   ApprovalStageRemoved = 'approval_stage_removed',
@@ -77,7 +77,6 @@ const ITEM_REFUSALS: ReadonlySet<string> = new Set([
   TransferErrorCode.TitleTooLong,
 ]);
 
-// An item of the file refused by the items feature's rule, named by its ref: a bad document (400).
 export function itemOfFileRefused(ref: string, err: DomainError): DomainError {
   if (!ITEM_REFUSALS.has(err.code)) return err;
   return transferError(err.code as TransferErrorCode, `${ref}: ${err.message}`, err.extra);
@@ -121,8 +120,6 @@ export const statusNotReachable = (ref: string, from: string, status: string, ga
     detail: gate.extra,
   });
 
-// A run of the file that the deployments routes would not have recorded (an approval stage passed unapproved, a
-// succeeded run without the approval its environment needs, a writer who may not write the environment's runs).
 export const runNotRecordable = (run: string, refusal: DomainError) =>
   transferError(TransferErrorCode.RunNotRecordable, `deployment run ${run}: ${refusal.message}`, {
     run,

@@ -99,8 +99,6 @@ export class TransferRepository {
     );
   }
 
-  // ---- import writes
-
   // The project, locked, with how much it holds: an import over anything it holds is a replace.
   async projectForUpdate(id: string, manager: EntityManager) {
     const rows: {
@@ -119,8 +117,6 @@ export class TransferRepository {
     );
     return rows[0] ?? null;
   }
-
-  // ---- snapshots (issue 36)
 
   // The project's items, locked until the replace commits: a write on one of them (status, fields, sections, claims
   // through the rulebook's row lock) waits, so the snapshot read next is the project the replace removes.
@@ -143,7 +139,6 @@ export class TransferRepository {
     );
   }
 
-  // The comments on the project's items, oldest first (a replace's snapshot keeps them).
   commentsOf(project: string, manager: EntityManager): Promise<HeldComment[]> {
     return manager.query(
       `SELECT p.public_item_prefix || '-' || i.project_sequence AS item, c.actor_name AS author, c.session_id,
@@ -181,7 +176,6 @@ export class TransferRepository {
     return rows[0] ?? null;
   }
 
-  // The approvals the project's snapshots hold (every one was recorded on this server once), by run.
   async snapshotApprovals(project: string, manager: EntityManager): Promise<{ run_id: string; approval: unknown }[]> {
     return manager.query(
       `SELECT DISTINCT r.value ->> 'id' AS run_id, a.value AS approval
@@ -193,7 +187,6 @@ export class TransferRepository {
     );
   }
 
-  // The status each item had in each of the project's snapshots (statuses this server once recorded).
   snapshotStatuses(project: string, manager: EntityManager): Promise<{ ref: string; status: string }[]> {
     return manager.query(
       `SELECT DISTINCT i.value ->> 'ref' AS ref, i.value ->> 'status' AS status
@@ -273,7 +266,6 @@ export class TransferRepository {
     );
   }
 
-  // One statement per few thousand sections: the file's sections as parallel arrays, unnested.
   async insertSections(sections: readonly { itemId: number; section: DocSection }[], manager: EntityManager) {
     const chunk = 5_000;
     for (let start = 0; start < sections.length; start += chunk) {

@@ -124,13 +124,11 @@ export class TransferService {
     return this.exportRows(projectId);
   }
 
-  // GET /v1/projects/<id>/snapshots (admins of the project's organization): newest first.
   async snapshots(actor: AuthenticatedActor, projectId: string): Promise<SnapshotList> {
     await this.assertAdministers(actor, projectId, 'reading its snapshots');
     return { project: projectId, snapshots: await this.repository.snapshots(projectId) };
   }
 
-  // GET /v1/projects/<id>/snapshots/<sid>: the document as it was (import it with --replace to restore it).
   async snapshot(actor: AuthenticatedActor, projectId: string, id: string): Promise<Snapshot> {
     await this.assertAdministers(actor, projectId, 'reading its snapshots');
     const row = /^[0-9]{1,18}$/.test(id) ? await this.repository.snapshot(projectId, id) : null;
@@ -343,7 +341,6 @@ export class TransferService {
     return this.repository.transaction((manager) => this.importIn(actor, doc, replace, manager));
   }
 
-  // Checks that need no database: refs carry the project's prefix and point at items of the document.
   private checkReferences(doc: BacklogDocument): void {
     const prefix = doc.project.public_item_prefix;
     const problems: string[] = [];
@@ -378,7 +375,6 @@ export class TransferService {
     const prefix = doc.project.public_item_prefix;
     const existing = await this.repository.projectForUpdate(projectId, manager);
     let external: { id: number; sequence: number }[] = [];
-    // the project as it was, when this import replaces what it held (the snapshot's document)
     let previous: BacklogDocument | null = null;
     let snapshotId: string | null = null;
     const notCarried: ImportNotCarried = { claims: [], deployment_approvals: [] };
@@ -392,7 +388,7 @@ export class TransferService {
       if (holds && !replace) {
         throw projectNotEmpty(projectId, Number(existing.items));
       }
-      // Replacing is an admin's act (issue 36); so is changing the policy, which a plain import would do too.
+      // Replacing is an admin's act; so is changing the policy, which a plain import would do too.
       const admin = await this.projects.administers(actor, projectId);
       if (holds && !admin) throw projectAdminRequired(projectId, 'replacing the project');
       if (!admin && doc.project.policy !== undefined && !sameJson(doc.project.policy, existing.policy)) {
@@ -493,8 +489,7 @@ export class TransferService {
     const previousStatus = new Map((previous?.items ?? []).map((i) => [i.ref, i.status]));
     const epicItems = new Set<string>();
     const items = [...(doc.items ?? [])].sort((a, b) => sequenceOf(a.ref) - sequenceOf(b.ref));
-    // Checked item by item in file order, then written in a few statements (a 3,000-item file took 3,000 inserts
-    // and as many section inserts, one round trip each: issue 41).
+    // Checked item by item in file order, then written in a few batched statements (docs/adr/0062).
     const current = new Map<string, { id: number; version: number; definition: WorkflowDefinition }>();
     const rows: NewItem[] = [];
     for (const item of items) {
@@ -642,7 +637,6 @@ export class TransferService {
       }
     }
     notePassed('approval_stages');
-    // A run of the file that is not the run as it was must be one the deployments routes would have recorded.
     const previousRuns = new Map((previous?.deployments?.runs ?? []).map((r) => [r.id, r]));
     for (const { id, run } of runIds) {
       if (sameRun(previousRuns.get(id), run)) continue;
@@ -654,12 +648,9 @@ export class TransferService {
       }
     }
 
-    // An item's status must be one POST /v1/items/<ref>/status would have reached (its stage gates, closure
-    // dependencies, deployment_complete) from where it was, judged on the project as imported; the whole import is
-    // refused otherwise (docs/adr/0050). A status this server recorded for the item (in the project as replaced
-    // or a snapshot of it) needs no check. Into a new or empty project the file is the items' own history (a blocker
-    // may have moved back after its dependent moved on); there the statuses of items depending on an item outside the
-    // file are checked, since the file cannot vouch for this server's items.
+    // Each status must be one POST /v1/items/<ref>/status would have reached from where it was, on the project as
+    // imported, or the import is refused (docs/adr/0050); one this server recorded needs no check. Into an empty
+    // project the file is the items' own history, so only items depending on an item outside the file are checked.
     notePassed('stage_gates');
     const recordedStatus = new Set(
       (await this.repository.snapshotStatuses(projectId, manager)).map((r) => `${r.ref} ${r.status}`),

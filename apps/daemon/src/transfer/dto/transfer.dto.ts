@@ -144,7 +144,6 @@ export interface BacklogDocument {
   deployments?: { flows?: DocFlow[]; environments?: DocEnvironment[]; runs?: DocRun[] };
 }
 
-// The wire shape lives in libs/contracts.
 export type ImportSummary = ImportResponse;
 
 export type SnapshotList = ProjectSnapshotList;
