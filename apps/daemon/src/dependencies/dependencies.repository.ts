@@ -290,7 +290,8 @@ export class DependenciesRepository {
   }
 
   // The one loader of delivery facts: runs count only when owned by the carried item's own project. A succeeded run
-  // that needed an approval (required_approval) counts only with one recorded: any for 'member', an admin's for 'admin'.
+  // that needed an approval (required_approval) counts only with one recorded: any for 'member', an admin's for
+  // 'admin'.
   runsCarrying(
     itemIds: readonly number[],
     statuses: readonly string[],
