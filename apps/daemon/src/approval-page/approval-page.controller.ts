@@ -33,8 +33,7 @@ export class ApprovalPageController {
     );
   }
 
-  // A link, not a form: the page's CSP allows form submissions to this origin only (form-action 'self'), and a
-  // browser applies that to the redirect to the provider too. It changes nothing on the server.
+  // A link, not a form: the CSP's form-action 'self' would also apply to the redirect to the provider.
   @Get('oidc/start')
   async companySignIn(
     @Req() req: FastifyRequest,
@@ -44,8 +43,7 @@ export class ApprovalPageController {
     return render(reply, await this.service.startCompanySignIn(req, form));
   }
 
-  // The query is the provider's (code, state, iss, error…, and whatever else it adds, e.g. Google's hd, authuser):
-  // openid-client validates it from the raw URL, so it is not whitelisted here.
+  // The provider's query (code, state, iss and its own extras): openid-client validates it from the raw URL.
   @Get('oidc/callback')
   async companySignInCallback(
     @Req() req: FastifyRequest,

@@ -6,7 +6,6 @@ import { errorPage } from './approval-page.html';
 import { PAGE_HEADERS } from './approval-page.render';
 import { ApprovalPageService } from './approval-page.service';
 
-// The approval page answers refusals as HTML pages with the same status and code as the JSON API.
 @Catch()
 export class ApprovalPageExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('ApprovalPage');

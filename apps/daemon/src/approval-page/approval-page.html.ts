@@ -19,7 +19,6 @@ input{font-size:1rem;padding:.4rem;width:100%;box-sizing:border-box}
 .company{display:inline-block;padding:.55rem 1.3rem;border:1px solid #888;border-radius:4px;color:#222;text-decoration:none}
 .error{color:#a00}.note{color:#555}`;
 
-// Who is asking, shown on every page: the server (origin host) and its organization.
 export interface PageContext {
   server: string;
   organization: string | null;

@@ -30,9 +30,7 @@ export class ApprovalPageRepository {
     );
   }
 
-  // Checked on every page view and form post, in one statement, so a session stops working at once when its actor
-  // is disabled, its sign-in token is revoked, expires or is deleted, or its actor is no longer an active member of
-  // any organization (server admins excepted).
+  // One statement on every view and post, so a session stops at once when its actor, token or membership does.
   async findSessionActor(hash: Buffer): Promise<SessionActorRow | null> {
     const rows: SessionActorRow[] = await this.dataSource.query(
       `SELECT a.id, a.name, a.is_admin, s.api_token_id,
@@ -62,7 +60,6 @@ export class ApprovalPageRepository {
     return rows[0]?.name ?? null;
   }
 
-  // Where and when a code was requested, and the organization it waits for (read after the access checks).
   async codeContext(userCodeHash: Buffer): Promise<CodeContextRow | null> {
     const rows: CodeContextRow[] = await this.dataSource.query(
       `SELECT c.client_key, c.created_at, o.name AS organization

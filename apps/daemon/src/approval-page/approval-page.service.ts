@@ -47,15 +47,13 @@ interface Session {
   actor: AuthenticatedActor;
 }
 
-// What a person typed or a link carried → XXXX-XXXX (spaces, lower case and a missing dash are fine), or null.
 export function userCodeInput(input: string | undefined | null): string | null {
   if (typeof input !== 'string') return null;
   return canonicalUserCode(input.replace(/\s+/g, ''));
 }
 
-// The browser side of machine_authorization.get/.resolve: an API-token or company sign-in, a hashed server-side
-// session in an HttpOnly SameSite=Strict cookie, a synchronizer CSRF token bound to it plus a same-origin check on
-// every POST. GET never changes state: opening verification_uri_complete only shows the code.
+// API-token or company sign-in, a hashed server-side session in an HttpOnly SameSite=Strict cookie, a CSRF token
+// bound to it plus a same-origin check on every POST. GET never changes state.
 @Injectable()
 export class ApprovalPageService {
   constructor(
@@ -126,9 +124,8 @@ export class ApprovalPageService {
     return this.startSession(identity, actor.id, actor.credentialId, code, null);
   }
 
-  // Company sign-in, step 1: the browser goes to the provider with PKCE, state and nonce bound to a short-lived
-  // SameSite=Lax cookie (it must come back on the provider's cross-site redirect).
-  // Every start stores the sign-in state server-side: starts are budgeted per client.
+  // PKCE, state and nonce bound to a SameSite=Lax cookie (it must come back on the provider's cross-site redirect);
+  // each start stores server-side state, so starts are budgeted per client.
   async startCompanySignIn(request: FastifyRequest, form: CompanySignInFormDto): Promise<PageResponse> {
     const identity = this.identity(request);
     const budget = await this.counters.hit(RATE_SCOPES.companySignInStart, identity.clientKey);
@@ -148,7 +145,6 @@ export class ApprovalPageService {
     };
   }
 
-  // Step 2: the provider redirects back; the code is exchanged and checked, the person admitted, a session opened.
   async finishCompanySignIn(request: FastifyRequest): Promise<PageResponse> {
     const identity = this.identity(request);
     const binding = readCookie(request.headers.cookie, OIDC_COOKIE);
