@@ -75,7 +75,6 @@ export const CREATE_COPIED_FIELDS = omitFields(
 
 export const READABLE_FIELDS: readonly string[] = [...ITEM_WIRE_FIELDS, 'sections'];
 
-// Columns `items update <ref> <field>` writes directly (body writes the stored text the rendering starts with).
 export const PLAIN_WRITABLE_FIELDS = [
   'title',
   'priority',
@@ -106,7 +105,6 @@ export const FIELD_OPERATIONS: Readonly<Record<string, string>> = {
   sections: 'svc sections upsert',
 };
 
-// A row to insert (create, import): the columns every item has, and the optional ones it sets.
 export interface NewItem {
   project: string;
   sequence: number;

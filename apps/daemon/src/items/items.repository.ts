@@ -25,9 +25,7 @@ export const ITEM_SELECT = `
 export interface ItemFilters {
   projects: readonly string[] | null;
   project?: string;
-  // a substring of the title or the stored body (case-insensitive), or the item's ref
   text?: string;
-  // only items with (true) or without (false) a live claim
   claimed?: boolean;
   statuses?: string[];
   priority?: string;
@@ -131,8 +129,7 @@ export class ItemsRepository {
     return (rows[0] as { sequence: number; policy: Record<string, unknown> } | undefined) ?? null;
   }
 
-  // Many items in few statements (import): the columns any of them sets, DEFAULT where one leaves a column out, in
-  // chunks that stay under PostgreSQL's 65,535 parameters. Ids come back keyed by (project, sequence), never by the
+  // Chunks stay under PostgreSQL's 65,535 parameters; ids come back keyed by (project, sequence), never by the
   // order of RETURNING.
   async insertMany(items: readonly NewItem[], manager: EntityManager): Promise<number[]> {
     const fixed = ['project', 'project_sequence', 'title', 'workflow_id', 'workflow_version_id', 'status', 'source'];

@@ -271,9 +271,7 @@ export class ItemsService {
     if (move.finishes) await this.rulebook.releaseFinished(manager, row.id);
   }
 
-  // For transfer's import: the item as written by the file must have passed the gates POST /v1/items/<ref>/status
-  // passes moving it from `from` (its status before the import, else its workflow's initial stage) to the status it
-  // now holds. Throws the gate's refusal; the caller's transaction then writes nothing.
+  // Transfer's import: the file's status must be one the status route's gates pass from `from`; throws the refusal.
   async assertStatusReachable(itemId: number, from: string, manager: EntityManager): Promise<void> {
     const row = await this.repository.lock(itemId, manager);
     if (!row || row.status === from) return;
@@ -287,7 +285,6 @@ export class ItemsService {
     });
   }
 
-  // What a stage gate sees of the item, read under the write's row lock.
   private async gateItem(row: ItemRow, manager: EntityManager): Promise<StageGateItem> {
     const sections = await this.repository.sectionsFor([row.id], manager);
     return {
@@ -422,7 +419,6 @@ export class ItemsService {
     return { ...toItemResponse(row, sections), sections, ...(await this.comments.recentOf(id, row.ref, manager)) };
   }
 
-  // Sections of the whole set in one query.
   async toWires(rows: readonly ItemRow[], manager?: EntityManager): Promise<ItemWire[]> {
     const sections = await this.repository.sectionsFor(
       rows.map((r) => r.id),

@@ -88,7 +88,6 @@ export class CreateItemDto {
 export class ListItemsQueryDto {
   @IsOptional() @Matches(/^[a-z0-9][a-z0-9_-]{0,62}$/) project?: string;
 
-  // one stage id or several, comma-separated
   @IsOptional() @Matches(/^[a-z][a-z0-9-]{0,62}(,[a-z][a-z0-9-]{0,62}){0,30}$/) status?: string;
 
   @IsOptional() @IsIn(PRIORITIES) priority?: string;
@@ -113,7 +112,6 @@ export class SetStatusDto {
 }
 
 export class ForceQueryDto {
-  // a project admin's override of another session's claim
   @IsOptional() @IsIn(['true', 'false']) force?: string;
 }
 
@@ -133,7 +131,6 @@ export class ResolveDto {
   // default: done for completed, cancelled for duplicate and wontfix
   @IsOptional() @Matches(STAGE) status?: string;
 
-  // a project admin's override of another session's claim (recorded, and the claim is released)
   @IsOptional() @IsBoolean() force?: boolean;
 }
 
@@ -143,7 +140,6 @@ export class UpdateFieldDto {
   @MaxLength(TEXT_LIMIT)
   value!: string | null;
 
-  // a project admin's override of another session's claim (recorded, and the claim is released)
   @IsOptional() @IsBoolean() force?: boolean;
 }
 
@@ -153,7 +149,6 @@ export class UpsertSectionDto {
   @MaxLength(TEXT_LIMIT)
   content!: string | null;
 
-  // a project admin's override of another session's claim (recorded, and the claim is released)
   @IsOptional() @IsBoolean() force?: boolean;
 
   @IsOptional()
@@ -163,7 +158,6 @@ export class UpsertSectionDto {
   ordering?: number;
 }
 
-// The selected row: the wire columns plus internal ids, before the mapper renders the body.
 export interface ItemRow extends Omit<ItemWire, 'item_id' | 'frozen' | 'blocked' | 'body'> {
   id: number;
   ref: string;
