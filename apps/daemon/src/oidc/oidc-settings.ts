@@ -9,14 +9,12 @@ export type OidcSettings =
       clientId: string;
       clientSecret: string;
       allowedDomains: string[];
-      // what the approval page's button names: "Sign in with <label>"
       label: string;
     };
 
 const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
-// Company sign-in is configured exactly when issuer, client id and client secret are all set and the issuer is an
-// https URL (plain http only on loopback, for tests and local providers); anything in between is misconfigured.
+// Issuer, client id and secret all set, issuer https (http only on loopback); anything in between is misconfigured.
 export function oidcSettings(config: Pick<AppConfig, 'oidc'>): OidcSettings {
   const { issuer, clientId, clientSecret, allowedDomains } = config.oidc;
   if (!issuer && !clientId && !clientSecret) return { state: 'off' };

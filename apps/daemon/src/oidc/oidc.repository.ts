@@ -69,7 +69,6 @@ export class OidcRepository {
 
   // An invited person: an actor an admin created with this email and not yet linked to a company account.
   async linkInvited(email: string, issuer: string, subject: string): Promise<SignInActorRow | null> {
-    // TypeORM answers an UPDATE … RETURNING with [rows, affected].
     const [rows]: [SignInActorRow[], number] = await this.dataSource.query(
       `UPDATE actors SET oidc_issuer = $2, oidc_subject = $3
         WHERE lower(email) = lower($1) AND oidc_subject IS NULL AND kind = 'person'

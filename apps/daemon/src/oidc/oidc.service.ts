@@ -28,14 +28,13 @@ function openIdClient(): typeof OpenIdClient {
 
 export interface SignInStart {
   location: string;
-  // the browser binding: a random value kept in a short-lived cookie; the server-side sign-in state (state, nonce,
-  // PKCE verifier, code to return to) is found only with it, so a callback from another browser finds nothing
+  // a random value kept in a cookie; the server-side sign-in state is found only with it, so another browser's
+  // callback finds nothing
   binding: string;
 }
 
 export interface SignInFinish {
   actor: SignInActorRow;
-  // the code the person was approving when they started signing in, if any
   returnCode: string | null;
 }
 
@@ -60,7 +59,6 @@ export class OidcService {
     this.hosted = config.mode === 'hosted';
   }
 
-  // The button label ("Sign in with <label>") when company sign-in is configured, else null.
   label(): string | null {
     return this.settings.state === 'configured' ? this.settings.label : null;
   }
@@ -94,9 +92,8 @@ export class OidcService {
     return { location: location.href, binding };
   }
 
-  // Finishes the flow on the callback URL and returns the admitted, active actor. The sign-in state is consumed
-  // before the code is redeemed: a replayed callback is refused here even if the provider would accept the same
-  // authorization code again.
+  // The state is consumed before the code is redeemed: a replayed callback is refused even if the provider would
+  // accept the same code again.
   async finish(origin: string, callbackUrl: URL, binding: string): Promise<SignInFinish> {
     const settings = this.configured();
     const client = openIdClient();
