@@ -7,7 +7,6 @@ import { itemNotFound, itemsNotFound } from '../refs/refs.errors';
 import { RefsService, ResolvedRef } from '../refs/refs.service';
 import { projectNotFound } from './projects.errors';
 
-// Named where callers import it from.
 export { projectNotFound };
 
 // A project the caller cannot see answers exactly like one that does not exist.
@@ -24,8 +23,7 @@ export class ProjectAccessService {
     return (await this.access.accessibleProjects(actor)).map((p) => p.id);
   }
 
-  // The public item prefixes of the projects the caller sees (a ref is `<prefix>-<sequence>`), null = every project:
-  // for records stored by ref, listed across projects.
+  // null = every project; for records stored by ref, listed across projects.
   async visiblePrefixes(actor: AuthenticatedActor): Promise<string[] | null> {
     if (seesEveryProject(actor)) return null;
     return (await this.access.accessibleProjects(actor)).map((p) => p.public_item_prefix);
@@ -36,8 +34,7 @@ export class ProjectAccessService {
     return visible === null || projects.every((p) => visible.includes(p));
   }
 
-  // A project that exists and the caller sees (an unconfined server admin sees every project, but not a missing one:
-  // a write naming it would otherwise reach the database's foreign key, issue 36).
+  // An unconfined server admin sees every project but not a missing one: a write would otherwise hit the foreign key.
   async assertProject(actor: AuthenticatedActor, project: string): Promise<void> {
     const accessible = await this.access.accessibleProjects(actor);
     if (!accessible.some((p) => p.id === project)) throw projectNotFound(project);

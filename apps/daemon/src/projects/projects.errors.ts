@@ -6,11 +6,10 @@ export enum ProjectErrorCode {
   ProjectNotFound = 'project_not_found',
   ProjectExists = 'project_exists',
   PrefixTaken = 'prefix_taken',
-  // the caller has no active membership of an organization to create the project in
   OrganizationMembershipRequired = 'organization_membership_required',
-  // the policy's wip_cap is changed by an admin of the project's organization only (issue 36)
+  // the policy's wip_cap is changed by an admin of the project's organization only
   WipCapPolicyForbidden = 'wip_cap_policy_forbidden',
-  // issue 36: a policy key that weakens or strengthens a rule for everyone (deployment_approval_role) is an admin's
+  // a policy key that changes a rule for everyone (deployment_approval_role) is an admin's
   PolicyAdminRequired = 'policy_admin_required',
 }
 
@@ -25,7 +24,6 @@ export const PROJECT_ERROR_STATUS: ErrorStatusTable<ProjectErrorCode> = {
 
 const projectError = errorFactory(PROJECT_ERROR_STATUS);
 
-// A project the caller cannot see answers exactly like one that does not exist.
 export const projectNotFound = (id: string) =>
   projectError(ProjectErrorCode.ProjectNotFound, `no project ${id}`, { project: id });
 
@@ -42,7 +40,6 @@ export const organizationMembershipRequired = () =>
     'you are not an active member of an organization this project could belong to; ask an organization admin to add you',
   );
 
-// The WIP cap is a team policy: a member may edit the rest of a project's policy, not its wip_cap.
 export const wipCapPolicyForbidden = (id: string, current: number | undefined, organization: string | null) =>
   projectError(
     ProjectErrorCode.WipCapPolicyForbidden,
@@ -50,7 +47,6 @@ export const wipCapPolicyForbidden = (id: string, current: number | undefined, o
     { project: id, policy_wip_cap: current ?? null, organization },
   );
 
-// Who must approve the project's deployments (deployment_approval_role) is a team policy too (issue 36).
 export const policyAdminRequired = (key: string, organization: string | null) =>
   projectError(
     ProjectErrorCode.PolicyAdminRequired,

@@ -28,10 +28,8 @@ export class ProjectsRepository {
     return this.dataSource.transaction(work);
   }
 
-  // The organization a new project belongs to, or null when the caller may create none: the one the request is
-  // confined to (a machine credential's, or the hosted path's), else the caller's first active membership; in every
-  // case the caller must be an active member of it. A server admin with no membership gets the server's
-  // organization (the first-boot `default` one, else the oldest).
+  // The request's confinement, else the caller's first active membership; the caller must be an active member. A
+  // server admin with none gets the server's organization (first-boot `default`, else the oldest).
   async organizationFor(actor: AuthenticatedActor, manager = this.dataSource.manager): Promise<number | null> {
     const rows: { organization_id: number }[] = await manager.query(
       `SELECT organization_id FROM (

@@ -43,8 +43,7 @@ export class ProjectsService {
     return this.repository.organizationFor(actor, manager);
   }
 
-  // Whether the caller administers the project (an admin of its organization, or an unconfined server admin): who
-  // replaces it by import and reads its snapshots (transfer).
+  // Who replaces a project by import and reads its snapshots (transfer).
   async administers(actor: AuthenticatedActor, project: string): Promise<boolean> {
     return (await this.standing.projectAdministration(actor, project)).isOrgAdmin;
   }
@@ -91,7 +90,7 @@ export class ProjectsService {
     const problems = validatePolicyPatch(patch);
     if (problems.length > 0) throw policyInvalid(problems);
     const next = patch.wip_cap as number | null | undefined;
-    // the WIP cap and who must approve the project's deployments are team policies: an admin's (issue 36)
+    // the WIP cap and who must approve the project's deployments are team policies: an admin's
     const approvalRole = Object.hasOwn(patch, DEPLOYMENT_APPROVAL_ROLE_KEY);
     const administration =
       next !== undefined || approvalRole ? await this.standing.projectAdministration(actor, id) : null;
