@@ -32,7 +32,6 @@ export interface StageGateContext {
   fromStage: string;
   toStage: string;
   definition: WorkflowDefinition;
-  // the gate as listed on a stage; null for a definition-level gate
   gate: WorkflowGateSpec | null;
   // the stage listing the gate (the target or a stage the write moves past); null for a definition-level gate
   gateStage?: string | null;
@@ -56,7 +55,6 @@ export class StageGateRegistry {
   private readonly logger = new Logger(StageGateRegistry.name);
   private readonly checkers = new Map<string, StageGateChecker>();
   private readonly warned = new Set<string>();
-  // gates every transition passes whatever its workflow lists (each checker decides whether it is concerned)
   private readonly universal: string[] = [];
 
   register(type: string, checker: StageGateChecker): void {

@@ -209,7 +209,6 @@ export function stageIds(definition: WorkflowDefinition): string[] {
   return definition.stages.map((s) => s.id);
 }
 
-// Gate types a definition names; the service checks each has a registered checker.
 export function gateTypes(definition: WorkflowDefinition): string[] {
   return [...new Set(definition.stages.flatMap((s) => s.gates.map((g) => g.type)))];
 }

@@ -10,7 +10,6 @@ import { Writes } from '../rulebook/writes.decorator';
 export class WorkflowsController {
   constructor(private readonly service: WorkflowsService) {}
 
-  // The body is the definition itself, validated strictly by the service.
   @Writes('role')
   @Post()
   register(@CurrentActor() actor: AuthenticatedActor, @Body() body: unknown): Promise<WorkflowRegisterWire> {

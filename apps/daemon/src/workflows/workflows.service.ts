@@ -16,7 +16,6 @@ import { gateTypes, validateWorkflowDefinition } from './workflow-definition';
 import { definitionInvalid, unknownGateType, workflowNotFound } from './workflows.errors';
 import { WorkflowsRepository } from './workflows.repository';
 
-// Named where callers import them from.
 export { definitionInvalid, workflowNotFound };
 
 @Injectable()
@@ -26,7 +25,6 @@ export class WorkflowsService {
     private readonly gates: StageGateRegistry,
   ) {}
 
-  // Validates, refuses gate types nobody implements, and returns the canonical definition.
   parseDefinition(raw: unknown, fieldPrefix = ''): WorkflowDefinition {
     const result = validateWorkflowDefinition(raw);
     if (!result.ok) throw definitionInvalid(result.problems, fieldPrefix);
