@@ -16,7 +16,6 @@ export class ChargeController {
     return this.service.schedule(actor, dto);
   }
 
-  // Who holds a live claim on which item of the project (the TUI's claim column).
   @Get('claims')
   claims(@CurrentActor() actor: AuthenticatedActor, @Query() dto: ClaimsQueryDto): Promise<ClaimsResponse> {
     return this.service.claims(actor, dto);

@@ -2,8 +2,7 @@ import { HttpStatus } from '@nestjs/common';
 
 import { errorFactory, ErrorStatusTable } from '../common/domain-error';
 
-// Every refusal of a charge dispatch is a conflict with the frontier's state at the time of the request, but for a
-// WIP cap above the project policy's asked by someone who may not raise it (issue 36: the cap is team policy).
+// All conflicts with the frontier's state, but for a WIP cap above the policy's asked by one who may not raise it.
 export enum ChargeErrorCode {
   ProjectMismatch = 'project_mismatch',
   WaitAdapterEncountered = 'wait_adapter_encountered',
@@ -28,12 +27,8 @@ export const CHARGE_ERROR_STATUS: ErrorStatusTable<ChargeErrorCode> = {
   [ChargeErrorCode.WipCapOverrideForbidden]: HttpStatus.FORBIDDEN,
 };
 
-// The dispatch refusals carry the decision's facts (item, bucket, event) as extra fields: one typed constructor
-// whose code must be one of the enum's.
 export const chargeError = errorFactory(CHARGE_ERROR_STATUS);
 
-// A dispatch, claim or schedule asking a WIP cap above the project policy's, by a caller who is not an admin of the
-// project's organization: the rule, the two caps and who may raise it.
 export const wipCapOverrideForbidden = (
   project: string,
   policyCap: number,

@@ -68,7 +68,7 @@ export class ChargeRepository {
     );
   }
 
-  // Who holds each live claim of the project (one claim per item: item_claims is keyed by item).
+  // item_claims is keyed by item: one claim per item.
   claimHolders(project: string): Promise<ClaimHolderRow[]> {
     return this.dataSource.query(
       `SELECT p.public_item_prefix || '-' || i.project_sequence AS item_id, c.project, c.session_id, s.harness,
@@ -112,9 +112,8 @@ export class ChargeRepository {
     return this.dataSource.transaction(work);
   }
 
-  // The dispatch claim: under the project's charge lock, one conditional upsert. It inserts only when no other
-  // session holds a live claim on the item and, for work that takes a WIP slot, while the live slot-holding
-  // claims stay below the remaining capacity. An expired claim is taken over; the holder may re-claim.
+  // Under the project's charge lock, one conditional upsert: no other live holder and, for WIP work, slot-holding
+  // claims below the remaining capacity. An expired claim is taken over; the holder may re-claim.
   async claim(manager: EntityManager, claim: NewClaim): Promise<ClaimResult | null> {
     await manager.query(`SELECT pg_advisory_xact_lock(hashtext('svc:charge:' || $1))`, [claim.project]);
     const rows: ClaimResult[] = await manager.query(

@@ -89,8 +89,7 @@ export class ChargeService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  // The cap a dispatch or schedule runs under: the project policy's, or the asked one where the WIP cap rule
-  // (libs/core rulebook/wip-cap.ts) allows it; the caller's standing is looked up only for a cap above the policy's.
+  // The caller's standing is looked up only for a cap above the policy's (libs/core rulebook/wip-cap.ts).
   private async wipCapFor(actor: AuthenticatedActor, project: ProjectRow, asked: number | undefined): Promise<number> {
     const policyCap = wipCapOf(project, undefined);
     const standing = raisesWipCap(policyCap, asked) ? await this.access.projectAdministration(actor, project.id) : null;
@@ -403,7 +402,6 @@ export class ChargeService {
     };
   }
 
-  // Terminal exits decided by the command line (dry run, cancel, nothing runnable, ...).
   async decision(actor: AuthenticatedActor, dto: ChargeDecisionDto): Promise<ChargeDecisionResponse> {
     assertDecisionConsistent(dto);
     if (dto.session_id) await this.sessions.owned(actor, dto.session_id, { live: false });

@@ -43,7 +43,6 @@ export class DispatchDto {
   @IsOptional() @IsInt() @Min(0) @Max(MAX_WIP_CAP) wip_cap?: number;
 }
 
-// A terminal exit of the charge command decided on the operator's side (everything but dispatched).
 export class ChargeDecisionDto {
   @IsIn(CHARGE_REASONS.filter((r) => r !== 'dispatched'), {
     message:
