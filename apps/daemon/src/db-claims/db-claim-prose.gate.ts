@@ -8,15 +8,12 @@ import { DEFINITION_LEVEL_GATES, StageGateContext } from '../workflows/stage-gat
 import { proseMismatchRefused } from './db-claims.errors';
 import { DbClaimsRepository } from './db-claims.repository';
 
-// The registry runs this checker on every transition of a workflow whose definition sets db_claim_prose_gate,
-// and on entering a stage that lists it in gates[].
 export const DB_CLAIM_PROSE_GATE = DEFINITION_LEVEL_GATES.db_claim_prose_gate;
 
 // Abandoning an item (cancelled, stopped, failed) is never a refine advance, evidence gate or polish gate.
 const ABANDONED: ReadonlySet<string> = new Set(TERMINAL_STATUSES.filter((status) => status !== 'done'));
 
-// Which transitions the gate watches: entering a stage of db_claim_prose_gate.enter or leaving one of .exit in the
-// pinned definition, or entering a stage that lists the gate itself. A definition with neither has no prose gate.
+// Entering a stage of .enter, leaving one of .exit, or entering a stage that lists the gate itself.
 export function proseGateApplies(
   definition: WorkflowDefinition,
   fromStage: string,

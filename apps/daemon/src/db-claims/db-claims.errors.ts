@@ -24,8 +24,7 @@ export function dbClaimErrorStatus(code: DbClaimErrorCode): number {
   return DB_CLAIM_ERROR_STATUS[code];
 }
 
-// The most specific code names the refusal: a reserved key, else an unknown key, else an invalid value. Every
-// problem is listed in `fields` with its own code.
+// The most specific code names the refusal; `fields` lists every problem with its own code.
 export function refusalCode(errors: readonly DbClaimValidationError[]): DbClaimErrorCode {
   if (errors.some((e) => e.code === DbClaimErrorCode.ReservedKey)) return DbClaimErrorCode.ReservedKey;
   if (errors.some((e) => e.code === DbClaimErrorCode.UnknownKey)) return DbClaimErrorCode.UnknownKey;

@@ -62,8 +62,7 @@ export class DbClaimsRepository {
     return { spec: rows[0].spec, body: rows[0].body, profileText: rows[0].db_mutation_profile };
   }
 
-  // One transaction: lock the row, let `build` derive both halves from the previous ones, write both in one UPDATE.
-  // Null when the item no longer exists. A throw from `build` rolls back and writes nothing.
+  // A throw from `build` rolls back and writes nothing; null when the item no longer exists.
   replaceClaim(
     itemId: number,
     build: (locked: LockedClaim) => { profileText: string; attestationText: string },

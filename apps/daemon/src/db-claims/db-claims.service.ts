@@ -52,8 +52,7 @@ export class DbClaimsService {
     return toDbClaimResponse(item.ref, readClaim(stored.profileText, stored.attestationText), stored);
   }
 
-  // The declared (or plain state none) claim: the body is the flat payload, validated by the core rules before any
-  // read, then split into both halves in one transaction.
+  // Validated by the core rules before any read, then split into both halves in one transaction.
   async amend(
     actor: AuthenticatedActor,
     ref: string,
@@ -68,7 +67,6 @@ export class DbClaimsService {
     );
   }
 
-  // The negative shortcut: state none, reviewed_negative true, validated_at and the reason on the profile.
   async amendNegative(
     actor: AuthenticatedActor,
     ref: string,

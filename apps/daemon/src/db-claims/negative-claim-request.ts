@@ -12,8 +12,7 @@ export type NegativeClaimRequestResult =
 const ALLOWED_KEYS: ReadonlySet<string> = new Set(['state', 'reason']);
 const RESERVED_KEYS: ReadonlySet<string> = new Set(DB_CLAIM_RESERVED_KEYS);
 
-// The body of the negative shortcut: { reason, state?: "none" }. The reason rule is the core's; this only adds the
-// envelope (an object, state none if given, no other keys) under the same error codes as a claim payload.
+// Only the envelope (an object, state none if given, no other keys); the reason rule is the core's.
 export function validateNegativeClaimRequest(raw: unknown): NegativeClaimRequestResult {
   if (Object.prototype.toString.call(raw) !== '[object Object]') {
     return {

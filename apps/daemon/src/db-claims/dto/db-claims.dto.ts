@@ -22,7 +22,6 @@ export class DbClaimAmendQueryDto {
   @MaxLength(REASON_MAX_LENGTH)
   reason?: string;
 
-  // a project admin's override of another session's claim on the item
   @IsOptional() @IsIn(['true', 'false']) force?: string;
 }
 
