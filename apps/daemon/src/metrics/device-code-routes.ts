@@ -1,5 +1,4 @@
-// The device-code routes as the router registers them (patterns, never raw URLs): start and poll, self-host and
-// hosted paths alike.
+// Route patterns, never raw URLs.
 const OPERATIONS: Record<string, 'start' | 'poll'> = {
   'POST /api/machine/authorizations': 'start',
   'POST /api/orgs/:slug/api/machine/authorizations': 'start',
@@ -11,7 +10,6 @@ export function deviceCodeOperation(method: string, route: string | undefined): 
   return route ? (OPERATIONS[`${method} ${route}`] ?? null) : null;
 }
 
-// The `code` of an answer body (the device-code models always carry one on a refusal and on 202 pending).
 export function answerCode(payload: unknown): unknown {
   const text = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
   if (text === null || text.length > 4096) return undefined;

@@ -5,8 +5,6 @@ import { AuthenticatedActor, CurrentActor } from '../auth/actor';
 import { MetricsScope } from '../auth/public.decorator';
 import { MetricsService } from './metrics.service';
 
-// GET /metrics on the public port: a server admin's token or a metrics-only token (scope metrics, minted by a server
-// admin); SVC_METRICS_PORT serves it without a token on SVC_METRICS_HOST.
 @Controller('metrics')
 export class MetricsController {
   constructor(private readonly service: MetricsService) {}

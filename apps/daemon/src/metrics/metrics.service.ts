@@ -19,7 +19,7 @@ import { SweepObserver } from '../sweeps/sweep-observer';
 import { answerCode, deviceCodeOperation } from './device-code-routes';
 import { codeLabel, DaemonMetrics } from './metrics.registry';
 
-// A request no route matched (a 404 or a probe): one label value, never the raw URL.
+// never the raw URL
 const UNMATCHED_ROUTE = '(unmatched)';
 
 @Injectable()
@@ -97,8 +97,6 @@ export class MetricsService implements OnModuleInit, OnApplicationBootstrap, OnM
     );
   }
 
-  // SVC_METRICS_PORT: the same text without a token on SVC_METRICS_HOST (127.0.0.1 unless set: a scraper on the same
-  // host or pod; 0.0.0.0 on a private network such as compose's, one target per replica).
   async onApplicationBootstrap(): Promise<void> {
     if (this.config.metricsPort === null) return;
     const server = createServer((req, res) => {
