@@ -7,7 +7,6 @@ export enum RecordErrorCode {
   DispositionExists = 'disposition_exists',
   ItemRequired = 'item_required',
   OuroborosEntryNotFound = 'ouroboros_entry_not_found',
-  // the caller has no active membership of an organization to write the entry in
   OrganizationMembershipRequired = 'organization_membership_required',
 }
 

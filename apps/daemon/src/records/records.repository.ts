@@ -17,16 +17,14 @@ const OUROBOROS_SELECT = `SELECT e.id, o.slug AS organization, ${isoUtc('e."time
        ${isoUtc('e.created_at')} AS created_at
   FROM ouroboros_entries e JOIN organizations o ON o.id = e.organization_id`;
 
-// Which rows of verdicts and dispositions a listing returns: those of the given item refs, or of the projects with
-// the given public item prefixes (a ref is `<prefix>-<sequence>`); null for either: no filter.
+// null for either: no filter; a ref is `<prefix>-<sequence>`.
 export interface RecordFilter {
   items: readonly string[] | null;
   prefixes: readonly string[] | null;
 }
 const RECORD_FILTER = `($1::text[] IS NULL OR item = ANY($1)) AND ($2::text[] IS NULL OR split_part(item, '-', 1) = ANY($2))`;
 
-// An ouroboros entry is seen, listed and marked by whoever sees its organization (the rule projects follow): its
-// active members and credentials, and server admins; within the one organization a request is confined to.
+// Seen as its organization is (the rule projects follow), within the request's confinement.
 const OUROBOROS_VISIBLE = (first: number) =>
   accessibleOrganizationWhere('e.organization_id', `$${first}`, `$${first + 1}`, `$${first + 2}`);
 const viewer = (actor: AuthenticatedActor) => [actor.id, actor.isAdmin, organizationScope(actor)];

@@ -76,17 +76,14 @@ export class RecordsService {
     return { dispositions: await this.repository.dispositions(await this.scope(actor, ref)) };
   }
 
-  // One item, or (admins) every item they see: everything on a request not confined to one organization, else the
-  // projects of the organization it is confined to (the hosted path's, or the admin's machine credential's). Others
-  // see the records of one item at a time.
+  // Admins list every item they see (within the request's confinement); others one item at a time.
   private async scope(actor: AuthenticatedActor, ref?: string): Promise<RecordFilter> {
     if (ref !== undefined) return { items: [(await this.access.resolveItem(actor, ref)).ref], prefixes: null };
     if (!actor.isAdmin) throw itemRequired();
     return { items: null, prefixes: await this.access.visiblePrefixes(actor) };
   }
 
-  // An entry belongs to the organization its writer acts in (the one a new project would go to: the request's
-  // confinement, else the writer's first active membership; a server admin's fallback is the server's organization).
+  // The organization a new project would go to (ProjectsService.organizationFor).
   async addOuroboros(actor: AuthenticatedActor, dto: AddOuroborosDto): Promise<OuroborosEntryWire> {
     const organizationId = await this.projects.organizationFor(actor);
     if (organizationId === null) throw organizationMembershipRequired();
@@ -112,7 +109,6 @@ export class RecordsService {
     };
   }
 
-  // An entry the caller does not see answers exactly like one that does not exist.
   async markOuroboros(
     actor: AuthenticatedActor,
     id: number,

@@ -8,7 +8,6 @@ import type {
   OuroborosListQuery,
 } from '@app/contracts';
 
-// The records' wire types (answers and requests) are libs/contracts' (records/records.ts).
 export const DISPOSITIONS = ['RESOLVED', 'DEFERRED'] as const;
 const TEXT = 256 * 1024;
 
