@@ -4,7 +4,7 @@ import { RulebookRepository } from './rulebook.repository';
 import { RulebookService } from './rulebook.service';
 import { WriteContextInterceptor } from './write-context.interceptor';
 
-// Every feature that writes asks the rulebook (issue 36).
+// Every feature that writes asks the rulebook.
 @Global()
 @Module({
   providers: [RulebookRepository, RulebookService, WriteContextInterceptor],

@@ -51,7 +51,6 @@ export class RulebookRepository {
     };
   }
 
-  // An admin of the item's organization (active membership with role admin).
   async isOrganizationAdmin(manager: EntityManager, actorId: number, project: string): Promise<boolean> {
     const rows: unknown[] = await manager.query(
       `SELECT 1 FROM projects p JOIN memberships m ON m.organization_id = p.organization_id

@@ -14,8 +14,7 @@ export interface ItemUnderWrite {
   project: string;
 }
 
-// The one place a write on an item asks the rules (issue 36): the decisions are libs/core's pure functions, this
-// service gathers their inputs inside the write's transaction and notes each rule it checked.
+// The decisions are libs/core's pure functions; this gathers their inputs in the write's transaction.
 @Injectable()
 export class RulebookService {
   constructor(private readonly repository: RulebookRepository) {}

@@ -14,9 +14,8 @@ import { WRITES } from './writes.decorator';
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-// Every request runs in a write context: who is writing (the authenticated actor and credential, the executor
-// session it names in x-svc-session, the front end it names in x-svc-client), which the change-record triggers
-// read, and which the rulebook's claim rule decides on. A session named must be the caller's own and live.
+// Who is writing (actor, credential, x-svc-session, x-svc-client), read by the change-record triggers and the claim
+// rule. A session named must be the caller's own and live.
 @Injectable()
 export class WriteContextInterceptor implements NestInterceptor {
   constructor(
