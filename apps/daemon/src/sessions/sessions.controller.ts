@@ -46,7 +46,7 @@ export class SessionsController {
     return this.service.heartbeat(actor, id);
   }
 
-  // One claim given back before the session ends (issue 29, the MCP server's release tool).
+  // One claim given back before the session ends (the MCP server's release tool).
   @Writes('role', 'claim')
   @Post(':id/release')
   @HttpCode(200)

@@ -55,7 +55,6 @@ export class SessionsRepository {
     );
   }
 
-  // The live claims of several sessions at once (each row names its session).
   liveClaimsOf(sessionIds: number[]): Promise<(ClaimRow & { session_id: number })[]> {
     if (sessionIds.length === 0) return Promise.resolve([]);
     return this.dataSource.query(
@@ -94,8 +93,7 @@ export class SessionsRepository {
     });
   }
 
-  // One claim of the session given back (issue 29: an agent done with an item before its session ends). Only the
-  // session's own live claim is deleted; false when it held none.
+  // Only the session's own live claim is deleted; false when it held none.
   async release(sessionId: number, itemId: number): Promise<boolean> {
     // DELETE ... RETURNING answers [rows, rowCount] through TypeORM's query().
     const [, count]: [unknown[], number] = await this.dataSource.query(

@@ -31,10 +31,8 @@ type ProjectRow = Awaited<ReturnType<FrontierService['resolveProject']>>;
 
 export { sessionNotFound };
 
-// The project's session-routing capability: the policy's own lane keys (lane_rules, executor_default_lane_*), which
-// is where the projects API (`svc projects create|update --lane-rule --default-lane`) writes them, over the stored
-// policy.session_routing object (the form seeded projects carry; the API cannot write it). Reading only the latter
-// made every lane set through the API ineffective: sessions resolved to primary.
+// The policy's own lane keys (what the projects API writes) over the stored policy.session_routing (the form
+// seeded projects carry).
 export function sessionRoutingOf(project: ProjectRow): LanePolicy {
   const policy: Record<string, unknown> = project.policy ?? {};
   const routing = policy.session_routing;
@@ -86,7 +84,6 @@ export class SessionsService {
     return row;
   }
 
-  // The caller's own sessions; an unconfined server admin sees everyone's. A named project must be one the caller can access.
   async list(actor: AuthenticatedActor, dto: ListSessionsQueryDto): Promise<SessionListResponse> {
     const project = dto.project ? (await this.frontier.resolveProject(actor, dto.project)).id : null;
     const rows = await this.repository.list({
@@ -114,7 +111,6 @@ export class SessionsService {
     return { session_id: id, renewed: renewed.map(toClaimResponse) };
   }
 
-  // Gives back one claim of the caller's session; a claim the session does not hold answers released: false.
   async release(actor: AuthenticatedActor, id: number, ref: string): Promise<ReleaseClaimResponse> {
     const session = await this.owned(actor, id, { live: false });
     nameWriterSession(session.id, session.harness);

@@ -14,14 +14,12 @@ export class RegisterSessionDto {
   @IsOptional() @IsString() @MaxLength(200) label?: string;
 }
 
-// POST /v1/sessions/:id/release: the item whose claim the session gives back.
 export class ReleaseClaimDto {
   @IsString()
   @Matches(/^[A-Za-z][A-Za-z0-9]*-[0-9]{1,9}$/, { message: 'item_id must be a public ref such as ATL-6' })
   item_id!: string;
 }
 
-// GET /v1/sessions: the caller's sessions (an admin's: everyone's), newest first.
 export class ListSessionsQueryDto {
   @IsOptional() @IsString() @MaxLength(63) project?: string;
   @IsOptional()
