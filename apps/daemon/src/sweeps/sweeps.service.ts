@@ -31,8 +31,6 @@ export class SweepsService implements OnApplicationBootstrap {
     private readonly history?: HistoryService,
   ) {}
 
-  // Times one run for the observer (metrics): ran, failed (logged) or skipped (another replica ran this round, or
-  // this replica's previous run is still going).
   private async timed(sweep: string, run: () => Promise<SweepOutcome>): Promise<void> {
     const started = process.hrtime.bigint();
     // what a sweep changes is recorded as the daemon's own (path sweep)
@@ -63,7 +61,7 @@ export class SweepsService implements OnApplicationBootstrap {
     });
   }
 
-  // Events older than SVC_EVENT_RETENTION_DAYS; one replica sweeps (advisory lock), the others skip.
+  // One replica sweeps (advisory lock), the others skip.
   @Cron(EVENT_RETENTION_SWEEP_CRON, { name: 'event-retention-sweep' })
   async sweepEvents(): Promise<void> {
     await this.timed('event_retention', async () => {
@@ -95,7 +93,6 @@ export class SweepsService implements OnApplicationBootstrap {
     });
   }
 
-  // Change records older than SVC_HISTORY_RETENTION_DAYS (0, the default, keeps them all).
   @Cron(HISTORY_RETENTION_SWEEP_CRON, { name: 'history-retention-sweep' })
   async sweepHistory(): Promise<void> {
     await this.timed('history_retention', async () => {
