@@ -11,10 +11,8 @@ import { AddCommentDto, CommentsQueryDto, toCommentResponse } from './dto/commen
 import { commentEmpty } from './comments.errors';
 import { CommentsRepository } from './comments.repository';
 
-// Comments on items (issues 37 and 39). Whoever sees an item may comment on it: a comment is a note about the
-// item, not a change of it, so the claim rule does not apply (docs/adr/0073) and a claimed item takes comments
-// from anyone. Each is recorded on the item's history (its table's trigger) and announced as an ItemCommented event,
-// so an open detail pane follows it.
+// Not the claim rule: a comment is a note about the item, not a change of it (docs/adr/0073). The table's trigger
+// records it on the item's history; the ItemCommented event lets an open detail pane follow it.
 @Injectable()
 export class CommentsService {
   constructor(
@@ -59,7 +57,6 @@ export class CommentsService {
     };
   }
 
-  // For the item's detail (GET /v1/items/:ref and every write answering with the item): the newest few and the count.
   async recentOf(
     itemId: number,
     ref: string,

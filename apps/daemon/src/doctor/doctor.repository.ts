@@ -24,7 +24,6 @@ export interface ServerFacts {
   data_directory: string | null;
 }
 
-// Replicas not heard from for a day are forgotten by the heartbeat.
 const FORGET_AFTER = '1 day';
 
 @Injectable()

@@ -17,7 +17,6 @@ import { APP_CONFIG, AppConfig } from '../config/config';
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i;
 
-// 503 shutting_down while the replica drains (SIGTERM): the balancer takes it out before it stops accepting.
 function refuseWhileDraining(): void {
   if (drain.phase === 'serving') return;
   drain.probed();
@@ -35,17 +34,15 @@ export class HealthController {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  // Liveness: the process answers. Stays 200 during a database outage (a restart would not bring the database back)
-  // and while draining. A daemon listening on loopback only also names its SVC_HOME, so `svc up` can tell its own
-  // daemon from another home's on the same port (nobody beyond this machine can ask).
+  // Stays 200 during a database outage (a restart would not bring it back). On loopback it also names SVC_HOME, so
+  // `svc up` can tell its own daemon from another home's on the same port.
   @Get('healthz')
   liveness(): { status: 'ok'; home?: string } {
     return LOOPBACK.test(this.config.host) ? { status: 'ok', home: this.config.home } : { status: 'ok' };
   }
 
-  // The balancer's check (docker/Caddyfile): 200 while this replica takes requests, whether or not the database
-  // answers (during an outage every replica answers its own 503 database_unavailable with Retry-After, which the
-  // proxy passes on), 503 shutting_down once it drains.
+  // The balancer's check: 200 while taking requests even during an outage (each replica answers its own 503 with
+  // Retry-After), 503 once draining.
   @Get('livez')
   serving(): { status: 'ok' } {
     drain.livez();
@@ -53,8 +50,7 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  // Readiness: 503 while the database is unreachable or migrations are pending (an orchestrator waits), and 503
-  // shutting_down while draining.
+  // 503 while the database is unreachable or migrations are pending, so an orchestrator waits.
   @Get('readyz')
   @HealthCheck()
   async readiness(): Promise<HealthCheckResult> {

@@ -63,9 +63,8 @@ export class HistoryRepository {
     return rows[0] ?? null;
   }
 
-  // What the session's holder should hear of (issue 36): claims it lost to someone or something else (taken over
-  // after its lease lapsed, released by an admin's forced write, by its session's end or by a sweep), and changes
-  // others made to items it holds now, and comments others left on them. Its own writes are not news.
+  // Claims it lost to someone or something else, and others' changes and comments on items it holds now; its own
+  // writes are not news.
   notices(sessionId: number, since: Date, after: string): Promise<SessionNoticeRow[]> {
     return this.dataSource.query(
       `SELECT ${COLUMNS}, r.id AS seq, 'claim_lost' AS notice
@@ -104,7 +103,6 @@ export class HistoryRepository {
     );
   }
 
-  // Retention: records older than the given number of days go, a batch at a time.
   async prune(days: number, batch: number): Promise<number> {
     const result: unknown = await this.dataSource.query(
       `DELETE FROM change_records WHERE id IN (

@@ -25,7 +25,6 @@ export class HistoryService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  // One item's changes, newest first: an item the caller cannot see answers like a missing one.
   async ofItem(actor: AuthenticatedActor, ref: string, query: HistoryPageQueryDto): Promise<HistoryResponse> {
     const item = await this.access.resolveItem(actor, ref);
     const page = await this.page({
@@ -38,8 +37,7 @@ export class HistoryService {
     return { item_id: item.ref, ...page };
   }
 
-  // The audit log: every change the caller may see (its projects' items, and for organization admins the
-  // organization's own records: memberships, credentials, machine approvals), newest first.
+  // Organization admins also read the organization's own records (memberships, credentials, machine approvals).
   async list(actor: AuthenticatedActor, query: HistoryQueryDto): Promise<HistoryResponse> {
     if (query.project) await this.access.assertProject(actor, query.project);
     const itemId = query.item ? (await this.access.resolveItem(actor, query.item)).id : undefined;
@@ -58,7 +56,6 @@ export class HistoryService {
     });
   }
 
-  // What an executor session should hear of: claims it lost, and changes others made to what it holds.
   async notices(actor: AuthenticatedActor, sessionId: number, query: NoticesQueryDto): Promise<SessionNoticesResponse> {
     const session = await this.repository.session(sessionId);
     if (!session || (session.actor_id !== actor.id && !seesEveryProject(actor)))
@@ -74,7 +71,6 @@ export class HistoryService {
     };
   }
 
-  // The retention sweep: records older than SVC_HISTORY_RETENTION_DAYS go (0 keeps them all).
   async prune(): Promise<number> {
     const days = this.config.historyRetentionDays;
     if (days <= 0) return 0;

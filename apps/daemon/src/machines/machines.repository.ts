@@ -32,9 +32,8 @@ export class MachinesRepository {
     );
   }
 
-  // One statement: the bearer guard looks credentials up on every request, so the next request fails everywhere.
-  // The API tokens the credential minted are revoked with it, transitively, by the trigger
-  // tr_machine_credentials_revoke_minted (migration CredentialLineage), in the same transaction.
+  // The bearer guard looks credentials up on every request, so the next request fails everywhere. Minted tokens are
+  // revoked with it by the trigger tr_machine_credentials_revoke_minted, in the same transaction.
   async revoke(manager: MachineManager, machineId: string): Promise<number> {
     const result: [unknown[], number] = await this.dataSource.query(
       `UPDATE machine_credentials c SET revoked_at = now()

@@ -9,7 +9,6 @@ export type { ResolvedRef };
 
 export const REF_PATTERN = /^[A-Za-z][A-Za-z0-9]{0,15}-[0-9]{1,9}$/;
 
-// Named where callers import it from.
 export { itemNotFound };
 
 @Injectable()
@@ -25,7 +24,6 @@ export class RefsService {
     return found;
   }
 
-  // All or nothing: names every ref that does not resolve.
   async resolveAll(refs: readonly string[], manager?: EntityManager): Promise<Map<string, ResolvedRef>> {
     const bad = refs.filter((r) => !REF_PATTERN.test(r));
     if (bad.length > 0) throw invalidRefs(bad);

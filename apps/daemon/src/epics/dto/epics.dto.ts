@@ -89,7 +89,6 @@ export interface ChainRow extends Omit<ChainWire, 'epic' | 'queue'> {
   queue: string | null;
 }
 
-// The wire types are libs/contracts' (re-exported for the daemon's own imports); a row is the wire less the epic.
 export type { ChainWire, NoteWire, TaskFileWire };
 
 export function parseTaskNumbers(text: string | null): number[] {
