@@ -36,7 +36,6 @@ function note(message: string, level: NoteLevel = 'info'): void {
 
 // Exit status of a daemon that found its data folder owned by a live daemon (EX_TEMPFAIL: try again later).
 export const EXIT_FOLDER_TAKEN = 75;
-// Exit status of a daemon whose port is taken by another program (EX_UNAVAILABLE).
 export const EXIT_PORT_BUSY = 69;
 // On shutdown, how long requests in flight (not streams) may take to finish before the pool closes under them.
 const IN_FLIGHT_GRACE_MS = 10_000;
@@ -95,7 +94,6 @@ export async function startDaemon(config: AppConfig): Promise<RunningDaemon> {
     });
     const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, databaseUrl), adapter, {
       bufferLogs: true,
-      // a failed start is thrown to main(), not process.abort()ed
       abortOnError: false,
       logger: new BootLogger(),
     });
@@ -117,7 +115,6 @@ export async function startDaemon(config: AppConfig): Promise<RunningDaemon> {
     void warmUpFrontier().catch((err: unknown) => note(`frontier warm-up: ${(err as Error).message}`, 'warn'));
     let stopping: Promise<void> | null = null;
     const stop = () => {
-      // Drain (common/drain.ts), then Nest closes the streams, the pool and the HTTP server, then the embedded server.
       drain.begin();
       stopping ??= drain
         .settle(config.drainSeconds * 1000)
@@ -173,8 +170,7 @@ async function main(): Promise<void> {
       : '';
     process.stderr.write(formatNote('json', 'info', listening, { url: daemon.url }) + bootNote);
   }
-  // Ctrl-C reaches both `svc daemon` and this process (and svc forwards it too): later signals must not cut the
-  // drain short, so every signal after the first is only noted.
+  // Later signals (Ctrl-C reaches svc and this process both) must not cut the drain short.
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) {

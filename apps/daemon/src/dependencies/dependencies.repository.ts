@@ -152,7 +152,6 @@ export class DependenciesRepository {
     return rows.length === 1;
   }
 
-  // An edge already stored, or twice in the list, is kept once. Answers how many were new.
   async insertMany(edges: readonly NewEdge[], manager: EntityManager): Promise<number> {
     let created = 0;
     const chunk = 5_000;
@@ -240,7 +239,6 @@ export class DependenciesRepository {
     return count > 0;
   }
 
-  // A blocker in another organization than any of `dependents` is sealed.
   blockerItems(
     ids: readonly number[],
     dependents: readonly number[],
@@ -261,7 +259,6 @@ export class DependenciesRepository {
     );
   }
 
-  // The index of the first pair whose items live in different organizations, or null.
   async firstCrossingOrganization(
     pairs: readonly { dependent: number; blocker: number }[],
     manager: EntityManager,
@@ -289,9 +286,8 @@ export class DependenciesRepository {
     return rows[0]?.crosses === true;
   }
 
-  // The one loader of delivery facts: runs count only when owned by the carried item's own project. A succeeded run
-  // that needed an approval (required_approval) counts only with one recorded: any for 'member', an admin's for
-  // 'admin'.
+  // The one loader of delivery facts: runs owned by the carried item's own project; a succeeded run that needed an
+  // approval counts only with one recorded (an admin's for 'admin').
   runsCarrying(
     itemIds: readonly number[],
     statuses: readonly string[],

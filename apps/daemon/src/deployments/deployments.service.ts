@@ -338,7 +338,6 @@ export class DeploymentsService {
       status: run.status,
       position,
       approvedStages: approved.stages,
-      // what this usher step declares, else what the run last declared
       capabilities: dto.capabilities ?? run.capabilities ?? [],
     });
     if (halt) {
@@ -517,8 +516,7 @@ export class DeploymentsService {
     );
   }
 
-  // The server admin writes gated flows, environments and runs in every organization (they administer the server);
-  // they still approve only where decideApproval lets them.
+  // A server admin writes gated flows anywhere but still approves only where decideApproval lets them.
   private async approverStanding(
     actor: AuthenticatedActor,
     project: string,

@@ -150,7 +150,6 @@ export class EventsStreamService implements OnModuleInit, OnModuleDestroy {
       if (row.channel === null || row.id === null || row.xid === null) continue;
       if (this.highest === null || BigInt(row.id) > BigInt(this.highest)) this.highest = row.id;
       if (row.safe) {
-        // delivered ahead of the horizon already
         if (this.early.delete(row.id)) continue;
       } else {
         if (this.early.has(row.id)) continue;
@@ -195,7 +194,6 @@ export class EventsStreamService implements OnModuleInit, OnModuleDestroy {
     return this.closers.size;
   }
 
-  // So shutdown can end open streams before the HTTP server drains.
   onClose(closer: () => void): () => void {
     this.closers.add(closer);
     return () => this.closers.delete(closer);
@@ -206,7 +204,6 @@ export class EventsStreamService implements OnModuleInit, OnModuleDestroy {
     return () => this.followers.delete(wants);
   }
 
-  // Frontier notices are computed only for followed projects.
   followed(project: string): boolean {
     for (const wants of this.followers) if (wants(project)) return true;
     return false;

@@ -55,7 +55,6 @@ export function positionAfter(a: StreamPosition, b: StreamPosition): boolean {
   return a.xid > b.xid || (a.xid === b.xid && a.id > b.id);
 }
 
-// Whose machine-authorization notices a stream listener receives: organization slugs, and unbound (hosted) codes.
 export interface MachineNoticeScope {
   orgs: Set<string>;
   unbound: boolean;
@@ -241,8 +240,7 @@ export class EventsRepository {
     return { ok: true, projects: row.projects, machines };
   }
 
-  // Self-host: the server organization (as in machine authorization) when the actor is its active member.
-  // Hosted: the organizations the actor is an active admin of, and unbound codes when there is any.
+  // Self-host: the server organization for its active members; hosted: the organizations the actor admins.
   async machineNoticeScope(actorId: number, hosted: boolean): Promise<MachineNoticeScope> {
     const rows: { slug: string }[] = hosted
       ? await this.dataSource.query(

@@ -74,13 +74,11 @@ export class EventsService {
     return { headers: { [STREAM_ORIGIN_HEADER]: secret }, revoke };
   }
 
-  // For events the decision depends on (e.g. inside the caller's transaction).
   record(event: NewEvent, manager?: EntityManager): Promise<{ id: string; created_at: Date }> {
     return this.repository.insert(event, manager);
   }
 
-  // Telemetry that must never fail its caller (DbClaimAmended, FrontierComputed): a failure is logged and dropped,
-  // and the commit does not wait for the WAL flush (a PostgreSQL crash may drop the last instant of it).
+  // Telemetry that must never fail its caller: failures are logged and dropped; the commit skips the WAL flush.
   async recordBestEffort(event: NewEvent): Promise<void> {
     try {
       await this.repository.insert(event, undefined, true);
@@ -327,7 +325,6 @@ export class EventsService {
     for (const m of held) if (m.id === null || !replayed.has(m.id)) send(m);
   }
 
-  // null when another replica holds the sweep.
   purgeExpired(): Promise<number | null> {
     return this.repository.deleteOlderThan(this.config.eventRetentionDays);
   }

@@ -225,11 +225,9 @@ export class MachineAuthorizationRepository {
     return rows.length > 0;
   }
 
-  // Counted and inserted under one transaction-scoped advisory lock, so concurrent starts on any replica cannot
-  // pass the limits together.
+  // One transaction-scoped advisory lock, so concurrent starts on any replica cannot pass the limits together.
   async insertWithinCapacity(row: NewAuthorization): Promise<CapacityResult> {
-    // Lock-free pre-check: a full server, network or client refuses without queueing on the lock (a stale read can
-    // only over-count a code consumed a moment ago, never admit one too many).
+    // Lock-free pre-check: a full pool refuses without queueing; a stale read can only over-count.
     const { rows: open } = await hotPathPool(this.dataSource).query<OpenCounts>(
       `SELECT ${OPEN_COUNTS.replace('$13', '$3')}
          FROM machine_authorizations WHERE status IN ('pending', 'approved') AND expires_at > now()`,
@@ -293,7 +291,6 @@ export class MachineAuthorizationRepository {
     return toRow(rows[0]);
   }
 
-  // One round trip, shared with the polls arriving meanwhile (PollBatcher).
   async spendPollAndFind(
     scope: string,
     clientKey: string,
@@ -512,8 +509,7 @@ export class MachineAuthorizationRepository {
     };
   }
 
-  // Rotation: the machine's previous live credential in this organization is revoked in the same transaction (and
-  // with it, by the revocation triggers, what it minted and approved).
+  // Rotation: the machine's previous credential here is revoked in the same transaction (triggers cascade).
   async issueCredential(
     manager: EntityManager,
     credential: {

@@ -426,8 +426,7 @@ export class MachineAuthorizationService {
       throw maError(MaCode.NotFound, 'this self-hosted server has no organization paths');
   }
 
-  // A credential confined to an organization (a machine's, a token it minted, the hosted path's request) decides
-  // only that organization's codes.
+  // A confined credential decides only its organization's codes.
   private async approverScope(actor: AuthenticatedActor, slug: string | null): Promise<ApproverScope> {
     this.assertModeOf(slug);
     const confined = organizationScope(actor);

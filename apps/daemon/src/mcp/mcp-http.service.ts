@@ -37,7 +37,6 @@ export const MCP_HTTP_PROJECT_HINT =
 interface HttpMcpConnection {
   id: string;
   actorId: number;
-  // the budget key its GET streams count against too
   address: string;
   transport: StreamableHTTPServerTransport;
   mcp: SvcMcpSession;
@@ -58,7 +57,6 @@ export class McpHttpService implements OnModuleDestroy {
   private sweep: NodeJS.Timeout | null = null;
   private streamTouch: NodeJS.Timeout | null = null;
   private stopping = false;
-  // Caps per actor and address, so one token or address cannot hold hundreds of executor sessions.
   private readonly sessionLimits: StreamLimits;
   private readonly streamLimits: StreamLimits;
 
@@ -110,7 +108,6 @@ export class McpHttpService implements OnModuleDestroy {
         });
       }
       if (!connection) {
-        // one rebuild per session, however many of its requests arrive at once
         let pending = this.rebuilding.get(id);
         if (!pending) {
           pending = this.rebuild(id, actor, req, row, loopback).finally(() => this.rebuilding.delete(id));
@@ -134,15 +131,13 @@ export class McpHttpService implements OnModuleDestroy {
     const address = this.identity.describe(req).clientKey;
     const releaseSlot = this.sessionLimits.acquire(actor.id, address);
     const naming = namingOf(req);
-    // stored, so every replica registers and resumes the session under the same harness
     const harness = harnessToken(naming.harness) ?? harnessToken(clientNameOf(body));
     let connection: HttpMcpConnection | null = null;
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: async (sessionId) => {
         connection = this.adopt(sessionId, actor, address, transport, mcp);
-        // The executor session is registered before the client hears of the MCP session: its next request,
-        // wherever the proxy sends it, finds the session's executor session in the row.
+        // Registered before the client hears of the MCP session, so its next request finds it on any replica.
         const executor = await mcp.ensureSession().catch((err: unknown) => {
           this.logger.warn(`MCP session registration failed: ${err instanceof Error ? err.message : String(err)}`);
           return null;
@@ -171,7 +166,6 @@ export class McpHttpService implements OnModuleDestroy {
       await mcp.server.connect(transport);
       await transport.handleRequest(req, res, body);
     } finally {
-      // An initialize that failed (invalid request) leaves no connection behind.
       if (!connection) releaseSlot();
     }
     if (!connection) {
@@ -188,7 +182,6 @@ export class McpHttpService implements OnModuleDestroy {
     more: Pick<SvcMcpOptions, 'project' | 'harness' | 'model' | 'resume' | 'onState'>,
   ) {
     const token = bearerOf(req);
-    // The live stream comes back over loopback: it counts against the client's address, not loopback's.
     const origin = this.events.vouchForStreams(actor, req);
     const mcp = new SvcMcpSession({
       api: new SvcApi(mcpClient(loopback, token)),
@@ -225,7 +218,6 @@ export class McpHttpService implements OnModuleDestroy {
     return connection;
   }
 
-  // A session opened through another replica (or before a restart), rebuilt in the executor session it runs in.
   private async rebuild(
     id: string,
     actor: AuthenticatedActor,
@@ -266,8 +258,7 @@ export class McpHttpService implements OnModuleDestroy {
     );
   }
 
-  // The transport closed: the client ended the session (DELETE) or it idled out — its executor session ends and
-  // its row goes — or this replica let go of it (detaching): the session goes on elsewhere.
+  // Closed by DELETE or idle: the executor session ends and the row goes; detaching: it goes on elsewhere.
   private closed(
     transport: StreamableHTTPServerTransport,
     mcp: SvcMcpSession,
@@ -315,8 +306,7 @@ export class McpHttpService implements OnModuleDestroy {
     this.sweep.unref();
   }
 
-  // A session idle here: ended when no replica served it within the idle time (its row expired), else let go of
-  // (another replica serves it). Then the rows nobody ended (their replicas stopped) go.
+  // Idle here: ended when its row expired, else let go of (another replica serves it).
   private async sweepOnce(): Promise<void> {
     const now = Date.now();
     for (const connection of [...this.connections.values()]) {
@@ -333,7 +323,6 @@ export class McpHttpService implements OnModuleDestroy {
     this.streamTouch.unref();
   }
 
-  // A held GET stream keeps its session alive; one ended through another replica is let go of here.
   private async touchStreams(): Promise<void> {
     const streaming = [...this.connections.values()].filter((c) => c.openStreams > 0);
     if (streaming.length === 0) return;

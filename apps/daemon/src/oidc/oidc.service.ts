@@ -28,8 +28,7 @@ function openIdClient(): typeof OpenIdClient {
 
 export interface SignInStart {
   location: string;
-  // a random value kept in a cookie; the server-side sign-in state is found only with it, so another browser's
-  // callback finds nothing
+  // random, in a cookie: the stored sign-in state is found only with it, so another browser's callback finds none
   binding: string;
 }
 
@@ -63,8 +62,7 @@ export class OidcService {
     return this.settings.state === 'configured' ? this.settings.label : null;
   }
 
-  // The state, nonce and PKCE verifier are random and stored (state and binding as digests) in one row that the
-  // callback consumes: any replica finishes the flow, and only once.
+  // Stored in one row the callback consumes: any replica finishes the flow, and only once.
   async start(origin: string, returnCode: string | null): Promise<SignInStart> {
     const settings = this.configured();
     const client = openIdClient();

@@ -126,7 +126,6 @@ export class TeamRepository {
     return rows[0] ?? null;
   }
 
-  // scope: the organization the request is confined to.
   async organizationSummaries(
     callerId: number,
     all: boolean,
@@ -185,7 +184,6 @@ export class TeamRepository {
     return rows.length > 0;
   }
 
-  // An actor with a membership in the organization (whatever else they belong to).
   async memberByName(organizationId: number, name: string): Promise<ActorRow | null> {
     const rows: ActorRow[] = await this.dataSource.query(
       `SELECT ${ACTOR_COLUMNS} FROM actors a
@@ -249,8 +247,7 @@ export class TeamRepository {
     return rows[0] ?? null;
   }
 
-  // Removes a membership unless it is the organization's last active admin; locks the organization's rows so two
-  // concurrent removals cannot both pass the check.
+  // Locks the organization's rows so two concurrent removals cannot both pass the last-admin check.
   async removeMembership(organizationId: number, actorId: number): Promise<'removed' | 'absent' | 'last_admin'> {
     return this.dataSource.transaction(async (manager) => {
       const rows: { actor_id: number; role: string; status: string }[] = await manager.query(
@@ -330,7 +327,6 @@ export class TeamRepository {
     return rows[0] ?? null;
   }
 
-  // Only ever the tokens of actors in the caller's view (actorId null: all of them).
   async listTokens(viewer: TeamViewer, actorId: number | null, includeRevoked: boolean): Promise<TokenRow[]> {
     return this.dataSource.query(
       `SELECT ${TOKEN_COLUMNS} FROM api_tokens t JOIN actors a ON a.id = t.actor_id
@@ -341,8 +337,7 @@ export class TeamRepository {
     );
   }
 
-  // The tokens minted from it are revoked, transitively and in the same transaction, by the trigger
-  // tr_api_tokens_revoke_minted (migration CredentialLineage), which every way of revoking goes through.
+  // Minted tokens are revoked with it, transitively, by the trigger tr_api_tokens_revoke_minted.
   async revokeToken(id: number): Promise<boolean> {
     // TypeORM answers an UPDATE with [rows, affected].
     const [, affected]: [unknown[], number] = await this.dataSource.query(

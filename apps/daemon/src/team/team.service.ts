@@ -108,7 +108,6 @@ export class TeamService {
     private readonly repository: TeamRepository,
   ) {}
 
-  // Anyone but a server admin sees the organizations they are an active member of; any other is a 404.
   async createOrganization(caller: AuthenticatedActor, dto: CreateOrganizationDto): Promise<OrganizationWire> {
     if (!isServerAdmin(caller)) {
       throw forbidden(
@@ -157,8 +156,7 @@ export class TeamService {
   async createActor(caller: AuthenticatedActor, dto: CreateActorDto): Promise<ActorWire> {
     const organization = await this.organizationFor(caller, dto.org);
     await this.assertOrganizationAdmin(caller, organization);
-    // Only an unconfined server admin makes another server admin, and never in hosted mode (there --admin is the
-    // org role).
+    // Only an unconfined server admin makes a server admin, never in hosted mode (--admin is the org role there).
     const isAdmin = Boolean(dto.admin) && isServerAdmin(caller) && this.config.mode !== 'hosted';
     const created = await this.repository.transaction(async (manager) => {
       const id = await this.repository.insertActor(manager, {
@@ -197,8 +195,7 @@ export class TeamService {
   async addMember(caller: AuthenticatedActor, dto: AddMemberDto): Promise<MembershipWire> {
     const organization = await this.organizationFor(caller, dto.org);
     await this.assertOrganizationAdmin(caller, organization);
-    // Someone who belongs to another organization (or a server admin) is outside an organization admin's view:
-    // adding them takes a server admin.
+    // Someone outside an organization admin's view takes a server admin to add.
     const target = await this.visibleActor(caller, dto.actor);
     await this.repository.transaction((manager) =>
       this.repository.upsertMembership(manager, organization.id, target.id, dto.role ?? 'member'),
@@ -209,8 +206,7 @@ export class TeamService {
   async removeMember(caller: AuthenticatedActor, dto: RemoveMemberDto): Promise<RemoveMemberResponse> {
     const organization = await this.organizationFor(caller, dto.org);
     await this.assertOrganizationAdmin(caller, organization);
-    // An organization admin may take anyone out of their own organization (it changes nothing elsewhere and its
-    // member list already shows them), except a server admin; anyone else answers like an unknown name.
+    // An org admin may take anyone but a server admin out of their own organization; others answer as unknown.
     const member = await this.repository.memberByName(organization.id, dto.actor);
     const target =
       member && (isServerAdmin(caller) || !member.is_admin) ? member : await this.visibleActor(caller, dto.actor);
@@ -279,7 +275,6 @@ export class TeamService {
     if (caller.isAdmin) return;
     const admins = await this.repository.adminOrganizations(caller.id);
     if (admins.some((o) => o.id === organization.id)) return;
-    // An organization the caller is not an active member of is answered like one that does not exist.
     if ((await this.repository.membership(organization.id, caller.id))?.status !== 'active') {
       throw notFound(`organization ${organization.slug}`);
     }

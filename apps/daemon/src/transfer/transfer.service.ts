@@ -327,7 +327,6 @@ export class TransferService {
   }
 
   async import(actor: AuthenticatedActor, raw: unknown, replace: boolean): Promise<ImportSummary> {
-    // every row the import writes is recorded as coming through an import, by the caller
     nameWritePath('import');
     const problems = validateBacklogDocument(raw);
     if (problems.length > 0) {
@@ -396,8 +395,7 @@ export class TransferService {
       }
       notePassed('role');
       if (holds) {
-        // Read once the project row and its items are locked (every import of it, and every write on its items,
-        // waits for this transaction), before anything is written.
+        // Locked before anything is written: every import of it and write on its items waits for this transaction.
         await this.repository.lockItems(projectId, manager);
         previous = await this.exportRows(projectId);
         const claims = await this.repository.claimsOf(projectId, manager);
@@ -422,7 +420,6 @@ export class TransferService {
       if ((await this.projects.conflictOf(projectId, prefix, manager)) === 'prefix') {
         throw importPrefixTaken(prefix);
       }
-      // Nothing is created without an organization (see ProjectsService.organizationFor).
       const organizationId = await this.projects.organizationFor(actor, manager);
       if (organizationId === null) throw organizationMembershipRequired();
       notePassed('scope');

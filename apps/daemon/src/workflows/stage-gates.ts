@@ -18,7 +18,6 @@ export interface StageGateItem {
   workflowVersionId: number;
   title: string;
   spec: string | null;
-  // the stored body column; renderedBody adds the sections and structured fields
   body: string | null;
   renderedBody: string;
   dbMutationProfile: string;
@@ -42,14 +41,12 @@ export interface StageGateContext {
 
 export type StageGateChecker = (ctx: StageGateContext) => Promise<DomainError | null>;
 
-// Definition keys that name a gate applying to every transition of the workflow; its checker decides
-// from the key's value (e.g. db_claim_prose_gate.enter/exit) whether this transition is concerned.
+// Gates of every transition; the checker decides from the key's value whether this one is concerned.
 export const DEFINITION_LEVEL_GATES: Readonly<Record<string, string>> = {
   db_claim_prose_gate: 'check_db_claim_prose',
 };
 
-// Gates are pluggable: a feature module registers its checker on init; the status write calls check()
-// inside its transaction, after locking the item row.
+// Feature modules register checkers on init; check() runs in the status write's transaction, item row locked.
 @Injectable()
 export class StageGateRegistry {
   private readonly logger = new Logger(StageGateRegistry.name);
@@ -97,8 +94,7 @@ export class StageGateRegistry {
     }
   }
 
-  // A write of merged_at records the merge: it passes the gates of the definition's merge_stage, as reaching that
-  // stage would. Definitions without merge_stage do not gate it.
+  // merged_at passes the gates of merge_stage, as reaching it would; no merge_stage, no gate.
   async checkMergeRecorded(ctx: Omit<StageGateContext, 'gate' | 'fromStage' | 'toStage'>): Promise<void> {
     const mergeStage = ctx.definition.merge_stage ? stageOf(ctx.definition, ctx.definition.merge_stage) : undefined;
     if (!mergeStage) return;
