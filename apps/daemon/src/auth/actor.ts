@@ -20,8 +20,7 @@ export interface AuthenticatedActor {
 
 export type CredentialScope = 'full' | 'metrics';
 
-// A machine credential acts only in its organization, and so does every token minted from it (carried down the
-// lineage); the hosted path confines to its own.
+// A machine credential, and every token minted from it, acts only in its organization; so does the hosted path.
 export function organizationScope(actor: AuthenticatedActor): number | null {
   return actor.scopeOrganizationId ?? actor.organizationId;
 }

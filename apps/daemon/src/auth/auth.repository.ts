@@ -119,8 +119,7 @@ export class AuthRepository {
     return rows[0] ?? null;
   }
 
-  // Last use is recorded at most once a minute per credential: this process skips the statement within the minute,
-  // and the conditional UPDATE writes nothing when another replica recorded it within the minute.
+  // Last use recorded at most once a minute per credential: skipped here within it, conditional across replicas.
   private readonly touched = new Map<string, number>();
 
   touchCredential(actor: AuthenticatedActor): Promise<unknown> {

@@ -380,7 +380,6 @@ export class ChargeService {
     });
   }
 
-  // Claims are shown to whoever sees the project, as the frontier is.
   async claims(actor: AuthenticatedActor, dto: ClaimsQueryDto): Promise<ClaimsResponse> {
     const project = await this.frontier.resolveProject(actor, dto.project);
     const rows = await this.repository.claimHolders(project.id);

@@ -44,7 +44,6 @@ const UNLOGGED_ROUTES = [
 
 export type LogFormat = 'json' | 'pretty';
 
-// auto: a person at a terminal reads lines; anything else (a pipe, a file, a container's log) gets JSON lines.
 export function resolveLogFormat(setting: 'auto' | LogFormat, stdoutIsTty: boolean): LogFormat {
   if (setting !== 'auto') return setting;
   return stdoutIsTty ? 'pretty' : 'json';

@@ -9,8 +9,6 @@ import type { ErrorBody } from '@app/contracts';
 import { DATABASE_RETRY_AFTER_SECONDS, isDataException, isDatabaseUnavailable } from './database-outage';
 import { databaseUnavailable as databaseUnavailableAfter, DomainError, GenericErrorCode } from './domain-error';
 
-// The filters and the middlewares that answer before Nest's pipeline (rate limits) all write errors through here.
-
 interface FastifyLikeError {
   statusCode?: number;
   code?: string;

@@ -1,9 +1,8 @@
 import { STRUCTURED_FIELDS } from '@app/contracts/backlog';
 
-// Stored text reaches other people's terminals, so every request string is single-line unless its route and JSON
-// path are listed below (a new field is safe by default). Single-line refuses C0, DEL, C1, U+2028/9 and bidi
-// embeddings, overrides and isolates (they reorder the line a title shows on); bidi marks stay for RTL names.
-// Multi-line allows LF and tab (not CR) and bidi controls.
+// Stored text reaches other people's terminals: every request string is single-line unless listed below.
+// Single-line refuses C0, DEL, C1, U+2028/9 and bidi embeddings, overrides and isolates (they reorder a shown title);
+// bidi marks stay for RTL names. Multi-line allows LF, tab and bidi controls.
 
 // eslint-disable-next-line no-control-regex
 const SINGLE_LINE_FORBIDDEN = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;

@@ -91,7 +91,6 @@ class EdgeValidationPipe extends ValidationPipe {
     return Object.keys(value).filter((key) => !declared.has(key));
   }
 
-  // The answer class-validator would give, naming at most MAX_NAMED_UNKNOWN unknown keys.
   private async refuseUnknown(
     value: Record<string, unknown>,
     unknown: string[],
@@ -115,7 +114,6 @@ class EdgeValidationPipe extends ValidationPipe {
   }
 }
 
-// A 400 that names every failed field; values are never echoed back.
 export function createValidationPipe(): ValidationPipe {
   return new EdgeValidationPipe({
     whitelist: true,

@@ -28,7 +28,6 @@ export interface AppConfig {
   // counted per process
   eventStreamsPerActor: number;
   eventStreamsPerAddress: number;
-  // per process
   mcpSessionsPerActor: number;
   mcpSessionsPerAddress: number;
   mcpStreamsPerActor: number;

@@ -2,8 +2,7 @@ import { escapeLiteral, PoolClient } from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { DataSource } from 'typeorm';
 
-// Binary COPY: a builder reads the fields it wants straight from the bytes, instead of the driver's string and
-// object per row. Chunks join many CopyData payloads, so a row may straddle two chunks.
+// Binary COPY: a builder reads the fields it wants straight from the bytes; a row may straddle two chunks.
 // Format: https://www.postgresql.org/docs/current/sql-copy.html (binary format).
 
 // 'PGCOPY\n\377\r\n\0', then the flags field and the header extension's length
@@ -151,7 +150,6 @@ export class BinaryCopyDecoder<T> {
   }
 }
 
-// A text[] literal for a statement that takes no parameters (COPY cannot).
 export function textArrayLiteral(values: readonly string[]): string {
   return `ARRAY[${values.map((value) => escapeLiteral(value)).join(', ')}]::text[]`;
 }

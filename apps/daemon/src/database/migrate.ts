@@ -45,7 +45,6 @@ function migrationTimestamp(name: string): number {
   return Number(/(\d{13})$/.exec(name)?.[1] ?? 0);
 }
 
-// The names of every migration this build knows, oldest first: its schema version.
 export function knownMigrations(): string[] {
   return migrationClasses().map(migrationName);
 }
@@ -64,8 +63,7 @@ async function assertNotNewer(dataSource: DataSource, known: ReadonlySet<string>
   if (unknown.length > 0) throw new NewerSchemaError(unknown);
 }
 
-// `only`: a restore brings a database to its snapshot's schema version first. A database a newer svc migrated is
-// refused before anything changes.
+// `only`: a restore first reaches its snapshot's schema version. A newer svc's database is refused untouched.
 export async function runMigrations(url: string, only?: ReadonlySet<string>): Promise<string[]> {
   const classes = migrationClasses();
   const known = new Set(classes.map(migrationName));
@@ -98,8 +96,7 @@ export async function runMigrations(url: string, only?: ReadonlySet<string>): Pr
 const MIGRATIONS_TABLE_DDL = `CREATE TABLE IF NOT EXISTS "migrations" ("id" SERIAL NOT NULL, "timestamp" bigint NOT NULL,
   "name" character varying NOT NULL, CONSTRAINT "PK_8c82d7f526340ab734260ea46be" PRIMARY KEY ("id"))`;
 
-// Inside the caller's transaction (a restore drops, migrates and loads as one). Migrations are raw SQL through
-// queryRunner.query; this runner gives them just that, with TypeORM's result shapes.
+// Inside the caller's transaction: a restore drops, migrates and loads as one.
 export async function runMigrationsInTransaction(client: Client, only?: ReadonlySet<string>): Promise<string[]> {
   await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
   await client.query(MIGRATIONS_TABLE_DDL);
@@ -118,8 +115,7 @@ export async function runMigrationsInTransaction(client: Client, only?: Readonly
     if (applied.has(name) || (only && !only.has(name))) continue;
     await new migration().up(runner);
     await client.query('INSERT INTO migrations ("timestamp", name) VALUES ($1, $2)', [migrationTimestamp(name), name]);
-    // what a migration's own commit would check, checked now: the next one may alter a table its rows touched (a
-    // table with pending trigger events cannot be altered)
+    // A table with pending trigger events cannot be altered, and the next migration may alter one.
     await client.query('SET CONSTRAINTS ALL IMMEDIATE');
     done.push(name);
   }

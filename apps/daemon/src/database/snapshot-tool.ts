@@ -20,8 +20,7 @@ import { AppConfig, parseConfig } from '../config/config';
 import { connectionParts } from './data-source';
 import { knownMigrations, runMigrationsInTransaction } from './migrate';
 
-// `svc backup`/`svc restore`, loaded by svc at run time; also `node …/snapshot-tool.js backup|restore|verify <file>`
-// where only the daemon is installed (a container image).
+// `svc backup`/`svc restore`; also runnable with node where only the daemon is installed (a container image).
 
 const APPLICATION_NAME = 'svc-snapshot';
 
@@ -111,7 +110,6 @@ async function backupDatabase(
   const config = parseConfig(env);
   if (config.databaseUrl) return withClient(config.databaseUrl, (client) => takeSnapshot(client, file));
   const holder = readLock(config.home);
-  // A daemon serves: read through its server, leave it running.
   if (holder && holderAlive(holder)) {
     return withClient(runningEmbeddedUrl(config.home), (client) => takeSnapshot(client, file));
   }

@@ -41,8 +41,7 @@ export class HealthController {
     return LOOPBACK.test(this.config.host) ? { status: 'ok', home: this.config.home } : { status: 'ok' };
   }
 
-  // The balancer's check: 200 while taking requests even during an outage (each replica answers its own 503 with
-  // Retry-After), 503 once draining.
+  // The balancer's check: 200 while taking requests, even during an outage; 503 once draining.
   @Get('livez')
   serving(): { status: 'ok' } {
     drain.livez();

@@ -61,7 +61,6 @@ export class McpSessionsRepository {
     return rows[0] ?? null;
   }
 
-  // A session missing from the answer has ended.
   async touchMany(ids: string[], idleMs: number): Promise<Map<string, string[]>> {
     if (ids.length === 0) return new Map();
     const byHash = new Map(ids.map((id) => [sessionHash(id).toString('hex'), id]));

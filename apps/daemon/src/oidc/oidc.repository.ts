@@ -78,8 +78,7 @@ export class OidcRepository {
     return rows[0] ?? null;
   }
 
-  // First sign-in of an admitted person: a member of the server's organization, linked to the company account.
-  // The name is the email's local part, made unique with a number when taken.
+  // First sign-in: a member of the server's organization; the name is the email's local part, numbered if taken.
   async provision(email: string, issuer: string, subject: string, baseName: string): Promise<SignInActorRow | null> {
     return this.dataSource.transaction(async (manager) => {
       const orgs: { id: number }[] = await manager.query(

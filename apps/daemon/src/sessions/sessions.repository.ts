@@ -35,7 +35,6 @@ export class SessionsRepository {
     return rows[0] ?? null;
   }
 
-  // Newest first. actorId null: every actor's (admins).
   list(filter: {
     actorId: number | null;
     project: string | null;
@@ -103,11 +102,9 @@ export class SessionsRepository {
     return count > 0;
   }
 
-  // Ending a session releases its claims at once.
   end(sessionId: number): Promise<SessionRow> {
     return this.dataSource.transaction(async (manager) => {
       await manager.query('DELETE FROM item_claims WHERE session_id = $1', [sessionId]);
-      // UPDATE ... RETURNING answers [rows, rowCount] through TypeORM's query().
       const [rows]: [SessionRow[], number] = await manager.query(
         `UPDATE executor_sessions SET ended_at = coalesce(ended_at, now()), last_seen_at = now()
           WHERE id = $1 RETURNING ${SESSION_COLUMNS}`,

@@ -114,7 +114,6 @@ export class SessionsService {
   async release(actor: AuthenticatedActor, id: number, ref: string): Promise<ReleaseClaimResponse> {
     const session = await this.owned(actor, id, { live: false });
     nameWriterSession(session.id, session.harness);
-    // An item the caller cannot see answers like one that does not exist (404 item_not_found).
     const item = await this.access.resolveItem(actor, ref);
     return { session_id: id, item_id: item.ref, released: await this.repository.release(id, item.id) };
   }

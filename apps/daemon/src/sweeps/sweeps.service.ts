@@ -67,7 +67,6 @@ export class SweepsService implements OnApplicationBootstrap {
     await this.timed('event_retention', async () => {
       try {
         const deleted = await this.events.purgeExpired();
-        // null: another replica holds the round's lock
         if (deleted === null) return 'skipped';
         if (deleted) this.logger.debug(`event retention sweep: deleted ${deleted}`);
         return 'ran';

@@ -427,7 +427,6 @@ export class TransferRepository {
     );
   }
 
-  // The run's id, or null when a run of that id exists.
   async insertRun(project: string, r: DocRun, items: number[], manager: EntityManager): Promise<string | null> {
     const rows: { id: string }[] = await manager.query(
       `INSERT INTO deployment_runs (id, project, flow_id, environment, status, current_stage, stage_index, stage_count,

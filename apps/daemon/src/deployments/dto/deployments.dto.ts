@@ -132,7 +132,6 @@ export interface RunRow {
   halt_stage: string | null;
   halt_missing: string[] | null;
   halted_at: string | null;
-  // what the usher step last declared it has (null: never declared)
   capabilities: string[] | null;
   // recorded by the database on every write, never weakened; null: none
   required_approval: 'member' | 'admin' | null;
