@@ -22,7 +22,6 @@ input{font-size:1rem;padding:.4rem;width:100%;box-sizing:border-box}
 export interface PageContext {
   server: string;
   organization: string | null;
-  // signed-in actor and the sign-out form's CSRF token, when signed in
   actor?: { name: string; csrf: string };
 }
 

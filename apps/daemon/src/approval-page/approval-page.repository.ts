@@ -52,7 +52,6 @@ export class ApprovalPageRepository {
     await this.dataSource.query('DELETE FROM approval_sessions WHERE session_hash = $1', [hash]);
   }
 
-  // The server's organization as the page names it: the only one, else the first-boot `default` one.
   async serverOrganization(): Promise<string | null> {
     const rows: { name: string }[] = await this.dataSource.query(
       `SELECT name FROM organizations ORDER BY (slug = 'default') DESC, id LIMIT 1`,

@@ -38,7 +38,6 @@ export class BearerAuthGuard implements CanActivate {
     ) {
       throw forbidden('this token reads GET /metrics only (scope metrics)');
     }
-    // The hosted forward's inner request, confined to the path's organization (RequestScopeService).
     const scope = this.scope.read(request.headers[SCOPE_HEADER]);
     if (scope !== null) {
       if (actor.organizationId !== null && actor.organizationId !== scope) throw bearerRequired();

@@ -13,7 +13,6 @@ export interface BootstrapResult {
   credentialsFile: string | null;
 }
 
-// The first admin's token goes to the CLI's credential file, and is shown once only on a terminal (never logged).
 @Injectable()
 export class BootstrapService implements OnApplicationBootstrap {
   private readonly logger = new Logger(BootstrapService.name);

@@ -21,7 +21,6 @@ export function accessibleOrganizationWhere(
                              AND am.status = 'active'))`;
 }
 
-// Records of an organization with no project (ouroboros entries) use the same rule.
 export function accessibleProjectWhere(p: string, actorId: string, isAdmin: string, scope: string): string {
   return accessibleOrganizationWhere(`${p}.organization_id`, actorId, isAdmin, scope);
 }

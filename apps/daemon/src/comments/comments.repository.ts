@@ -48,7 +48,6 @@ export class CommentsRepository {
     );
   }
 
-  // The newest comments of an item and how many it has, in one statement (the count from the index alone).
   async recent(itemId: number, limit: number, manager?: EntityManager): Promise<{ rows: CommentRow[]; count: number }> {
     const rows: (CommentRow & { total: string })[] = await (manager ?? this.dataSource).query(
       `SELECT ${COLUMNS}, (SELECT count(*) FROM item_comments WHERE item_id = $1) AS total

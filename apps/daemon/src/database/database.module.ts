@@ -18,7 +18,6 @@ export class DatabaseModule {
             retryAttempts: 3,
             retryDelay: 500,
           }),
-          // every statement that may change rows during a write names its writer (the change record)
           dataSourceFactory: async (options?: DataSourceOptions) => {
             const dataSource = await new DataSource(options!).initialize();
             recordAutocommitWrites(dataSource);

@@ -8,7 +8,6 @@ export interface StoredClaimTexts {
 }
 
 export interface LockedClaim extends StoredClaimTexts {
-  // The transaction's clock (now()) as ISO 8601: the stamp for validated_at and frozen_at.
   now: string;
 }
 

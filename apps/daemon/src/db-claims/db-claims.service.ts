@@ -52,7 +52,6 @@ export class DbClaimsService {
     return toDbClaimResponse(item.ref, readClaim(stored.profileText, stored.attestationText), stored);
   }
 
-  // Validated by the core rules before any read, then split into both halves in one transaction.
   async amend(
     actor: AuthenticatedActor,
     ref: string,

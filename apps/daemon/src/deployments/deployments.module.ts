@@ -16,7 +16,6 @@ export class DeploymentsModule implements OnModuleInit {
     private readonly service: DeploymentsService,
   ) {}
 
-  // A gate of its own type, applying to every workflow (registered apart from the workflow-listed gates).
   onModuleInit(): void {
     this.gates.registerUniversal(DEPLOYMENT_COMPLETE_GATE, (ctx) => this.service.checkComplete(ctx));
   }

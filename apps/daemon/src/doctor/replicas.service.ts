@@ -24,7 +24,6 @@ export interface ReplicaIdentity {
   fingerprint: string;
 }
 
-// This process as one replica of the team server: it reports itself on boot and on every heartbeat (sweeps).
 @Injectable()
 export class ReplicasService implements OnApplicationBootstrap {
   private readonly logger = new Logger(ReplicasService.name);

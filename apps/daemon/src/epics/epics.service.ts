@@ -41,7 +41,6 @@ import { EpicsRepository } from './epics.repository';
 
 export const EPIC_WORKFLOW = 'epic';
 
-// Task dependencies must name tasks of the same epic and stay acyclic (checked with the shared kernel).
 export function checkTaskDependencies(
   epic: string,
   tasks: readonly EpicTaskRow[],

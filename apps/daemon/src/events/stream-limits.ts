@@ -6,8 +6,7 @@ export type LimitRefusal = (who: 'actor' | 'address', limit: number, retryAfterS
 // How long a refused client should wait: streams end when their clients go, so a slot frees up within seconds.
 export const STREAM_LIMIT_RETRY_AFTER_SECONDS = 30;
 
-// Counted per process (a stream lives on one; N replicas allow N times the caps); the release is idempotent.
-// The MCP server over HTTP uses it too.
+// Per process (a stream lives on one; N replicas allow N times the caps); also the MCP server's caps.
 export class StreamLimits {
   private readonly byActor = new Map<number, number>();
   private readonly byAddress = new Map<string, number>();

@@ -91,7 +91,6 @@ export type PlainWritableField = (typeof PLAIN_WRITABLE_FIELDS)[number];
 
 export const NOT_NULL_FIELDS: readonly string[] = ['title', 'priority', 'workflow_posture'];
 
-// Fields with their own operation, named in the refusal so the caller knows where to go.
 export const FIELD_OPERATIONS: Readonly<Record<string, string>> = {
   status: 'POST /v1/items/:ref/status (svc items status)',
   frozen: 'svc items freeze / unfreeze',

@@ -87,7 +87,6 @@ export class ItemsService {
     private readonly comments: CommentsService,
   ) {}
 
-  // For another feature that checked the caller's access itself (transfer's export and import): the rows as stored.
   rowsOfProject(project: string): Promise<ItemRow[]> {
     return this.repository.findByProject(project);
   }

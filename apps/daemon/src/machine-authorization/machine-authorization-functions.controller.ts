@@ -32,7 +32,6 @@ export const FUNCTION_PATHS = {
 export class MachineAuthorizationFunctionsController {
   constructor(private readonly service: MachineAuthorizationService) {}
 
-  // For the TUI's Machines tab; no secret is listed.
   @Get(FUNCTION_PATHS.requests)
   @Header('cache-control', 'no-store')
   requests(@CurrentActor() actor: AuthenticatedActor): Promise<MachineAuthorizationRequestList> {
@@ -48,7 +47,6 @@ export class MachineAuthorizationFunctionsController {
     return this.service.pendingRequests(actor, slug);
   }
 
-  // machine_authorization.resolve bound to one listed request: a code of another request is refused (409).
   @Writes('scope', 'role')
   @Post(FUNCTION_PATHS.requestResolve)
   @HttpCode(200)

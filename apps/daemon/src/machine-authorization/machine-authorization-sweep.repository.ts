@@ -29,7 +29,6 @@ export class MachineAuthorizationSweepRepository {
         authorizations: await count('DELETE FROM machine_authorizations WHERE expires_at < now()'),
         rateCounters: await count('DELETE FROM rate_counters WHERE expires_at < now()'),
         approvalSessions: await count('DELETE FROM approval_sessions WHERE expires_at < now()'),
-        // company sign-ins started and never finished, or finished (consumed rows stay until expiry)
         signInStates: await count('DELETE FROM oidc_sign_in_states WHERE expires_at < now()'),
       };
     });

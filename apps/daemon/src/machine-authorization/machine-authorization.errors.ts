@@ -34,7 +34,6 @@ export function maError(
   return contractError(code, message, {}, headers);
 }
 
-// A rulebook refusal as the contract's error (its codes are the contract's; a unit spec holds them to it).
 export const refusalError = (refusal: MachineAuthorizationRefusal): DomainError =>
   maError(
     refusal.code as MachineAuthorizationErrorCode,

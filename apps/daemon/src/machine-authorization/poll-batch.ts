@@ -61,7 +61,6 @@ export function assignHits(groups: readonly BudgetGroup[], groupOf: readonly num
   });
 }
 
-// Ordinals are 1-based; device-code hashes in hex.
 export interface PollBatchRows {
   hits: [ordinal: number, hits: number, retryAfter: number][];
   codes: (RawPollCode & { hash: string })[];

@@ -29,7 +29,6 @@ export class RateLimitRepository {
     return { hits: rows[0].hits, retryAfter: rows[0].retry_after };
   }
 
-  // The highest count among the subjects in the current window (failed-attempt budgets are checked before use).
   async peek(scope: string, subjects: string[]): Promise<WindowCount> {
     const rows: { hits: number | null; retry_after: number }[] = await this.dataSource.query(
       `SELECT max(hits)::int AS hits,

@@ -35,7 +35,6 @@ export function sessionHash(id: string): Buffer {
   return createHash('sha256').update(id).digest();
 }
 
-// Every statement is one indexed row; the expiry moves on with each request, on the database clock.
 @Injectable()
 export class McpSessionsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
@@ -48,7 +47,6 @@ export class McpSessionsRepository {
     );
   }
 
-  // null when the session is unknown, ended, expired, or another actor's.
   async touch(id: string, actorId: number, idleMs: number): Promise<McpSessionRow | null> {
     const rows = returned<McpSessionRow>(
       await this.dataSource.query(

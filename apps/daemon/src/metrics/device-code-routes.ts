@@ -1,4 +1,3 @@
-// Route patterns, never raw URLs.
 const OPERATIONS: Record<string, 'start' | 'poll'> = {
   'POST /api/machine/authorizations': 'start',
   'POST /api/orgs/:slug/api/machine/authorizations': 'start',

@@ -9,7 +9,6 @@ const SWEEP_BUCKETS = [0.001, 0.01, 0.1, 0.5, 1, 5, 30];
 export interface GaugeSources {
   openStreams(): number;
   pool(): { total: number; idle: number; waiting: number; max: number } | null;
-  // null: unknown now (database down)
   codePool(): Promise<{ open: number; capacity: number } | null>;
 }
 

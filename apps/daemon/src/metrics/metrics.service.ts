@@ -19,7 +19,6 @@ import { SweepObserver } from '../sweeps/sweep-observer';
 import { answerCode, deviceCodeOperation } from './device-code-routes';
 import { codeLabel, DaemonMetrics } from './metrics.registry';
 
-// never the raw URL
 const UNMATCHED_ROUTE = '(unmatched)';
 
 @Injectable()

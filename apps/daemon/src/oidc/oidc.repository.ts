@@ -67,7 +67,6 @@ export class OidcRepository {
     return rows[0] ?? null;
   }
 
-  // An invited person: an actor an admin created with this email and not yet linked to a company account.
   async linkInvited(email: string, issuer: string, subject: string): Promise<SignInActorRow | null> {
     const [rows]: [SignInActorRow[], number] = await this.dataSource.query(
       `UPDATE actors SET oidc_issuer = $2, oidc_subject = $3

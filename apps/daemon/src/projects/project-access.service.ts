@@ -17,13 +17,11 @@ export class ProjectAccessService {
     private readonly refs: RefsService,
   ) {}
 
-  // null = every project (server admins on a request not confined to one organization)
   async visibleProjects(actor: AuthenticatedActor): Promise<string[] | null> {
     if (seesEveryProject(actor)) return null;
     return (await this.access.accessibleProjects(actor)).map((p) => p.id);
   }
 
-  // null = every project; for records stored by ref, listed across projects.
   async visiblePrefixes(actor: AuthenticatedActor): Promise<string[] | null> {
     if (seesEveryProject(actor)) return null;
     return (await this.access.accessibleProjects(actor)).map((p) => p.public_item_prefix);

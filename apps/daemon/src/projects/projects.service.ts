@@ -30,7 +30,6 @@ export class ProjectsService {
     private readonly standing: AccessService,
   ) {}
 
-  // For another feature that checked the caller's access itself (transfer's export and import): the rows as stored.
   findRow(id: string, manager?: EntityManager): Promise<ProjectRow | null> {
     return this.repository.find(id, manager);
   }
@@ -43,7 +42,6 @@ export class ProjectsService {
     return this.repository.organizationFor(actor, manager);
   }
 
-  // Who replaces a project by import and reads its snapshots (transfer).
   async administers(actor: AuthenticatedActor, project: string): Promise<boolean> {
     return (await this.standing.projectAdministration(actor, project)).isOrgAdmin;
   }

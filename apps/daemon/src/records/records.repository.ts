@@ -17,7 +17,6 @@ const OUROBOROS_SELECT = `SELECT e.id, o.slug AS organization, ${isoUtc('e."time
        ${isoUtc('e.created_at')} AS created_at
   FROM ouroboros_entries e JOIN organizations o ON o.id = e.organization_id`;
 
-// null for either: no filter; a ref is `<prefix>-<sequence>`.
 export interface RecordFilter {
   items: readonly string[] | null;
   prefixes: readonly string[] | null;

@@ -83,7 +83,6 @@ export class RecordsService {
     return { items: null, prefixes: await this.access.visiblePrefixes(actor) };
   }
 
-  // The organization a new project would go to (ProjectsService.organizationFor).
   async addOuroboros(actor: AuthenticatedActor, dto: AddOuroborosDto): Promise<OuroborosEntryWire> {
     const organizationId = await this.projects.organizationFor(actor);
     if (organizationId === null) throw organizationMembershipRequired();

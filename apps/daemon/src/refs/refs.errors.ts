@@ -22,6 +22,5 @@ export const invalidRefs = (refs: readonly string[]) =>
 
 export const itemNotFound = (ref: string) => refError(RefErrorCode.ItemNotFound, `no item ${ref}`, { item_id: ref });
 
-// All refs of a set that do not resolve (or that the caller may not see), named together.
 export const itemsNotFound = (missing: readonly string[]) =>
   refError(RefErrorCode.ItemNotFound, `no items ${missing.join(', ')}`, { missing });

@@ -4,7 +4,6 @@ import { EntityManager } from 'typeorm';
 import { invalidRef, invalidRefs, itemNotFound, itemsNotFound } from './refs.errors';
 import { RefsRepository, ResolvedRef } from './refs.repository';
 
-// What a ref resolves to, for the features that ask this service (the repository itself stays private to refs/).
 export type { ResolvedRef };
 
 export const REF_PATTERN = /^[A-Za-z][A-Za-z0-9]{0,15}-[0-9]{1,9}$/;

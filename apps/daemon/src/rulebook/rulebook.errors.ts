@@ -42,7 +42,6 @@ export const forceNotAllowed = (ref: string, holder: ClaimHolder) =>
     { item_id: ref, holder: holderWire(holder) },
   );
 
-// The session a write names in x-svc-session must be the caller's own and live.
 export const writerSessionNotFound = (id: string) =>
   rulebookError(RulebookErrorCode.SessionNotFound, `no executor session ${id.slice(0, 20)} of yours (x-svc-session)`);
 

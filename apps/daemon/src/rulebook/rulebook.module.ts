@@ -4,7 +4,6 @@ import { RulebookRepository } from './rulebook.repository';
 import { RulebookService } from './rulebook.service';
 import { WriteContextInterceptor } from './write-context.interceptor';
 
-// Every feature that writes asks the rulebook.
 @Global()
 @Module({
   providers: [RulebookRepository, RulebookService, WriteContextInterceptor],

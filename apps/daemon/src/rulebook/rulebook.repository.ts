@@ -64,7 +64,6 @@ export class RulebookRepository {
     return manager.query('DELETE FROM item_claims WHERE item_id = $1', [itemId]);
   }
 
-  // The writer of the rest of this transaction (the trigger reads it for every following row).
   nameWriter(manager: EntityManager, writer: unknown): Promise<unknown> {
     return manager.query(`SELECT set_config('svc.writer', $1, true)`, [JSON.stringify(writer)]);
   }

@@ -48,7 +48,6 @@ export class RulebookService {
     }
   }
 
-  // An item reaching a terminal stage is finished: its claim (and the WIP slot it held) is released.
   releaseFinished(manager: EntityManager, itemId: number): Promise<unknown> {
     return this.repository.releaseClaim(manager, itemId);
   }

@@ -46,7 +46,6 @@ export class SessionsController {
     return this.service.heartbeat(actor, id);
   }
 
-  // One claim given back before the session ends (the MCP server's release tool).
   @Writes('role', 'claim')
   @Post(':id/release')
   @HttpCode(200)

@@ -76,7 +76,6 @@ export class SessionsService {
     };
   }
 
-  // Sessions belong to the actor that registered them (unconfined server admins may act on any).
   async owned(actor: AuthenticatedActor, id: number, { live = true } = {}): Promise<SessionRow> {
     const row = await this.repository.find(id);
     if (!row || (row.actor_id !== actor.id && !isServerAdmin(actor))) throw sessionNotFound(id);

@@ -6,7 +6,6 @@ export type SweepOutcome = 'ran' | 'failed' | 'skipped';
 
 export type SweepListener = (sweep: string, outcome: SweepOutcome, durationMs: number) => void;
 
-// Each sweep run for whoever listens (the metrics feature); sweeps import nothing of their listeners.
 @Injectable()
 export class SweepObserver {
   private readonly listeners = new Set<SweepListener>();

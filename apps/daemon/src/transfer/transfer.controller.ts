@@ -31,7 +31,6 @@ export class TransferController {
     return this.service.export(actor, query.project);
   }
 
-  // The project as it was before each replace (admins of its organization).
   @Get('projects/:id/snapshots')
   snapshots(@CurrentActor() actor: AuthenticatedActor, @Param('id') id: string): Promise<SnapshotList> {
     return this.service.snapshots(actor, id);

@@ -110,7 +110,6 @@ export const projectAdminRequired = (project: string, what: string) =>
 export const snapshotNotFound = (project: string, id: string) =>
   transferError(TransferErrorCode.SnapshotNotFound, `project ${project} has no snapshot ${id}`, { project });
 
-// An item of the file whose status POST /v1/items/<ref>/status would have refused: the gate's refusal, named.
 export const statusNotReachable = (ref: string, from: string, status: string, gate: DomainError) =>
   transferError(TransferErrorCode.StatusNotReachable, `${ref} cannot be imported at ${status}: ${gate.message}`, {
     item: ref,

@@ -34,8 +34,6 @@ export class TransferRepository {
     return this.dataSource.transaction(work);
   }
 
-  // ---- export reads (ordered, so two exports of the same state are byte-identical)
-
   epicTasks(project: string): Promise<(EpicRowBase & Record<string, unknown>)[]> {
     return this.dataSource.query(
       `SELECT i.project_sequence AS epic_sequence, t.task_num, t.title, t.worktree, t.context_estimate, t.dependencies,

@@ -13,7 +13,6 @@ export class AddCommentDto {
 
 export class CommentsQueryDto {
   @IsOptional() @Transform(toUnsignedInt) @IsInt() @Min(1) @Max(MAX_COMMENT_LIMIT) limit?: number;
-  // older than this comment (the previous page's next_cursor)
   @IsOptional()
   @IsString()
   @Matches(/^[1-9][0-9]{0,18}$/, { message: 'cursor must be a next_cursor of this list' })

@@ -3,7 +3,6 @@ import { IsIn, IsInt, IsObject, IsOptional, IsString, MaxLength, Min } from 'cla
 import { DEPENDENCY_SOURCES, DependencyWire, GATE_POINTS } from '@app/contracts/backlog';
 
 export class AddDependencyDto {
-  // public ref of the blocking item (any project the caller can see)
   @IsString()
   @MaxLength(40)
   blocker!: string;

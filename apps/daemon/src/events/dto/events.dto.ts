@@ -29,7 +29,6 @@ export const EVENT_ID_PATTERN = /^[0-9]{1,18}$/;
 export class EventsStreamQueryDto {
   @IsOptional() @IsString() @MaxLength(63) project?: string;
   @IsOptional() @IsString() @MaxLength(100) event_name?: string;
-  // The Last-Event-ID header takes precedence.
   @IsOptional()
   @Matches(EVENT_ID_PATTERN, { message: 'last_event_id must be an event id (a whole number)' })
   last_event_id?: string;

@@ -29,7 +29,6 @@ export class EvaluateBatchDto {
   @IsIn(GATE_POINTS)
   gate_point!: string;
 
-  // either explicit refs, or every non-terminal item of a project
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(MAX_GATE_ITEMS)

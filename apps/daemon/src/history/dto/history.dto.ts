@@ -9,7 +9,6 @@ const RECORD_ID = /^[1-9][0-9]{0,18}$/;
 
 export class HistoryPageQueryDto {
   @IsOptional() @Transform(toUnsignedInt) @IsInt() @Min(1) @Max(MAX_HISTORY_LIMIT) limit?: number;
-  // Older than this record id (the previous page's next_before).
   @IsOptional() @IsString() @Matches(RECORD_ID) before?: string;
 }
 

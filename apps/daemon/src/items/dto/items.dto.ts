@@ -96,7 +96,6 @@ export class ListItemsQueryDto {
   @IsOptional() @Matches(/^[a-z0-9][a-z0-9_-]{0,62}$/) workflow?: string;
   // a substring of the title or the body (case-insensitive), or a ref
   @IsOptional() @IsString() @Length(1, 200) q?: string;
-  // live claim (1) or none (0)
   @IsOptional() @IsIn(['0', '1']) claimed?: string;
 
   @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(1000) limit?: number;
