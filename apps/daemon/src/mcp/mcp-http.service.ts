@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 
 import { SvcApi, SvcClient } from '@app/client';
 import { CLIENT_HEADER } from '@app/contracts';
-import { harnessToken, SvcMcpOptions, SvcMcpSession } from '@app/client/mcp';
+import type { SvcMcpOptions, SvcMcpSession } from '@app/client/mcp';
 
 import { version } from '../../../../package.json';
 import { AuthenticatedActor } from '../auth/actor';
@@ -16,6 +16,20 @@ import { StreamLimits } from '../events/stream-limits';
 import { RequestIdentityService } from '../machine-authorization/request-identity';
 import { mcpOriginRefused, mcpSessionLimitReached, mcpStreamLimitReached } from './mcp.errors';
 import { McpSessionRow, McpSessionsRepository } from './mcp-sessions.repository';
+
+// The MCP SDK and svc's MCP server load with the first /mcp request: they were a fifth of the daemon's start-up.
+interface McpModules {
+  sdk: typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js');
+  svc: typeof import('@app/client/mcp');
+}
+let mcpModules: Promise<McpModules> | null = null;
+function loadMcp(): Promise<McpModules> {
+  mcpModules ??= Promise.all([
+    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+    import('@app/client/mcp'),
+  ]).then(([sdk, svc]) => ({ sdk, svc }));
+  return mcpModules;
+}
 
 // Idle this long (no open stream): the session ends and its claims are released, like a closed stdio pipe.
 export const MCP_HTTP_IDLE_MS = 15 * 60_000;
@@ -91,6 +105,7 @@ export class McpHttpService implements OnModuleDestroy {
     loopback: string,
   ): Promise<void> {
     this.checkOrigin(req);
+    const modules = await loadMcp();
     const sessionHeader = req.headers['mcp-session-id'];
     const id = Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader;
     if (id !== undefined) {
@@ -110,7 +125,7 @@ export class McpHttpService implements OnModuleDestroy {
       if (!connection) {
         let pending = this.rebuilding.get(id);
         if (!pending) {
-          pending = this.rebuild(id, actor, req, row, loopback).finally(() => this.rebuilding.delete(id));
+          pending = this.rebuild(modules, id, actor, req, row, loopback).finally(() => this.rebuilding.delete(id));
           this.rebuilding.set(id, pending);
         }
         connection = await pending;
@@ -131,9 +146,10 @@ export class McpHttpService implements OnModuleDestroy {
     const address = this.identity.describe(req).clientKey;
     const releaseSlot = this.sessionLimits.acquire(actor.id, address);
     const naming = namingOf(req);
+    const { harnessToken } = modules.svc;
     const harness = harnessToken(naming.harness) ?? harnessToken(clientNameOf(body));
     let connection: HttpMcpConnection | null = null;
-    const transport = new StreamableHTTPServerTransport({
+    const transport = new modules.sdk.StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: async (sessionId) => {
         connection = this.adopt(sessionId, actor, address, transport, mcp);
@@ -151,7 +167,7 @@ export class McpHttpService implements OnModuleDestroy {
         });
       },
     });
-    const { mcp, origin } = this.session(actor, req, loopback, {
+    const { mcp, origin } = this.session(modules, actor, req, loopback, {
       project: naming.project,
       harness,
       model: naming.model,
@@ -176,6 +192,7 @@ export class McpHttpService implements OnModuleDestroy {
   }
 
   private session(
+    modules: McpModules,
     actor: AuthenticatedActor,
     req: IncomingMessage,
     loopback: string,
@@ -183,7 +200,7 @@ export class McpHttpService implements OnModuleDestroy {
   ) {
     const token = bearerOf(req);
     const origin = this.events.vouchForStreams(actor, req);
-    const mcp = new SvcMcpSession({
+    const mcp = new modules.svc.SvcMcpSession({
       api: new SvcApi(mcpClient(loopback, token)),
       token,
       streamHeaders: origin.headers,
@@ -219,15 +236,16 @@ export class McpHttpService implements OnModuleDestroy {
   }
 
   private async rebuild(
+    modules: McpModules,
     id: string,
     actor: AuthenticatedActor,
     req: IncomingMessage,
     row: McpSessionRow,
     loopback: string,
   ): Promise<HttpMcpConnection> {
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id });
+    const transport = new modules.sdk.StreamableHTTPServerTransport({ sessionIdGenerator: () => id });
     adoptSessionId(transport, id);
-    const { mcp, origin } = this.session(actor, req, loopback, {
+    const { mcp, origin } = this.session(modules, actor, req, loopback, {
       project: row.project,
       harness: row.harness,
       model: row.model,

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 import type { DoctorReport } from '@app/contracts';
-import { binariesPackageDir, repairPgSymlinks } from '@app/database';
+import { binariesPackageDir, repairPgSymlinks } from '@app/database/pg-symlinks';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 

@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
-import { confirm, input, password, select } from '@inquirer/prompts';
 import { Command } from 'commander';
 
 import { defaultConfigDir, SvcClient, SvcConnectionError, terminalText } from '@app/client';
@@ -9,6 +8,9 @@ import { authorizationOrigin, MachineAuthorizationUrlError } from '@app/contract
 
 import { action, CliError } from '../output';
 import { connectWithDeviceCode, connectWithToken } from './connect.command';
+
+// Loaded on the first question: @inquirer/prompts is a sixth of every other command's start-up.
+const prompts = (): Promise<typeof import('@inquirer/prompts')> => import('@inquirer/prompts');
 
 interface SetupOptions {
   server?: string;
@@ -111,7 +113,9 @@ class Wizard {
     }
     for (;;) {
       this.assertCanPrompt('where svc runs');
-      const home = await select({
+      const home = await (
+        await prompts()
+      ).select({
         message: 'Where should svc keep your backlog?',
         choices: [
           { name: 'This machine (an embedded daemon, via svc up)', value: 'local' as const },
@@ -132,7 +136,9 @@ class Wizard {
     for (;;) {
       if (url === null) {
         this.assertCanPrompt('the server address');
-        url = await input({
+        url = await (
+          await prompts()
+        ).input({
           message: 'Team server address',
           validate: (value) => {
             try {
@@ -172,7 +178,9 @@ class Wizard {
         let how: 'browser' | 'token' = 'browser';
         if (!this.options.yes) {
           this.assertCanPrompt('how to sign in');
-          how = await select({
+          how = await (
+            await prompts()
+          ).select({
             message: `How do you want to connect to ${origin}?`,
             choices: [
               { name: 'Approve in the browser (company sign-in)', value: 'browser' as const },
@@ -186,7 +194,7 @@ class Wizard {
         }
         const open =
           !this.options.yes && this.interactive
-            ? await confirm({ message: 'Open the approval page in your browser?', default: true })
+            ? await (await prompts()).confirm({ message: 'Open the approval page in your browser?', default: true })
             : false;
         await connectWithDeviceCode(origin, this.configDir, { open, machineName: this.options.machineName });
         return 'done';
@@ -209,7 +217,9 @@ class Wizard {
           );
         }
         say(problem);
-        const choice = await select({
+        const choice = await (
+          await prompts()
+        ).select({
           message: 'What now?',
           choices: [
             ...(method.kind === 'oidc_misconfigured' ? [{ name: 'Use API token', value: 'token' as const }] : []),
@@ -233,7 +243,9 @@ class Wizard {
     } else {
       this.assertCanPrompt('for an API token');
       token = (
-        await password({ message: 'API token', mask: '•', validate: (v) => v.trim().length > 0 || 'paste the token' })
+        await (
+          await prompts()
+        ).password({ message: 'API token', mask: '•', validate: (v) => v.trim().length > 0 || 'paste the token' })
       ).trim();
     }
     if (token.length === 0) throw new CliError('invalid_request', 'no API token was given');

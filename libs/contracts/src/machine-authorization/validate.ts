@@ -1,4 +1,4 @@
-import Ajv2020, { ErrorObject, ValidateFunction } from 'ajv/dist/2020';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020';
 
 import {
   buildMachineAuthorizationSchema,
@@ -26,6 +26,10 @@ let validators: Validators | null = null;
 // One Ajv instance holding the whole document, so every $defs entry keeps its neighbours for references.
 function getValidators(): Validators {
   if (validators) return validators;
+  // Required here, not at the top: ajv is a seventh of the command line's start-up, and most commands never validate
+  // a machine-authorization answer.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const Ajv2020 = (require('ajv/dist/2020') as typeof import('ajv/dist/2020')).default;
   const ajv = new Ajv2020({ strict: true, allErrors: true, validateFormats: false });
   ajv.addVocabulary(['x-contract-version', 'x-http', 'x-secret']);
   ajv.addSchema(buildMachineAuthorizationSchema());
