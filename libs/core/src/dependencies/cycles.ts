@@ -42,12 +42,11 @@ export function buildCompactGraph(
 }
 
 export interface StronglyConnectedComponents {
-  // component id per node; ids are assigned in emission order, which is a reverse topological order
-  // of the condensation: every edge leaving a component points to a component with a smaller id
+  // ids in emission order, a reverse topological order of the condensation: every edge leaving a component points
+  // to a smaller id
   componentOf: Int32Array;
   componentSize: Int32Array;
   componentCount: number;
-  // nodes in emission order (all nodes of component 0 first, then component 1, ...)
   order: Int32Array;
 }
 
@@ -122,7 +121,6 @@ export function stronglyConnectedComponents(graph: CompactGraph): StronglyConnec
   return { componentOf, componentSize: Int32Array.from(componentSizes), componentCount, order };
 }
 
-// Shortest cycle through `start` using only edges that stay inside start's component; null if none.
 export function cycleThrough(graph: CompactGraph, componentOf: Int32Array, start: number): number[] | null {
   const { offsets, targets } = graph;
   const component = componentOf[start];
