@@ -2,7 +2,6 @@ import { applyFrontierDelta, FrontierDeltaWire, FrontierResultWire } from '@app/
 
 import type { FrontierRead, FrontierSinceRead } from './api';
 
-// What the mirror needs of the daemon (SvcApi has both).
 export interface FrontierSource {
   frontier(q: { project: string; wip_cap?: number | string }, etag?: string | null): Promise<FrontierRead>;
   frontierSince(q: { project: string; wip_cap?: number | string }, since: string): Promise<FrontierSinceRead>;
@@ -20,13 +19,11 @@ export interface FrontierMirrorStats {
   // full answers to a delta request (base unknown or too old, delta too large, or a delta that did not fit)
   fallbacks: number;
   notModified: number;
-  // notices naming the ETag already held: nothing fetched
   skipped: number;
 }
 
-// One project's frontier answer and its ETag, kept current: a notice naming the ETag held costs nothing,
-// any other change fetches the delta since the ETag held. One request at a time: changes announced while one is in
-// flight make exactly one more after it (coalesced by "in flight", never by a timer).
+// One request at a time: changes announced while one is in flight make exactly one more after it (coalesced by "in
+// flight", never by a timer).
 export class FrontierMirror {
   answer: FrontierResultWire | null = null;
   etag: string | null = null;
@@ -44,7 +41,6 @@ export class FrontierMirror {
     private readonly onChange: (change: FrontierChange) => void = () => undefined,
   ) {}
 
-  // An answer read elsewhere (a prefetch).
   seed(answer: FrontierResultWire, etag: string | null): void {
     this.answer = answer;
     this.etag = etag;
@@ -52,7 +48,6 @@ export class FrontierMirror {
     this.onChange({ kind: 'full', answer, etag, reason: null });
   }
 
-  // A change notice: `etag` is the answer's new ETag when the notice says it, else null.
   notice(etag: string | null): Promise<void> {
     if (etag !== null && etag === this.etag && this.inFlight === null) {
       this.stats.skipped++;

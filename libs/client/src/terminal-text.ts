@@ -19,7 +19,6 @@ function visibleEscape(char: string): string {
   return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
 }
 
-// One line of a table or a key-value view: every unsafe character, newline and tab included, as an escape.
 export function terminalLine(text: string): string {
   return text.replace(TERMINAL_UNSAFE, visibleEscape);
 }
@@ -30,8 +29,6 @@ export function terminalText(text: string): string {
   return text.replace(TERMINAL_UNSAFE, (char) => (char === '\n' || char === '\t' ? char : visibleEscape(char)));
 }
 
-// A parsed wire body made safe for text rendering: every string (and object key) through terminalText. Numbers,
-// booleans and null are unchanged, so the renderers work on the same shapes; `--json` never goes through this.
 export function terminalSafe<T>(value: T): T {
   if (typeof value === 'string') return terminalText(value) as T;
   if (Array.isArray(value)) return value.map((v: unknown) => terminalSafe(v)) as T;

@@ -1,9 +1,8 @@
 import { Agent as HttpAgent, IncomingHttpHeaders, IncomingMessage, request as httpRequest } from 'node:http';
 import type * as Https from 'node:https';
 
-// The HTTP transport of both front ends, on Node's own http/https modules: they are loaded with Node itself,
-// where importing undici cost the TUI 0.13–0.3 s of its first frame (bench/README.md, "Terminal UI").
-// Connections are kept alive between calls; an idle kept-alive socket never holds the process open.
+// Node's own http/https: importing undici cost the TUI 0.13–0.3 s of its first frame (bench/README.md, "Terminal
+// UI"). An idle kept-alive socket never holds the process open.
 
 export interface TransportRequest {
   method: string;
@@ -17,7 +16,6 @@ export interface TransportRequest {
 export interface TransportResponse {
   status: number;
   headers: IncomingHttpHeaders;
-  // the body as it arrives (an async iterable of Buffers)
   body: IncomingMessage;
 }
 
@@ -54,7 +52,7 @@ export function send(url: URL, options: TransportRequest): Promise<TransportResp
   });
 }
 
-// The whole body as text, decoded as it arrives (no second copy of a 20 MB answer in a concatenated Buffer).
+// Decoded as it arrives: no second copy of a 20 MB answer in a concatenated Buffer.
 export async function readText(body: IncomingMessage): Promise<string> {
   body.setEncoding('utf8');
   let text = '';

@@ -13,8 +13,7 @@ import {
   SkippedRecord,
 } from './conversion';
 
-// beads' .beads/issues.jsonl (one issue a line) onto svc items and dependencies. The mapping is docs/migrating.md's;
-// BEADS_MAPPING below is what the dry run prints.
+// The mapping is docs/migrating.md's.
 
 type Json = Record<string, unknown>;
 

@@ -1,6 +1,5 @@
-// What an importer (beads, Taskwarrior) makes of another tracker's file before it becomes an svc-backlog/v1 document
-// (backlog-document.ts): pure data, no refs yet. Refs are given when the conversion meets the project it goes into,
-// so that a re-import keeps the refs of the items it imported before (matched by their external id).
+// Refs are given only when the conversion meets its project, so a re-import keeps the refs of the items it imported
+// before (matched by their external id).
 
 export type ImportSource = 'beads' | 'taskwarrior';
 
@@ -25,7 +24,6 @@ export interface ConvertedItem {
   resolution_comment: string | null;
   created_at: string | null;
   updated_at: string | null;
-  // design, acceptance criteria, notes, comments, and the `imported-from` section (always last)
   sections: ConvertedSection[];
   // non-blocking links to other items of the file (discovered-from, related, ...): a `links` section once refs are known
   links: { type: string; external_id: string }[];
@@ -49,7 +47,6 @@ export interface Conversion {
   items: ConvertedItem[];
   edges: ConvertedEdge[];
   skipped: SkippedRecord[];
-  // one line per rule applied, for the dry run's "mapping used"
   mapping: string[];
   // the external ids the other tool would call ready (bd ready, +READY), by its own rule on the same file
   ready: string[];
@@ -69,7 +66,6 @@ export const IMPORTED_FROM = 'imported-from';
 // A rationale every imported edge carries first, so a re-import knows the edges it owns.
 export const edgeMark = (source: ImportSource) => `imported from ${source}`;
 
-// The first line of the `imported-from` section: "<source> <external id>".
 export function importedFrom(sections: { section_name: string; content?: string | null }[] | undefined): {
   source: string;
   external_id: string;

@@ -13,8 +13,7 @@ import {
   SkippedRecord,
 } from './conversion';
 
-// Taskwarrior's `task export` (a JSON array, one task a line in 2.6 and 3; also taken one object a line) onto svc
-// items and dependencies. The mapping is docs/migrating.md's; TASKWARRIOR_MAPPING is what the dry run prints.
+// Also taken one object a line. The mapping is docs/migrating.md's.
 
 type Json = Record<string, unknown>;
 

@@ -2,10 +2,8 @@ import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
 
 import type { JsonSchema } from '@app/contracts/mcp';
 
-// The MCP server's arguments and answers checked against the JSON schemas tools/list and prompts/list publish:
-// one ajv, each schema compiled once per process (the daemon's /mcp builds a server per connection) and kept with
-// the schema object. Problems are worded as the clients of this server have always read them (`Required at
-// title`, `String must contain at most 40 character(s) at item`), one line each.
+// Compiled once per process (the daemon's /mcp builds a server per connection). Problems are worded as clients of
+// this server have always read them (`Required at title`), one line each.
 
 const ajv = new Ajv({ allErrors: true, allowUnionTypes: true });
 const compiled = new WeakMap<JsonSchema, ValidateFunction>();
@@ -24,7 +22,6 @@ export interface ValidationOptions {
   unknownProperties?: (names: string[]) => string;
 }
 
-// null when the value is valid, else the problems, one a line.
 export function validationProblems(schema: JsonSchema, value: unknown, options: ValidationOptions = {}): string | null {
   const validate = validatorOf(schema);
   if (validate(value)) return null;
@@ -59,7 +56,6 @@ function describeErrors(
   return texts.join('\n');
 }
 
-// Where the problem is, as a path of keys and indexes (a missing property included).
 function pathOf(error: ErrorObject): (string | number)[] {
   const path: (string | number)[] = error.instancePath
     .split('/')
