@@ -16,11 +16,11 @@ export interface AppOptions {
   screen: blessed.Widgets.Screen;
   theme: Theme;
   state?: State;
-  // null: no daemon I/O (render tests, benchmarks drive the store themselves)
+  // null: no daemon I/O (render tests and benchmarks drive the store themselves)
   effects: EffectsConfig | null;
   onQuit: () => void;
   onFrame?: (state: State) => void;
-  // click a tab, a row or a dialog button; the wheel scrolls (tui.json "mouse": true)
+  // tui.json "mouse": true
   mouse?: boolean;
   // ask the terminal for bracketed paste (svc tui does; render tests feed the markers themselves)
   bracketedPaste?: boolean;
@@ -35,7 +35,6 @@ export interface MouseEvent {
 
 const WHEEL_ROWS = 3;
 
-// Wires the store, the keymap, the views and the effects together.
 export class App {
   readonly store: Store;
   readonly effects: Effects | null;
@@ -95,7 +94,7 @@ export class App {
     this.effects?.stop();
   }
 
-  // Public for tests and the benchmark: the same path a key press from the terminal takes.
+  // Public for tests and the benchmark.
   onKey(
     ch: string | undefined,
     key: { name?: string; full?: string; ctrl?: boolean; meta?: boolean; shift?: boolean },
@@ -125,7 +124,6 @@ export class App {
         return;
       }
       if (binding.action === 'quit') {
-        // claims this TUI holds: keep or release them first
         this.store.dispatch({ type: 'quit_ask' });
         this.renderNow();
         return;
@@ -158,7 +156,7 @@ export class App {
     if (Date.now() - this.lastRender >= FRAME_MS) this.renderNow();
   }
 
-  // Public for tests: pasted text goes to the prompt open, whole; with none open it is dropped, never read as keys.
+  // Public for tests. With no prompt open pasted text is dropped, never read as keys.
   onPaste(text: string): void {
     if (this.destroyed) return;
     const scope = activeScope(this.store.state);
@@ -178,7 +176,6 @@ export class App {
     this.renderNow();
   }
 
-  // Public for tests: the same path a mouse event from the terminal takes.
   onMouse(data: MouseEvent): void {
     if (this.destroyed) return;
     const state = this.store.state;
@@ -216,8 +213,7 @@ export class App {
     this.store.dispatch({ type: 'status', text: `copied ${ref} (OSC 52 clipboard)`, tone: 'ok' });
   }
 
-  // A data change draws on the next turn when no frame was drawn in the last FRAME_MS, else when that time is up:
-  // at most one frame per FRAME_MS, without holding a lone change back for one (a write shows ~16 ms sooner).
+  // At most one frame per FRAME_MS, without holding a lone change back for one.
   private schedule(): void {
     if (this.timer || this.destroyed) return;
     this.timer = setTimeout(
@@ -237,8 +233,8 @@ export class App {
     }
     const state = this.store.state;
     const { pageSize, helpScrollMax, changed } = this.layout.update(state);
-    // a change of state that leaves every region as drawn (the events of a tab not shown, say) draws nothing: at 20
-    // writes a second a third of the frames were such, and blessed's render walks every cell of every region
+    // blessed's render walks every cell of every region, so a change that leaves every region as drawn draws nothing
+    // (at 20 writes a second a third of the frames were such).
     if (changed || this.mustDraw) {
       this.mustDraw = false;
       this.options.screen.render();

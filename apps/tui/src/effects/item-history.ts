@@ -5,9 +5,7 @@ import type { StreamNotice } from '../wire';
 import { describe, EffectsContext } from './context';
 import { REFETCH_INTERVAL_MS } from './live-sync';
 
-// `h`: the pages of the item's change record (GET /v1/items/:ref/history). The reducer asks for a page by turning
-// the dialog's `loading` on (on opening, and when the list scrolls near the end of what is loaded); one request at a
-// time, and an answer for a closed or other dialog is dropped by the reducer.
+// One request at a time; an answer for a closed or other dialog is dropped by the reducer.
 export class ItemHistory {
   private refreshTimer: NodeJS.Timeout | null = null;
 

@@ -1,7 +1,5 @@
-// The line editor every prompt shares: `e`, `n`, `b`, the machine code, the palette and the `/` filter.
-// Pure: a line's state and an edit in, the new state out; the reducer keeps one per screen (only one prompt reads
-// keys at a time) and the views draw the cursor where it says. The cursor counts UTF-16 units but always moves by
-// whole code points, so a wide character or an emoji is stepped over at once.
+// Pure: one state per screen (only one prompt reads keys at a time). The cursor counts UTF-16 units but always moves
+// by whole code points, so a wide character or an emoji is stepped over at once.
 
 export interface LineState {
   text: string;
@@ -34,7 +32,6 @@ export function lineAt(text: string, cursor: number | null | undefined, kill = '
   return { text, cursor: at, kill };
 }
 
-// The start of the code point before i, and the end of the one at i.
 function prevPoint(text: string, i: number): number {
   if (i <= 0) return 0;
   const low = text.charCodeAt(i - 1);
@@ -78,7 +75,7 @@ export function oneLine(text: string): string {
   return text.replace(/\r\n|[\r\n\t]/g, ' ').replace(/[\x00-\x1f\x7f]/g, '');
 }
 
-// A comment's text keeps its line breaks and tabs (pasted text arrives with CR line ends); other controls go.
+// Pasted text arrives with CR line ends.
 export function multiLineText(text: string): string {
   // eslint-disable-next-line no-control-regex
   return text.replace(/\r\n?/g, '\n').replace(/[\x00-\x08\x0b-\x1f\x7f]/g, '');
@@ -127,7 +124,7 @@ export function editLine(s: LineState, edit: LineEdit, multiLine = false): LineS
   }
 }
 
-// ↑/↓ through earlier entries (oldest first in `entries`): at = null is the line being typed, kept as `draft`.
+// at = null is the line being typed, kept as `draft`.
 export interface HistoryWalk {
   at: number | null;
   draft: string;

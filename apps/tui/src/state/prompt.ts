@@ -1,7 +1,6 @@
 import type { State } from './state';
 
-// The prompt that reads keys now, if any: its text, a name that tells one prompt from the next (a new prompt starts
-// with the cursor at its end) and the history ↑/↓ walks (the palette's and the filter's).
+// A new prompt (a new `owner`) starts with the cursor at its end.
 export interface ActivePrompt {
   owner: string;
   text: string;
@@ -33,7 +32,6 @@ export function activePrompt(state: State): ActivePrompt | null {
   }
 }
 
-// Where the cursor of the prompt on screen is (its end unless the line editor moved it).
 export function promptCursor(state: State): number | null {
   const p = activePrompt(state);
   if (!p) return null;

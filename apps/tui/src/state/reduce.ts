@@ -147,7 +147,6 @@ function moveBy(state: State, delta: number): State {
   return next.detailOpen ? withDetailFor(next) : next;
 }
 
-// The help overlay scrolls by lines; the view stops it at the last page.
 function scrollHelp(state: State, delta: number): State {
   const d = state.dialog;
   if (d?.kind !== 'help') return state;
@@ -274,7 +273,6 @@ function reduceKey(state: State, action: Action & { type: 'key' }): State {
     }
     case 'picker_up':
     case 'picker_down': {
-      // the palette: ↑ on an empty line (and ↓ while walking) goes through the commands run before
       const d = state.dialog;
       const prompt = activePrompt(state);
       const walking = state.line.owner === prompt?.owner && state.line.walk.at !== null;
@@ -474,9 +472,8 @@ const SCREENS_HELPERS = {
 
 let userCodeInput: RegExp | null = null;
 
-// What an approver types (any case, dash optional) as the canonical XXXX-XXXX, or null. Same rule as contracts'
-// normalizeUserCode, whose module would load the schema validator into the TUI's start; the pattern's own module
-// builds the JSON schemas (~16 ms), so it is loaded on the first code typed, not at start.
+// Not contracts' normalizeUserCode: its module loads the schema validator into the TUI's start. The pattern's own
+// module builds the JSON schemas (~16 ms), so it is loaded on the first code typed.
 export function normalizeUserCode(input: string): string | null {
   if (!userCodeInput) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -516,8 +513,7 @@ function status(state: State, text: string, tone: StatusTone): State {
   return { ...state, status: { text, tone, at: state.now } };
 }
 
-// Sets the text of the prompt reading keys (the line editor computed it); a text a prompt refuses (too long) leaves
-// the state as it was.
+// A text a prompt refuses (too long) leaves the state as it was.
 function setPromptText(state: State, edit: (text: string) => string): State {
   const triaged = reduceTriageInput(state, edit);
   if (triaged) return triaged;
@@ -538,7 +534,6 @@ function setPromptText(state: State, edit: (text: string) => string): State {
   return state;
 }
 
-// Typing and the readline keys of every prompt go through the one line editor (state/line-editor.ts).
 function reduceLine(state: State, edit: LineEdit | 'history_older' | 'history_newer'): State {
   const prompt = activePrompt(state);
   if (!prompt) return state;
@@ -706,7 +701,6 @@ function reduceAny(state: State, action: Action): State {
       const expired = s !== null && s.tone !== 'error' && action.now - s.at >= STATUS_TTL_MS;
       return { ...state, now: action.now, ...(expired ? { status: null } : {}) };
     }
-    // the screens' actions (state/screens.ts answered them above)
     case 'connected_loaded':
     case 'actors_loaded':
     case 'view_open':
@@ -717,8 +711,7 @@ function reduceAny(state: State, action: Action): State {
   }
 }
 
-// q: with claims this TUI's session holds, ask whether to release them or keep them (they lapse without the
-// heartbeat); with none, quit.
+// Claims lapse without the heartbeat, so q asks whether to release or keep them.
 export function ownClaims(state: State): ClaimHolder[] {
   if (state.session === null) return [];
   return Object.values(state.claims).filter((c) => c.session_id === state.session);

@@ -5,8 +5,7 @@ import { makeTheme } from '../views/theme';
 import type { FrontierItemWire } from '../wire';
 import { frontier, NOW, project, testScreen, TestScreen } from './fixtures';
 
-// The App on a headless screen for the render specs: keys go through blessed's own parser (the input stream), and
-// each step renders before the spec reads the screen.
+// Keys go through blessed's own parser (the input stream).
 
 export interface AppHarnessOptions {
   terminal?: string;
@@ -25,7 +24,6 @@ export interface AppHarness {
   stop(): void;
 }
 
-// The atlas project loaded with these runnable items, the connection live.
 export function liveAtlas(runnable: FrontierItemWire[]): Action[] {
   return [
     { type: 'projects_loaded', projects: [project('atlas')] },

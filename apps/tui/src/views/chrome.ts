@@ -30,7 +30,6 @@ export function dataAsOf(state: State): string | null {
   return `data as of ${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
 
-// Line 1: project, bucket counts, WIP, connection, pending machine requests. Parts drop from the right when narrow.
 export function headerLine(state: State, width: number, theme: Theme): string {
   const f = state.frontier;
   const project = state.project ?? (state.projects?.length === 0 ? '(no project)' : '…');
@@ -107,12 +106,10 @@ function tabLayout(state: State, width: number): { texts: string[]; gap: string;
   return { texts, gap: chosen.gap, spans };
 }
 
-// Where each tab label sits on line 2 (mouse clicks).
 export function tabSpans(state: State, width: number): TabSpan[] {
   return tabLayout(state, width).spans;
 }
 
-// Line 2: the tabs; the active one is bracketed as well as inverted, so it shows without colour.
 export function tabsLine(state: State, width: number): string {
   const { texts, gap } = tabLayout(state, width);
   const labels = TABS.map((tab, i) => (tab === state.tab ? inverse(`[${esc(texts[i])}]`) : ` ${esc(texts[i])} `));
@@ -146,9 +143,8 @@ export function statusLine(state: State, width: number, theme: Theme): string {
   return ` ${head ? paint(theme, esc(head), 'cyan') : ''}${paint(theme, esc(message.slice(filter.length)), color)}`;
 }
 
-// The footer: the hints of what has the focus (a dialog, the filter, the detail pane, the list), most important
-// first. When they do not all fit, the last ones give way and `? help` (always shown, at the end) says how many more
-// keys it lists: a hint is never dropped silently.
+// When the hints do not all fit, the last ones give way and `? help` says how many more keys it lists: a hint is
+// never dropped silently.
 export function footerLine(state: State, width: number, theme: Theme): string {
   const scope = activeScope(state);
   const hints = footerHints(scope, state.readOnly, theme.keymap, detailVisible(state) && scope === 'frontier');

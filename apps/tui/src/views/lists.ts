@@ -26,7 +26,6 @@ import type {
 } from '../wire';
 import { bold, esc, fit, inverse, paint, PLAIN, PRIORITY_COLOR, PRIORITY_SHORT, Theme } from './format';
 
-// The scroll offset that keeps the selected row visible, moving as little as possible from the previous one.
 export function scrollWindow(selected: number, count: number, height: number, previous: number): number {
   if (height <= 0 || count <= height) return 0;
   let offset = Math.min(Math.max(previous, 0), count - height);
@@ -66,13 +65,12 @@ const FRONTIER_COLUMNS = (rankWidth: number, refWidth: number, tab?: FrontierTab
 export const FRONTIER_COLUMN_IDS: readonly string[] = FRONTIER_COLUMNS(3, 8, 'blocked').map((c) => c.id);
 const BLOCKED_COLUMNS: readonly string[] = ['blockedby', 'reason'];
 
-// Columns dropped, in this order, while the title would be narrower than MIN_TITLE.
 const DROP_ORDER = ['claim', 'unblocks', 'depth', 'age', 'adapter'];
 const MIN_TITLE = 18;
 // the Blocked tab's why-columns give way first while the title would be narrower than this (a title matters more)
 const MIN_TITLE_WITH_WHY = 28;
 
-// The widest ref of the frontier shown (state/answer-counts.ts: counted once per answer, carried across deltas).
+// Counted once per answer, carried across deltas (answer-counts.ts).
 export function refWidthOf(state: State): number {
   return state.frontier ? widestRef(state.frontier) : 8;
 }
@@ -111,7 +109,6 @@ export function frontierColumns(
   return cols;
 }
 
-// "ATL-3 +2": the first blocker and how many more ("" when only a reason blocks it).
 export function blockedByLabel(item: FrontierItemWire): string {
   // a row from a live delta may leave the lists out
   const [first, ...rest] = item.blocked_by ?? [];
@@ -119,7 +116,7 @@ export function blockedByLabel(item: FrontierItemWire): string {
   return rest.length > 0 ? `${first} +${rest.length}` : first;
 }
 
-// The first reason in short: a dependency reason that only repeats a blocker the column already names is skipped.
+// A dependency reason that only repeats a blocker the column already names is skipped.
 export function shortReason(item: FrontierItemWire): string {
   const reasons = item.blocked_reasons ?? [];
   const blockers = item.blocked_by ?? [];
@@ -127,7 +124,6 @@ export function shortReason(item: FrontierItemWire): string {
   return (own ?? reasons[0] ?? '').replace(/\s+/g, ' ').trim();
 }
 
-// The holder: the person (the session's account), then the session; a session without one by number and harness.
 export function claimLabel(claim: ClaimHolder | null): string {
   if (!claim) return '';
   return claim.actor ? `${claim.actor} #${claim.session_id}` : `#${claim.session_id} ${claim.harness}`;
@@ -390,9 +386,7 @@ function eventTime(iso: string): string {
   return d.toISOString().slice(11, 19);
 }
 
-// The Events tab's columns: time, item, who, then (when there is room) the path and the project; what changed
-// takes the rest. A change of the audit log says who and what (before → after); a stored event its actor, its
-// name and a summary of its payload.
+// What changed takes the rest of the row.
 interface EventColumns {
   who: number;
   via: boolean;
@@ -409,7 +403,6 @@ function eventColumns(width: number): EventColumns {
   return { who, via, project, what: Math.max(8, width - fixed) };
 }
 
-// A row's cells as plain text (escaped and painted by the caller): who and what.
 export function eventWho(state: State, e: EventRow): string {
   return e.change ? changeWho(e.change) : actorLabel(state, e.actor_id);
 }
@@ -471,7 +464,6 @@ export function listHeaderLine(state: State, tab: Tab, width: number, theme: The
     : eventsHeaderLine(width, theme, unseenEvents(state));
 }
 
-// The frontier column under a header click at x (cells from the list's left edge), by its id.
 export function frontierColumnAt(state: State, width: number, x: number, theme: Theme): string | null {
   if (!isFrontierTab(state.tab)) return null;
   const cols = frontierColumns(

@@ -1,5 +1,4 @@
-// What an overlay draws: its own file, so that the dialogs of overlays.ts and triage-overlays.ts share it without
-// importing each other.
+// A file of its own so the dialogs of overlays.ts and triage-overlays.ts share it without importing each other.
 export interface OverlayContent {
   title: string;
   lines: string[];

@@ -11,7 +11,6 @@ import { inputDialog, pickerDialog, refusalDialog, triageConfirmDialog } from '.
 
 export type { OverlayContent } from './overlay-content';
 
-// Where buttons() puts each button on its line (cells inside the box), for mouse clicks.
 function buttonSpans(row: number, focus: 'no' | 'yes', yesLabel: string): NonNullable<OverlayContent['buttons']> {
   const yes = displayWidth(`[ ${yesLabel} ]`);
   return focus === 'no' ? { row, no: [3, 11], yes: [14, 14 + yes] } : { row, no: [4, 10], yes: [13, 15 + yes] };
@@ -120,7 +119,6 @@ export function confirmRevokeDialog(
   return { title: ' Revoke machine ', lines, width: w };
 }
 
-// Read-only text (a machine's full name and id, an event's payload, a dispatch): wrapped, scrolled with j/k.
 export function viewDialog(d: Dialog & { kind: 'view' }, width: number, height: number, theme: Theme): OverlayContent {
   const w = Math.min(96, width - 2);
   const all: string[] = [];
@@ -155,8 +153,7 @@ export function confirmApproveDialog(
   return { title: ' Approve deployment stage ', lines, width: w, buttons: spans };
 }
 
-// The `?` overlay: sections generated from the keymap (the current view's first), a search line on top, scrolled
-// with ↓/↑/PgDn/PgUp; the title says which lines show.
+// The title says which lines show.
 export function helpOverlay(
   state: State,
   d: Dialog & { kind: 'help' },

@@ -3,8 +3,7 @@ import { Dialog } from '../state/state';
 import { displayWidth, esc, fit, inverse, paint, promptText, Theme, truncate, wrap } from './format';
 import type { OverlayContent } from './overlay-content';
 
-// The triage dialogs: a picker that filters as you type, an inline input, a confirmation whose
-// focused default is No, and a refusal in the daemon's words.
+// A confirmation's focused default is No.
 
 function buttons(focus: 'no' | 'yes', yesLabel: string): string {
   const no = '[ No ]';

@@ -4,8 +4,6 @@ import { applyView, userCommand } from '../user-views';
 import { BUCKETS, status, triage, TriageHelpers } from './common';
 import { jumpTo, sortBy } from './navigation';
 
-// The `:` palette: its choices as the line is typed (commands, items, the history), and what the chosen line does.
-
 const PALETTE_VERBS = ['item', 'project', 'sort', 'filter', 'view', 'run'];
 const PALETTE_HELP: Record<string, string> = {
   item: 'jump to an item',
