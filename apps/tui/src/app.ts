@@ -20,9 +20,8 @@ export interface AppOptions {
   effects: EffectsConfig | null;
   onQuit: () => void;
   onFrame?: (state: State) => void;
-  // tui.json "mouse": true
   mouse?: boolean;
-  // ask the terminal for bracketed paste (svc tui does; render tests feed the markers themselves)
+  // render tests feed the markers themselves
   bracketedPaste?: boolean;
 }
 
@@ -41,7 +40,6 @@ export class App {
   private readonly layout: Layout;
   private timer: NodeJS.Timeout | null = null;
   private lastRender = 0;
-  // the next frame is drawn whatever changed (the first, and after a resize)
   private mustDraw = true;
   private destroyed = false;
   private readonly keymap: readonly KeyBinding[];
@@ -104,7 +102,6 @@ export class App {
     if (!name) return;
     const state = this.store.state;
     if (name === 'escape' && state.dialog?.kind === 'triage-confirm' && state.dialog.quit) {
-      // the quit question: n keeps the claims and quits, esc stays
       this.store.dispatch({ type: 'quit_stay' });
       this.renderNow();
       return;
@@ -129,7 +126,6 @@ export class App {
         return;
       }
       if (binding.action === 'copy_ref') this.copyRef(state);
-      // M-1 … M-9: the named view at that place in tui.json
       if (binding.action === 'view_number')
         this.store.dispatch({ type: 'view_apply', index: Number(name.slice(-1)) - 1 });
       else this.store.dispatch({ type: 'key', action: binding.action });
@@ -194,7 +190,6 @@ export class App {
       else if (hit.kind === 'header' && !state.dialog) this.store.dispatch({ type: 'sort_column', column: hit.column });
       else if (hit.kind === 'button') key(hit.which === 'yes' ? 'dialog_yes' : 'dialog_no');
       else if (hit.kind === 'row' && !state.dialog && !state.failure) {
-        // a click on the selected row opens it, as enter does
         if (hit.index === selectedIndex(state) && activeScope(state) === 'frontier') key('detail_open');
         else this.store.dispatch({ type: 'select', index: hit.index });
       } else return;
@@ -241,7 +236,7 @@ export class App {
       this.lastRender = Date.now();
       this.options.onFrame?.(state);
     }
-    // the help, or an item's history, scrolled past its last page (the view knows where that is): back to it
+    // the view knows where the last page is
     const scrolled = state.dialog?.kind === 'help' || state.dialog?.kind === 'history' ? state.dialog : null;
     if (
       pageSize !== state.pageSize ||

@@ -19,7 +19,6 @@ export interface TuiConfig {
   columns: string[] | null;
   mouse: boolean;
   keys: Partial<Record<KeyAction, string[]>>;
-  // named views (filter + sort + tab): `:view <name>`, M-1…M-9 in the order listed
   views: NamedView[];
   commands: UserCommand[];
   opener: string | null;
@@ -36,7 +35,6 @@ export const DEFAULT_CONFIG: TuiConfig = {
   opener: null,
 };
 
-// Keys that can be rebound: the main screen's (dialogs and text inputs keep theirs).
 const MAIN_SCOPES: readonly Scope[] = ['global', 'list', 'frontier', 'machines', 'events', 'empty'];
 const NAMED_KEY =
   /^(?:[CMS]-)?(?:[a-z0-9]|up|down|left|right|enter|escape|tab|space|backspace|delete|insert|home|end|pageup|pagedown|f[1-9]|f1[0-2])$/;

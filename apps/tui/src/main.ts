@@ -92,7 +92,6 @@ export async function runTui(argv: string[], options: { exitMessage?: boolean } 
   }
   const connection = resolveConnection({ url: args.url });
   const api = apiFor(connection, 'tui');
-  // the daemon answers while the screen code loads
   const early = prefetch(api, args.project);
   const widgets = await import('./views/widgets');
   const { App: AppClass } = await import('./app');
@@ -193,7 +192,7 @@ export async function runTui(argv: string[], options: { exitMessage?: boolean } 
           model: process.env.SVC_MODEL || 'unknown',
           dispatchCommand: process.env.SVC_DISPATCH_COMMAND || null,
           demoBacklogPath: findDemoBacklog(),
-          // E: the editor takes the terminal; blessed suspends the screen and repaints when it exits
+          // blessed suspends the screen and repaints when the editor exits
           editFile: (path) =>
             new Promise<number>((resolve) => {
               const editor = process.env.VISUAL || process.env.EDITOR || 'vi';

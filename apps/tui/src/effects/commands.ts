@@ -19,7 +19,6 @@ import { dispatchView, unavailableView } from './screens';
 // The claim TTL is 30 minutes by default: a heartbeat every 5 renews it well before it lapses.
 const HEARTBEAT_MS = 5 * 60_000;
 
-// Each write goes through the same SvcApi function the command line uses.
 export class Commands {
   private session: number | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
@@ -120,7 +119,6 @@ export class Commands {
             this.chargeAnswer = null;
             resolve(false);
           } else if (d.phase === 'running') {
-            // y was pressed while the item was looked up
             this.chargeAnswer = null;
             resolve(true);
           }

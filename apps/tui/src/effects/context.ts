@@ -9,7 +9,6 @@ import type { FrontierPrefetch } from './frontier-live';
 
 // Each effect module owns its own timers and in-flight state; the Effects class wires them together.
 
-// history: the project's audit log, the Events tab's change rows
 export type Part = 'projects' | 'frontier' | 'claims' | 'machines' | 'events' | 'history';
 
 export interface EffectsConfig {
@@ -24,7 +23,6 @@ export interface EffectsConfig {
   maxRetryMs?: number;
   // sent before the screen code loaded, so the daemon works while the TUI starts
   prefetch?: Prefetch;
-  // with the screen suspended
   editFile?: (path: string) => Promise<number>;
   heartbeatMs?: number;
   opener?: string;

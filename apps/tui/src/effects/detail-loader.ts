@@ -8,7 +8,6 @@ import { describe, EffectsContext } from './context';
 
 const DETAIL_DEBOUNCE_MS = 60;
 
-// Debounced while the selection moves.
 export class DetailLoader {
   private timer: NodeJS.Timeout | null = null;
 

@@ -58,7 +58,6 @@ export class Effects implements EffectsContext {
   private retryTimer: NodeJS.Timeout | null = null;
   private isStopped = false;
   private started = false;
-  // the prefetched identity is used once, by the first connection
   private earlyIdentity: Prefetch['identity'] | null;
 
   constructor(
@@ -188,7 +187,7 @@ export class Effects implements EffectsContext {
     this.tree.onAction(previous, next);
     if (next.detailOpen && next.detail && next.detail.ref !== previous.detail?.ref) this.loadDetail(next.detail.ref);
     if (next.project !== previous.project) this.live.followProject();
-    // the Events tab shown: its audit log is read now (and followed while it shows)
+    // followed only while it shows
     if (next.tab === 'events' && previous.tab !== 'events') this.refetch(['history']);
     if (next.project !== previous.project && next.project) {
       this.live.forgetEtag();

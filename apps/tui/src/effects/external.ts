@@ -11,7 +11,6 @@ const OUTPUT_LIMIT = 64 * 1024;
 const RUN_TIMEOUT_MS = 60_000;
 const SCHEMES = /^(https?|mailto):/i;
 
-// The item's link: github_issue (a URL, or owner/repo#N), else the first http(s) URL of its body.
 export function linkOf(item: Pick<ItemWire, 'github_issue' | 'body'>): string | null {
   const issue = item.github_issue?.trim() ?? '';
   if (/^https?:\/\/\S+$/i.test(issue)) return issue;

@@ -10,10 +10,8 @@ import type { State } from '../state/state';
 export const FIRST_SCREEN_ITEMS = 200;
 
 const BENCH_STATS = process.env.SVC_TUI_BENCH_STATS;
-// bench/live waits this long after the last change it saw before it reads the counters
 export const BENCH_STATS_EVERY_MS = 250;
 
-// Sent by main before the screen code loaded.
 export interface FrontierPrefetch {
   project: string;
   read: Promise<FrontierRead>;
@@ -28,7 +26,6 @@ export function prefetchFrontier(api: SvcApi, project: string): FrontierPrefetch
   return { project, read, first };
 }
 
-// A delta reaches the state as `frontier_delta`: lists and cursors follow without a rebuild.
 export class LiveFrontier {
   private mirror: FrontierMirror | null = null;
   // once the full answer (or a delta) is shown, the first items may no longer replace it

@@ -19,7 +19,7 @@ export class ItemHistory {
     void this.fetch(d.ref, d.changes === null ? null : d.next);
   }
 
-  // The item changed while its list is open: its newest page again (merged on top by the reducer).
+  // merged on top by the reducer
   onNotice(notice: StreamNotice): void {
     const d = this.ctx.state.dialog;
     if (d?.kind !== 'history' || d.changes === null || notice.data.name === 'FrontierComputed') return;

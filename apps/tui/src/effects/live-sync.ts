@@ -15,7 +15,6 @@ export const REFETCH_INTERVAL_MS = 250;
 // A slow safety net under the event stream (a notice lost while reconnecting, a clock-driven change).
 export const SAFETY_REFETCH_MS = 30_000;
 
-// The frontier follows notices through a FrontierMirror, not the refetch timer.
 export class LiveSync {
   private stream: FollowingEventStream | null = null;
   private pending = new Set<Part>();
@@ -96,8 +95,7 @@ export class LiveSync {
   }
 
   private onNotice(notice: StreamNotice): void {
-    // the open detail pane follows changes to its item, and to its deployment run (the run's events and changes
-    // do not always name the item)
+    // a deployment run's events and changes do not always name the item
     const state = this.ctx.state;
     const detail = state.detailOpen ? state.detail : null;
     if (detail && notice.data.name !== 'FrontierComputed') {
@@ -111,7 +109,6 @@ export class LiveSync {
         const name = typeof notice.data.name === 'string' ? notice.data.name : '';
         // a frontier read records FrontierComputed: refetching the frontier on it would loop
         if (name !== 'FrontierComputed') this.frontierMove(notice);
-        // a recorded event may come with a write (a charge's claim, an approval): the audit log follows
         this.refetch(name === 'FrontierComputed' ? ['events'] : ['events', 'claims', 'history']);
         break;
       }
@@ -159,7 +156,6 @@ export class LiveSync {
   }
 
   refetch(parts: Part[]): void {
-    // the audit log is read only while the Events tab shows it (entering the tab reads it: effects.ts)
     parts.forEach((p) => (p !== 'history' || this.ctx.state.tab === 'events') && this.pending.add(p));
     if (this.inFlight || this.refetchTimer || this.ctx.stopped) return;
     const wait = Math.max(0, this.lastFetch + REFETCH_INTERVAL_MS - Date.now());

@@ -8,7 +8,6 @@ import { describe, EffectsConfig, EffectsContext } from './context';
 
 // no notice announces a new project
 export const PICKER_REFRESH_MS = 2_000;
-// actor names are re-read at most this often when an event names an actor not known yet
 const ACTORS_REFRESH_MS = 30_000;
 
 export function dispatchView(

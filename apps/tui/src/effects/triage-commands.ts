@@ -13,7 +13,6 @@ import type { PickerOption, State, TriageCommand, TriageResult } from '../state/
 import type { ItemWire } from '../wire';
 import { describe, EffectsContext } from './context';
 
-// Each command's inverse is read from the item as it was just before; a refusal keeps the daemon's words.
 export class TriageCommands {
   constructor(private readonly ctx: EffectsContext) {}
 

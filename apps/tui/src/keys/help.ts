@@ -71,7 +71,6 @@ function rowOf(b: KeyBinding): HelpRow {
   return { keys: b.keys.map(keyLabel).join(' '), help: b.help, scope: b.scope, dangerous: asksFirst(b) };
 }
 
-// The active stack's sections first, each binding once.
 export function helpSections(
   scope: Scope,
   filter = '',
@@ -83,7 +82,6 @@ export function helpSections(
   const rank = (scopes: readonly Scope[]) => {
     const i = scopes.map((s) => stack.indexOf(s)).filter((x) => x >= 0);
     if (i.length === 0) return stack.length + 1;
-    // the tab's own keys, then list moves, then global ones, then the keys that work everywhere
     return Math.min(...i) === 0 ? stack.length : Math.min(...i);
   };
   return HELP_SECTIONS.map((section, order) => ({
@@ -143,7 +141,6 @@ export interface Hint {
 
 const hintCache = new Map<string, Hint[]>();
 
-// Dangerous keys are left out in read-only mode.
 export function footerHints(
   scope: Scope,
   readOnly: boolean,

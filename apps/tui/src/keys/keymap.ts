@@ -2,8 +2,6 @@ import { MAIN_SCREEN_KEYS } from './main-screen';
 import { OVERLAY_KEYS } from './overlays';
 import type { KeyAction, KeyBinding, Scope } from './vocabulary';
 
-// The dispatcher, the `?` overlay and the footer hints all read this table.
-
 export { KEY_ACTIONS, SCOPES } from './vocabulary';
 export type { KeyAction, KeyBinding, Scope } from './vocabulary';
 

@@ -135,7 +135,6 @@ export interface KeyBinding {
   help: string;
   scope: Scope;
   dangerous?: boolean;
-  // a short label for the footer; bindings without one only show in the `?` overlay
   hint?: string;
   // writes to the daemon: hidden from the footer and refused under --read-only
   writes?: boolean;

@@ -41,7 +41,6 @@ export type DetailPart =
 export type Action =
   | { type: 'key'; action: KeyAction }
   | { type: 'input'; ch: string }
-  // a row picked with the mouse (its position in the current tab's visible rows)
   | { type: 'select'; index: number }
   | { type: 'sort_column'; column: string }
   | { type: 'connection'; state: ConnectionState }
@@ -53,7 +52,6 @@ export type Action =
   | { type: 'view_apply'; name?: string; index?: number }
   | { type: 'user_command'; name: string }
   | { type: 'projects_loaded'; projects: ProjectWire[] }
-  // a node of the open tree (`t`): its stored edges, or null when they were not read
   | { type: 'tree_edges_loaded'; root: string; ref: string; edges: DetailEdge[] | null }
   | { type: 'frontier_loaded'; project: string; frontier: FrontierResultWire }
   // lists and cursors follow without a scan
@@ -61,7 +59,6 @@ export type Action =
   | { type: 'claims_loaded'; project: string; claims: ClaimHolder[] }
   | { type: 'machines_loaded'; requests: MachineAuthorizationRequest[] }
   | { type: 'events_loaded'; events: EventWire[] }
-  // the whole first page: it replaces what was shown
   | { type: 'changes_loaded'; project: string; changes: ChangeRecordWire[] }
   | { type: 'item_history_loaded'; ref: string; changes: ChangeRecordWire[]; next: string | null; older: boolean }
   | { type: 'item_history_failed'; ref: string; message: string }

@@ -7,9 +7,7 @@ const LISTS = ['runnable', 'blocked', 'frozen'] as const;
 const MIN_REF_WIDTH = 6;
 
 interface AnswerCounts {
-  // refs of the runnable, blocked and frozen lists by length
   refLengths: Map<number, number>;
-  // runnable items whose adapter is conduct
   conductRunnable: number;
 }
 

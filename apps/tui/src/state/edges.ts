@@ -17,7 +17,6 @@ export interface DetailEdge {
 
 const key = (side: string, other: string | null, gate: string) => `${side}|${other ?? ''}|${gate}`;
 
-// What names an edge across reloads of the pane: its side, its other end and its gate point.
 export const edgeKey = (e: DetailEdge): string => key(e.side, e.other, e.gate_point);
 
 // Completed by the frontier's view of the unsatisfied edges (the need, an abandoned blocker, the deployed form's

@@ -3,7 +3,6 @@
 
 export interface LineState {
   text: string;
-  // 0…text.length
   cursor: number;
   // the last text cut with C-w, C-u or C-k (C-y puts it back)
   kill: string;
@@ -48,7 +47,6 @@ function isHigh(c: number): boolean {
 const WORD = /[\p{L}\p{N}_]/u;
 const isWord = (text: string, i: number) => WORD.test(String.fromCodePoint(text.codePointAt(i) ?? 32));
 
-// readline's M-b: skip the non-word characters before the cursor, then the word.
 function wordLeft(text: string, i: number): number {
   let at = i;
   while (at > 0 && !isWord(text, prevPoint(text, at))) at = prevPoint(text, at);
@@ -61,7 +59,6 @@ function wordRight(text: string, i: number): number {
   while (at < text.length && isWord(text, at)) at = nextPoint(text, at);
   return at;
 }
-// C-w cuts back to the previous whitespace (readline's unix-word-rubout).
 function spaceLeft(text: string, i: number): number {
   let at = i;
   while (at > 0 && /\s/.test(text[at - 1])) at--;
@@ -69,7 +66,6 @@ function spaceLeft(text: string, i: number): number {
   return at;
 }
 
-// A prompt is one line: pasted line breaks and tabs become spaces, other control characters are dropped.
 export function oneLine(text: string): string {
   // eslint-disable-next-line no-control-regex
   return text.replace(/\r\n|[\r\n\t]/g, ' ').replace(/[\x00-\x1f\x7f]/g, '');

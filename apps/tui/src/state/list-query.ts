@@ -32,7 +32,6 @@ export interface ParsedFilter {
   priorities: string[] | null;
   statuses: string[] | null;
   me: boolean;
-  // true when only words were given: the plain substring filter
   plain: boolean;
 }
 

@@ -5,7 +5,6 @@ export interface ActivePrompt {
   owner: string;
   text: string;
   history?: readonly string[];
-  // a comment: the text holds line breaks (the line editor's multi-line mode)
   multiLine?: boolean;
 }
 

@@ -159,7 +159,6 @@ export function reduceScreensKey(state: State, action: KeyAction, h: ScreensHelp
       if (!e) return h.status(state, 'no event selected', 'warn');
       const c = e.change;
       if (c) {
-        // a change of the audit log: its record, as `svc history --json` gives it
         return openView(state, `Change #${c.id}`, [
           `time     ${c.at}`,
           `who      ${changeWho(c)}`,

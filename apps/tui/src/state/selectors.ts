@@ -15,11 +15,9 @@ export function bucket(state: State, tab: FrontierTab): readonly FrontierItemWir
 interface FilterView {
   filter: string;
   needle: string;
-  // what else decided the view: the :sort key, and for @me the claims and who I am
   sort: string;
   claims: Record<string, ClaimHolder> | null;
   actor: string | null;
-  // positions into the bucket of the rows that pass the filter; null when no filter applies
   indices: Int32Array | null;
 }
 
@@ -47,7 +45,6 @@ function filterView(
   const desc = state?.sortDesc ?? false;
   const sort = desc ? `${key} desc` : key;
   const parsed = parseFilter(filter);
-  // the claims and who I am only matter to @me
   const claims = parsed.me ? (state?.claims ?? null) : null;
   const actor = parsed.me ? (state?.actor ?? null) : null;
   if (cached && cached.filter === filter && cached.sort === sort && cached.claims === claims && cached.actor === actor)
@@ -202,7 +199,6 @@ export function pickerProjects(state: State, d: { filter?: string }) {
   return needle ? all.filter((p) => `${p.id}\u0000${p.name}`.toLowerCase().includes(needle)) : all;
 }
 
-// A machine's credential rows, by machine id and credential prefix.
 export function connectedKey(m: ConnectedMachineWire): string {
   return `${m.machine_id}\u0000${m.token_prefix}`;
 }
@@ -229,7 +225,6 @@ export function rowCount(state: State, tab: Tab): number {
   return visibleEvents(state).length;
 }
 
-// 0-based: the item's rank - 1.
 export function bucketIndexAt(state: State, tab: FrontierTab, i: number): number {
   const view = filterView(bucket(state, tab), effectiveFilter(state, tab), state);
   return view.indices ? view.indices[i] : i;
@@ -362,8 +357,6 @@ export function formatAge(iso: string | null | undefined, now: number): string {
   return `${Math.floor(d / 365)}y`;
 }
 
-// A moment for people: how long ago (or in how long) and the local time, the date too when it is not today
-// ("3m ago (14:02:05)", "in 28m (14:32:05)"); never the raw ISO string.
 export function formatWhen(iso: string | null | undefined, now: number): string {
   if (!iso) return '';
   const t = Date.parse(iso);

@@ -54,7 +54,6 @@ export type Dialog =
       ref: string | null;
       step: ScheduleStep | null;
       focus: 'no' | 'yes';
-      // y pressed while the item is looked up: answered once it is known (n/esc cancel at once)
       queued?: 'yes' | null;
     }
   | {
@@ -89,7 +88,6 @@ export type Dialog =
       busy: boolean;
     }
   | { kind: 'help'; filter: string; scroll?: number }
-  // key: the selected project id (the selection follows the project when the list changes); filter as typed
   | { kind: 'projects'; index: number; key?: string | null; filter?: string; filtering?: boolean }
   | ItemHistoryDialog
   | TriageDialog;
@@ -98,7 +96,6 @@ export interface ItemHistoryDialog {
   kind: 'history';
   ref: string;
   changes: ChangeRecordWire[] | null;
-  // the id to pass as `before` for the next (older) page; null: no older page
   next: string | null;
   loading: boolean;
   error: string | null;
@@ -126,10 +123,8 @@ export type TriageCommand =
 export interface PickerOption {
   value: string;
   label: string;
-  // shown after the label: a stage's gate, an item's project and status
   note?: string;
   current?: boolean;
-  // a terminal stage: choosing it asks first
   terminal?: boolean;
 }
 
@@ -148,12 +143,10 @@ export type TriageDialog =
       purpose: PickerPurpose;
       refs: string[];
       title: string;
-      // null while the choices load
       options: PickerOption[] | null;
       filter: string;
       index: number;
       draft?: NewItemDraft;
-      // `S`: the stage picker chooses the next stage itself once the stages load
       next?: boolean;
       // the palette's Tab: the candidates it cycles through (kept while Tab is pressed again)
       completion?: PickerOption[];
@@ -165,10 +158,8 @@ export type TriageDialog =
       lines: string[];
       commands: TriageCommand[];
       focus: 'no' | 'yes';
-      // an undo: its inverse is not pushed again
       undo: boolean;
       redo?: boolean;
-      // the quit question: yes releases and quits, no keeps the claims and quits, esc stays
       quit?: boolean;
     }
   | { kind: 'refusal'; title: string; lines: string[]; scroll?: number };
@@ -177,7 +168,6 @@ export interface TriageRun {
   id: number;
   commands: TriageCommand[];
   undo: boolean;
-  // C-r: a redo of an undone change (its inverse goes back on the undo stack)
   redo?: boolean;
 }
 
@@ -185,7 +175,6 @@ export interface TriageResult {
   command: TriageCommand;
   ok: boolean;
   message: string;
-  // a refusal's detail lines (a gate's blockers and what would satisfy each, start first, a cycle)
   detail?: string[];
   inverse?: TriageCommand | null;
   created?: string;
@@ -207,7 +196,6 @@ export interface TriageState {
   // change decides the bucket), so the selection follows it into another tab
   arriving: string | null;
   arrivingTab: FrontierTab | null;
-  // where : jumps came from (tab and ref); backspace / ctrl-o go back
   back: { tab: Tab; key: string | null }[];
   history: string[];
 }
@@ -239,9 +227,7 @@ export interface NamedView {
 export interface UserCommand {
   name: string;
   key?: string;
-  // a shell command ({ref} {title} {url} filled in, shell-quoted); its output is shown in a dialog
   run?: string;
-  // a URL ({ref} {title} URL-encoded, {url} as is) handed to the opener
   open?: string;
   help?: string;
 }
@@ -249,7 +235,6 @@ export interface UserCommand {
 export interface ExternalRequest {
   id: number;
   ref: string;
-  // null: `o`, the item's own link
   command: string | null;
 }
 
@@ -271,11 +256,9 @@ export interface State {
   readOnly: boolean;
   url: string;
   actor: string | null;
-  // a server admin may release anyone's claim
   actorAdmin: boolean;
   // the executor session this TUI's charges claim under (heartbeats keep its claims while the TUI is open)
   session: number | null;
-  // q with claims held asked keep or release: 'now' quits, 'after-run' quits once the releases are done
   quitting: 'now' | 'after-run' | null;
   connection: ConnectionState;
   failure: Failure | null;
@@ -285,13 +268,10 @@ export interface State {
   frontierProject: string | null;
   claims: Record<string, ClaimHolder>;
   machines: MachineAuthorizationRequest[];
-  // the Machines tab shows pending requests or connected machines (m switches)
   machinesView: 'pending' | 'connected';
   connected: ConnectedMachineWire[];
-  // FrontierComputed reads are hidden from the Events tab unless shown (f)
   showReads: boolean;
   actorNames: Record<string, string>;
-  // details seen recently, by ref: moving back to an item shows its detail at once
   detailCache: Record<string, Detail>;
   events: EventWire[];
   // the Events tab merges it with the events by time (docs/adr/0048)
@@ -305,18 +285,15 @@ export interface State {
   filter: string;
   filtering: boolean;
   detailOpen: boolean;
-  // p hides the pane without forgetting that it was opened
   paneHidden: boolean;
   detailScroll: number;
   detail: Detail | null;
   sort?: SortKey;
-  // `:sort <key> desc` or a second click on the column's header: the key's order reversed
   sortDesc?: boolean;
   treeEdges?: Record<string, DetailEdge[] | null>;
   edgeCursor?: { ref: string; key: string } | null;
   dialog: Dialog | null;
   status: StatusLine | null;
-  // when the frontier was last read (state.now then): the header shows "data as of HH:MM" while offline
   dataAt: number | null;
   importing: boolean;
   now: number;

@@ -9,7 +9,6 @@ import type { Detail, FrontierTab, PickerOption, State } from './state';
 export const TREE_DEPTH = 3;
 export const TREE_ROOT_FANOUT = 10;
 export const TREE_FANOUT = 5;
-// stored-dependency reads per open tree; the rest say "not read"
 export const TREE_READS = 60;
 
 const BUCKETS: readonly FrontierTab[] = ['runnable', 'blocked', 'frozen'];
@@ -79,7 +78,6 @@ function expand(w: Walk, ref: string, edges: DetailEdge[], depth: number, onPath
     w.seen.add(other);
     const deeper = depth + 1;
     if (deeper > TREE_DEPTH && !onPathHere) {
-      // the depth cut: say what lies beyond when it is known
       const next = edgesOf(w.state, other);
       if (next === undefined) w.wants.push(other);
       // not read (over the budget): said on the node's own row rather than a row per node

@@ -3,8 +3,6 @@ import type { Action } from './actions';
 import { selectedItem } from './selectors';
 import type { State, StatusTone } from './state';
 
-// A view sets the tab, the filter and the sort at once.
-
 export interface ViewHelpers {
   settle(state: State): State;
 }

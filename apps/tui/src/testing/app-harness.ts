@@ -16,7 +16,6 @@ export interface AppHarnessOptions {
 export interface AppHarness {
   start(columns: number, rows: number, actions: Action[]): { t: TestScreen; app: App };
   dispatch(...actions: Action[]): void;
-  // each key on a turn of its own, as a terminal delivers them
   press(...keys: string[]): Promise<void>;
   type(text: string): Promise<void>;
   text(): string;

@@ -73,7 +73,6 @@ export class TmuxSession {
     return this.tmux(['capture-pane', '-e', '-p', '-t', this.name]);
   }
 
-  // the pane and its scrollback: what the program left on the terminal after it exited
   history(lines = 200): string {
     return this.tmux(['capture-pane', '-p', '-t', this.name, '-S', String(-lines)]);
   }

@@ -51,7 +51,6 @@ export function headerLine(state: State, width: number, theme: Theme): string {
   if (asOf) add(asOf, paint(theme, esc(asOf), 'yellow'));
   const badge = state.machines.length;
   if (badge) add(`! ${badge} machine request${badge === 1 ? '' : 's'}`, machineBadge(state, theme));
-  // keep the connection and the badge; drop counts, then WIP when narrow
   const sep = '  ';
   const total = () => parts.reduce((s, p) => s + displayWidth(p.plain), 0) + sep.length * (parts.length - 1) + 1;
   while (total() > width && parts.length > 2) {
@@ -74,7 +73,6 @@ const TAB_SHORT: Record<(typeof TABS)[number], string> = {
 
 export interface TabSpan {
   tab: (typeof TABS)[number];
-  // the label's cells on the tabs line, [start, end)
   start: number;
   end: number;
 }
@@ -117,7 +115,6 @@ export function tabsLine(state: State, width: number): string {
 }
 
 function rowCountUnfiltered(state: State, tab: (typeof TABS)[number]): number {
-  // the count of what the tab shows: the pending requests, or the connected machines
   if (tab === 'machines') return state.machinesView === 'connected' ? state.connected.length : state.machines.length;
   if (tab === 'events') return state.events.length;
   return state.frontier?.[tab].length ?? 0;
@@ -133,7 +130,6 @@ export function statusLine(state: State, width: number, theme: Theme): string {
   }
   if (state.importing) return ` ${esc('importing the demo backlog…')}`;
   if (!state.status) return '';
-  // a kept filter stays in view, shortened, in front of the outcome of the last action
   const filter = state.filter ? `/${state.filter} (${n})  ` : '';
   const tone = state.status.tone;
   const prefix = tone === 'error' ? 'error: ' : tone === 'warn' ? 'warning: ' : tone === 'ok' ? 'ok: ' : '';

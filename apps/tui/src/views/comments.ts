@@ -42,7 +42,6 @@ export function commentDialog(
   const room = w - 6;
   const at = cursor === null ? d.value.length : Math.min(d.value.length, cursor);
   const lines = d.value.split('\n');
-  // the cursor's line and its column in it
   let row = 0;
   let start = 0;
   while (row < lines.length - 1 && start + lines[row].length < at) {

@@ -118,7 +118,6 @@ export function detailPane(state: State, width: number, theme: Theme): { lines: 
     out.push(' not claimed');
   }
 
-  // what people and agents said about it, newest first: the newest few the item carries
   const comments = d?.item?.comments ?? [];
   const commentCount = d?.item?.comment_count ?? comments.length;
   if (d?.item && commentCount > 0) {
@@ -176,7 +175,6 @@ export function detailPane(state: State, width: number, theme: Theme): { lines: 
     }
   }
 
-  // the edge selected with H / L leads with › and shows inverse (enter jumps, d removes)
   const chosen = selectedEdge(state);
   const edge = ({ head, mark, color, extra }: ReturnType<typeof edgeLine>, e?: DetailEdge) => {
     const lines = wrap(`${head} · ${mark}`, w - 3);

@@ -21,7 +21,6 @@ export function clean(text: string): string {
   return displayText(terminalLine(text));
 }
 
-// A text wider than `room` shows the part around the cursor, cut with `…`.
 export function promptText(text: string, cursor: number | null, room: number): string {
   const at = cursor === null ? text.length : Math.min(text.length, Math.max(0, cursor));
   let before = clean(text.slice(0, at));

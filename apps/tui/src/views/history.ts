@@ -6,8 +6,6 @@ import type { ChangeRecordWire } from '../wire';
 import { displayWidth, esc, fit, paint, Theme, truncate, wrap } from './format';
 import type { OverlayContent } from './overlay-content';
 
-// The words are the command line's (change-words.ts); every cell goes through clean/fit/truncate/wrap.
-
 function ago(change: ChangeRecordWire, now: number): string {
   const age = formatAge(change.at, now);
   return age ? `${age} ago` : '';

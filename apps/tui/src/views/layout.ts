@@ -58,7 +58,6 @@ export function geometry(state: State, width: number, height: number): Geometry 
 export type Hit =
   | { kind: 'tab'; tab: Tab }
   | { kind: 'row'; index: number }
-  // a frontier column's header: a click sorts by it (again: reversed)
   | { kind: 'header'; column: string }
   | { kind: 'detail' }
   | { kind: 'button'; which: 'yes' | 'no' }
@@ -84,7 +83,6 @@ export class Layout {
   private readonly offsets: Record<Tab, number> = { runnable: 0, blocked: 0, frozen: 0, machines: 0, events: 0 };
   private readonly contents = new Map<blessed.Widgets.BoxElement, string>();
   private detailCache: { key: string; lines: string[]; selected: number | null } | null = null;
-  // the first line of the selected edge in the last detail content (null: none)
   private detailSelected: number | null = null;
   private lastReady: { ref: string; width: number; lines: string[] } | null = null;
   // an update that changed neither text nor place, size, label or visibility leaves the screen as the last frame drew it
@@ -146,7 +144,6 @@ export class Layout {
     el.setContent(content);
   }
 
-  // helpScrollMax: with the help open, the last line it can scroll to.
   update(state: State): { pageSize: number; helpScrollMax?: number; changed: boolean } {
     this.changed = false;
     const width = Math.max(20, (this.screen.width as number) || 80);
@@ -193,7 +190,6 @@ export class Layout {
       }
       const maxScroll = Math.max(0, lines.length - inner);
       let scroll = waiting ? 0 : Math.min(state.detailScroll, maxScroll);
-      // the edge selected with H / L stays in view, however far down the pane it is
       const selected = waiting ? null : this.detailSelected;
       if (selected !== null && selected < scroll) scroll = selected;
       else if (selected !== null && selected >= scroll + inner) scroll = Math.min(maxScroll, selected - inner + 1);

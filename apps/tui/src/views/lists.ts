@@ -70,7 +70,6 @@ const MIN_TITLE = 18;
 // the Blocked tab's why-columns give way first while the title would be narrower than this (a title matters more)
 const MIN_TITLE_WITH_WHY = 28;
 
-// Counted once per answer, carried across deltas (answer-counts.ts).
 export function refWidthOf(state: State): number {
   return state.frontier ? widestRef(state.frontier) : 8;
 }
@@ -89,7 +88,6 @@ export function frontierColumns(
   let cols = FRONTIER_COLUMNS(rankWidth, refWidth, tab).filter(
     (c) => !only || only.includes(c.id) || (!namesBlocked && BLOCKED_COLUMNS.includes(c.id)),
   );
-  // 1 for the selection marker, 1 space between columns
   const fixed = (cs: Column[]) => 1 + cs.reduce((sum, c) => sum + c.width + 1, 0);
   for (const drop of ['reason', 'blockedby']) {
     if (!cols.some((c) => c.id === drop)) continue;
@@ -110,13 +108,11 @@ export function frontierColumns(
 }
 
 export function blockedByLabel(item: FrontierItemWire): string {
-  // a row from a live delta may leave the lists out
   const [first, ...rest] = item.blocked_by ?? [];
   if (first === undefined) return '';
   return rest.length > 0 ? `${first} +${rest.length}` : first;
 }
 
-// A dependency reason that only repeats a blocker the column already names is skipped.
 export function shortReason(item: FrontierItemWire): string {
   const reasons = item.blocked_reasons ?? [];
   const blockers = item.blocked_by ?? [];
@@ -220,7 +216,6 @@ export function renderFrontierRows(
   const offset = scrollWindow(Math.max(selected, 0), count, height, previousOffset);
   const cols = frontierColumns(width, state.frontier?.[tab].length ?? count, refWidthOf(state), theme.columns, tab);
   const eligible = conductEligible(state);
-  // rows marked with space / V lead with +
   const marked = state.triage.marked.length > 0 ? new Set(state.triage.marked) : null;
   const lines: string[] = [];
   for (let i = offset; i < Math.min(count, offset + height); i++) {
@@ -386,7 +381,6 @@ function eventTime(iso: string): string {
   return d.toISOString().slice(11, 19);
 }
 
-// What changed takes the rest of the row.
 interface EventColumns {
   who: number;
   via: boolean;
@@ -415,7 +409,6 @@ export function eventWhat(e: EventRow): string {
 
 export function eventsHeaderLine(width: number, theme: Theme, unseen = 0): string {
   const c = eventColumns(width);
-  // scrolled away from the top while rows arrived: how many, and how to get back
   const marker = unseen > 0 ? `↑ ${unseen} new · g goes to the top` : '';
   const what = marker ? `change  ${marker}` : 'change';
   const head = ` ${fit('time', 8)} ${fit('item', 8)} ${fit('who', c.who)} ${c.via ? `${fit('via', 6)} ` : ''}${c.project ? `${fit('project', 9)} ` : ''}`;
@@ -440,7 +433,6 @@ export function renderEventRows(
     const e = rows[i];
     const via = c.via ? `${fit(e.change?.path ?? '', 6)} ` : '';
     const project = c.project ? `${fit(e.project ?? '', 9)} ` : '';
-    // every cell through fit: cleaned (terminal-text.ts), cut and padded by display width
     const text = `${fit(eventTime(e.created_at), 8)} ${fit(e.item_id ?? '', 8)} ${fit(eventWho(state, e), c.who)} ${via}${project}${fit(eventWhat(e), c.what)}`;
     if (i === selected) lines.push(inverse(`›${esc(text)}`));
     else lines.push(` ${e.name === 'ChargeDecisionMade' ? paint(theme, esc(text), 'cyan') : esc(text)}`);

@@ -70,7 +70,6 @@ export function codeDialog(
   wrap(`${verb} the request of "${d.machineName}": type the code the machine shows.`, w - 4).forEach((l) =>
     lines.push(` ${esc(l)}`),
   );
-  // the name and id `svc connect` tells the person to compare, in full
   if (d.machineId) wrap(`machine id: ${d.machineId}`, w - 4).forEach((l) => lines.push(` ${esc(l)}`));
   lines.push('');
   lines.push(` code: ${d.busy ? bold(esc(d.input)) : promptText(d.input, cursor, w - 12)}`);
@@ -153,7 +152,6 @@ export function confirmApproveDialog(
   return { title: ' Approve deployment stage ', lines, width: w, buttons: spans };
 }
 
-// The title says which lines show.
 export function helpOverlay(
   state: State,
   d: Dialog & { kind: 'help' },
@@ -181,8 +179,7 @@ export function helpOverlay(
     }
   }
   if (sections.length === 0) body.push(' no key matches');
-  // the box: at most the screen less a line above and below; two lines of it are the search line and a gap
-  // the box keeps the screen's height while the search narrows the keys
+  // at most the screen less a line above and below; two lines are the search line and a gap
   const visible = Math.max(1, height - 2 - 2 - 2);
   const scrollMax = Math.max(0, body.length - visible);
   const scroll = Math.min(d.scroll ?? 0, scrollMax);

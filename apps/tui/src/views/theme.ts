@@ -16,7 +16,6 @@ export interface Theme {
   color: boolean;
   name: ThemeName;
   depth: number;
-  // role -> blessed colour name, a 256-colour index, or 'default' (the terminal's own foreground: unpainted)
   palette: Record<Role, string>;
   keymap?: readonly KeyBinding[];
   columns?: readonly string[];
@@ -53,7 +52,6 @@ function paletteFor(name: ThemeName, depth: number): Record<Role, string> {
     };
   }
   if (name === 'high-contrast') {
-    // no dimmed text at all; the brightest colour of each role
     return {
       gray: 'default',
       white: 'default',

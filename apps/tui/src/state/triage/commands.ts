@@ -135,7 +135,6 @@ export function runDone(state: State, action: Extract<Action, { type: 'triage_do
     lines.push(`✗ ${describeCommand(r.command).text}: ${r.message}`);
     for (const l of r.detail ?? []) lines.push(`    ${l}`);
   }
-  // nobody answered: the daemon is unreachable, and nothing was refused
   if (refused.every((r) => r.unreachable)) {
     const head = `Not sent: ${refused[0].message}`;
     const words = lines.map((l) => l.replace(/ refused([ .])/, ' not sent$1'));

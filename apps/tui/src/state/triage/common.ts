@@ -13,7 +13,6 @@ export type KeyAction = Extract<Action, { type: 'key' }>['action'];
 
 export interface TriageHelpers {
   selectProject(state: State, project: string): State;
-  // after the filter or the tab changed: find each tab's selected row again, refresh the detail pane
   settle(state: State): State;
 }
 

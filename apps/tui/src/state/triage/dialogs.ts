@@ -6,7 +6,6 @@ import { jumpTo } from './navigation';
 import { paletteOptions, runPalette } from './palette';
 import { TASK_PREFIX, taskView } from '../tree';
 
-// Substring by default, exact value matches first.
 export function filteredOptions(options: readonly PickerOption[] | null, filter: string): PickerOption[] {
   if (!options) return [];
   const needle = filter.trim().toLowerCase();
@@ -17,7 +16,6 @@ export function filteredOptions(options: readonly PickerOption[] | null, filter:
   return [...exact, ...prefix, ...hits.filter((o) => !exact.includes(o) && !prefix.includes(o))];
 }
 
-// The palette's choices are its own (paletteOptions computed them from the text).
 export function shownOptions(d: Extract<TriageDialog, { kind: 'picker' }>): PickerOption[] {
   if (d.purpose === 'palette') return d.options ?? [];
   return filteredOptions(d.options, d.filter);
@@ -90,7 +88,6 @@ export function pickerOptionsArrived(state: State, action: Extract<Action, { typ
   const d = state.dialog;
   if (d?.kind !== 'picker' || d.purpose !== action.purpose || d.refs.join() !== action.refs.join()) return state;
   if (d.purpose !== 'status') return { ...state, dialog: { ...d, options: action.options, index: 0 } };
-  // the stage picker opens on the next stage; `S` takes it at once (same confirmations)
   const index = d.filter ? 0 : nextStageIndex(action.options);
   const opened: State = { ...state, dialog: { ...d, options: action.options, index } };
   if (!d.next) return opened;
@@ -226,7 +223,6 @@ function submit(state: State): State {
   }
 }
 
-// Other projects' items are added by the effects when they load.
 export function blockerOptions(state: State, self: string | null, none = true): PickerOption[] {
   const out: PickerOption[] = none ? [{ value: '', label: '(none)', note: 'no dependency' }] : [];
   for (const tab of BUCKETS) {

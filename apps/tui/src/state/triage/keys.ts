@@ -89,7 +89,6 @@ function freezeOrUnfreeze(state: State, refs: string[]): State {
   );
 }
 
-// The unclaimed ones are named and skipped.
 function releaseClaims(state: State, refs: string[]): State {
   const commands: TriageCommand[] = [];
   const missing: string[] = [];
@@ -238,7 +237,6 @@ export function reduceTriageKey(state: State, action: KeyAction, helpers: Triage
     case 'body_edit': {
       const item = selectedItem(state);
       if (!item) return needItem();
-      // the effects open the editor (the screen is suspended meanwhile)
       return status(state, `opening ${item.item_id} in the editor…`, 'info');
     }
     case 'dependency_add': {
