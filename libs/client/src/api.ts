@@ -316,7 +316,6 @@ export class SvcApi {
     return this.http.post('v1/import', document, { replace: options.replace ? '1' : undefined });
   }
 
-  // No secret is listed.
   machineAuthorizationRequests(): Promise<MachineAuthorizationRequestList> {
     return this.http.get('v1/machine-authorizations');
   }
@@ -333,7 +332,6 @@ export class SvcApi {
     return this.http.post(`v1/machine-authorizations/requests/${seg(requestId)}/deny`, {});
   }
 
-  // Hosted servers scope the functions by organization (/api/orgs/<slug>/v1/...).
   machineAuthorization(code: string, options: { org?: string } = {}): Promise<MachineAuthorizationRecord> {
     return this.http.get(orgPath(options.org, `machine-authorizations/${seg(code)}`));
   }

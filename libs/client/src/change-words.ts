@@ -4,7 +4,6 @@ import { truncateWidth } from './display-width';
 
 // One wording for the command line and the TUI. Plain text: the caller makes it terminal-safe.
 
-// A changed value: strings as they are, anything else as compact JSON, long ones cut (by display width).
 export function changeValue(value: unknown, width = 60): string {
   if (value === null || value === undefined) return '∅';
   const text = typeof value === 'string' ? value : JSON.stringify(value);

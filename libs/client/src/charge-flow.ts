@@ -13,7 +13,6 @@ import { isHttpError, SvcApi } from './api';
 // identically; the front end supplies the conversation.
 
 export interface ChargeFlowOptions {
-  // the project the operator named (--project, the TUI's current project); recorded on every decision
   project?: string | null;
   item?: string | null;
   dryRun?: boolean;
@@ -23,15 +22,13 @@ export interface ChargeFlowOptions {
   harness: string;
   model: string;
   dispatchCommand?: string | null;
-  // the checkout's project (.svc.json / SVC_PROJECT): the scope when neither project nor item is given
   workspaceProject?: string | null;
   sessionLabel?: string;
   // without an item: take the top step the session does not hold yet (the MCP claim tool: a second claim is a
   // second item, not the first one again)
   skipOwnClaims?: boolean;
-  // with an item the schedule does not offer this (existing) session: ask the daemon to claim it anyway, without
-  // confirm(), so its refusal says why (wip_cap_reached, item_already_claimed, lane_mismatch) rather than a local
-  // "not offered" (the MCP claim tool; `svc charge` keeps its confirmation and the local answer)
+  // Ask the daemon to claim an item not offered to this session, without confirm(), so its refusal says why
+  // (wip_cap_reached, lane_mismatch, …) rather than a local "not offered".
   claimUnoffered?: boolean;
 }
 
@@ -40,7 +37,6 @@ export interface ChargeFlowIO {
   confirm(target: ScheduleStep): Promise<boolean>;
   report(message: string): void;
   showSchedule?(schedule: ScheduleResponse): void;
-  // its exit status
   runDispatcher(result: DispatchResponse): Promise<number>;
 }
 
@@ -51,7 +47,6 @@ export interface ChargeOutcome {
   dispatcher_exit: number | null;
   // the daemon refused the dispatch and recorded the decision itself
   error?: { code: string; message: string };
-  // what a front end shows beside the decision (steps of a dry run, runnable_elsewhere, the refusal body, …)
   extra: Record<string, unknown>;
 }
 
@@ -176,7 +171,6 @@ export async function runCharge(api: SvcApi, options: ChargeFlowOptions, io: Cha
     );
   }
 
-  // 'retry': another session won it, the cap filled or the lane differs, and the flow may take the next item offered.
   const claim = async (base: { item_id: string; adapter: string | null; project: string | null }) => {
     if (session === null) {
       // Registered only now: dry runs, refusals and cancelled charges leave no executor session behind.

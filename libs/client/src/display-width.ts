@@ -44,7 +44,6 @@ export function displayWidth(text: string): number {
   return w;
 }
 
-// The longest start of text that takes at most `width` cells; combining marks stay with their base.
 export function cutToWidth(text: string, width: number): { text: string; width: number } {
   if (NARROW_ONLY.test(text)) {
     const t = text.slice(0, Math.max(0, width));

@@ -20,7 +20,6 @@ export interface EventStreamOptions {
   // the projects whose frontier notices (`event: frontier`) the stream receives, at most 8 (`?frontier=`); without
   // it the daemon sends them for the `project` filter's project only (none on a stream without one)
   frontier?: string[];
-  // told when the daemon refused `frontier` (an older daemon, or a list it cannot take): the stream goes on without it
   onFrontierRefused?(error: SvcHttpError): void;
   eventName?: string;
   lastEventId?: string | null;
@@ -30,9 +29,7 @@ export interface EventStreamOptions {
   maxRetryMs?: number;
   // no byte (not even the daemon's 15 s heartbeat comment) for this long: the connection is presumed dead (ms)
   idleTimeoutMs?: number;
-  // jitter source in [0, 1); tests pin it
   random?: () => number;
-  // sent with every request (the daemon's own streams: the client address it vouches for)
   headers?: Record<string, string>;
 }
 
@@ -265,7 +262,6 @@ export function openFollowingEventStream(
             pending = null;
             report('closed', detail);
           }
-          // connecting, or retrying: the old connection still serves
           return;
         }
         if (connection !== current) return;

@@ -8,15 +8,12 @@ export interface FrontierSource {
 }
 
 export type FrontierChange =
-  // a whole answer (the first, or the daemon did not know the base: `reason` says why)
   | { kind: 'full'; answer: FrontierResultWire; etag: string | null; reason: string | null }
-  // a delta applied to `previous`: items kept are the same objects in `answer`
   | { kind: 'delta'; answer: FrontierResultWire; etag: string; previous: FrontierResultWire; delta: FrontierDeltaWire };
 
 export interface FrontierMirrorStats {
   full: number;
   deltas: number;
-  // full answers to a delta request (base unknown or too old, delta too large, or a delta that did not fit)
   fallbacks: number;
   notModified: number;
   skipped: number;
@@ -30,9 +27,7 @@ export class FrontierMirror {
   readonly stats: FrontierMirrorStats = { full: 0, deltas: 0, fallbacks: 0, notModified: 0, skipped: 0 };
   private inFlight: Promise<void> | null = null;
   private again = false;
-  // the newest ETag a notice named while a request was in flight (null: a change of unknown ETag)
   private announced: string | null = null;
-  // a notice meanwhile did not name an ETag
   private unknown = false;
 
   constructor(

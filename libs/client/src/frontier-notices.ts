@@ -5,10 +5,8 @@ import type { StreamNotice } from '@app/contracts';
 // change notice meaning "changed, ETag unknown".
 
 export interface FrontierMove {
-  // the project the notice names (null: not said, any frontier may have changed)
   project: string | null;
   etag: string | null;
-  // the daemon's frontier notice (carries the ETag); false for the other change notices
   announced: boolean;
 }
 

@@ -9,7 +9,6 @@ export interface TransportRequest {
   headers: Record<string, string>;
   body?: string;
   signal?: AbortSignal;
-  // no byte for this long: the request fails (ms); none by default
   idleTimeoutMs?: number;
 }
 
@@ -46,7 +45,6 @@ export function send(url: URL, options: TransportRequest): Promise<TransportResp
     req.once('response', (res) => {
       resolve({ status: res.statusCode ?? 0, headers: res.headers, body: res });
     });
-    // the socket's idle time, before and after the answer's head (a stream that stops sending bytes is dead)
     if (options.idleTimeoutMs) req.setTimeout(options.idleTimeoutMs, () => req.destroy(new Error('idle timeout')));
     req.end(options.body);
   });

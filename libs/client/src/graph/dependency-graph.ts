@@ -172,7 +172,6 @@ export async function itemGraph(
   const edges = new Map<string, GraphEdge>();
   let frontier = [root];
   const visited = new Set<string>([root]);
-  // breadth first, both directions, one request per item; a level is stopped early past the node limit
   for (let level = 0; level < depth && frontier.length > 0 && nodes.size <= maxNodes; level++) {
     const next: string[] = [];
     const lists = await Promise.all(frontier.map((at) => api.dependencies(at, { direction: 'both' })));

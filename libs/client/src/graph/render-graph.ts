@@ -20,7 +20,6 @@ export function mermaidText(text: string, max = TITLE_MAX): string {
   return shortTitle(text, max).replace(/["#<>&;`{}[\]()|\\*_~]/g, (c) => `#${c.charCodeAt(0)};`);
 }
 
-// dot: inside "…" only the quote and the backslash are special; newlines are gone already.
 export function dotText(text: string, max = TITLE_MAX): string {
   return shortTitle(text, max).replace(/[\\"]/g, (c) => `\\${c}`);
 }

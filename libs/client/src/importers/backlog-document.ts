@@ -22,7 +22,6 @@ export interface ImportPlan {
   dependencies_removed: number;
   dependencies: number;
   refs: Map<string, string>;
-  // the existing project had items: the document must be sent with replace
   replace: boolean;
 }
 
@@ -167,7 +166,6 @@ export function buildImportDocument(conversion: Conversion, target: TargetProjec
   }
   const items = [...existingItems.map((i) => replaced.get(i.ref as string) ?? i), ...added];
 
-  // Dependencies: those not made by this importer stay; the importer's own are made to match the file.
   const mark = edgeMark(conversion.source);
   const key = (d: Json) =>
     `${d.dependent as string}|${d.blocker as string}|${(d.gate_point as string) ?? 'activation'}`;

@@ -9,7 +9,6 @@ export interface ConvertedSection {
 }
 
 export interface ConvertedItem {
-  // the other tracker's id (bd-a1b2, a Taskwarrior uuid): kept in the item's `imported-from` section
   external_id: string;
   title: string;
   body: string | null;
@@ -25,7 +24,6 @@ export interface ConvertedItem {
   created_at: string | null;
   updated_at: string | null;
   sections: ConvertedSection[];
-  // non-blocking links to other items of the file (discovered-from, related, ...): a `links` section once refs are known
   links: { type: string; external_id: string }[];
 }
 
@@ -48,7 +46,6 @@ export interface Conversion {
   edges: ConvertedEdge[];
   skipped: SkippedRecord[];
   mapping: string[];
-  // the external ids the other tool would call ready (bd ready, +READY), by its own rule on the same file
   ready: string[];
 }
 
@@ -76,8 +73,6 @@ export function importedFrom(sections: { section_name: string; content?: string 
   return match ? { source: match[1], external_id: match[2] } : null;
 }
 
-// Any timestamp the other tool writes (RFC 3339 with nanoseconds, Taskwarrior's 20240101T120000Z) as ISO 8601 UTC
-// with milliseconds, the form the backlog document takes; null when it cannot be read.
 export function isoTime(value: unknown): string | null {
   if (typeof value !== 'string' || value.length === 0) return null;
   const compact = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(value);
@@ -87,7 +82,6 @@ export function isoTime(value: unknown): string | null {
   return Number.isFinite(ms) ? new Date(ms).toISOString() : null;
 }
 
-// Control characters other than newline and tab are dropped from prose (the daemon refuses them).
 export function prose(value: unknown): string | null {
   if (typeof value !== 'string') return null;
   // eslint-disable-next-line no-control-regex
@@ -100,8 +94,7 @@ export function oneLine(value: string): string {
   return value.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
 }
 
-// Edges that would close a cycle of activation edges are left out (the daemon refuses a cycle, and the other tool
-// would never list the items on it as ready either); each is reported as skipped. Depth-first, in file order.
+// The daemon refuses a cycle, and the other tool would never list the items on it as ready either.
 export function dropCycles(edges: ConvertedEdge[], skipped: SkippedRecord[]): ConvertedEdge[] {
   const out = new Map<string, Set<string>>(); // blocker -> dependents, activation only
   const reaches = (from: string, to: string): boolean => {

@@ -24,7 +24,6 @@ const RESOURCE_NOT_FOUND = -32002;
 const FRONTIER_URI = /^svc:\/\/frontier\/[a-z0-9][a-z0-9_-]{0,62}$/;
 type RequestHandler = (request: unknown, extra: unknown) => Promise<unknown>;
 
-// Projects whose frontier a connection keeps (FrontierMirror) between reads of the resource.
 const MIRRORED_PROJECTS = 4;
 
 export interface FrontierResourceOptions {
@@ -42,8 +41,6 @@ export class FrontierResource {
   private streamOpen: Promise<void> | null = null;
   private readonly subscriptions = new Set<string>();
   private readonly frontiers = new Map<string, FrontierMirror>();
-  // the live stream's frontier notices: which projects it announces, and the newest ETag it named for each (null:
-  // unknown, or another wip_cap than the default answer's); forgotten when the stream is not open
   private readonly notices = new FrontierNoticeTracker();
   private readonly announced = new Map<string, string | null>();
   private readonly pending = new Set<string>();
@@ -122,7 +119,6 @@ export class FrontierResource {
     }
 
     this.server.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
-      // only this server's own resources: a frontier URI of a project id
       if (!FRONTIER_URI.test(request.params.uri)) {
         throw new McpError(
           RESOURCE_NOT_FOUND,
@@ -155,8 +151,6 @@ export class FrontierResource {
     if (this.subscriptions.size > 0) void this.openStream();
   }
 
-  // Each read after the first fetches only what changed (nothing when the live stream's newest notice named the
-  // answer held).
   private async frontierAnswer(project: string): Promise<FrontierPages> {
     let mirror = this.frontiers.get(project);
     if (mirror === undefined) {

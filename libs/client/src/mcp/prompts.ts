@@ -14,7 +14,6 @@ interface AdapterGuide {
   steps: string[];
 }
 
-// What each adapter is for and the steps an agent follows (spec AdapterCategory; the default workflows' stages).
 export const ADAPTER_GUIDES: Record<McpPromptName, AdapterGuide> = {
   refine: {
     title: 'Refine an item',

@@ -29,18 +29,14 @@ import { callFailed, checkAnswer, checkArguments, findTool, REGISTERED_TOOLS, Re
 export interface SvcMcpOptions {
   api: SvcApi;
   token: string | null;
-  // Set when there is no credential: every tool call is this error (not_connected), and no session is registered.
   missingCredential?: string | null;
-  // Extra headers of the live stream's requests (the daemon's /mcp: the client address it vouches for).
   streamHeaders?: Record<string, string>;
-  // --project, SVC_PROJECT, .svc.json
   project?: string | null;
   harness?: string | null;
   model?: string | null;
   label?: string;
   wipCap?: number;
   heartbeatMs?: number;
-  // How a client of this transport names the project, for the refusal of a call that needs one (project_required).
   projectHint?: string;
   // Another process rebuilt this connection (the daemon's /mcp behind several replicas).
   resume?: { sessionId: number | null; noticesAfter: string; subscriptions: string[] } | null;
@@ -73,7 +69,6 @@ export const MCP_INSTRUCTIONS = [
 
 export const MCP_DEFAULT_HEARTBEAT_MS = 30_000;
 
-// A harness token the daemon accepts (short, no spaces): "Claude Code" → "claude-code".
 export function harnessToken(name: string | undefined | null): string | null {
   if (!name) return null;
   const token = name
@@ -94,7 +89,6 @@ export class SvcMcpSession {
   private heartbeat: NodeJS.Timeout | null = null;
   private noticesAfter = '0';
   private readonly lapsedTold = new Set<string>();
-  // what undoes each recently answered call, should its cancellation arrive after the answer
   private readonly undoByRequest = new Map<string | number, () => Promise<unknown>>();
   private readonly frontier: FrontierResource;
   private readonly context: ToolContext;
@@ -233,7 +227,6 @@ export class SvcMcpSession {
   async close(): Promise<void> {
     if (this.closed) return;
     this.detach();
-    // a rebuilt connection ended before it made a call: the executor session it was running in ends
     const resumed = this.options.resume?.sessionId;
     const registration =
       this.registration ?? (resumed != null ? Promise.resolve({ session_id: resumed } as SessionResponse) : null);
@@ -338,7 +331,6 @@ export class SvcMcpSession {
       await undoAll();
       return toolError({ code: 'cancelled', message: `${name} was cancelled; what it did was given back` });
     }
-    // a cancellation that crosses the answer on the wire undoes it too (see onCancelled)
     this.undoByRequest.set(extra.requestId, undoAll);
     setTimeout(() => this.undoByRequest.delete(extra.requestId), CANCEL_WINDOW_MS).unref();
     return answered;
@@ -392,7 +384,6 @@ export class SvcMcpSession {
     };
   }
 
-  // Clients show them as slash commands.
   private registerPrompts(): void {
     this.server.server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: MCP_PROMPT_LIST }));
     this.server.server.setRequestHandler(GetPromptRequestSchema, async (request): Promise<GetPromptResult> => {
@@ -424,8 +415,6 @@ export class SvcMcpSession {
     return renderPrompt({ prompt: name, phase: input.phase || undefined, item, workflow, explain });
   }
 
-  // The subscriptions of a connection another process took (the daemon's /mcp: the replica holding the client's
-  // GET stream is the one whose notifications reach it): follow exactly these.
   setSubscriptions(uris: string[]): void {
     if (this.closed) return;
     this.frontier.setSubscriptions(uris);

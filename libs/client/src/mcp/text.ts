@@ -72,7 +72,6 @@ export function nextWorkText(schedule: ScheduleResponse, steps: (ScheduleStep & 
   ];
   if (steps.length === 0) {
     lines.push('nothing runnable for this session');
-    // why, in words: the work is in another lane, held by others, or past the WIP cap
     for (const p of schedule.projects) {
       const where: string[] = [];
       if (p.other_lanes > 0) where.push(`${p.other_lanes} runnable in other lanes (sessions routed there take them)`);
@@ -144,7 +143,6 @@ export function itemWholeText(
 ): string {
   const lines = [itemText(i)];
   if (i.claim) lines.push(`claimed by session ${i.claim.session_id} (${oneLine(i.claim.harness, 60)})`);
-  // the dependencies on one line, refs only (the JSON gives each one's gate point and satisfaction): said once
   const refs = (direction: string, mark: boolean) =>
     i.dependencies
       .filter((d) => d.direction === direction)

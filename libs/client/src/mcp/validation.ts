@@ -18,7 +18,6 @@ function validatorOf(schema: JsonSchema): ValidateFunction {
 }
 
 export interface ValidationOptions {
-  // The refusal of properties the object does not take, given their names (only at the top: arguments).
   unknownProperties?: (names: string[]) => string;
 }
 
@@ -49,7 +48,6 @@ function describeErrors(
     const first = path.length > 0 ? order.indexOf(String(path[0])) : -1;
     lines.push({ at: first === -1 ? order.length : first, text: located(message(error, value), path) });
   }
-  // properties in the schema's order, then what belongs to no property; the unknown ones last
   lines.sort((a, b) => a.at - b.at);
   const texts = lines.map((line) => line.text);
   if (unknownAtTop.length > 0 && unknownProperties) texts.push(unknownProperties(unknownAtTop));

@@ -54,7 +54,6 @@ export const nextWorkTool = defineTool({
         return { ...schedule, steps };
       },
       (value) => nextWorkText(value, value.steps),
-      // each step's why is its line's words (said once)
       (value) => ({ ...value, steps: value.steps.map(({ why: _why, ...step }) => withoutOwnNextStep(step)) }),
     ),
 });

@@ -70,7 +70,6 @@ export function checkArguments(
   return value;
 }
 
-// A refusal is not checked; an answer must carry structured content that the output schema accepts.
 export function checkAnswer(tool: RegisteredTool, result: CallToolResult): void {
   if (result.isError) return;
   const name = tool.definition.name;

@@ -49,7 +49,6 @@ export interface ToolContext {
   readonly sessionId: Promise<number>;
   ensureSession(): Promise<SessionResponse>;
   projectRequired(): SvcHttpError;
-  // runs one piece of work at a time per connection (claims)
   serialized<T>(work: () => Promise<T>): Promise<T>;
 }
 
@@ -78,7 +77,6 @@ export interface ToolErrorBody {
 export function toolError(body: ToolErrorBody): CallToolResult {
   const lines = [`${body.code}: ${body.message}`];
   if (Array.isArray(body.blockers)) lines.push(...blockersText(body.blockers as GateBlockerWire[]));
-  // a move to a stage the workflow lacks (stage_not_in_workflow): the stages it has, in words
   if (Array.isArray(body.stages))
     lines.push(`the stages of workflow ${String(body.workflow_id)}: ${body.stages.join(', ')}`);
   lines.push(JSON.stringify(body));
