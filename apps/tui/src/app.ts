@@ -229,7 +229,7 @@ export class App {
     const state = this.store.state;
     const { pageSize, helpScrollMax, changed } = this.layout.update(state);
     // blessed's render walks every cell of every region, so a change that leaves every region as drawn draws nothing
-    // (at 20 writes a second a third of the frames were such).
+    // (docs/adr/0045).
     if (changed || this.mustDraw) {
       this.mustDraw = false;
       this.options.screen.render();

@@ -100,7 +100,7 @@ export class LiveFrontier {
     }
     this.shown = true;
     this.changed();
-    // Counters at most every BENCH_STATS_EVERY_MS: a file written after each delta was a tenth of the TUI's CPU.
+    // Counters at most every BENCH_STATS_EVERY_MS, not after each delta: the bench would charge the writes to the TUI.
     if (BENCH_STATS && this.statsTimer === null) {
       this.statsTimer = setTimeout(() => {
         this.statsTimer = null;

@@ -1,7 +1,7 @@
 import type { FrontierDeltaWire, FrontierItemWire, FrontierResultWire } from '@app/contracts';
 
 // Kept per answer, so an answer made by a delta gets them from its base's counts and the delta's items instead of
-// reading every item again (at 100k items those reads were a quarter of the TUI's CPU in a burst of writes).
+// reading every item again (docs/adr/0045).
 
 const LISTS = ['runnable', 'blocked', 'frozen'] as const;
 const MIN_REF_WIDTH = 6;
