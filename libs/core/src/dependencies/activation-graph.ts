@@ -21,7 +21,6 @@ export class ActivationGraph {
     return this.edges.has(id);
   }
 
-  // Many edges at once (a load): the labels are computed once after them.
   load(edges: Iterable<readonly [id: number, blocker: number, dependent: number]>): void {
     for (const [id, blocker, dependent] of edges) {
       if (this.edges.has(id)) this.remove(id);
@@ -72,8 +71,7 @@ export class ActivationGraph {
     return this.labels.get(v) ?? 0;
   }
 
-  // After blocker → dependent was added: raises the labels below it until every edge climbs again. False when the
-  // raise comes back to the blocker (the edge closed a cycle).
+  // False when the raise comes back to the blocker: the edge closed a cycle.
   private raise(blocker: number, dependent: number): boolean {
     if (blocker === dependent) return false;
     if (this.label(blocker) < this.label(dependent)) return true;
@@ -173,7 +171,6 @@ export function shortestCycleIfAdded(
       }
     }
     if (meet !== -1) {
-      // dependent → … → meet along the down side, then meet → … → blocker along the up side
       const path: number[] = [];
       for (let at = meet; at !== -1; at = down.get(at)![0]) path.push(at);
       path.reverse();

@@ -144,7 +144,6 @@ export function cycleThrough(graph: CompactGraph, componentOf: Int32Array, start
           path.push(u);
         }
         path.push(start);
-        // collected backwards from the closing node; flip so it reads start → ... → start
         path.reverse();
         return path;
       }
@@ -157,9 +156,7 @@ export function cycleThrough(graph: CompactGraph, componentOf: Int32Array, start
   return null;
 }
 
-// Edges point blocker → dependent. Adding newEdge closes a cycle exactly when newEdge.dependent already
-// (transitively) blocks newEdge.blocker. The returned path starts and ends at newEdge.dependent:
-// [dependent, ..., blocker, dependent]; it is a shortest such cycle (breadth-first search).
+// Edges point blocker → dependent; the cycle returned is [dependent, ..., blocker, dependent], a shortest one.
 export function findCycleIfAdded(edges: readonly DependencyPair[], newEdge: DependencyPair): number[] | null {
   const { blocker, dependent } = newEdge;
   if (blocker === dependent) {

@@ -46,7 +46,6 @@ export interface BlockerFacts {
   mergedAt: string | null;
   // environment names of succeeded deployment runs (of any project) whose carried_work lists the blocker
   deployedEnvironments: ReadonlySet<string>;
-  // environment names still registered for the blocker's own project
   registeredEnvironments: ReadonlySet<string>;
   mergedByAncestry?: boolean;
   stageOrder?: readonly string[];

@@ -28,10 +28,8 @@ export function strongestApproval(needs: Iterable<[string, ApprovalRole]>): [str
   return best;
 }
 
-// Who may write a project's gated flows, environments and runs is who may approve its deployments: an active member
-// of its organization for member stages and an admin of it for admin stages; for a project of no organization
-// anyone who sees it for member stages and the server admin for admin stages. The server admin writes them in every
-// organization.
+// Who may write a project's gated flows, environments and runs is who may approve its deployments; the server admin
+// writes them in every organization.
 export function approverStanding(
   isServerAdmin: boolean,
   membership: MembershipStanding,

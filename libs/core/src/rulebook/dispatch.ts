@@ -154,9 +154,7 @@ export interface SessionOffer<T> {
   otherLanes: number;
 }
 
-// The claim-aware offer of one project to a session (or to nobody in particular): runnable items in rank order,
-// minus other sessions' live claims, other lanes, and new starts past the remaining WIP capacity. Live slot claims
-// count against the capacity; an item the session already claimed keeps its slot.
+// Live slot claims count against the remaining WIP capacity; an item the session already claimed keeps its slot.
 export function offerToSession<T extends Pick<FrontierItem, 'item_id' | 'adapter' | 'status'>>(input: {
   runnable: readonly T[];
   claims: readonly LiveClaim[];

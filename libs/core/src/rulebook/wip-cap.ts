@@ -11,8 +11,6 @@ export function raisesWipCap(policyCap: number, asked: number | undefined): bool
   return asked !== undefined && asked > policyCap;
 }
 
-// The cap one dispatch, claim or schedule runs under: the policy's when none is asked, the asked one when it is not
-// above the policy's or the caller is an organization admin, else refused.
 export function wipCapOverride(input: {
   policyCap: number;
   asked: number | undefined;
