@@ -141,7 +141,6 @@ export class EmbeddedServer {
     };
   }
 
-  // Reuses a server a killed daemon left running.
   async start(): Promise<EmbeddedConnection> {
     let loaded: Awaited<ReturnType<typeof loadPackage>>;
     try {

@@ -30,7 +30,6 @@ export interface SnapshotHeader {
   format: 1 | 2;
   taken_at: string;
   server_version: string;
-  // the schema version: every migration applied, in the order applied
   migrations: string[];
   tables: SnapshotTable[];
   sequences: SnapshotSequence[];
@@ -270,7 +269,6 @@ class SnapshotReader {
     }
   }
 
-  // The next frame's bytes, or null at the end of a table.
   async frame(): Promise<Buffer | null> {
     await this.fill(4);
     const length = this.take(4).readUInt32BE(0);
@@ -444,7 +442,6 @@ export async function readSnapshotHeader(file: string): Promise<SnapshotHeader> 
   }
 }
 
-// Applies the migrations (only those named, when given) inside the transaction `client` has open.
 export interface SchemaMigrator {
   known: string[];
   migrate: (client: Client, only?: ReadonlySet<string>) => Promise<string[]>;
