@@ -7,8 +7,7 @@ import { CliError, EXIT, reportError } from './output';
 import { buildProgram } from './program';
 import { extractJsonFields, jsonRequested, usageExit } from './usage';
 
-// The whole command line: `svc` alone says where to start (exit 0); `svc __complete <words…>` answers the shell
-// completion scripts; anything else is parsed by commander, its usage errors exiting 64 (JSON under --json).
+// Usage errors exit 64 (JSON under --json).
 export function runCli(words: string[]): void {
   const json = jsonRequested(words);
   const program = buildProgram();

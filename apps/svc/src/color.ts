@@ -22,18 +22,16 @@ let mode: ColorMode = 'auto';
 let out: Paint = createColors(colorEnabled(mode, process.stdout));
 let err: Paint = createColors(colorEnabled(mode, process.stderr));
 
-// Set once per invocation from --color (the program's preAction hook).
 export function setColorMode(next: ColorMode): void {
   mode = next;
   out = createColors(colorEnabled(mode, process.stdout));
   err = createColors(colorEnabled(mode, process.stderr));
 }
 
-// Colours for what goes to stdout and to stderr (each decided by its own stream).
 export const paint = (): Paint => out;
 export const paintErr = (): Paint => err;
 
-// The colour of a bucket, state or decision word; the word itself always stays (colour is never the only signal).
+// The word itself always stays: colour is never the only signal.
 export function tone(word: string | null | undefined, p: Paint = out): string {
   const text = word ?? '';
   switch (text) {

@@ -23,14 +23,12 @@ export interface OutputOptions {
 
 let current: OutputOptions = {};
 
-// Set once per invocation: the fields by main, --jq and --wide by the program's preAction hook.
 export function setOutputOptions(next: OutputOptions): void {
   current = { ...current, ...next };
 }
 
 export const outputOptions = (): OutputOptions => current;
 
-// The daemon this invocation talks to: --url/--token, then SVC_URL/SVC_TOKEN, then the credential file.
 export function connectionFor(command: Command) {
   const { url, token } = command.optsWithGlobals<GlobalOptions>();
   return resolveConnection({ url, token });
@@ -47,8 +45,7 @@ export function wantsJson(command: Command): boolean {
   return Boolean(json) || jq !== undefined || current.jsonFields !== undefined;
 }
 
-// --project of every project-scoped command; its default follows PROJECT_PRECEDENCE (docs/user-guide.md, "Project
-// scope").
+// Its default follows PROJECT_PRECEDENCE (docs/user-guide.md, "Project scope").
 export const projectOption = (what = 'project id') =>
   new Option('--project <project>', `${what} (default: ${PROJECT_PRECEDENCE})`);
 
@@ -56,7 +53,6 @@ export const projectOption = (what = 'project id') =>
 export const allProjectsOption = () =>
   new Option('--all-projects', 'every project you can access: ignore SVC_PROJECT and .svc.json').conflicts('project');
 
-// The project a scoped command works on (see resolveProjectScope), or undefined when none is named anywhere.
 export function scopedProject(flag: string | undefined, options: { allProjects?: boolean } = {}): string | undefined {
   if (options.allProjects) return undefined;
   return resolveProjectScope(flag, options)?.project;
@@ -83,7 +79,6 @@ export function applyProjectScope(program: Command, scope = resolveProjectScope(
   walk(program);
 }
 
-// True when --project was typed (or set by the caller), not filled in from SVC_PROJECT or .svc.json.
 export function projectNamed(command: Command): boolean {
   return command.getOptionValueSource('project') !== 'default' && command.getOptionValue('project') !== undefined;
 }

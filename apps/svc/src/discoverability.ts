@@ -1,6 +1,5 @@
 import { Command } from 'commander';
 
-// What `svc` alone prints (exit 0): where a new user starts.
 export const FIRST_STEPS = `svc: the backlog, its charge frontier and machine connections, from the command line
 
 Start here:
@@ -13,7 +12,6 @@ Project scope: --project, else env SVC_PROJECT, else {"project": "<id>"} in a .s
 Completion: eval "$(svc completion bash)" (also zsh, fish).
 `;
 
-// Examples shown after the options of each group's --help (and of the busiest single commands).
 export const EXAMPLES: Record<string, string[]> = {
   'machine-authorization': [
     'svc machine-authorization list',
@@ -95,7 +93,6 @@ export function addExamples(program: Command): void {
   }
 }
 
-// Aliases and examples over the whole tree, once every group has registered.
 export function addDiscoverability(program: Command): void {
   addAliases(program);
   addExamples(program);

@@ -3,12 +3,10 @@ import { Command } from 'commander';
 import { CliError, EXIT } from './output';
 import { exitCodesHelp } from './usage';
 
-// Topics `svc help <topic>` prints besides the help of commands.
 const TOPICS: Record<string, () => string> = {
   'exit-codes': exitCodesHelp,
 };
 
-// `svc help [command...]`: a command's help (as --help), or a topic (svc help exit-codes).
 export function registerHelpCommand(program: Command): void {
   program.helpCommand(false);
   program

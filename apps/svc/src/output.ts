@@ -31,8 +31,6 @@ export class CliError extends Error {
 
 export const usageError = (code: string, message: string) => new CliError(code, message, EXIT.usage);
 
-// ---- JSON: the body as the API returns it, optionally narrowed by --json fields and filtered by --jq
-
 type PlainObject = Record<string, unknown>;
 const isObject = (v: unknown): v is PlainObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isRowList = (v: unknown): v is PlainObject[] => Array.isArray(v) && v.every(isObject);
@@ -85,14 +83,11 @@ export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(selected, null, 2)}\n`);
 }
 
-// Waits for output still being produced (a --jq filter); action() calls it after every command.
 export async function flushOutput(): Promise<void> {
   const waiting = pending;
   pending = [];
   await Promise.all(waiting);
 }
-
-// ---- Text: tables and key-value lines that fit the terminal
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;
 
@@ -100,9 +95,7 @@ const ISO_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}
 // eslint-disable-next-line no-control-regex
 const SGR = /(\u001b\[[0-9;]*m)/;
 
-// A cell is one line: newline, tab and every other control character or bidi override show as escapes
-// (terminal-text.ts), except the SGR colour sequences the CLI itself wrapped around a word. Text from the daemon was
-// made safe before it was painted (output()); this catches a table built from anything else.
+// Text from the daemon was made safe before it was painted (output()); this catches a table built from anything else.
 export function cellLine(text: string): string {
   if (!text.includes('\u001b')) return terminalLine(text);
   return text
@@ -145,7 +138,6 @@ export function outputWidth(): number | null {
   return Number.isInteger(columns) && columns > 0 ? columns : null;
 }
 
-// Cuts a line to the output width (ANSI-aware), with an ellipsis.
 export function fitLine(line: string, width = outputWidth()): string {
   if (width === null || visibleWidth(line) <= width) return line;
   // cli-table3 cuts ANSI-coloured text safely: a one-cell table of that width
@@ -186,9 +178,7 @@ export function printKeyValues(pairs: [string, unknown][]): void {
   }
 }
 
-// `--json` prints the wire body unchanged (or narrowed by --json fields / --jq); otherwise `render` prints text, from
-// a copy whose every string is terminal-safe (control characters but newline and tab, and bidi overrides, shown as
-// escapes), so no renderer can write stored text raw. Tables and key-value lines escape newline and tab too.
+// Renderers get a copy whose every string is terminal-safe, so none can write stored text raw.
 export function output<T>(command: Command, value: T, render: (value: T) => void): void {
   if (wantsJson(command)) printJson(value);
   else render(terminalSafe(value));
@@ -197,7 +187,6 @@ export function output<T>(command: Command, value: T, render: (value: T) => void
 // A refusal's message may echo stored text (a name, a title): one line, escaped.
 const safeLine = (text: unknown): string => terminalLine(String(text ?? ''));
 
-// Errors print their code and message (and the body with --json) and set a non-zero exit code.
 export function reportError(err: unknown, json: boolean): number {
   if (err instanceof SvcHttpError) {
     if (json) process.stderr.write(`${JSON.stringify(err.body)}\n`);

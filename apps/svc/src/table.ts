@@ -16,11 +16,8 @@ export interface Column {
 export type ColumnSpec = string | Column;
 
 export interface TableLayout {
-  // indexes of the columns shown, in their order
   shown: number[];
-  // width of each shown column (same order as shown)
   widths: number[];
-  // headers of the columns dropped for lack of room
   dropped: string[];
 }
 
@@ -50,7 +47,7 @@ export function columnsOf(specs: ColumnSpec[], rows: string[][] = []): Column[] 
   });
 }
 
-// Which columns fit in `width` and how wide each is. Without a width (--wide, or a pipe): everything, untruncated.
+// Without a width (--wide, or a pipe): everything, untruncated.
 export function layoutTable(columns: Column[], rows: string[][], width: number | null): TableLayout {
   const cellWidth = (text: string) => Math.max(...text.split('\n').map(visibleWidth));
   const natural = columns.map((c, i) => Math.max(visibleWidth(c.header), ...rows.map((r) => cellWidth(r[i] ?? ''))));
@@ -64,7 +61,6 @@ export function layoutTable(columns: Column[], rows: string[][], width: number |
   while (shown.length > 1 && need(shown) > width) {
     const candidates = shown.filter((i) => !columns[i].keep);
     if (candidates.length === 0) break;
-    // lowest priority first; among equals, the rightmost
     const victim = candidates.reduce((a, b) => ((columns[b].priority ?? 1) <= (columns[a].priority ?? 1) ? b : a));
     shown = shown.filter((i) => i !== victim);
     dropped.push(columns[victim].header);
@@ -72,13 +68,11 @@ export function layoutTable(columns: Column[], rows: string[][], width: number |
 
   const widths = shown.map(minimum);
   let spare = width - need(shown);
-  // Room left: flexible columns grow back towards their natural width, left to right.
   for (let k = 0; k < shown.length && spare > 0; k++) {
     const grow = Math.min(spare, natural[shown[k]] - widths[k]);
     widths[k] += grow;
     spare -= grow;
   }
-  // Still too wide (kept columns alone overflow): cut the widest columns until the line fits.
   let over = -spare;
   while (over > 0) {
     const k = widths.indexOf(Math.max(...widths));
@@ -107,7 +101,6 @@ const BORDERLESS = {
   middle: ' '.repeat(GAP),
 };
 
-// The table's lines: a header row and one line per row, columns two spaces apart (like gh), no borders.
 export function renderTable(
   columns: Column[],
   rows: string[][],

@@ -1,4 +1,3 @@
-// Relative times for tables ("3h ago", "in 7 min"); --json keeps the ISO timestamps of the wire.
 export function relativeTime(value: string | null | undefined, now = Date.now()): string {
   if (value === null || value === undefined || value === '') return '';
   const at = Date.parse(/(Z|[+-]\d{2}:?\d{2})$/.test(value) ? value : `${value}Z`);

@@ -3,10 +3,8 @@ import { resolveConnection } from '@app/client/connection';
 import type * as UpCommand from './commands/up.command';
 import { resolveProjectScope } from './workspace';
 
-// `svc tui [--project P] [--read-only] [--url U] [--token T]` goes straight to the TUI, without loading every
-// command's modules first (about 0.2 s of CPU before the TUI's first frame; bench/README.md "Terminal UI"). The
-// same openTui as the `tui` command, on the same connection; anything else (help, other options, a typo) returns
-// null and takes the full command line, which explains it.
+// Skips loading every command's module (about 0.2 s of CPU before the TUI's first frame; bench/README.md "Terminal
+// UI"); anything else returns null and takes the full command line, which explains it.
 export function tuiFastPath(argv: readonly string[]): Promise<number> | null {
   if (argv[0] !== 'tui') return null;
   const options: { url?: string; token?: string; project?: string; readOnly?: boolean } = {};

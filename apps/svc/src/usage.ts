@@ -19,9 +19,7 @@ export function commandWords(program: Command): Set<string> {
   return words;
 }
 
-// Would the command line lack a required argument without the word at `skip`? Then that word is an argument
-// (`svc projects show --json alpha`), not fields. Walks argv as commander will: subcommands, options that take a
-// value (and that value), positional words.
+// `svc projects show --json alpha`: alpha is the argument, not fields.
 function wordIsArgument(program: Command, argv: string[], skip: number): boolean {
   let command = program;
   let positionals = 0;
@@ -51,9 +49,8 @@ function wordIsArgument(program: Command, argv: string[], skip: number): boolean
   return positionals < command.registeredArguments.filter((a) => a.required).length;
 }
 
-// `--json a,b` / `--json=a,b` select fields; commander keeps a plain --json flag. The word after --json is taken as
-// fields only when it looks like a field list (lowercase words and commas), is no command name, a command is named
-// elsewhere and the command does not need it as an argument; otherwise it is left for commander.
+// The word after --json is fields only when it looks like a field list, is no command name, a command is named
+// elsewhere and the command does not need it as an argument.
 export function extractJsonFields(argv: string[], program: Command): { argv: string[]; fields?: string[] } {
   const commands = commandWords(program);
   const out: string[] = [];
@@ -120,7 +117,6 @@ export function usageExit(err: CommanderError, json: boolean): number {
   return EXIT.usage;
 }
 
-// Commander's error text, red "error:" on a terminal; nothing under --json (usageExit prints the JSON form).
 export function writeUsageError(json: () => boolean) {
   return (text: string, write: (text: string) => void): void => {
     if (json()) return;
@@ -147,7 +143,6 @@ export const EXIT_CODES: [number | string, string][] = [
   ],
 ];
 
-// Words wrapped to width, every line after the first indented by `indent` spaces.
 export function wrap(text: string, width: number, indent = 0): string {
   const lines: string[] = [];
   let line = '';

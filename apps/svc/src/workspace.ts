@@ -8,7 +8,6 @@ export interface Workspace {
   source: string;
 }
 
-// The checkout's home project: env SVC_PROJECT, else the nearest .svc.json ({ "project": "..." }) upward from cwd.
 export function findWorkspace(cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): Workspace | null {
   const fromEnv = env.SVC_PROJECT?.trim();
   if (fromEnv) return { project: fromEnv, source: 'SVC_PROJECT' };
@@ -38,8 +37,7 @@ export interface ProjectScope {
 
 export const PROJECT_PRECEDENCE = '--project, else env SVC_PROJECT, else the nearest .svc.json upward from here';
 
-// The one resolver of every project-scoped command: the flag, else SVC_PROJECT, else the nearest .svc.json.
-// `allProjects` (--all-projects) drops the implicit scope of commands whose project filter is optional.
+// The one resolver of every project-scoped command.
 export function resolveProjectScope(
   flag: string | undefined,
   options: { allProjects?: boolean; cwd?: string; env?: NodeJS.ProcessEnv } = {},

@@ -16,13 +16,12 @@ export interface AppOptions {
   screen: blessed.Widgets.Screen;
   theme: Theme;
   state?: State;
-  // null: no daemon I/O (render tests, benchmarks drive the store themselves)
+  // null: no daemon I/O (render tests and benchmarks drive the store themselves)
   effects: EffectsConfig | null;
   onQuit: () => void;
   onFrame?: (state: State) => void;
-  // click a tab, a row or a dialog button; the wheel scrolls (tui.json "mouse": true)
   mouse?: boolean;
-  // ask the terminal for bracketed paste (svc tui does; render tests feed the markers themselves)
+  // render tests feed the markers themselves
   bracketedPaste?: boolean;
 }
 
@@ -35,14 +34,12 @@ export interface MouseEvent {
 
 const WHEEL_ROWS = 3;
 
-// Wires the store, the keymap, the views and the effects together.
 export class App {
   readonly store: Store;
   readonly effects: Effects | null;
   private readonly layout: Layout;
   private timer: NodeJS.Timeout | null = null;
   private lastRender = 0;
-  // the next frame is drawn whatever changed (the first, and after a resize)
   private mustDraw = true;
   private destroyed = false;
   private readonly keymap: readonly KeyBinding[];
@@ -95,7 +92,7 @@ export class App {
     this.effects?.stop();
   }
 
-  // Public for tests and the benchmark: the same path a key press from the terminal takes.
+  // Public for tests and the benchmark.
   onKey(
     ch: string | undefined,
     key: { name?: string; full?: string; ctrl?: boolean; meta?: boolean; shift?: boolean },
@@ -105,7 +102,6 @@ export class App {
     if (!name) return;
     const state = this.store.state;
     if (name === 'escape' && state.dialog?.kind === 'triage-confirm' && state.dialog.quit) {
-      // the quit question: n keeps the claims and quits, esc stays
       this.store.dispatch({ type: 'quit_stay' });
       this.renderNow();
       return;
@@ -125,13 +121,11 @@ export class App {
         return;
       }
       if (binding.action === 'quit') {
-        // claims this TUI holds: keep or release them first
         this.store.dispatch({ type: 'quit_ask' });
         this.renderNow();
         return;
       }
       if (binding.action === 'copy_ref') this.copyRef(state);
-      // M-1 … M-9: the named view at that place in tui.json
       if (binding.action === 'view_number')
         this.store.dispatch({ type: 'view_apply', index: Number(name.slice(-1)) - 1 });
       else this.store.dispatch({ type: 'key', action: binding.action });
@@ -158,7 +152,7 @@ export class App {
     if (Date.now() - this.lastRender >= FRAME_MS) this.renderNow();
   }
 
-  // Public for tests: pasted text goes to the prompt open, whole; with none open it is dropped, never read as keys.
+  // Public for tests. With no prompt open pasted text is dropped, never read as keys.
   onPaste(text: string): void {
     if (this.destroyed) return;
     const scope = activeScope(this.store.state);
@@ -178,7 +172,6 @@ export class App {
     this.renderNow();
   }
 
-  // Public for tests: the same path a mouse event from the terminal takes.
   onMouse(data: MouseEvent): void {
     if (this.destroyed) return;
     const state = this.store.state;
@@ -197,7 +190,6 @@ export class App {
       else if (hit.kind === 'header' && !state.dialog) this.store.dispatch({ type: 'sort_column', column: hit.column });
       else if (hit.kind === 'button') key(hit.which === 'yes' ? 'dialog_yes' : 'dialog_no');
       else if (hit.kind === 'row' && !state.dialog && !state.failure) {
-        // a click on the selected row opens it, as enter does
         if (hit.index === selectedIndex(state) && activeScope(state) === 'frontier') key('detail_open');
         else this.store.dispatch({ type: 'select', index: hit.index });
       } else return;
@@ -216,8 +208,7 @@ export class App {
     this.store.dispatch({ type: 'status', text: `copied ${ref} (OSC 52 clipboard)`, tone: 'ok' });
   }
 
-  // A data change draws on the next turn when no frame was drawn in the last FRAME_MS, else when that time is up:
-  // at most one frame per FRAME_MS, without holding a lone change back for one (a write shows ~16 ms sooner).
+  // At most one frame per FRAME_MS, without holding a lone change back for one.
   private schedule(): void {
     if (this.timer || this.destroyed) return;
     this.timer = setTimeout(
@@ -237,15 +228,15 @@ export class App {
     }
     const state = this.store.state;
     const { pageSize, helpScrollMax, changed } = this.layout.update(state);
-    // a change of state that leaves every region as drawn (the events of a tab not shown, say) draws nothing: at 20
-    // writes a second a third of the frames were such, and blessed's render walks every cell of every region
+    // blessed's render walks every cell of every region, so a change that leaves every region as drawn draws nothing
+    // (docs/adr/0045).
     if (changed || this.mustDraw) {
       this.mustDraw = false;
       this.options.screen.render();
       this.lastRender = Date.now();
       this.options.onFrame?.(state);
     }
-    // the help, or an item's history, scrolled past its last page (the view knows where that is): back to it
+    // the view knows where the last page is
     const scrolled = state.dialog?.kind === 'help' || state.dialog?.kind === 'history' ? state.dialog : null;
     if (
       pageSize !== state.pageSize ||

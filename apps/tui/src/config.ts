@@ -9,22 +9,18 @@ import { NamedView, Tab, TABS, UserCommand } from './state/state';
 import { FRONTIER_COLUMN_IDS } from './views/lists';
 import { THEME_NAMES, ThemeName } from './views/theme';
 
-// The user's TUI settings: $XDG_CONFIG_HOME/svc/tui.json (default ~/.config/svc/tui.json). Every field optional;
-// anything else, or a key override that clashes with another binding, is refused with the file and field named.
+// Every field optional; anything else, or a key override that clashes with another binding, is refused with the file
+// and field named.
 
 export interface TuiConfig {
   theme: ThemeName;
   defaultTab: Tab;
-  // the frontier columns shown (ref and title always; in the list's order, still dropped by width when narrow)
+  // ref and title always; still dropped by width when narrow
   columns: string[] | null;
   mouse: boolean;
-  // action -> keys, for the main screen's bindings
   keys: Partial<Record<KeyAction, string[]>>;
-  // named views (filter + sort + tab): `:view <name>`, M-1…M-9 in the order listed
   views: NamedView[];
-  // custom commands on the selected item: a shell command whose output is shown, or a URL opened
   commands: UserCommand[];
-  // the program `o` and `open` commands hand a URL to (default: open on macOS, xdg-open elsewhere)
   opener: string | null;
 }
 
@@ -39,7 +35,6 @@ export const DEFAULT_CONFIG: TuiConfig = {
   opener: null,
 };
 
-// Keys that can be rebound: the main screen's (dialogs and text inputs keep theirs).
 const MAIN_SCOPES: readonly Scope[] = ['global', 'list', 'frontier', 'machines', 'events', 'empty'];
 const NAMED_KEY =
   /^(?:[CMS]-)?(?:[a-z0-9]|up|down|left|right|enter|escape|tab|space|backspace|delete|insert|home|end|pageup|pagedown|f[1-9]|f1[0-2])$/;
@@ -52,7 +47,6 @@ export function configPath(env: NodeJS.ProcessEnv = process.env): string {
   return join(base, 'svc', 'tui.json');
 }
 
-// The file's settings over the defaults; no file: the defaults. Throws ConfigError naming the field.
 export function loadConfig(path: string): { config: TuiConfig; found: boolean } {
   let text: string;
   try {
@@ -226,7 +220,6 @@ function parseCommands(raw: unknown, fail: Fail): UserCommand[] {
   });
 }
 
-// The keymap with the user's keys in place of the built-in ones (main screen bindings only).
 export function applyKeys(keymap: readonly KeyBinding[], keys: Partial<Record<KeyAction, string[]>>): KeyBinding[] {
   return keymap.map((b) => {
     const replacement = keys[b.action];
@@ -234,7 +227,6 @@ export function applyKeys(keymap: readonly KeyBinding[], keys: Partial<Record<Ke
   });
 }
 
-// `svc tui --print-config`: where the file is, and every setting in effect (the keys of the main screen included).
 export function printConfig(path: string, config: TuiConfig, found: boolean): string {
   const keymap = applyKeys(KEYMAP, config.keys);
   const keys: Record<string, string[]> = {};

@@ -58,7 +58,6 @@ export function parseArgs(argv: string[]): TuiArgs {
   return args;
 }
 
-// Starts the TUI on the real terminal; resolves with the exit code once the screen is gone.
 export async function runTui(argv: string[], options: { exitMessage?: boolean } = {}): Promise<number> {
   let args: TuiArgs;
   try {
@@ -93,7 +92,6 @@ export async function runTui(argv: string[], options: { exitMessage?: boolean } 
   }
   const connection = resolveConnection({ url: args.url });
   const api = apiFor(connection, 'tui');
-  // the daemon answers while the screen code loads
   const early = prefetch(api, args.project);
   const widgets = await import('./views/widgets');
   const { App: AppClass } = await import('./app');
@@ -113,9 +111,8 @@ export async function runTui(argv: string[], options: { exitMessage?: boolean } 
     held.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString());
     return true;
   }) as typeof process.stderr.write;
-  // blessed spawns `tmux -V` while it builds the screen when TMUX is set; the version only decides how it passes
-  // all-motion mouse tracking through tmux, and the TUI never asks for it: the spawn is skipped (tmux mode is set
-  // on the program right after, so its DCS passthrough still works).
+  // blessed spawns `tmux -V` while it builds the screen when TMUX is set, only to decide how to pass all-motion mouse
+  // tracking, which the TUI never asks for: the spawn is skipped (tmux mode is set on the program right after).
   const tmux = process.env.TMUX;
   delete process.env.TMUX;
   let screen: blessed.Widgets.Screen;
@@ -195,7 +192,7 @@ export async function runTui(argv: string[], options: { exitMessage?: boolean } 
           model: process.env.SVC_MODEL || 'unknown',
           dispatchCommand: process.env.SVC_DISPATCH_COMMAND || null,
           demoBacklogPath: findDemoBacklog(),
-          // E: the editor takes the terminal; blessed suspends the screen and repaints when it exits
+          // blessed suspends the screen and repaints when the editor exits
           editFile: (path) =>
             new Promise<number>((resolve) => {
               const editor = process.env.VISUAL || process.env.EDITOR || 'vi';
@@ -220,8 +217,7 @@ export async function runTui(argv: string[], options: { exitMessage?: boolean } 
   });
 }
 
-// bench/tui: SVC_TUI_BENCH_REPORT=<file> records the first frame that shows the frontier (time since the process
-// started, memory) and, a few seconds later, the memory once settled.
+// SVC_TUI_BENCH_REPORT: bench/tui's first frame showing the frontier and the settled memory.
 function benchReporter(): ((state: State) => void) | undefined {
   const file = process.env.SVC_TUI_BENCH_REPORT;
   if (!file) return undefined;

@@ -1,5 +1,4 @@
-// The wire shapes the TUI reads, all from libs/contracts (the one home of wire types); re-exported here so the
-// TUI's files import them from one place.
+// Re-exported so the TUI's files import wire types from one place.
 export type {
   ChangeRecordWire,
   ChargeDecisionDetail,

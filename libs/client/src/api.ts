@@ -103,8 +103,6 @@ import { Query, RawResponse, SvcClient, SvcHttpError } from './http-client';
 export type FrontierRead =
   { notModified: true } | { notModified: false; body: FrontierResultWire; etag: string | null };
 
-// GET /v1/charge/frontier?since=<etag>: nothing new, a delta to apply to the answer held, or the full answer (with
-// the daemon's reason for not sending a delta: unknown_base, too_large).
 export type FrontierSinceRead =
   | { kind: 'not_modified' }
   | { kind: 'delta'; delta: FrontierDeltaWire; etag: string }
@@ -148,8 +146,7 @@ function header(headers: Record<string, string | string[] | undefined>, name: st
   return Array.isArray(value) ? (value[0] ?? null) : (value ?? null);
 }
 
-// Typed endpoint functions of the daemon: one per route the CLI and the TUI call. Nothing outside libs/client
-// spells a route.
+// Nothing outside libs/client spells a route.
 export class SvcApi {
   constructor(readonly http: SvcClient) {}
 
@@ -157,7 +154,7 @@ export class SvcApi {
     return this.http.baseUrl;
   }
 
-  // GET /readyz: { ok: false } on 503 (starting, database away); SvcConnectionError when nobody answers.
+  // SvcConnectionError when nobody answers; 503 (starting, database away) is { ok: false }.
   async ready(): Promise<{ ok: boolean }> {
     const res = await this.http.raw('GET', 'readyz');
     return { ok: res.status === 200 };
@@ -167,7 +164,6 @@ export class SvcApi {
     return this.http.get('v1/whoami');
   }
 
-  // GET /readyz with its body (the health checks that failed), for svc doctor.
   async readiness(): Promise<{ status: number; body: unknown }> {
     const res = await this.http.raw('GET', 'readyz');
     let body: unknown = null;
@@ -179,12 +175,10 @@ export class SvcApi {
     return { status: res.status, body };
   }
 
-  // GET /v1/doctor (server admins): this replica's view of the team server.
   doctor(): Promise<DoctorReport> {
     return this.http.get('v1/doctor');
   }
 
-  // ---- people, memberships and API tokens (docs/api-team.md)
   actors(): Promise<ActorListResponse> {
     return this.http.get('v1/actors');
   }
@@ -237,13 +231,10 @@ export class SvcApi {
     return this.http.post('v1/orgs', body);
   }
 
-  // ---- projects
   projects(): Promise<ProjectListResponse> {
     return this.http.get('v1/projects');
   }
 
-  // ---- frontier and charge
-  // Conditional read: sends If-None-Match when an etag is given; 304 answers { notModified: true }.
   // Without a project the daemon answers project_required with the list of projects (SvcHttpError).
   async frontier(q: { project?: string; wip_cap?: number | string }, etag?: string | null): Promise<FrontierRead> {
     const res = await this.http.raw('GET', 'v1/charge/frontier', {
@@ -272,7 +263,7 @@ export class SvcApi {
     };
   }
 
-  // The first `limit` items of each list (a first screen while the whole answer is on its way); no ETag.
+  // A first screen while the whole answer is on its way; no ETag.
   frontierFirstItems(q: { project: string; wip_cap?: number | string }, limit: number): Promise<FrontierResultWire> {
     return this.http.get('v1/charge/frontier', { ...q, limit } as Query);
   }
@@ -305,17 +296,14 @@ export class SvcApi {
     return this.http.get('v1/charge/claims', { project });
   }
 
-  // ---- sessions
   registerSession(body: RegisterSessionBody): Promise<RegisterSessionResponse> {
     return this.http.post('v1/sessions', body);
   }
 
-  // ---- events
   events(q: EventsQuery = {}): Promise<EventsListResponse> {
     return this.http.get('v1/events', q as Query);
   }
 
-  // ---- items and epics
   item(ref: string): Promise<ItemResponse> {
     return this.http.get(`v1/items/${seg(ref)}`);
   }
@@ -324,13 +312,10 @@ export class SvcApi {
     return this.http.get(`v1/epics/${seg(ref)}/tasks`);
   }
 
-  // ---- transfer
   importBacklog(document: unknown, options: { replace?: boolean } = {}): Promise<ImportResponse> {
     return this.http.post('v1/import', document, { replace: options.replace ? '1' : undefined });
   }
 
-  // ---- machine authorization
-  // Pending requests the caller may decide (no secret is listed).
   machineAuthorizationRequests(): Promise<MachineAuthorizationRequestList> {
     return this.http.get('v1/machine-authorizations');
   }
@@ -342,12 +327,11 @@ export class SvcApi {
     return this.http.post(`v1/machine-authorizations/requests/${seg(requestId)}/resolve`, body);
   }
 
-  // Deny a listed request without its code (approving still needs the code the machine shows).
+  // Approving still needs the code the machine shows.
   denyMachineAuthorizationRequest(requestId: string): Promise<MachineAuthorizationRequestDenyResponse> {
     return this.http.post(`v1/machine-authorizations/requests/${seg(requestId)}/deny`, {});
   }
 
-  // Hosted servers scope the functions by organization (/api/orgs/<slug>/v1/...).
   machineAuthorization(code: string, options: { org?: string } = {}): Promise<MachineAuthorizationRecord> {
     return this.http.get(orgPath(options.org, `machine-authorizations/${seg(code)}`));
   }
@@ -358,7 +342,6 @@ export class SvcApi {
   ): Promise<MachineAuthorizationResolveResponse> {
     return this.http.post(orgPath(options.org, 'machine-authorizations/resolve'), body);
   }
-  // ---- projects (more)
   project(id: string): Promise<ProjectResponse> {
     return this.http.get(`v1/projects/${seg(id)}`);
   }
@@ -371,22 +354,18 @@ export class SvcApi {
     return this.http.patch(`v1/projects/${seg(id)}`, body);
   }
 
-  // ---- sessions (more)
   session(id: string | number): Promise<SessionResponse> {
     return this.http.get(`v1/sessions/${seg(id)}`);
   }
 
-  // Claims the session lost and others' changes to items it holds, since record `after`.
   sessionNotices(id: string | number, after = '0'): Promise<SessionNoticesResponse> {
     return this.http.get(`v1/sessions/${seg(id)}/notices`, { after });
   }
 
-  // One item's change record, newest first.
   itemHistory(ref: string, query: { limit?: number; before?: string } = {}): Promise<HistoryResponse> {
     return this.http.get(`v1/items/${seg(ref)}/history`, query);
   }
 
-  // The audit log: every change the caller may see, newest first.
   history(
     query: { project?: string; item?: string; actor?: string; object?: string; limit?: number; before?: string } = {},
   ): Promise<HistoryResponse> {
@@ -405,7 +384,6 @@ export class SvcApi {
     return this.http.post(`v1/sessions/${seg(id)}/end`);
   }
 
-  // ---- items
   items(q: Query = {}): Promise<ItemListWire> {
     return this.http.get('v1/items', q);
   }
@@ -414,7 +392,6 @@ export class SvcApi {
     return this.http.post('v1/items', body);
   }
 
-  // POST /v1/items/:ref/<action> without a body (freeze, unfreeze, unblock, …)
   itemAction(ref: string, actionPath: string): Promise<ItemResponse> {
     return this.http.post(`v1/items/${seg(ref)}/${actionPath.split('/').map(seg).join('/')}`);
   }
@@ -439,12 +416,11 @@ export class SvcApi {
     return this.http.put(`v1/items/${seg(ref)}/fields/${seg(field)}`, body);
   }
 
-  // A comment on the item (a note, not a change: open to anyone who sees the item, claimed or not).
+  // Open to anyone who sees the item, claimed or not: a note, not a change.
   addComment(ref: string, body: string): Promise<ItemCommentWire> {
     return this.http.post(`v1/items/${seg(ref)}/comments`, { body });
   }
 
-  // The item's comments, newest first; next_cursor asks for the older page.
   listComments(ref: string, query: { limit?: number; cursor?: string } = {}): Promise<ItemCommentListWire> {
     return this.http.get(`v1/items/${seg(ref)}/comments`, query);
   }
@@ -465,7 +441,6 @@ export class SvcApi {
     return this.http.get(`v1/items/${seg(ref)}/workflow`);
   }
 
-  // ---- DB claims
   dbClaim(ref: string): Promise<DbClaimResponse> {
     return this.http.get(`v1/items/${seg(ref)}/db-claim`);
   }
@@ -482,7 +457,6 @@ export class SvcApi {
     return this.http.json('POST', `v1/items/${seg(ref)}/db-claim/negative`, { body, query: q });
   }
 
-  // ---- dependencies and gates
   addDependency(dependent: string, body: WireBody): Promise<DependencyAddWire> {
     return this.http.post(`v1/items/${seg(dependent)}/dependencies`, body);
   }
@@ -511,7 +485,6 @@ export class SvcApi {
     return this.http.post('v1/gates/evaluate-batch', body);
   }
 
-  // ---- workflows
   registerWorkflow(document: unknown): Promise<WorkflowRegisterWire> {
     return this.http.post('v1/workflows', document);
   }
@@ -528,7 +501,6 @@ export class SvcApi {
     return this.http.get(`v1/workflows/${seg(workflow)}/versions/${seg(version)}`);
   }
 
-  // ---- epics
   epic(ref: string): Promise<EpicTasksResponse> {
     return this.http.get(`v1/epics/${seg(ref)}`);
   }
@@ -573,7 +545,6 @@ export class SvcApi {
     return this.http.get(`v1/epics/${seg(ref)}/notes`, q);
   }
 
-  // ---- transfer
   exportBacklog(project: string): Promise<ExportDocument> {
     return this.http.get('v1/export', { project });
   }
@@ -586,7 +557,6 @@ export class SvcApi {
     return this.http.get(`v1/projects/${seg(project)}/snapshots/${seg(id)}`);
   }
 
-  // ---- records
   recordShepherdVerdict(body: AddVerdictRequest): Promise<VerdictWire> {
     return this.http.post('v1/records/shepherd-verdicts', body);
   }
@@ -615,7 +585,6 @@ export class SvcApi {
     return this.http.post(`v1/records/ouroboros/${seg(id)}/${seg(verb)}`);
   }
 
-  // ---- deployments
   createDeploymentFlow(body: CreateFlowRequest): Promise<FlowWire> {
     return this.http.post('v1/deployments/flows', body);
   }
@@ -652,7 +621,6 @@ export class SvcApi {
     return this.http.get('v1/deployments/runs', { project });
   }
 
-  // ---- machines
   machines(q: { include_revoked?: boolean } = {}): Promise<MachineListResponse> {
     return this.http.get('v1/machines', { include_revoked: q.include_revoked ? 'true' : undefined });
   }
@@ -661,8 +629,7 @@ export class SvcApi {
     return this.http.post('v1/machines/revoke', { machine_id: machineId });
   }
 
-  // ---- machine authorization, the machine's side (no token; the caller parses the outcome with the contract's
-  // client helpers). `base` may carry a hosted organization's /api/orgs/<slug> prefix.
+  // The machine's side: no token; `base` may carry a hosted organization's /api/orgs/<slug> prefix.
   startMachineAuthorizationRaw(body: unknown): Promise<RawResponse> {
     return this.http.raw('POST', 'api/machine/authorizations', { body });
   }
@@ -671,17 +638,14 @@ export class SvcApi {
     return this.http.raw('POST', 'api/machine/authorizations/token', { body });
   }
 
-  // svc approve <ref>: POST /v1/deployments/approvals (issue 15)
   approveDeployment(ref: string): Promise<DeploymentApprovalResponse> {
     return this.http.post('v1/deployments/approvals', { item: ref });
   }
 
-  // svc deployments runs resume <id>: POST /v1/deployments/runs/:id/resume (issue 15)
   resumeDeploymentRun(id: string, body: ResumeRunRequest = {}): Promise<RunWire> {
     return this.http.post(`v1/deployments/runs/${seg(id)}/resume`, body);
   }
 
-  // svc sessions list: GET /v1/sessions (the caller's sessions; an admin's: everyone's), newest first
   listSessions(
     q: { project?: string; harness?: string; state?: string; limit?: number | string } = {},
   ): Promise<SessionListResponse> {

@@ -9,13 +9,11 @@ import type {
 
 import { isHttpError, SvcApi } from './api';
 
-// The charge flow as a UI-agnostic use case: `svc charge` and the TUI both run it, so both pick, confirm, claim,
-// dispatch and record ChargeDecisionMade identically. The front end supplies the conversation (ChargeFlowIO).
+// `svc charge` and the TUI both run this, so both pick, confirm, claim, dispatch and record ChargeDecisionMade
+// identically; the front end supplies the conversation.
 
 export interface ChargeFlowOptions {
-  // the project the operator named (--project, the TUI's current project); recorded on every decision
   project?: string | null;
-  // charge this item instead of the top-ranked one
   item?: string | null;
   dryRun?: boolean;
   wipCap?: number;
@@ -24,26 +22,21 @@ export interface ChargeFlowOptions {
   harness: string;
   model: string;
   dispatchCommand?: string | null;
-  // the checkout's project (.svc.json / SVC_PROJECT): the scope when neither project nor item is given
   workspaceProject?: string | null;
-  // label of a registered session (default 'svc charge')
   sessionLabel?: string;
   // without an item: take the top step the session does not hold yet (the MCP claim tool: a second claim is a
   // second item, not the first one again)
   skipOwnClaims?: boolean;
-  // with an item the schedule does not offer this (existing) session: ask the daemon to claim it anyway, without
-  // confirm(), so its refusal says why (wip_cap_reached, item_already_claimed, lane_mismatch) rather than a local
-  // "not offered" (the MCP claim tool; `svc charge` keeps its confirmation and the local answer)
+  // Ask the daemon to claim an item not offered to this session, without confirm(), so its refusal says why
+  // (wip_cap_reached, lane_mismatch, …) rather than a local "not offered".
   claimUnoffered?: boolean;
 }
 
 export interface ChargeFlowIO {
   // true dispatches; false records operator_cancelled. Throwing aborts the flow and records nothing.
   confirm(target: ScheduleStep): Promise<boolean>;
-  // progress lines ("nothing runnable in …")
   report(message: string): void;
   showSchedule?(schedule: ScheduleResponse): void;
-  // runs the dispatch on the operator's machine (template, print, spawn); its exit status
   runDispatcher(result: DispatchResponse): Promise<number>;
 }
 
@@ -54,7 +47,6 @@ export interface ChargeOutcome {
   dispatcher_exit: number | null;
   // the daemon refused the dispatch and recorded the decision itself
   error?: { code: string; message: string };
-  // what a front end shows beside the decision (steps of a dry run, runnable_elsewhere, the refusal body, …)
   extra: Record<string, unknown>;
 }
 
@@ -76,7 +68,6 @@ export function shellQuote(value: string): string {
   return `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
-// SVC_DISPATCH_COMMAND: {entrypoint} {ref} {project} {adapter}, each shell-quoted.
 export function renderDispatchCommand(template: string, values: Record<string, string>): string {
   return template.replace(/\{(entrypoint|ref|project|adapter)\}/g, (_m, key: string) => shellQuote(values[key] ?? ''));
 }
@@ -85,7 +76,6 @@ export function dispatchValues(result: DispatchResponse): Record<string, string>
   return { entrypoint: result.entrypoint, ref: result.item_id, project: result.project, adapter: result.adapter };
 }
 
-// The project whose item prefix the ref carries (AL-12 -> the project with prefix AL), or null.
 async function projectOfRef(api: SvcApi, ref: string): Promise<string | null> {
   const prefix = /^([A-Za-z][A-Za-z0-9]*)-[0-9]+$/.exec(ref)?.[1]?.toUpperCase();
   if (!prefix) return null;
@@ -181,8 +171,6 @@ export async function runCharge(api: SvcApi, options: ChargeFlowOptions, io: Cha
     );
   }
 
-  // Claims the item: the outcome, or 'retry' when another session won it, the cap filled or the lane differs and
-  // the flow may take the next item offered.
   const claim = async (base: { item_id: string; adapter: string | null; project: string | null }) => {
     if (session === null) {
       // Registered only now: dry runs, refusals and cancelled charges leave no executor session behind.

@@ -1,4 +1,4 @@
-// The credential file lives in libs/credentials (the daemon writes it too); the client re-exports it unchanged.
+// The daemon writes the credential file too, so it lives in libs/credentials.
 export * from '@app/credentials';
 
 // No credential at all for the server a command addresses: say how to get one, rather than "cannot reach".

@@ -1,17 +1,12 @@
 import stringWidth from 'string-width';
 
-// Display width: how many terminal cells a text takes. `.length` counts UTF-16 units, so a CJK title or an emoji
-// shifts every column after it. One measure for the TUI and the command line's tables, on the maintained
-// string-width (East Asian Width for CJK, the emoji list) plus the Unicode properties of the JS engine.
-//
-// Terminals disagree about sequences (ZWJ emoji, a variation selector turning a text symbol into an emoji, skin tone
-// modifiers, tag sequences): tmux 3.3 draws "❤️" in 1 cell where string-width counts 2, and "👍🏽" in 4 where it
-// counts 2. displayText drops the invisible joiners and selectors first, so what is left is one code point per cell
-// group, whose width every party agrees on (the base emoji stays).
+// `.length` counts UTF-16 units, so a CJK title or an emoji would shift every column after it. Terminals disagree
+// about sequences (ZWJ emoji, variation selectors, skin tones, tags): tmux 3.3 draws "❤️" in 1 cell where
+// string-width counts 2. displayText drops the invisible joiners and selectors first, so every party agrees on what
+// is left.
 
-// Format characters (ZWJ, zero-width space, word joiner, BOM, tags, soft hyphen), variation selectors, skin tone
-// modifiers. The bidi controls among the format characters are escaped before (terminal-text.ts).
-// (the modifiers by code point, so the class holds no emoji sequence)
+// The bidi controls among the format characters are escaped before (terminal-text.ts); the skin tone modifiers are
+// listed by code point so the class holds no emoji sequence.
 // eslint-disable-next-line no-misleading-character-class
 const AMBIGUOUS = /[\p{Cf}\ufe00-\ufe0f\u{e0100}-\u{e01ef}\u{1f3fb}-\u{1f3ff}]/gu;
 const ZERO_WIDTH = /^[\p{Mn}\p{Me}\p{Cf}]/u;
@@ -49,7 +44,6 @@ export function displayWidth(text: string): number {
   return w;
 }
 
-// The longest start of text that takes at most `width` cells; combining marks stay with their base.
 export function cutToWidth(text: string, width: number): { text: string; width: number } {
   if (NARROW_ONLY.test(text)) {
     const t = text.slice(0, Math.max(0, width));
@@ -66,7 +60,6 @@ export function cutToWidth(text: string, width: number): { text: string; width: 
   return { text: text.slice(0, end), width: used };
 }
 
-// Exactly `width` cells: cut with an ellipsis when longer, padded with spaces when shorter.
 export function fitWidth(text: string, width: number, align: 'left' | 'right' = 'left'): string {
   if (width <= 0) return '';
   const w = displayWidth(text);
@@ -79,7 +72,6 @@ export function fitWidth(text: string, width: number, align: 'left' | 'right' = 
   return align === 'left' ? text + pad : pad + text;
 }
 
-// At most `width` cells: cut with an ellipsis when longer, never padded.
 export function truncateWidth(text: string, width: number): string {
   if (width <= 0) return '';
   if (displayWidth(text) <= width) return text;

@@ -1,10 +1,8 @@
-// The seed's dispatch entrypoints (`/svc usher ATL-6`, `/svc advance ATL-6 implementation`) are the svc MCP server's
-// prompts of the same name: how to run one in an MCP client, for svc charge, the TUI and the MCP tools.
+// The seed's dispatch entrypoints (`/svc usher ATL-6`) are the svc MCP server's prompts of the same name.
 
 export const MCP_PROMPTS = ['refine', 'shepherd', 'conduct', 'polish', 'usher', 'advance'] as const;
 export type McpPromptName = (typeof MCP_PROMPTS)[number];
 
-// "/svc usher ATL-6" → the prompt and its arguments; null for anything else.
 export function parseEntrypoint(
   entrypoint: string | null | undefined,
 ): { prompt: McpPromptName; ref: string; phase?: string } | null {
@@ -16,11 +14,8 @@ export function parseEntrypoint(
   return { prompt, ref: words[2], ...(prompt === 'advance' && words[3] ? { phase: words[3] } : {}) };
 }
 
-// How to run an entrypoint in an MCP client (svc charge, the TUI's dispatch dialog): the svc server's prompt of that
-// name, as each harness spells it (checked against their documentation; docs/mcp.md "Prompts"). Claude Code names
-// MCP prompts /mcp__<server>__<prompt> and Gemini CLI /<prompt>, each taking the arguments in order; Cursor lists
-// them in the chat's / menu; Codex offers no MCP prompts, so its agent reads the item and follows the adapter
-// (the section `svc agent-setup codex` writes in AGENTS.md says how).
+// As each harness spells an MCP prompt (docs/mcp.md "Prompts"). Codex offers no MCP prompts, so its agent reads the
+// item and follows the adapter (`svc agent-setup codex` writes how in AGENTS.md).
 export function entrypointHowToLines(entrypoint: string | null | undefined): string[] | null {
   const parsed = parseEntrypoint(entrypoint);
   if (!parsed) return null;

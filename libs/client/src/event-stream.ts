@@ -20,22 +20,16 @@ export interface EventStreamOptions {
   // the projects whose frontier notices (`event: frontier`) the stream receives, at most 8 (`?frontier=`); without
   // it the daemon sends them for the `project` filter's project only (none on a stream without one)
   frontier?: string[];
-  // told when the daemon refused `frontier` (an older daemon, or a list it cannot take): the stream goes on without it
   onFrontierRefused?(error: SvcHttpError): void;
   eventName?: string;
-  // resume after this event id (sent as Last-Event-ID on the first request too)
   lastEventId?: string | null;
   onNotice(notice: StreamNotice): void;
   onStatus?(status: StreamStatus, detail?: StreamStatusDetail): void;
-  // first reconnection delay when the server sent no `retry:` (ms, default 1000)
   initialRetryMs?: number;
-  // the backoff never waits longer than this (ms, default 30000)
   maxRetryMs?: number;
   // no byte (not even the daemon's 15 s heartbeat comment) for this long: the connection is presumed dead (ms)
   idleTimeoutMs?: number;
-  // jitter source in [0, 1); tests pin it
   random?: () => number;
-  // sent with every request (the daemon's own streams: the client address it vouches for)
   headers?: Record<string, string>;
 }
 
@@ -67,9 +61,7 @@ export function toNotice(message: EventSourceMessage): StreamNotice {
   return { type: message.event ?? 'message', id: message.id ?? null, data };
 }
 
-// Follows GET /v1/events/stream. A dropped or refused connection is retried with capped exponential backoff and
-// jitter, sending Last-Event-ID; the attempt counter resets once a connection opens. 401 and 403 end the stream
-// (status 'closed' with the SvcHttpError): retrying cannot fix a revoked or expired credential.
+// 401 and 403 end the stream: retrying cannot fix a revoked or expired credential.
 export function openEventStream(options: EventStreamOptions): EventStream {
   const initialRetryMs = options.initialRetryMs ?? STREAM_DEFAULTS.initialRetryMs;
   const maxRetryMs = options.maxRetryMs ?? STREAM_DEFAULTS.maxRetryMs;
@@ -110,7 +102,6 @@ export function openEventStream(options: EventStreamOptions): EventStream {
     },
   });
 
-  // One connection: resolves when it ends for any reason (the caller decides whether to retry).
   const connectOnce = async (): Promise<{ opened: boolean; error?: unknown; fatal?: boolean; again?: boolean }> => {
     controller = new AbortController();
     const headers: Record<string, string> = {
@@ -212,7 +203,6 @@ export function openEventStream(options: EventStreamOptions): EventStream {
   };
 }
 
-// Whether a validation_failed body's `fields` ([{field, problems}]) names the field.
 function namesField(fields: unknown, name: string): boolean {
   return (
     Array.isArray(fields) &&
@@ -220,12 +210,9 @@ function namesField(fields: unknown, name: string): boolean {
   );
 }
 
-// A stream whose frontier projects may change (the project a screen shows): `follow(projects)` opens a connection
-// asking for them and closes the old one once the new one is open (make before break: no change notice falls
-// between the two, and the switch reports no 'reconnecting'). Until then the old connection's notices and statuses
-// are delivered; after it, only the new one's, and its 'open' is reported as any new connection's (what the old
-// one announced no longer holds: FrontierNoticeTracker.reset). When the old connection is not open (connecting,
-// reconnecting) the new one replaces it at once.
+// Make before break: the new connection replaces the old one once open, so no change notice falls between the two
+// and the switch reports no 'reconnecting'. Its 'open' is reported as any new connection's (what the old one
+// announced no longer holds: FrontierNoticeTracker.reset).
 export interface FollowingEventStream extends EventStream {
   follow(frontier: string[]): void;
 }
@@ -247,14 +234,12 @@ export function openFollowingEventStream(
   const report = (status: StreamStatus, detail?: StreamStatusDetail) => {
     if (!closed) options.onStatus?.(status, detail);
   };
-  // The new connection is the one delivered from now on; the old one goes.
   const promote = (next: Connection) => {
     const old = current;
     current = next;
     if (pending === next) pending = null;
     old?.stream?.close();
   };
-  // A connection for the list, as the current one (replacing it) or the pending one (once open, it replaces it).
   const start = (frontier: string[] | undefined, role: 'current' | 'pending'): void => {
     const connection: Connection = { stream: null, status: 'connecting', key: keyOf(frontier) };
     if (role === 'current') promote(connection);
@@ -277,7 +262,6 @@ export function openFollowingEventStream(
             pending = null;
             report('closed', detail);
           }
-          // connecting, or retrying: the old connection still serves
           return;
         }
         if (connection !== current) return;

@@ -2,40 +2,32 @@ import { applyFrontierDelta, FrontierDeltaWire, FrontierResultWire } from '@app/
 
 import type { FrontierRead, FrontierSinceRead } from './api';
 
-// What the mirror needs of the daemon (SvcApi has both).
 export interface FrontierSource {
   frontier(q: { project: string; wip_cap?: number | string }, etag?: string | null): Promise<FrontierRead>;
   frontierSince(q: { project: string; wip_cap?: number | string }, since: string): Promise<FrontierSinceRead>;
 }
 
 export type FrontierChange =
-  // a whole answer (the first, or the daemon did not know the base: `reason` says why)
   | { kind: 'full'; answer: FrontierResultWire; etag: string | null; reason: string | null }
-  // a delta applied to `previous`: items kept are the same objects in `answer`
   | { kind: 'delta'; answer: FrontierResultWire; etag: string; previous: FrontierResultWire; delta: FrontierDeltaWire };
 
 export interface FrontierMirrorStats {
   full: number;
   deltas: number;
-  // full answers to a delta request (base unknown or too old, delta too large, or a delta that did not fit)
   fallbacks: number;
   notModified: number;
-  // notices naming the ETag already held: nothing fetched
   skipped: number;
 }
 
-// One project's frontier answer and its ETag, kept current: a notice naming the ETag held costs nothing,
-// any other change fetches the delta since the ETag held. One request at a time: changes announced while one is in
-// flight make exactly one more after it (coalesced by "in flight", never by a timer).
+// One request at a time: changes announced while one is in flight make exactly one more after it (coalesced by "in
+// flight", never by a timer).
 export class FrontierMirror {
   answer: FrontierResultWire | null = null;
   etag: string | null = null;
   readonly stats: FrontierMirrorStats = { full: 0, deltas: 0, fallbacks: 0, notModified: 0, skipped: 0 };
   private inFlight: Promise<void> | null = null;
   private again = false;
-  // the newest ETag a notice named while a request was in flight (null: a change of unknown ETag)
   private announced: string | null = null;
-  // a notice meanwhile did not name an ETag
   private unknown = false;
 
   constructor(
@@ -44,7 +36,6 @@ export class FrontierMirror {
     private readonly onChange: (change: FrontierChange) => void = () => undefined,
   ) {}
 
-  // An answer read elsewhere (a prefetch).
   seed(answer: FrontierResultWire, etag: string | null): void {
     this.answer = answer;
     this.etag = etag;
@@ -52,7 +43,6 @@ export class FrontierMirror {
     this.onChange({ kind: 'full', answer, etag, reason: null });
   }
 
-  // A change notice: `etag` is the answer's new ETag when the notice says it, else null.
   notice(etag: string | null): Promise<void> {
     if (etag !== null && etag === this.etag && this.inFlight === null) {
       this.stats.skipped++;

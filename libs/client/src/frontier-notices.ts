@@ -1,22 +1,16 @@
 import type { StreamNotice } from '@app/contracts';
 
-// What a live-stream notice means for a project's frontier. A daemon that knows the frontier notice sends
-// `event: frontier` with `{"project", "etag"}` after changes in a project: the ETag of the default answer (no
-// wip_cap), or null when it could not compute it. Once a connection has delivered one for a project, that project's
-// other notices (item, dependency, claim, events) no longer move its frontier: the frontier notice that follows them
-// does. A daemon that never sends it (an older one) leaves every change notice meaning "changed, ETag unknown".
+// Once a connection has delivered a frontier notice for a project, that project's other notices no longer move its
+// frontier: the frontier notice that follows them does. A daemon that never sends one (an older one) leaves every
+// change notice meaning "changed, ETag unknown".
 
 export interface FrontierMove {
-  // the project the notice names (null: not said, any frontier may have changed)
   project: string | null;
-  // the default answer's new ETag, when the notice names it
   etag: string | null;
-  // the daemon's frontier notice (carries the ETag); false for the other change notices
   announced: boolean;
 }
 
 export class FrontierNoticeTracker {
-  // projects this connection has delivered a frontier notice for
   private readonly announcing = new Set<string>();
 
   // A new connection (perhaps to another, older replica): nothing is known of it yet.
@@ -24,7 +18,6 @@ export class FrontierNoticeTracker {
     this.announcing.clear();
   }
 
-  // Whether the notice may have changed a frontier, and what it says: null for notices that change none.
   move(notice: StreamNotice): FrontierMove | null {
     const project = typeof notice.data.project === 'string' ? notice.data.project : null;
     if (notice.type === 'frontier') {
@@ -40,8 +33,7 @@ export class FrontierNoticeTracker {
   }
 }
 
-// The ETag a mirror may compare with a frontier notice: the notice names the default answer's, so a mirror asking for
-// another wip_cap treats it as unknown.
+// The notice names the default answer's ETag, so a mirror asking for another wip_cap treats it as unknown.
 export function noticeEtagFor(query: { wip_cap?: number | string }, etag: string | null): string | null {
   return query.wip_cap === undefined || query.wip_cap === '' ? etag : null;
 }

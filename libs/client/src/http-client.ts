@@ -40,8 +40,7 @@ export interface RawResponse {
 }
 
 export class SvcClient {
-  // Sent with every request: the front end (x-svc-client) and, for an agent, its executor session (x-svc-session),
-  // which the daemon's record of each write and its claim rule read.
+  // The daemon's write record and claim rule read these.
   readonly headers: Record<string, string> = {};
 
   constructor(
@@ -73,7 +72,6 @@ export class SvcClient {
     return this.parse<T>(await this.raw(method, path, options));
   }
 
-  // The JSON body of a response; an error status throws SvcHttpError with the daemon's error body.
   parse<T>(res: RawResponse): T {
     let parsed: unknown = undefined;
     if (res.text.length > 0) {

@@ -2,12 +2,10 @@
 // a terminal, an ESC or C1 byte starts a control sequence (clear the screen, retitle the window, write the
 // clipboard) and a bidi override reorders what is shown. Every such character is shown as a visible escape instead.
 
-// C0 controls, DEL and C1 controls; the bidi embeddings and overrides (U+202A–U+202E), isolates (U+2066–U+2069) and
-// the invisible marks (U+200E LRM, U+200F RLM, U+061C ALM); the line and paragraph separators (U+2028, U+2029).
+// C0, DEL, C1; bidi embeddings, overrides, isolates and marks; U+2028 and U+2029.
 // eslint-disable-next-line no-control-regex
 const TERMINAL_UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
-// The bidi formatting characters alone (the daemon refuses them in single-line fields).
 export const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 
 const NAMED: Readonly<Record<string, string>> = { '\t': '\\t', '\n': '\\n', '\r': '\\r' };
@@ -19,7 +17,6 @@ function visibleEscape(char: string): string {
   return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
 }
 
-// One line of a table or a key-value view: every unsafe character, newline and tab included, as an escape.
 export function terminalLine(text: string): string {
   return text.replace(TERMINAL_UNSAFE, visibleEscape);
 }
@@ -30,8 +27,6 @@ export function terminalText(text: string): string {
   return text.replace(TERMINAL_UNSAFE, (char) => (char === '\n' || char === '\t' ? char : visibleEscape(char)));
 }
 
-// A parsed wire body made safe for text rendering: every string (and object key) through terminalText. Numbers,
-// booleans and null are unchanged, so the renderers work on the same shapes; `--json` never goes through this.
 export function terminalSafe<T>(value: T): T {
   if (typeof value === 'string') return terminalText(value) as T;
   if (Array.isArray(value)) return value.map((v: unknown) => terminalSafe(v)) as T;

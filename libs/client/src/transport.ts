@@ -1,23 +1,20 @@
 import { Agent as HttpAgent, IncomingHttpHeaders, IncomingMessage, request as httpRequest } from 'node:http';
 import type * as Https from 'node:https';
 
-// The HTTP transport of both front ends, on Node's own http/https modules: they are loaded with Node itself,
-// where importing undici cost the TUI 0.13–0.3 s of its first frame (bench/README.md, "Terminal UI").
-// Connections are kept alive between calls; an idle kept-alive socket never holds the process open.
+// Node's own http/https: importing undici cost the TUI 0.13–0.3 s of its first frame (bench/README.md, "Terminal
+// UI"). An idle kept-alive socket never holds the process open.
 
 export interface TransportRequest {
   method: string;
   headers: Record<string, string>;
   body?: string;
   signal?: AbortSignal;
-  // no byte for this long: the request fails (ms); none by default
   idleTimeoutMs?: number;
 }
 
 export interface TransportResponse {
   status: number;
   headers: IncomingHttpHeaders;
-  // the body as it arrives (an async iterable of Buffers)
   body: IncomingMessage;
 }
 
@@ -48,13 +45,12 @@ export function send(url: URL, options: TransportRequest): Promise<TransportResp
     req.once('response', (res) => {
       resolve({ status: res.statusCode ?? 0, headers: res.headers, body: res });
     });
-    // the socket's idle time, before and after the answer's head (a stream that stops sending bytes is dead)
     if (options.idleTimeoutMs) req.setTimeout(options.idleTimeoutMs, () => req.destroy(new Error('idle timeout')));
     req.end(options.body);
   });
 }
 
-// The whole body as text, decoded as it arrives (no second copy of a 20 MB answer in a concatenated Buffer).
+// Decoded as it arrives: no second copy of a 20 MB answer in a concatenated Buffer.
 export async function readText(body: IncomingMessage): Promise<string> {
   body.setEncoding('utf8');
   let text = '';

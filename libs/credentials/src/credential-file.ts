@@ -1,11 +1,9 @@
-// The command line's credential file and the folders the daemon and the command line share (issue 30): the daemon
-// writes the first administrator's credential here on first boot, `svc connect` and `svc auth` read and write it.
-// A lib of its own so the daemon needs neither the HTTP client (libs/client) nor the command line for it.
+// A lib of its own so the daemon needs neither the HTTP client (libs/client) nor the command line to write the
+// first administrator's credential.
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 
-// One server's credential: an API token or an approved machine's credential.
 export interface StoredCredentials {
   url: string;
   token: string;
@@ -16,8 +14,7 @@ export interface StoredCredentials {
   actor?: string;
 }
 
-// The credential file holds several servers, one of them current (svc auth switch). Version 1 files (one flat
-// credential) are read as a file with that one server current.
+// Version 1 files (one flat credential) are read as a file with that one server current.
 export interface CredentialFile {
   version: 2;
   current: string | null;
@@ -32,9 +29,7 @@ export function defaultConfigDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(xdg && xdg.length > 0 ? xdg : join(homedir(), '.config'), 'svc');
 }
 
-// The daemon's data folder (embedded database, server secret; `svc up` keeps daemon.log and daemon.pid there):
-// SVC_HOME, else /var/lib/svc for root (PostgreSQL refuses to run as root, and root's home is not reachable by
-// the postgres user), else $XDG_DATA_HOME/svc, else ~/.local/share/svc. The daemon and `svc up` share this.
+// /var/lib/svc for root: PostgreSQL refuses to run as root, and root's home is not reachable by the postgres user.
 export function defaultHome(env: NodeJS.ProcessEnv = process.env): string {
   if (userInfo().uid === 0) return '/var/lib/svc';
   const xdg = env.XDG_DATA_HOME;
@@ -49,7 +44,6 @@ export function credentialsPath(configDir: string): string {
   return join(configDir, CREDENTIALS_FILE_NAME);
 }
 
-// Servers are keyed by their URL without a trailing slash.
 export function serverKey(url: string): string {
   return url.replace(/\/+$/, '');
 }
@@ -92,7 +86,6 @@ export function readCredentialFile(configDir: string): CredentialFile {
   return empty;
 }
 
-// The current server's credential (what commands use when no --url/SVC_URL names another).
 export function readCredentials(configDir: string): StoredCredentials | null {
   const file = readCredentialFile(configDir);
   return file.servers.find((s) => s.url === file.current) ?? null;
@@ -113,7 +106,6 @@ export function writeCredentialFile(configDir: string, file: CredentialFile): st
   return path;
 }
 
-// Adds or replaces this server's credential and makes it current.
 export function writeCredentials(configDir: string, credentials: StoredCredentials): string {
   const file = readCredentialFile(configDir);
   const entry = { ...credentials, url: serverKey(credentials.url) };

@@ -22,9 +22,7 @@ export interface EmbeddedServerOptions {
   // Everything lives below this folder: pg/ (the cluster), postgres.log, pg-password.
   home: string;
   log?: (message: string) => void;
-  // How long to wait for the server to accept connections.
   startTimeoutMs?: number;
-  // How often watch() checks that the server is still running.
   watchIntervalMs?: number;
 }
 
@@ -143,7 +141,6 @@ export class EmbeddedServer {
     };
   }
 
-  // Initialises the cluster on first use, reuses a server a killed daemon left running, else starts one.
   async start(): Promise<EmbeddedConnection> {
     let loaded: Awaited<ReturnType<typeof loadPackage>>;
     try {
@@ -167,7 +164,6 @@ export class EmbeddedServer {
     // As root the server runs as the postgres user, which must be able to pass through the home folder.
     if (userInfo().uid === 0) chmodSync(this.options.home, statSync(this.options.home).mode | 0o711);
     if (userInfo().uid === 0 && !this.runAs) {
-      // The package creates the postgres system user when asked; initialise() below does it.
       this.log('creating the postgres system user for the embedded server');
     }
     this.password = this.readOrCreatePassword();
@@ -220,7 +216,6 @@ export class EmbeddedServer {
         this.log(`reusing the embedded database server left running (pid ${pid})`);
         return true;
       }
-      // Alive but not answering: stop it and start afresh.
       this.log(`stopping an unresponsive embedded database server (pid ${pid})`);
       this.pgCtl(['stop', '-D', this.dataDir, '-m', 'immediate', '-w']);
       return false;
@@ -326,7 +321,6 @@ export class EmbeddedServer {
     }
   }
 
-  // The server's pid from its lock file, or null when it has none.
   get pid(): number | null {
     try {
       const pid = Number(readFileSync(join(this.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
@@ -336,14 +330,11 @@ export class EmbeddedServer {
     }
   }
 
-  // How many times watch() brought the server back.
   get restartCount(): number {
     return this.restarts;
   }
 
-  // Keeps the server this daemon started or adopted running: if it dies (killed, crashed, stopped behind the
-  // daemon's back), it is started again on the same data and the incident is logged. Crash recovery replays the
-  // WAL, so every committed write is kept.
+  // Crash recovery replays the WAL, so a restart keeps every committed write.
   watch(): void {
     if (this.watchdog) return;
     this.watchdog = setInterval(() => void this.checkAlive(), this.options.watchIntervalMs ?? 1000);

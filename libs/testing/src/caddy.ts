@@ -11,7 +11,6 @@ import { waitFor } from './wait-for';
 
 class CaddyExited extends Error {}
 
-// The team server's Caddyfile: tests run this very file, configured through its environment variables.
 export const CADDYFILE = join(REPO_ROOT, 'docker', 'Caddyfile');
 
 // Debian's package puts caddy in /usr/bin; `.ci/run` installs it when missing.
@@ -24,7 +23,6 @@ export function caddyBinary(): string | null {
   }
 }
 
-// A port free at the time of asking (the kernel's choice); Caddy binds it a moment later.
 export function freePort(host = '127.0.0.1'): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -38,11 +36,9 @@ export function freePort(host = '127.0.0.1'): Promise<number> {
 }
 
 export interface CaddyProcess {
-  // https://<site>:<port>, the address clients use
   url: string;
   port: number;
   httpPort: number;
-  // the temporary HOME / XDG_DATA_HOME of this Caddy (its internal CA and certificates live there)
   dir: string;
   // the internal CA's root certificate: NODE_EXTRA_CA_CERTS for subprocesses, `ca` for in-process clients
   rootCaPath: string;
@@ -57,10 +53,8 @@ export interface CaddyProcess {
 
 export interface StartCaddyOptions {
   upstreams: string[];
-  // the site address (default 127.0.0.1: an IP certificate, no name resolution involved)
   site?: string;
-  // adds the X-Svc-Upstream response header (naming the replica that served each request) and waits, before
-  // resolving, until every upstream has served a request (all passed their health check)
+  // also waits until every upstream has served a request (all passed their health check)
   upstreamHeader?: boolean;
   healthInterval?: string;
   // generous by default: on a loaded 2-core machine a booting replica may take seconds to answer /readyz
@@ -76,9 +70,8 @@ export interface StartCaddyOptions {
 export const UPSTREAM_HEADER = 'x-svc-upstream';
 export const UPSTREAM_HEADER_LINE = 'header_down X-Svc-Upstream {http.reverse_proxy.upstream.hostport}';
 
-// Runs Caddy as a process with docker/Caddyfile: `admin off`, high ports, HOME and XDG_DATA_HOME in a temporary
-// folder (no root, nothing written to the user's folders or the system trust store). Resolves once the site answers
-// over TLS with its internal certificate and a replica passed the health check (GET /readyz through the proxy is 200).
+// HOME and XDG_DATA_HOME in a temporary folder: no root, nothing written to the user's folders or the system trust
+// store.
 export async function startCaddy(options: StartCaddyOptions): Promise<CaddyProcess> {
   const binary = caddyBinary();
   if (!binary) throw new Error('caddy is not installed (apt-get install -y caddy; .ci/run does it)');
@@ -131,7 +124,6 @@ export async function startCaddy(options: StartCaddyOptions): Promise<CaddyProce
   };
   let lastError = 'not started';
   const seen = new Set<string>();
-  // Ready once /readyz answers 200 through the proxy (and, when asked, every upstream has answered one).
   const ready = async (): Promise<boolean> => {
     if (child.exitCode !== null) throw new CaddyExited(`caddy exited with code ${child.exitCode}:\n${log}`);
     if (!existsSync(rootCaPath)) return false;

@@ -18,15 +18,14 @@ export interface RunSvcOptions {
   timeoutMs?: number;
 }
 
-// The folder `svc` runs in when a test names none: an empty one of its own, so no `.svc.json` of the checkout the
-// tests run from (the user guide's `echo '{"project": "atlas"}' > .svc.json`) scopes the test's commands.
+// An empty folder of its own, so no `.svc.json` of the checkout the tests run from scopes the test's commands.
 let neutral: string | undefined;
 export function neutralCwd(): string {
   neutral ??= mkdtempSync(join(tmpdir(), 'svc-test-cwd-'));
   return neutral;
 }
 
-// The real `svc` binary as a subprocess; never throws on a non-zero exit, the test asserts on it.
+// Never throws on a non-zero exit: the test asserts on it.
 export function runSvc(args: string[], options: RunSvcOptions = {}): Promise<CliResult> {
   return new Promise((resolve) => {
     const child = execFile(
@@ -54,7 +53,6 @@ export function runSvc(args: string[], options: RunSvcOptions = {}): Promise<Cli
   });
 }
 
-// For a daemon started by startDaemonProcess: the env that points svc at it with its token.
 export function svcEnv(daemon: { url: string; token: string | null; configDir: string }): Record<string, string> {
   return { SVC_URL: daemon.url, SVC_TOKEN: daemon.token ?? '', SVC_CONFIG_DIR: daemon.configDir };
 }

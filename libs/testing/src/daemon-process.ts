@@ -30,7 +30,6 @@ export interface StartDaemonOptions {
   port?: number;
 }
 
-// The token the daemon's first boot stored for this server in the CLI's credential file (else the current one).
 export function storedToken(configDir: string, url: string): string | null {
   try {
     const file = JSON.parse(readFileSync(join(configDir, 'credentials.json'), 'utf8')) as {
@@ -45,9 +44,8 @@ export function storedToken(configDir: string, url: string): string | null {
   }
 }
 
-// Runs the built daemon as a user would, on port 0 unless told otherwise, and waits for its "listening" line.
-// A test never shares a data folder, config folder or port with a daemon the user runs (npm start): each gets
-// its own temporary SVC_HOME and SVC_CONFIG_DIR unless the test passes one.
+// Each daemon gets its own temporary SVC_HOME and SVC_CONFIG_DIR unless the test passes one: a test never shares
+// them with a daemon the user runs.
 export function startDaemonProcess(options: StartDaemonOptions = {}): Promise<DaemonProcess> {
   const configDir = options.configDir ?? mkdtempSync(join(tmpdir(), 'svc-test-config-'));
   const env: Record<string, string | undefined> = {
@@ -60,8 +58,7 @@ export function startDaemonProcess(options: StartDaemonOptions = {}): Promise<Da
     SVC_LOG_LEVEL: 'warn',
     ...options.env,
   };
-  // In a process group of its own, recorded with its embedded PostgreSQL (when it has one) so that an interrupted run
-  // leaves neither behind (libs/testing/src/leftovers.ts).
+  // Recorded so that an interrupted run leaves neither it nor its embedded PostgreSQL behind (leftovers.ts).
   if (!env.SVC_DATABASE_URL && env.SVC_HOME) recordLeftover({ kind: 'postgres', dataDir: join(env.SVC_HOME, 'pg') });
   const child = spawnRecorded(process.execPath, [...(options.nodeArgs ?? []), DAEMON_ENTRY], {
     env: env as NodeJS.ProcessEnv,

@@ -12,8 +12,8 @@ export const VOLATILE_TABLES = new Set([
   'daemon_replicas',
 ]);
 
-// The digest query of a client's database, per set of skipped tables: the schema does not change under a test, and
-// the authorization matrix takes thousands of digests (reading information_schema each time was a third of them).
+// Cached per client and skip set: the schema does not change under a test, and the authorization matrix takes
+// thousands of digests.
 const digestQueries = new WeakMap<Client, Map<ReadonlySet<string>, string | null>>();
 
 async function digestQuery(client: Client, skip: ReadonlySet<string>): Promise<string | null> {
@@ -41,8 +41,7 @@ async function digestQuery(client: Client, skip: ReadonlySet<string>): Promise<s
   return query;
 }
 
-// One digest of every row of every table (one round trip once the client has read the schema): equal digests mean
-// no row changed. The table list is read once per client and set of skipped tables.
+// One round trip once the client has read the schema.
 export async function databaseDigest(client: Client, skip: ReadonlySet<string> = VOLATILE_TABLES): Promise<string> {
   const query = await digestQuery(client, skip);
   if (query === null) return '';
@@ -50,7 +49,6 @@ export async function databaseDigest(client: Client, skip: ReadonlySet<string> =
   return rows.rows.map((r) => `${r.name}:${r.digest}`).join(' ');
 }
 
-// The tables whose digests differ between two digests: for a readable failure message.
 export function changedTables(before: string, after: string): string[] {
   const map = (d: string) => new Map(d.split(' ').map((p) => p.split(':') as [string, string]));
   const a = map(before);

@@ -1,6 +1,5 @@
 import { Client } from 'pg';
 
-// Where the test run's PostgreSQL servers are; global-setup fills these in for every worker.
 export const ENV_SERVER_URL = 'SVC_TEST_SERVER_ADMIN_URL';
 export const ENV_EMBEDDED_URL = 'SVC_TEST_EMBEDDED_ADMIN_URL';
 export const ENV_EMBEDDED_HOME = 'SVC_TEST_EMBEDDED_HOME';
@@ -20,7 +19,7 @@ export async function canConnect(url: string): Promise<boolean> {
   }
 }
 
-// Swaps the database name of a URL, keeping credentials and query parameters (e.g. ?host=/socket/dir).
+// Keeps credentials and query parameters (e.g. ?host=/socket/dir).
 export function withDatabase(url: string, database: string): string {
   const parsed = new URL(url);
   parsed.pathname = `/${database}`;

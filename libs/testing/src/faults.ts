@@ -6,9 +6,8 @@ import { Client } from 'pg';
 
 import { waitFor } from './wait-for';
 
-// A PostgreSQL cluster of its own (the embedded package's binaries, run as user postgres when root) that a fault
-// test may stop, kill and start without disturbing any other test. Operations run in a child process on the built
-// EmbeddedServer (private-cluster.cjs): jest cannot import the package's ES modules.
+// Operations run in a child process on the built EmbeddedServer (private-cluster.cjs): jest cannot import the
+// package's ES modules.
 export interface PrivateCluster {
   home: string;
   url: string;
@@ -96,7 +95,6 @@ export interface LoadTarget {
   url: string;
   token: string;
   project: string;
-  // A pending authorization the poll load asks about (answered 202 while the database is up).
   poll: { device_code: string; machine_id: string; machine_name: string };
 }
 
@@ -112,8 +110,7 @@ const clientIp = () => {
   return `198.19.${(loadClient >> 8) & 0xff}.${loadClient & 0xff}`;
 };
 
-// Workers per kind loop until stopped: polls (one client address each, so no budget is met), frontier reads and
-// item writes. Every answer is kept; a write answered 201 is acknowledged and must survive.
+// One client address per poll worker, so no budget is met. A write answered 201 is acknowledged and must survive.
 export function startLoad(target: LoadTarget, workersPerKind = 2): RunningLoad {
   const samples: LoadSample[] = [];
   const acknowledgedTitles: string[] = [];
@@ -205,7 +202,6 @@ export interface OutageFigures {
   recovery_ms: Record<LoadKind, number | null>;
   recovery_max_ms: number | null;
   by_status: Record<string, number>;
-  // A few of the answers that broke the rules (a 500, or anything but the documented 503 during the outage).
   examples: LoadSample[];
 }
 
@@ -215,9 +211,8 @@ export interface OutageWindow {
   up: number; // the start returned: the database accepts connections
 }
 
-// Figures of one outage from the samples: a request sent after the database went down and answered before its
-// restart was asked for must be a 503 with a code and Retry-After; recovery is, per kind, the time from the
-// database's return (`up`) to the first success answered after the restart began (0 if one came before `up`).
+// A request sent after the database went down and answered before its restart was asked for must be a 503 with a
+// code and Retry-After; recovery is, per kind, the time from `up` to the first success after the restart began.
 export function outageFigures(
   outage: 'stop' | 'crash',
   window: OutageWindow,
@@ -257,7 +252,6 @@ export function outageFigures(
   };
 }
 
-// Acknowledged titles not found in the database.
 export async function lostWrites(databaseUrl: string, titles: string[]): Promise<number> {
   const client = new Client({ connectionString: databaseUrl });
   await client.connect();
@@ -272,8 +266,6 @@ export async function lostWrites(databaseUrl: string, titles: string[]): Promise
   }
 }
 
-// One outage under load: warm up, take the database away for `outageMs`, bring it back, wait until every kind has
-// succeeded again, then a little more load. Returns the figures and the raw samples.
 export async function runOutage(
   cluster: PrivateCluster,
   target: LoadTarget,

@@ -7,14 +7,14 @@ import { Client } from 'pg';
 
 import { changedTables, databaseDigest } from './db-snapshot';
 
-// The property-based fuzz suite (issue 10, item 4a): every route the Nest router registers, found from the same
-// module and controller metadata Nest's RouterExplorer reads, so a new route is fuzzed without being listed here.
+// Routes come from the module and controller metadata Nest's RouterExplorer reads, so a new route is fuzzed without
+// being listed here.
 
 export interface DiscoveredRoute {
   method: string;
   path: string; // e.g. /v1/items/:ref/fields/:field
   params: string[];
-  // the controller method (its metadata: the rules a write names, issue 36's census)
+  // its metadata names the rules a write passes (the census)
   handler?: object;
 }
 
@@ -29,7 +29,6 @@ function joinPath(...parts: string[]): string {
   return `/${joined}`;
 }
 
-// Walks a module tree (static imports and dynamic modules) and lists every controller route.
 export function discoverRoutes(root: ModuleLike): DiscoveredRoute[] {
   const seenModules = new Set<unknown>();
   const controllers = new Set<new (...args: never[]) => unknown>();
@@ -78,8 +77,6 @@ export function discoverRoutes(root: ModuleLike): DiscoveredRoute[] {
   }
   return [...routes.values()].sort((a, b) => `${a.path} ${a.method}`.localeCompare(`${b.path} ${b.method}`));
 }
-
-// ---- Hostile input ----
 
 const FIELD_NAMES = [
   'project',
@@ -242,8 +239,6 @@ export function fuzzCaseArb(route: DiscoveredRoute): fc.Arbitrary<FuzzCase> {
   });
 }
 
-// ---- Running ----
-
 export interface FuzzTarget {
   url: string;
   token: string;
@@ -324,7 +319,6 @@ export class Fuzzer {
     return databaseDigest(this.client!);
   }
 
-  // Sends one case and judges its answer (code, status); rows are judged per batch by `runBatch`.
   private async send(route: DiscoveredRoute, c: FuzzCase): Promise<{ refused: boolean; shown: string }> {
     const path = buildPath(route, c);
     const headers: Record<string, string> = {};
@@ -382,8 +376,7 @@ export class Fuzzer {
     return { refused: status >= 400 && status < 500, shown };
   }
 
-  // Runs cases side by side. When every one was refused, no row may have changed; a batch with a success moves the
-  // baseline (its refusals are then judged on their answers only). One case per batch judges every refusal.
+  // When every case of a batch was refused, no row may have changed; a batch with a success moves the baseline.
   async runBatch(batch: (readonly [DiscoveredRoute, FuzzCase])[]): Promise<void> {
     const results = await Promise.all(batch.map(([route, c]) => this.send(route, c)));
     const now = await this.snapshot();
@@ -409,7 +402,7 @@ export class Fuzzer {
   }
 }
 
-// Every route with each fixed hostile shape (NUL and a lone surrogate; a 3000-deep body with huge path integers), then `numRuns` random cases (bounded by `timeLimitMs`).
+// Fixed hostile shapes first (NUL, a lone surrogate, a 3000-deep body, huge path integers), then random cases.
 export async function fuzzRoutes(
   fuzzer: Fuzzer,
   options: { numRuns: number; timeLimitMs: number; seed?: number; concurrency?: number },
@@ -430,8 +423,7 @@ export async function fuzzRoutes(
   for (let i = 0; i < fixedCases.length; i += concurrency) await fuzzer.runBatch(fixedCases.slice(i, i + concurrency));
   const seed = options.seed ?? Date.now();
   const arb = fc.constantFrom(...fuzzer.routes).chain((route) => fuzzCaseArb(route).map((c) => [route, c] as const));
-  // Cases come from fast-check (seeded, reproducible with the printed seed); they are sent `concurrency` at a time
-  // until `numRuns` are done or the time is up. Failures are collected, not thrown: no shrinking, bounded time.
+  // Seeded, reproducible with the printed seed. Failures are collected, not thrown: no shrinking, bounded time.
   const cases = fc.sample(arb, { numRuns: options.numRuns, seed });
   const deadline = Date.now() + options.timeLimitMs;
   let done = 0;

@@ -12,10 +12,8 @@ declare global {
   var __SVC_EMBEDDED__: EmbeddedServer | undefined;
 }
 
-// One run, two servers: the PostgreSQL server (SVC_TEST_DATABASE_URL, else 127.0.0.1:5432) and one embedded
-// server shared by every test file. Without a server the embedded one serves all tests, except under CI=true.
-// The e2e and integration tiers both start it (jest/config: a project's globalSetup runs when the project has tests
-// in the run); the second call finds the servers already there. The unit tier starts none.
+// Without a PostgreSQL server the embedded one serves all tests, except under CI=true. The e2e and integration tiers
+// both call this (a project's globalSetup runs when it has tests in the run); the second call finds the servers there.
 export default async function globalSetup(): Promise<void> {
   if (globalThis.__SVC_EMBEDDED__) return;
   // What an interrupted run left (its PostgreSQL servers, daemons, tmux servers) ends before this run starts.

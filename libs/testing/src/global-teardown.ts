@@ -10,6 +10,5 @@ export default async function globalTeardown(): Promise<void> {
   await embedded.stop();
   const home = process.env[ENV_EMBEDDED_HOME];
   if (home) rmSync(home, { recursive: true, force: true });
-  // this run's record (what it started is stopped) and whatever a test left running
   cleanLeftovers({ own: true });
 }

@@ -3,12 +3,9 @@ import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-// What a test run starts outside its own process (issue 40, "tests that do not trip"): daemons (each in a process
-// group of its own), embedded PostgreSQL servers (detached by design, they outlive whoever started them) and tmux
-// servers (they daemonize). Each is written to a run file named after the process that started it, as it starts;
-// an interrupted run (Ctrl-C, a killed runner, a crashed worker) leaves its file behind, and the next run's global
-// setup ends what it lists once that process is gone. A live run's things are never touched: several runs share
-// these machines.
+// Daemons, embedded PostgreSQL servers (detached by design) and tmux servers (they daemonize) outlive an interrupted
+// run. Each is written to a run file named after the process that started it, and the next run's global setup ends
+// what a dead process's file lists. A live run's things are never touched: several runs share these machines.
 
 export type Leftover =
   | { kind: 'group'; pid: number; start: string | null } // a process group: its leader's pid and start time
@@ -17,8 +14,7 @@ export type Leftover =
 
 export const RUNS_DIR = join(tmpdir(), 'svc-test-runs');
 
-// A process's start time (clock ticks since boot), so a recycled pid is not mistaken for the process that wrote a
-// run file. null: no such process.
+// Ticks since boot, so a recycled pid is not mistaken for the process that wrote a run file.
 export function processStart(pid: number): string | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -41,10 +37,8 @@ function runFile(pid = process.pid): string {
 const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 let exitHooked = false;
 
-// Interrupted (Ctrl-C reaches every process of the terminal's group, a runner's SIGTERM this one), a process that
-// recorded something ends it before it dies: its own groups are not in the terminal's group, so the signal does not
-// reach them. Then the signal takes its default course (unless someone else handles it). On a normal exit, a group
-// still running (a test that did not stop its daemon) is ended too. SIGKILL leaves all of it to the next run.
+// The recorded groups are not in the terminal's group, so Ctrl-C does not reach them: end them on a signal and at
+// exit. SIGKILL leaves all of it to the next run.
 function hookExit(): void {
   if (exitHooked) return;
   exitHooked = true;
@@ -57,15 +51,13 @@ function hookExit(): void {
   process.once('exit', () => cleanLeftovers({ own: true, groupsOnly: true }));
 }
 
-// Notes what the current process started, before it can be left behind.
 export function recordLeftover(entry: Leftover): void {
   mkdirSync(RUNS_DIR, { recursive: true });
   appendFileSync(runFile(), `${JSON.stringify(entry)}\n`);
   hookExit();
 }
 
-// Spawns a server in a process group of its own (so it and whatever it starts in its group end together, and a
-// terminal's Ctrl-C meant for the test runner does not cut its drain short) and records the group.
+// Its own group, so a terminal's Ctrl-C meant for the test runner does not cut its drain short.
 export function spawnRecorded(command: string, args: readonly string[], options: SpawnOptions = {}): ChildProcess {
   const child = spawn(command, args, { ...options, detached: true });
   if (child.pid !== undefined) recordLeftover({ kind: 'group', pid: child.pid, start: processStart(child.pid) });
@@ -81,7 +73,6 @@ function alive(pid: number): boolean {
   }
 }
 
-// Ends a process group and waits (briefly) until its leader is gone.
 export function killGroup(pid: number, signal: NodeJS.Signals = 'SIGKILL'): void {
   try {
     process.kill(-pid, signal);
@@ -94,8 +85,7 @@ export function killGroup(pid: number, signal: NodeJS.Signals = 'SIGKILL'): void
   }
 }
 
-// Stops the embedded PostgreSQL whose data folder this is, if its postmaster still runs (and is that server: its
-// command line names the folder).
+// Only if its postmaster still runs and is that server (its command line names the folder).
 export function stopPostgres(dataDir: string): boolean {
   let pid: number;
   try {
@@ -136,7 +126,6 @@ function tmuxLeftovers(own: boolean): string[] {
   });
 }
 
-// A recorded group's leader, if it is still that process (not a recycled pid).
 function groupAlive(entry: { pid: number; start: string | null }): boolean {
   const start = processStart(entry.pid);
   return start !== null && (entry.start === null || start === entry.start);
@@ -149,9 +138,7 @@ export interface CleanupReport {
   tmux: number;
 }
 
-// Ends what runs that are over left behind: every run file whose process is gone (or, with `own`, the current
-// process's too), groups first, then PostgreSQL servers, then folders; and every tmux server of a test process that
-// is gone.
+// Groups first, then PostgreSQL servers, then folders.
 export function cleanLeftovers(options: { own?: boolean; groupsOnly?: boolean } = {}): CleanupReport {
   const report: CleanupReport = { runs: 0, groups: 0, postgres: 0, tmux: 0 };
   let files: string[] = [];

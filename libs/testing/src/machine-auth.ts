@@ -30,7 +30,6 @@ export interface TestActor {
   token: string;
 }
 
-// An actor with an API token and (unless membership is null) a membership in the organization `org`.
 export async function createActor(
   url: string,
   options: {
@@ -133,9 +132,8 @@ export function resolveMachineAuthorization(
 }
 
 let ipCounter = 0;
-// A fresh private-range address per call: each test gets its own budgets behind the declared proxy.
 // Consecutive fresh addresses fall in distinct /16s (and /24s), the units of the code pool's per-network shares, so
-// tests that start many codes from fresh addresses never meet a share by accident (issue 36 added the /16's).
+// tests that start many codes never meet a share by accident.
 export function freshClientIp(): string {
   ipCounter += 1;
   return `10.${ipCounter & 0xff}.${(ipCounter >> 8) & 0xff}.${((ipCounter >> 16) & 0xff) + 1}`;

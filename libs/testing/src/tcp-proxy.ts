@@ -2,11 +2,9 @@ import { createConnection, createServer, Server, Socket } from 'node:net';
 
 export interface TcpProxy {
   port: number;
-  // the URL with its host and port replaced by the proxy's
   via: (url: string) => string;
   // the outage: stops listening and cuts every open connection (clients see ECONNREFUSED / a reset)
   stop: () => Promise<void>;
-  // listens again on the same port
   start: () => Promise<void>;
 }
 

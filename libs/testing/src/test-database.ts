@@ -28,7 +28,6 @@ async function admin(kind: TestServerKind, sql: string): Promise<void> {
   }
 }
 
-// A uniquely named, empty database for one test file; drop() removes it (ending any sessions left on it).
 export async function createTestDatabase(kind: TestServerKind = 'server', label = 'test'): Promise<TestDatabase> {
   const safeLabel = label
     .toLowerCase()

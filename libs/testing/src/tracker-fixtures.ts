@@ -1,6 +1,4 @@
-// Files of the trackers people arrive from (issue 41), generated: a beads issues.jsonl and a Taskwarrior export
-// covering every field, status and dependency type, and a large beads file for the scale test. Deterministic (a
-// seeded generator), so a failure repeats.
+// Deterministic (a seeded generator), so a failure repeats.
 
 type Json = Record<string, unknown>;
 
@@ -99,8 +97,7 @@ export function beadsFixture(): Json[] {
 
 export const toJsonl = (rows: Json[]) => `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`;
 
-// A big beads file: `issues` issues, about `dependencies` blocks edges (always to an earlier issue: no cycle), some
-// parent-child, a quarter closed.
+// blocks edges always point to an earlier issue: no cycle.
 export function bigBeadsFixture(issues = 3000, dependencies = 1000, seed = 41): Json[] {
   const random = rng(seed);
   const statuses = ['open', 'open', 'open', 'in_progress', 'blocked', 'deferred', 'closed', 'closed'];
@@ -131,8 +128,6 @@ export function bigBeadsFixture(issues = 3000, dependencies = 1000, seed = 41): 
 const uuidOf = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
 const twTime = (minutes: number) => new Date(T0 + minutes * 60_000).toISOString().replace(/[-:]|\.\d{3}/g, '');
 
-// A Taskwarrior export: every status, priority, depends as an array and as a comma string, annotations, tags,
-// project, a future wait and a future scheduled date.
 export function taskwarriorFixture(now = Date.parse('2026-06-01T00:00:00Z')): Json[] {
   const future = new Date(now + 30 * 86_400_000).toISOString().replace(/[-:]|\.\d{3}/g, '');
   const task = (n: number, over: Json): Json => ({

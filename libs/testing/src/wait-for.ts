@@ -1,12 +1,10 @@
-// The one way a test waits (issue 30): poll a condition until it yields a value, never sleep a fixed time for it.
 // The condition answers "not yet" with null, undefined or false (or by throwing: the last error is kept for the
 // timeout's message); any other value ends the wait and is returned.
 export interface WaitForOptions {
-  /** Give up after this many milliseconds (default 60 000). */
+  // default 60 000 ms
   timeout?: number;
-  /** Milliseconds between two tries (default 100). */
+  // default 100 ms
   interval?: number;
-  /** What is awaited, for the timeout's message. */
   what?: string;
 }
 

@@ -53,15 +53,14 @@ interface AgentSetupOptions {
 
 interface FileChange {
   path: string;
-  // what happens (or, with --dry-run, would happen) to the file
   action: 'write' | 'unchanged' | 'delete' | 'absent';
   content: string | null;
 }
 
 const read = (path: string): string | null => (existsSync(path) ? readFileSync(path, 'utf8') : null);
 
-// `svc` on PATH when it is this very program; otherwise this node and this script, by absolute path (a checkout
-// run as `node bin/svc.js`, or npx): the harness starts exactly what ran agent-setup.
+// Otherwise this node and this script by absolute path (a checkout, npx): the harness starts exactly what ran
+// agent-setup.
 export function svcCommand(env: NodeJS.ProcessEnv = process.env): string[] {
   const self = process.argv[1] ? realpathSync(process.argv[1]) : null;
   for (const dir of (env.PATH ?? '').split(delimiter)) {
@@ -126,7 +125,6 @@ function plan(harness: Harness, options: AgentSetupOptions, root: string): { spe
   return { spec, changes };
 }
 
-// Removes the folders a deleted file leaves empty (.codex, .cursor/rules, .gemini), up to the root.
 function pruneEmpty(dir: string, stop: string): void {
   while (dir !== stop && dir.startsWith(stop)) {
     try {
@@ -149,8 +147,6 @@ function apply(changes: FileChange[], stop: string): void {
     }
   }
 }
-
-// ---- --check: the entry is there, and what it names answers as the svc MCP server
 
 interface CheckResult {
   harness: Harness;

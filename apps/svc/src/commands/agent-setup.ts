@@ -1,16 +1,13 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
-// `svc agent-setup <harness>`: the pure part. Where each coding harness keeps its MCP servers and its
-// instructions, the entry svc writes there, and the edits (merge, replace, remove) that leave the user's own
-// entries and text as they were. The command (agent-setup.command.ts) reads and writes the files.
+// The pure part: edits (merge, replace, remove) that leave the user's own entries and text as they were.
 
 export const HARNESSES = ['claude', 'codex', 'cursor', 'gemini'] as const;
 export type Harness = (typeof HARNESSES)[number];
 
 export const SERVER_NAME = 'svc';
 export const DEFAULT_TOKEN_ENV = 'SVC_TOKEN';
-// The HTTP server's project scope, named in the URL (the same routing as `svc mcp --project`).
 export const HTTP_PROJECT_PARAM = 'project';
 
 export const MARK_START = '<!-- svc agent-setup: start (svc agent-setup --remove takes this section out) -->';
@@ -34,8 +31,7 @@ export interface Scope {
   env?: NodeJS.ProcessEnv;
 }
 
-// Where each harness reads its MCP servers and its instructions (checked against each one's documentation; see
-// docs/mcp.md "Agent setup"): project scope by default, the user's files with --global.
+// Checked against each harness's documentation (docs/mcp.md "Agent setup").
 export function harnessFiles(harness: Harness, scope: Scope): HarnessFiles {
   const home = scope.home ?? homedir();
   const env = scope.env ?? process.env;
@@ -94,8 +90,7 @@ export function harnessFiles(harness: Harness, scope: Scope): HarnessFiles {
   }
 }
 
-// What the harness starts or calls: `svc mcp` on stdio, or the team server's /mcp over Streamable HTTP with the
-// credential named by an environment variable (never the secret itself).
+// The credential is named by an environment variable, never the secret itself.
 export type ServerSpec =
   { kind: 'stdio'; command: string; args: string[] } | { kind: 'http'; url: string; tokenEnv: string };
 
@@ -116,7 +111,6 @@ export function httpSpec(server: string, project: string | null, tokenEnv: strin
   return { kind: 'http', url: url.toString(), tokenEnv };
 }
 
-// The entry in the harness's own words.
 export function jsonEntry(harness: Exclude<Harness, 'codex'>, spec: ServerSpec): Record<string, unknown> {
   if (spec.kind === 'stdio') return { command: spec.command, args: spec.args };
   switch (harness) {
@@ -141,8 +135,6 @@ export function tomlBlock(spec: ServerSpec): string {
   }
   return `${lines.join('\n')}\n`;
 }
-
-// ---- JSON files: mcpServers.svc merged in, every other key kept (in its order)
 
 export class SetupFileError extends Error {
   constructor(
@@ -173,7 +165,6 @@ function parseJsonObject(file: string, text: string): PlainObject {
 
 const jsonText = (value: PlainObject) => `${JSON.stringify(value, null, 2)}\n`;
 
-// The new text of the file (null: delete the file), given its current text (null: absent).
 export function mergeJson(file: string, current: string | null, entry: PlainObject): string {
   const doc = parseJsonObject(file, current ?? '');
   const servers = isObject(doc.mcpServers) ? doc.mcpServers : {};
@@ -199,7 +190,7 @@ export function readJsonEntry(file: string, current: string | null): PlainObject
   return isObject(entry) ? entry : null;
 }
 
-// ---- Codex's TOML: only the [mcp_servers.svc] table (and its subtables) is touched, as text; no TOML parser.
+// Codex's TOML: only the [mcp_servers.svc] table (and its subtables) is touched, as text; no TOML parser.
 
 const HEADER = /^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$/;
 const OUR_TABLE = /^mcp_servers\.(svc|"svc"|'svc')(\.|$)/;
@@ -272,7 +263,6 @@ export function removeToml(file: string, current: string | null): string | null 
   return rest.length === 0 ? null : `${rest.join('\n')}\n`;
 }
 
-// The svc table's keys, read back for --check (values as agent-setup writes them: strings and string arrays).
 export function readTomlEntry(file: string, current: string | null): PlainObject | null {
   if (current === null) return null;
   const lines = splitLines(current);
@@ -291,8 +281,6 @@ export function readTomlEntry(file: string, current: string | null): PlainObject
   }
   return entry;
 }
-
-// ---- Instructions: one section between markers, replaced in place, never duplicated
 
 export function mergeSection(current: string | null, section: string): string {
   const block = `${MARK_START}\n${section.trimEnd()}\n${MARK_END}`;
@@ -322,9 +310,6 @@ export function hasSection(current: string | null): boolean {
   return current !== null && current.includes(MARK_START) && current.includes(MARK_END);
 }
 
-// ---- What the instructions say: the loop, and how this harness runs an entrypoint
-
-// How each harness runs the svc server's prompt that an entrypoint ("/svc usher ATL-6") names.
 export function promptHowTo(harness: Harness): string {
   switch (harness) {
     case 'claude':

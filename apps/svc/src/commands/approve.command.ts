@@ -3,7 +3,6 @@ import { Command } from 'commander';
 import { apiOf } from '../context';
 import { action, output, printKeyValues } from '../output';
 
-// svc approve <ref>: approve the human-approval stage the item's deployment run is halted at.
 export function registerApproveCommand(program: Command): void {
   program
     .command('approve <ref>')

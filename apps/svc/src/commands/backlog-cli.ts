@@ -21,7 +21,6 @@ export function readText(path: string): string {
   }
 }
 
-// Parsed here so a typo in a file never reaches the daemon.
 export function parseJsonText(text: string, source: string): unknown {
   try {
     return JSON.parse(text) as unknown;

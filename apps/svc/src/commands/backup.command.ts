@@ -7,8 +7,7 @@ import type { BackupResult, RestoreResult, VerifyResult } from '@app/database';
 
 import { action, CliError, output, printKeyValues } from '../output';
 
-// The snapshot code that needs the daemon's migrations lives beside them (apps/daemon/src/database/snapshot-tool):
-// it is loaded from the build at run time, as `svc tui` loads the TUI, so no daemon need run.
+// Loaded from the build at run time (it needs the daemon's migrations), so no daemon need run.
 interface SnapshotTool {
   backup: (
     file: string,
@@ -35,7 +34,6 @@ function loadTool(): SnapshotTool {
   return require(entry) as SnapshotTool;
 }
 
-// SnapshotError (libs/database) carries a snake_case code; it prints like every other refusal.
 async function run<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();

@@ -3,8 +3,6 @@ import Table from 'cli-table3';
 import { terminalLine } from '@app/client';
 import { GateBlockerWire } from '@app/contracts/backlog';
 
-// A blocked_by_dependencies refusal, printed the way `frontier explain` prints unsatisfied facts: the message, then
-// one row per blocker with its title, satisfaction, state and what would satisfy it.
 export function printBlockerRefusal(
   body: { code?: unknown; blockers?: unknown },
   write: (s: string) => unknown = (s) => process.stderr.write(s),

@@ -92,11 +92,9 @@ function printSchedule(schedule: ScheduleResponse, claims: Map<string, ClaimHold
   );
 }
 
-// The command line's side of the shared charge flow: a y/N prompt (or --yes), progress lines, the schedule table
-// and the dispatcher (the configured template run through /bin/sh, or the entrypoint printed).
+// The dispatcher runs the configured template through /bin/sh, or prints the entrypoint.
 export function cliChargeIO(options: ChargeOptions, json: boolean): ChargeFlowIO {
-  // With --json the JSON result alone goes to stdout; the conversation goes to stderr.
-  // reports name items, adapters and entrypoints (stored text): control characters escaped
+  // With --json the JSON result alone goes to stdout; the conversation goes to stderr, control characters escaped.
   const say = (text: string) => (json ? process.stderr : process.stdout).write(`${terminalText(text)}\n`);
   return {
     report: say,

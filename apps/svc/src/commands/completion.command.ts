@@ -7,15 +7,13 @@ import { apiFor, connectedCredentials } from '@app/client';
 import { action, CliError } from '../output';
 import { resolveProjectScope } from '../workspace';
 
-// `svc completion <shell>` prints a small script; the script asks `svc __complete <words…>` for the candidates,
-// so commands, subcommands and options always come from the commander tree of the installed binary, and refs and
-// projects from the daemon (cobra's design, see docs/adr/0017).
+// The script asks `svc __complete <words…>` for candidates, so they always come from the installed binary's commander
+// tree and the daemon (cobra's design, docs/adr/0017).
 export const COMPLETE_COMMAND = '__complete';
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
-// The executable that prints the script: node and the script path (`node bin/svc.js`), or the binary alone when it
-// is one file. The printed script calls it, not whatever `svc` is on PATH (none when the CLI runs from a checkout);
-// when it is gone (node upgraded, checkout moved), the script falls back to `svc` on PATH.
+// The script calls this executable, not whatever `svc` is on PATH (none when the CLI runs from a checkout); when it
+// is gone (node upgraded, checkout moved), the script falls back to `svc` on PATH.
 export function selfInvocation(execPath = process.execPath, script: string | undefined = process.argv[1]): string[] {
   const path = script ? resolve(script) : undefined;
   return path && path !== execPath ? [execPath, path] : [execPath];
@@ -91,8 +89,6 @@ export function registerCompletionCommand(program: Command): void {
     );
 }
 
-// ---- the candidates, for `svc __complete <words…>` (the words after `svc`, the last one being completed)
-
 const visible = (command: Command) => command.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden);
 
 function optionsOf(command: Command): Option[] {
@@ -109,9 +105,7 @@ const takesValue = (o: Option) => o.required || o.optional;
 
 export interface CompletionContext {
   command: Command;
-  // the option whose value is being completed
   valueOf: Option | null;
-  // the positional argument being completed (its name), when no option value is
   argument: string | null;
   current: string;
   // --url/--token typed on the line, used for the daemon's candidates

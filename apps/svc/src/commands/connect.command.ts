@@ -60,7 +60,7 @@ function openBrowser(url: string): void {
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
-// A spinner with the time left on a terminal; elsewhere nothing (logs stay clean).
+// Nothing when not on a terminal: logs stay clean.
 function waitingIndicator(deadline: number): { stop: () => void } {
   if (!process.stderr.isTTY) {
     const minutes = Math.max(1, Math.round((deadline - Date.now()) / 60000));
@@ -114,7 +114,7 @@ function recovery(outcome: { message?: string; detail?: string }): string {
   return outcome.message ?? outcome.detail ?? '';
 }
 
-// The machine's side of the authorization: no token; `base` may carry a hosted organization's prefix.
+// `base` may carry a hosted organization's prefix.
 function startRequest(base: string, body: unknown): Promise<RawResponse> {
   return apiFor({ url: base, token: null }).startMachineAuthorizationRaw(body);
 }
@@ -129,8 +129,8 @@ export async function connectWithToken(origin: string, token: string, configDir:
   process.stdout.write(`connected to ${origin} as ${terminalLine(me.name)} (API token stored in ${file}, mode 0600)\n`);
 }
 
-// A 503 with Retry-After outside the flow's contract (the daemon's database_unavailable): the server is briefly
-// unavailable, not refusing. The seconds to wait (capped), else null. The contract's own 503s keep their meaning.
+// A 503 with Retry-After outside the flow's contract (database_unavailable) is a brief outage, not a refusal. The
+// contract's own 503s keep their meaning.
 function briefOutage(res: RawResponse, parsed: AuthorizationResponse): number | null {
   if (res.status !== 503 || parsed.outcome !== 'invalid') return null;
   const header = res.headers['retry-after'];
@@ -186,7 +186,6 @@ function failure(parsed: AuthorizationResponse): CliError {
   }
 }
 
-// The device-code flow: start, show the code and the machine, poll until approved, verify and store the credential.
 export async function connectWithDeviceCode(
   origin: string,
   configDir: string,

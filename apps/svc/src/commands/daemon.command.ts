@@ -4,7 +4,6 @@ import { join } from 'node:path';
 
 import { Command } from 'commander';
 
-// The daemon is its own app: `svc daemon` runs it in the foreground as a child and forwards signals.
 export function daemonEntry(): string {
   return join(__dirname, '..', '..', '..', 'daemon', 'src', 'main.js');
 }

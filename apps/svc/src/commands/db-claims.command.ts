@@ -34,7 +34,6 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-// The payload is parsed here so a typo in the file never reaches the daemon.
 async function readPayload(options: AmendOptions): Promise<unknown> {
   let text: string;
   const source = options.file !== undefined ? options.file : 'standard input';

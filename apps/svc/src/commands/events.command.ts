@@ -16,8 +16,7 @@ import {
 import { action, output, printTable, reportError, usageError } from '../output';
 import { relativeTime } from '../time';
 
-// One readable line per stream message: time, name, ref and project for recorded events; the change otherwise.
-// Stored text in it (names, payload values) shows control characters and bidi overrides escaped.
+// Stored text (names, payload values) shows control characters and bidi overrides escaped.
 export function noticeLine(notice: StreamNotice): string {
   return terminalLine(rawNoticeLine(notice));
 }

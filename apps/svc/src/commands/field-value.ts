@@ -6,8 +6,7 @@ export interface FieldValueOptions {
   clear?: boolean;
 }
 
-// Where `svc items update <ref> <field> [value]` takes the value from: the third positional, --value, --stdin or
-// --clear, exactly one of them (two would be ambiguous: which one wins is refused rather than guessed).
+// Exactly one source: when two are given, which one wins is refused rather than guessed.
 export type FieldValueSource = { kind: 'text'; value: string } | { kind: 'stdin' } | { kind: 'clear' };
 
 export function fieldValueSource(positional: string | undefined, options: FieldValueOptions): FieldValueSource {

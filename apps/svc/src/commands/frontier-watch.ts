@@ -28,12 +28,8 @@ export function changesFrontier(notice: StreamNotice): boolean {
   return !(notice.type === 'event' && notice.data.name === 'FrontierComputed');
 }
 
-// `svc charge-frontier --watch`: draws the frontier, then follows the event stream of its project through a
-// FrontierMirror: a change fetches the delta since the answer drawn (one request in flight, changes meanwhile make
-// one more after it), a frontier notice naming the ETag drawn fetches nothing (with --wip-cap its ETag is another
-// answer's: it is a change of unknown ETag), and only a changed answer is drawn again: on a terminal
-// the screen is cleared and redrawn, piped a new block follows (one compact JSON line per change with --json).
-// Ends on Ctrl-C with 130 (SIGTERM 143), or when the daemon refuses the credential.
+// A frontier notice naming the ETag drawn fetches nothing (with --wip-cap its ETag is another answer's, so it counts
+// as a change of unknown ETag); one request in flight, changes meanwhile make one more after it.
 export async function watchFrontier(options: WatchOptions): Promise<number> {
   const tty = Boolean(process.stdout.isTTY) && !options.json;
   const project = options.project;
@@ -53,7 +49,6 @@ export async function watchFrontier(options: WatchOptions): Promise<number> {
 
   // The first read fails like the plain command (project_required lists the projects).
   const first = await options.api.frontier({ project, wip_cap: options.wipCap });
-  // drawn one after another, in the order the answers came
   let drawing: Promise<void> = Promise.resolve();
   const mirror = new FrontierMirror(options.api, { project: project ?? '', wip_cap: options.wipCap }, (change) => {
     drawing = drawing.then(() => draw(change.answer));
@@ -89,7 +84,6 @@ export async function watchFrontier(options: WatchOptions): Promise<number> {
     const schedule = (etag: string | null = null) => {
       if (!finished) void refresh(etag);
     };
-    // which projects the connection announces frontier ETags for (their other change notices then move nothing)
     const notices = new FrontierNoticeTracker();
 
     const stream = openEventStream({

@@ -18,7 +18,6 @@ export const wipCapOption = (use: 'read' | 'charge' = 'read') =>
       : "WIP cap for this charge (default: the project's policy wip_cap, else 30); a lower one is anyone's, a higher one an organization admin's",
   ).env('SVC_WIP_CAP');
 
-// Without a project anywhere (flag, SVC_PROJECT, .svc.json) a command that needs one says how to name it.
 export function requireProject(flag: string | undefined): string {
   const project = scopedProject(flag);
   if (!project) {
@@ -30,8 +29,7 @@ export function requireProject(flag: string | undefined): string {
   return project;
 }
 
-// Who holds each live claim of these projects, by item (GET /v1/charge/claims): the frontier views show it. A
-// daemon that cannot say (an older one) leaves the column empty rather than failing the view.
+// A daemon that cannot say (an older one) leaves the column empty rather than failing the view.
 export async function claimsByItem(api: SvcApi, projects: string[]): Promise<Map<string, ClaimHolder>> {
   const bodies = await Promise.all([...new Set(projects)].map((p) => api.claims(p).catch(() => null)));
   return new Map(bodies.flatMap((b) => b?.claims ?? []).map((c) => [c.item_id, c]));

@@ -6,7 +6,6 @@ import { apiOf, wantsJson } from '../context';
 import { action, printJson } from '../output';
 import { parseIntOption } from './backlog-cli';
 
-// `svc graph <project|ref>`: the dependency graph as Mermaid, Graphviz dot or JSON (libs/client/src/graph).
 const REF = /^[A-Za-z][A-Za-z0-9]{0,15}-[0-9]{1,9}$/;
 
 function positive(value: string): number {

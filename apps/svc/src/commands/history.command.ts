@@ -1,6 +1,5 @@
 import { Command } from 'commander';
 
-// who and what: the words the TUI uses too (libs/client change-words.ts)
 import { changeWhat, changeWho } from '@app/client';
 import { HistoryResponse, SessionNoticesResponse } from '@app/contracts';
 

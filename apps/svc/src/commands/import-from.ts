@@ -13,9 +13,8 @@ import { apiOf, wantsJson } from '../context';
 import { CliError, output, printKeyValues, usageError } from '../output';
 import { readStdin, readText } from './backlog-cli';
 
-// `svc import --from beads|taskwarrior <file|->`: the file is converted here, in the command line, into
-// svc's own backlog document (libs/client/src/importers) and sent through POST /v1/import like any other import, so
-// it passes the same rules and leaves the same write record. docs/migrating.md has the mappings.
+// Converted here into svc's own backlog document and sent through POST /v1/import, so it passes the same rules and
+// leaves the same write record. docs/migrating.md has the mappings.
 
 export const IMPORT_SOURCES = ['beads', 'taskwarrior'] as const;
 
@@ -29,7 +28,6 @@ export interface ImportFromOptions {
   replace?: boolean;
 }
 
-// A progress line on a terminal (stderr), never under --json or into a pipe.
 function progress(command: Command): (label: string, done: number, total: number) => void {
   if (wantsJson(command) || !process.stderr.isTTY) return () => undefined;
   let last = -1;

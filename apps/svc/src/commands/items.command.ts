@@ -49,7 +49,6 @@ export function renderItem(item: ItemWire | ItemDetailWire): void {
   if (item.body) process.stdout.write(`\n${item.body}\n`);
 }
 
-// A comment's heading: who (and through which agent session), when.
 function commentHeading(c: ItemCommentWire): string {
   const who = c.author ?? 'unknown';
   const via = c.session_id !== null ? ` (session ${c.session_id}${c.harness ? `, ${c.harness}` : ''})` : '';
@@ -67,7 +66,6 @@ const indent = (body: string) =>
     .map((line) => `  ${line}`)
     .join('\n');
 
-// `svc items get <ref>` / `svc items show <ref>`: the item, then its newest comments (newest first).
 export function renderItemDetail(item: ItemDetailWire): void {
   renderItem(item);
   const count = item.comment_count ?? 0;

@@ -10,7 +10,6 @@ interface OrgOption {
   org?: string;
 }
 
-// "42s", "7m", "3h", "2d": the largest whole unit.
 export function shortDuration(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));
   if (s < 60) return `${s}s`;

@@ -20,10 +20,8 @@ function positiveInt(value: string): number {
   return Number(value);
 }
 
-// `svc mcp`: the MCP server on stdio. Standard output is the protocol: everything else goes to stderr.
-// One executor session per run, registered when the client has initialized (harness: the client's name unless
-// --harness), heartbeating while the client is connected, ended (its claims released) when stdin closes or on
-// SIGTERM/SIGINT. A client that dies without closing stdin is noticed the same way: its end of the pipe closes.
+// Standard output is the protocol: everything else goes to stderr. A client that dies without closing stdin is
+// noticed when its end of the pipe closes, and the session ends (its claims released).
 export function registerMcpCommand(program: Command): void {
   program
     .command('mcp')

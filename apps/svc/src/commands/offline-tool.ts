@@ -3,8 +3,7 @@ import { join } from 'node:path';
 
 import { CliError } from '../output';
 
-// The daemon's offline code (apps/daemon/src/database/offline-tool): the database of SVC_DATABASE_URL or SVC_HOME with no
-// daemon, loaded from the build at run time as the snapshot tool is.
+// Loaded from the build at run time, as the snapshot tool is.
 export interface OfflineCheck {
   check: string;
   status: 'ok' | 'warn' | 'fail';

@@ -20,7 +20,6 @@ interface SetupOptions {
   machineName?: string;
 }
 
-// What a team server's discovery says about signing in.
 export type SignInMethod =
   | { kind: 'device_code'; companySignIn: boolean }
   | { kind: 'oidc_misconfigured'; message: string }
@@ -130,7 +129,7 @@ class Wizard {
     }
   }
 
-  // Returns false when the person chose another home.
+  // false when the person chose another home
   private async teamServer(given: string | null): Promise<boolean> {
     let url = given;
     for (;;) {

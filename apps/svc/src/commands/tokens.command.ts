@@ -10,7 +10,6 @@ const api = (command: Command) => connectedApiFor(command.optsWithGlobals<Global
 
 const UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400, w: 604800 };
 
-// "90d", "12h", "30m", "2w" or plain seconds.
 export function parseDuration(text: string): number {
   const match = /^([0-9]{1,9})([smhdw]?)$/.exec(text.trim());
   if (!match)

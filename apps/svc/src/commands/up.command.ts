@@ -11,7 +11,7 @@ import { action, CliError } from '../output';
 import { daemonEntry } from './daemon.command';
 import { loadOfflineTool } from './offline-tool';
 
-// `svc up` keeps these in SVC_HOME, beside the embedded database. (daemon.lock belongs to the daemon itself.)
+// daemon.lock belongs to the daemon itself.
 export const DAEMON_LOG = 'daemon.log';
 export const DAEMON_PID = 'daemon.pid';
 export const UP_READY_TIMEOUT_S = 120;
@@ -40,7 +40,6 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-// The pid `svc up` recorded, when that process still runs; a stale file is removed.
 export function runningPid(files: UpFiles): number | null {
   let text: string;
   try {
@@ -56,7 +55,6 @@ export function runningPid(files: UpFiles): number | null {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-// 'ready' (200), 'starting' (503: the database or the migrations are not ready) or 'absent' (nobody answers).
 async function probe(url: string): Promise<'ready' | 'starting' | 'absent'> {
   try {
     return (await apiFor({ url, token: null }).ready()).ok ? 'ready' : 'starting';
@@ -92,7 +90,6 @@ async function refuseOtherHome(url: string, files: UpFiles): Promise<void> {
   );
 }
 
-// Lines the daemon writes on its way up that are not a reason it stopped.
 const PROGRESS = /^(applied \d+ migration|listening on|embedded PostgreSQL|starting|initializing)/i;
 
 // Why the daemon stopped, in its own words: its notes ("svc daemon: …", or JSON records of level warn and above)
@@ -133,7 +130,6 @@ async function offlineFindings(env: NodeJS.ProcessEnv): Promise<string[]> {
   }
 }
 
-// The URL the daemon announced in its log ("svc daemon: listening on http://…"), read from `offset` on.
 function announcedUrl(log: string, offset: number): string | null {
   try {
     const text = readFileSync(log, 'utf8').slice(offset);
@@ -152,7 +148,6 @@ export interface UpResult {
   files: UpFiles;
 }
 
-// Starts the local daemon in the background unless one answers at the configured URL; waits until it is ready.
 export async function up(
   connection: Connection,
   options: { timeoutSeconds: number; say: (text: string) => void },
@@ -236,7 +231,6 @@ export async function up(
   }
 }
 
-// Stops the daemon `svc up` started: SIGTERM, wait for the drain, remove the pid file.
 export async function down(
   options: { timeoutSeconds: number; say: (text: string) => void },
   env: NodeJS.ProcessEnv = process.env,
@@ -267,8 +261,7 @@ interface TuiModule {
   runTui?: (argv: string[], options?: { exitMessage?: boolean }) => Promise<number>;
 }
 
-// Runs the TUI app in this process against `connection` (its url and token reach it through the environment),
-// then says whether the daemon `svc up` started keeps running.
+// The url and token reach the TUI through the environment.
 export async function openTui(connection: Connection, argv: string[]): Promise<number> {
   const entry = tuiEntry();
   if (!existsSync(entry)) throw new CliError('tui_missing', `${entry} not found; run npm run build first`);

@@ -19,8 +19,6 @@ import { dispatchView, unavailableView } from './screens';
 // The claim TTL is 30 minutes by default: a heartbeat every 5 renews it well before it lapses.
 const HEARTBEAT_MS = 5 * 60_000;
 
-// Commands: the writes a key asks for (charge, machine approve/deny, deployment approve, demo import and the
-// triage actions), each through the same SvcApi function the command line uses.
 export class Commands {
   private session: number | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
@@ -35,8 +33,7 @@ export class Commands {
     this.heartbeat = null;
   }
 
-  // The session's claims last while the TUI is open: a heartbeat renews their lease (a claim made here
-  // lapsed silently after the claim TTL with the TUI still open).
+  // The session's claims would lapse silently after the claim TTL with the TUI still open.
   private ownSession(id: number): void {
     this.dispatch({ type: 'own_session', id });
     if (this.heartbeat) return;
@@ -68,7 +65,6 @@ export class Commands {
     return this.ctx.state;
   }
 
-  // A key was reduced: start the write its new state asks for.
   onKey(action: Action & { type: 'key' }, previous: State, next: State): void {
     switch (action.action) {
       case 'charge_top':
@@ -123,7 +119,6 @@ export class Commands {
             this.chargeAnswer = null;
             resolve(false);
           } else if (d.phase === 'running') {
-            // y was pressed while the item was looked up
             this.chargeAnswer = null;
             resolve(true);
           }
@@ -183,7 +178,6 @@ export class Commands {
     this.ctx.refetch(['events', 'frontier', 'claims']);
   }
 
-  // The dispatch runs on the operator's machine: SVC_DISPATCH_COMMAND (output kept off the screen), or shown.
   private runDispatcher(result: DispatchResponse): Promise<number> {
     this.dispatch({ type: 'charge_done' });
     const template = this.ctx.config.dispatchCommand;
@@ -232,8 +226,7 @@ export class Commands {
     }
   }
 
-  // The same HTTP function as `svc approve <ref>`; a refusal (409: not awaiting approval, already approved; 403)
-  // is a status line with the daemon's words.
+  // A refusal (409: not awaiting approval, already approved; 403) is a status line with the daemon's words.
   private async approveDeployment(ref: string): Promise<void> {
     try {
       const a = await this.ctx.config.api.approveDeployment(ref);

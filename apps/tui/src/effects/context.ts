@@ -7,10 +7,8 @@ import type { State } from '../state/state';
 import type { StreamNotice, WhoAmIResponse } from '../wire';
 import type { FrontierPrefetch } from './frontier-live';
 
-// What the effect modules (live sync, detail loading, commands) share: the config, the state, and each other's
-// entry points. Each module owns its own timers and in-flight state; the Effects class wires them together.
+// Each effect module owns its own timers and in-flight state; the Effects class wires them together.
 
-// history: the project's audit log, the Events tab's change rows
 export type Part = 'projects' | 'frontier' | 'claims' | 'machines' | 'events' | 'history';
 
 export interface EffectsConfig {
@@ -22,15 +20,11 @@ export interface EffectsConfig {
   model: string;
   dispatchCommand: string | null;
   demoBacklogPath: string | null;
-  // the stream's reconnection backoff ceiling (ms)
   maxRetryMs?: number;
-  // requests main sent before loading the screen code, so the daemon works while the TUI starts
+  // sent before the screen code loaded, so the daemon works while the TUI starts
   prefetch?: Prefetch;
-  // runs an editor on a file with the screen suspended (E); resolves with its exit code
   editFile?: (path: string) => Promise<number>;
-  // how often the TUI's session heartbeats while it holds claims (default 5 minutes; SVC_TUI_HEARTBEAT_MS)
   heartbeatMs?: number;
-  // the program `o` hands a URL to (tui.json "opener"; default open on macOS, xdg-open elsewhere)
   opener?: string;
 }
 
@@ -44,12 +38,9 @@ export interface EffectsContext {
   readonly state: State;
   readonly stopped: boolean;
   dispatch(action: Action): void;
-  // ask live sync to refetch parts (coalesced)
   refetch(parts: Part[]): void;
   loadDetail(ref: string, delay?: number): void;
-  // every stream notice, after live sync's own refetches (the Events tab shows item changes from them)
   noticed(notice: StreamNotice): void;
-  // a fatal answer (no daemon, credential refused): the failure screen, retried in the background
   failed(err: unknown): void;
 }
 

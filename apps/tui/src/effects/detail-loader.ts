@@ -8,7 +8,6 @@ import { describe, EffectsContext } from './context';
 
 const DETAIL_DEBOUNCE_MS = 60;
 
-// Detail loading: the parts of the selected item's pane, fetched together, debounced while the selection moves.
 export class DetailLoader {
   private timer: NodeJS.Timeout | null = null;
 
@@ -48,7 +47,6 @@ export class DetailLoader {
       part('item', async () => {
         const value = await api.item(ref);
         dispatch({ type: 'detail_loaded', ref, data: { part: 'item', value } });
-        // an item carried by a deployment flow: its pipeline position and any halt
         if (value.deployment_flow && project) {
           const [progress, flows] = await Promise.all([api.itemProgress(ref), api.deploymentFlows(project)]);
           const flow = flows.flows.find((f) => f.id === value.deployment_flow);
@@ -90,7 +88,7 @@ export class DetailLoader {
         }
         dispatch({ type: 'detail_loaded', ref, data: { part: 'dbClaim', value } });
       }),
-      // who changed it last; a daemon without the record (404) shows no History section
+      // a daemon without the record (404) shows no History section
       part('history', async () => {
         try {
           const body = await api.itemHistory(ref, { limit: DETAIL_HISTORY });

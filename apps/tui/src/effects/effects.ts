@@ -25,14 +25,13 @@ export { dispatchView, PICKER_REFRESH_MS, unavailableView } from './screens';
 
 export const RETRY_START_MS = 2_000;
 
-// Sent first thing by main; unhandled rejections are avoided here, the effects read the outcomes.
+// Unhandled rejections are avoided here; the effects read the outcomes.
 export function prefetch(api: SvcApi, project: string | null): Prefetch {
   const identity = Promise.all([api.whoami(), api.projects()]);
   identity.catch(() => undefined);
   return { identity, frontier: project ? prefetchFrontier(api, project) : null };
 }
 
-// The package root holds examples/demo-backlog.json; found by walking up from this file (source or dist).
 export function findDemoBacklog(from = __dirname): string | null {
   let dir = from;
   for (let i = 0; i < 8; i++) {
@@ -45,8 +44,7 @@ export function findDemoBacklog(from = __dirname): string | null {
   return null;
 }
 
-// The only daemon I/O of the TUI: turns actions into SvcApi calls and stream notices into actions. It connects
-// and keeps the clock; the three concerns live in their own modules (live sync, detail loading, commands).
+// The only daemon I/O of the TUI.
 export class Effects implements EffectsContext {
   private readonly live: LiveSync;
   private readonly detail: DetailLoader;
@@ -60,7 +58,6 @@ export class Effects implements EffectsContext {
   private retryTimer: NodeJS.Timeout | null = null;
   private isStopped = false;
   private started = false;
-  // the prefetched identity is used once, by the first connection
   private earlyIdentity: Prefetch['identity'] | null;
 
   constructor(
@@ -121,7 +118,6 @@ export class Effects implements EffectsContext {
     if (this.tickTimer) clearInterval(this.tickTimer);
   }
 
-  // First contact: who am I, which projects; a refusal or silence is a screen, retried in the background.
   private async connect(): Promise<void> {
     if (this.isStopped) return;
     const { api } = this.config;
@@ -189,10 +185,9 @@ export class Effects implements EffectsContext {
     this.history.onAction(previous, next);
     this.external.onAction(previous, next);
     this.tree.onAction(previous, next);
-    // the detail pane follows the selection: fetch when it shows a new item
     if (next.detailOpen && next.detail && next.detail.ref !== previous.detail?.ref) this.loadDetail(next.detail.ref);
     if (next.project !== previous.project) this.live.followProject();
-    // the Events tab shown: its audit log is read now (and followed while it shows)
+    // followed only while it shows
     if (next.tab === 'events' && previous.tab !== 'events') this.refetch(['history']);
     if (next.project !== previous.project && next.project) {
       this.live.forgetEtag();

@@ -4,16 +4,13 @@ import type { State, UserCommand } from '../state/state';
 import type { ItemWire } from '../wire';
 import { describe, EffectsContext } from './context';
 
-// `o` and tui.json's commands: the item is read fresh, its link found, the placeholders filled in, then
-// a URL goes to the opener (no shell: the URL is one argument) and a shell command runs with its output shown in a
-// dialog (sanitized there, as all stored text is). Titles come from other people: in a shell command every value
-// is single-quoted; in a URL {ref} and {title} are URL-encoded.
+// Titles come from other people: in a shell command every value is single-quoted, in a URL {ref} and {title} are
+// URL-encoded, and the opener gets the URL as one argument (no shell).
 
 const OUTPUT_LIMIT = 64 * 1024;
 const RUN_TIMEOUT_MS = 60_000;
 const SCHEMES = /^(https?|mailto):/i;
 
-// The item's link: github_issue (a URL, or owner/repo#N), else the first http(s) URL of its body.
 export function linkOf(item: Pick<ItemWire, 'github_issue' | 'body'>): string | null {
   const issue = item.github_issue?.trim() ?? '';
   if (/^https?:\/\/\S+$/i.test(issue)) return issue;

@@ -7,14 +7,11 @@ import type { Action } from '../state/actions';
 import { carryAnswerCounts } from '../state/answer-counts';
 import type { State } from '../state/state';
 
-// Items per list in the first screen's answer (a terminal shows a few dozen rows).
 export const FIRST_SCREEN_ITEMS = 200;
 
 const BENCH_STATS = process.env.SVC_TUI_BENCH_STATS;
-// bench/live waits this long after the last change it saw before it reads the counters
 export const BENCH_STATS_EVERY_MS = 250;
 
-// A frontier read main sent before the screen code loaded: the first items of each list and the whole answer.
 export interface FrontierPrefetch {
   project: string;
   read: Promise<FrontierRead>;
@@ -29,12 +26,9 @@ export function prefetchFrontier(api: SvcApi, project: string): FrontierPrefetch
   return { project, read, first };
 }
 
-// The TUI's live frontier: one FrontierMirror for the project shown. A change notice naming the ETag
-// shown costs nothing; any other asks the daemon for the delta since it; notices during a request make one more
-// request after it. A delta reaches the state as `frontier_delta` (lists and cursors follow without a rebuild).
 export class LiveFrontier {
   private mirror: FrontierMirror | null = null;
-  // shown: the full answer (or a delta) reached the screen; the first items no longer may replace it
+  // once the full answer (or a delta) is shown, the first items may no longer replace it
   private shown = false;
   private statsTimer: NodeJS.Timeout | null = null;
 
@@ -50,13 +44,11 @@ export class LiveFrontier {
     return this.mirror?.stats ?? null;
   }
 
-  // Forget the answer held (another project, or the operator asked for a fresh read).
   reset(): void {
     this.mirror = null;
     this.shown = false;
   }
 
-  // Brings the project's frontier up to date (the first read, a refresh, the safety net).
   sync(): Promise<void> {
     const mirror = this.mirrorOf();
     if (!mirror) return Promise.resolve();
@@ -66,14 +58,12 @@ export class LiveFrontier {
     return mirror.sync();
   }
 
-  // A change notice; `etag` when it names the frontier's new ETag.
   notice(etag: string | null): Promise<void> {
     const mirror = this.mirrorOf();
     return mirror ? mirror.notice(etag) : Promise.resolve();
   }
 
   private async fromPrefetch(mirror: FrontierMirror, early: FrontierPrefetch): Promise<void> {
-    // the first screen from the first items, unless the whole answer is there first
     early.first
       ?.then((first) => {
         if (!this.shown && this.mirror === mirror) {
@@ -110,8 +100,7 @@ export class LiveFrontier {
     }
     this.shown = true;
     this.changed();
-    // bench/live reads how the mirror kept up (deltas, full answers, fallbacks): at most every BENCH_STATS_EVERY_MS,
-    // the counters as they are then (a file written after each delta was a tenth of the TUI's CPU the bench measured)
+    // Counters at most every BENCH_STATS_EVERY_MS, not after each delta: the bench would charge the writes to the TUI.
     if (BENCH_STATS && this.statsTimer === null) {
       this.statsTimer = setTimeout(() => {
         this.statsTimer = null;

@@ -5,9 +5,7 @@ import type { StreamNotice } from '../wire';
 import { describe, EffectsContext } from './context';
 import { REFETCH_INTERVAL_MS } from './live-sync';
 
-// `h`: the pages of the item's change record (GET /v1/items/:ref/history). The reducer asks for a page by turning
-// the dialog's `loading` on (on opening, and when the list scrolls near the end of what is loaded); one request at a
-// time, and an answer for a closed or other dialog is dropped by the reducer.
+// One request at a time; an answer for a closed or other dialog is dropped by the reducer.
 export class ItemHistory {
   private refreshTimer: NodeJS.Timeout | null = null;
 
@@ -21,7 +19,7 @@ export class ItemHistory {
     void this.fetch(d.ref, d.changes === null ? null : d.next);
   }
 
-  // The item changed while its list is open: its newest page again (merged on top by the reducer).
+  // merged on top by the reducer
   onNotice(notice: StreamNotice): void {
     const d = this.ctx.state.dialog;
     if (d?.kind !== 'history' || d.changes === null || notice.data.name === 'FrontierComputed') return;

@@ -11,13 +11,10 @@ import type { StreamNotice } from '../wire';
 import { describe, EffectsContext, Part, Prefetch } from './context';
 import { LiveFrontier } from './frontier-live';
 
-// At most four refetches a second, however many notices arrive.
 export const REFETCH_INTERVAL_MS = 250;
 // A slow safety net under the event stream (a notice lost while reconnecting, a clock-driven change).
 export const SAFETY_REFETCH_MS = 30_000;
 
-// Live sync: the change stream, and the coalesced refetches of the lists it triggers. The frontier follows notices
-// through a FrontierMirror (frontier-live.ts): deltas, one request in flight, no timer.
 export class LiveSync {
   private stream: FollowingEventStream | null = null;
   private pending = new Set<Part>();
@@ -25,9 +22,7 @@ export class LiveSync {
   private lastFetch = 0;
   private refetchTimer: NodeJS.Timeout | null = null;
   private safetyTimer: NodeJS.Timeout | null = null;
-  // the frontier, kept current by deltas (frontier-live.ts)
   private readonly frontier: LiveFrontier;
-  // which projects this connection announces frontier ETags for (their other notices then move nothing)
   private readonly notices = new FrontierNoticeTracker();
 
   constructor(
@@ -52,22 +47,19 @@ export class LiveSync {
     for (const t of [this.refetchTimer, this.safetyTimer]) if (t) clearTimeout(t);
   }
 
-  // a new project, or an explicit refresh: the next frontier read is unconditional
   forgetEtag(): void {
     this.frontier.reset();
   }
 
-  // The stream asks for the frontier notices of the project shown only: the daemon computes a project's frontier
-  // after each change for every stream following it, so following all (an administrator sees every project) would
-  // make it compute every project written to. Its other notices are of every project (the Events tab, machines).
+  // Only the project shown: the daemon computes a project's frontier after each change for every stream following it,
+  // so following all (an administrator sees every project) would make it compute every project written to.
   private followed(): string[] {
     const project = this.ctx.state.project;
     return project ? [project] : [];
   }
 
-  // Another project shown: the stream follows its frontier notices instead. A new connection is opened and the old
-  // one closed once it is open (no notice lost, no 'reconnecting'); its 'open' resets the tracker, so the project's
-  // change notices move the frontier until its first frontier notice.
+  // Make before break (no notice lost, no 'reconnecting'); the new connection's 'open' resets the tracker, so the
+  // project's change notices move the frontier until its first frontier notice.
   followProject(): void {
     this.stream?.follow(this.followed());
   }
@@ -103,8 +95,7 @@ export class LiveSync {
   }
 
   private onNotice(notice: StreamNotice): void {
-    // the open detail pane follows changes to its item, and to its deployment run (the run's events and changes
-    // do not always name the item)
+    // a deployment run's events and changes do not always name the item
     const state = this.ctx.state;
     const detail = state.detailOpen ? state.detail : null;
     if (detail && notice.data.name !== 'FrontierComputed') {
@@ -118,12 +109,10 @@ export class LiveSync {
         const name = typeof notice.data.name === 'string' ? notice.data.name : '';
         // a frontier read records FrontierComputed: refetching the frontier on it would loop
         if (name !== 'FrontierComputed') this.frontierMove(notice);
-        // a recorded event may come with a write (a charge's claim, an approval): the audit log follows
         this.refetch(name === 'FrontierComputed' ? ['events'] : ['events', 'claims', 'history']);
         break;
       }
       case 'frontier':
-        // the daemon's frontier notice names the answer's new ETag: nothing to do when it is the one shown
         this.frontierMove(notice);
         break;
       case 'machine_authorization':
@@ -135,7 +124,6 @@ export class LiveSync {
       case 'claim':
       case 'claims':
         this.frontierMove(notice);
-        // every write is recorded: the Events tab's audit log follows, coalesced with the rest
         this.refetch(['claims', 'history']);
         break;
       default:
@@ -144,9 +132,8 @@ export class LiveSync {
     this.ctx.noticed(notice);
   }
 
-  // A change notice, for the frontier: once this connection has announced a project's frontier ETags, only those
-  // move it (a change notice before them would make a second read of the same change); a daemon that never sends
-  // them (an older one) leaves every change notice a sync of unknown ETag.
+  // Once this connection has announced a project's frontier ETags only those move it: a change notice before them
+  // would make a second read of the same change.
   private frontierMove(notice: StreamNotice): void {
     const move = this.notices.move(notice);
     if (move === null) return;
@@ -154,7 +141,6 @@ export class LiveSync {
     this.frontierNotice(move.etag);
   }
 
-  // The frontier follows a notice at once (one request in flight, the rest coalesced), not on the refetch timer.
   private frontierNotice(etag: string | null): void {
     if (this.ctx.stopped) return;
     void this.guard('frontier', () => this.frontier.notice(etag));
@@ -169,9 +155,7 @@ export class LiveSync {
     this.safetyTimer.unref?.();
   }
 
-  // Coalesced: parts asked for while a fetch runs, or within REFETCH_INTERVAL_MS of the last, wait and go together.
   refetch(parts: Part[]): void {
-    // the audit log is read only while the Events tab shows it (entering the tab reads it: effects.ts)
     parts.forEach((p) => (p !== 'history' || this.ctx.state.tab === 'events') && this.pending.add(p));
     if (this.inFlight || this.refetchTimer || this.ctx.stopped) return;
     const wait = Math.max(0, this.lastFetch + REFETCH_INTERVAL_MS - Date.now());
@@ -257,7 +241,6 @@ export class LiveSync {
     });
   }
 
-  // The project's audit log, newest first (GET /v1/history?project=): the Events tab's change rows.
   private loadHistory(): Promise<void> {
     const project = this.ctx.state.project;
     if (!project) return Promise.resolve();

@@ -6,15 +6,10 @@ import { formatWhen } from '../state/selectors';
 import type { DispatchResponse, ExplainResponse, StreamNotice } from '../wire';
 import { describe, EffectsConfig, EffectsContext } from './context';
 
-// The screens: the live project picker, the connected machines (revoke), deny without a code, the Events
-// tab's actor names, and the words a charge outcome is shown in.
-
-// the project picker re-reads the projects this often while it is open (no notice announces a new project)
+// no notice announces a new project
 export const PICKER_REFRESH_MS = 2_000;
-// actor names are re-read at most this often when an event names an actor not known yet
 const ACTORS_REFRESH_MS = 30_000;
 
-// After y: what was dispatched, where, and until when the claim holds.
 export function dispatchView(
   r: DispatchResponse,
   exit: number | null,
@@ -40,8 +35,6 @@ export function dispatchView(
   return { title: `Dispatched ${r.item_id}`, lines };
 }
 
-// `C` on an item that cannot be charged: its bucket, each unsatisfied fact with what would satisfy it, and what to
-// start first (the explain answer, as `svc frontier explain` says it).
 export function unavailableView(
   ref: string,
   ex: ExplainResponse | null,
@@ -89,7 +82,6 @@ export class Screens {
   }
 
   onAction(action: Action, previous: State, next: State): void {
-    // the project picker is live: read the projects on opening it and every PICKER_REFRESH_MS while it is open
     const picker = next.dialog?.kind === 'projects';
     if (picker && !this.pickerTimer) {
       this.ctx.refetch(['projects']);
@@ -119,9 +111,7 @@ export class Screens {
     }
   }
 
-  // A project this TUI does not know yet (created elsewhere): the projects are read again. An item's change itself
-  // shows in the Events tab as a row of the audit log (who, before → after), which the notice refetches
-  // (live-sync.ts); the notice alone named no actor and no values.
+  // An item's change itself shows as an audit log row, which the notice refetches (live-sync.ts).
   onNotice(notice: StreamNotice): void {
     if (notice.type !== 'item' && notice.type !== 'items') return;
     const project = typeof notice.data.project === 'string' ? notice.data.project : null;
@@ -129,7 +119,6 @@ export class Screens {
     if (project && projects && !projects.some((p) => p.id === project)) this.ctx.refetch(['projects']);
   }
 
-  // The machines connected with svc connect (svc machines list): the caller's own, every one for an admin.
   private async loadConnected(): Promise<void> {
     try {
       const body = await this.ctx.config.api.machines();
@@ -139,7 +128,7 @@ export class Screens {
     }
   }
 
-  // Names for the Events tab's actor column; an answer without them (an old daemon) leaves #ids.
+  // An old daemon's answer without names leaves #ids.
   private async loadActors(): Promise<void> {
     this.actorsAt = Date.now();
     try {
@@ -150,7 +139,6 @@ export class Screens {
     }
   }
 
-  // Deny a listed request without its code (POST …/requests/:id/deny); a gone request is said so.
   private async denyMachine(requestId: string, name: string): Promise<void> {
     try {
       await this.ctx.config.api.denyMachineAuthorizationRequest(requestId);
@@ -163,7 +151,6 @@ export class Screens {
     this.ctx.refetch(['machines', 'events']);
   }
 
-  // The same HTTP function as `svc machines revoke <machine_id>`.
   private async revokeMachine(machineId: string, name: string): Promise<void> {
     try {
       const body = await this.ctx.config.api.revokeMachine(machineId);

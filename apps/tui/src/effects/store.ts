@@ -4,7 +4,6 @@ import type { State } from '../state/state';
 
 export type Listener = (action: Action, previous: State, next: State) => void;
 
-// The one place state changes: dispatch runs the pure reducer, then tells the listeners (render, effects).
 export class Store {
   private readonly listeners: Listener[] = [];
 

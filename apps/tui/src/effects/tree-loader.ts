@@ -5,9 +5,8 @@ import type { EffectsContext } from './context';
 
 const IN_FLIGHT = 3;
 
-// `t`'s deeper nodes (state/tree.ts): the stored dependencies (both ways) of each node the open tree shows but has
-// no edges for, a few reads at a time, TREE_READS at most per opened tree; past that a node is answered null (the
-// tree says "not read"). A failed read is answered null too: the tree never waits on a read that will not come.
+// TREE_READS at most per opened tree; past that, or after a failed read, a node is answered null ("not read"): the
+// tree never waits on a read that will not come.
 export class TreeLoader {
   private root: string | null = null;
   private asked = new Set<string>();

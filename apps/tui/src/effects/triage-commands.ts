@@ -13,12 +13,9 @@ import type { PickerOption, State, TriageCommand, TriageResult } from '../state/
 import type { ItemWire } from '../wire';
 import { describe, EffectsContext } from './context';
 
-// The triage writes: each command through the SvcApi function the command line uses for it, its
-// inverse read from the item as it was just before, and a refusal kept in the daemon's words.
 export class TriageCommands {
   constructor(private readonly ctx: EffectsContext) {}
 
-  // Every reduced action: a new run starts its commands; a picker that opened empty loads its choices.
   onAction(previous: State, next: State, key: string | null = null): void {
     if (key === 'body_edit' && !next.readOnly && next.dialog === null) {
       const ref = next.detail && next.detailOpen ? next.detail.ref : null;
@@ -38,7 +35,6 @@ export class TriageCommands {
     }
   }
 
-  // The stages of the first item's pinned workflow, the current one marked and the gated ones with their gate.
   private async loadStages(refs: string[]): Promise<void> {
     const { api } = this.ctx.config;
     try {
@@ -52,7 +48,6 @@ export class TriageCommands {
     }
   }
 
-  // This project's items first (from the frontier), then other projects' open items.
   private async loadCandidates(refs: string[]): Promise<void> {
     const state = this.ctx.state;
     const own = blockerOptions(state, refs[0], false);
@@ -71,7 +66,6 @@ export class TriageCommands {
     }
   }
 
-  // E: the body and its sections in $VISUAL / $EDITOR with the screen suspended; what changed is written back.
   private async editBody(ref: string): Promise<void> {
     const { api, editFile } = this.ctx.config;
     if (!editFile) {
@@ -263,7 +257,6 @@ export class TriageCommands {
     }
   }
 
-  // A refusal in words: a gate's blockers with what would satisfy each and what to start first; a cycle named.
   private async refusal(command: TriageCommand, err: unknown, ref: string | null): Promise<TriageResult> {
     const detail: string[] = [];
     if (err instanceof SvcHttpError) {
@@ -306,7 +299,6 @@ function inverseBlock(before: ItemWire): TriageCommand {
     : { op: 'unblock', ref: before.item_id };
 }
 
-// The spec's defaults (gate point activation, satisfaction status:done), declared by the operator.
 function dependencyBody(blocker: string, gatePoint: string, satisfaction: string) {
   return { blocker, gate_point: gatePoint, satisfaction, source: 'operator' };
 }
@@ -325,7 +317,6 @@ function stageOption(stage: WorkflowStage, current: string): PickerOption {
   };
 }
 
-// The editable text: the body, then each section after a marker line the parser finds again.
 export interface EditedText {
   body: string;
   sections: Record<string, string>;

@@ -1,8 +1,6 @@
 import { KEYMAP, stackFor } from './keymap';
 import type { KeyAction, KeyBinding, Scope } from './vocabulary';
 
-// What the key table shows: the `?` overlay's sections, the table of docs/keys.md and the footer's hints.
-
 const KEY_LABELS: Record<string, string> = {
   escape: 'esc',
   enter: 'enter',
@@ -26,7 +24,6 @@ export interface HelpRow {
   dangerous: boolean;
 }
 
-// The `?` overlay and the key table in docs/keys.md are grouped in these sections, in this order.
 export const HELP_SECTIONS: readonly { title: string; where: string; scopes: readonly Scope[] }[] = [
   { title: 'Everywhere', where: 'everywhere', scopes: ['always'] },
   { title: 'Main screen', where: 'main screen', scopes: ['global'] },
@@ -60,7 +57,6 @@ export function asksFirst(b: KeyBinding): boolean {
   );
 }
 
-// Two dialogs' "move the focus" is one line of help.
 function uniqueRows(rows: HelpRow[]): HelpRow[] {
   const seen = new Set<string>();
   return rows.filter((r) => {
@@ -75,13 +71,10 @@ function rowOf(b: KeyBinding): HelpRow {
   return { keys: b.keys.map(keyLabel).join(' '), help: b.help, scope: b.scope, dangerous: asksFirst(b) };
 }
 
-// The `?` overlay: the sections, those of the active stack first, each binding once; a substring filter on the
-// keys, the text and the section.
 export function helpSections(
   scope: Scope,
   filter = '',
   keymap: readonly KeyBinding[] = KEYMAP,
-  // tui.json's views and commands (state/user-views.ts), after the built-in sections
   extra: readonly { title: string; rows: HelpRow[] }[] = [],
 ): { title: string; rows: HelpRow[] }[] {
   const stack = stackFor(scope);
@@ -89,7 +82,6 @@ export function helpSections(
   const rank = (scopes: readonly Scope[]) => {
     const i = scopes.map((s) => stack.indexOf(s)).filter((x) => x >= 0);
     if (i.length === 0) return stack.length + 1;
-    // the tab's own keys, then list moves, then global ones, then the keys that work everywhere
     return Math.min(...i) === 0 ? stack.length : Math.min(...i);
   };
   return HELP_SECTIONS.map((section, order) => ({
@@ -121,7 +113,7 @@ export function helpRows(scope: Scope, filter = '', keymap: readonly KeyBinding[
   return helpSections(scope, filter, keymap).flatMap((s) => s.rows);
 }
 
-// The key table of docs/keys.md (tested against that file): one row per binding, in section order.
+// Tested against docs/keys.md.
 export function readmeKeyTable(keymap: readonly KeyBinding[] = KEYMAP): string {
   const rows: [string, string, string][] = [];
   for (const section of HELP_SECTIONS) {
@@ -149,8 +141,6 @@ export interface Hint {
 
 const hintCache = new Map<string, Hint[]>();
 
-// The footer's hints for what has the focus, most important first: the open detail pane's, then the active
-// scope's, then the main screen's. Dangerous keys are left out in read-only mode.
 export function footerHints(
   scope: Scope,
   readOnly: boolean,

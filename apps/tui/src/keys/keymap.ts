@@ -2,10 +2,6 @@ import { MAIN_SCREEN_KEYS } from './main-screen';
 import { OVERLAY_KEYS } from './overlays';
 import type { KeyAction, KeyBinding, Scope } from './vocabulary';
 
-// Every key binding of the TUI, as data: the dispatcher, the `?` overlay (help.ts) and the footer hints all read
-// this table. Its rows live by scope: the main screen's (main-screen.ts), then what opens over it (overlays.ts).
-// Here: the scopes stacked at once, the check that no key means two things in one stack, and a key's binding.
-
 export { KEY_ACTIONS, SCOPES } from './vocabulary';
 export type { KeyAction, KeyBinding, Scope } from './vocabulary';
 
@@ -86,7 +82,6 @@ export function resolveKey(key: string, scope: Scope, keymap: readonly KeyBindin
   return null;
 }
 
-// Normalizes blessed's (ch, key) pair into one name: printable characters as typed, other keys by name.
 export function keyName(
   ch: string | undefined,
   key: { name?: string; full?: string; ctrl?: boolean; meta?: boolean; shift?: boolean },

@@ -1,8 +1,6 @@
 import type { KeyBinding } from './vocabulary';
 
-// The main screen's bindings (and C-c, everywhere): the tabs, the lists and what acts on the selected row, the ones
-// tui.json may rebind (config.ts). Their order is kept: a key rebound onto another's is refused naming the two in
-// this order, and config.ts reports the first binding that holds a key.
+// Their order is kept: a key rebound onto another's is refused naming the two in this order.
 export const MAIN_SCREEN_KEYS: readonly KeyBinding[] = [
   { action: 'force_quit', keys: ['C-c'], help: 'quit at once, from anywhere', scope: 'always' },
 
@@ -127,7 +125,6 @@ export const MAIN_SCREEN_KEYS: readonly KeyBinding[] = [
 
   { action: 'demo_import', keys: ['i'], help: 'import the bundled demo backlog', scope: 'empty', hint: 'import demo' },
 
-  // ---- triage: every write goes through the SvcApi function the command line uses
   {
     action: 'status_pick',
     keys: ['s'],
@@ -254,7 +251,6 @@ export const MAIN_SCREEN_KEYS: readonly KeyBinding[] = [
   },
   { action: 'jump_back', keys: ['backspace', 'C-o'], help: 'back to where the last : jump left from', scope: 'global' },
 
-  // screens: machine details, connected machines and revoke, the events filter and payload
   {
     action: 'machine_open',
     keys: ['enter'],
@@ -289,7 +285,6 @@ export const MAIN_SCREEN_KEYS: readonly KeyBinding[] = [
   },
   { action: 'events_reads', keys: ['f'], help: 'show or hide FrontierComputed reads', scope: 'events', hint: 'reads' },
 
-  // who changed the item, what (before → after), when and through which path
   {
     action: 'history_open',
     keys: ['h'],
@@ -299,7 +294,6 @@ export const MAIN_SCREEN_KEYS: readonly KeyBinding[] = [
     pane: 'detail',
   },
 
-  // a comment on the item (a note, not a change: allowed while someone else holds it)
   {
     action: 'comment_add',
     keys: ['m'],

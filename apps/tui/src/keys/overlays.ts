@@ -1,11 +1,8 @@
 import type { KeyAction, KeyBinding, Scope } from './vocabulary';
 
-// The bindings of what takes the keys from the main screen: the no-daemon screen, the filter line, the help, the
-// dialogs, the read-only views, the item history and the project picker. One scope at a time is stacked over
-// 'always' (keymap.ts), so only the order inside a scope, and of the dialogs' scopes (one section of the help and
-// of the key table in docs/keys.md), is seen.
+// One scope at a time is stacked over 'always' (keymap.ts), so only the order inside a scope, and of the dialogs'
+// scopes, is seen.
 
-// The readline keys of the line editor (state/line-editor.ts), the same in every prompt.
 function lineEditorKeys(scope: Scope): KeyBinding[] {
   const line = (action: KeyAction, keys: string[], help: string): KeyBinding => ({ action, keys, help, scope });
   return [

@@ -1,5 +1,3 @@
-// The words of the key table (keymap.ts): the scopes a binding belongs to, the actions a key can name, a binding.
-
 export const SCOPES = [
   'always',
   'global',
@@ -125,9 +123,7 @@ export const KEY_ACTIONS = [
   'view_close',
   'view_down',
   'view_up',
-  // the item's change record
   'history_open',
-  // comments on an item
   'comment_add',
   'comment_newline',
 ] as const;
@@ -135,12 +131,10 @@ export type KeyAction = (typeof KEY_ACTIONS)[number];
 
 export interface KeyBinding {
   action: KeyAction;
-  // blessed key names: a printable character as typed ('C', '?', '/'), or a named key ('enter', 'escape', 'C-c')
   keys: string[];
   help: string;
   scope: Scope;
   dangerous?: boolean;
-  // a short label for the footer; bindings without one only show in the `?` overlay
   hint?: string;
   // writes to the daemon: hidden from the footer and refused under --read-only
   writes?: boolean;

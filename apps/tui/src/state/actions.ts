@@ -41,9 +41,7 @@ export type DetailPart =
 export type Action =
   | { type: 'key'; action: KeyAction }
   | { type: 'input'; ch: string }
-  // a row picked with the mouse (its position in the current tab's visible rows)
   | { type: 'select'; index: number }
-  // a click on a frontier column's header
   | { type: 'sort_column'; column: string }
   | { type: 'connection'; state: ConnectionState }
   | { type: 'failure'; failure: Failure | null }
@@ -54,17 +52,14 @@ export type Action =
   | { type: 'view_apply'; name?: string; index?: number }
   | { type: 'user_command'; name: string }
   | { type: 'projects_loaded'; projects: ProjectWire[] }
-  // a node of the open tree (`t`): its stored edges, or null when they were not read
   | { type: 'tree_edges_loaded'; root: string; ref: string; edges: DetailEdge[] | null }
   | { type: 'frontier_loaded'; project: string; frontier: FrontierResultWire }
-  // the same answer reached by a delta from the one shown (FrontierMirror): lists and cursors follow without a scan
+  // lists and cursors follow without a scan
   | { type: 'frontier_delta'; project: string; frontier: FrontierResultWire; delta: FrontierDeltaWire }
   | { type: 'claims_loaded'; project: string; claims: ClaimHolder[] }
   | { type: 'machines_loaded'; requests: MachineAuthorizationRequest[] }
   | { type: 'events_loaded'; events: EventWire[] }
-  // the project's audit log, newest first (the whole first page: it replaces what was shown)
   | { type: 'changes_loaded'; project: string; changes: ChangeRecordWire[] }
-  // a page of the h list: older (append) or the first
   | { type: 'item_history_loaded'; ref: string; changes: ChangeRecordWire[]; next: string | null; older: boolean }
   | { type: 'item_history_failed'; ref: string; message: string }
   | { type: 'connected_loaded'; machines: ConnectedMachineWire[] }
@@ -82,5 +77,4 @@ export type Action =
   | { type: 'tick'; now: number }
   | { type: 'picker_options'; purpose: PickerPurpose; refs: string[]; options: PickerOption[] }
   | { type: 'triage_done'; id: number; results: TriageResult[] }
-  // commands prepared outside a dialog (the body editor's changes)
   | { type: 'triage_start'; commands: TriageCommand[] };

@@ -1,18 +1,13 @@
 import type { FrontierDeltaWire, FrontierItemWire, FrontierResultWire } from '@app/contracts';
 
-// Counts over a whole frontier answer that the screen shows after every change: the widest ref (the ref column's
-// width) and the runnable conduct items (the WIP cap's held-back figure). Kept per answer, so an answer made by a
-// delta gets them from its base's counts and the delta's items instead of reading every item again: at 100k items
-// those reads after each delta were a quarter of the TUI's CPU in a burst of writes.
+// Kept per answer, so an answer made by a delta gets them from its base's counts and the delta's items instead of
+// reading every item again (docs/adr/0045).
 
 const LISTS = ['runnable', 'blocked', 'frozen'] as const;
-// the ref column is never narrower than this
 const MIN_REF_WIDTH = 6;
 
 interface AnswerCounts {
-  // refs of the runnable, blocked and frozen lists by length
   refLengths: Map<number, number>;
-  // runnable items whose adapter is conduct
   conductRunnable: number;
 }
 
@@ -37,8 +32,7 @@ function countsOf(answer: FrontierResultWire): AnswerCounts {
   return counts;
 }
 
-// `next` is `base` after `delta`: its counts are base's less the items dropped plus the items put. Nothing is done
-// when base's were never counted (next's are counted when first asked for).
+// Nothing is done when base's were never counted (next's are counted when first asked for).
 export function carryAnswerCounts(base: FrontierResultWire, delta: FrontierDeltaWire, next: FrontierResultWire): void {
   const before = countsByAnswer.get(base);
   if (before === undefined || countsByAnswer.has(next)) return;
@@ -57,14 +51,12 @@ export function carryAnswerCounts(base: FrontierResultWire, delta: FrontierDelta
   countsByAnswer.set(next, counts);
 }
 
-// The widest ref of the runnable, blocked and frozen lists (at least MIN_REF_WIDTH).
 export function widestRef(answer: FrontierResultWire): number {
   let widest = MIN_REF_WIDTH;
   for (const length of countsOf(answer).refLengths.keys()) if (length > widest) widest = length;
   return widest;
 }
 
-// Runnable items whose adapter is conduct.
 export function conductRunnable(answer: FrontierResultWire): number {
   return countsOf(answer).conductRunnable;
 }

@@ -2,10 +2,8 @@ import type { KeyAction } from '../keys/keymap';
 import { DetailEdge, edgeKey } from './edges';
 import type { State, TriageCommand } from './state';
 
-// An edge of the detail pane selected with H / L: `enter` jumps to the other item, `d` removes
-// the edge after asking ("No" focused), through the same SvcApi function as `svc items dependency remove`. The
-// selection belongs to one item's pane: moving to another item forgets it. It names the edge, not a position: when the
-// pane's edges reload (an edge added or removed elsewhere) it stays on its edge, or selects none once that is gone.
+// The selection names the edge, not a position: when the pane's edges reload it stays on its edge, or selects none
+// once that is gone.
 
 export function selectedEdge(state: State): DetailEdge | null {
   const c = state.edgeCursor;
@@ -18,7 +16,6 @@ function note(state: State, text: string): State {
   return { ...state, status: { text, tone: 'warn', at: state.now } };
 }
 
-// The write that removes an edge: the dependent waits on the blocker.
 export function removeCommand(ref: string, e: DetailEdge): Extract<TriageCommand, { op: 'dep-remove' }> | null {
   if (!e.other) return null;
   return e.side === 'in'

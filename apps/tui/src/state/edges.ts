@@ -1,13 +1,11 @@
 import type { DependencyEdgeWire, DependencyListEntryWire } from '../wire';
 
-// One dependency edge of the detail pane's item, in (the item waits on `other`) or out (`other` waits on it).
 export interface DetailEdge {
   side: 'in' | 'out';
   gate_point: string;
   // the other end's ref; null when the blocker no longer resolves to an item
   other: string | null;
   other_title: string | null;
-  // the other end's status
   state: string | null;
   satisfaction: string;
   satisfied: boolean;
@@ -19,13 +17,10 @@ export interface DetailEdge {
 
 const key = (side: string, other: string | null, gate: string) => `${side}|${other ?? ''}|${gate}`;
 
-// What names an edge across reloads of the pane: its side, its other end and its gate point.
 export const edgeKey = (e: DetailEdge): string => key(e.side, e.other, e.gate_point);
 
-// Every stored edge of the item (GET /v1/items/:ref/dependencies, both directions, satisfied or not), completed
-// by the frontier's view of its unsatisfied ones (frontier.list: the need, an abandoned blocker, the environment of a
-// deployed form) and by any edge the frontier evaluates at another gate point. Sorted: in before out, then by
-// gate point and the other end's ref.
+// Completed by the frontier's view of the unsatisfied edges (the need, an abandoned blocker, the deployed form's
+// environment) and by any edge it evaluates at another gate point.
 export function detailEdges(
   stored: DependencyListEntryWire[],
   unsatisfiedIn: DependencyEdgeWire[],

@@ -21,9 +21,7 @@ export function positionAfter(delta: FrontierListDeltaWire, index: number): numb
   return at;
 }
 
-// The cursors after a delta, without scanning the lists: a selected item kept moves by the drops and puts
-// before it; one put elsewhere is found among the puts; one that left keeps its height. Null when a filter is on
-// (its row positions are not the list's): the caller relocates by key.
+// Null when a filter is on (its row positions are not the list's): the caller relocates by key.
 export function cursorsAfterDelta(state: State, delta: FrontierDeltaWire): State['cursors'] | null {
   if (state.filter.trim() !== '') return null;
   let cursors = state.cursors;

@@ -4,15 +4,13 @@ import type { Action } from './actions';
 import { keyAt, selectedItem } from './selectors';
 import { ItemHistoryDialog, State, StatusTone, Tab } from './state';
 
-// The record of every write in the TUI: the Events tab follows the project's audit log, and `h` opens
-// the selected item's whole history. reduce.ts asks these first; null means "not mine".
+// reduce.ts asks these first; null means "not mine".
 
 export interface HistoryHelpers {
   status: (state: State, text: string, tone: StatusTone) => State;
   relocate: (state: State, tab: Tab) => State;
 }
 
-// How close to the end of the loaded changes (in rows) a scroll asks for the next older page.
 const LOAD_AHEAD = 10;
 
 function scrollTo(state: State, d: ItemHistoryDialog, scroll: number): State {
@@ -62,9 +60,8 @@ function appendOlder(shown: ChangeRecordWire[], older: ChangeRecordWire[]): Chan
   return [...shown, ...older.filter((c) => !seen.has(c.id))];
 }
 
-// New rows in the Events tab (events or the audit log): a user at the top follows them (the newest row is
-// selected); a user scrolled away keeps the row they are on, and the top row they last saw is remembered so the
-// marker can say how many arrived above it.
+// A user at the top follows new rows; one scrolled away keeps their row, and the top row they last saw is
+// remembered so the marker can say how many arrived above it.
 export function eventsArrived(before: State, after: State, relocate: HistoryHelpers['relocate']): State {
   const cursor = before.cursors.events;
   if (cursor.index === 0 && before.eventsSeen === null) {

@@ -1,11 +1,8 @@
-// The line editor every prompt shares: `e`, `n`, `b`, the machine code, the palette and the `/` filter.
-// Pure: a line's state and an edit in, the new state out; the reducer keeps one per screen (only one prompt reads
-// keys at a time) and the views draw the cursor where it says. The cursor counts UTF-16 units but always moves by
-// whole code points, so a wide character or an emoji is stepped over at once.
+// Pure: one state per screen (only one prompt reads keys at a time). The cursor counts UTF-16 units but always moves
+// by whole code points, so a wide character or an emoji is stepped over at once.
 
 export interface LineState {
   text: string;
-  // 0…text.length
   cursor: number;
   // the last text cut with C-w, C-u or C-k (C-y puts it back)
   kill: string;
@@ -34,7 +31,6 @@ export function lineAt(text: string, cursor: number | null | undefined, kill = '
   return { text, cursor: at, kill };
 }
 
-// The start of the code point before i, and the end of the one at i.
 function prevPoint(text: string, i: number): number {
   if (i <= 0) return 0;
   const low = text.charCodeAt(i - 1);
@@ -51,7 +47,6 @@ function isHigh(c: number): boolean {
 const WORD = /[\p{L}\p{N}_]/u;
 const isWord = (text: string, i: number) => WORD.test(String.fromCodePoint(text.codePointAt(i) ?? 32));
 
-// readline's M-b: skip the non-word characters before the cursor, then the word.
 function wordLeft(text: string, i: number): number {
   let at = i;
   while (at > 0 && !isWord(text, prevPoint(text, at))) at = prevPoint(text, at);
@@ -64,7 +59,6 @@ function wordRight(text: string, i: number): number {
   while (at < text.length && isWord(text, at)) at = nextPoint(text, at);
   return at;
 }
-// C-w cuts back to the previous whitespace (readline's unix-word-rubout).
 function spaceLeft(text: string, i: number): number {
   let at = i;
   while (at > 0 && /\s/.test(text[at - 1])) at--;
@@ -72,13 +66,12 @@ function spaceLeft(text: string, i: number): number {
   return at;
 }
 
-// A prompt is one line: pasted line breaks and tabs become spaces, other control characters are dropped.
 export function oneLine(text: string): string {
   // eslint-disable-next-line no-control-regex
   return text.replace(/\r\n|[\r\n\t]/g, ' ').replace(/[\x00-\x1f\x7f]/g, '');
 }
 
-// A comment's text keeps its line breaks and tabs (pasted text arrives with CR line ends); other controls go.
+// Pasted text arrives with CR line ends.
 export function multiLineText(text: string): string {
   // eslint-disable-next-line no-control-regex
   return text.replace(/\r\n?/g, '\n').replace(/[\x00-\x08\x0b-\x1f\x7f]/g, '');
@@ -127,7 +120,7 @@ export function editLine(s: LineState, edit: LineEdit, multiLine = false): LineS
   }
 }
 
-// ↑/↓ through earlier entries (oldest first in `entries`): at = null is the line being typed, kept as `draft`.
+// at = null is the line being typed, kept as `draft`.
 export interface HistoryWalk {
   at: number | null;
   draft: string;

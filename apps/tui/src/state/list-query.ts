@@ -1,8 +1,7 @@
 import type { ClaimHolder, FrontierItemWire } from '../wire';
 
-// The frontier lists' `:sort <key>` and structured filter words. The filter stays one string
-// (state.filter, typed after `/` or given with `:filter`): `pri:high`, `status:planned` and `@me` narrow it, every
-// other word must appear in the ref or title. Several values of one key match any (`pri:high pri:medium`).
+// `pri:high`, `status:planned` and `@me` narrow the filter, every other word must appear in the ref or title.
+// Several values of one key match any.
 
 export const SORT_KEYS = ['rank', 'priority', 'age', 'ref', 'title', 'status', 'unblocks', 'depth'] as const;
 export type SortKey = (typeof SORT_KEYS)[number];
@@ -22,7 +21,6 @@ export function sortHelp(key: SortKey): string {
   return SORT_HELP[key];
 }
 
-// A key as typed: the whole name or a prefix of it ("pri", "a").
 export function sortKeyOf(text: string): SortKey | null {
   const t = text.trim().toLowerCase();
   if (!t) return null;
@@ -30,12 +28,10 @@ export function sortKeyOf(text: string): SortKey | null {
 }
 
 export interface ParsedFilter {
-  // words that must each appear in "ref title" (lower case)
   words: string[];
   priorities: string[] | null;
   statuses: string[] | null;
   me: boolean;
-  // true when only words were given: the plain substring filter
   plain: boolean;
 }
 
@@ -64,7 +60,6 @@ export function parseFilter(text: string): ParsedFilter {
   return out;
 }
 
-// Whether a row passes the structured part (the words are matched by the caller against its haystack).
 export function passes(
   row: FrontierItemWire,
   f: ParsedFilter,
@@ -82,8 +77,8 @@ export function passes(
 
 const PRIORITY_RANK: Record<string, number> = { high: 0, medium: 1, low: 2 };
 
-// The default workflows' stages in order (the DefaultWorkflows migration): `:sort status` follows the workflow,
-// not the alphabet; a stage of a custom workflow not listed here comes after them, by name.
+// `:sort status` follows the default workflows' stages (the DefaultWorkflows migration), not the alphabet; a custom
+// workflow's stage comes after them, by name.
 export const STAGE_ORDER: readonly string[] = [
   'idea',
   'refining-idea',
@@ -109,8 +104,7 @@ const stageRank = (status: string): string => {
 };
 const refNumber = (ref: string) => Number(/(\d+)$/.exec(ref)?.[1] ?? Number.MAX_SAFE_INTEGER);
 
-// Compares two bucket positions; ties keep the frontier order.
-// desc: the key's order reversed (ties still keep the frontier order).
+// Ties keep the frontier order, also when descending.
 export function comparator(
   rows: readonly FrontierItemWire[],
   key: SortKey,

@@ -1,10 +1,7 @@
 import type { DeploymentHaltWire, ItemProgressWire } from '../wire';
 
-// Where an item carried by a deployment flow stands in its pipeline: the flow's stages, the run's
-// position, the item's deploy_stage cache and the halt the run waits at, if any.
 export interface PipelineStage {
   name: string;
-  // a human must approve this stage (flow stage `approval`)
   approval: boolean;
   capabilities: string[];
 }
@@ -22,7 +19,7 @@ export interface Pipeline {
   halt: DeploymentHaltWire | null;
 }
 
-// A flow's stored stages: a name, or {name?, environment?, approval?, capabilities?} (flow-stages.ts in the daemon).
+// flow-stages.ts in the daemon writes these.
 export function flowStages(stages: unknown): PipelineStage[] {
   if (!Array.isArray(stages)) return [];
   return stages.map((s: unknown) => {

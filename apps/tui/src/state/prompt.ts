@@ -1,12 +1,10 @@
 import type { State } from './state';
 
-// The prompt that reads keys now, if any: its text, a name that tells one prompt from the next (a new prompt starts
-// with the cursor at its end) and the history ↑/↓ walks (the palette's and the filter's).
+// A new prompt (a new `owner`) starts with the cursor at its end.
 export interface ActivePrompt {
   owner: string;
   text: string;
   history?: readonly string[];
-  // a comment: the text holds line breaks (the line editor's multi-line mode)
   multiLine?: boolean;
 }
 
@@ -33,7 +31,6 @@ export function activePrompt(state: State): ActivePrompt | null {
   }
 }
 
-// Where the cursor of the prompt on screen is (its end unless the line editor moved it).
 export function promptCursor(state: State): number | null {
   const p = activePrompt(state);
   if (!p) return null;

@@ -48,7 +48,6 @@ function setCursor(state: State, tab: Tab, index: number): State {
   return { ...state, cursors: { ...state.cursors, [tab]: cursor }, detailScroll: 0, ...seen };
 }
 
-// After the rows changed: keep the selected item selected wherever it moved; if it left, stay at the same height.
 function relocate(state: State, tab: Tab): State {
   const cursor = state.cursors[tab];
   if (cursor.key !== null) {
@@ -137,7 +136,6 @@ function mergeEvents(current: EventWire[], incoming: EventWire[]): EventWire[] {
 
 function moveTab(state: State, tab: Tab): State {
   if (tab === state.tab) return state;
-  // the filter may have changed since this tab was shown: find its selected item again
   const next = relocate({ ...state, tab, filtering: false }, tab);
   return isFrontierTab(tab) && next.detailOpen ? withDetailFor(next) : next;
 }
@@ -147,7 +145,6 @@ function moveBy(state: State, delta: number): State {
   return next.detailOpen ? withDetailFor(next) : next;
 }
 
-// The help overlay scrolls by lines; the view stops it at the last page.
 function scrollHelp(state: State, delta: number): State {
   const d = state.dialog;
   if (d?.kind !== 'help') return state;
@@ -208,7 +205,6 @@ function reduceKey(state: State, action: Action & { type: 'key' }): State {
     case 'page_up':
       return moveBy(state, -Math.max(1, state.pageSize - 1));
     case 'detail_open': {
-      // a selected edge of the pane: enter jumps to the other item
       const edge = selectedEdge(state);
       if (edge?.other) {
         const jumped = jumpTo({ ...state, edgeCursor: null }, edge.other, TRIAGE_HELPERS);
@@ -229,7 +225,6 @@ function reduceKey(state: State, action: Action & { type: 'key' }): State {
     case 'back':
       if (state.triage.marked.length > 0) return { ...state, triage: { ...state.triage, marked: [], anchor: null } };
       if (selectedEdge(state)) return { ...state, edgeCursor: null };
-      // the visible thing first: a shown pane, then a filter, then a hidden pane
       if (detailVisible(state)) return { ...state, detailOpen: false };
       if (state.filter) return relocateAll({ ...state, filter: '' }, ['runnable', 'blocked', 'frozen', 'events']);
       if (state.detailOpen) return { ...state, detailOpen: false };
@@ -274,7 +269,6 @@ function reduceKey(state: State, action: Action & { type: 'key' }): State {
     }
     case 'picker_up':
     case 'picker_down': {
-      // the palette: ↑ on an empty line (and ↓ while walking) goes through the commands run before
       const d = state.dialog;
       const prompt = activePrompt(state);
       const walking = state.line.owner === prompt?.owner && state.line.walk.at !== null;
@@ -474,9 +468,8 @@ const SCREENS_HELPERS = {
 
 let userCodeInput: RegExp | null = null;
 
-// What an approver types (any case, dash optional) as the canonical XXXX-XXXX, or null. Same rule as contracts'
-// normalizeUserCode, whose module would load the schema validator into the TUI's start; the pattern's own module
-// builds the JSON schemas (~16 ms), so it is loaded on the first code typed, not at start.
+// Not contracts' normalizeUserCode: its module loads the schema validator into the TUI's start. The pattern's own
+// module builds the JSON schemas (~16 ms), so it is loaded on the first code typed.
 export function normalizeUserCode(input: string): string | null {
   if (!userCodeInput) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -507,7 +500,6 @@ function selectProject(state: State, project: string): State {
   };
 }
 
-// A key press is the reading of an error line: it goes (the key may put up a new line).
 function readError(state: State): State {
   return state.status?.tone === 'error' ? { ...state, status: null } : state;
 }
@@ -516,8 +508,7 @@ function status(state: State, text: string, tone: StatusTone): State {
   return { ...state, status: { text, tone, at: state.now } };
 }
 
-// Sets the text of the prompt reading keys (the line editor computed it); a text a prompt refuses (too long) leaves
-// the state as it was.
+// A text a prompt refuses (too long) leaves the state as it was.
 function setPromptText(state: State, edit: (text: string) => string): State {
   const triaged = reduceTriageInput(state, edit);
   if (triaged) return triaged;
@@ -531,14 +522,12 @@ function setPromptText(state: State, edit: (text: string) => string): State {
     return input.length > 16 ? state : { ...state, dialog: { ...d, input, warning: null } };
   }
   if (!d && state.filtering) {
-    // only the tab on screen is filtered now; the others when they are shown
     const next = relocate({ ...state, filter: edit(state.filter) }, state.tab);
     return next.detailOpen ? withDetailFor(next) : next;
   }
   return state;
 }
 
-// Typing and the readline keys of every prompt go through the one line editor (state/line-editor.ts).
 function reduceLine(state: State, edit: LineEdit | 'history_older' | 'history_newer'): State {
   const prompt = activePrompt(state);
   if (!prompt) return state;
@@ -562,7 +551,6 @@ function reduceLine(state: State, edit: LineEdit | 'history_older' | 'history_ne
 
 export function reduce(state: State, action: Action): State {
   const next = reduceAny(state, action);
-  // a prompt opened (or another one took the keys): its cursor starts at the end, its history walk anew
   if (next === state || next.line.owner === null) return next;
   if (activePrompt(next)?.owner === activePrompt(state)?.owner) return next;
   return { ...next, line: { owner: null, cursor: null, kill: next.line.kill, walk: { at: null, draft: '' } } };
@@ -629,14 +617,12 @@ function reduceAny(state: State, action: Action): State {
       if (action.project !== state.project) return state;
       const cursors = state.frontierProject === action.project ? cursorsAfterDelta(state, action.delta) : null;
       const moved = { ...state, frontier: action.frontier, frontierProject: action.project, dataAt: state.now };
-      // a key left without a row: the row now at its height is selected
       const next = cursors
         ? relocateAll(
             { ...moved, cursors },
             (['runnable', 'blocked', 'frozen'] as const).filter((t) => cursors[t].key === null),
           )
         : relocateAll(moved, ['runnable', 'blocked', 'frozen']);
-      // a created or moved item arriving by a delta is selected as by a whole answer
       const arrived = next.triage.arriving ? selectArrived(next, TRIAGE_HELPERS) : next;
       return arrived.detailOpen ? withDetailFor(arrived) : arrived;
     }
@@ -692,7 +678,7 @@ function reduceAny(state: State, action: Action): State {
       return status(state, action.text, action.tone);
     case 'layout': {
       const d = state.dialog;
-      // the help or an item's history was scrolled past its last page (the view knows where that is): back to it
+      // the view knows where the last page is
       const next =
         (d?.kind === 'help' || d?.kind === 'history') &&
         action.helpScrollMax !== undefined &&
@@ -706,7 +692,6 @@ function reduceAny(state: State, action: Action): State {
       const expired = s !== null && s.tone !== 'error' && action.now - s.at >= STATUS_TTL_MS;
       return { ...state, now: action.now, ...(expired ? { status: null } : {}) };
     }
-    // the screens' actions (state/screens.ts answered them above)
     case 'connected_loaded':
     case 'actors_loaded':
     case 'view_open':
@@ -717,8 +702,7 @@ function reduceAny(state: State, action: Action): State {
   }
 }
 
-// q: with claims this TUI's session holds, ask whether to release them or keep them (they lapse without the
-// heartbeat); with none, quit.
+// Claims lapse without the heartbeat, so q asks whether to release or keep them.
 export function ownClaims(state: State): ClaimHolder[] {
   if (state.session === null) return [];
   return Object.values(state.claims).filter((c) => c.session_id === state.session);

@@ -5,8 +5,6 @@ import type { Action } from './actions';
 import { actorLabel, pickerProjects, selectedConnected, selectedEvent, selectedMachine, formatWhen } from './selectors';
 import { Detail, Dialog, State, StatusTone, Tab } from './state';
 
-// The screens in the reducer: machine details, connected machines and revoke, the events' reads toggle and
-// payload view, read-only views, the project picker's filter and g/G, and charge keys pressed while loading.
 // reduce.ts asks these first; null means "not mine".
 
 export interface ScreensHelpers {
@@ -14,7 +12,6 @@ export interface ScreensHelpers {
   status: (state: State, text: string, tone: StatusTone) => State;
 }
 
-// details kept for moving back and forth without a blank pane
 const DETAIL_CACHE_SIZE = 24;
 
 export function cacheDetail(cache: Record<string, Detail>, detail: Detail): Record<string, Detail> {
@@ -39,7 +36,6 @@ function movePicker(state: State, d: PickerDialog, delta: number): State {
   return { ...state, dialog: { ...d, index, key: rows[index]?.id ?? null } };
 }
 
-// After the list or the filter changed: the selected project stays selected when it is still listed.
 export function pickerFollow(state: State, d: PickerDialog): State {
   const rows = pickerProjects(state, d);
   const at = d.key ? rows.findIndex((p) => p.id === d.key) : -1;
@@ -163,7 +159,6 @@ export function reduceScreensKey(state: State, action: KeyAction, h: ScreensHelp
       if (!e) return h.status(state, 'no event selected', 'warn');
       const c = e.change;
       if (c) {
-        // a change of the audit log: its record, as `svc history --json` gives it
         return openView(state, `Change #${c.id}`, [
           `time     ${c.at}`,
           `who      ${changeWho(c)}`,

@@ -15,16 +15,14 @@ export function bucket(state: State, tab: FrontierTab): readonly FrontierItemWir
 interface FilterView {
   filter: string;
   needle: string;
-  // what else decided the view: the :sort key, and for @me the claims and who I am
   sort: string;
   claims: Record<string, ClaimHolder> | null;
   actor: string | null;
-  // positions into the bucket of the rows that pass the filter; null when no filter applies
   indices: Int32Array | null;
 }
 
-// One filtered view per bucket array, for the latest filter: the reducer and the views share it, so a key
-// press in the list costs O(1), and typing one more character only rescans the rows that matched before.
+// Shared by the reducer and the views, so a key press costs O(1) and one more typed character rescans only the rows
+// that matched before.
 const views = new WeakMap<readonly FrontierItemWire[], FilterView>();
 const haystacks = new WeakMap<readonly FrontierItemWire[], string[]>();
 
@@ -47,7 +45,6 @@ function filterView(
   const desc = state?.sortDesc ?? false;
   const sort = desc ? `${key} desc` : key;
   const parsed = parseFilter(filter);
-  // the claims and who I am only matter to @me
   const claims = parsed.me ? (state?.claims ?? null) : null;
   const actor = parsed.me ? (state?.actor ?? null) : null;
   if (cached && cached.filter === filter && cached.sort === sort && cached.claims === claims && cached.actor === actor)
@@ -93,11 +90,7 @@ export function effectiveFilter(state: State, tab: Tab): string {
   return isFrontierTab(tab) || tab === 'events' ? state.filter : '';
 }
 
-// The Events tab's rows: the project's audit log (who changed what, before → after) merged by time with the
-// stored events, newest first; FrontierComputed reads hidden unless shown, then the filter (substring of what the row
-// shows: the name, item, project, actor and payload; a change's who, what and path). A change row carries its
-// record; its key is `h<id>` (an event's is its numeric id). Computed once per (events, changes, reads shown,
-// filter, actor names).
+// Computed once per (events, changes, reads shown, filter, actor names). A change row's key is `h<id>`.
 export type EventRow = EventWire & { change?: ChangeRecordWire };
 
 const eventViews = new WeakMap<
@@ -142,7 +135,6 @@ function timeOf(iso: string): number {
   return Number.isNaN(t) ? 0 : t;
 }
 
-// Two newest-first lists as one, newest first; at the same instant the change (the write) above the event.
 function mergeByTime(events: readonly EventWire[], changes: readonly ChangeRecordWire[]): EventRow[] {
   if (changes.length === 0) return events as EventRow[];
   const out: EventRow[] = [];
@@ -201,14 +193,12 @@ export function unseenEvents(state: State): number {
   return at > 0 ? at : 0;
 }
 
-// The project picker's projects, filtered by id or name (substring, any case).
 export function pickerProjects(state: State, d: { filter?: string }) {
   const all = state.projects ?? [];
   const needle = (d.filter ?? '').trim().toLowerCase();
   return needle ? all.filter((p) => `${p.id}\u0000${p.name}`.toLowerCase().includes(needle)) : all;
 }
 
-// The Machines tab's connected view: a machine's credential rows by machine id and credential prefix.
 export function connectedKey(m: ConnectedMachineWire): string {
   return `${m.machine_id}\u0000${m.token_prefix}`;
 }
@@ -235,7 +225,6 @@ export function rowCount(state: State, tab: Tab): number {
   return visibleEvents(state).length;
 }
 
-// The bucket position (0-based, the item's rank - 1) of the i-th visible row.
 export function bucketIndexAt(state: State, tab: FrontierTab, i: number): number {
   const view = filterView(bucket(state, tab), effectiveFilter(state, tab), state);
   return view.indices ? view.indices[i] : i;
@@ -309,8 +298,7 @@ export function conductEligible(state: State): Set<string> {
   return set;
 }
 
-// Runnable conduct work held back by the WIP cap: conduct rows not in conduct_eligible (a part of runnable), from the
-// answer's carried count of runnable conduct rows (answer-counts.ts) and the short eligible list.
+// Conduct rows not in conduct_eligible, from the answer's carried count (answer-counts.ts).
 export function wipSuppressed(state: State): number {
   const f = state.frontier;
   if (!f) return 0;
@@ -352,7 +340,6 @@ export function detailVisible(state: State): boolean {
   return isFrontierTab(state.tab) && state.detailOpen && !state.paneHidden;
 }
 
-// Relative age: 45s, 12m, 3h, 2d, 5w, 8mo, 2y.
 export function formatAge(iso: string | null | undefined, now: number): string {
   if (!iso) return '';
   const t = Date.parse(iso);
@@ -370,8 +357,6 @@ export function formatAge(iso: string | null | undefined, now: number): string {
   return `${Math.floor(d / 365)}y`;
 }
 
-// A moment for people: how long ago (or in how long) and the local time, the date too when it is not today
-// ("3m ago (14:02:05)", "in 28m (14:32:05)"); never the raw ISO string.
 export function formatWhen(iso: string | null | undefined, now: number): string {
   if (!iso) return '';
   const t = Date.parse(iso);
@@ -385,7 +370,6 @@ export function formatWhen(iso: string | null | undefined, now: number): string 
   return `${rel} (${local})`;
 }
 
-// Countdown to a deadline: 9:58, 1:02:03, or "expired".
 export function formatCountdown(iso: string, now: number): string {
   const left = Math.floor((Date.parse(iso) - now) / 1000);
   if (Number.isNaN(left)) return '';

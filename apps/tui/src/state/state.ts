@@ -34,7 +34,6 @@ export function isFrontierTab(tab: Tab): tab is FrontierTab {
 
 export type ConnectionState = 'connecting' | 'live' | 'reconnecting' | 'offline';
 
-// A screen instead of the UI: nobody answers, the credential is refused, or another fatal condition.
 export interface Failure {
   kind: 'no_daemon' | 'unauthorized' | 'error';
   title: string;
@@ -55,7 +54,6 @@ export type Dialog =
       ref: string | null;
       step: ScheduleStep | null;
       focus: 'no' | 'yes';
-      // y pressed while the item is looked up: answered once it is known (n/esc cancel at once)
       queued?: 'yes' | null;
     }
   | {
@@ -79,9 +77,7 @@ export type Dialog =
       busy: boolean;
     }
   | { kind: 'confirm-revoke'; machineId: string; machineName: string; focus: 'no' | 'yes'; busy: boolean }
-  // read-only text: a machine's full name and id, an event's payload, a charge's dispatch or why it was refused
   | { kind: 'view'; title: string; lines: string[]; scroll: number }
-  // approve the deployment stage the item's run awaits (svc approve <ref>)
   | {
       kind: 'confirm-approve';
       ref: string;
@@ -91,30 +87,23 @@ export type Dialog =
       focus: 'no' | 'yes';
       busy: boolean;
     }
-  // scroll: the first line of the help shown (the view clamps it)
   | { kind: 'help'; filter: string; scroll?: number }
-  // key: the selected project id (the selection follows the project when the list changes); filter as typed
   | { kind: 'projects'; index: number; key?: string | null; filter?: string; filtering?: boolean }
-  // h: the item's whole change record, newest first; older pages load as the list scrolls to its end
   | ItemHistoryDialog
   | TriageDialog;
 
 export interface ItemHistoryDialog {
   kind: 'history';
   ref: string;
-  // null until the first page arrives
   changes: ChangeRecordWire[] | null;
-  // the id to pass as `before` for the next (older) page; null: no older page
   next: string | null;
-  // a page is asked for (the effects fetch it when this turns on)
   loading: boolean;
   error: string | null;
-  // the first row shown
   scroll: number;
 }
 
-// ---- triage: the writes a key makes, as data. Each runs through the same SvcApi function as the
-// command line; its inverse is computed by the effects from the item as it was just before the write.
+// Each runs through the same SvcApi function as the command line; its inverse is computed by the effects from the
+// item as it was just before the write.
 export type TriageCommand =
   | { op: 'status'; ref: string; to: string }
   | { op: 'priority'; ref: string; to: string }
@@ -134,22 +123,12 @@ export type TriageCommand =
 export interface PickerOption {
   value: string;
   label: string;
-  // shown after the label: a stage's gate, an item's project and status
   note?: string;
   current?: boolean;
-  // a terminal stage: choosing it asks first
   terminal?: boolean;
 }
 
-export type PickerPurpose =
-  | 'status'
-  | 'priority'
-  | 'new-priority'
-  | 'new-blocker'
-  | 'dependency'
-  | 'palette'
-  // `t`: the dependency tree (state/tree.ts); `enter` jumps to the node
-  | 'tree';
+export type PickerPurpose = 'status' | 'priority' | 'new-priority' | 'new-blocker' | 'dependency' | 'palette' | 'tree';
 // 'comment': `m`, a multi-line comment on the item (enter breaks the line, C-s posts it)
 export type InputPurpose = 'title' | 'block' | 'new-title' | 'comment';
 
@@ -164,13 +143,10 @@ export type TriageDialog =
       purpose: PickerPurpose;
       refs: string[];
       title: string;
-      // null while the choices load
       options: PickerOption[] | null;
       filter: string;
-      // position in the filtered choices; 0 is the top match
       index: number;
       draft?: NewItemDraft;
-      // `S`: the stage picker chooses the next stage itself once the stages load
       next?: boolean;
       // the palette's Tab: the candidates it cycles through (kept while Tab is pressed again)
       completion?: PickerOption[];
@@ -182,33 +158,25 @@ export type TriageDialog =
       lines: string[];
       commands: TriageCommand[];
       focus: 'no' | 'yes';
-      // an undo: its inverse is not pushed again
       undo: boolean;
       redo?: boolean;
-      // the quit question: yes releases and quits, no keeps the claims and quits, esc stays
       quit?: boolean;
     }
   | { kind: 'refusal'; title: string; lines: string[]; scroll?: number };
 
-// A batch of commands on its way to the daemon; the effects start it when its id is new.
 export interface TriageRun {
   id: number;
   commands: TriageCommand[];
   undo: boolean;
-  // C-r: a redo of an undone change (its inverse goes back on the undo stack)
   redo?: boolean;
 }
 
 export interface TriageResult {
   command: TriageCommand;
   ok: boolean;
-  // what happened, or the daemon's refusal in words
   message: string;
-  // a refusal's detail lines (a gate's blockers and what would satisfy each, start first, a cycle)
   detail?: string[];
-  // the write that reverses it, when there is one
   inverse?: TriageCommand | null;
-  // a created item's ref
   created?: string;
   // the daemon could not be reached: the write was not made, and nothing refused it
   unreachable?: boolean;
@@ -217,13 +185,10 @@ export interface TriageResult {
 export const UNDO_DEPTH = 50;
 
 export interface TriageState {
-  // refs marked with space / V; actions apply to all of them
   marked: string[];
-  // the V range starts here
   anchor: string | null;
   run: TriageRun | null;
   runs: number;
-  // inverse batches of the writes made in this TUI, newest last
   undo: TriageCommand[][];
   // what an undo reversed, the newest last: C-r does it again; a new change empties it
   redo: TriageCommand[][];
@@ -231,9 +196,7 @@ export interface TriageState {
   // change decides the bucket), so the selection follows it into another tab
   arriving: string | null;
   arrivingTab: FrontierTab | null;
-  // where : jumps came from (tab and ref); backspace / ctrl-o go back
   back: { tab: Tab; key: string | null }[];
-  // the palette's history, newest last
   history: string[];
 }
 
@@ -241,22 +204,18 @@ export interface Detail {
   ref: string;
   explain: ExplainResponse | null;
   item: ItemWire | null;
-  // every dependency edge in and out (null until loaded)
   edges: DetailEdge[] | null;
   dbClaim: DbClaimResponse | null;
-  // the deployment pipeline of an item carried by a flow (null: none, or not loaded yet)
   pipeline: Pipeline | null;
   epicTasks: EpicTaskWire[] | null;
-  // the item's last changes, newest first (null until loaded)
   history: ChangeRecordWire[] | null;
   errors: string[];
-  // a counter bumped on every change, so views can skip re-formatting an unchanged pane
+  // bumped on every change, so views can skip re-formatting an unchanged pane
   version: number;
 }
 
 export type StatusTone = 'info' | 'ok' | 'warn' | 'error';
 
-// tui.json's named views and commands (config.ts reads them)
 export interface NamedView {
   name: string;
   filter?: string;
@@ -268,18 +227,14 @@ export interface NamedView {
 export interface UserCommand {
   name: string;
   key?: string;
-  // a shell command ({ref} {title} {url} filled in, shell-quoted); its output is shown in a dialog
   run?: string;
-  // a URL ({ref} {title} URL-encoded, {url} as is) handed to the opener
   open?: string;
   help?: string;
 }
 
-// `o` or a custom command on an item: the effects read the item, fill in the placeholders and run or open it.
 export interface ExternalRequest {
   id: number;
   ref: string;
-  // null: `o`, the item's own link
   command: string | null;
 }
 
@@ -290,7 +245,6 @@ export interface StatusLine {
 }
 
 export const EVENTS_CAPACITY = 500;
-// the audit log rows the Events tab asks for, and the detail pane's History
 export const CHANGES_PAGE = 200;
 export const DETAIL_HISTORY = 6;
 export const ITEM_HISTORY_PAGE = 50;
@@ -302,11 +256,9 @@ export interface State {
   readOnly: boolean;
   url: string;
   actor: string | null;
-  // a server admin may release anyone's claim
   actorAdmin: boolean;
   // the executor session this TUI's charges claim under (heartbeats keep its claims while the TUI is open)
   session: number | null;
-  // q with claims held asked keep or release: 'now' quits, 'after-run' quits once the releases are done
   quitting: 'now' | 'after-run' | null;
   connection: ConnectionState;
   failure: Failure | null;
@@ -316,19 +268,13 @@ export interface State {
   frontierProject: string | null;
   claims: Record<string, ClaimHolder>;
   machines: MachineAuthorizationRequest[];
-  // the Machines tab shows pending requests or connected machines (m switches)
   machinesView: 'pending' | 'connected';
   connected: ConnectedMachineWire[];
-  // FrontierComputed reads are hidden from the Events tab unless shown (f)
   showReads: boolean;
-  // actor names by id, for the Events tab's actor column
   actorNames: Record<string, string>;
-  // details seen recently, by ref: moving back to an item shows its detail at once
   detailCache: Record<string, Detail>;
-  // newest first, at most EVENTS_CAPACITY
   events: EventWire[];
-  // the project's audit log (GET /v1/history?project=), newest first; the Events tab merges it with the events by
-  // time (docs/adr/0048)
+  // the Events tab merges it with the events by time (docs/adr/0048)
   changes: ChangeRecordWire[];
   changesProject: string | null;
   // the Events tab's newest row when the user last saw the top: rows above it arrived while they were scrolled
@@ -339,30 +285,21 @@ export interface State {
   filter: string;
   filtering: boolean;
   detailOpen: boolean;
-  // p hides the pane without forgetting that it was opened
   paneHidden: boolean;
   detailScroll: number;
   detail: Detail | null;
-  // :sort — the frontier lists' order (rank: the frontier's own); undefined is rank
   sort?: SortKey;
-  // `:sort <key> desc` or a second click on the column's header: the key's order reversed
   sortDesc?: boolean;
-  // the open tree's (`t`) deeper nodes: their stored edges by ref, null when not read (state/tree.ts)
   treeEdges?: Record<string, DetailEdge[] | null>;
-  // the detail pane's selected edge (H / L), for the item whose pane it is
   edgeCursor?: { ref: string; key: string } | null;
   dialog: Dialog | null;
   status: StatusLine | null;
-  // when the frontier was last read (state.now then): the header shows "data as of HH:MM" while offline
   dataAt: number | null;
   importing: boolean;
   now: number;
-  // rows in the list viewport, set by the layout; page moves use it
   pageSize: number;
   triage: TriageState;
-  // the line editor of the prompt reading keys (state/line-editor.ts, state/prompt.ts)
   line: PromptLine;
-  // the `/` filters kept with enter, oldest first (↑/↓ while filtering)
   filterHistory: string[];
   views: NamedView[];
   userCommands: UserCommand[];
@@ -370,7 +307,6 @@ export interface State {
 }
 
 export interface PromptLine {
-  // which prompt the cursor belongs to (prompt.ts); another prompt starts at its end
   owner: string | null;
   cursor: number | null;
   kill: string;

@@ -1,23 +1,14 @@
 import type { DetailEdge } from './edges';
 import type { Detail, FrontierTab, PickerOption, State } from './state';
 
-// `t`: the selected item's dependency tree as picker rows. Upstream
-// first (what the item waits on, and what that waits on, …), then the item, then downstream (what waits on it, …),
-// each row with the gate point of its edge to the row above it, satisfied or not, and its status. The item's own
-// edges come from its detail pane (GET /v1/items/:ref/dependencies both ways completed by frontier.list); a deeper
-// node's edges from its pane when seen, else from its stored dependencies, read by the effects for the rows shown
-// (`treeWants`, `tree_edges_loaded`). A row's value is the other item's ref: `enter` jumps to it.
-//
-// Cuts, each said on a row of its own, never silently: TREE_DEPTH levels each way (a node at the last level with
-// more edges beyond says "… N more"; `t` on it goes on), TREE_FANOUT children under one node (TREE_ROOT_FANOUT
-// under the item) and "… N more" for the rest, a node reached twice is expanded once ("shown above"), a node whose
-// edges were not read (the effects' budget, TREE_READS) says so. The critical path is followed to its start past the
-// depth cut (its other branches cut). An epic's tasks (no item ref) follow, `enter` opens one.
+// Upstream first, then the item, then downstream. A deeper node's edges come from its pane when seen, else from its
+// stored dependencies, read by the effects for the rows shown. Every cut (TREE_DEPTH, TREE_FANOUT, a node reached
+// twice, a node not read) is said on a row of its own, never silently; the critical path is followed to its start
+// past the depth cut.
 
 export const TREE_DEPTH = 3;
 export const TREE_ROOT_FANOUT = 10;
 export const TREE_FANOUT = 5;
-// stored-dependency reads per open tree; the rest say "not read"
 export const TREE_READS = 60;
 
 const BUCKETS: readonly FrontierTab[] = ['runnable', 'blocked', 'frozen'];
@@ -41,8 +32,7 @@ function rootDetail(state: State, ref: string): Detail | null | undefined {
   return state.detail?.ref === ref ? state.detail : state.detailCache[ref];
 }
 
-// A node's edges: its pane's when seen (the fullest), else its stored dependencies read for the tree; undefined
-// while not read, null when the read was not made or failed.
+// The pane's edges are the fullest. undefined: not read yet; null: the read was not made or failed.
 function edgesOf(state: State, ref: string): DetailEdge[] | null | undefined {
   const seen = state.detailCache[ref]?.edges;
   if (seen) return seen;
@@ -56,14 +46,11 @@ interface Walk {
   side: 'in' | 'out';
   arrow: string;
   out: PickerOption[];
-  // expanded nodes of this direction
   seen: Set<string>;
-  // refs whose edges the rows need
   wants: string[];
   path: string[];
 }
 
-// The children of `ref` at `depth` (1 = the item's own edges), each followed to TREE_DEPTH.
 function expand(w: Walk, ref: string, edges: DetailEdge[], depth: number, onPath: boolean): void {
   const all = edges.filter((e) => e.side === w.side);
   // past the depth cut only the critical path goes on
@@ -91,7 +78,6 @@ function expand(w: Walk, ref: string, edges: DetailEdge[], depth: number, onPath
     w.seen.add(other);
     const deeper = depth + 1;
     if (deeper > TREE_DEPTH && !onPathHere) {
-      // the depth cut: say what lies beyond when it is known
       const next = edgesOf(w.state, other);
       if (next === undefined) w.wants.push(other);
       // not read (over the budget): said on the node's own row rather than a row per node
@@ -159,14 +145,12 @@ export function treeOptions(state: State, ref: string): PickerOption[] | null {
   return walk(state, ref)?.options ?? null;
 }
 
-// The refs whose stored dependencies the open tree still needs (the effects read them, TREE_READS at most).
 export function treeWants(state: State): string[] {
   const d = state.dialog;
   if (d?.kind !== 'picker' || d.purpose !== 'tree') return [];
   return walk(state, d.refs[0])?.wants ?? [];
 }
 
-// A loaded part of the detail or a node's edges: an open tree of that item is rebuilt.
 export function refreshTree(state: State): State {
   const d = state.dialog;
   if (d?.kind !== 'picker' || d.purpose !== 'tree') return state;
@@ -174,7 +158,6 @@ export function refreshTree(state: State): State {
   return options ? { ...state, dialog: { ...d, options } } : state;
 }
 
-// A node's edges read by the effects, for the tree still open on its root.
 export function treeEdgesLoaded(
   state: State,
   action: { root: string; ref: string; edges: DetailEdge[] | null },
@@ -184,7 +167,6 @@ export function treeEdgesLoaded(
   return refreshTree({ ...state, treeEdges: { ...state.treeEdges, [action.ref]: action.edges } });
 }
 
-// An epic task (no item ref): its fields in the view dialog.
 export function taskView(state: State, epic: string, num: number): State | null {
   const t = rootDetail(state, epic)?.epicTasks?.find((x) => x.task_num === num);
   if (!t) return null;

@@ -3,11 +3,6 @@ import type { Action } from './actions';
 import { selectedItem } from './selectors';
 import type { State, StatusTone } from './state';
 
-// tui.json's named views and custom commands, and `o`. A view sets the tab, the filter and the sort at
-// once; a command or `o` asks the effects to read the item and run or open what it names (effects/external.ts).
-
-// What the reducer lends a view: the list bookkeeping after the tab, filter or sort changed (the triage machine
-// passes its own helpers, which hold this one).
 export interface ViewHelpers {
   settle(state: State): State;
 }
@@ -18,7 +13,6 @@ function status(state: State, text: string, tone: StatusTone): State {
 
 export function applyView(state: State, action: Action & { type: 'view_apply' }, helpers: ViewHelpers): State {
   const views = state.views;
-  // a name as typed, or the one view it is the start of
   const named = (name: string) => {
     const starts = views.filter((v) => v.name.startsWith(name));
     return views.find((v) => v.name === name) ?? (name && starts.length === 1 ? starts[0] : undefined);
@@ -66,7 +60,6 @@ export function userCommand(state: State, typed: string): State {
   return external(state, name);
 }
 
-// The `?` overlay lists tui.json's views and commands with their keys.
 export function userHelp(state: State): { title: string; rows: HelpRow[] }[] {
   const out: { title: string; rows: HelpRow[] }[] = [];
   if (state.views.length) {

@@ -5,8 +5,7 @@ import { makeTheme } from '../views/theme';
 import type { FrontierItemWire } from '../wire';
 import { frontier, NOW, project, testScreen, TestScreen } from './fixtures';
 
-// The App on a headless screen for the render specs: keys go through blessed's own parser (the input stream), and
-// each step renders before the spec reads the screen.
+// Keys go through blessed's own parser (the input stream).
 
 export interface AppHarnessOptions {
   terminal?: string;
@@ -17,7 +16,6 @@ export interface AppHarnessOptions {
 export interface AppHarness {
   start(columns: number, rows: number, actions: Action[]): { t: TestScreen; app: App };
   dispatch(...actions: Action[]): void;
-  // each key on a turn of its own, as a terminal delivers them
   press(...keys: string[]): Promise<void>;
   type(text: string): Promise<void>;
   text(): string;
@@ -25,7 +23,6 @@ export interface AppHarness {
   stop(): void;
 }
 
-// The atlas project loaded with these runnable items, the connection live.
 export function liveAtlas(runnable: FrontierItemWire[]): Action[] {
   return [
     { type: 'projects_loaded', projects: [project('atlas')] },

@@ -13,8 +13,6 @@ import type {
   ProjectWire,
 } from '../wire';
 
-// Test data and a headless blessed screen for the TUI's unit and render tests (and the benchmark).
-
 export const NOW = Date.parse('2026-01-10T12:00:00.000Z');
 
 export function item(n: number, overrides: Partial<FrontierItemWire> = {}): FrontierItemWire {
@@ -59,7 +57,6 @@ export function project(id = 'atlas', name = 'Atlas billing platform'): ProjectW
   } as ProjectWire;
 }
 
-// One dependency edge of the detail pane: an unsatisfied activation edge to `other`, unless overridden.
 export function detailEdge(side: 'in' | 'out', other: string, overrides: Partial<DetailEdge> = {}): DetailEdge {
   return {
     side,
@@ -109,7 +106,6 @@ export function event(id: number, overrides: Partial<EventWire> = {}): EventWire
   };
 }
 
-// One change record: admin raised ATL-1's priority from the command line, `id` seconds before NOW.
 export function change(id: number, overrides: Partial<ChangeRecordWire> = {}): ChangeRecordWire {
   return {
     id: String(id),
@@ -141,13 +137,11 @@ export interface TestScreen {
   // each row as the terminal shows it: a wide character once (blessed keeps a filler cell after it), trailing
   // spaces kept, so a row's display width is the screen's width when blessed and the views agree
   cellRows(): string[];
-  // the bytes the screen writes from now on, until the returned function is called
   record(): () => string;
   resize(columns: number, rows: number): void;
   destroy(): void;
 }
 
-// A blessed screen over PassThrough streams: real key parsing and layout, screen text read back from the buffer.
 export function testScreen(columns = 120, rows = 36, terminal = 'xterm-256color'): TestScreen {
   const input = new PassThrough() as PassThrough & { isTTY?: boolean; setRawMode?: () => void };
   input.isTTY = true;

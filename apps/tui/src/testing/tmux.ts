@@ -1,8 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 
-// Drives a program in a detached tmux session on a private server socket, as a user at a terminal would:
-// send keys, then poll the pane until the expected text shows (never a fixed sleep).
+// Send keys, then poll the pane until the expected text shows (never a fixed sleep).
 
 export function tmuxAvailable(): boolean {
   return spawnSync('tmux', ['-V'], { encoding: 'utf8' }).status === 0;
@@ -57,7 +56,6 @@ export class TmuxSession {
     this.tmux(['set-option', '-t', this.name, 'status', 'off']);
   }
 
-  // tmux key names (Enter, Escape, BSpace, C-c) or single characters
   keys(...keys: string[]): void {
     for (const key of keys) this.tmux(['send-keys', '-t', this.name, key]);
   }
@@ -71,12 +69,10 @@ export class TmuxSession {
     return this.last;
   }
 
-  // the pane with its colours and attributes as SGR sequences (capture-pane -e)
   captureEscapes(): string {
     return this.tmux(['capture-pane', '-e', '-p', '-t', this.name]);
   }
 
-  // the pane and its scrollback: what the program left on the terminal after it exited
   history(lines = 200): string {
     return this.tmux(['capture-pane', '-p', '-t', this.name, '-S', String(-lines)]);
   }
@@ -109,12 +105,10 @@ export class TmuxSession {
     }
   }
 
-  // The line of the selected row (the virtual list marks it with ›).
   selectedLine(): string {
     return this.lines().find((l) => l.startsWith('›')) ?? '';
   }
 
-  // Moves the selection with j/k until the selected row contains text; polls the screen after every key.
   async select(text: string, maxMoves = 200): Promise<void> {
     for (let i = 0; i < maxMoves; i++) {
       const screen = this.capture();

@@ -1,10 +1,8 @@
 import { codePointWidth, displayWidth } from '@app/client';
 
-// blessed 0.1.81 (2015) has its own width tables: it draws an emoji (🚀, ✅) in one cell where every current
-// terminal draws two, so the rest of the row shifts right and runs into the detail pane's border. Its content
-// parser and its screen writer ask three members of its unicode module (which cells are wide, which are zero-width,
-// how wide a string is); they are pointed at the one measure the views lay out with (libs/client display-width.ts),
-// so blessed's cell grid, the views' columns and the terminal agree.
+// blessed 0.1.81 draws an emoji in one cell where every current terminal draws two, so the rest of the row runs
+// into the detail pane's border. The three members of its unicode module its parser and writer ask are pointed at
+// the one measure the views lay out with (display-width.ts), so blessed's grid, the views and the terminal agree.
 
 interface BlessedUnicode {
   charWidth: (str: string | number, i?: number) => number;
@@ -53,13 +51,10 @@ export function patchBlessedUnicode(): void {
   };
 }
 
-// blessed cuts and aligns a line by its length in UTF-16 units (element.js `_wrapContent`: `while (line.length >
-// width)`, one unit per cell; `_align` likewise), but draws a surrogate pair (an emoji, a flag's regional indicator)
-// in one cell and a combining mark in no cell. A row with emoji is counted longer than it is and loses its last cells
-// (the age `12s` drawn `12`, a family emoji's row losing its age). Before blessed cuts, every cell that is more than
-// one unit (a surrogate pair, a character with its combining marks) is swapped for one placeholder from the Private
-// Use Area, and swapped back after: blessed's unit counts are then cell counts. A Private Use character already in
-// the text gets a placeholder too, so every placeholder maps back to what it stood for.
+// blessed cuts and aligns a line by its length in UTF-16 units (element.js `_wrapContent`, `_align`) but draws a
+// surrogate pair in one cell and a combining mark in none, so a row with emoji lost its last cells. Before blessed
+// cuts, every multi-unit cell is swapped for one Private Use placeholder (a Private Use character already in the text
+// too, so every placeholder maps back), and swapped back after.
 const PUA_FIRST = 0xe000;
 const PUA_LAST = 0xf8ff;
 // anything at or past U+0300 (combining marks, surrogates, Private Use): plain text goes to blessed untouched

@@ -30,7 +30,6 @@ export function dataAsOf(state: State): string | null {
   return `data as of ${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
 
-// Line 1: project, bucket counts, WIP, connection, pending machine requests. Parts drop from the right when narrow.
 export function headerLine(state: State, width: number, theme: Theme): string {
   const f = state.frontier;
   const project = state.project ?? (state.projects?.length === 0 ? '(no project)' : '…');
@@ -52,7 +51,6 @@ export function headerLine(state: State, width: number, theme: Theme): string {
   if (asOf) add(asOf, paint(theme, esc(asOf), 'yellow'));
   const badge = state.machines.length;
   if (badge) add(`! ${badge} machine request${badge === 1 ? '' : 's'}`, machineBadge(state, theme));
-  // keep the connection and the badge; drop counts, then WIP when narrow
   const sep = '  ';
   const total = () => parts.reduce((s, p) => s + displayWidth(p.plain), 0) + sep.length * (parts.length - 1) + 1;
   while (total() > width && parts.length > 2) {
@@ -75,7 +73,6 @@ const TAB_SHORT: Record<(typeof TABS)[number], string> = {
 
 export interface TabSpan {
   tab: (typeof TABS)[number];
-  // the label's cells on the tabs line, [start, end)
   start: number;
   end: number;
 }
@@ -107,12 +104,10 @@ function tabLayout(state: State, width: number): { texts: string[]; gap: string;
   return { texts, gap: chosen.gap, spans };
 }
 
-// Where each tab label sits on line 2 (mouse clicks).
 export function tabSpans(state: State, width: number): TabSpan[] {
   return tabLayout(state, width).spans;
 }
 
-// Line 2: the tabs; the active one is bracketed as well as inverted, so it shows without colour.
 export function tabsLine(state: State, width: number): string {
   const { texts, gap } = tabLayout(state, width);
   const labels = TABS.map((tab, i) => (tab === state.tab ? inverse(`[${esc(texts[i])}]`) : ` ${esc(texts[i])} `));
@@ -120,7 +115,6 @@ export function tabsLine(state: State, width: number): string {
 }
 
 function rowCountUnfiltered(state: State, tab: (typeof TABS)[number]): number {
-  // the count of what the tab shows: the pending requests, or the connected machines
   if (tab === 'machines') return state.machinesView === 'connected' ? state.connected.length : state.machines.length;
   if (tab === 'events') return state.events.length;
   return state.frontier?.[tab].length ?? 0;
@@ -136,7 +130,6 @@ export function statusLine(state: State, width: number, theme: Theme): string {
   }
   if (state.importing) return ` ${esc('importing the demo backlog…')}`;
   if (!state.status) return '';
-  // a kept filter stays in view, shortened, in front of the outcome of the last action
   const filter = state.filter ? `/${state.filter} (${n})  ` : '';
   const tone = state.status.tone;
   const prefix = tone === 'error' ? 'error: ' : tone === 'warn' ? 'warning: ' : tone === 'ok' ? 'ok: ' : '';
@@ -146,9 +139,8 @@ export function statusLine(state: State, width: number, theme: Theme): string {
   return ` ${head ? paint(theme, esc(head), 'cyan') : ''}${paint(theme, esc(message.slice(filter.length)), color)}`;
 }
 
-// The footer: the hints of what has the focus (a dialog, the filter, the detail pane, the list), most important
-// first. When they do not all fit, the last ones give way and `? help` (always shown, at the end) says how many more
-// keys it lists: a hint is never dropped silently.
+// When the hints do not all fit, the last ones give way and `? help` says how many more keys it lists: a hint is
+// never dropped silently.
 export function footerLine(state: State, width: number, theme: Theme): string {
   const scope = activeScope(state);
   const hints = footerHints(scope, state.readOnly, theme.keymap, detailVisible(state) && scope === 'frontier');

@@ -4,9 +4,6 @@ import type { ItemCommentWire } from '../wire';
 import { bold, clean, esc, paint, promptText, Theme, truncate, wrap } from './format';
 import type { OverlayContent } from './overlay-content';
 
-// Comments on an item: the detail pane's section (newest first, who and how long ago, the text
-// cleaned and wrapped like every stored text of the pane) and `m`'s editor.
-
 // At most this many lines of one comment in the pane (the rest: `svc items comments <ref>`).
 export const COMMENT_PANE_LINES = 6;
 
@@ -34,7 +31,6 @@ export function commentPaneLines(
   return out;
 }
 
-// `m`: the comment as it is typed, several lines; the cursor's line shows the cursor, the box follows the cursor.
 export function commentDialog(
   d: Dialog & { kind: 'input' },
   width: number,
@@ -46,7 +42,6 @@ export function commentDialog(
   const room = w - 6;
   const at = cursor === null ? d.value.length : Math.min(d.value.length, cursor);
   const lines = d.value.split('\n');
-  // the cursor's line and its column in it
   let row = 0;
   let start = 0;
   while (row < lines.length - 1 && start + lines[row].length < at) {

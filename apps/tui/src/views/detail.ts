@@ -8,8 +8,7 @@ import { commentPaneLines } from './comments';
 import { historyPaneLines } from './history';
 import { claimLabel } from './lists';
 
-// An edge as its head (satisfaction marked with a glyph and a word, so it reads without colour) and, for an
-// unsatisfied one, what it needs. The head is plain text (it wraps to the pane); the mark is painted at the end.
+// Satisfaction is marked with a glyph and a word, so it reads without colour.
 function edgeLine(e: DetailEdge): { head: string; mark: string; color: string; extra: string } {
   const state = e.state ? ` (${e.state})` : '';
   const head = `[${e.gate_point}] ${e.other ?? '(missing item)'}${state} ${e.satisfaction}`;
@@ -40,7 +39,6 @@ function profileText(profile: string): string {
   return profile;
 }
 
-// The pipeline as plain sentences; `halt` ones are painted by the caller.
 function pipelineLines(p: Pipeline, now: number): { text: string; halt?: boolean }[] {
   const out: { text: string; halt?: boolean }[] = [];
   const current = p.halt?.stage ?? p.current_stage;
@@ -82,12 +80,10 @@ function pipelineLines(p: Pipeline, now: number): { text: string; halt?: boolean
   return out;
 }
 
-// The detail pane as lines (tags included); the layout scrolls them.
 export function detailLines(state: State, width: number, theme: Theme): string[] {
   return detailPane(state, width, theme).lines;
 }
 
-// The lines, and the first line of the edge selected with H / L (null: none), which the layout keeps in view.
 export function detailPane(state: State, width: number, theme: Theme): { lines: string[]; selected: number | null } {
   let selected: number | null = null;
   const item = selectedItem(state);
@@ -122,7 +118,6 @@ export function detailPane(state: State, width: number, theme: Theme): { lines: 
     out.push(' not claimed');
   }
 
-  // what people and agents said about it, newest first: the newest few the item carries
   const comments = d?.item?.comments ?? [];
   const commentCount = d?.item?.comment_count ?? comments.length;
   if (d?.item && commentCount > 0) {
@@ -180,7 +175,6 @@ export function detailPane(state: State, width: number, theme: Theme): { lines: 
     }
   }
 
-  // the edge selected with H / L leads with › and shows inverse (enter jumps, d removes)
   const chosen = selectedEdge(state);
   const edge = ({ head, mark, color, extra }: ReturnType<typeof edgeLine>, e?: DetailEdge) => {
     const lines = wrap(`${head} · ${mark}`, w - 3);

@@ -2,8 +2,7 @@ import { cutToWidth, displayText, displayWidth, fitWidth, terminalLine, truncate
 
 import { makeTheme, Role, Theme } from './theme';
 
-// Text helpers for blessed tag strings: widths are display widths (cells, libs/client display-width.ts) counted on
-// the raw text, then it is escaped and painted. Never `.length` for layout.
+// Widths are display widths counted on the raw text, before it is escaped and painted. Never `.length` for layout.
 
 export { displayWidth };
 export type { Theme } from './theme';
@@ -16,15 +15,12 @@ export function esc(text: string): string {
   return text.replace(/[{}]/g, (c) => (c === '{' ? '{open}' : '{close}'));
 }
 
-// Control characters would move the cursor and bidi overrides reorder the line; titles and bodies come from other
-// people: shown as visible escapes, as the command line shows them (libs/client terminal-text.ts).
-// The joiners and selectors terminals disagree about are dropped (displayText).
+// Titles and bodies come from other people: control characters and bidi overrides are shown as visible escapes
+// (terminal-text.ts), and the joiners terminals disagree about are dropped (displayText).
 export function clean(text: string): string {
   return displayText(terminalLine(text));
 }
 
-// A prompt's text (a blessed tag string) with the line editor's cursor `▏` where it is; a text wider than `room`
-// shows the part around the cursor, cut with `…`.
 export function promptText(text: string, cursor: number | null, room: number): string {
   const at = cursor === null ? text.length : Math.min(text.length, Math.max(0, cursor));
   let before = clean(text.slice(0, at));
@@ -57,7 +53,6 @@ export function truncate(text: string, width: number): string {
   return truncateWidth(clean(text), width);
 }
 
-// A role's colour from the theme (a plain colour name passes through); 'default' leaves the text unpainted.
 export function paint(theme: Theme, text: string, fg: string): string {
   if (!theme.color) return text;
   const c = theme.palette[fg as Role] ?? fg;

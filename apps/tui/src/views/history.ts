@@ -6,17 +6,11 @@ import type { ChangeRecordWire } from '../wire';
 import { displayWidth, esc, fit, paint, Theme, truncate, wrap } from './format';
 import type { OverlayContent } from './overlay-content';
 
-// The item's change record on screen: the detail pane's History section and the `h` list. The words are
-// the command line's (libs/client change-words.ts); every cell goes through clean/fit/truncate/wrap (terminal-text.ts
-// and display widths).
-
 function ago(change: ChangeRecordWire, now: number): string {
   const age = formatAge(change.at, now);
   return age ? `${age} ago` : '';
 }
 
-// The detail pane's lines for the item's last changes: "2m  admin via cli  priority: medium → high" (the age as
-// the pane's other ages), wrapped to the pane (plain text, escaped here).
 export function historyPaneLines(changes: ChangeRecordWire[], now: number, width: number): string[] {
   const out: string[] = [];
   for (const c of changes) {
@@ -27,7 +21,6 @@ export function historyPaneLines(changes: ChangeRecordWire[], now: number, width
   return out;
 }
 
-// `h`: one change a line (when, who, via, what), cut to the box; scrolled by rows, older pages loaded at the end.
 export function historyDialog(
   d: ItemHistoryDialog,
   state: State,

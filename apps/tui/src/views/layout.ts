@@ -19,7 +19,6 @@ import { emptyLines, failureLines, OverlayContent, overlayFor } from './overlays
 import { Role } from './theme';
 import * as widgets from './widgets';
 
-// Below this width the detail pane goes under the list instead of beside it.
 export const SIDE_BY_SIDE_MIN_WIDTH = 120;
 
 export interface Geometry {
@@ -59,7 +58,6 @@ export function geometry(state: State, width: number, height: number): Geometry 
 export type Hit =
   | { kind: 'tab'; tab: Tab }
   | { kind: 'row'; index: number }
-  // a frontier column's header: a click sorts by it (again: reversed)
   | { kind: 'header'; column: string }
   | { kind: 'detail' }
   | { kind: 'button'; which: 'yes' | 'no' }
@@ -85,16 +83,13 @@ export class Layout {
   private readonly offsets: Record<Tab, number> = { runnable: 0, blocked: 0, frozen: 0, machines: 0, events: 0 };
   private readonly contents = new Map<blessed.Widgets.BoxElement, string>();
   private detailCache: { key: string; lines: string[]; selected: number | null } | null = null;
-  // the first line of the selected edge in the last detail content (null: none)
   private detailSelected: number | null = null;
   private lastReady: { ref: string; width: number; lines: string[] } | null = null;
-  // whether this update set any region's text, and every region's place, size, label and visibility at the last
-  // update: an update that changed neither leaves the screen as the last frame drew it
+  // an update that changed neither text nor place, size, label or visibility leaves the screen as the last frame drew it
   private changed = false;
   private lastShape = '';
   private readonly labels = new Map<blessed.Widgets.BoxElement, string>();
 
-  // what the last frame drew where (mouse clicks)
   geometry: Geometry | null = null;
   overlayContent: OverlayContent | null = null;
 
@@ -149,8 +144,6 @@ export class Layout {
     el.setContent(content);
   }
 
-  // Lays out and fills every region from the state; returns the number of list rows (the page size) and, with the
-  // help open, the last line the help can scroll to.
   update(state: State): { pageSize: number; helpScrollMax?: number; changed: boolean } {
     this.changed = false;
     const width = Math.max(20, (this.screen.width as number) || 80);
@@ -197,7 +190,6 @@ export class Layout {
       }
       const maxScroll = Math.max(0, lines.length - inner);
       let scroll = waiting ? 0 : Math.min(state.detailScroll, maxScroll);
-      // the edge selected with H / L stays in view, however far down the pane it is
       const selected = waiting ? null : this.detailSelected;
       if (selected !== null && selected < scroll) scroll = selected;
       else if (selected !== null && selected >= scroll + inner) scroll = Math.min(maxScroll, selected - inner + 1);
@@ -240,7 +232,6 @@ export class Layout {
     return { pageSize: Math.max(1, g.listRows), helpScrollMax: overlay?.scrollMax, changed };
   }
 
-  // What a mouse event at (x, y) (0-based cells) is over, from what the last frame drew.
   hit(state: State, x: number, y: number): Hit | null {
     const g = this.geometry;
     if (!g) return null;
@@ -312,9 +303,8 @@ export class Layout {
   }
 }
 
-// blessed sends every character its terminfo's line-drawing set maps (`acsc`) in that set: the header's `·` went out
-// as ACS `~`, which tmux captures and copies read as `~`. The middle dot is text: it is sent as itself
-// (the borders keep the line-drawing set).
+// blessed sends every character its terminfo's `acsc` maps in the line-drawing set: the header's `·` went out as ACS
+// `~`, which tmux captures and copies read as `~`. The borders keep the line-drawing set.
 function sendMiddleDotAsText(screen: blessed.Widgets.Screen): void {
   const tput = (screen as unknown as { tput?: { acscr?: Record<string, string> } }).tput;
   if (tput?.acscr) delete tput.acscr['·'];

@@ -26,7 +26,6 @@ import type {
 } from '../wire';
 import { bold, esc, fit, inverse, paint, PLAIN, PRIORITY_COLOR, PRIORITY_SHORT, Theme } from './format';
 
-// The scroll offset that keeps the selected row visible, moving as little as possible from the previous one.
 export function scrollWindow(selected: number, count: number, height: number, previous: number): number {
   if (height <= 0 || count <= height) return 0;
   let offset = Math.min(Math.max(previous, 0), count - height);
@@ -66,13 +65,11 @@ const FRONTIER_COLUMNS = (rankWidth: number, refWidth: number, tab?: FrontierTab
 export const FRONTIER_COLUMN_IDS: readonly string[] = FRONTIER_COLUMNS(3, 8, 'blocked').map((c) => c.id);
 const BLOCKED_COLUMNS: readonly string[] = ['blockedby', 'reason'];
 
-// Columns dropped, in this order, while the title would be narrower than MIN_TITLE.
 const DROP_ORDER = ['claim', 'unblocks', 'depth', 'age', 'adapter'];
 const MIN_TITLE = 18;
 // the Blocked tab's why-columns give way first while the title would be narrower than this (a title matters more)
 const MIN_TITLE_WITH_WHY = 28;
 
-// The widest ref of the frontier shown (state/answer-counts.ts: counted once per answer, carried across deltas).
 export function refWidthOf(state: State): number {
   return state.frontier ? widestRef(state.frontier) : 8;
 }
@@ -91,7 +88,6 @@ export function frontierColumns(
   let cols = FRONTIER_COLUMNS(rankWidth, refWidth, tab).filter(
     (c) => !only || only.includes(c.id) || (!namesBlocked && BLOCKED_COLUMNS.includes(c.id)),
   );
-  // 1 for the selection marker, 1 space between columns
   const fixed = (cs: Column[]) => 1 + cs.reduce((sum, c) => sum + c.width + 1, 0);
   for (const drop of ['reason', 'blockedby']) {
     if (!cols.some((c) => c.id === drop)) continue;
@@ -111,15 +107,12 @@ export function frontierColumns(
   return cols;
 }
 
-// "ATL-3 +2": the first blocker and how many more ("" when only a reason blocks it).
 export function blockedByLabel(item: FrontierItemWire): string {
-  // a row from a live delta may leave the lists out
   const [first, ...rest] = item.blocked_by ?? [];
   if (first === undefined) return '';
   return rest.length > 0 ? `${first} +${rest.length}` : first;
 }
 
-// The first reason in short: a dependency reason that only repeats a blocker the column already names is skipped.
 export function shortReason(item: FrontierItemWire): string {
   const reasons = item.blocked_reasons ?? [];
   const blockers = item.blocked_by ?? [];
@@ -127,7 +120,6 @@ export function shortReason(item: FrontierItemWire): string {
   return (own ?? reasons[0] ?? '').replace(/\s+/g, ' ').trim();
 }
 
-// The holder: the person (the session's account), then the session; a session without one by number and harness.
 export function claimLabel(claim: ClaimHolder | null): string {
   if (!claim) return '';
   return claim.actor ? `${claim.actor} #${claim.session_id}` : `#${claim.session_id} ${claim.harness}`;
@@ -224,7 +216,6 @@ export function renderFrontierRows(
   const offset = scrollWindow(Math.max(selected, 0), count, height, previousOffset);
   const cols = frontierColumns(width, state.frontier?.[tab].length ?? count, refWidthOf(state), theme.columns, tab);
   const eligible = conductEligible(state);
-  // rows marked with space / V lead with +
   const marked = state.triage.marked.length > 0 ? new Set(state.triage.marked) : null;
   const lines: string[] = [];
   for (let i = offset; i < Math.min(count, offset + height); i++) {
@@ -390,9 +381,6 @@ function eventTime(iso: string): string {
   return d.toISOString().slice(11, 19);
 }
 
-// The Events tab's columns: time, item, who, then (when there is room) the path and the project; what changed
-// takes the rest. A change of the audit log says who and what (before → after); a stored event its actor, its
-// name and a summary of its payload.
 interface EventColumns {
   who: number;
   via: boolean;
@@ -409,7 +397,6 @@ function eventColumns(width: number): EventColumns {
   return { who, via, project, what: Math.max(8, width - fixed) };
 }
 
-// A row's cells as plain text (escaped and painted by the caller): who and what.
 export function eventWho(state: State, e: EventRow): string {
   return e.change ? changeWho(e.change) : actorLabel(state, e.actor_id);
 }
@@ -422,7 +409,6 @@ export function eventWhat(e: EventRow): string {
 
 export function eventsHeaderLine(width: number, theme: Theme, unseen = 0): string {
   const c = eventColumns(width);
-  // scrolled away from the top while rows arrived: how many, and how to get back
   const marker = unseen > 0 ? `↑ ${unseen} new · g goes to the top` : '';
   const what = marker ? `change  ${marker}` : 'change';
   const head = ` ${fit('time', 8)} ${fit('item', 8)} ${fit('who', c.who)} ${c.via ? `${fit('via', 6)} ` : ''}${c.project ? `${fit('project', 9)} ` : ''}`;
@@ -447,7 +433,6 @@ export function renderEventRows(
     const e = rows[i];
     const via = c.via ? `${fit(e.change?.path ?? '', 6)} ` : '';
     const project = c.project ? `${fit(e.project ?? '', 9)} ` : '';
-    // every cell through fit: cleaned (terminal-text.ts), cut and padded by display width
     const text = `${fit(eventTime(e.created_at), 8)} ${fit(e.item_id ?? '', 8)} ${fit(eventWho(state, e), c.who)} ${via}${project}${fit(eventWhat(e), c.what)}`;
     if (i === selected) lines.push(inverse(`›${esc(text)}`));
     else lines.push(` ${e.name === 'ChargeDecisionMade' ? paint(theme, esc(text), 'cyan') : esc(text)}`);
@@ -471,7 +456,6 @@ export function listHeaderLine(state: State, tab: Tab, width: number, theme: The
     : eventsHeaderLine(width, theme, unseenEvents(state));
 }
 
-// The frontier column under a header click at x (cells from the list's left edge), by its id.
 export function frontierColumnAt(state: State, width: number, x: number, theme: Theme): string | null {
   if (!isFrontierTab(state.tab)) return null;
   const cols = frontierColumns(

@@ -11,7 +11,6 @@ import { inputDialog, pickerDialog, refusalDialog, triageConfirmDialog } from '.
 
 export type { OverlayContent } from './overlay-content';
 
-// Where buttons() puts each button on its line (cells inside the box), for mouse clicks.
 function buttonSpans(row: number, focus: 'no' | 'yes', yesLabel: string): NonNullable<OverlayContent['buttons']> {
   const yes = displayWidth(`[ ${yesLabel} ]`);
   return focus === 'no' ? { row, no: [3, 11], yes: [14, 14 + yes] } : { row, no: [4, 10], yes: [13, 15 + yes] };
@@ -71,7 +70,6 @@ export function codeDialog(
   wrap(`${verb} the request of "${d.machineName}": type the code the machine shows.`, w - 4).forEach((l) =>
     lines.push(` ${esc(l)}`),
   );
-  // the name and id `svc connect` tells the person to compare, in full
   if (d.machineId) wrap(`machine id: ${d.machineId}`, w - 4).forEach((l) => lines.push(` ${esc(l)}`));
   lines.push('');
   lines.push(` code: ${d.busy ? bold(esc(d.input)) : promptText(d.input, cursor, w - 12)}`);
@@ -120,7 +118,6 @@ export function confirmRevokeDialog(
   return { title: ' Revoke machine ', lines, width: w };
 }
 
-// Read-only text (a machine's full name and id, an event's payload, a dispatch): wrapped, scrolled with j/k.
 export function viewDialog(d: Dialog & { kind: 'view' }, width: number, height: number, theme: Theme): OverlayContent {
   const w = Math.min(96, width - 2);
   const all: string[] = [];
@@ -155,8 +152,6 @@ export function confirmApproveDialog(
   return { title: ' Approve deployment stage ', lines, width: w, buttons: spans };
 }
 
-// The `?` overlay: sections generated from the keymap (the current view's first), a search line on top, scrolled
-// with ↓/↑/PgDn/PgUp; the title says which lines show.
 export function helpOverlay(
   state: State,
   d: Dialog & { kind: 'help' },
@@ -184,8 +179,7 @@ export function helpOverlay(
     }
   }
   if (sections.length === 0) body.push(' no key matches');
-  // the box: at most the screen less a line above and below; two lines of it are the search line and a gap
-  // the box keeps the screen's height while the search narrows the keys
+  // at most the screen less a line above and below; two lines are the search line and a gap
   const visible = Math.max(1, height - 2 - 2 - 2);
   const scrollMax = Math.max(0, body.length - visible);
   const scroll = Math.min(d.scroll ?? 0, scrollMax);

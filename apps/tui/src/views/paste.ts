@@ -1,8 +1,5 @@
-// Pasted text. blessed splits what arrives into key presses, so a pasted line break was `enter`: a
-// multi-line paste into a prompt submitted its first line and ran the rest as commands. The terminal is asked for
-// bracketed paste (a paste arrives between ESC[200~ and ESC[201~); a chunk with a line break inside it (a terminal
-// without bracketed paste sends a paste in one write) counts as a paste too. A paste goes to the prompt whole
-// (a one-line prompt folds its line breaks, a multi-line one keeps them); it is never read as keys.
+// blessed splits what arrives into key presses, so a pasted line break was `enter`: a multi-line paste submitted its
+// first line and ran the rest as commands. A paste goes to the prompt whole and is never read as keys.
 
 export const PASTE_ON = '\x1b[?2004h';
 export const PASTE_OFF = '\x1b[?2004l';
@@ -11,8 +8,8 @@ const END = '\x1b[201~';
 
 export type InputPart = { kind: 'keys'; text: string } | { kind: 'paste'; text: string };
 
-// Without the markers: a write of 8 or more characters, no escape sequence in it, with a line break followed by
-// three characters of text. Keys typed fast (or sent by a slow terminal in one read) are shorter or carry escapes (enter, then an arrow).
+// A terminal without bracketed paste sends a paste in one write. Keys typed fast (or sent by a slow terminal in one
+// read) are shorter or carry escapes (enter, then an arrow).
 // eslint-disable-next-line no-control-regex
 const LINE_THEN_TEXT = /[\r\n][^\x00-\x1f\x7f]{3}/;
 const pasted = (keys: string) => keys.length >= 8 && !keys.includes('\x1b') && LINE_THEN_TEXT.test(keys);
@@ -50,7 +47,6 @@ interface InputStream {
   emit(event: string | symbol, ...args: unknown[]): boolean;
 }
 
-// Puts a PasteReader in front of blessed's key parser: `data` events on the input pass through it.
 export function readPastes(input: InputStream, onPaste: (text: string) => void): void {
   const reader = new PasteReader();
   const emit = input.emit.bind(input);

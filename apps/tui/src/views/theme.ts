@@ -1,11 +1,8 @@
 import type { KeyBinding } from '../keys/keymap';
 
-// Colours from the terminal's real capabilities, and three themes.
-//
-// blessed reads the number of colours from terminfo; it cannot parse Debian 12's ncurses-6 entries and falls back
-// to 8 colours for TERM=tmux-256color and screen-256color, where "gray" (colour 8) is reduced to colour 0: SGR 30,
-// black text, invisible on a dark background. The depth is decided here (COLORTERM, the TERM name, tmux) and given
-// to blessed; a role never maps to black, and at 8 colours secondary text is the default colour.
+// blessed cannot parse Debian 12's ncurses-6 terminfo and falls back to 8 colours for TERM=tmux-256color, where
+// "gray" becomes SGR 30, black text, invisible on a dark background. The depth is decided here (COLORTERM, the TERM
+// name, tmux); a role never maps to black, and at 8 colours secondary text is the default colour.
 
 export const THEME_NAMES = ['dark', 'light', 'high-contrast'] as const;
 export type ThemeName = (typeof THEME_NAMES)[number];
@@ -18,17 +15,12 @@ export const ROLES: readonly Role[] = ['gray', 'white', 'cyan', 'green', 'yellow
 export interface Theme {
   color: boolean;
   name: ThemeName;
-  // colours the terminal shows: 8, 16 or 256 (24-bit terminals get the 256-colour palette)
   depth: number;
-  // role -> blessed colour name, a 256-colour index, or 'default' (the terminal's own foreground: unpainted)
   palette: Record<Role, string>;
-  // the keymap after the user's overrides (tui.json); absent: the built-in one
   keymap?: readonly KeyBinding[];
-  // the frontier columns the user chose (tui.json); absent: all, dropped by width
   columns?: readonly string[];
 }
 
-// The number of colours, from the environment; `fallback` is what blessed read from terminfo.
 export function colorDepth(env: NodeJS.ProcessEnv, fallback = 8): number {
   const term = (env.TERM ?? '').toLowerCase();
   const colorterm = (env.COLORTERM ?? '').toLowerCase();
@@ -60,7 +52,6 @@ function paletteFor(name: ThemeName, depth: number): Record<Role, string> {
     };
   }
   if (name === 'high-contrast') {
-    // no dimmed text at all; the brightest colour of each role
     return {
       gray: 'default',
       white: 'default',

@@ -3,8 +3,7 @@ import { Dialog } from '../state/state';
 import { displayWidth, esc, fit, inverse, paint, promptText, Theme, truncate, wrap } from './format';
 import type { OverlayContent } from './overlay-content';
 
-// The triage dialogs: a picker that filters as you type, an inline input, a confirmation whose
-// focused default is No, and a refusal in the daemon's words.
+// A confirmation's focused default is No.
 
 function buttons(focus: 'no' | 'yes', yesLabel: string): string {
   const no = '[ No ]';
@@ -38,7 +37,6 @@ export function pickerDialog(
     lines.push(start + i === d.index ? inverse(`›${esc(fit(text, w - 4))}`) : ` ${esc(text)}`);
   });
   if (shown.length === 0) lines.push(` ${paint(theme, `nothing matches "${esc(d.filter)}"`, 'gray')}`);
-  // the palette keeps its size while the matches narrow
   if (d.purpose === 'palette') while (lines.length < 2 + Math.min(room, PALETTE_ROWS)) lines.push('');
   lines.push('');
   lines.push(paint(theme, ' type to filter · enter takes the highlighted (top) match · ↑↓ move · esc cancels', 'gray'));
@@ -92,7 +90,6 @@ export function refusalDialog(
     lines.push('', paint(theme, ' enter or esc closes', 'gray'));
     return { title: d.title, lines, width: w };
   }
-  // longer than the screen: j/k scroll it, the last line says where
   const top = Math.min(d.scroll ?? 0, lines.length - (room - 1));
   const out = lines.slice(top, top + room - 1);
   const below = lines.length - top - out.length;

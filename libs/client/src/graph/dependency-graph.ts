@@ -2,11 +2,8 @@ import type { FrontierListResponse } from '@app/contracts';
 
 import type { SvcApi } from '../api';
 
-// `svc graph`: the dependency graph around an item (upstream and downstream to a depth) or a project's
-// open items, as data (JSON) and as Mermaid or Graphviz dot text. Edges point from the blocker to the dependent
-// (the way work flows), labelled with their gate point; an edge not yet satisfied is "blocked"; the critical path
-// (frontier explain's, or for a project the longest chain of blocked activation edges) is marked; frozen items are
-// marked. A graph over the node limit is cut, and says so (`truncated`, and a note node in the pictures).
+// Edges point from the blocker to the dependent (the way work flows). A graph over the node limit is cut, and says
+// so (`truncated`, and a note node in the pictures).
 
 export type NodeBucket = 'runnable' | 'blocked' | 'frozen' | 'other';
 
@@ -52,7 +49,6 @@ function bucketsOf(list: FrontierListResponse): Map<string, { bucket: NodeBucket
   return out;
 }
 
-// Longest chain of blocked activation edges ending at each node; the longest of all, from its start to its end.
 export function longestBlockedChain(edges: GraphEdge[]): string[] {
   const into = new Map<string, string[]>();
   for (const e of edges) {
@@ -95,8 +91,7 @@ function markCritical(graph: DependencyGraph): void {
   }
 }
 
-// Keeps the first `max` nodes (the order given: nearest the root first, or the project's rank order) and the edges
-// between them; the note says how many were left out.
+// Nearest the root first (or the project's rank order), so the cut keeps what matters.
 export function cutGraph(graph: DependencyGraph, max: number): DependencyGraph {
   if (graph.nodes.length <= max) return graph;
   const keep = new Set(graph.nodes.slice(0, max).map((n) => n.ref));
@@ -177,7 +172,6 @@ export async function itemGraph(
   const edges = new Map<string, GraphEdge>();
   let frontier = [root];
   const visited = new Set<string>([root]);
-  // breadth first, both directions, one request per item; a level is stopped early past the node limit
   for (let level = 0; level < depth && frontier.length > 0 && nodes.size <= maxNodes; level++) {
     const next: string[] = [];
     const lists = await Promise.all(frontier.map((at) => api.dependencies(at, { direction: 'both' })));

@@ -1,8 +1,7 @@
 import { terminalLine } from '../terminal-text';
 import type { DependencyGraph, GraphEdge, GraphNode } from './dependency-graph';
 
-// Mermaid (GitHub renders a ```mermaid block) and Graphviz dot text of a dependency graph. Stored text (titles,
-// statuses) only ever appears inside a quoted label, escaped for that syntax, so a hostile title cannot end the
+// Stored text only ever appears inside a quoted label, escaped for that syntax, so a hostile title cannot end the
 // label or start a statement; node ids are made from refs, never from stored text.
 
 const TITLE_MAX = 60;
@@ -21,7 +20,6 @@ export function mermaidText(text: string, max = TITLE_MAX): string {
   return shortTitle(text, max).replace(/["#<>&;`{}[\]()|\\*_~]/g, (c) => `#${c.charCodeAt(0)};`);
 }
 
-// dot: inside "…" only the quote and the backslash are special; newlines are gone already.
 export function dotText(text: string, max = TITLE_MAX): string {
   return shortTitle(text, max).replace(/[\\"]/g, (c) => `\\${c}`);
 }

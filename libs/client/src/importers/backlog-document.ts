@@ -1,11 +1,8 @@
 import { Conversion, ConvertedItem, edgeMark, IMPORTED_FROM, importedFrom } from './conversion';
 
-// A conversion (beads.ts, taskwarrior.ts) meets the project it goes into: the svc-backlog/v1 document that POST
-// /v1/import takes, built on the project's own export so that everything else in it is sent back unchanged. Items
-// imported before (their `imported-from` section names the same source and external id) keep their refs and get the
-// fields the importer owns; new ones take the next refs; edges the importer made before (their rationale starts
-// "imported from <source>") are the ones it adds or removes. When nothing differs, `changed` is false and nothing
-// needs to be sent.
+// Built on the project's own export so that everything else in it is sent back unchanged. Items imported before
+// (same source and external id in `imported-from`) keep their refs; edges whose rationale starts "imported from
+// <source>" are the importer's to add or remove.
 
 type Json = Record<string, unknown>;
 
@@ -24,9 +21,7 @@ export interface ImportPlan {
   dependencies_added: number;
   dependencies_removed: number;
   dependencies: number;
-  // the ref each external id has (or will have)
   refs: Map<string, string>;
-  // the existing project had items: the document must be sent with replace
   replace: boolean;
 }
 
@@ -171,7 +166,6 @@ export function buildImportDocument(conversion: Conversion, target: TargetProjec
   }
   const items = [...existingItems.map((i) => replaced.get(i.ref as string) ?? i), ...added];
 
-  // Dependencies: those not made by this importer stay; the importer's own are made to match the file.
   const mark = edgeMark(conversion.source);
   const key = (d: Json) =>
     `${d.dependent as string}|${d.blocker as string}|${(d.gate_point as string) ?? 'activation'}`;

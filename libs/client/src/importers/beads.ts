@@ -13,9 +13,6 @@ import {
   SkippedRecord,
 } from './conversion';
 
-// beads' .beads/issues.jsonl (one issue a line) onto svc items and dependencies. The mapping is docs/migrating.md's;
-// BEADS_MAPPING below is what the dry run prints.
-
 type Json = Record<string, unknown>;
 
 export const BEADS_MAPPING = [
@@ -54,7 +51,6 @@ export interface BeadsLine {
   issue: Json;
 }
 
-// Parses the file; a line that is not a JSON object with an id and a title refuses the whole file (with its number).
 export function parseBeads(text: string, onLine?: (line: number, total: number) => void): BeadsLine[] {
   const lines = text.split('\n');
   const out: BeadsLine[] = [];
@@ -277,9 +273,7 @@ export function convertBeads(text: string, onLine?: (line: number, total: number
   };
 }
 
-// `bd ready`'s rule on the file: an open issue none of whose `blocks` blockers is still open (anything but closed),
-// and none of whose ancestors (parent-child, any depth) has such a blocker. Blockers missing from the file, or
-// tombstones, do not block.
+// Blockers missing from the file, or tombstones, do not block.
 export function beadsReady(issues: Json[], statusOf: (id: string) => unknown): string[] {
   const open = (id: string) => {
     const s = statusOf(id);

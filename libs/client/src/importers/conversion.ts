@@ -1,6 +1,5 @@
-// What an importer (beads, Taskwarrior) makes of another tracker's file before it becomes an svc-backlog/v1 document
-// (backlog-document.ts): pure data, no refs yet. Refs are given when the conversion meets the project it goes into,
-// so that a re-import keeps the refs of the items it imported before (matched by their external id).
+// Refs are given only when the conversion meets its project, so a re-import keeps the refs of the items it imported
+// before (matched by their external id).
 
 export type ImportSource = 'beads' | 'taskwarrior';
 
@@ -10,7 +9,6 @@ export interface ConvertedSection {
 }
 
 export interface ConvertedItem {
-  // the other tracker's id (bd-a1b2, a Taskwarrior uuid): kept in the item's `imported-from` section
   external_id: string;
   title: string;
   body: string | null;
@@ -25,9 +23,7 @@ export interface ConvertedItem {
   resolution_comment: string | null;
   created_at: string | null;
   updated_at: string | null;
-  // design, acceptance criteria, notes, comments, and the `imported-from` section (always last)
   sections: ConvertedSection[];
-  // non-blocking links to other items of the file (discovered-from, related, ...): a `links` section once refs are known
   links: { type: string; external_id: string }[];
 }
 
@@ -49,9 +45,7 @@ export interface Conversion {
   items: ConvertedItem[];
   edges: ConvertedEdge[];
   skipped: SkippedRecord[];
-  // one line per rule applied, for the dry run's "mapping used"
   mapping: string[];
-  // the external ids the other tool would call ready (bd ready, +READY), by its own rule on the same file
   ready: string[];
 }
 
@@ -69,7 +63,6 @@ export const IMPORTED_FROM = 'imported-from';
 // A rationale every imported edge carries first, so a re-import knows the edges it owns.
 export const edgeMark = (source: ImportSource) => `imported from ${source}`;
 
-// The first line of the `imported-from` section: "<source> <external id>".
 export function importedFrom(sections: { section_name: string; content?: string | null }[] | undefined): {
   source: string;
   external_id: string;
@@ -80,8 +73,6 @@ export function importedFrom(sections: { section_name: string; content?: string 
   return match ? { source: match[1], external_id: match[2] } : null;
 }
 
-// Any timestamp the other tool writes (RFC 3339 with nanoseconds, Taskwarrior's 20240101T120000Z) as ISO 8601 UTC
-// with milliseconds, the form the backlog document takes; null when it cannot be read.
 export function isoTime(value: unknown): string | null {
   if (typeof value !== 'string' || value.length === 0) return null;
   const compact = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(value);
@@ -91,7 +82,6 @@ export function isoTime(value: unknown): string | null {
   return Number.isFinite(ms) ? new Date(ms).toISOString() : null;
 }
 
-// Control characters other than newline and tab are dropped from prose (the daemon refuses them).
 export function prose(value: unknown): string | null {
   if (typeof value !== 'string') return null;
   // eslint-disable-next-line no-control-regex
@@ -104,8 +94,7 @@ export function oneLine(value: string): string {
   return value.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
 }
 
-// Edges that would close a cycle of activation edges are left out (the daemon refuses a cycle, and the other tool
-// would never list the items on it as ready either); each is reported as skipped. Depth-first, in file order.
+// The daemon refuses a cycle, and the other tool would never list the items on it as ready either.
 export function dropCycles(edges: ConvertedEdge[], skipped: SkippedRecord[]): ConvertedEdge[] {
   const out = new Map<string, Set<string>>(); // blocker -> dependents, activation only
   const reaches = (from: string, to: string): boolean => {

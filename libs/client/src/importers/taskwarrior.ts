@@ -13,8 +13,7 @@ import {
   SkippedRecord,
 } from './conversion';
 
-// Taskwarrior's `task export` (a JSON array, one task a line in 2.6 and 3; also taken one object a line) onto svc
-// items and dependencies. The mapping is docs/migrating.md's; TASKWARRIOR_MAPPING is what the dry run prints.
+// Also taken one object a line. The mapping is docs/migrating.md's.
 
 type Json = Record<string, unknown>;
 
@@ -46,7 +45,6 @@ function positionLine(text: string, message: string): number | null {
   return text.slice(0, Number(position[1])).split('\n').length;
 }
 
-// One task a line when every line holds one (the export's own layout), else the whole text as one JSON value.
 export function parseTaskwarrior(text: string): TaskLine[] {
   const lines = text.split('\n');
   const perLine: TaskLine[] = [];
@@ -121,9 +119,7 @@ const inFuture = (value: unknown, now: number) => {
   return t !== null && Date.parse(t) > now;
 };
 
-// Taskwarrior's +READY on the file: pending (a task with a wait date to come is waiting), its scheduled date, if
-// any, passed, and not blocked: every dependency in the file completed or deleted (a recurring template blocks, as
-// Taskwarrior 2.6.2 shows). Recurring templates are never ready.
+// A recurring template blocks, as Taskwarrior 2.6.2 shows, and is never ready itself.
 export function taskwarriorReady(tasks: Json[], now: number): string[] {
   const status = new Map(tasks.map((t) => [(t.uuid as string).toLowerCase(), effectiveStatus(t, now)]));
   return tasks

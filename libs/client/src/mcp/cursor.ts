@@ -1,6 +1,5 @@
 import { ChargeFlowError } from '../charge-flow';
 
-// A list_items cursor: where the next page starts, opaque to the agent.
 export function encodeCursor(offset: number): string {
   return Buffer.from(`o:${offset}`).toString('base64url');
 }

@@ -17,24 +17,18 @@ import { SvcHttpError } from '../http-client';
 import { decodeCursor, encodeCursor } from './cursor';
 import { errorBody } from './tools';
 
-// The frontier of each project as an MCP resource (svc://frontier/<project>, paged by bucket), kept current by
-// deltas, and the live stream that tells a subscribed client when it changes: one per MCP connection.
-
 // Changes arriving within this window are announced once per resource.
 export const MCP_NOTIFY_COALESCE_MS = 150;
 export const FRONTIER_URI_PREFIX = 'svc://frontier/';
 const RESOURCE_NOT_FOUND = -32002;
-// A subscribable resource of this server: a project's frontier.
 const FRONTIER_URI = /^svc:\/\/frontier\/[a-z0-9][a-z0-9_-]{0,62}$/;
 type RequestHandler = (request: unknown, extra: unknown) => Promise<unknown>;
 
-// Projects whose frontier a connection keeps (FrontierMirror) between reads of the resource.
 const MIRRORED_PROJECTS = 4;
 
 export interface FrontierResourceOptions {
   server: McpServer;
   api: SvcApi;
-  // the live stream is read with this credential and these extra headers
   token: string | null;
   streamHeaders?: Record<string, string>;
   wipCap?: number;
@@ -46,10 +40,7 @@ export class FrontierResource {
   private stream: FollowingEventStream | null = null;
   private streamOpen: Promise<void> | null = null;
   private readonly subscriptions = new Set<string>();
-  // the frontier resource's answers, kept current by deltas
   private readonly frontiers = new Map<string, FrontierMirror>();
-  // the live stream's frontier notices: which projects it announces, and the newest ETag it named for each (null:
-  // unknown, or another wip_cap than the default answer's); forgotten when the stream is not open
   private readonly notices = new FrontierNoticeTracker();
   private readonly announced = new Map<string, string | null>();
   private readonly pending = new Set<string>();
@@ -70,14 +61,12 @@ export class FrontierResource {
     this.options.log(line);
   }
 
-  // Stops the live stream and any announcement still to come.
   close(): void {
     this.closed = true;
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.stream?.close();
   }
 
-  // The frontier of each project the caller can see, as a resource; a subscribed client is told when it changes.
   register(): void {
     this.server.registerResource(
       'frontier',
@@ -130,7 +119,6 @@ export class FrontierResource {
     }
 
     this.server.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
-      // only this server's own resources: a frontier URI of a project id
       if (!FRONTIER_URI.test(request.params.uri)) {
         throw new McpError(
           RESOURCE_NOT_FOUND,
@@ -163,8 +151,6 @@ export class FrontierResource {
     if (this.subscriptions.size > 0) void this.openStream();
   }
 
-  // The frontier answer this connection holds for a project, kept current by deltas; each read after the first
-  // fetches only what changed (nothing when the live stream's newest notice named the answer held).
   private async frontierAnswer(project: string): Promise<FrontierPages> {
     let mirror = this.frontiers.get(project);
     if (mirror === undefined) {
@@ -200,8 +186,7 @@ export class FrontierResource {
     return { contents: [{ uri, mimeType: 'application/json', text }] };
   }
 
-  // The projects whose frontier notices the stream asks for: those of the subscribed frontier resources (the daemon
-  // computes a followed project's frontier after every change), the first MAX_STREAM_FRONTIER_PROJECTS of them; the others'
+  // Subscribed projects are computed by the daemon after every change; past MAX_STREAM_FRONTIER_PROJECTS the others'
   // change notices still announce their resources (changed, ETag unknown).
   private followed(): string[] {
     const projects: string[] = [];
@@ -213,10 +198,7 @@ export class FrontierResource {
     return projects;
   }
 
-  // One live stream per connection, opened by the first subscription; the subscribe answer waits until it is open
-  // (or 5 s), so a change made after the answer is announced. A later (un)subscription changes the projects it
-  // follows: a new connection replaces it once open (openFollowingEventStream); the old one announces the changes
-  // meanwhile, by their change notices.
+  // The subscribe answer waits until the stream is open (or 5 s), so a change made after the answer is announced.
   private openStream(): Promise<void> {
     this.streamOpen ??= new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, 5000);

@@ -5,8 +5,7 @@ import { describe, isOptional, JsonSchema, object, optional, Shape, string } fro
 import { ADAPTER_GUIDES, MCP_PROMPTS, McpPromptName } from './prompts';
 import { validationProblems } from './validation';
 
-// The prompts as prompts/list gives them, and the check of a prompts/get's arguments against the same schema. An
-// argument a prompt does not take is let through (a client may send what its slash command collected).
+// An argument a prompt does not take is let through: a client may send what its slash command collected.
 
 export interface PromptInput {
   ref: string;

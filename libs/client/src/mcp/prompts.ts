@@ -5,9 +5,7 @@ import { oneLine } from './text';
 
 export { MCP_PROMPTS, type McpPromptName };
 
-// The seed's dispatch entrypoints as MCP prompts (issue 37): `/svc <adapter> <ref>` and `/svc advance <ref> <phase>`
-// are what `next_work`, `claim` and `svc charge` hand out; a client that offers prompts as slash commands runs them as
-// the svc server's prompt of that name. Each prompt renders, for the item, what its adapter asks of the agent.
+// `/svc <adapter> <ref>` and `/svc advance <ref> <phase>` are what `next_work`, `claim` and `svc charge` hand out.
 
 interface AdapterGuide {
   title: string;
@@ -16,7 +14,6 @@ interface AdapterGuide {
   steps: string[];
 }
 
-// What each adapter is for and the steps an agent follows (spec AdapterCategory; the default workflows' stages).
 export const ADAPTER_GUIDES: Record<McpPromptName, AdapterGuide> = {
   refine: {
     title: 'Refine an item',
@@ -97,7 +94,6 @@ export interface PromptInput {
   prompt: McpPromptName;
   phase?: string;
   item: ItemResponse;
-  // the item's pinned workflow definition, when it could be read
   workflow: WorkflowDefinition | null;
   explain: ExplainResponse | null;
 }
@@ -110,7 +106,6 @@ function gateWords(stage: WorkflowStage): string[] {
   );
 }
 
-// The stages this adapter carries the item through, from its current one, and the stage it hands the item to.
 export function stagesAhead(
   workflow: WorkflowDefinition,
   status: string,
@@ -126,7 +121,6 @@ export function stagesAhead(
   return { path, handoff };
 }
 
-// The text of a prompt: what the adapter asks of the agent for this item.
 export function renderPrompt(input: PromptInput): string {
   const { item, workflow, explain } = input;
   const guide = ADAPTER_GUIDES[input.prompt];
@@ -142,7 +136,6 @@ export function renderPrompt(input: PromptInput): string {
     `status ${item.status} · priority ${item.priority} · workflow ${item.workflow_id} v${item.workflow_version}` +
       `${item.blocked ? ` · blocked (${oneLine(item.blocked_reason ?? '', 200)})` : ''}${item.frozen ? ' · frozen' : ''}`,
     '',
-    // the body as read: the stored text, then its sections and structured fields, each under a heading
     item.body.trim().length > 0 ? item.body.trim() : '(no body)',
     '',
     '(end of the item)',

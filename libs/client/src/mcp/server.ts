@@ -23,44 +23,29 @@ import { noticeLine } from './text';
 import { errorBody, ToolContext, toolError } from './tools';
 import { callFailed, checkAnswer, checkArguments, findTool, REGISTERED_TOOLS, RegisteredTool } from './tools/registry';
 
-// The svc MCP server (issue 29): the frontier, the session's schedule and claims as MCP tools, one executor session
-// per MCP connection. Both transports build it here: `svc mcp` (stdio) and the daemon's /mcp (Streamable HTTP).
-// Every tool calls the daemon through SvcApi with the caller's own credential, so each rule (gates, claims, WIP
-// cap, lanes, project access) is the daemon's and applies unchanged; a refusal is a tool error with its code.
-// The tools are a table (./tools, one file each) and the frontier resource with its live stream is
-// ./frontier-resource.ts; this file is the connection: its executor session, the call wrapper, notices, prompts.
+// Both transports build it: `svc mcp` (stdio) and the daemon's /mcp (Streamable HTTP). Every tool calls the daemon
+// with the caller's own credential, so each rule is the daemon's and applies unchanged.
 
 export interface SvcMcpOptions {
   api: SvcApi;
-  // The live stream (resource-updated notifications) is read from here with this credential.
   token: string | null;
-  // Set when there is no credential: every tool call is this error (not_connected), and no session is registered.
   missingCredential?: string | null;
-  // Extra headers of the live stream's requests (the daemon's /mcp: the client address it vouches for).
   streamHeaders?: Record<string, string>;
-  // The project scope (--project, SVC_PROJECT, .svc.json): the session's project, the default of every tool.
   project?: string | null;
-  // Override what the client reports in initialize (clientInfo.name) and the unknown model.
   harness?: string | null;
   model?: string | null;
   label?: string;
   wipCap?: number;
-  // Heartbeat period: the session's claims are renewed while the client is connected.
   heartbeatMs?: number;
-  // How a client of this transport names the project, for the refusal of a call that needs one (project_required).
   projectHint?: string;
-  // A connection rebuilt by another process (the daemon's /mcp behind several replicas): the executor session it
-  // already runs in (resumed, not registered again), where its notices were, and its subscriptions.
+  // Another process rebuilt this connection (the daemon's /mcp behind several replicas).
   resume?: { sessionId: number | null; noticesAfter: string; subscriptions: string[] } | null;
-  // Told when the state a rebuilt connection needs changes: the executor session (registered or replaced), the
-  // notices heard, the subscriptions.
   onState?: (state: { sessionId?: number; noticesAfter?: string; subscribed?: string; unsubscribed?: string }) => void;
   version: string;
-  // Diagnostics (stderr for stdio: standard output is the protocol).
+  // stderr for stdio: standard output is the protocol
   log?: (line: string) => void;
 }
 
-// What an agent needs to know before its first call: the loop, adapters and entrypoints, claims, the DB claim.
 export const MCP_INSTRUCTIONS = [
   'svc is the backlog shared by people and coding agents. Loop: next_work → claim → run the entrypoint → ' +
     'set_status through the gates → say what you did (comment) → release (or done).',
@@ -84,7 +69,6 @@ export const MCP_INSTRUCTIONS = [
 
 export const MCP_DEFAULT_HEARTBEAT_MS = 30_000;
 
-// A harness token the daemon accepts (short, no spaces): "Claude Code" → "claude-code".
 export function harnessToken(name: string | undefined | null): string | null {
   if (!name) return null;
   const token = name
@@ -103,14 +87,10 @@ export class SvcMcpSession {
   readonly server: McpServer;
   private registration: Promise<SessionResponse> | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
-  // the last change record this session was told of, and the lapsed claims already reported
   private noticesAfter = '0';
   private readonly lapsedTold = new Set<string>();
-  // what undoes each recently answered call, should its cancellation arrive after the answer
   private readonly undoByRequest = new Map<string | number, () => Promise<unknown>>();
-  // the frontier resource and the live stream that announces its changes
   private readonly frontier: FrontierResource;
-  // what each tool's handler is given: this connection's API, scope and session
   private readonly context: ToolContext;
   private closed = false;
   private claimQueue: Promise<unknown> = Promise.resolve();
@@ -177,7 +157,6 @@ export class SvcMcpSession {
     return harnessToken(this.options.model) ?? 'unknown';
   }
 
-  // The executor session of this connection, registered once (on `initialized`, or by the first tool call).
   ensureSession(): Promise<SessionResponse> {
     if (this.closed) return Promise.reject(new ChargeFlowError('session_closed', 'the MCP connection is closing'));
     if (!this.registration) this.nameSession(null);
@@ -234,7 +213,6 @@ export class SvcMcpSession {
     return { session, resumed: false };
   }
 
-  // The session every call of this connection names (x-svc-session), for the daemon's claim rule and record.
   private nameSession(id: number | null): void {
     const headers = (this.api as Partial<SvcApi>).http?.headers;
     if (!headers) return;
@@ -246,11 +224,9 @@ export class SvcMcpSession {
     return this.ensureSession().then((s) => s.session_id);
   }
 
-  // Ends the executor session (its claims are released at once), stops the heartbeat and the live stream.
   async close(): Promise<void> {
     if (this.closed) return;
     this.detach();
-    // a rebuilt connection ended before it made a call: the executor session it was running in ends
     const resumed = this.options.resume?.sessionId;
     const registration =
       this.registration ?? (resumed != null ? Promise.resolve({ session_id: resumed } as SessionResponse) : null);
@@ -287,7 +263,6 @@ export class SvcMcpSession {
     return next;
   }
 
-  // What every tool's handler is given: read when the handler runs (the session may be registered meanwhile).
   private toolContext(): ToolContext {
     // eslint-disable-next-line @typescript-eslint/no-this-alias
     const session = this;
@@ -316,9 +291,7 @@ export class SvcMcpSession {
     };
   }
 
-  // tools/list and tools/call on the SDK's low-level server: the tools' JSON schemas as they are, arguments checked
-  // by ajv (./tools/registry.ts). A failure before or after the tool runs answers as the SDK's own tool calls do: a
-  // tool error whose text is the MCP error (`MCP error -32602: Input validation error: …`).
+  // On the SDK's low-level server, so the tools' JSON schemas go out as they are (arguments checked by ajv).
   private registerTools(): void {
     const listed = [...REGISTERED_TOOLS.values()].map((tool) => tool.listed);
     this.server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
@@ -344,10 +317,8 @@ export class SvcMcpSession {
     if (this.options.missingCredential) {
       return toolError({ code: 'not_connected', message: this.options.missingCredential });
     }
-    // every call names this connection's executor session, so the daemon's claim rule and record know it
     await this.ensureSession().catch(() => undefined);
     const undo: (() => Promise<unknown>)[] = [];
-    // the arguments are what the tool's input schema accepts (checkArguments), which types its run
     const result = await tool.definition.run(args as never, this.context, {
       signal: extra.signal,
       onCancel: (fn) => undo.push(fn),
@@ -360,7 +331,6 @@ export class SvcMcpSession {
       await undoAll();
       return toolError({ code: 'cancelled', message: `${name} was cancelled; what it did was given back` });
     }
-    // a cancellation that crosses the answer on the wire undoes it too (see onCancelled)
     this.undoByRequest.set(extra.requestId, undoAll);
     setTimeout(() => this.undoByRequest.delete(extra.requestId), CANCEL_WINDOW_MS).unref();
     return answered;
@@ -379,9 +349,8 @@ export class SvcMcpSession {
     await undo();
   }
 
-  // What the session should hear of since its last call (issue 36): claims it lost (taken over after its lease
-  // lapsed, released by an admin's forced write or with its session) and others' changes to items it holds, as a
-  // last text block and `notices` in the structured result.
+  // Claims lost (taken over after the lease lapsed, released by an admin's forced write or with the session) and
+  // others' changes to items the session holds.
   private async withNotices(result: CallToolResult): Promise<CallToolResult> {
     const registration = this.registration;
     if (!registration || this.closed) return result;
@@ -415,8 +384,6 @@ export class SvcMcpSession {
     };
   }
 
-  // The seed's dispatch entrypoints (`/svc usher ATL-6`, `/svc advance ATL-6 implementation`) as prompts: the
-  // client shows them as slash commands; each renders what its adapter asks of the agent for that item.
   private registerPrompts(): void {
     this.server.server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: MCP_PROMPT_LIST }));
     this.server.server.setRequestHandler(GetPromptRequestSchema, async (request): Promise<GetPromptResult> => {
@@ -448,8 +415,6 @@ export class SvcMcpSession {
     return renderPrompt({ prompt: name, phase: input.phase || undefined, item, workflow, explain });
   }
 
-  // The subscriptions of a connection another process took (the daemon's /mcp: the replica holding the client's
-  // GET stream is the one whose notifications reach it): follow exactly these.
   setSubscriptions(uris: string[]): void {
     if (this.closed) return;
     this.frontier.setSubscriptions(uris);

@@ -11,17 +11,10 @@ import type {
 
 import { parseEntrypoint } from '../entrypoints';
 
-// The short text form of each tool's answer: what an agent reads when it does not parse the structured content.
-// Stored text (titles) is shown as one line, control characters removed: a title cannot forge a line of its own.
+// Stored text is shown as one line, control characters removed: a title cannot forge a line of its own.
 
-// The JSON a text block carries (issue 37: every text block carries the complete result, compact): the structured
-// result with what it would say twice left out, so a key absent from the text reads as empty or as its parent's —
-// - an empty value: null, false, 0, "", [] and {} (and a JSON string "{}");
-// - a key repeating its parent's: a nested object's key whose value is the same key's value in the object (or, for
-//   an array element, the object holding the array) above it, e.g. each step's lane in next_work, a claim's
-//   decision.item_id.
-// structuredContent keeps every key. Arrays keep their elements (an empty one as null), so positions and counts
-// stay as they are.
+// Every text block carries the complete result, compact: empty values (null, false, 0, "", [], {}) and a nested key
+// repeating its parent's value are left out. structuredContent keeps every key; arrays keep their elements.
 export function compactJson(value: unknown): string {
   return JSON.stringify(compact(value, null) ?? null);
 }
@@ -51,7 +44,6 @@ export function oneLine(value: string, max = 120): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-// Why the step sits where it does: the ranking keys in their order of weight (spec "Ranking").
 export function whyRanked(step: ScheduleStep): string {
   const parts = [`priority ${step.priority}`];
   parts.push(`heads a chain ${step.downstream_depth} deep`);
@@ -63,7 +55,6 @@ export function whyRanked(step: ScheduleStep): string {
   return why;
 }
 
-// whyRanked in short, for a step's line: the ranking keys in their order of weight.
 export function shortWhy(step: ScheduleStep): string {
   const parts = [
     step.priority,
@@ -81,7 +72,6 @@ export function nextWorkText(schedule: ScheduleResponse, steps: (ScheduleStep & 
   ];
   if (steps.length === 0) {
     lines.push('nothing runnable for this session');
-    // why, in words: the work is in another lane, held by others, or past the WIP cap
     for (const p of schedule.projects) {
       const where: string[] = [];
       if (p.other_lanes > 0) where.push(`${p.other_lanes} runnable in other lanes (sessions routed there take them)`);
@@ -93,8 +83,7 @@ export function nextWorkText(schedule: ScheduleResponse, steps: (ScheduleStep & 
     }
     for (const r of schedule.runnable_elsewhere ?? []) lines.push(`runnable elsewhere: ${r.project} (${r.runnable})`);
   }
-  // one line a step with why it ranks there in short; the JSON that follows leaves each step's `why` out (said
-  // once: issue 37's loop reads next_work twice, and its bytes are the model's)
+  // Each step's `why` is said once: both next_work calls of the loop are read by the model.
   for (const s of steps) {
     lines.push(
       `${s.position}. ${s.item_id} [${s.adapter}] ${oneLine(s.title, 80)} → ${s.entrypoint ?? '(no entrypoint)'} (${shortWhy(s)})`,
@@ -135,7 +124,6 @@ export function claimText(d: DispatchResponse): string {
   return `claimed ${d.item_id} (${d.project}, ${d.adapter}) for session ${d.session_id} until ${d.claim.expires_at}\nrun: ${d.entrypoint}${runHint(d.entrypoint)}`;
 }
 
-// "/svc usher ATL-6" is this server's prompt usher with ref ATL-6.
 function runHint(entrypoint: string | null): string {
   const parsed = parseEntrypoint(entrypoint);
   if (!parsed) return '';
@@ -147,7 +135,6 @@ export function itemText(i: ItemResponse): string {
   return `${i.item_id} [${i.status}, ${i.priority}${i.blocked ? ', blocked' : ''}${i.frozen ? ', frozen' : ''}] ${oneLine(i.title)}`;
 }
 
-// get_item's summary line, then who holds it and what it waits on and blocks (the whole item follows as JSON).
 export function itemWholeText(
   i: ItemResponse & {
     dependencies: { direction: string; other_item: string | null; gate_point: string; satisfied: boolean }[];
@@ -156,7 +143,6 @@ export function itemWholeText(
 ): string {
   const lines = [itemText(i)];
   if (i.claim) lines.push(`claimed by session ${i.claim.session_id} (${oneLine(i.claim.harness, 60)})`);
-  // the dependencies on one line, refs only (the JSON gives each one's gate point and satisfaction): said once
   const refs = (direction: string, mark: boolean) =>
     i.dependencies
       .filter((d) => d.direction === direction)
@@ -182,7 +168,6 @@ export function blockersText(blockers: GateBlockerWire[]): string[] {
   );
 }
 
-// One notice for an agent: a claim it lost, or someone else's change to an item it holds.
 export function noticeLine(notice: SessionNoticeWire): string {
   const who = `${oneLine(notice.actor ?? 'someone', 60)}${notice.session_id !== null ? ` (session ${notice.session_id}${notice.harness ? `, ${notice.harness}` : ''})` : ''}`;
   if (notice.kind === 'claim_lost') {

@@ -2,10 +2,8 @@ import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
 
 import type { JsonSchema } from '@app/contracts/mcp';
 
-// The MCP server's arguments and answers checked against the JSON schemas tools/list and prompts/list publish:
-// one ajv, each schema compiled once per process (the daemon's /mcp builds a server per connection) and kept with
-// the schema object. Problems are worded as the clients of this server have always read them (`Required at
-// title`, `String must contain at most 40 character(s) at item`), one line each.
+// Compiled once per process (the daemon's /mcp builds a server per connection). Problems are worded as clients of
+// this server have always read them (`Required at title`), one line each.
 
 const ajv = new Ajv({ allErrors: true, allowUnionTypes: true });
 const compiled = new WeakMap<JsonSchema, ValidateFunction>();
@@ -20,11 +18,9 @@ function validatorOf(schema: JsonSchema): ValidateFunction {
 }
 
 export interface ValidationOptions {
-  // The refusal of properties the object does not take, given their names (only at the top: arguments).
   unknownProperties?: (names: string[]) => string;
 }
 
-// null when the value is valid, else the problems, one a line.
 export function validationProblems(schema: JsonSchema, value: unknown, options: ValidationOptions = {}): string | null {
   const validate = validatorOf(schema);
   if (validate(value)) return null;
@@ -52,14 +48,12 @@ function describeErrors(
     const first = path.length > 0 ? order.indexOf(String(path[0])) : -1;
     lines.push({ at: first === -1 ? order.length : first, text: located(message(error, value), path) });
   }
-  // properties in the schema's order, then what belongs to no property; the unknown ones last
   lines.sort((a, b) => a.at - b.at);
   const texts = lines.map((line) => line.text);
   if (unknownAtTop.length > 0 && unknownProperties) texts.push(unknownProperties(unknownAtTop));
   return texts.join('\n');
 }
 
-// Where the problem is, as a path of keys and indexes (a missing property included).
 function pathOf(error: ErrorObject): (string | number)[] {
   const path: (string | number)[] = error.instancePath
     .split('/')

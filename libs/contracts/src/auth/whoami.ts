@@ -1,4 +1,3 @@
-// GET /v1/whoami
 export interface WhoAmIResponse {
   actor_id: number;
   name: string;
@@ -9,7 +8,7 @@ export interface WhoAmIResponse {
   expires_at: string | null;
 }
 
-// GET /readyz: 200 when the database answers, 503 while it does not.
+// 503 while the database does not answer.
 export interface ReadyResponse {
   ok: boolean;
 }

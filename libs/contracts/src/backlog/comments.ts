@@ -1,7 +1,6 @@
 import type { WritePath } from '../history/history';
 
-// A comment on an item (issues 37 and 39): a note, not a change of the item. Its author is named as a change record
-// names its writer.
+// A note, not a change of the item; its author is named as a change record names its writer.
 export interface ItemCommentWire {
   id: string;
   item_id: string;
@@ -14,14 +13,12 @@ export interface ItemCommentWire {
   created_at: string;
 }
 
-// GET /v1/items/:ref/comments: newest first; next_cursor asks for the older page (null: none).
 export interface ItemCommentListWire {
   item_id: string;
   comments: ItemCommentWire[];
   next_cursor: string | null;
 }
 
-// How many comments GET /v1/items/:ref carries (the newest), and a page's default and largest size.
 export const ITEM_RECENT_COMMENTS = 5;
 export const DEFAULT_COMMENT_LIMIT = 50;
 export const MAX_COMMENT_LIMIT = 200;

@@ -1,6 +1,5 @@
-// The wire vocabulary of a dependency (the values `gate_point` and `source` take on the wire). libs/core declares the
-// same lists for its computations (it imports no other project code); dependencies-vocabulary.spec.ts in the daemon
-// fails when the two drift apart.
+// libs/core declares the same lists (it imports no other project code); dependencies-vocabulary.spec.ts in the
+// daemon fails when the two drift apart.
 export const GATE_POINTS = ['activation', 'integration', 'closure', 'coordination_only'] as const;
 export type GatePointWire = (typeof GATE_POINTS)[number];
 export const DEPENDENCY_SOURCES = ['shepherd', 'conduct', 'operator', 'migration', 'feed', 'idea', 'refine'] as const;
@@ -60,13 +59,11 @@ export interface CandidatePlanWire {
   blocked: { item_id: string; blockers: GateBlockerWire[]; reasons: string[]; cycle: string[] | null }[];
 }
 
-// GET /v1/items/:ref/dependencies
 export interface DependencyListResponse {
   item_id: string;
   dependencies: DependencyListEntryWire[];
 }
 
-// DELETE /v1/items/:dependent/dependencies/:blocker
 export interface DependencyRemovedResponse {
   removed: boolean;
   dependent: string;
@@ -74,7 +71,6 @@ export interface DependencyRemovedResponse {
   gate_point: string;
 }
 
-// POST /v1/gates/evaluate-batch
 export interface GateEvaluationResponse {
   gate_point: string;
   evaluations: GateEvaluationWire[];

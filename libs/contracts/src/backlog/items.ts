@@ -6,7 +6,6 @@ export type ItemPriority = (typeof PRIORITIES)[number];
 export const RESOLUTIONS = ['completed', 'duplicate', 'wontfix'] as const;
 export type ItemResolution = (typeof RESOLUTIONS)[number];
 
-// Structured fields: read with `items get <ref> <field>`, written with `items update <ref> <field> --stdin`.
 export const STRUCTURED_FIELDS = [
   'spec',
   'design_spec',
@@ -31,7 +30,7 @@ export interface ProjectWire {
   updated_at: string;
 }
 
-// Every column of the spec's items table; item_id is the public ref, body is rendered on read.
+// item_id is the public ref; body is rendered on read.
 export interface ItemWire {
   item_id: string;
   title: string;
@@ -83,7 +82,6 @@ export interface ItemSectionWire {
 
 export interface ItemDetailWire extends ItemWire {
   sections: ItemSectionWire[];
-  // the newest comments (ITEM_RECENT_COMMENTS at most, newest first) and how many the item has
   comments: ItemCommentWire[];
   comment_count: number;
 }
@@ -112,11 +110,11 @@ export interface ItemProgressWire {
   done_description: string | null;
   qa_summary: string | null;
   blocked_reason: string | null;
-  // where the item's newest run halted (issue 15), or null
+  // where the item's newest run halted, or null
   halt: DeploymentHaltWire | null;
 }
 
-// A deployment run stopped at a stage awaiting a human approval, or missing capabilities there (issue 15).
+// A run stopped at a stage awaiting a human approval, or missing capabilities there.
 export interface DeploymentHaltWire {
   kind: 'awaiting-approval' | 'needs-capability';
   stage: string;
@@ -126,23 +124,19 @@ export interface DeploymentHaltWire {
   summary: string;
 }
 
-// GET /v1/projects/:id, POST/PATCH /v1/projects
 export type ProjectResponse = ProjectWire;
 
 export interface ProjectListResponse {
   projects: ProjectWire[];
 }
 
-// GET /v1/items/:ref (body rendered, sections included)
 export type ItemResponse = ItemDetailWire;
 
-// PUT /v1/items/:ref/sections/:name
 export interface ItemSectionResponse {
   item_id: string;
   section: ItemSectionWire;
 }
 
-// DELETE /v1/items/:ref/sections/:name
 export interface ItemSectionRemovedResponse {
   item_id: string;
   removed: boolean;

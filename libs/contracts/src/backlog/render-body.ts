@@ -44,8 +44,7 @@ export function renderBody(
   return parts.join('\n\n');
 }
 
-// The stored body a rendering starts with: the rendering less the sections and structured fields it ends with
-// (the TUI's `E` edits the stored body and the sections apart; a read of `body` answers the rendering).
+// The TUI's `E` edits the stored body and the sections apart; a read of `body` answers the rendering.
 export function storedBodyOf(
   rendered: string,
   sections: readonly RenderSection[],

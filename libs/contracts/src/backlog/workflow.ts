@@ -1,4 +1,3 @@
-// Workflow definitions are stored as registered (normalised) in workflow_versions.definition.
 export interface WorkflowGateSpec {
   type: string;
   // only meaningful for gate types that evaluate dependencies (check_hard_blocks); default activation
@@ -17,9 +16,7 @@ export interface WorkflowStage {
 }
 
 export interface DbClaimProseGate {
-  // checked when an item enters one of these stages
   enter: string[];
-  // checked when an item leaves one of these stages
   exit: string[];
 }
 
@@ -57,7 +54,6 @@ export interface WorkflowSummaryWire {
   created_at: string;
 }
 
-// GET /v1/items/:ref/workflow: the item's pinned workflow version and the stage it is at
 export interface ItemWorkflowWire {
   item_id: string;
   workflow_id: string;
@@ -68,7 +64,6 @@ export interface ItemWorkflowWire {
   definition: WorkflowDefinition;
 }
 
-// GET /v1/workflows
 export interface WorkflowListResponse {
   workflows: WorkflowSummaryWire[];
 }

@@ -86,7 +86,7 @@ export interface DispatchResponse {
   event_id: string;
 }
 
-// Who holds a live claim on an item (GET /v1/charge/claims?project=P): the frontier views show it beside each row.
+// The frontier views show it beside each row.
 export interface ClaimHolder {
   item_id: string;
   project: string;

@@ -1,5 +1,5 @@
-// GET/PUT /v1/items/:ref/db-claim. The shapes mirror libs/core's DB-claim reading (contracts import nothing from
-// core; the daemon's mapper assigns core's record to this wire type, so a drift fails the type check there).
+// Mirrors libs/core's DB-claim reading (contracts import nothing from core); the daemon's mapper assigns core's
+// record to this wire type, so a drift fails the type check there.
 
 export type DbClaimStateWire = 'declared' | 'none';
 export type DbClaimHalf = 'db_mutation_profile' | 'db_compatibility_attestation';

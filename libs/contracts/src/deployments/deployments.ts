@@ -1,6 +1,3 @@
-// Wire types of the deployments routes (/v1/deployments: flows, environments, runs, approvals). One definition: the
-// daemon answers these, `svc deployments`, `svc approve`, the TUI and the MCP server read them.
-
 import type { DeploymentHaltWire } from '../backlog/items';
 
 // A stage is a name or an object naming an approval and capabilities; the daemon validates it (flow-stages.ts).
@@ -51,7 +48,6 @@ export interface RunWire {
   capabilities: string[] | null;
   // the approval its environment (and its own flow) needed while it was written, never weakened; null: none
   required_approval: 'member' | 'admin' | null;
-  // public refs of the items the run carries
   carried_work: { items: string[] };
   halt: DeploymentHaltWire | null;
 }
@@ -60,7 +56,6 @@ export interface RunListResponse {
   runs: RunWire[];
 }
 
-// POST /v1/deployments/approvals
 export interface DeploymentApprovalResponse {
   item_id: string;
   run_id: string;
@@ -74,7 +69,6 @@ export interface DeploymentApprovalResponse {
   run: RunWire;
 }
 
-// POST /v1/deployments/flows
 export interface CreateFlowRequest {
   id: string;
   project: string;
@@ -88,7 +82,6 @@ export interface CreateFlowRequest {
   complete_before_done?: boolean;
 }
 
-// POST /v1/deployments/environments
 export interface CreateEnvironmentRequest {
   project: string;
   name: string;
@@ -96,7 +89,6 @@ export interface CreateEnvironmentRequest {
   flow_id?: string;
 }
 
-// PATCH /v1/deployments/runs/:id
 export interface UpdateRunRequest {
   status?: string;
   current_stage?: string;
@@ -108,12 +100,10 @@ export interface UpdateRunRequest {
   capabilities?: string[];
 }
 
-// POST /v1/deployments/runs
 export interface CreateRunRequest extends UpdateRunRequest {
   project: string;
   flow_id?: string;
   environment: string;
-  // public refs of the carried items
   items: string[];
 }
 

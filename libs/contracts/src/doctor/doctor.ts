@@ -1,4 +1,3 @@
-// GET /v1/doctor (server admins): what one replica knows about itself and the team server, for `svc doctor`.
 export interface DoctorReplicaWire {
   name: string;
   version: string;
@@ -24,15 +23,12 @@ export interface DoctorReport {
     migrations: {
       applied: number;
       latest: string | null;
-      // known to this code, not applied to the database
       pending: string[];
-      // applied to the database, unknown to this code (a newer version migrated it)
       unknown: string[];
     };
   };
   // this replica's clock minus PostgreSQL's (positive: this clock is behind), and the reading's half round trip
   clock: { skew_ms: number; uncertainty_ms: number };
-  // replicas that reported within `replicas_window_seconds` (this one included)
   replicas: DoctorReplicaWire[];
   replicas_window_seconds: number;
   public_url: string | null;

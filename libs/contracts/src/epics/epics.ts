@@ -35,7 +35,6 @@ export interface EpicTaskWire {
   last_heartbeat: string | null;
 }
 
-// GET /v1/epics/:ref and GET /v1/epics/:ref/tasks
 export interface EpicTasksResponse {
   epic: string;
   tasks: EpicTaskWire[];

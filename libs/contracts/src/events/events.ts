@@ -1,5 +1,3 @@
-// Recorded events (GET /v1/events) and what one message of the live stream (GET /v1/events/stream) carries.
-
 export interface EventWire {
   id: string;
   name: string;
@@ -16,15 +14,14 @@ export interface EventsListResponse {
   events: EventWire[];
 }
 
-// The SSE `event:` names the daemon sends; a notice of another type is passed on unchanged.
 // GET /v1/events/stream?frontier=<ids>: the most projects one stream asks frontier notices for.
 export const MAX_STREAM_FRONTIER_PROJECTS = 8;
 
+// A notice of another type is passed on unchanged.
 export const STREAM_NOTICE_TYPES = ['event', 'item', 'items', 'dependency', 'machine_authorization'] as const;
 export type StreamNoticeType = (typeof STREAM_NOTICE_TYPES)[number];
 
-// One SSE message: `type` is its `event:` field (default 'message'), `id` its `id:` field (recorded events only),
-// `data` its JSON `data:` (an EventWire-like record for 'event', a change hint for the others).
+// `type` is the SSE `event:` field (default 'message'), `id` its `id:` field (recorded events only).
 export interface StreamNotice {
   type: string;
   id: string | null;

@@ -1,7 +1,6 @@
 import type { FrontierItemWire, FrontierResultWire } from './frontier';
 
-// GET /v1/charge/frontier?since=<etag> (issue 27): what changed in the frontier since an answer the client holds.
-// Served with this media type; the full answer (application/json) when the daemon no longer knows the base.
+// Served on `since=<etag>`; the full answer (application/json) when the daemon no longer knows the base.
 export const FRONTIER_DELTA_MEDIA_TYPE = 'application/vnd.svc.frontier-delta+json';
 // Set on a full answer given to a `since` request: why no delta (unknown_base: not among the recent answers the
 // replica keeps; too_large: the delta would have been larger than the answer).

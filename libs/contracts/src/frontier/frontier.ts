@@ -1,6 +1,3 @@
-// Wire shapes of the charge frontier (GET /v1/charge/frontier), frontier.list (GET /v1/frontier/list) and
-// explain (GET /v1/frontier/explain/:ref). The daemon's frontier mapper renders them from libs/core's model.
-
 export type FrontierBucket = 'runnable' | 'blocked' | 'frozen' | 'not_candidate';
 
 export interface FrontierItemWire {
@@ -20,7 +17,6 @@ export interface FrontierItemWire {
   created_at: string;
 }
 
-// The GET /v1/charge/frontier body.
 export interface FrontierResultWire {
   runnable: FrontierItemWire[];
   blocked: FrontierItemWire[];

@@ -1,5 +1,3 @@
-// The record of every write (issue 36): who changed what, when, and through which path.
-
 // Headers a client sends with a write so the record and the claim rule know who is writing: the executor session
 // (an agent's; a person at the command line or in the TUI sends none) and the front end (cli, tui, mcp).
 export const SESSION_HEADER = 'x-svc-session';
@@ -33,7 +31,6 @@ export interface ChangeRecordWire {
 export interface HistoryResponse {
   item_id?: string;
   changes: ChangeRecordWire[];
-  // Pass as `before` for the next (older) page; null when there is none.
   next_before: string | null;
 }
 
@@ -51,6 +48,5 @@ export interface SessionNoticesResponse {
   notices: SessionNoticeWire[];
   // claims whose lease ran out and that nobody has taken over yet (they no longer protect the item)
   lapsed_claims: { item_id: string; expired_at: string }[];
-  // pass as `after` next time
   last_id: string;
 }

@@ -48,8 +48,6 @@ export const RETRYABLE_POLL_ERRORS: readonly MachineAuthorizationErrorCode[] = [
 
 export const MACHINE_AUTHORIZATION_HTTP: MachineAuthorizationHttpContract = buildMachineAuthorizationHttpContract();
 
-// ---- Origins and authorities ----
-
 export type MachineAuthorizationUrlErrorReason =
   | 'invalid_url'
   | 'unsupported_scheme'
@@ -117,7 +115,6 @@ export function isSameOrigin(a: string, b: string): boolean {
   }
 }
 
-// Resolves candidate against base and returns it only when it stays on base's origin.
 export function sameOriginUrl(base: string, candidate: string): string {
   const origin = parseUrl(base, 'base URL').origin;
   let resolved: URL;
@@ -176,11 +173,8 @@ export function verifyCredentialAuthority({ serverUrl, kind, approved, org }: Cr
   return expected;
 }
 
-// ---- User codes and the browser approval view ----
-
 const USER_CODE_INPUT = new RegExp(USER_CODE_INPUT_PATTERN);
 
-// Accepts what a person types (any case, dash optional) and returns the canonical XXXX-XXXX, or null.
 export function normalizeUserCode(input: string): string | null {
   const trimmed = input.trim();
   if (!USER_CODE_INPUT.test(trimmed)) return null;
@@ -208,8 +202,6 @@ export function isBrowserVerificationUrl(serverUrl: string, candidate: string): 
   const prefix = `${MACHINE_APPROVAL_PATH}/`;
   return url.pathname.startsWith(prefix) && normalizeUserCode(url.pathname.slice(prefix.length)) !== null;
 }
-
-// ---- Responses ----
 
 export type HeaderBag = { get(name: string): string | null } | Record<string, string | string[] | undefined>;
 
@@ -320,7 +312,6 @@ function recoveryOf(body: MachineAuthorizationRecovery): MachineAuthorizationRec
   };
 }
 
-// The machine side of the flow: classifies a start or poll response (poll by default).
 export function parseAuthorizationResponse(
   status: number,
   headers: HeaderBag,

@@ -53,8 +53,6 @@ export const MACHINE_AUTHORIZATION_DECISIONS: readonly MachineAuthorizationDecis
 ];
 export const MACHINE_AUTHORIZATION_ACTIONS: readonly MachineAuthorizationAction[] = ['approve', 'deny'];
 
-// ---- Wire types (snake_case, exactly the spec's field names) ----
-
 export interface MachineAuthorizationStartRequest {
   machine_id: string;
   machine_name: string;
@@ -234,8 +232,6 @@ export const MACHINE_AUTHORIZATION_SECRET_FIELDS = {
 export type MachineAuthorizationSecretField<N extends MachineAuthorizationModelName> =
   (typeof MACHINE_AUTHORIZATION_SECRET_FIELDS)[N][number];
 
-// ---- Error codes: status, body model and retry policy (one exhaustive table) ----
-
 export interface MachineAuthorizationErrorDescription {
   status: number;
   model: MachineAuthorizationErrorModelName;
@@ -300,8 +296,6 @@ export function isMachineAuthorizationErrorCode(value: unknown): value is Machin
 export function codesOfModel(model: MachineAuthorizationErrorModelName): MachineAuthorizationErrorCode[] {
   return MACHINE_AUTHORIZATION_ERROR_CODES.filter((code) => describeMachineAuthorizationError(code).model === model);
 }
-
-// ---- HTTP surface (the x-http section) ----
 
 export type MachineAuthorizationEndpointName = 'start' | 'start_cloud' | 'poll' | 'discovery' | 'get' | 'resolve';
 
@@ -463,8 +457,6 @@ export function buildMachineAuthorizationHttpContract(): MachineAuthorizationHtt
     endpoints,
   };
 }
-
-// ---- JSON-schema fragments (the source of truth of machine_authorization.schema.v1.json) ----
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };

@@ -1,7 +1,5 @@
-// Pending machine-authorization requests a caller may decide (GET /v1/machine-authorizations), and the
-// request-scoped resolve the TUI uses (POST /v1/machine-authorizations/requests/:request_id/resolve).
-// Extensions of the v1 contract (documented in docs/adr/0005); no secret is ever listed: user codes are
-// stored as digests only, so an approver types the code the machine shows.
+// Extensions of the v1 contract (docs/adr/0005). No secret is ever listed: user codes are stored as digests only, so
+// an approver types the code the machine shows.
 
 export interface MachineAuthorizationRequest {
   // opaque, stable id of the pending request (not the user code, not a database id)
@@ -14,7 +12,6 @@ export interface MachineAuthorizationRequest {
   org: string | null;
   created_at: string;
   expires_at: string;
-  // true when the caller already claimed this request (decided it or opened it)
   claimed_by_caller: boolean;
 }
 
@@ -34,7 +31,7 @@ export interface MachineAuthorizationRequestDenyResponse {
   decision: 'denied';
 }
 
-// Announced on the event stream (`event: machine_authorization`) on every state change; a hint to refetch.
+// A hint to refetch, not a record.
 export const MACHINE_AUTHORIZATION_CHANGES = ['started', 'decided', 'consumed', 'expired'] as const;
 export type MachineAuthorizationChange = (typeof MACHINE_AUTHORIZATION_CHANGES)[number];
 

@@ -1,20 +1,15 @@
-// JSON schemas (draft-07, the dialect MCP clients are given in tools/list) written with a few small functions that
-// also carry the TypeScript type of the values each schema accepts. The MCP tools declare their arguments and
-// answers with them: a handler's arguments are typed by its input schema, and each wire schema in ./schemas.ts is
-// checked against its interface at compile time. What reaches a client is the plain JSON (`.json`), validated
-// with ajv; nothing here validates.
+// Draft-07 schemas (the dialect MCP clients get in tools/list) that also carry the TypeScript type of what they
+// accept, so a handler's arguments are typed by its input schema. Nothing here validates: ajv does.
 
 export type JsonSchema = { [keyword: string]: unknown };
 
 declare const VALUE: unique symbol;
 
-// A schema and, at compile time only, the type of the values it accepts.
 export interface Schema<T> {
   readonly json: JsonSchema;
   readonly [VALUE]?: T;
 }
 
-// A property an object may leave out (not in its `required`).
 export interface OptionalSchema<T> extends Schema<T> {
   readonly optional: true;
 }
@@ -56,7 +51,6 @@ export const oneOfNumbers = <const V extends readonly number[]>(values: V) =>
 export const array = <T>(items: Schema<T>, rules: { maxItems?: number } = {}) =>
   schema<T[]>({ type: 'array', items: items.json, ...rules });
 
-// An object with any keys, each value accepted by `values`.
 export const record = <T>(values: Schema<T>) =>
   schema<Record<string, T>>({ type: 'object', additionalProperties: values.json });
 
@@ -99,7 +93,6 @@ export function isOptional(property: Schema<unknown>): boolean {
   return (property as Partial<OptionalSchema<unknown>>).optional === true;
 }
 
-// An object of exactly these properties: any other is refused (`additionalProperties: false`).
 export function object<S extends Shape>(shape: S): ObjectSchema<S> {
   const properties: JsonSchema = {};
   const required: string[] = [];
@@ -118,7 +111,6 @@ export function object<S extends Shape>(shape: S): ObjectSchema<S> {
   };
 }
 
-// The object with more properties (a property of the same name is replaced where it stood).
 export function extend<A extends Shape, B extends Shape>(
   base: ObjectSchema<A>,
   more: B,

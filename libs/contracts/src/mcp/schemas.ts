@@ -44,13 +44,10 @@ import type {
   SessionResponse,
 } from '../sessions/sessions';
 
-// The wire types of the daemon as JSON schemas (./json-schema.ts), for the MCP tools' structured output. Each schema
-// is checked against its interface at compile time (`sameShape` below): a field added to, removed from or retyped in
-// the interface fails the build here, so the interfaces stay the one definition of the wire and these follow them.
-// Imported as '@app/contracts/mcp' (not from the contracts index: only the MCP server needs them).
+// Each schema is checked against its wire interface at compile time (`sameShape`), so the interfaces stay the one
+// definition of the wire. Imported as '@app/contracts/mcp': only the MCP server needs them.
 
 type Exact<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-// A compile-time check only; the call does nothing at run time.
 function sameShape<A, B>(ok: Exact<A, B>): void {
   void ok;
 }

@@ -1,8 +1,6 @@
-// Wire types of the records routes (docs/api-backlog.md): ouroboros entries. One definition: the daemon answers
-// these, the client and the MCP server read them (its JSON schema is checked against them in mcp/schemas.ts).
+// The MCP server's JSON schemas are checked against these in mcp/schemas.ts.
 
-// An ouroboros entry: an observation for the people who improve the workflow. It belongs to one organization (the
-// slug), the one its writer acted in; only that organization's active members and credentials see or mark it.
+// Only the active members and credentials of the writer's organization see or mark it.
 export interface OuroborosEntryWire {
   id: number;
   organization: string;
@@ -20,7 +18,6 @@ export interface OuroborosListResponse {
   entries: OuroborosEntryWire[];
 }
 
-// POST /v1/records/ouroboros
 export interface OuroborosEntryRequest {
   agent: string;
   category: string;
@@ -30,7 +27,6 @@ export interface OuroborosEntryRequest {
   timestamp?: string;
 }
 
-// GET /v1/records/ouroboros filters
 export interface OuroborosListQuery {
   agent?: string;
   category?: string;
@@ -39,7 +35,6 @@ export interface OuroborosListQuery {
   limit?: number;
 }
 
-// A shepherd verdict on a transition of an item (POST/GET /v1/records/shepherd-verdicts).
 export interface VerdictWire {
   id: number;
   item: string;
@@ -64,7 +59,6 @@ export interface AddVerdictRequest {
   attempt?: number;
 }
 
-// The disposition of one caveat (POST/GET /v1/records/caveat-dispositions).
 export interface DispositionWire {
   id: number;
   item: string;

@@ -33,7 +33,6 @@ export interface HeartbeatResponse {
   renewed: ClaimResponse[];
 }
 
-// POST /v1/sessions/:id/release (issue 29): one claim of the session given back before the session ends.
 export interface ReleaseClaimResponse {
   session_id: number;
   item_id: string;
@@ -41,7 +40,6 @@ export interface ReleaseClaimResponse {
   released: boolean;
 }
 
-// GET /v1/sessions: which sessions to list (default live), newest first.
 export const SESSION_STATES = ['live', 'ended', 'all'] as const;
 export type SessionState = (typeof SESSION_STATES)[number];
 export const DEFAULT_SESSIONS_LIMIT = 100;

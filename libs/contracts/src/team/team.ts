@@ -1,5 +1,3 @@
-// Wire types of people, memberships and API tokens (issue 13; docs/api-team.md).
-
 export type ActorKind = 'person' | 'agent';
 export type ActorStatus = 'active' | 'disabled';
 export type MembershipRole = 'admin' | 'member';
@@ -66,11 +64,11 @@ export interface TokenWire {
   last_used_at: string | null;
   expires_at: string | null;
   revoked_at: string | null;
-  // the credential that minted it (issue 24): an API token's id, or a machine's id; both null for the first-boot
-  // token. The token expires no later than that credential and is revoked with it.
+  // an API token's id or a machine's id; both null for the first-boot token. The token expires no later than that
+  // credential and is revoked with it.
   parent_token_id: number | null;
   parent_machine_id: string | null;
-  // full: what its actor may do; metrics: GET /metrics only (issue 40)
+  // metrics: GET /metrics only
   scope: 'full' | 'metrics';
 }
 
@@ -97,7 +95,6 @@ export interface RevokeTokenResponse {
   revoked: boolean;
 }
 
-// Organizations (issue 24): created by a server admin; listed to a server admin (all) or to their active members.
 export interface OrganizationWire {
   slug: string;
   name: string;

@@ -1,4 +1,3 @@
-// POST /v1/import (svc-backlog/v1 document in, counts out)
 export interface ImportResponse {
   project: string;
   replaced: boolean;
@@ -12,14 +11,13 @@ export interface ImportResponse {
   environments: number;
   deployment_runs: number;
   workflow_versions_created: number;
-  // issue 36: the project as it was before a replace (GET /v1/projects/<id>/snapshots/<snapshot_id>), null when
-  // nothing was replaced
+  // GET /v1/projects/<id>/snapshots/<snapshot_id> holds the project as it was before a replace; null when nothing was
+  // replaced
   snapshot_id: string | null;
   // what the replaced project held that this import does not carry (all of it is in the snapshot)
   not_carried: ImportNotCarried;
 }
 
-// A comment a replace's snapshot keeps (item by ref).
 export interface HeldComment {
   item: string;
   author: string | null;
@@ -44,7 +42,6 @@ export interface ImportNotCarried {
   }[];
 }
 
-// GET /v1/projects/<id>/snapshots
 export interface ProjectSnapshotSummary {
   id: string;
   project: string;
@@ -63,11 +60,10 @@ export interface ProjectSnapshotList {
 // format does not carry
 export interface ProjectSnapshot extends ProjectSnapshotSummary {
   document: ExportDocument;
-  // comments: on the replaced items (the backlog format carries none; absent in snapshots taken before them)
+  // comments: absent in snapshots taken before comments were kept (the backlog format carries none)
   held: { claims: ImportNotCarried['claims']; comments?: HeldComment[] };
 }
 
-// GET /v1/export: the whole svc-backlog/v1 document (validated by the daemon on import).
 export interface ExportDocument {
   format: string;
   items?: unknown[];

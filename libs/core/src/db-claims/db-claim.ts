@@ -45,7 +45,6 @@ export interface DbMutationProfile {
   reason?: string;
 }
 
-// Stored in items.db_compatibility_attestation: how it stays compatible, plus the workflow-managed fields.
 export interface DbCompatibilityAttestation {
   compatibility_class?: string;
   pre_merge_readers_writers?: PreMergeReaderWriter[];
@@ -360,7 +359,6 @@ function carriedEvidence(previousAttestation: string | null | undefined): DbComp
   const previous = parseObject(previousAttestation);
   const out: DbCompatibilityAttestation = {};
   if (previous === null) return out;
-  // JSON.parse output is JSON by construction.
   if (hasOwn(previous, 'rehearsal_outcomes')) out.rehearsal_outcomes = previous.rehearsal_outcomes as DbClaimJsonValue;
   if (hasOwn(previous, 'class_escalations')) out.class_escalations = previous.class_escalations as DbClaimJsonValue;
   return out;

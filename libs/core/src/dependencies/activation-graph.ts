@@ -1,21 +1,14 @@
 import { DependencyPair } from './cycles';
 
-// The activation edges of one organization in memory, for the cycle check of a dependency add: each edge
-// once, by its stored id, with the items' dependents and blockers, and a label per item such that every edge goes
-// from a lower label to a higher one (a pseudo-topological order, kept as edges come and go).
-//
-// A path from d down to b only climbs labels, so a new edge b → d with label(b) < label(d) closes no cycle: that
-// answer costs two lookups, and it is the usual one (a new dependent is newer than its blocker). Otherwise the search
-// walks only the items whose labels lie between the two ends, from both ends at once (shortestCycleIfAdded), and an
-// edge added after the check raises the labels below it that it must. While the edges hold a cycle (plain SQL, an
-// import of a stuck backlog) no labels fit: the search walks the whole reach, and the labels are computed again
-// after a removal that may have broken the cycle.
+// Labels form a pseudo-topological order kept as edges come and go: a path from d down to b only climbs labels, so a
+// new edge b → d with label(b) < label(d) closes no cycle in two lookups (the usual case: a dependent is newer than
+// its blocker). Otherwise the search walks only the items labelled between the two ends. While the edges hold a
+// cycle (plain SQL, an import of a stuck backlog) no labels fit, and they are recomputed after a removal.
 export class ActivationGraph {
   private readonly dependents = new Map<number, number[]>();
   private readonly blockers = new Map<number, number[]>();
   private readonly edges = new Map<number, DependencyPair>();
   private readonly labels = new Map<number, number>();
-  // the labels fit every edge (false while the edges hold a cycle)
   private ordered = true;
   // an edge was removed since the labels last failed to fit: computing them again may succeed
   private retry = false;
@@ -28,7 +21,6 @@ export class ActivationGraph {
     return this.edges.has(id);
   }
 
-  // Many edges at once (a load): the labels are computed once after them.
   load(edges: Iterable<readonly [id: number, blocker: number, dependent: number]>): void {
     for (const [id, blocker, dependent] of edges) {
       if (this.edges.has(id)) this.remove(id);
@@ -40,7 +32,6 @@ export class ActivationGraph {
     this.relabel();
   }
 
-  // Adds (or replaces) the edge with this id.
   add(id: number, blocker: number, dependent: number): void {
     if (this.edges.has(id)) this.remove(id);
     this.edges.set(id, { blocker, dependent });
@@ -61,7 +52,6 @@ export class ActivationGraph {
     if (!this.ordered) this.retry = true;
   }
 
-  // findCycleIfAdded over these edges: null, or a shortest cycle [dependent, ..., blocker, dependent].
   cycleIfAdded(blocker: number, dependent: number): number[] | null {
     if (blocker === dependent) return [dependent, dependent];
     if (!this.ordered && this.retry) this.relabel();
@@ -81,8 +71,7 @@ export class ActivationGraph {
     return this.labels.get(v) ?? 0;
   }
 
-  // After blocker → dependent was added: raises the labels below it until every edge climbs again. False when the
-  // raise comes back to the blocker (the edge closed a cycle).
+  // False when the raise comes back to the blocker: the edge closed a cycle.
   private raise(blocker: number, dependent: number): boolean {
     if (blocker === dependent) return false;
     if (this.label(blocker) < this.label(dependent)) return true;
@@ -102,7 +91,6 @@ export class ActivationGraph {
     return true;
   }
 
-  // Longest-path labels over every edge (Kahn's order); they fit unless the edges hold a cycle. After a bulk load.
   private relabel(): void {
     this.retry = false;
     const items = new Set([...this.dependents.keys(), ...this.blockers.keys()]);
@@ -146,11 +134,9 @@ function pull(map: Map<number, number[]>, key: number, value: number): void {
   if (list.length === 0) map.delete(key);
 }
 
-// findCycleIfAdded without building the whole graph: a bidirectional breadth-first search, down the dependent's
-// dependents and up the blocker's blockers, a whole level at a time, always on the side whose frontier is smaller,
-// until the two meet or one side runs out; `keep` may leave out items no path from the dependent to the blocker can
-// pass through. The same answer as findCycleIfAdded: null, or a shortest cycle [dependent, ..., blocker, dependent]
-// (among cycles of that length, not necessarily the same one).
+// Bidirectional breadth-first search, a whole level at a time on the side whose frontier is smaller; `keep` may leave
+// out items no path from the dependent to the blocker can pass through. Answers as findCycleIfAdded does (a shortest
+// cycle, not necessarily the same one).
 export function shortestCycleIfAdded(
   newEdge: DependencyPair,
   dependentsOf: ReadonlyMap<number, readonly number[]>,
@@ -159,7 +145,6 @@ export function shortestCycleIfAdded(
 ): number[] | null {
   const { blocker, dependent } = newEdge;
   if (blocker === dependent) return [dependent, dependent];
-  // item → [the item it was reached from, its distance from its side's start]
   const down = new Map<number, [number, number]>([[dependent, [-1, 0]]]);
   const up = new Map<number, [number, number]>([[blocker, [-1, 0]]]);
   let downFront = [dependent];
@@ -186,7 +171,6 @@ export function shortestCycleIfAdded(
       }
     }
     if (meet !== -1) {
-      // dependent → … → meet along the down side, then meet → … → blocker along the up side
       const path: number[] = [];
       for (let at = meet; at !== -1; at = down.get(at)![0]) path.push(at);
       path.reverse();

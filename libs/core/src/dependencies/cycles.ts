@@ -42,12 +42,11 @@ export function buildCompactGraph(
 }
 
 export interface StronglyConnectedComponents {
-  // component id per node; ids are assigned in emission order, which is a reverse topological order
-  // of the condensation: every edge leaving a component points to a component with a smaller id
+  // ids in emission order, a reverse topological order of the condensation: every edge leaving a component points
+  // to a smaller id
   componentOf: Int32Array;
   componentSize: Int32Array;
   componentCount: number;
-  // nodes in emission order (all nodes of component 0 first, then component 1, ...)
   order: Int32Array;
 }
 
@@ -122,7 +121,6 @@ export function stronglyConnectedComponents(graph: CompactGraph): StronglyConnec
   return { componentOf, componentSize: Int32Array.from(componentSizes), componentCount, order };
 }
 
-// Shortest cycle through `start` using only edges that stay inside start's component; null if none.
 export function cycleThrough(graph: CompactGraph, componentOf: Int32Array, start: number): number[] | null {
   const { offsets, targets } = graph;
   const component = componentOf[start];
@@ -146,7 +144,6 @@ export function cycleThrough(graph: CompactGraph, componentOf: Int32Array, start
           path.push(u);
         }
         path.push(start);
-        // collected backwards from the closing node; flip so it reads start → ... → start
         path.reverse();
         return path;
       }
@@ -159,9 +156,7 @@ export function cycleThrough(graph: CompactGraph, componentOf: Int32Array, start
   return null;
 }
 
-// Edges point blocker → dependent. Adding newEdge closes a cycle exactly when newEdge.dependent already
-// (transitively) blocks newEdge.blocker. The returned path starts and ends at newEdge.dependent:
-// [dependent, ..., blocker, dependent]; it is a shortest such cycle (breadth-first search).
+// Edges point blocker → dependent; the cycle returned is [dependent, ..., blocker, dependent], a shortest one.
 export function findCycleIfAdded(edges: readonly DependencyPair[], newEdge: DependencyPair): number[] | null {
   const { blocker, dependent } = newEdge;
   if (blocker === dependent) {

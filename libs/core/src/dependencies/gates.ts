@@ -13,7 +13,6 @@ import {
 export interface DependencyEdge {
   blocker: number;
   dependent: number;
-  // absent = activation, the column default
   gatePoint?: string;
   satisfaction: string;
   rationale?: string;
@@ -42,7 +41,6 @@ export interface GateEvaluation {
 
 export interface GateOptions {
   acceptForeignRuns?: boolean;
-  // labels items in reasons (public refs); falls back to the facts' ref, then `#<id>`
   refOf?: (id: number) => string | undefined;
 }
 

@@ -1,9 +1,7 @@
 import { DependencyPair } from './cycles';
 
-// The activation graph an import grows edge by edge: each new edge is checked against the graph so far and then
-// added, with the same answer as `findCycleIfAdded` (the shortest path dependent → … → blocker, then the dependent
-// again) but without rebuilding the whole graph per edge: a file of a thousand edges costs a thousand searches of
-// what each edge reaches, not a thousand copies of the server's graph.
+// Checks each new edge of an import against the graph so far without rebuilding it per edge: a file of a thousand
+// edges costs a thousand searches, not a thousand copies of the server's graph.
 export class GrowingActivationGraph {
   private readonly dependentsOf = new Map<number, number[]>();
 

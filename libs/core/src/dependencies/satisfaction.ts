@@ -46,10 +46,8 @@ export interface BlockerFacts {
   mergedAt: string | null;
   // environment names of succeeded deployment runs (of any project) whose carried_work lists the blocker
   deployedEnvironments: ReadonlySet<string>;
-  // environment names still registered for the blocker's own project
   registeredEnvironments: ReadonlySet<string>;
   mergedByAncestry?: boolean;
-  // the blocker's pinned workflow stage order, earliest first
   stageOrder?: readonly string[];
   ref?: string;
   title?: string | null;
@@ -189,7 +187,6 @@ function deployedSatisfied(environment: string, facts: BlockerFacts, acceptForei
   );
 }
 
-// Boolean fast path for hot loops; evaluateSatisfaction explains the same decision.
 export function isSatisfied(
   form: ParsedSatisfaction,
   facts: BlockerFacts | undefined,
@@ -224,7 +221,6 @@ function labelFor(facts: BlockerFacts | undefined, options: SatisfactionOptions)
   return options.blockerRef ?? facts?.ref ?? 'blocker';
 }
 
-// What would satisfy the dependency, for a person reading it.
 export function satisfactionNeed(
   form: ParsedSatisfaction,
   facts: BlockerFacts | undefined,

@@ -1,6 +1,5 @@
-// The claim rule (issue 36): a claim means "mine". Doing the work on a claimed item — a status move, an edit of its
-// title, body or sections, a resolve, a DB-claim amendment — is the holder's. Triage that steers rather than does
-// the work (priority, block, freeze, dependencies) stays open to the team and reaches the holder as a notice.
+// A claim means "mine": doing the work on a claimed item is the holder's. Triage that steers rather than does the
+// work (priority, block, freeze, dependencies) stays open to the team and reaches the holder as a notice.
 
 export type ItemWriteKind = 'status' | 'edit' | 'resolve' | 'db_claim' | 'triage';
 
@@ -8,7 +7,6 @@ export const WORK_KINDS: readonly ItemWriteKind[] = ['status', 'edit', 'resolve'
 
 export interface ClaimWriter {
   actorId: number | null;
-  // The executor session the write comes from; null for a person at the command line or in the TUI.
   sessionId: number | null;
 }
 
@@ -50,7 +48,6 @@ export function isHolder(writer: ClaimWriter, holder: ClaimHolder): boolean {
   return writer.actorId !== null && writer.actorId === holder.actorId;
 }
 
-// The words a refusal carries: who holds the item and until when.
 export function claimRefusalMessage(ref: string, holder: ClaimHolder): string {
   const who = holder.actor ?? 'an unknown actor';
   return (

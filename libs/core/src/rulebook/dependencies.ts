@@ -1,8 +1,6 @@
 import { parseSatisfaction } from '../dependencies/satisfaction';
 
-// Whether one new dependency edge may be stored, from what the daemon has already read: its satisfaction form, the
-// blocker's workflow stages (for a `status:<stage>` form) and the size of its evidence. The organization wall and
-// activation cycles need the database and stay in the daemon; this is the part that needs none.
+// The organization wall and activation cycles need the database and stay in the daemon.
 
 export const DEPENDENCY_EVIDENCE_LIMIT = 64 * 1024;
 
@@ -12,18 +10,15 @@ const STORABLE_SATISFACTION = /^(status:[a-z][a-z0-9-]*|fact:merged|fact:deploye
 export type DependencyEdgeRefusal =
   { refuse: 'invalid_satisfaction'; detail: string } | { refuse: 'evidence_too_large'; limit: number };
 
-// True when the edge would make an item wait on itself (checked before anything is read).
 export function isSelfDependency(dependentId: number, blockerId: number): boolean {
   return dependentId === blockerId;
 }
 
-// The first rule the edge breaks, in the order the daemon answers them, or null when it may be stored.
 // `blockerStages`: the blocker's pinned workflow stages in order (undefined when not read: no stage is then valid).
 export function dependencyEdgeRefusal(edge: {
   satisfaction: string;
   blockerRef: string;
   blockerStages: readonly string[] | undefined;
-  // the stored evidence text's length (its JSON)
   evidenceLength: number;
 }): DependencyEdgeRefusal | null {
   const form = parseSatisfaction(edge.satisfaction);

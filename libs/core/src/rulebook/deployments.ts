@@ -1,6 +1,3 @@
-// Who may approve, write and pass a project's deployments. The daemon gathers the inputs (the caller's standing in
-// the project's organization, the flow's stages, the run's approvals) and asks here; it words the refusals.
-
 export type ApprovalRole = 'member' | 'admin';
 
 export const APPROVAL_RANK: Record<ApprovalRole, number> = { member: 1, admin: 2 };
@@ -13,7 +10,6 @@ export interface GatedStage {
   capabilities: readonly string[];
 }
 
-// The caller's membership of the project's organization (organization null: the project has none).
 export interface MembershipStanding {
   organization: string | null;
   role: string | null;
@@ -26,17 +22,14 @@ export interface ApproverStanding {
   policyAdmin: boolean;
 }
 
-// The strongest of the approvals environments need, as [environment, role], or null when none needs one.
 export function strongestApproval(needs: Iterable<[string, ApprovalRole]>): [string, ApprovalRole] | null {
   let best: [string, ApprovalRole] | null = null;
   for (const need of needs) if (best === null || APPROVAL_RANK[need[1]] > APPROVAL_RANK[best[1]]) best = need;
   return best;
 }
 
-// Who may write a project's gated flows, environments and runs is who may approve its deployments: an active member
-// of its organization for member stages and an admin of it for admin stages; for a project of no organization
-// anyone who sees it for member stages and the server admin for admin stages. The server admin writes them in every
-// organization.
+// Who may write a project's gated flows, environments and runs is who may approve its deployments; the server admin
+// writes them in every organization.
 export function approverStanding(
   isServerAdmin: boolean,
   membership: MembershipStanding,
@@ -50,7 +43,6 @@ export function approverStanding(
   return { role: membership.role === 'admin' ? 'admin' : 'member', organization, policyAdmin };
 }
 
-// The approval the caller lacks for `need` (approver_required), or null when they may write.
 export function approverShortfall(
   standing: Pick<ApproverStanding, 'role'>,
   need: [string, ApprovalRole] | null,
@@ -171,7 +163,6 @@ export function decideApproval(input: {
   return { allow: true, asAdmin };
 }
 
-// Whether a run lets its items reach done: it succeeded, or its flow does not hold done until it completes.
 export function deploymentComplete(runStatus: string, completeBeforeDone: boolean): boolean {
   return runStatus === 'succeeded' || !completeBeforeDone;
 }

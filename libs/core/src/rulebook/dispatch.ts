@@ -1,6 +1,4 @@
-// The charge rule: which item a session may be offered or dispatched, decided from facts the daemon has already read
-// (the frontier computed under the run's WIP cap, the live claims, the session's lane). The daemon reads, asks here,
-// then writes the claim or turns the refusal into its error; nothing here reads or writes.
+// Decides from facts the daemon has already read; nothing here reads or writes.
 
 import { FrontierComputation, FrontierItem } from '../frontier/vocabulary';
 import { takesWipSlot } from '../frontier/wip';
@@ -20,7 +18,6 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;
 }
 
-// A dispatch names its project only to guard against charging the wrong one.
 export function projectMismatch(asked: string | undefined, itemProject: string): boolean {
   return asked !== undefined && asked !== '' && asked !== itemProject;
 }
@@ -50,7 +47,6 @@ export function mayAwaitApproval(
   return 'item' in placement && placement.item.stage_adapter === 'usher';
 }
 
-// What the offered step of a runnable item says about it (the daemon renders it from the item's workflow stage).
 export interface DispatchStep {
   wait: boolean;
   entrypoint: string | null;
@@ -66,7 +62,6 @@ export interface RefusalDecision {
   target_bucket?: 'frozen' | 'not_found';
 }
 
-// H is the daemon's record of the halted run, carried through untouched for the refusal's body.
 export type DispatchVerdict<H = unknown> =
   | { dispatch: true; item: FrontierItem; step: DispatchStep & { entrypoint: string } }
   | { refuse: 'deployment_awaiting_approval'; item: FrontierItem; halt: H; decision: RefusalDecision }
@@ -82,7 +77,6 @@ export type DispatchRefusal<H = unknown> = Exclude<DispatchVerdict<H>, { dispatc
 export function decideDispatch<H>(input: {
   ref: string;
   placement: DispatchPlacement;
-  // the item's run halted awaiting an approval not yet given, null when none (or not looked up)
   awaitingApproval: H | null;
   sessionLane: string;
   stepOf: (item: FrontierItem) => DispatchStep;
@@ -160,9 +154,7 @@ export interface SessionOffer<T> {
   otherLanes: number;
 }
 
-// The claim-aware offer of one project to a session (or to nobody in particular): runnable items in rank order,
-// minus other sessions' live claims, other lanes, and new starts past the remaining WIP capacity. Live slot claims
-// count against the capacity; an item the session already claimed keeps its slot.
+// Live slot claims count against the remaining WIP capacity; an item the session already claimed keeps its slot.
 export function offerToSession<T extends Pick<FrontierItem, 'item_id' | 'adapter' | 'status'>>(input: {
   runnable: readonly T[];
   claims: readonly LiveClaim[];

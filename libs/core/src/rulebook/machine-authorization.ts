@@ -1,6 +1,4 @@
-// The refusals of machine authorization (../shared/spec/machine-authorization.md): which state a device code is in,
-// what a poll, a lookup or a decision answers from it, and who may approve. The daemon reads the rows and counters,
-// asks here and throws what comes back; codes are the contract's wire codes, messages the bodies' text.
+// The refusals of ../shared/spec/machine-authorization.md; codes are the contract's wire codes.
 
 export type StoredAuthorizationStatus = 'pending' | 'approved' | 'denied' | 'consumed';
 export type AuthorizationDecision = 'pending' | 'approved' | 'denied' | 'expired' | 'consumed';
@@ -27,7 +25,6 @@ export type MachineAuthorizationRefusalCode = (typeof MACHINE_AUTHORIZATION_REFU
 export interface MachineAuthorizationRefusal {
   code: MachineAuthorizationRefusalCode;
   message: string;
-  // Seconds, sent as Retry-After.
   retryAfter?: number;
 }
 
@@ -127,7 +124,6 @@ const CLAIMED = refuse(
   'another person already decided this code; a person approves only their own machine',
 );
 
-// A listed request picked for a decision is gone once it is final for someone else, or hidden from the caller.
 export function requestTargetGone(input: {
   visible: boolean;
   decision: AuthorizationDecision;

@@ -1,6 +1,5 @@
-// The rules a write may pass (issue 36). Every mutating route names the ones it passes (the daemon's @Writes
-// decorator); the rulebook notes each rule as it is checked, and a write that declared a rule it never checked is a
-// defect the census test finds.
+// Every mutating route names the rules it passes (@Writes); a declared rule the write never checked is a defect
+// the census test finds.
 export const RULES = [
   // the caller sees the organization and project it writes in, within its credential's confinement
   'scope',

@@ -1,7 +1,6 @@
 import { ItemWriteKind } from './claims';
 
-// What a status move sees of the item's pinned workflow version: its stages in order. Structural, so the daemon's
-// wire definition passes as it is and the stages come back as the caller's own type.
+// Structural, so the daemon's wire definition passes as it is.
 export interface MoveStage {
   id: string;
   terminal?: boolean;
@@ -58,13 +57,11 @@ export function decideResolution(input: { resolution: string; status?: string; h
   return { status: input.status ?? RESOLUTION_STATUS[input.resolution] };
 }
 
-// The field catalogue of `items update`, owned by the daemon and handed in whole.
 export interface ItemFieldCatalogue {
   structured: readonly string[];
   plainWritable: readonly string[];
   readable: readonly string[];
   notNull: readonly string[];
-  // fields with their own operation, named in the refusal
   operations: Readonly<Record<string, string>>;
 }
 

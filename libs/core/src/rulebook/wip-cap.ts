@@ -1,21 +1,16 @@
-// The WIP cap is a team policy (issue 36): the project policy's wip_cap, else the built-in default. Only an admin of
-// the project's organization (or an unconfined server admin) changes it or raises it for one dispatch, claim or
-// schedule; anyone may ask a lower cap. The daemon gathers the inputs (the policy cap, the caller's standing) and
-// asks here; a what-if cap on a read (the frontier, explain, frontier list) is not a raise and never comes here.
+// Only an admin of the project's organization (or an unconfined server admin) raises the cap; anyone may ask a
+// lower one. A what-if cap on a read is not a raise and never comes here.
 
 export const WIP_CAP_OVERRIDE_FORBIDDEN = 'wip_cap_override_forbidden';
 export const WIP_CAP_POLICY_FORBIDDEN = 'wip_cap_policy_forbidden';
 
 export type WipCapOverride = { cap: number } | { refuse: typeof WIP_CAP_OVERRIDE_FORBIDDEN };
 
-// True when the asked cap is above the policy's: only then does the caller's standing matter (the daemon looks it
-// up only then).
+// Only then does the caller's standing matter (the daemon looks it up only then).
 export function raisesWipCap(policyCap: number, asked: number | undefined): boolean {
   return asked !== undefined && asked > policyCap;
 }
 
-// The cap one dispatch, claim or schedule runs under: the policy's when none is asked, the asked one when it is not
-// above the policy's or the caller is an organization admin, else refused.
 export function wipCapOverride(input: {
   policyCap: number;
   asked: number | undefined;

@@ -23,7 +23,6 @@ export interface LaneResolution {
   lane: string;
   source: LaneSource;
   scope: 'project' | 'machine' | 'builtin';
-  // the policy key or lane_rules index that decided
   key: string | null;
 }
 
@@ -116,8 +115,8 @@ export function resolveLaneFromPolicy(
   return null;
 }
 
-// Step 10: with a project, only its session-routing policy counts (then `primary`); the machine
-// configuration is the fallback only when there is no project.
+// With a project only its session-routing policy counts (then `primary`); the machine configuration is the
+// fallback only when there is no project.
 export function resolveLane(
   identity: ExecutorIdentity,
   projectPolicy: LanePolicy | null,

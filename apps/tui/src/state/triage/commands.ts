@@ -4,10 +4,6 @@ import type { Action } from '../actions';
 import { rowByRef, status, triage, TriageHelpers } from './common';
 import { selectArrived } from './navigation';
 
-// A run of commands: the command in words, its confirmation, its start, and its outcome as the effects report it
-// (triage_done): the undo and redo stacks, the cursor after the change, the refusals in words.
-
-// The command in words, and as the `svc` command line that does the same.
 export function describeCommand(c: TriageCommand): { text: string; cli: string } {
   switch (c.op) {
     case 'status':
@@ -65,7 +61,6 @@ export function confirm(
   return { ...state, dialog: { kind: 'triage-confirm', title, lines, commands, focus: 'no', undo, redo } };
 }
 
-// Starts a run: the effects see a new run id and send the commands.
 export function startRun(state: State, commands: TriageCommand[], undo = false, redo = false): State {
   if (commands.length === 0) return { ...state, dialog: null };
   const id = state.triage.runs + 1;
@@ -80,7 +75,6 @@ export function startRun(state: State, commands: TriageCommand[], undo = false, 
   };
 }
 
-// Several items: one confirmation listing them; one item: at once.
 export function runOrConfirm(state: State, title: string, commands: TriageCommand[]): State {
   if (commands.length <= 1) return startRun(state, commands);
   return confirm(
@@ -104,16 +98,14 @@ export function runDone(state: State, action: Extract<Action, { type: 'triage_do
     run.undo || inverses.length === 0 ? state.triage.undo : [...state.triage.undo, inverses].slice(-UNDO_DEPTH);
   // an undo that went through leaves the stack; one refused stays, to try again once the gate passes
   const popped = run.undo && refused.length === 0 ? undo.slice(0, -1) : undo;
-  // an undo done goes on the redo stack (its inverses make the change again); a redo done leaves it; any other
-  // change empties it, as in every editor
+  // An undo done goes on the redo stack; a redo done leaves it; any other change empties it, as in every editor.
   let redo = state.triage.redo;
   if (run.undo && refused.length === 0 && inverses.length > 0) redo = [...redo, inverses].slice(-UNDO_DEPTH);
   else if (run.redo && refused.length === 0) redo = redo.slice(0, -1);
   else if (!run.undo && !run.redo && done.length > 0) redo = [];
   const created = done.find((r) => r.created)?.created ?? null;
-  // one item changed: the selection follows it (a priority or stage change re-sorts it); block, unblock,
-  // freeze and unfreeze move it out of the tab shown: the cursor stays in the tab, on the row after it, so
-  // triage goes on down the list
+  // Block, unblock, freeze and unfreeze move the item out of the tab shown: the cursor stays in the tab, on the row
+  // after it, so triage goes on down the list.
   const only = action.results.length === 1 && done.length === 1 ? done[0].command : null;
   const leaves = only !== null && BUCKET_MOVES.has(only.op) && 'ref' in only ? only.ref : null;
   const followed = only && 'ref' in only && !leaves ? only.ref : null;
@@ -134,7 +126,6 @@ export function runDone(state: State, action: Extract<Action, { type: 'triage_do
       done.length === 1 ? done[0].message : `${done.length} changes made (${done.map((r) => r.message).join('; ')})`;
     return status(next, run.undo ? `undone: ${text}` : run.redo ? `redone: ${text}` : text, 'ok');
   }
-  // refusals in words: one alone, with its detail; several, as a summary of what was refused and why
   const lines: string[] = [];
   if (action.results.length > 1) {
     const made = done.length > 0 ? ` · ${done.length} of ${action.results.length} done` : '';
@@ -144,7 +135,6 @@ export function runDone(state: State, action: Extract<Action, { type: 'triage_do
     lines.push(`✗ ${describeCommand(r.command).text}: ${r.message}`);
     for (const l of r.detail ?? []) lines.push(`    ${l}`);
   }
-  // nobody answered: the daemon is unreachable, and nothing was refused
   if (refused.every((r) => r.unreachable)) {
     const head = `Not sent: ${refused[0].message}`;
     const words = lines.map((l) => l.replace(/ refused([ .])/, ' not sent$1'));
@@ -168,7 +158,6 @@ export function runDone(state: State, action: Extract<Action, { type: 'triage_do
 
 const BUCKET_MOVES = new Set<TriageCommand['op']>(['block', 'unblock', 'freeze', 'unfreeze']);
 
-// The cursor of the tab shown moves off `ref` to the row after it (the one before when it was the last).
 function stepPast(state: State, ref: string): State {
   const tab = state.tab;
   const at = indexOfKey(state, tab, ref);

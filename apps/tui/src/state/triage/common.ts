@@ -3,8 +3,6 @@ import type { FrontierTab, State, StatusTone, TriageState } from '../state';
 import type { Action } from '../actions';
 import type { FrontierItemWire } from '../../wire';
 
-// What every part of the triage machine shares: its constants, the status line, and the rows an action applies to.
-
 export const PRIORITY_ORDER = ['low', 'medium', 'high'] as const;
 export const BUCKETS: readonly FrontierTab[] = ['runnable', 'blocked', 'frozen'];
 export const OPERATOR_BLOCK = 'blocked by operator';
@@ -13,10 +11,8 @@ export const COMMENT_MAX = 8000;
 
 export type KeyAction = Extract<Action, { type: 'key' }>['action'];
 
-// What the reducer lends the triage machine (kept there: the list bookkeeping every tab shares).
 export interface TriageHelpers {
   selectProject(state: State, project: string): State;
-  // after the filter or the tab changed: find each tab's selected row again, refresh the detail pane
   settle(state: State): State;
 }
 
@@ -36,14 +32,12 @@ export function rowByRef(state: State, ref: string): { row: FrontierItemWire; ta
   return null;
 }
 
-// The operator block's reason, when the item is operator-blocked ("" for a block without one), else null.
 export function operatorBlock(row: FrontierItemWire): string | null {
   const r = row.blocked_reasons.find((x) => x === OPERATOR_BLOCK || x.startsWith(`${OPERATOR_BLOCK}: `));
   if (r === undefined) return null;
   return r.length > OPERATOR_BLOCK.length ? r.slice(OPERATOR_BLOCK.length + 2) : '';
 }
 
-// What an action applies to: the marked rows, else the selected one.
 export function targets(state: State): string[] {
   if (state.triage.marked.length > 0) return state.triage.marked;
   const item = selectedItem(state);

@@ -6,10 +6,6 @@ import { jumpTo } from './navigation';
 import { paletteOptions, runPalette } from './palette';
 import { TASK_PREFIX, taskView } from '../tree';
 
-// The triage dialogs: pickers (filtered as you type), inputs, and what their answers become; the keys inside them.
-
-// Filter as you type, substring by default: the choices whose value, label or note hold the text,
-// exact value matches first.
 export function filteredOptions(options: readonly PickerOption[] | null, filter: string): PickerOption[] {
   if (!options) return [];
   const needle = filter.trim().toLowerCase();
@@ -20,8 +16,6 @@ export function filteredOptions(options: readonly PickerOption[] | null, filter:
   return [...exact, ...prefix, ...hits.filter((o) => !exact.includes(o) && !prefix.includes(o))];
 }
 
-// The choices a picker shows: the palette's are its own (paletteOptions computed them from the text), the other
-// pickers' are filtered as you type.
 export function shownOptions(d: Extract<TriageDialog, { kind: 'picker' }>): PickerOption[] {
   if (d.purpose === 'palette') return d.options ?? [];
   return filteredOptions(d.options, d.filter);
@@ -44,7 +38,6 @@ export const PRIORITY_OPTIONS: PickerOption[] = [
   { value: 'low', label: 'low' },
 ];
 
-// A key inside a picker, an input or a refusal; null: not one of theirs.
 export function reduceDialogKey(state: State, action: KeyAction, helpers: TriageHelpers): State | null {
   switch (action) {
     case 'picker_up':
@@ -95,7 +88,6 @@ export function pickerOptionsArrived(state: State, action: Extract<Action, { typ
   const d = state.dialog;
   if (d?.kind !== 'picker' || d.purpose !== action.purpose || d.refs.join() !== action.refs.join()) return state;
   if (d.purpose !== 'status') return { ...state, dialog: { ...d, options: action.options, index: 0 } };
-  // the stage picker opens on the next stage; `S` takes it at once (same confirmations)
   const index = d.filter ? 0 : nextStageIndex(action.options);
   const opened: State = { ...state, dialog: { ...d, options: action.options, index } };
   if (!d.next) return opened;
@@ -169,8 +161,7 @@ function choose(state: State, helpers: TriageHelpers): State {
   return state;
 }
 
-// A stage chosen for some items: a forward move runs at once; a backward one or one to a terminal stage asks
-// first, naming from → to, with No focused.
+// A backward move or one to a terminal stage asks first, naming from → to, with No focused.
 function chooseStage(state: State, refs: string[], options: PickerOption[], chosen: PickerOption): State {
   const at = (stage: string | undefined) => options.findIndex((o) => o.value === stage);
   const to = at(chosen.value);
@@ -196,7 +187,6 @@ function chooseStage(state: State, refs: string[], options: PickerOption[], chos
   return confirm(state, ' Status ', lines, commands);
 }
 
-// The stage after the item's current one (the picker opens there); the current one when it is the last.
 export function nextStageIndex(options: readonly PickerOption[]): number {
   const current = options.findIndex((o) => o.current);
   if (current < 0) return 0;
@@ -233,8 +223,6 @@ function submit(state: State): State {
   }
 }
 
-// The choices of a "blocked by" / "waits on" picker: this project's items first (runnable, blocked, frozen),
-// the item itself left out. Other projects' items are added by the effects when they load.
 export function blockerOptions(state: State, self: string | null, none = true): PickerOption[] {
   const out: PickerOption[] = none ? [{ value: '', label: '(none)', note: 'no dependency' }] : [];
   for (const tab of BUCKETS) {

@@ -10,8 +10,6 @@ import { picker, PRIORITY_OPTIONS, reduceDialogKey } from './dialogs';
 import { jumpBack } from './navigation';
 import { paletteOptions } from './palette';
 
-// The key dispatch of the triage block: each key opens a dialog, runs commands, or marks rows.
-
 function shiftPriority(state: State, refs: string[], delta: 1 | -1): State {
   const commands: TriageCommand[] = [];
   const unchanged: string[] = [];
@@ -29,10 +27,9 @@ function shiftPriority(state: State, refs: string[], delta: 1 | -1): State {
   return runOrConfirm(state, ' Priority ', commands);
 }
 
-// the keys that write to the daemon, as the keymap marks them (refused under --read-only, hidden from the footer)
+// refused under --read-only, hidden from the footer
 const WRITES: ReadonlySet<KeyAction> = new Set(KEYMAP.filter((b) => b.writes).map((b) => b.action));
 
-// Rows of the current tab between two refs (inclusive), in list order.
 function range(state: State, tab: FrontierTab, from: string, to: string): string[] {
   const rows = state.frontier?.[tab] ?? [];
   const a = rows.findIndex((r) => r.item_id === from);
@@ -51,7 +48,6 @@ function markedStatus(state: State): State {
   );
 }
 
-// `b`: every target operator-blocked: unblock them (asks first); otherwise block the rest with one reason.
 function blockOrUnblock(state: State, refs: string[]): State {
   const rows = refs.map((r) => rowByRef(state, r)?.row).filter((r): r is FrontierItemWire => Boolean(r));
   const blocked = rows.filter((r) => operatorBlock(r) !== null);
@@ -77,7 +73,6 @@ function blockOrUnblock(state: State, refs: string[]): State {
   };
 }
 
-// `f`: freeze the targets, unfreeze the frozen ones (asks first).
 function freezeOrUnfreeze(state: State, refs: string[]): State {
   const commands: TriageCommand[] = refs.map((ref) =>
     rowByRef(state, ref)?.tab === 'frozen' ? { op: 'unfreeze', ref } : { op: 'freeze', ref },
@@ -94,7 +89,6 @@ function freezeOrUnfreeze(state: State, refs: string[]): State {
   );
 }
 
-// `u`: release the targets' claims (asks first); the unclaimed ones are named and skipped.
 function releaseClaims(state: State, refs: string[]): State {
   const commands: TriageCommand[] = [];
   const missing: string[] = [];
@@ -117,7 +111,6 @@ function releaseClaims(state: State, refs: string[]): State {
   );
 }
 
-// `z`: the last change's inverse, shown before it is made.
 function confirmUndo(state: State): State {
   const last = state.triage.undo[state.triage.undo.length - 1];
   if (!last) return status(state, 'nothing to undo (no change made in this TUI yet)', 'info');
@@ -134,7 +127,6 @@ function confirmUndo(state: State): State {
   );
 }
 
-// `C-r`: the change undone last, shown before it is made again.
 function confirmRedo(state: State): State {
   const last = state.triage.redo[state.triage.redo.length - 1];
   if (!last) return status(state, 'nothing to redo (z undoes a change; C-r makes it again)', 'info');
@@ -152,7 +144,6 @@ function confirmRedo(state: State): State {
   );
 }
 
-// A key of the triage block, or a key inside one of its dialogs; null: not a triage key.
 export function reduceTriageKey(state: State, action: KeyAction, helpers: TriageHelpers): State | null {
   if (WRITES.has(action) && state.readOnly) {
     return status(state, 'read-only: changes are disabled (started with --read-only)', 'warn');
@@ -246,7 +237,6 @@ export function reduceTriageKey(state: State, action: KeyAction, helpers: Triage
     case 'body_edit': {
       const item = selectedItem(state);
       if (!item) return needItem();
-      // the effects open the editor (the screen is suspended meanwhile)
       return status(state, `opening ${item.item_id} in the editor…`, 'info');
     }
     case 'dependency_add': {

@@ -2,10 +2,6 @@ import { sortHelp, SortKey } from '../list-query';
 import type { State } from '../state';
 import { rowByRef, status, triage, TriageHelpers } from './common';
 
-// Jump navigation: to an item in whichever tab it lives and back again, a sort, and the selection of a created item
-// once the frontier shows it.
-
-// Jumps to an item in whatever tab it lives, remembering where it left from.
 export function jumpTo(state: State, ref: string, helpers: TriageHelpers): State | null {
   const found = rowByRef(state, ref);
   if (!found) return null;
@@ -20,7 +16,6 @@ export function jumpTo(state: State, ref: string, helpers: TriageHelpers): State
   });
 }
 
-// `:sort <key> [asc|desc]` and a click on a column's header (a second click reverses it).
 export function sortBy(state: State, key: SortKey, desc: boolean, helpers: TriageHelpers): State {
   const sorted = helpers.settle({ ...state, sort: key, sortDesc: desc });
   const how = key === 'rank' ? 'rank (the frontier order)' : `${key}: ${sortHelp(key)}`;
@@ -39,7 +34,6 @@ export function jumpBack(state: State, helpers: TriageHelpers): State {
   });
 }
 
-// A created item has arrived in the frontier: select it, in whatever tab it lives.
 export function selectArrived(state: State, helpers: TriageHelpers): State {
   const ref = state.triage.arriving;
   const found = ref ? rowByRef(state, ref) : null;

@@ -4,8 +4,6 @@ import { applyView, userCommand } from '../user-views';
 import { BUCKETS, status, triage, TriageHelpers } from './common';
 import { jumpTo, sortBy } from './navigation';
 
-// The `:` palette: its choices as the line is typed (commands, items, the history), and what the chosen line does.
-
 const PALETTE_VERBS = ['item', 'project', 'sort', 'filter', 'view', 'run'];
 const PALETTE_HELP: Record<string, string> = {
   item: 'jump to an item',
@@ -91,7 +89,6 @@ export function runPalette(state: State, typed: string, top: PickerOption | unde
   const text = typed.trim();
   const history = text ? [...state.triage.history.filter((h) => h !== text), text].slice(-50) : state.triage.history;
   const closed = triage({ ...state, dialog: null }, { history });
-  // a whole command as typed runs as typed; a partial one takes the top completion
   const whole = /^(item|project|filter|sort|view|run)\s+\S/.test(text) || /^[A-Za-z][A-Za-z0-9]*-\d+$/.test(text);
   const line = whole ? text : (top?.value ?? text);
   const [verb, ...rest] = line.trim().split(/\s+/);

@@ -36,7 +36,6 @@ export const claimTool = defineTool({
           {
             confirm: () => Promise.resolve(true),
             report: (line) => reports.push(line.trim()),
-            // the agent runs the entrypoint itself
             runDispatcher: () => Promise.resolve(0),
           },
         );
@@ -46,8 +45,7 @@ export const claimTool = defineTool({
           call.onCancel(() => ctx.api.releaseClaim(session, item));
           return withJson(claimText(outcome.dispatch), outcome.dispatch);
         }
-        // The daemon's refusal when it gave one (wip_cap_reached, item_already_claimed, lane_mismatch, …), else
-        // the flow's decision (no_runnable_items, requested_item_unavailable, …).
+        // The daemon's refusal when it gave one, else the flow's decision.
         const refusal = outcome.error ?? daemonRefusal(outcome.extra.error);
         const reason = refusal?.code ?? outcome.decision.reason;
         return toolError({

@@ -4,7 +4,6 @@ import { answer, defineTool, ref, WRITE } from './tool';
 
 export const commentTool = defineTool({
   name: 'comment',
-  // each call adds another comment
   annotations: WRITE(false),
   title: 'Comment on an item',
   description:

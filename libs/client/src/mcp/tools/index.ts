@@ -37,7 +37,6 @@ export const MCP_TOOLS = [
 ] as const;
 export type McpToolName = (typeof MCP_TOOLS)[number];
 
-// The tools in the order tools/list answers them (the order the server registers them).
 export const MCP_TOOL_DEFINITIONS: readonly ToolDefinition[] = [
   nextWorkTool,
   frontierTool,

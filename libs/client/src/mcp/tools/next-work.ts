@@ -13,12 +13,11 @@ import {
 import { nextWorkText, whyRanked } from '../text';
 import { answer, defineTool, projectArg, READ, wipCapArg } from './tool';
 
-// next_work's default number of steps: an agent claims one, and both next_work calls of its loop are read by the
-// model (issue 37's loop budget: ≤ 6 KB of tool output; bench/README.md "The agent loop").
+// Both next_work calls of an agent's loop are read by the model (≤ 6 KB of tool output; bench/README.md "The agent
+// loop").
 export const NEXT_WORK_STEPS = 3;
 
-// A step's next_step in the text's JSON only where it says more than the step's own status, adapter and
-// entrypoint (structuredContent keeps it always).
+// structuredContent keeps next_step always.
 function withoutOwnNextStep<S extends ScheduleStep>(step: S): S | Omit<S, 'next_step'> {
   const next = step.next_step;
   if (next && next.stage === step.status && next.adapter === step.adapter && next.entrypoint === step.entrypoint) {
@@ -55,7 +54,6 @@ export const nextWorkTool = defineTool({
         return { ...schedule, steps };
       },
       (value) => nextWorkText(value, value.steps),
-      // each step's why is its line's words (said once)
       (value) => ({ ...value, steps: value.steps.map(({ why: _why, ...step }) => withoutOwnNextStep(step)) }),
     ),
 });

@@ -6,9 +6,8 @@ import { validationProblems } from '../validation';
 import { MCP_TOOL_DEFINITIONS } from './index';
 import { noticesSchema, ToolDefinition } from './tool';
 
-// The tools as tools/list gives them, built once per process, and the checks around each call: the arguments against
-// the input schema before the tool runs, its structured answer against the output schema after (a client checks
-// the same, so an answer that would fail there is refused here, as a tool error that names the field).
+// A client checks the answer against the output schema too, so one that would fail there is refused here, as a tool
+// error that names the field.
 
 const DRAFT_07 = 'http://json-schema.org/draft-07/schema#';
 
@@ -17,7 +16,7 @@ export interface RegisteredTool {
   listed: Tool;
 }
 
-// An object schema as tools/list gives it, with its dialect named last (as clients have always been given it).
+// Dialect named last, as clients have always been given it.
 function listedSchema(json: JsonSchema): Tool['inputSchema'] {
   return { type: 'object', ...json, $schema: DRAFT_07 };
 }
@@ -41,7 +40,6 @@ function register(tool: ToolDefinition): RegisteredTool {
   };
 }
 
-// In the order tools/list answers them.
 export const REGISTERED_TOOLS: ReadonlyMap<string, RegisteredTool> = new Map(
   MCP_TOOL_DEFINITIONS.map((tool) => [tool.name, register(tool)]),
 );
@@ -52,8 +50,6 @@ export function findTool(name: string): RegisteredTool {
   return tool;
 }
 
-// The call's arguments (none: an empty object), or the refusal naming each problem; an unknown argument's refusal
-// names the arguments the tool does take.
 export function checkArguments(
   tool: RegisteredTool,
   args: Record<string, unknown> | undefined,
@@ -74,7 +70,6 @@ export function checkArguments(
   return value;
 }
 
-// A refusal is not checked; an answer must carry structured content that the output schema accepts.
 export function checkAnswer(tool: RegisteredTool, result: CallToolResult): void {
   if (result.isError) return;
   const name = tool.definition.name;
@@ -93,7 +88,6 @@ export function checkAnswer(tool: RegisteredTool, result: CallToolResult): void 
   }
 }
 
-// What a call that failed before or after its tool ran answers (the MCP SDK's own form: the error's text).
 export function callFailed(error: unknown): CallToolResult {
   return { content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }], isError: true };
 }

@@ -18,11 +18,7 @@ import { ChargeFlowError } from '../../charge-flow';
 import { SvcConnectionError, SvcHttpError } from '../../http-client';
 import { blockersText, compactJson } from '../text';
 
-// What every tool of the svc MCP server is made of (one file per tool beside this one, listed in ./index.ts): its
-// definition, the context its handler runs in, the shared argument schemas and the shape of its answers.
-
-// What a client may assume of a tool (MCP tool annotations): a read changes nothing; a write says whether calling it
-// twice with the same arguments does more than once, and whether it can undo work.
+// A write says whether calling it twice does more than once, and whether it can undo work.
 export interface ToolAnnotations {
   readOnlyHint: boolean;
   idempotentHint?: boolean;
@@ -38,15 +34,12 @@ export const WRITE = (idempotent: boolean, destructive = false): ToolAnnotations
   openWorldHint: false,
 });
 
-// What a tool is given besides its arguments: the call's cancellation, and a way to register what undoes the call's
-// effect should the client cancel it (a claim the client never learns of must not stand).
+// A claim the client never learns of must not stand: the call registers what undoes it.
 export interface ToolCall {
   signal: AbortSignal;
   onCancel: (undo: () => Promise<unknown>) => void;
 }
 
-// The connection a tool runs in: the daemon's API with the caller's credential, the server's project scope and WIP
-// cap, and this connection's executor session (registered on first use).
 export interface ToolContext {
   readonly api: SvcApi;
   readonly project: string | null;
@@ -55,15 +48,12 @@ export interface ToolContext {
   readonly model: string;
   readonly sessionId: Promise<number>;
   ensureSession(): Promise<SessionResponse>;
-  // the refusal of a call that needs a project and has none (project_required)
   projectRequired(): SvcHttpError;
-  // runs one piece of work at a time per connection (claims)
   serialized<T>(work: () => Promise<T>): Promise<T>;
 }
 
-// One tool: what tools/list says of it and what answers a call. Its input and output are the properties of JSON
-// schemas (@app/contracts/mcp); the server makes them objects that refuse any other property, adds the notices to
-// the output, and validates both sides of each call against them (./validation.ts).
+// The server makes input and output strict objects, adds the notices to the output, and validates both sides
+// (./validation.ts).
 export interface ToolDefinition<S extends Shape = Shape> {
   name: string;
   title: string;
@@ -74,7 +64,6 @@ export interface ToolDefinition<S extends Shape = Shape> {
   run(args: ShapeValue<S>, ctx: ToolContext, call: ToolCall): Promise<CallToolResult>;
 }
 
-// Types each tool's run by its input (the arguments of run are what its input schema accepts).
 export function defineTool<S extends Shape>(definition: ToolDefinition<S>): ToolDefinition<S> {
   return definition;
 }
@@ -85,11 +74,9 @@ export interface ToolErrorBody {
   [key: string]: unknown;
 }
 
-// A refusal as the agent sees it: `code: message`, what would satisfy each blocker, then the daemon's whole body.
 export function toolError(body: ToolErrorBody): CallToolResult {
   const lines = [`${body.code}: ${body.message}`];
   if (Array.isArray(body.blockers)) lines.push(...blockersText(body.blockers as GateBlockerWire[]));
-  // a move to a stage the workflow lacks (stage_not_in_workflow): the stages it has, in words
   if (Array.isArray(body.stages))
     lines.push(`the stages of workflow ${String(body.workflow_id)}: ${body.stages.join(', ')}`);
   lines.push(JSON.stringify(body));
@@ -103,8 +90,7 @@ export function errorBody(err: unknown): ToolErrorBody {
   return { code: 'internal_error', message: err instanceof Error ? err.message : String(err) };
 }
 
-// A client that shows the model only the text still gives it the whole result: the summary, then the compact JSON
-// (empty values left out: compactJson).
+// A client that shows the model only the text still gives it the whole result.
 export function withJson(summary: string, value: object, forText: object = value): CallToolResult {
   return {
     content: [{ type: 'text', text: `${summary}\n${compactJson(forText)}` }],
@@ -125,7 +111,6 @@ export async function answer<T extends object>(
   }
 }
 
-// What every result may carry besides the tool's own answer: the session's notices (the server's withNotices).
 export const noticesSchema = describe(
   optional(object({ lapsed_claims: array(record(anything())), notices: array(record(anything())) })),
   'what this session should hear of since its last call: claims it lost, others’ changes to its items',
