@@ -1,7 +1,7 @@
 import { FrontierComputation, FrontierItem } from '@app/core';
 
 import { AccessService } from '../auth/access.service';
-import { AuthenticatedActor } from '../auth/actor';
+import { testActor } from '../auth/test-actor';
 import { DomainError } from '../common/domain-error';
 import { AppConfig } from '../config/config';
 import { EventsService } from '../events/events.service';
@@ -13,16 +13,7 @@ import { SessionsService } from '../sessions/sessions.service';
 import { ApprovalHalt, ChargeRepository, ClaimResult, LiveClaimRow, NewClaim } from './charge.repository';
 import { ChargeService } from './charge.service';
 
-const ACTOR: AuthenticatedActor = {
-  id: 3,
-  name: 'alice',
-  isAdmin: false,
-  status: 'active',
-  via: 'api_token',
-  credentialId: 1,
-  machineId: null,
-  organizationId: null,
-};
+const ACTOR = testActor();
 const PROJECT = { id: 'atl', policy: { wip_cap: 2 } };
 const SESSION = {
   id: 11,

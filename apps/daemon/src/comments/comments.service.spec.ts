@@ -1,6 +1,6 @@
 import { EntityManager } from 'typeorm';
 
-import { AuthenticatedActor } from '../auth/actor';
+import { testActor } from '../auth/test-actor';
 import { DomainError } from '../common/domain-error';
 import { runInWrite, WriterRecord } from '../database/write-context';
 import { EventsService } from '../events/events.service';
@@ -10,16 +10,7 @@ import { CommentsRepository } from './comments.repository';
 import { CommentsService } from './comments.service';
 import { CommentRow } from './dto/comments.dto';
 
-const ACTOR: AuthenticatedActor = {
-  id: 3,
-  name: 'alice',
-  isAdmin: false,
-  status: 'active',
-  via: 'api_token',
-  credentialId: 1,
-  machineId: null,
-  organizationId: null,
-};
+const ACTOR = testActor();
 const ITEM = { id: 7, ref: 'PRJ-7', project: 'prj' };
 const MANAGER = {} as EntityManager;
 

@@ -1,4 +1,4 @@
-import { AuthenticatedActor } from '../auth/actor';
+import { testActor } from '../auth/test-actor';
 import { DomainError } from '../common/domain-error';
 import { EventsService } from '../events/events.service';
 import { ProjectAccessService } from '../projects/project-access.service';
@@ -9,16 +9,7 @@ import type { FlowWire } from '@app/contracts';
 
 import { RunRow } from './dto/deployments.dto';
 
-const MEMBER: AuthenticatedActor = {
-  id: 3,
-  name: 'alice',
-  isAdmin: false,
-  status: 'active',
-  via: 'api_token',
-  credentialId: 1,
-  machineId: null,
-  organizationId: null,
-};
+const MEMBER = testActor();
 const ITEM = { id: 7, ref: 'DEP-1', project: 'dep' };
 
 const FLOW = {

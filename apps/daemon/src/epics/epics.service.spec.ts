@@ -1,22 +1,13 @@
 import { EntityManager } from 'typeorm';
 
-import { AuthenticatedActor } from '../auth/actor';
+import { testActor } from '../auth/test-actor';
 import { DomainError } from '../common/domain-error';
 import { ProjectAccessService } from '../projects/project-access.service';
 import { EpicTaskRow } from './dto/epics.dto';
 import { EpicsRepository } from './epics.repository';
 import { EpicsService } from './epics.service';
 
-const ACTOR: AuthenticatedActor = {
-  id: 3,
-  name: 'alice',
-  isAdmin: false,
-  status: 'active',
-  via: 'api_token',
-  credentialId: 1,
-  machineId: null,
-  organizationId: null,
-};
+const ACTOR = testActor();
 const EPIC = { id: 5, ref: 'PRJ-5', project: 'prj' };
 const MANAGER = {} as EntityManager;
 

@@ -4,6 +4,7 @@ import { WorkflowDefinition } from '@app/contracts/backlog';
 import { ClaimHolder } from '@app/core';
 
 import { AuthenticatedActor } from '../auth/actor';
+import { testActor } from '../auth/test-actor';
 import { CommentsService } from '../comments/comments.service';
 import { DomainError } from '../common/domain-error';
 import { ProjectAccessService } from '../projects/project-access.service';
@@ -16,16 +17,7 @@ import { ItemRow } from './dto/items.dto';
 import { ItemsRepository } from './items.repository';
 import { ItemsService } from './items.service';
 
-const ACTOR: AuthenticatedActor = {
-  id: 3,
-  name: 'alice',
-  isAdmin: false,
-  status: 'active',
-  via: 'api_token',
-  credentialId: 1,
-  machineId: null,
-  organizationId: null,
-};
+const ACTOR = testActor();
 const ITEM = { id: 7, ref: 'PRJ-7', project: 'prj' };
 const MANAGER = {} as EntityManager;
 const HOLDER: ClaimHolder = {

@@ -1,6 +1,6 @@
 import { MACHINE_AUTHORIZATION_REFUSAL_CODES } from '@app/core';
 
-import { AuthenticatedActor } from '../auth/actor';
+import { testActor } from '../auth/test-actor';
 import { DomainError } from '../common/domain-error';
 import { AppConfig } from '../config/config';
 import { ServerSecretService } from '../config/server-secret.service';
@@ -12,16 +12,7 @@ import { RequestIdentity } from './request-identity';
 import { generateDeviceCode } from './user-code';
 
 const ORG = { id: 1, slug: 'default' };
-const ACTOR: AuthenticatedActor = {
-  id: 3,
-  name: 'alice',
-  isAdmin: false,
-  status: 'active',
-  via: 'api_token',
-  credentialId: 11,
-  machineId: null,
-  organizationId: null,
-};
+const ACTOR = testActor({ credentialId: 11 });
 const CODE = 'BCDF-GHJK';
 const json = (body: unknown) => ({ body, contentType: 'application/json' });
 const identity = (): RequestIdentity => ({

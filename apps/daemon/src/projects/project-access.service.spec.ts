@@ -1,20 +1,11 @@
 import { AccessService } from '../auth/access.service';
-import { AuthenticatedActor } from '../auth/actor';
+import { testActor } from '../auth/test-actor';
 import { DomainError } from '../common/domain-error';
 import { RefsService, ResolvedRef } from '../refs/refs.service';
 import { ProjectAccessService } from './project-access.service';
 
-const MEMBER: AuthenticatedActor = {
-  id: 3,
-  name: 'alice',
-  isAdmin: false,
-  status: 'active',
-  via: 'api_token',
-  credentialId: 1,
-  machineId: null,
-  organizationId: null,
-};
-const SERVER_ADMIN: AuthenticatedActor = { ...MEMBER, id: 1, name: 'root', isAdmin: true };
+const MEMBER = testActor();
+const SERVER_ADMIN = testActor({ id: 1, name: 'root', isAdmin: true });
 
 const item = (ref: string, project: string): ResolvedRef => ({ id: 7, ref, project }) as ResolvedRef;
 

@@ -1,5 +1,5 @@
 import { AccessService } from '../auth/access.service';
-import { AuthenticatedActor } from '../auth/actor';
+import { testActor } from '../auth/test-actor';
 import { DomainError } from '../common/domain-error';
 import { ProjectRow } from './dto/projects.dto';
 import { ProjectAccessService } from './project-access.service';
@@ -7,16 +7,7 @@ import { projectNotFound } from './projects.errors';
 import { ProjectsRepository } from './projects.repository';
 import { ProjectsService } from './projects.service';
 
-const ACTOR: AuthenticatedActor = {
-  id: 3,
-  name: 'alice',
-  isAdmin: false,
-  status: 'active',
-  via: 'api_token',
-  credentialId: 1,
-  machineId: null,
-  organizationId: null,
-};
+const ACTOR = testActor();
 
 const row = (policy: Record<string, unknown> = {}): ProjectRow => ({
   id: 'alpha',

@@ -1,4 +1,4 @@
-import { AuthenticatedActor } from '../auth/actor';
+import { testActor } from '../auth/test-actor';
 import { DomainError } from '../common/domain-error';
 import { ProjectAccessService } from '../projects/project-access.service';
 import { ProjectsService } from '../projects/projects.service';
@@ -6,17 +6,8 @@ import { itemNotFound } from '../refs/refs.errors';
 import { RecordsRepository } from './records.repository';
 import { RecordsService } from './records.service';
 
-const MEMBER: AuthenticatedActor = {
-  id: 3,
-  name: 'alice',
-  isAdmin: false,
-  status: 'active',
-  via: 'api_token',
-  credentialId: 1,
-  machineId: null,
-  organizationId: null,
-};
-const ADMIN: AuthenticatedActor = { ...MEMBER, id: 1, name: 'root', isAdmin: true };
+const MEMBER = testActor();
+const ADMIN = testActor({ id: 1, name: 'root', isAdmin: true });
 const ITEM = { id: 7, ref: 'PRJ-7', project: 'prj' };
 
 const DISPOSITION = {

@@ -1,4 +1,5 @@
 import { AuthenticatedActor } from '../auth/actor';
+import { testActor } from '../auth/test-actor';
 import { DomainError } from '../common/domain-error';
 import { AppConfig } from '../config/config';
 import { FrontierService } from '../frontier/read-path/frontier.service';
@@ -8,17 +9,8 @@ import { SessionRow } from './dto/sessions.dto';
 import { SessionsRepository } from './sessions.repository';
 import { SessionsService } from './sessions.service';
 
-const ACTOR: AuthenticatedActor = {
-  id: 3,
-  name: 'alice',
-  isAdmin: false,
-  status: 'active',
-  via: 'api_token',
-  credentialId: 1,
-  machineId: null,
-  organizationId: null,
-};
-const ADMIN: AuthenticatedActor = { ...ACTOR, id: 1, name: 'root', isAdmin: true };
+const ACTOR = testActor();
+const ADMIN = testActor({ id: 1, name: 'root', isAdmin: true });
 const AT = new Date('2026-11-28T10:00:00Z');
 
 function session(over: Partial<SessionRow> = {}): SessionRow {

@@ -1,4 +1,4 @@
-import { AuthenticatedActor } from '../auth/actor';
+import { testActor } from '../auth/test-actor';
 import { DomainError } from '../common/domain-error';
 import { DependenciesService } from '../dependencies/dependencies.service';
 import { DeploymentsService } from '../deployments/deployments.service';
@@ -10,16 +10,7 @@ import { BACKLOG_FORMAT } from './backlog-format';
 import { TransferRepository } from './transfer.repository';
 import { TransferService } from './transfer.service';
 
-const ACTOR: AuthenticatedActor = {
-  id: 3,
-  name: 'alice',
-  isAdmin: false,
-  status: 'active',
-  via: 'api_token',
-  credentialId: 1,
-  machineId: null,
-  organizationId: null,
-};
+const ACTOR = testActor();
 
 const doc = (over: Record<string, unknown> = {}) => ({
   format: BACKLOG_FORMAT,
