@@ -2,7 +2,7 @@ import { FrontierComputation, FrontierItem } from '@app/core';
 
 import { AccessService } from '../auth/access.service';
 import { testActor } from '../auth/test-actor';
-import { DomainError } from '../common/domain-error';
+import { refusal } from '../common/test-refusal';
 import { AppConfig } from '../config/config';
 import { EventsService } from '../events/events.service';
 import { ComputedFrontier, FrontierService } from '../frontier/read-path/frontier.service';
@@ -116,16 +116,6 @@ function makeSut(frontier: ComputedFrontier = computed({ runnable: [item(1)] }))
     { claimTtlSeconds: 1800 } as AppConfig,
   );
   return { sut, repository, frontier: frontierService, sessions, events: eventsService, refs, access };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof DomainError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
 }
 
 const DISPATCH = { session_id: 11, item_id: 'ATL-1' };

@@ -1,7 +1,7 @@
 import { EntityManager } from 'typeorm';
 
 import { testActor } from '../auth/test-actor';
-import { DomainError } from '../common/domain-error';
+import { refusal } from '../common/test-refusal';
 import { runInWrite, WriterRecord } from '../database/write-context';
 import { EventsService } from '../events/events.service';
 import { ProjectAccessService } from '../projects/project-access.service';
@@ -46,16 +46,6 @@ function makeSut() {
     events as unknown as EventsService,
   );
   return { sut, repository, access, events };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof DomainError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
 }
 
 describe(CommentsService.name, () => {

@@ -4,7 +4,7 @@ import { BARE_DEFAULT_PROFILE_TEXT, EMPTY_ATTESTATION_TEXT } from '@app/core';
 
 import { AuthenticatedActor } from '../auth/actor';
 import { testActor } from '../auth/test-actor';
-import { DomainError } from '../common/domain-error';
+import { refusal } from '../common/test-refusal';
 import { RulebookService } from '../rulebook/rulebook.service';
 import { EventsService } from '../events/events.service';
 import { ProjectAccessService } from '../projects/project-access.service';
@@ -61,16 +61,6 @@ function makeSut(stored: StoredClaimTexts = { profileText: BARE_DEFAULT_PROFILE_
     rulebook as unknown as RulebookService,
   );
   return { sut, row, repository, access, events, rulebook };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof DomainError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
 }
 
 describe(DbClaimsService.name, () => {

@@ -1,5 +1,5 @@
 import { testActor } from '../auth/test-actor';
-import { DomainError } from '../common/domain-error';
+import { refusal } from '../common/test-refusal';
 import { EventsService } from '../events/events.service';
 import { ProjectAccessService } from '../projects/project-access.service';
 import { RefsService } from '../refs/refs.service';
@@ -79,16 +79,6 @@ function makeSut(membership: Membership = { organization: 'acme', role: 'admin',
     events as unknown as EventsService,
   );
   return { sut, repository, access, refs, events };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof DomainError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
 }
 
 describe(DeploymentsService.name, () => {

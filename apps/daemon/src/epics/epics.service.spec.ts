@@ -1,7 +1,7 @@
 import { EntityManager } from 'typeorm';
 
 import { testActor } from '../auth/test-actor';
-import { DomainError } from '../common/domain-error';
+import { refusal } from '../common/test-refusal';
 import { ProjectAccessService } from '../projects/project-access.service';
 import { EpicTaskRow } from './dto/epics.dto';
 import { EpicsRepository } from './epics.repository';
@@ -47,16 +47,6 @@ function makeSut(workflow = 'epic', tasks: EpicTaskRow[] = TASKS) {
   const access = { resolveItem: jest.fn(async () => EPIC) };
   const sut = new EpicsService(repository as unknown as EpicsRepository, access as unknown as ProjectAccessService);
   return { sut, repository, access };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof DomainError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
 }
 
 describe(EpicsService.name, () => {

@@ -1,5 +1,6 @@
 import { testActor } from '../auth/test-actor';
 import { DomainError } from '../common/domain-error';
+import { refusal } from '../common/test-refusal';
 import { AppConfig } from '../config/config';
 import { ProjectAccessService } from '../projects/project-access.service';
 import { itemNotFound } from '../refs/refs.errors';
@@ -58,16 +59,6 @@ function makeSut(retentionDays = 0) {
     config,
   );
   return { sut, repository, access };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof DomainError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
 }
 
 describe(HistoryService.name, () => {

@@ -7,6 +7,7 @@ import { AuthenticatedActor } from '../auth/actor';
 import { testActor } from '../auth/test-actor';
 import { CommentsService } from '../comments/comments.service';
 import { DomainError } from '../common/domain-error';
+import { refusal } from '../common/test-refusal';
 import { ProjectAccessService } from '../projects/project-access.service';
 import { RulebookService } from '../rulebook/rulebook.service';
 import { itemClaimedElsewhere } from '../rulebook/rulebook.errors';
@@ -110,16 +111,6 @@ function makeSut(row: ItemRow = itemRow()) {
     comments as unknown as CommentsService,
   );
   return { sut, repository, access, workflows, gates, rulebook };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof DomainError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
 }
 
 describe(ItemsService.name, () => {

@@ -1,7 +1,7 @@
 import { MACHINE_AUTHORIZATION_REFUSAL_CODES } from '@app/core';
 
 import { testActor } from '../auth/test-actor';
-import { DomainError } from '../common/domain-error';
+import { refusal } from '../common/test-refusal';
 import { AppConfig } from '../config/config';
 import { ServerSecretService } from '../config/server-secret.service';
 import { MaCode } from './machine-authorization.errors';
@@ -81,16 +81,6 @@ function makeSut(mode: 'self-host' | 'hosted' = 'self-host') {
     { value: Buffer.alloc(32, 7) } as ServerSecretService,
   );
   return { sut, repository, counters };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof DomainError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
 }
 
 describe(MachineAuthorizationService.name, () => {

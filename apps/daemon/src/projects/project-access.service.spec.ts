@@ -1,6 +1,6 @@
 import { AccessService } from '../auth/access.service';
 import { testActor } from '../auth/test-actor';
-import { DomainError } from '../common/domain-error';
+import { refusal } from '../common/test-refusal';
 import { RefsService, ResolvedRef } from '../refs/refs.service';
 import { ProjectAccessService } from './project-access.service';
 
@@ -21,16 +21,6 @@ function makeSut(accessible: string[] = ['alpha']) {
   };
   const sut = new ProjectAccessService(access as unknown as AccessService, refs as unknown as RefsService);
   return { sut, access, refs };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof DomainError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
 }
 
 describe(ProjectAccessService.name, () => {

@@ -1,6 +1,6 @@
 import { AccessService } from '../auth/access.service';
 import { testActor } from '../auth/test-actor';
-import { DomainError } from '../common/domain-error';
+import { refusal } from '../common/test-refusal';
 import { ProjectRow } from './dto/projects.dto';
 import { ProjectAccessService } from './project-access.service';
 import { projectNotFound } from './projects.errors';
@@ -45,16 +45,6 @@ function makeSut(options: { stored?: ProjectRow | null; isOrgAdmin?: boolean; or
     standing as unknown as AccessService,
   );
   return { sut, repository, access, standing };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof DomainError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
 }
 
 const create = { id: 'alpha', name: 'Alpha', public_item_prefix: 'ALP' };

@@ -1,5 +1,5 @@
 import { testActor } from '../auth/test-actor';
-import { DomainError } from '../common/domain-error';
+import { refusal } from '../common/test-refusal';
 import { ProjectAccessService } from '../projects/project-access.service';
 import { ProjectsService } from '../projects/projects.service';
 import { itemNotFound } from '../refs/refs.errors';
@@ -41,16 +41,6 @@ function makeSut() {
     projects as unknown as ProjectsService,
   );
   return { sut, repository, access, projects };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof DomainError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
 }
 
 describe(RecordsService.name, () => {

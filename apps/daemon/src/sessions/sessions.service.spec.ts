@@ -1,6 +1,7 @@
 import { AuthenticatedActor } from '../auth/actor';
 import { testActor } from '../auth/test-actor';
 import { DomainError } from '../common/domain-error';
+import { refusal } from '../common/test-refusal';
 import { AppConfig } from '../config/config';
 import { FrontierService } from '../frontier/read-path/frontier.service';
 import { ProjectAccessService } from '../projects/project-access.service';
@@ -50,16 +51,6 @@ function makeSut(row: SessionRow | null = session()) {
     config,
   );
   return { sut, repository, frontier, access };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof DomainError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
 }
 
 describe(SessionsService.name, () => {

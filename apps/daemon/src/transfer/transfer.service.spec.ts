@@ -1,5 +1,5 @@
 import { testActor } from '../auth/test-actor';
-import { DomainError } from '../common/domain-error';
+import { refusal } from '../common/test-refusal';
 import { DependenciesService } from '../dependencies/dependencies.service';
 import { DeploymentsService } from '../deployments/deployments.service';
 import { ItemsService } from '../items/items.service';
@@ -51,16 +51,6 @@ function makeSut(options: { held?: Held | null; admin?: boolean; visible?: boole
     {} as DeploymentsService,
   );
   return { sut, repository, projects, access };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof DomainError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
 }
 
 const HELD: Held = { public_item_prefix: 'ALP', items: 3, deployments: 0, policy: {} };

@@ -2,6 +2,7 @@ import { EntityManager } from 'typeorm';
 
 import { testActor } from '../auth/test-actor';
 import { DomainError } from '../common/domain-error';
+import { refusal } from '../common/test-refusal';
 import { WorkflowVersionRow } from './dto/workflows.dto';
 import { StageGateRegistry } from './stage-gates';
 import { WorkflowsRepository } from './workflows.repository';
@@ -53,16 +54,6 @@ function makeSut(known: string[] = ['check_hard_blocks']) {
   for (const type of known) gates.register(type, async () => null);
   const sut = new WorkflowsService(repository as unknown as WorkflowsRepository, gates);
   return { sut, repository };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof DomainError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
 }
 
 describe(WorkflowsService.name, () => {
