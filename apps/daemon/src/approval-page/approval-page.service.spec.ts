@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 
 import { AccessService } from '../auth/access.service';
 import { AuthenticatedActor } from '../auth/actor';
+import { testActor } from '../auth/test-actor';
 import { hashToken } from '../auth/tokens';
 import { ServerSecretService } from '../config/server-secret.service';
 import { MachineAuthorizationService } from '../machine-authorization/machine-authorization.service';
@@ -12,16 +13,7 @@ import { ApprovalPageRepository } from './approval-page.repository';
 import { ApprovalPageService, SESSION_COOKIE, userCodeInput } from './approval-page.service';
 
 const ORIGIN = 'http://svc.test';
-const ACTOR: AuthenticatedActor = {
-  id: 3,
-  name: 'alice',
-  isAdmin: false,
-  status: 'active',
-  via: 'api_token',
-  credentialId: 11,
-  machineId: null,
-  organizationId: null,
-};
+const ACTOR = testActor({ credentialId: 11 });
 const SESSION_RAW = 'raw-session';
 const csrfOf = (raw: string) => Buffer.from(`approval_csrf:${raw}`).toString('base64url');
 

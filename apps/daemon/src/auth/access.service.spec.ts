@@ -1,18 +1,10 @@
 import { AccessService } from './access.service';
 import { AuthenticatedActor } from './actor';
+import { testActor } from './test-actor';
 import { AuthRepository } from './auth.repository';
 import { hashToken } from './tokens';
 
-const ACTOR: AuthenticatedActor = {
-  id: 3,
-  name: 'alice',
-  isAdmin: false,
-  status: 'active',
-  via: 'api_token',
-  credentialId: 1,
-  machineId: null,
-  organizationId: null,
-};
+const ACTOR = testActor();
 
 function makeSut() {
   const repository = {

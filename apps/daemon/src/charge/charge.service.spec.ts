@@ -1,8 +1,8 @@
 import { FrontierComputation, FrontierItem } from '@app/core';
 
 import { AccessService } from '../auth/access.service';
-import { AuthenticatedActor } from '../auth/actor';
-import { DomainError } from '../common/domain-error';
+import { testActor } from '../auth/test-actor';
+import { refusal } from '../common/test-refusal';
 import { AppConfig } from '../config/config';
 import { EventsService } from '../events/events.service';
 import { ComputedFrontier, FrontierService } from '../frontier/read-path/frontier.service';
@@ -13,16 +13,7 @@ import { SessionsService } from '../sessions/sessions.service';
 import { ApprovalHalt, ChargeRepository, ClaimResult, LiveClaimRow, NewClaim } from './charge.repository';
 import { ChargeService } from './charge.service';
 
-const ACTOR: AuthenticatedActor = {
-  id: 3,
-  name: 'alice',
-  isAdmin: false,
-  status: 'active',
-  via: 'api_token',
-  credentialId: 1,
-  machineId: null,
-  organizationId: null,
-};
+const ACTOR = testActor();
 const PROJECT = { id: 'atl', policy: { wip_cap: 2 } };
 const SESSION = {
   id: 11,
@@ -125,16 +116,6 @@ function makeSut(frontier: ComputedFrontier = computed({ runnable: [item(1)] }))
     { claimTtlSeconds: 1800 } as AppConfig,
   );
   return { sut, repository, frontier: frontierService, sessions, events: eventsService, refs, access };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof DomainError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
 }
 
 const DISPATCH = { session_id: 11, item_id: 'ATL-1' };

@@ -1,7 +1,7 @@
 import { EntityManager } from 'typeorm';
 
-import { AuthenticatedActor } from '../auth/actor';
-import { DomainError } from '../common/domain-error';
+import { testActor } from '../auth/test-actor';
+import { refusal } from '../common/test-refusal';
 import { runInWrite, WriterRecord } from '../database/write-context';
 import { EventsService } from '../events/events.service';
 import { ProjectAccessService } from '../projects/project-access.service';
@@ -10,16 +10,7 @@ import { CommentsRepository } from './comments.repository';
 import { CommentsService } from './comments.service';
 import { CommentRow } from './dto/comments.dto';
 
-const ACTOR: AuthenticatedActor = {
-  id: 3,
-  name: 'alice',
-  isAdmin: false,
-  status: 'active',
-  via: 'api_token',
-  credentialId: 1,
-  machineId: null,
-  organizationId: null,
-};
+const ACTOR = testActor();
 const ITEM = { id: 7, ref: 'PRJ-7', project: 'prj' };
 const MANAGER = {} as EntityManager;
 
@@ -55,16 +46,6 @@ function makeSut() {
     events as unknown as EventsService,
   );
   return { sut, repository, access, events };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof DomainError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
 }
 
 describe(CommentsService.name, () => {

@@ -3,7 +3,8 @@ import { Logger } from '@nestjs/common';
 import { BARE_DEFAULT_PROFILE_TEXT, EMPTY_ATTESTATION_TEXT } from '@app/core';
 
 import { AuthenticatedActor } from '../auth/actor';
-import { DomainError } from '../common/domain-error';
+import { testActor } from '../auth/test-actor';
+import { refusal } from '../common/test-refusal';
 import { RulebookService } from '../rulebook/rulebook.service';
 import { EventsService } from '../events/events.service';
 import { ProjectAccessService } from '../projects/project-access.service';
@@ -13,16 +14,7 @@ import { DB_CLAIM_AMENDED_EVENT, DbClaimsService } from './db-claims.service';
 
 const NOW = '2025-03-01T12:00:00.000Z';
 const ITEM = { id: 7, ref: 'DBC-1', project: 'dbc' };
-const ACTOR: AuthenticatedActor = {
-  id: 3,
-  name: 'alice',
-  isAdmin: false,
-  status: 'active',
-  via: 'api_token',
-  credentialId: 1,
-  machineId: null,
-  organizationId: null,
-};
+const ACTOR = testActor();
 
 const declared = {
   state: 'declared',
@@ -69,16 +61,6 @@ function makeSut(stored: StoredClaimTexts = { profileText: BARE_DEFAULT_PROFILE_
     rulebook as unknown as RulebookService,
   );
   return { sut, row, repository, access, events, rulebook };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof DomainError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
 }
 
 describe(DbClaimsService.name, () => {

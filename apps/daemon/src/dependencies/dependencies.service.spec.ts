@@ -2,6 +2,7 @@ import { BlockerFacts, DEPENDENCY_EVIDENCE_LIMIT, GrowingActivationGraph } from 
 import type { EntityManager } from 'typeorm';
 
 import { AuthenticatedActor } from '../auth/actor';
+import { testActor } from '../auth/test-actor';
 import { DomainError } from '../common/domain-error';
 import type { ProjectAccessService } from '../projects/project-access.service';
 import { itemNotFound } from '../refs/refs.service';
@@ -11,16 +12,7 @@ import type { DependenciesRepository } from './dependencies.repository';
 import { DependenciesService, EdgeInput } from './dependencies.service';
 import type { DependencyFactsService } from './dependency-facts.service';
 
-const ACTOR: AuthenticatedActor = {
-  id: 3,
-  name: 'alice',
-  isAdmin: false,
-  status: 'active',
-  via: 'api_token',
-  credentialId: 1,
-  machineId: null,
-  organizationId: null,
-};
+const ACTOR = testActor();
 const MANAGER = {} as EntityManager;
 const A = { id: 1, ref: 'ATL-1' };
 const B = { id: 2, ref: 'ATL-2' };

@@ -1,5 +1,5 @@
-import { AuthenticatedActor } from '../auth/actor';
-import { DomainError } from '../common/domain-error';
+import { testActor } from '../auth/test-actor';
+import { refusal } from '../common/test-refusal';
 import { EventsService } from '../events/events.service';
 import { ProjectAccessService } from '../projects/project-access.service';
 import { RefsService } from '../refs/refs.service';
@@ -9,16 +9,7 @@ import type { FlowWire } from '@app/contracts';
 
 import { RunRow } from './dto/deployments.dto';
 
-const MEMBER: AuthenticatedActor = {
-  id: 3,
-  name: 'alice',
-  isAdmin: false,
-  status: 'active',
-  via: 'api_token',
-  credentialId: 1,
-  machineId: null,
-  organizationId: null,
-};
+const MEMBER = testActor();
 const ITEM = { id: 7, ref: 'DEP-1', project: 'dep' };
 
 const FLOW = {
@@ -88,16 +79,6 @@ function makeSut(membership: Membership = { organization: 'acme', role: 'admin',
     events as unknown as EventsService,
   );
   return { sut, repository, access, refs, events };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof DomainError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
 }
 
 describe(DeploymentsService.name, () => {

@@ -1,20 +1,12 @@
 import { AuthenticatedActor } from '../auth/actor';
+import { testActor } from '../auth/test-actor';
 import { DomainError } from '../common/domain-error';
 import { AppConfig } from '../config/config';
 import { ClockReading, DoctorRepository, ReplicaRow } from './doctor.repository';
 import { DoctorService, REPLICAS_WINDOW_SECONDS } from './doctor.service';
 import { ReplicasService } from './replicas.service';
 
-const ADMIN: AuthenticatedActor = {
-  id: 1,
-  name: 'root',
-  isAdmin: true,
-  status: 'active',
-  via: 'api_token',
-  credentialId: 1,
-  machineId: null,
-  organizationId: null,
-};
+const ADMIN = testActor({ id: 1, name: 'root', isAdmin: true });
 
 const CONFIG = {
   serverSecret: null,

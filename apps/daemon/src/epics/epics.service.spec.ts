@@ -1,22 +1,13 @@
 import { EntityManager } from 'typeorm';
 
-import { AuthenticatedActor } from '../auth/actor';
-import { DomainError } from '../common/domain-error';
+import { testActor } from '../auth/test-actor';
+import { refusal } from '../common/test-refusal';
 import { ProjectAccessService } from '../projects/project-access.service';
 import { EpicTaskRow } from './dto/epics.dto';
 import { EpicsRepository } from './epics.repository';
 import { EpicsService } from './epics.service';
 
-const ACTOR: AuthenticatedActor = {
-  id: 3,
-  name: 'alice',
-  isAdmin: false,
-  status: 'active',
-  via: 'api_token',
-  credentialId: 1,
-  machineId: null,
-  organizationId: null,
-};
+const ACTOR = testActor();
 const EPIC = { id: 5, ref: 'PRJ-5', project: 'prj' };
 const MANAGER = {} as EntityManager;
 
@@ -56,16 +47,6 @@ function makeSut(workflow = 'epic', tasks: EpicTaskRow[] = TASKS) {
   const access = { resolveItem: jest.fn(async () => EPIC) };
   const sut = new EpicsService(repository as unknown as EpicsRepository, access as unknown as ProjectAccessService);
   return { sut, repository, access };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof DomainError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
 }
 
 describe(EpicsService.name, () => {

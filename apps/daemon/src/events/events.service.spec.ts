@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Subject } from 'rxjs';
 
 import { AccessService } from '../auth/access.service';
-import { AuthenticatedActor } from '../auth/actor';
+import { testActor } from '../auth/test-actor';
 import { DomainError } from '../common/domain-error';
 import { AppConfig } from '../config/config';
 import { EventsStreamQueryDto } from './dto/events.dto';
@@ -12,16 +12,7 @@ import { EventsStreamService, StreamMessage } from './events-stream.service';
 import { EventsRepository, StreamStanding } from './events.repository';
 import { EventsService } from './events.service';
 
-const MEMBER: AuthenticatedActor = {
-  id: 5,
-  name: 'bob',
-  isAdmin: false,
-  status: 'active',
-  via: 'api_token',
-  credentialId: 11,
-  machineId: null,
-  organizationId: null,
-};
+const MEMBER = testActor({ id: 5, name: 'bob', credentialId: 11 });
 
 const STANDING: StreamStanding = { ok: true, projects: ['shop'], machines: null };
 

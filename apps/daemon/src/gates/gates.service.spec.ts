@@ -1,6 +1,7 @@
 import { BlockerFacts, DependencyEdge } from '@app/core';
 
 import { AuthenticatedActor } from '../auth/actor';
+import { testActor } from '../auth/test-actor';
 import { DomainError } from '../common/domain-error';
 import { DependencyFactsService } from '../dependencies/dependency-facts.service';
 import { ProjectAccessService } from '../projects/project-access.service';
@@ -9,7 +10,7 @@ import { HARD_BLOCKS_GATE } from '../workflows/workflow-definition';
 import { GatesRepository } from './gates.repository';
 import { GatesService } from './gates.service';
 
-const ACTOR = { id: 3, name: 'alice', isAdmin: false } as AuthenticatedActor;
+const ACTOR = testActor();
 const EDGE: DependencyEdge = { blocker: 2, dependent: 1, gatePoint: 'activation', satisfaction: 'fact:merged' };
 
 function blocker(mergedAt: string | null): BlockerFacts {

@@ -1,5 +1,6 @@
-import { AuthenticatedActor } from '../auth/actor';
+import { testActor } from '../auth/test-actor';
 import { DomainError } from '../common/domain-error';
+import { refusal } from '../common/test-refusal';
 import { AppConfig } from '../config/config';
 import { ProjectAccessService } from '../projects/project-access.service';
 import { itemNotFound } from '../refs/refs.errors';
@@ -7,17 +8,8 @@ import { ChangeRecordRow } from './dto/history.dto';
 import { HistoryRepository, SessionNoticeRow } from './history.repository';
 import { HistoryService } from './history.service';
 
-const MEMBER: AuthenticatedActor = {
-  id: 3,
-  name: 'alice',
-  isAdmin: false,
-  status: 'active',
-  via: 'api_token',
-  credentialId: 1,
-  machineId: null,
-  organizationId: null,
-};
-const SERVER_ADMIN: AuthenticatedActor = { ...MEMBER, id: 1, name: 'root', isAdmin: true };
+const MEMBER = testActor();
+const SERVER_ADMIN = testActor({ id: 1, name: 'root', isAdmin: true });
 const ITEM = { id: 7, ref: 'PRJ-7', project: 'prj' };
 const SESSION_START = new Date('2026-11-28T09:00:00Z');
 
@@ -67,16 +59,6 @@ function makeSut(retentionDays = 0) {
     config,
   );
   return { sut, repository, access };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof DomainError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
 }
 
 describe(HistoryService.name, () => {

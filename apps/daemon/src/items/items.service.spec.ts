@@ -4,8 +4,10 @@ import { WorkflowDefinition } from '@app/contracts/backlog';
 import { ClaimHolder } from '@app/core';
 
 import { AuthenticatedActor } from '../auth/actor';
+import { testActor } from '../auth/test-actor';
 import { CommentsService } from '../comments/comments.service';
 import { DomainError } from '../common/domain-error';
+import { refusal } from '../common/test-refusal';
 import { ProjectAccessService } from '../projects/project-access.service';
 import { RulebookService } from '../rulebook/rulebook.service';
 import { itemClaimedElsewhere } from '../rulebook/rulebook.errors';
@@ -16,16 +18,7 @@ import { ItemRow } from './dto/items.dto';
 import { ItemsRepository } from './items.repository';
 import { ItemsService } from './items.service';
 
-const ACTOR: AuthenticatedActor = {
-  id: 3,
-  name: 'alice',
-  isAdmin: false,
-  status: 'active',
-  via: 'api_token',
-  credentialId: 1,
-  machineId: null,
-  organizationId: null,
-};
+const ACTOR = testActor();
 const ITEM = { id: 7, ref: 'PRJ-7', project: 'prj' };
 const MANAGER = {} as EntityManager;
 const HOLDER: ClaimHolder = {
@@ -118,16 +111,6 @@ function makeSut(row: ItemRow = itemRow()) {
     comments as unknown as CommentsService,
   );
   return { sut, repository, access, workflows, gates, rulebook };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof DomainError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
 }
 
 describe(ItemsService.name, () => {

@@ -1,7 +1,7 @@
 import { MACHINE_AUTHORIZATION_REFUSAL_CODES } from '@app/core';
 
-import { AuthenticatedActor } from '../auth/actor';
-import { DomainError } from '../common/domain-error';
+import { testActor } from '../auth/test-actor';
+import { refusal } from '../common/test-refusal';
 import { AppConfig } from '../config/config';
 import { ServerSecretService } from '../config/server-secret.service';
 import { MaCode } from './machine-authorization.errors';
@@ -12,16 +12,7 @@ import { RequestIdentity } from './request-identity';
 import { generateDeviceCode } from './user-code';
 
 const ORG = { id: 1, slug: 'default' };
-const ACTOR: AuthenticatedActor = {
-  id: 3,
-  name: 'alice',
-  isAdmin: false,
-  status: 'active',
-  via: 'api_token',
-  credentialId: 11,
-  machineId: null,
-  organizationId: null,
-};
+const ACTOR = testActor({ credentialId: 11 });
 const CODE = 'BCDF-GHJK';
 const json = (body: unknown) => ({ body, contentType: 'application/json' });
 const identity = (): RequestIdentity => ({
@@ -90,16 +81,6 @@ function makeSut(mode: 'self-host' | 'hosted' = 'self-host') {
     { value: Buffer.alloc(32, 7) } as ServerSecretService,
   );
   return { sut, repository, counters };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof DomainError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
 }
 
 describe(MachineAuthorizationService.name, () => {

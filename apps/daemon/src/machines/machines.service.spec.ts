@@ -1,17 +1,8 @@
-import { AuthenticatedActor } from '../auth/actor';
+import { testActor } from '../auth/test-actor';
 import { MachinesRepository } from './machines.repository';
 import { MachinesService } from './machines.service';
 
-const ACTOR: AuthenticatedActor = {
-  id: 3,
-  name: 'alice',
-  isAdmin: false,
-  status: 'active',
-  via: 'api_token',
-  credentialId: 1,
-  machineId: null,
-  organizationId: null,
-};
+const ACTOR = testActor();
 
 function makeSut() {
   const repository = { listManageable: jest.fn(async () => []), revoke: jest.fn(async () => 1) };

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import { AuthenticatedActor } from '../auth/actor';
+import { testActor } from '../auth/test-actor';
 import type { AppConfig } from '../config/config';
 import { DomainError } from '../common/domain-error';
 import type { EventsService } from '../events/events.service';
@@ -11,16 +11,7 @@ import { McpHttpService } from './mcp-http.service';
 // The /mcp refusals decided before any MCP session runs, over mocked collaborators: the origin guard, a request
 // that names no session, a session nobody holds, and the caps' slots given back when no session came of a request.
 
-const ACTOR: AuthenticatedActor = {
-  id: 3,
-  name: 'alice',
-  isAdmin: false,
-  status: 'active',
-  via: 'api_token',
-  credentialId: 1,
-  machineId: null,
-  organizationId: null,
-};
+const ACTOR = testActor();
 const LOOPBACK = 'http://127.0.0.1:7700';
 
 function makeSut(caps: Partial<AppConfig> = {}) {

@@ -2,6 +2,7 @@ import type { HttpAdapterHost } from '@nestjs/core';
 import type { DataSource } from 'typeorm';
 
 import { AuthenticatedActor } from '../auth/actor';
+import { testActor } from '../auth/test-actor';
 import { DomainError } from '../common/domain-error';
 import { AppConfig } from '../config/config';
 import { EventsStreamService } from '../events/events-stream.service';
@@ -12,16 +13,7 @@ import { MetricsService } from './metrics.service';
 
 type Hook = (...args: unknown[]) => void;
 
-const ADMIN: AuthenticatedActor = {
-  id: 1,
-  name: 'root',
-  isAdmin: true,
-  status: 'active',
-  via: 'api_token',
-  credentialId: 1,
-  machineId: null,
-  organizationId: null,
-};
+const ADMIN = testActor({ id: 1, name: 'root', isAdmin: true });
 
 function makeSut() {
   const hooks: Record<string, Hook> = {};

@@ -1,20 +1,11 @@
 import { AccessService } from '../auth/access.service';
-import { AuthenticatedActor } from '../auth/actor';
-import { DomainError } from '../common/domain-error';
+import { testActor } from '../auth/test-actor';
+import { refusal } from '../common/test-refusal';
 import { RefsService, ResolvedRef } from '../refs/refs.service';
 import { ProjectAccessService } from './project-access.service';
 
-const MEMBER: AuthenticatedActor = {
-  id: 3,
-  name: 'alice',
-  isAdmin: false,
-  status: 'active',
-  via: 'api_token',
-  credentialId: 1,
-  machineId: null,
-  organizationId: null,
-};
-const SERVER_ADMIN: AuthenticatedActor = { ...MEMBER, id: 1, name: 'root', isAdmin: true };
+const MEMBER = testActor();
+const SERVER_ADMIN = testActor({ id: 1, name: 'root', isAdmin: true });
 
 const item = (ref: string, project: string): ResolvedRef => ({ id: 7, ref, project }) as ResolvedRef;
 
@@ -30,16 +21,6 @@ function makeSut(accessible: string[] = ['alpha']) {
   };
   const sut = new ProjectAccessService(access as unknown as AccessService, refs as unknown as RefsService);
   return { sut, access, refs };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof DomainError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
 }
 
 describe(ProjectAccessService.name, () => {

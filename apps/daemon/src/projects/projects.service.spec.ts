@@ -1,22 +1,13 @@
 import { AccessService } from '../auth/access.service';
-import { AuthenticatedActor } from '../auth/actor';
-import { DomainError } from '../common/domain-error';
+import { testActor } from '../auth/test-actor';
+import { refusal } from '../common/test-refusal';
 import { ProjectRow } from './dto/projects.dto';
 import { ProjectAccessService } from './project-access.service';
 import { projectNotFound } from './projects.errors';
 import { ProjectsRepository } from './projects.repository';
 import { ProjectsService } from './projects.service';
 
-const ACTOR: AuthenticatedActor = {
-  id: 3,
-  name: 'alice',
-  isAdmin: false,
-  status: 'active',
-  via: 'api_token',
-  credentialId: 1,
-  machineId: null,
-  organizationId: null,
-};
+const ACTOR = testActor();
 
 const row = (policy: Record<string, unknown> = {}): ProjectRow => ({
   id: 'alpha',
@@ -54,16 +45,6 @@ function makeSut(options: { stored?: ProjectRow | null; isOrgAdmin?: boolean; or
     standing as unknown as AccessService,
   );
   return { sut, repository, access, standing };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof DomainError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
 }
 
 const create = { id: 'alpha', name: 'Alpha', public_item_prefix: 'ALP' };

@@ -1,22 +1,13 @@
-import { AuthenticatedActor } from '../auth/actor';
-import { DomainError } from '../common/domain-error';
+import { testActor } from '../auth/test-actor';
+import { refusal } from '../common/test-refusal';
 import { ProjectAccessService } from '../projects/project-access.service';
 import { ProjectsService } from '../projects/projects.service';
 import { itemNotFound } from '../refs/refs.errors';
 import { RecordsRepository } from './records.repository';
 import { RecordsService } from './records.service';
 
-const MEMBER: AuthenticatedActor = {
-  id: 3,
-  name: 'alice',
-  isAdmin: false,
-  status: 'active',
-  via: 'api_token',
-  credentialId: 1,
-  machineId: null,
-  organizationId: null,
-};
-const ADMIN: AuthenticatedActor = { ...MEMBER, id: 1, name: 'root', isAdmin: true };
+const MEMBER = testActor();
+const ADMIN = testActor({ id: 1, name: 'root', isAdmin: true });
 const ITEM = { id: 7, ref: 'PRJ-7', project: 'prj' };
 
 const DISPOSITION = {
@@ -50,16 +41,6 @@ function makeSut() {
     projects as unknown as ProjectsService,
   );
   return { sut, repository, access, projects };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof DomainError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
 }
 
 describe(RecordsService.name, () => {

@@ -1,4 +1,4 @@
-import { DomainError } from '../common/domain-error';
+import { refusal } from '../common/test-refusal';
 import { RefsRepository, ResolvedRef } from './refs.repository';
 import { RefsService } from './refs.service';
 
@@ -16,16 +16,6 @@ function makeSut() {
   };
   const sut = new RefsService(repository as unknown as RefsRepository);
   return { sut, repository };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof DomainError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
 }
 
 describe(RefsService.name, () => {

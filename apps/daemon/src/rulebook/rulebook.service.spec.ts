@@ -2,7 +2,7 @@ import type { EntityManager } from 'typeorm';
 
 import type { ClaimHolder } from '@app/core';
 
-import { AuthenticatedActor } from '../auth/actor';
+import { testActor } from '../auth/test-actor';
 import { DomainError } from '../common/domain-error';
 import { anonymousWriter, runInWrite, WriteContext } from '../database/write-context';
 import { RulebookRepository } from './rulebook.repository';
@@ -18,16 +18,7 @@ const HOLDER: ClaimHolder = {
   expiresAt: new Date('2026-01-10T12:30:00.000Z'),
 };
 
-const actor = (id: number, isAdmin = false): AuthenticatedActor => ({
-  id,
-  name: `actor-${id}`,
-  isAdmin,
-  status: 'active',
-  via: 'api_token',
-  credentialId: id,
-  machineId: null,
-  organizationId: null,
-});
+const actor = (id: number, isAdmin = false) => testActor({ id, name: `actor-${id}`, isAdmin, credentialId: id });
 
 function makeSut(holder: ClaimHolder | null, organizationAdmin = false) {
   const repository = {

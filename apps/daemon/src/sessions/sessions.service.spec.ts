@@ -1,5 +1,7 @@
 import { AuthenticatedActor } from '../auth/actor';
+import { testActor } from '../auth/test-actor';
 import { DomainError } from '../common/domain-error';
+import { refusal } from '../common/test-refusal';
 import { AppConfig } from '../config/config';
 import { FrontierService } from '../frontier/read-path/frontier.service';
 import { ProjectAccessService } from '../projects/project-access.service';
@@ -8,17 +10,8 @@ import { SessionRow } from './dto/sessions.dto';
 import { SessionsRepository } from './sessions.repository';
 import { SessionsService } from './sessions.service';
 
-const ACTOR: AuthenticatedActor = {
-  id: 3,
-  name: 'alice',
-  isAdmin: false,
-  status: 'active',
-  via: 'api_token',
-  credentialId: 1,
-  machineId: null,
-  organizationId: null,
-};
-const ADMIN: AuthenticatedActor = { ...ACTOR, id: 1, name: 'root', isAdmin: true };
+const ACTOR = testActor();
+const ADMIN = testActor({ id: 1, name: 'root', isAdmin: true });
 const AT = new Date('2026-11-28T10:00:00Z');
 
 function session(over: Partial<SessionRow> = {}): SessionRow {
@@ -58,16 +51,6 @@ function makeSut(row: SessionRow | null = session()) {
     config,
   );
   return { sut, repository, frontier, access };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof DomainError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
 }
 
 describe(SessionsService.name, () => {

@@ -1,20 +1,11 @@
-import { AuthenticatedActor } from '../auth/actor';
+import { testActor } from '../auth/test-actor';
 import { AppConfig } from '../config/config';
 import { ActorRow, OrganizationRow, TeamRepository, TokenRow } from './team.repository';
 import { TeamService } from './team.service';
 
 const ACME: OrganizationRow = { id: 1, slug: 'acme', name: 'Acme' };
 const OTHER: OrganizationRow = { id: 2, slug: 'other', name: 'Other' };
-const CALLER: AuthenticatedActor = {
-  id: 3,
-  name: 'alice',
-  isAdmin: false,
-  status: 'active',
-  via: 'api_token',
-  credentialId: 11,
-  machineId: null,
-  organizationId: null,
-};
+const CALLER = testActor({ credentialId: 11 });
 const actor = (over: Partial<ActorRow> = {}): ActorRow => ({
   id: 7,
   name: 'bob',

@@ -1,5 +1,5 @@
-import { AuthenticatedActor } from '../auth/actor';
-import { DomainError } from '../common/domain-error';
+import { testActor } from '../auth/test-actor';
+import { refusal } from '../common/test-refusal';
 import { DependenciesService } from '../dependencies/dependencies.service';
 import { DeploymentsService } from '../deployments/deployments.service';
 import { ItemsService } from '../items/items.service';
@@ -10,16 +10,7 @@ import { BACKLOG_FORMAT } from './backlog-format';
 import { TransferRepository } from './transfer.repository';
 import { TransferService } from './transfer.service';
 
-const ACTOR: AuthenticatedActor = {
-  id: 3,
-  name: 'alice',
-  isAdmin: false,
-  status: 'active',
-  via: 'api_token',
-  credentialId: 1,
-  machineId: null,
-  organizationId: null,
-};
+const ACTOR = testActor();
 
 const doc = (over: Record<string, unknown> = {}) => ({
   format: BACKLOG_FORMAT,
@@ -60,16 +51,6 @@ function makeSut(options: { held?: Held | null; admin?: boolean; visible?: boole
     {} as DeploymentsService,
   );
   return { sut, repository, projects, access };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof DomainError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
 }
 
 const HELD: Held = { public_item_prefix: 'ALP', items: 3, deployments: 0, policy: {} };

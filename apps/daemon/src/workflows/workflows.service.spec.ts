@@ -1,23 +1,15 @@
 import { EntityManager } from 'typeorm';
 
-import { AuthenticatedActor } from '../auth/actor';
+import { testActor } from '../auth/test-actor';
 import { DomainError } from '../common/domain-error';
+import { refusal } from '../common/test-refusal';
 import { WorkflowVersionRow } from './dto/workflows.dto';
 import { StageGateRegistry } from './stage-gates';
 import { WorkflowsRepository } from './workflows.repository';
 import { WorkflowsService } from './workflows.service';
 
-const SERVER_ADMIN: AuthenticatedActor = {
-  id: 1,
-  name: 'root',
-  isAdmin: true,
-  status: 'active',
-  via: 'api_token',
-  credentialId: 1,
-  machineId: null,
-  organizationId: null,
-};
-const MEMBER: AuthenticatedActor = { ...SERVER_ADMIN, id: 3, name: 'alice', isAdmin: false };
+const SERVER_ADMIN = testActor({ id: 1, name: 'root', isAdmin: true });
+const MEMBER = testActor();
 const MANAGER = {} as EntityManager;
 
 const raw = () => ({
@@ -62,16 +54,6 @@ function makeSut(known: string[] = ['check_hard_blocks']) {
   for (const type of known) gates.register(type, async () => null);
   const sut = new WorkflowsService(repository as unknown as WorkflowsRepository, gates);
   return { sut, repository };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof DomainError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
 }
 
 describe(WorkflowsService.name, () => {

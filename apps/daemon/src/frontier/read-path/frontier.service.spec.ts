@@ -1,6 +1,7 @@
 import { BlockerFacts, defaultStageAdapter, FrontierInputItem, FrontierMemo } from '@app/core';
 
 import { AuthenticatedActor } from '../../auth/actor';
+import { testActor } from '../../auth/test-actor';
 import { DomainError } from '../../common/domain-error';
 import type { EventsService } from '../../events/events.service';
 import { itemNotFound } from '../../refs/refs.service';
@@ -12,16 +13,7 @@ import type { FrontierProjects } from './frontier-projects';
 import type { FrontierRepository, ProjectRow } from './frontier.repository';
 import { FrontierService } from './frontier.service';
 
-const ACTOR: AuthenticatedActor = {
-  id: 3,
-  name: 'alice',
-  isAdmin: false,
-  status: 'active',
-  via: 'api_token',
-  credentialId: 1,
-  machineId: null,
-  organizationId: null,
-};
+const ACTOR = testActor();
 const PROJECT: ProjectRow = { id: 'atl', name: 'Atlas', public_item_prefix: 'ATL', policy: { wip_cap: 2 } };
 
 const item = (id: number, overrides: Partial<FrontierInputItem> = {}): FrontierInputItem => ({
