@@ -10,7 +10,7 @@ import {
   TestDatabase,
   withClient,
 } from '@app/testing';
-import { changedTables, databaseDigest, VOLATILE_TABLES } from '@app/testing/db-snapshot';
+import { changedTables, DigestTracker, VOLATILE_TABLES } from '@app/testing/db-snapshot';
 import { discoverRoutes } from '@app/testing/fuzz';
 import { createActor, freshClientIp, http, HttpResult, sql } from '@app/testing/machine-auth';
 
@@ -39,7 +39,6 @@ const ROUTE_NAMES = routes.map((r) => `${r.method} ${r.path}`);
 // A refused call may still record an event (a denied charge decision, say): the matrix ignores the events table, so
 // it is left out of the digests instead of hashed (it grows with every allowed write) and dropped after.
 const UNDIGESTED = new Set([...VOLATILE_TABLES, 'events']);
-const digest = (client: Client) => databaseDigest(client, UNDIGESTED);
 
 let freshCounter = 0;
 const freshName = (stem: string) => `${stem}-${process.pid % 1000}-${(freshCounter += 1)}`;
@@ -290,6 +289,8 @@ async function runMatrix(
   const mismatches: Mismatch[] = [];
   const client = new Client({ connectionString: fx.dbUrl });
   await client.connect();
+  const tracker = await DigestTracker.install(client, UNDIGESTED);
+  const digest = () => tracker.digest();
   // The record half of the census (issue 36): the first write of each route the matrix lets through leaves change
   // records naming the caller, and no call anywhere leaves a record without a writer (path sql).
   const recordChecked = new Set<string>();
@@ -330,7 +331,7 @@ async function runMatrix(
         const path = forwarded ? `${prefix}${req.path}` : req.path;
         const expected = expectedOutcome(access, persona, forwarded, row.metricsScope === true);
         const checkUnchanged = method !== 'GET' && expected !== 'allowed' && expected !== 'same';
-        const before = checkUnchanged ? await digest(client) : '';
+        const before = checkUnchanged ? await digest() : '';
         const mark = method === 'GET' ? '' : await lastRecord();
         const census = WRITE_CENSUS[name];
         const checkRecord = census?.record === 'change' && !recordChecked.has(name);
@@ -393,7 +394,7 @@ async function runMatrix(
           const text = JSON.stringify(req);
           if (/alpha|ALP-/.test(text)) {
             const theirs = JSON.parse(text.replaceAll('alpha', 'beta').replaceAll('ALP-', 'BET-')) as Request;
-            const before2 = method === 'GET' ? '' : await digest(client);
+            const before2 = method === 'GET' ? '' : await digest();
             const crossed = await callAs(fx, persona, method, { ...theirs, path: `${prefix}${theirs.path}` });
             const crossedCode = (crossed.body as { code?: string } | undefined)?.code;
             let denied = observedOutcome(crossed) === 'denied';
@@ -412,7 +413,7 @@ async function runMatrix(
               });
             }
             if (method !== 'GET') {
-              const changed = changedTables(before2, await digest(client));
+              const changed = changedTables(before2, await digest());
               if (changed.length > 0) {
                 mismatches.push({
                   route: `${name} (beta)`,
@@ -426,7 +427,7 @@ async function runMatrix(
           }
         }
         if (checkUnchanged) {
-          const changed = changedTables(before, await digest(client));
+          const changed = changedTables(before, await digest());
           if (changed.length > 0)
             mismatches.push({ route: name, persona, expected: 'nothing changed', status: res.status, changed });
         }

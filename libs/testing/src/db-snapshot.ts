@@ -55,3 +55,68 @@ export function changedTables(before: string, after: string): string[] {
   const b = map(after);
   return [...new Set([...a.keys(), ...b.keys()])].filter((k) => a.get(k) !== b.get(k));
 }
+
+// databaseDigest for a test that takes thousands of digests of one database: a statement-level trigger on each
+// table logs the statement's commit (svc_test_writes, append-only, so no writer waits on another), and a digest
+// re-reads only the tables whose count of logged statements moved. Counts and digests are read in one snapshot, so a
+// cached digest always matches its count, and a change committed later always raises the count.
+export class DigestTracker {
+  private readonly known = new Map<string, { count: string; digest: string }>();
+
+  private constructor(
+    private readonly client: Client,
+    private readonly tables: readonly string[],
+  ) {}
+
+  static async install(client: Client, skip: ReadonlySet<string> = VOLATILE_TABLES): Promise<DigestTracker> {
+    const tables = (
+      await client.query<{ name: string }>(
+        `SELECT table_name AS name FROM information_schema.tables
+          WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`,
+      )
+    ).rows
+      .map((r) => r.name)
+      .filter((name) => !skip.has(name));
+    await client.query(`
+      CREATE TABLE IF NOT EXISTS svc_test_writes (name text NOT NULL);
+      CREATE OR REPLACE FUNCTION svc_test_log_write() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN INSERT INTO svc_test_writes (name) VALUES (TG_TABLE_NAME); RETURN NULL; END $$;
+      ${tables
+        .map(
+          (name) => `DROP TRIGGER IF EXISTS svc_test_log_write ON "${name}";
+      CREATE TRIGGER svc_test_log_write AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON "${name}"
+        FOR EACH STATEMENT EXECUTE FUNCTION svc_test_log_write();`,
+        )
+        .join('\n')}`);
+    return new DigestTracker(client, tables);
+  }
+
+  // The same string databaseDigest gives for the same skipped tables.
+  async digest(): Promise<string> {
+    await this.client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    try {
+      const counts = new Map(
+        (
+          await this.client.query<{ name: string; count: string }>(
+            'SELECT name, count(*)::text AS count FROM svc_test_writes GROUP BY name',
+          )
+        ).rows.map((r) => [r.name, r.count]),
+      );
+      const stale = this.tables.filter((name) => this.known.get(name)?.count !== (counts.get(name) ?? '0'));
+      if (stale.length > 0) {
+        const rows = await this.client.query<{ name: string; digest: string }>(
+          stale
+            .map(
+              (name) =>
+                `SELECT '${name}' AS name, md5(coalesce(string_agg(t::text, ',' ORDER BY t::text), '')) AS digest FROM "${name}" t`,
+            )
+            .join(' UNION ALL '),
+        );
+        for (const { name, digest } of rows.rows) this.known.set(name, { count: counts.get(name) ?? '0', digest });
+      }
+    } finally {
+      await this.client.query('COMMIT');
+    }
+    return this.tables.map((name) => `${name}:${this.known.get(name)?.digest ?? ''}`).join(' ');
+  }
+}
