@@ -198,8 +198,7 @@ export function computeFrontier(input: FrontierInput, memo?: FrontierMemo): Fron
   const previous = memo?.take() ?? null;
   const changed =
     previous === null ? null : changedInPlace(input.items, previous.items, previous.index, previous.scratch.changed);
-  const sameOptions =
-    previous !== null && previous.resolution.acceptForeignRuns === (input.acceptForeignRuns ?? false);
+  const sameOptions = previous !== null && previous.resolution.acceptForeignRuns === (input.acceptForeignRuns ?? false);
   // an update in place over the same options
   const inPlace = sameOptions && changed !== null;
   // an update in place over the same edges; items or edges that came, went or were replaced; anything else

@@ -337,7 +337,8 @@ export function computeReshaped(
     cycles,
     order: placeInOrder(order.subarray(0, kept), moved, rankFacts),
     // the lists' positions, at the positions now (a gone item's entry is dropped by its edit)
-    listPositions: newOf === null ? previous.listPositions : (previous.listPositions?.map((list) => list.map(now)) ?? null),
+    listPositions:
+      newOf === null ? previous.listPositions : (previous.listPositions?.map((list) => list.map(now)) ?? null),
     edits: edits !== null && edits.length <= EDITS_IN_PLACE ? edits : null,
     scratch: { changed, touched, positions: previous.scratch.positions },
   };
