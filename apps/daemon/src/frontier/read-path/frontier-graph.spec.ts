@@ -148,6 +148,8 @@ describe(growProjectGraph.name, () => {
     expect(grown.edges).toEqual(built.edges);
     expect(grown.activation).toEqual(built.activation);
     expect([...grown.facts].sort((a, b) => a[0] - b[0])).toEqual([...built.facts].sort((a, b) => a[0] - b[0]));
+    // the same function, which knows the new items too: no ref the serializer wrote changed
+    expect(grown.refOf).toBe(first.refOf);
     expect(grown.refOf(8)).toBe('BN-8');
     expect(grown.refOf(9)).toBe('BN-9');
     expect(computeFrontier(input(grown))).toEqual(computeFrontier(input(built)));

@@ -31,6 +31,8 @@ export interface ProjectGraph {
   // projects of blockers outside the candidate set
   blockerProjects: Map<number, string>;
   refOf: (id: number) => string | undefined;
+  // the facts refOf reads (a grown graph points it at its own: see growProjectGraph)
+  refSource?: { facts: ReadonlyMap<number, BlockerFacts> };
   // position of each candidate in `items`, built on the first patch and shared by the patched versions
   positions?: Map<number, number>;
 }
@@ -331,8 +333,26 @@ export function growProjectGraph(
     edges: allEdges,
     facts,
     positions,
-    refOf: (id) => facts.get(id)?.ref,
+    ...grownRefs(previous, facts),
   };
+}
+
+function refsThrough(refSource: {
+  facts: ReadonlyMap<number, BlockerFacts>;
+}): Pick<ProjectGraph, 'refOf' | 'refSource'> {
+  return { refOf: (id) => refSource.facts.get(id)?.ref, refSource };
+}
+
+// A ref is its project's prefix and the item's seq, neither of which changes: the grown graph keeps refOf, which from
+// now on also knows the new items (an older version asked about them answers their refs too, which no one asks it),
+// and so tells the serializer that no ref it wrote changed (frontier-serializer.ts).
+function grownRefs(
+  previous: ProjectGraph,
+  facts: ReadonlyMap<number, BlockerFacts>,
+): Pick<ProjectGraph, 'refOf' | 'refSource'> {
+  if (previous.refSource === undefined) return refsThrough({ facts });
+  previous.refSource.facts = facts;
+  return { refOf: previous.refOf, refSource: previous.refSource };
 }
 
 export function buildProjectGraph(rows: GraphRows, reuse?: GraphReuse): ProjectGraph {
@@ -445,7 +465,7 @@ export function buildProjectGraph(rows: GraphRows, reuse?: GraphReuse): ProjectG
     halts: rows.halts ?? new Map(),
     blockerProjects,
     // every candidate and outside blocker has facts carrying its ref
-    refOf: (id) => facts.get(id)?.ref,
+    ...refsThrough({ facts }),
   };
 }
 
