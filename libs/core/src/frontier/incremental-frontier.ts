@@ -202,21 +202,31 @@ export function computeReshaped(
   let { isCandidate, outputs, bucket, created, stamp, wipKind } = previous;
   if (oldOf !== null) {
     isCandidate = new Uint8Array(n);
-    outputs = new Array<FrontierItem | undefined>(n);
     bucket = new Uint8Array(n);
     created = new Float64Array(n);
     stamp = new Float64Array(n);
     wipKind = new Uint8Array(n);
-    for (let v = 0; v < n; v++) {
-      const p = oldOf[v];
-      if (p >= 0) {
-        isCandidate[v] = previous.isCandidate[p];
-        outputs[v] = previous.outputs[p];
-        bucket[v] = previous.bucket[p];
-        created[v] = previous.created[p];
-        stamp[v] = previous.stamp[p];
-        wipKind[v] = previous.wipKind[p];
+    // pushed, not `new Array(n)`: a long array made by length alone gets dictionary elements
+    outputs = [];
+    // copied by runs of positions that kept their order (all but the few a write moved)
+    let v = 0;
+    while (v < n) {
+      const from = oldOf[v];
+      if (from < 0) {
+        outputs.push(undefined);
+        v++;
+        continue;
       }
+      let end = v + 1;
+      while (end < n && oldOf[end] === from + end - v) end++;
+      const to = from + end - v;
+      isCandidate.set(previous.isCandidate.subarray(from, to), v);
+      bucket.set(previous.bucket.subarray(from, to), v);
+      created.set(previous.created.subarray(from, to), v);
+      stamp.set(previous.stamp.subarray(from, to), v);
+      wipKind.set(previous.wipKind.subarray(from, to), v);
+      for (let p = from; p < to; p++) outputs.push(previous.outputs[p]);
+      v = end;
     }
   }
   let wipActive = previous.wipActive;
