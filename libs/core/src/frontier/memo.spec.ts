@@ -298,6 +298,12 @@ describe('computeFrontier with a memo', () => {
             const fresh = computeFrontier(input);
             const got = computeFrontier(input, memo);
             expect(got).toEqual(fresh);
+            // the rank order kept for the next run is a fresh run's (the lists patched from it may hide a stale one)
+            const kept = memo.take()!;
+            const freshMemo = new FrontierMemo();
+            computeFrontier(input, freshMemo);
+            expect(Array.from(kept.order)).toEqual(Array.from(freshMemo.take()!.order));
+            memo.keep(kept);
             // one stamp per output object, whichever run handed it out
             const stamps = listStampsOf(got)!;
             const lists = [got.runnable, got.blocked, got.frozen, got.conduct_eligible];
