@@ -6,8 +6,11 @@ import { applyDeploymentHalts, computeFrontier, FrontierMemo } from '../../libs/
 import {
   buildProjectGraph,
   GraphReuse,
+  growProjectGraph,
   patchProjectGraph,
+  ProjectGraph,
 } from '../../apps/daemon/src/frontier/read-path/frontier-graph';
+import { CandidateRow } from '../../apps/daemon/src/frontier/read-path/frontier.repository';
 import { FrontierHistory } from '../../apps/daemon/src/frontier/wire/frontier-delta';
 import { FrontierSerializer } from '../../apps/daemon/src/frontier/wire/frontier-serializer';
 import { generatedRows } from './profile';
@@ -15,16 +18,59 @@ import { generatedRows } from './profile';
 // In-process profile of the daemon's work between a one-item write and the delta it answers (issue 27's 1M target):
 // patch the graph at the written row, compute_frontier with the memo, serialize, record in the history, the delta
 // since the answer before. No database or HTTP: what is left is the frontier's own cost per write, by step.
-// `node -r ts-node/register/transpile-only -r tsconfig-paths/register bench/frontier/write-path.ts 1000000 [writes] [per]`
+// `node -r ts-node/register/transpile-only -r tsconfig-paths/register bench/frontier/write-path.ts 1000000 [writes] [per] [kind]`
 // per: items written before each run (1; bench:live's burst runs once for several writers' writes: 5 retitles the top
-// five at once).
+// five at once). kind: `title` (the default: a top runnable item retitled), `new-item` (a new item, the next id) or
+// `to-done` (a top runnable item's status to done: it leaves the candidates, its own dependencies with it, and stays
+// an outside blocker while a dependency names it); the last two take per = 1.
 // With SVC_BENCH_PROFILE=<file>, a CPU profile of the writes alone is written there. Prints one JSON line: the median of
 // each step, in ms.
+
+// What a new item or a terminal move changed, as the graph cache's delta names it.
+interface GraphChange {
+  added: CandidateRow[];
+  departed: number[];
+}
+
+// The graph cache's step after a new item (the graph grown at its ends) or a terminal move (a build over the state's
+// rows, reusing by position).
+function reshapedGraph(graph: ProjectGraph, rows: Rows, change: GraphChange, reuse: GraphReuse): ProjectGraph {
+  return change.departed.length === 0
+    ? growProjectGraph(graph, change.added, [], graph.workflows, reuse)
+    : buildProjectGraph(rows, reuse);
+}
+
+const WRITE_KINDS = ['title', 'new-item', 'to-done'] as const;
+type WriteKind = (typeof WRITE_KINDS)[number];
+type Rows = ReturnType<typeof generatedRows>;
+
+// A new candidate row with the next id (a planned issue, as the generator's), at the end: ids ascend.
+function newItem(rows: Rows, id: number): GraphChange {
+  const row = { ...rows.candidates[0], id, seq: id, title: `new ${id}`, status: 'planned', blocked: 0, frozen: 0 };
+  rows.candidates = [...rows.candidates, row];
+  return { added: [row], departed: [] };
+}
+
+// The candidate at `at` to done, as the graph cache's delta takes it: out of the candidates with its own edges, an
+// outside blocker (in id order) while some edge still names it.
+function toDone(rows: Rows, at: number): GraphChange {
+  const row = rows.candidates[at];
+  rows.candidates = rows.candidates.filter((_, k) => k !== at);
+  rows.edges = rows.edges.filter((edge) => edge.dependent !== row.id);
+  if (rows.edges.some((edge) => edge.blocker === row.id)) {
+    rows.outside = [...rows.outside, { ...row, status: 'done', prefix: 'BN', project: 'bench' }].sort(
+      (a, b) => a.id - b.id,
+    );
+  }
+  return { added: [], departed: [row.id] };
+}
 
 async function main(): Promise<void> {
   const n = Number(process.argv[2] ?? 100_000);
   const writes = Number(process.argv[3] ?? 20);
   const per = Number(process.argv[4] ?? 1);
+  const kind = (process.argv[5] ?? 'title') as WriteKind;
+  if (!WRITE_KINDS.includes(kind)) throw new Error(`kind: one of ${WRITE_KINDS.join(', ')}`);
   const rows = generatedRows(n);
   const reuse = new GraphReuse();
   let graph = buildProjectGraph(rows, reuse);
@@ -44,7 +90,8 @@ async function main(): Promise<void> {
     return { computation, serialized, serializeMs: t2 - t1 };
   };
   let last = answer();
-  const byId = new Map(rows.candidates.map((row, at) => [row.id, at]));
+  let byId = new Map(rows.candidates.map((row, at) => [row.id, at]));
+  let nextId = Math.max(...rows.candidates.map((row) => row.id), ...rows.outside.map((row) => row.id)) + 1;
   const profile = process.env.SVC_BENCH_PROFILE;
   const session = new Session();
   const post = (method: string, params?: object) =>
@@ -72,14 +119,22 @@ async function main(): Promise<void> {
     const targets = per === 1 ? [last.computation.runnable[w % 5]] : last.computation.runnable.slice(0, per);
     // each write its own task, as in the daemon (what a task holds until it ends, such as WeakRef targets, is let go)
     await new Promise((resolve) => setImmediate(resolve));
-    const written = targets.map((target) => {
-      const at = byId.get(target.item_id)!;
-      const row = { ...rows.candidates[at], title: `written ${w}` };
-      rows.candidates[at] = row;
-      return row;
-    });
-    const t0 = performance.now();
-    graph = patchProjectGraph(graph, written, graph.workflows, reuse);
+    let t0: number;
+    if (kind === 'title') {
+      const written = targets.map((target) => {
+        const at = byId.get(target.item_id)!;
+        const row = { ...rows.candidates[at], title: `written ${w}` };
+        rows.candidates[at] = row;
+        return row;
+      });
+      t0 = performance.now();
+      graph = patchProjectGraph(graph, written, graph.workflows, reuse);
+    } else {
+      const change = kind === 'new-item' ? newItem(rows, nextId++) : toDone(rows, byId.get(targets[0].item_id)!);
+      byId = new Map(rows.candidates.map((row, at) => [row.id, at]));
+      t0 = performance.now();
+      graph = reshapedGraph(graph, rows, change, reuse);
+    }
     const t1 = performance.now();
     const base = last.serialized.etag;
     last = answer();
@@ -104,7 +159,7 @@ async function main(): Promise<void> {
   const med = (v: number[]) => Math.round([...v].sort((a, b) => a - b)[Math.floor(v.length / 2)] * 10) / 10;
   const out = Object.fromEntries(Object.entries(steps).map(([k, v]) => [k, med(v)]));
   process.stdout.write(
-    `${JSON.stringify({ items: n, writes, per, ...out, rendered: serializer.rendered, gc_ms_per_write: Math.round((gc.ms / writes) * 10) / 10, rss_mb: Math.round(process.memoryUsage().rss / 2 ** 20) })}\n`,
+    `${JSON.stringify({ items: n, writes, per, kind, ...out, rendered: serializer.rendered, gc_ms_per_write: Math.round((gc.ms / writes) * 10) / 10, rss_mb: Math.round(process.memoryUsage().rss / 2 ** 20) })}\n`,
   );
 }
 

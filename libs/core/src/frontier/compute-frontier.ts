@@ -20,7 +20,7 @@ import {
   toFrontierItem,
   unchangedOutput,
 } from './frontier-items';
-import { computeChanged, computeEdgesChanged, listsAfterEdits, Lists } from './incremental-frontier';
+import { computeChanged, computeReshaped, listsAfterEdits, Lists } from './incremental-frontier';
 
 export * from './vocabulary';
 export { parseTimestamp, toZonelessIso } from './timestamps';
@@ -198,17 +198,14 @@ export function computeFrontier(input: FrontierInput, memo?: FrontierMemo): Fron
   const previous = memo?.take() ?? null;
   const changed =
     previous === null ? null : changedInPlace(input.items, previous.items, previous.index, previous.scratch.changed);
-  // an update in place over the same edges and options
-  const inPlace =
-    previous !== null &&
-    changed !== null &&
-    previous.resolution.acceptForeignRuns === (input.acceptForeignRuns ?? false);
-  // an update in place over the same edges; edges added or removed over the very same items; anything else
+  const sameOptions = previous !== null && previous.resolution.acceptForeignRuns === (input.acceptForeignRuns ?? false);
+  // an update in place over the same options
+  const inPlace = sameOptions && changed !== null;
+  // an update in place over the same edges; items or edges that came, went or were replaced; anything else
   const state =
     inPlace && previous.structure.describes(input.edges)
       ? computeChanged(input, previous, changed)
-      : ((inPlace && changed.list.length === 0 ? computeEdgesChanged(input, previous) : null) ??
-        computeAll(input, previous, changed));
+      : ((sameOptions ? computeReshaped(input, previous, changed) : null) ?? computeAll(input, previous, changed));
 
   // Steps 7 and 8: reclassification (done in toFrontierItem) and partition in rank order, by patching the previous
   // lists after a small write; step 9, the WIP cap (applyWipCap's rule, read from wipKind instead of each item: at 1M

@@ -78,19 +78,25 @@ export class EdgeResolution {
     }
   }
 
-  // Every edge, after edges came or went over the same items: an edge that was there before (`oldOf`: its
-  // index in `previous`'s structure, else -1) keeps its answer and reason when its blocker's facts are the same
-  // object as then; every other edge is evaluated and its dependent marked in `touched`.
+  // Every edge, after edges or items came or went: an edge that was there before (`oldOf`: its index in
+  // `previous`'s structure, else -1) keeps its answer and reason when its ends are the same items as then (`newOf`:
+  // the position now of each previous position, -1 when gone; null when none moved) and its blocker's facts are the
+  // same object; every other edge is evaluated and its dependent marked in `touched`. The edges of items replaced
+  // since are left to resolveChanged.
   resolveFrom(
     previous: EdgeResolution,
     oldOf: Int32Array,
     items: readonly FrontierInputItem[],
     isCandidate: Uint8Array,
     touched: Uint8Array,
+    newOf: Int32Array | null = null,
   ): void {
     const { blockerOf, dependentOf, blockerSlot, slotIds } = this.structure;
     const old = previous.structure;
     const { facts, unsatisfied, reason, unsatisfiedCount } = this;
+    // whether previous position p (-1: no input item) is position v now (an item gone is no longer one: its edges'
+    // reasons named it)
+    const same = (p: number, v: number): boolean => (p < 0 ? v < 0 : v >= 0 && (newOf === null ? p : newOf[p]) === v);
     for (let slot = 0; slot < slotIds.length; slot++) {
       facts[slot] = this.blockerFacts.get(slotIds[slot]);
     }
@@ -101,7 +107,12 @@ export class EdgeResolution {
       }
       const b = blockerOf[e];
       const p = oldOf[e];
-      if (p >= 0 && old.dependentOf[p] === d && previous.facts[old.blockerSlot[p]] === facts[blockerSlot[e]]) {
+      if (
+        p >= 0 &&
+        same(old.dependentOf[p], d) &&
+        same(old.blockerOf[p], b) &&
+        previous.facts[old.blockerSlot[p]] === facts[blockerSlot[e]]
+      ) {
         if (previous.unsatisfied[p] === 1) {
           unsatisfied[e] = 1;
           unsatisfiedCount[d]++;

@@ -1,9 +1,9 @@
 import { EdgeResolution } from './edge-resolution';
 import { EdgeStructure } from './edge-structure';
-import { ChangedPositions } from './item-index';
+import { ChangedPositions, indexItems, ItemIndex, lookupIndex } from './item-index';
 import { withRoom } from './position-buffers';
 import { compareCandidates, placeInOrder, RankFacts } from './ranking';
-import { FrontierInput, FrontierItem } from './vocabulary';
+import { FrontierInput, FrontierInputItem, FrontierItem } from './vocabulary';
 import { wipClaim } from './wip';
 import { nextStamp } from './stamps';
 import { alignItems, FrontierState, ListEdit } from './memo';
@@ -19,7 +19,8 @@ import {
 } from './frontier-items';
 
 // The runs that bring the previous state up to date instead of computing every step again: after items were updated
-// in place, after edges came or went over the same items, and the lists patched after a small write. Each gives the
+// in place over the same edges, after items or edges came, went or were replaced, and the lists patched after a small
+// write. Each gives the
 // answer computeAll would (reference-frontier.spec.ts checks both against the reference).
 
 // Past this many changed list entries a run lays the lists out again from the rank order.
@@ -120,44 +121,168 @@ export function computeChanged(
   };
 }
 
-// A run after edges came or went over the very same items (a dependency added or removed): a new edge
-// structure, the previous answers of the edges that stayed (EdgeResolution.resolveFrom), and only the outputs the
-// change reached: the dependents of the edges added or removed or answered anew, the items whose unblocks_count or
-// downstream_depth moved (those are placed again in the rank order: both are rank keys), and the members of a stuck
-// cycle before or now. null, before anything is changed, when too many edges changed to be worth it.
-export function computeEdgesChanged(input: FrontierInput, previous: FrontierState): FrontierState | null {
+// How this run's items line up with the previous run's: the new position of each previous position (-1: gone) and
+// the positions whose object is not the previous one's (new or replaced), ascending and as a mask. `oldOf` and `newOf`
+// are null when every position holds the same id as before.
+interface Reshape {
+  index: ItemIndex;
+  oldOf: Int32Array | null;
+  newOf: Int32Array | null;
+  changed: number[];
+  mask: Uint8Array;
+}
+
+// null when an id repeats in either run: a later duplicate is no item at all, so its position would not say which
+// previous one it is.
+function reshape(
+  items: readonly FrontierInputItem[],
+  previous: FrontierState,
+  inPlace: ChangedPositions | null,
+): Reshape | null {
+  if (inPlace !== null) {
+    return { index: previous.index, oldOf: null, newOf: null, changed: inPlace.list, mask: inPlace.mask };
+  }
+  const n = items.length;
+  const index = indexItems(items);
+  if (index.keep.includes(0) || previous.index.keep.includes(0)) {
+    return null;
+  }
+  const oldOf = new Int32Array(n);
+  const newOf = new Int32Array(previous.items.length).fill(-1);
+  const mask = new Uint8Array(n);
+  const changed: number[] = [];
+  for (let v = 0; v < n; v++) {
+    const p = lookupIndex(previous.index, index.ids[v]);
+    oldOf[v] = p;
+    if (p >= 0) {
+      newOf[p] = v;
+    }
+    if (p < 0 || items[v] !== previous.items[p]) {
+      mask[v] = 1;
+      changed.push(v);
+    }
+  }
+  return { index, oldOf, newOf, changed, mask };
+}
+
+// A run after items came, went or were replaced and edges came or went (a new item with its dependencies, an item
+// leaving for a terminal status or coming back, a dependency added or removed): the previous state carried over to
+// the items' positions now, a new edge structure with the previous answers of the edges that stayed
+// (EdgeResolution.resolveFrom), the edges of the changed items evaluated again, and only the outputs the change
+// reached rebuilt: the changed items, the dependents of the edges added, removed or answered anew, the items whose
+// unblocks_count or downstream_depth moved (placed again in the rank order: both are rank keys), and the members of a
+// stuck cycle before or now. `inPlace`: the changed positions when every position holds the same id as before. null,
+// before anything is changed, when ids repeat or too many edges changed to be worth it.
+export function computeReshaped(
+  input: FrontierInput,
+  previous: FrontierState,
+  inPlace: ChangedPositions | null,
+): FrontierState | null {
   const { items, edges } = input;
   const n = items.length;
   const before = previous.structure;
   const oldEdges = before.edgeList;
-  const oldOf = alignItems(edges, oldEdges);
+  const edgeOldOf = alignItems(edges, oldEdges);
   let stayed = 0;
   for (let e = 0; e < edges.length; e++) {
-    if (oldOf[e] >= 0) stayed++;
+    if (edgeOldOf[e] >= 0) stayed++;
   }
   if (edges.length - stayed + (oldEdges.length - stayed) > EDITS_IN_PLACE) {
     return null;
   }
-  const { isCandidate, outputs, bucket, index, stamp, wipKind } = previous;
+  const shape = reshape(items, previous, inPlace);
+  if (shape === null) {
+    return null;
+  }
+  const { index, oldOf, newOf, changed: changedList, mask: changed } = shape;
+  // a previous position's position now (-1: gone)
+  const now = (p: number): number => (p < 0 || newOf === null ? p : newOf[p]);
+
+  // the previous results, by position now (the very arrays when no position moved)
+  let { isCandidate, outputs, bucket, created, stamp, wipKind } = previous;
+  if (oldOf !== null) {
+    isCandidate = new Uint8Array(n);
+    bucket = new Uint8Array(n);
+    created = new Float64Array(n);
+    stamp = new Float64Array(n);
+    wipKind = new Uint8Array(n);
+    // pushed, not `new Array(n)`: a long array made by length alone gets dictionary elements
+    outputs = [];
+    // copied by runs of positions that kept their order (all but the few a write moved)
+    let v = 0;
+    while (v < n) {
+      const from = oldOf[v];
+      if (from < 0) {
+        outputs.push(undefined);
+        v++;
+        continue;
+      }
+      let end = v + 1;
+      while (end < n && oldOf[end] === from + end - v) end++;
+      const to = from + end - v;
+      isCandidate.set(previous.isCandidate.subarray(from, to), v);
+      bucket.set(previous.bucket.subarray(from, to), v);
+      created.set(previous.created.subarray(from, to), v);
+      stamp.set(previous.stamp.subarray(from, to), v);
+      wipKind.set(previous.wipKind.subarray(from, to), v);
+      for (let p = from; p < to; p++) outputs.push(previous.outputs[p]);
+      v = end;
+    }
+  }
+  let wipActive = previous.wipActive;
+  // list entries that may differ from the previous answer's (see listsAfterEdits); a gone item's has no position
+  let edits: ListEdit[] | null = [];
+  if (newOf !== null) {
+    for (let p = 0; p < newOf.length; p++) {
+      if (newOf[p] === -1) {
+        wipActive -= countsAsWip(previous.items[p]);
+        if (previous.isCandidate[p] === 1) {
+          edits.push({ v: -1, from: previous.bucket[p], stamp: previous.stamp[p] });
+        }
+      }
+    }
+  }
+  // candidates placed again in the rank order: the changed ones, and those whose rank keys moved (rekeyed)
+  const moved: number[] = [];
+  for (const v of changedList) {
+    if (index.keep[v] === 0) {
+      continue;
+    }
+    edits.push({ v, from: isCandidate[v] === 1 ? bucket[v] : -1, stamp: stamp[v] });
+    const item = items[v];
+    const p = oldOf === null ? v : oldOf[v];
+    wipActive += countsAsWip(item) - (p >= 0 ? countsAsWip(previous.items[p]) : 0);
+    isCandidate[v] = isCandidateItem(item) ? 1 : 0;
+    if (isCandidate[v] === 1) {
+      moved.push(v);
+      created[v] = parseTimestamp(item.createdAt);
+    } else {
+      outputs[v] = undefined;
+      stamp[v] = 0;
+      wipKind[v] = 0;
+    }
+  }
+
   const structure = new EdgeStructure(edges, index, n);
   const touched = previous.scratch.touched?.length === n ? previous.scratch.touched.fill(0) : new Uint8Array(n);
   const resolution = new EdgeResolution(structure, n, input.blockerFacts, previous.resolution.acceptForeignRuns);
-  resolution.resolveFrom(previous.resolution, oldOf, items, isCandidate, touched);
+  resolution.resolveFrom(previous.resolution, edgeOldOf, items, isCandidate, touched, newOf);
+  resolution.resolveChanged(items, input.blockerFacts, changedList, isCandidate, touched);
   // the dependents of the edges that went
   const went = new Uint8Array(oldEdges.length).fill(1);
   for (let e = 0; e < edges.length; e++) {
-    if (oldOf[e] >= 0) went[oldOf[e]] = 0;
+    if (edgeOldOf[e] >= 0) went[edgeOldOf[e]] = 0;
   }
   for (let p = 0; p < oldEdges.length; p++) {
-    if (went[p] === 1 && before.dependentOf[p] >= 0) touched[before.dependentOf[p]] = 1;
+    const d = went[p] === 1 ? now(before.dependentOf[p]) : -1;
+    if (d >= 0) touched[d] = 1;
   }
-  // candidates whose rank keys moved
   const rekeyed = new Uint8Array(n);
-  const moved: number[] = [];
   for (let v = 0; v < n; v++) {
-    if (structure.unblocks[v] !== before.unblocks[v] || structure.depth[v] !== before.depth[v]) {
+    const p = oldOf === null ? v : oldOf[v];
+    if (p >= 0 && (structure.unblocks[v] !== before.unblocks[p] || structure.depth[v] !== before.depth[p])) {
       touched[v] = 1;
-      if (isCandidate[v] === 1) {
+      if (isCandidate[v] === 1 && changed[v] === 0) {
         rekeyed[v] = 1;
         moved.push(v);
       }
@@ -165,19 +290,20 @@ export function computeEdgesChanged(input: FrontierInput, previous: FrontierStat
   }
   const cycles: number[][] = [];
   const run: RunFacts = { structure, resolution, cycleReason: stuckCycles(items, structure, resolution, cycles) };
-  for (const reasons of [previous.cycleReason, run.cycleReason]) {
-    reasons?.forEach((_reason, v) => (touched[v] = 1));
-  }
+  previous.cycleReason?.forEach((_reason, p) => {
+    const v = now(p);
+    if (v >= 0) touched[v] = 1;
+  });
+  run.cycleReason?.forEach((_reason, v) => (touched[v] = 1));
 
-  let edits: ListEdit[] | null = [];
   for (let v = 0; v < n; v++) {
-    if (isCandidate[v] === 0 || touched[v] === 0) {
+    if (isCandidate[v] === 0 || (changed[v] === 0 && touched[v] === 0)) {
       continue;
     }
     const item = items[v];
     const wasStamp = stamp[v];
     const wasBucket = bucket[v];
-    const was = outputs[v];
+    const was = changed[v] === 0 ? outputs[v] : undefined;
     if (was === undefined || !unchangedOutput(was, item, v, run)) {
       const output = toFrontierItem(item, v, run);
       outputs[v] = output;
@@ -185,40 +311,46 @@ export function computeEdgesChanged(input: FrontierInput, previous: FrontierStat
       wipKind[v] = wipClaim(output);
     }
     bucket[v] = bucketOf(item, v, run);
-    if (edits !== null && (rekeyed[v] === 1 || stamp[v] !== wasStamp || bucket[v] !== wasBucket)) {
+    // a changed item's entry is listed above; an unchanged one moves only if its rank keys, output or bucket did
+    if (edits !== null && changed[v] === 0 && (rekeyed[v] === 1 || stamp[v] !== wasStamp || bucket[v] !== wasBucket)) {
       edits.push({ v, from: wasBucket, stamp: wasStamp });
-      if (edits.length > EDITS_IN_PLACE) {
-        edits = null;
-      }
+    }
+    if (edits !== null && edits.length > EDITS_IN_PLACE) {
+      edits = null;
     }
   }
 
-  // the previous order less the candidates whose rank keys moved is still in rank order
+  // the previous order, at the positions now, less the gone, changed and rekeyed candidates, is still in rank order
   const order = previous.order;
   let kept = 0;
   for (let k = 0; k < order.length; k++) {
-    const v = order[k];
-    if (rekeyed[v] === 0) {
+    const v = now(order[k]);
+    if (v >= 0 && changed[v] === 0 && rekeyed[v] === 0) {
       order[kept++] = v;
     }
   }
-  const rankFacts = {
-    items,
-    ids: index.ids,
-    depth: structure.depth,
-    unblocks: structure.unblocks,
-    created: previous.created,
-  };
+  const rankFacts = { items, ids: index.ids, depth: structure.depth, unblocks: structure.unblocks, created };
   return {
     ...previous,
     items,
+    index,
     structure,
     resolution,
+    isCandidate,
+    wipActive,
+    outputs,
+    bucket,
+    created,
+    stamp,
+    wipKind,
     cycleReason: run.cycleReason,
     cycles,
     order: placeInOrder(order.subarray(0, kept), moved, rankFacts),
-    edits,
-    scratch: { changed: previous.scratch.changed, touched, positions: previous.scratch.positions },
+    // the lists' positions, at the positions now (a gone item's entry is dropped by its edit)
+    listPositions:
+      newOf === null ? previous.listPositions : (previous.listPositions?.map((list) => list.map(now)) ?? null),
+    edits: edits !== null && edits.length <= EDITS_IN_PLACE ? edits : null,
+    scratch: { changed, touched, positions: previous.scratch.positions },
   };
 }
 
@@ -275,7 +407,7 @@ export function listsAfterEdits(state: FrontierState, edits: readonly ListEdit[]
       edits.filter((e) => e.from === b).map((e) => e.stamp),
     );
     const put = edits
-      .filter((e) => isCandidate[e.v] === 1 && bucket[e.v] === b)
+      .filter((e) => e.v >= 0 && isCandidate[e.v] === 1 && bucket[e.v] === b)
       .map((e) => e.v)
       .sort((x, y) => compareCandidates(x, y, facts));
     // the old index of the f-th entry left after the drops

@@ -210,6 +210,18 @@ describe('computeFrontier with a memo', () => {
       { weight: 1, arbitrary: fc.record({ kind: fc.constant('remove' as const), id }) },
       { weight: 1, arbitrary: fc.record({ kind: fc.constant('duplicate' as const), id }) },
       { weight: 1, arbitrary: fc.record({ kind: fc.constant('foreign' as const) }) },
+      // a new item at the end (the next id), with a dependency on it or of it or neither
+      {
+        weight: 2,
+        arbitrary: fc.record({
+          kind: fc.constant('add' as const),
+          spec: specArb,
+          blocker: fc.option(id, { freq: 2 }),
+          dependent: fc.option(id, { freq: 2 }),
+        }),
+      },
+      // a removed item back at its place by id (a status back across the terminal boundary)
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant('reinsert' as const), at: fc.nat(), spec: specArb }) },
     );
     fc.assert(
       fc.property(
@@ -231,6 +243,8 @@ describe('computeFrontier with a memo', () => {
           let facts = new Map<number, BlockerFacts>();
           factSpecs.forEach((f, i) => f !== null && facts.set(i + 1, factsOfSpec(i + 1, f)));
           let acceptForeignRuns = false;
+          let nextId = 30;
+          const removed: number[] = [];
           const memo = new FrontierMemo();
           const objectOfStamp = new Map<number, FrontierItem>();
           let previous: FrontierComputation | null = null;
@@ -261,7 +275,20 @@ describe('computeFrontier with a memo', () => {
               } else if (op.kind === 'same edges') {
                 edges = edges.slice();
               } else if (op.kind === 'remove' && at >= 0) {
+                removed.push(items[at].id);
                 items = items.filter((_item, k) => k !== at);
+              } else if (op.kind === 'add') {
+                const added = nextId++;
+                items = [...items, itemOf(added, op.spec, 0)];
+                if (op.blocker !== null)
+                  edges = [...edges, { blocker: op.blocker, dependent: added, satisfaction: 'status:done' }];
+                if (op.dependent !== null)
+                  edges = [...edges, { blocker: added, dependent: op.dependent, satisfaction: 'fact:merged' }];
+              } else if (op.kind === 'reinsert' && removed.length > 0) {
+                const back = removed.splice(op.at % removed.length, 1)[0];
+                const place = items.findIndex((item) => item.id > back);
+                const item = itemOf(back, op.spec, 0);
+                items = place < 0 ? [...items, item] : [...items.slice(0, place), item, ...items.slice(place)];
               } else if (op.kind === 'duplicate' && at >= 0) {
                 items = [...items.slice(0, at + 1), { ...items[at], title: 'second' }, ...items.slice(at + 1)];
               } else if (op.kind === 'foreign') {
@@ -273,6 +300,12 @@ describe('computeFrontier with a memo', () => {
             const fresh = computeFrontier(input);
             const got = computeFrontier(input, memo);
             expect(got).toEqual(fresh);
+            // the rank order kept for the next run is a fresh run's (the lists patched from it may hide a stale one)
+            const kept = memo.take()!;
+            const freshMemo = new FrontierMemo();
+            computeFrontier(input, freshMemo);
+            expect(Array.from(kept.order)).toEqual(Array.from(freshMemo.take()!.order));
+            memo.keep(kept);
             // one stamp per output object, whichever run handed it out
             const stamps = listStampsOf(got)!;
             const lists = [got.runnable, got.blocked, got.frozen, got.conduct_eligible];

@@ -13,8 +13,10 @@ import { FrontierInputItem, FrontierItem } from './vocabulary';
 // blockerFacts map and the facts objects in it (a change comes as a new array, map or object). When every position
 // holds the same id as last run (a write that updated items in place) and the edges are the same objects, the run
 // re-evaluates only the edges whose blocker facts object or end items changed, rebuilds only the outputs those
-// reach, and places only the changed candidates into the previous order; anything else recomputes the edges and
-// compares each output with the previous one. Either way a memo never changes an answer:
+// reach, and places only the changed candidates into the previous order. When items came, went or moved, or edges
+// changed, the previous state is first carried to the positions now by id, the edges are laid out again and only
+// those whose ends or facts changed are evaluated; anything else (repeated ids, many edges changed, other options)
+// recomputes the edges and compares each output with the previous one. Either way a memo never changes an answer:
 // computeFrontier(input, memo) deep-equals computeFrontier(input), whatever the memo holds.
 export class FrontierMemo {
   private state: FrontierState | null = null;

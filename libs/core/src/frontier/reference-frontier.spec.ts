@@ -99,6 +99,8 @@ interface World {
   acceptForeignRuns: boolean;
   // items in id order (as the graph cache gives them), or in another fixed order
   scrambled: boolean;
+  // the dependencies of items that left for a terminal status (leave), restored when they come back (reopen)
+  leftWith?: Map<number, [string, { id: number; spec: EdgeSpec }][]>;
 }
 
 const itemSpecArb: fc.Arbitrary<ItemSpec> = fc.record({
@@ -305,7 +307,11 @@ type Write =
   | { kind: 'block'; at: number }
   | { kind: 'freeze'; at: number }
   | { kind: 'finish'; at: number; status: number }
-  | { kind: 'reopen'; at: number; status: number };
+  | { kind: 'reopen'; at: number; status: number }
+  // as the daemon's graph cache takes them: a new item with its dependencies in one write, and a status across the
+  // terminal boundary that takes the item's own dependencies with it and brings them back when it returns
+  | { kind: 'create'; spec: ItemSpec; blocker: number | null; dependent: number | null; satisfaction: number }
+  | { kind: 'leave'; at: number; status: number };
 
 const writeArb: fc.Arbitrary<Write> = fc.oneof(
   // in place: most writes (a status, a priority, a flag), the memo's fast path
@@ -353,6 +359,20 @@ const writeArb: fc.Arbitrary<Write> = fc.oneof(
   {
     weight: 1,
     arbitrary: fc.record({ kind: fc.constant('reopen' as const), at: fc.nat(), status: fc.constantFrom(0, 4, 5, 8) }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('create' as const),
+      spec: itemSpecArb,
+      blocker: fc.option(fc.nat(), { freq: 2 }),
+      dependent: fc.option(fc.nat(), { freq: 2 }),
+      satisfaction: fc.nat(SATISFACTIONS.length - 1),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('leave' as const), at: fc.nat(), status: fc.constantFrom(10, 11, 12) }),
   },
 );
 
@@ -426,6 +446,40 @@ function apply(world: World, write: Write): void {
       );
       break;
     }
+    case 'create': {
+      const finished = [...world.outside.keys()].filter((id) => !OUTSIDE_IDS.includes(id));
+      const id = Math.max(0, ...ids, ...finished) + 1;
+      world.items.set(id, write.spec);
+      const gate = GATES.indexOf('activation');
+      if (write.blocker !== null && ids.length > 0) {
+        addEdge(world, {
+          blocker: ids[write.blocker % ids.length],
+          dependent: id,
+          gate,
+          satisfaction: write.satisfaction,
+        });
+      }
+      if (write.dependent !== null && ids.length > 0) {
+        addEdge(world, {
+          blocker: id,
+          dependent: ids[write.dependent % ids.length],
+          gate,
+          satisfaction: write.satisfaction,
+        });
+      }
+      break;
+    }
+    case 'leave': {
+      if (ids.length === 0) break;
+      const id = ids[write.at % ids.length];
+      const spec = world.items.get(id)!;
+      world.items.delete(id);
+      world.outside.set(id, { status: write.status, merged: spec.merged, project: 'alpha' });
+      const own = [...world.edges].filter(([, row]) => row.spec.dependent === id);
+      for (const [key] of own) world.edges.delete(key);
+      (world.leftWith ??= new Map()).set(id, own);
+      break;
+    }
     case 'finish': {
       if (ids.length === 0) break;
       // its edges stay: the ones into it no longer reach an input item, the ones out of it now have an outside blocker
@@ -441,6 +495,8 @@ function apply(world: World, write: Write): void {
       const id = finished[write.at % finished.length];
       const was = world.outside.get(id)!;
       world.outside.delete(id);
+      for (const [key, row] of world.leftWith?.get(id) ?? []) world.edges.set(key, row);
+      world.leftWith?.delete(id);
       world.items.set(id, {
         status: write.status,
         priority: 1,

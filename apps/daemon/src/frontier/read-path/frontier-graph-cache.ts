@@ -4,7 +4,14 @@ import { FrontierMemo } from '@app/core';
 
 import { DependencyFactsService } from '../../dependencies/dependency-facts.service';
 import { toDeploymentHalts } from './deployment-halts';
-import { buildProjectGraph, GraphReuse, patchProjectGraph, ProjectGraph, usesDeployedForm } from './frontier-graph';
+import {
+  buildProjectGraph,
+  GraphReuse,
+  growProjectGraph,
+  patchProjectGraph,
+  ProjectGraph,
+  usesDeployedForm,
+} from './frontier-graph';
 import {
   addEdges,
   addOutside,
@@ -165,7 +172,7 @@ export class FrontierGraphCache {
     const changes = await this.repository.findChangesSince(state.watermark, options.rationale);
     const { watermark, items, edges } = changes;
     const outcome: DeltaOutcome = changes.pruned
-      ? { reload: true, changed: true, newCandidates: [], updated: [], shape: true }
+      ? { reload: true, changed: true, newCandidates: [], updated: [], shape: true, additive: false, addedEdges: [] }
       : applyDelta(state, { items, edges, tombstones: changes.tombstones });
     if (outcome.reload) {
       entry.state = await this.loadState(state.project, options);
@@ -183,10 +190,19 @@ export class FrontierGraphCache {
         }
       }
       if (outcome.newCandidates.length > 0) {
-        addEdges(
+        const added = addEdges(
           state,
           await this.repository.findEdgesOfDependents(outcome.newCandidates, state.gates, options.rationale),
         );
+        outcome.addedEdges.push(...added);
+      }
+      if (changed && outcome.additive && !changes.delivery) {
+        const grown = this.grownGraph(entry, outcome);
+        if (grown !== null) {
+          entry.current = this.next(entry, grown);
+          state.watermark = watermark;
+          return true;
+        }
       }
       // the outside blockers follow the edges and candidates: nothing to settle when the delta left those alone
       const settled = outcome.shape ? settleOutside(state) : { missing: [] };
@@ -204,6 +220,27 @@ export class FrontierGraphCache {
     }
     entry.current = this.next(entry, await this.buildGraph(entry.state, entry.reuse));
     return true;
+  }
+
+  // The graph grown at its ends by the delta's new candidates and edges (a new item, a new dependency), or null when
+  // one of them does not come after the graph's (ids ascending), names a blocker the state has not read, uses
+  // fact:deployed (delivery rows to read) or a workflow version the graph has not loaded.
+  private grownGraph(entry: CachedGraph, outcome: DeltaOutcome): ProjectGraph | null {
+    const { state } = entry;
+    const graph = entry.current.graph;
+    const rows = [...outcome.newCandidates].sort((a, b) => a - b).map((id) => state.candidates.get(id)!);
+    const edges = [...outcome.addedEdges].sort((a, b) => a.id! - b.id!);
+    const lastItem = graph.items.length > 0 ? graph.items[graph.items.length - 1].id : -Infinity;
+    const lastEdge = graph.edges.length > 0 ? (graph.edges[graph.edges.length - 1].id ?? Infinity) : -Infinity;
+    if (rows.length > 0 && !(rows[0].id > lastItem)) return null;
+    if (edges.length > 0 && !(edges[0].id! > lastEdge)) return null;
+    for (const edge of edges) {
+      if (edge.id === undefined || edge.satisfaction.startsWith('fact:deployed:')) return null;
+      const known = state.candidates.has(edge.blocker) || state.outside.has(edge.blocker);
+      if (!known && !state.absent.has(edge.blocker)) return null;
+    }
+    if (!rows.every((row) => graph.workflows.has(row.workflow_version_id))) return null;
+    return growProjectGraph(graph, rows, edges, graph.workflows, entry.reuse);
   }
 
   // A full load of one project's rows; the watermark is read first, so a write committing meanwhile is read again

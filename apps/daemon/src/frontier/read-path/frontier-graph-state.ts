@@ -49,6 +49,10 @@ export interface DeltaOutcome {
   // anything but in-place updates of candidates changed: candidates, edges or outside blockers came or went, or an
   // outside blocker changed (the graph is rebuilt rather than patched)
   shape: boolean;
+  // candidates and edges only came (none went, was replaced or changed, and no outside blocker did): the graph may
+  // grow at its ends; `addedEdges` are the edges new to the state
+  additive: boolean;
+  addedEdges: EdgeRow[];
 }
 
 export function createGraphState(
@@ -152,9 +156,17 @@ function toBlocker(row: ChangedItemRow): BlockerRow {
 
 // Applies written and deleted rows to the state. Re-reading a row already applied changes nothing.
 export function applyDelta(state: GraphState, delta: GraphDelta): DeltaOutcome {
-  const outcome: DeltaOutcome = { changed: false, reload: false, newCandidates: [], updated: [], shape: false };
+  const outcome: DeltaOutcome = {
+    changed: false,
+    reload: false,
+    newCandidates: [],
+    updated: [],
+    shape: false,
+    additive: true,
+    addedEdges: [],
+  };
   for (const t of delta.tombstones) {
-    if (t.row_id === '*') return { ...outcome, reload: true };
+    if (t.row_id === '*') return { ...outcome, reload: true, additive: false };
     const id = Number(t.row_id);
     if (t.table_name === 'items') {
       state.absent.add(id);
@@ -164,6 +176,8 @@ export function applyDelta(state: GraphState, delta: GraphDelta): DeltaOutcome {
       if (state.edges.delete(id)) outcome.changed = outcome.shape = true;
     }
   }
+  // only additions below (a tombstone that changed the state took something away)
+  if (outcome.changed) outcome.additive = false;
   const projectId = state.project.id;
   const leftCandidates = new Set<number>();
   for (const row of delta.items) {
@@ -177,13 +191,19 @@ export function applyDelta(state: GraphState, delta: GraphDelta): DeltaOutcome {
           outcome.shape = true;
         } else {
           outcome.updated.push(row.id);
+          outcome.additive = false;
         }
       }
-      if (state.outside.delete(row.id)) outcome.changed = outcome.shape = true;
+      // an outside blocker back among the candidates (a status back from terminal)
+      if (state.outside.delete(row.id)) {
+        outcome.changed = outcome.shape = true;
+        outcome.additive = false;
+      }
     } else {
       if (state.candidates.delete(row.id)) {
         leftCandidates.add(row.id);
         outcome.changed = outcome.shape = true;
+        outcome.additive = false;
       }
       // kept as an outside blocker for now; settleOutside drops it if no edge names it. A row the state never held
       // (another project's item, a terminal one) is named by no loaded edge: an edge written with it comes in this
@@ -193,6 +213,7 @@ export function applyDelta(state: GraphState, delta: GraphDelta): DeltaOutcome {
       if (!same(before, toBlocker(row), BLOCKER_FIELDS)) {
         state.outside.set(row.id, toBlocker(row));
         outcome.shape = true;
+        outcome.additive = false;
         if (before !== undefined) outcome.changed = true;
       }
     }
@@ -205,21 +226,31 @@ export function applyDelta(state: GraphState, delta: GraphDelta): DeltaOutcome {
   for (const edge of delta.edges) {
     const id = edge.id!;
     if (state.candidates.has(edge.dependent) && state.gates.includes(edge.g)) {
-      if (!sameEdge(state.edges.get(id), edge)) {
+      const before = state.edges.get(id);
+      if (!sameEdge(before, edge)) {
         state.edges.set(id, edge);
         outcome.changed = outcome.shape = true;
+        if (before === undefined) outcome.addedEdges.push(edge);
+        else outcome.additive = false;
       }
     } else if (state.edges.delete(id)) {
       outcome.changed = outcome.shape = true;
+      outcome.additive = false;
     }
   }
   return outcome;
 }
 
-export function addEdges(state: GraphState, edges: readonly EdgeRow[]): void {
+// Returns the edges new to the state.
+export function addEdges(state: GraphState, edges: readonly EdgeRow[]): EdgeRow[] {
+  const added: EdgeRow[] = [];
   for (const edge of edges) {
-    if (state.candidates.has(edge.dependent) && state.gates.includes(edge.g)) state.edges.set(edge.id!, edge);
+    if (state.candidates.has(edge.dependent) && state.gates.includes(edge.g)) {
+      if (!state.edges.has(edge.id!)) added.push(edge);
+      state.edges.set(edge.id!, edge);
+    }
   }
+  return added;
 }
 
 // Outside blockers become exactly the non-candidate blockers of the loaded edges. Returns the ids still to read

@@ -1,4 +1,6 @@
-import { buildProjectGraph, GraphReuse, GraphRows, patchProjectGraph } from './frontier-graph';
+import { computeFrontier, FrontierMemo } from '@app/core';
+
+import { buildProjectGraph, GraphReuse, GraphRows, growProjectGraph, patchProjectGraph } from './frontier-graph';
 import { BlockerRow, CandidateRow, EdgeRow } from './frontier.repository';
 import { parseWorkflowStages } from './workflow-stages';
 
@@ -112,5 +114,76 @@ describe(buildProjectGraph.name, () => {
     expect(rebuilt.items[1]).toBe(patched.items[1]);
     expect(rebuilt.items[0]).toBe(first.items[0]);
     expect(rebuilt.facts.get(2)).toBe(patched.facts.get(2));
+  });
+});
+
+describe(growProjectGraph.name, () => {
+  const candidates = [1, 2, 3].map((id) => candidate(id));
+  const edges: EdgeRow[] = [
+    { id: 1, blocker: 1, dependent: 2, satisfaction: 'status:done', g: 'activation', r: '' },
+    { id: 2, blocker: 9, dependent: 3, satisfaction: 'status:done', g: 'activation', r: '' },
+  ];
+  const blockers = [outside(9)];
+  const added = [candidate(7), candidate(8)];
+  const newEdges: EdgeRow[] = [
+    { id: 5, blocker: 2, dependent: 7, satisfaction: 'status:done', g: 'activation', r: '' },
+    { id: 6, blocker: 9, dependent: 8, satisfaction: 'status:done', g: 'review', r: '' },
+    { id: 7, blocker: 8, dependent: 1, satisfaction: 'status:done', g: 'activation', r: '' },
+  ];
+  const input = (graph: ReturnType<typeof buildProjectGraph>) => ({
+    items: graph.items,
+    edges: graph.activation,
+    blockerFacts: graph.facts,
+    wipCap: 3,
+  });
+
+  it('should equal a build over the same rows, sharing what was there', () => {
+    const reuse = new GraphReuse();
+    const first = buildProjectGraph(rowsOf(candidates, edges, blockers), reuse);
+    const grown = growProjectGraph(first, added, newEdges, workflows, reuse);
+    const built = buildProjectGraph(rowsOf([...candidates, ...added], [...edges, ...newEdges], blockers));
+
+    expect(grown.items).toEqual(built.items);
+    grown.items.slice(0, 3).forEach((item, k) => expect(item).toBe(first.items[k]));
+    expect(grown.edges).toEqual(built.edges);
+    expect(grown.activation).toEqual(built.activation);
+    expect([...grown.facts].sort((a, b) => a[0] - b[0])).toEqual([...built.facts].sort((a, b) => a[0] - b[0]));
+    // the same function, which knows the new items too: no ref the serializer wrote changed
+    expect(grown.refOf).toBe(first.refOf);
+    expect(grown.refOf(8)).toBe('BN-8');
+    expect(grown.refOf(9)).toBe('BN-9');
+    expect(computeFrontier(input(grown))).toEqual(computeFrontier(input(built)));
+  });
+
+  it('should give, with the memo of the graph before, the answer a fresh run gives', () => {
+    const memo = new FrontierMemo();
+    const first = buildProjectGraph(rowsOf(candidates, edges, blockers), new GraphReuse());
+    computeFrontier(input(first), memo);
+    const grown = growProjectGraph(first, added, newEdges, workflows);
+
+    expect(computeFrontier(input(grown), memo)).toEqual(computeFrontier(input(grown)));
+  });
+
+  it('should leave the reuse describing the grown graph, and patches finding the new items', () => {
+    const reuse = new GraphReuse();
+    const first = buildProjectGraph(rowsOf(candidates, edges, blockers), reuse);
+    const two = candidate(2, 'renamed');
+    const eight = candidate(8, 'renamed too');
+    const patchedFirst = patchProjectGraph(first, [two], workflows, reuse);
+    const grown = growProjectGraph(patchedFirst, added, newEdges, workflows, reuse);
+    const renamed = patchProjectGraph(grown, [eight], workflows, reuse);
+    const rows = [candidates[0], two, candidates[2], added[0], eight];
+    const rebuilt = buildProjectGraph(rowsOf(rows, [...edges, ...newEdges], blockers), reuse);
+
+    expect(renamed.items[4].title).toBe('renamed too');
+    expect(rebuilt.items[3]).toBe(grown.items[3]);
+    expect(rebuilt.items[1]).toBe(patchedFirst.items[1]);
+    expect(rebuilt.items[4]).toBe(renamed.items[4]);
+  });
+
+  it('should refuse a candidate that does not come after the others', () => {
+    const first = buildProjectGraph(rowsOf(candidates, edges, blockers));
+
+    expect(() => growProjectGraph(first, [candidate(2)], [], workflows)).toThrow(/does not come after/);
   });
 });

@@ -31,6 +31,8 @@ export interface ProjectGraph {
   // projects of blockers outside the candidate set
   blockerProjects: Map<number, string>;
   refOf: (id: number) => string | undefined;
+  // the facts refOf reads (a grown graph points it at its own: see growProjectGraph)
+  refSource?: { facts: ReadonlyMap<number, BlockerFacts> };
   // position of each candidate in `items`, built on the first patch and shared by the patched versions
   positions?: Map<number, number>;
 }
@@ -98,6 +100,14 @@ export class GraphReuse {
     this.candidates = candidates;
     this.candidateFacts = candidateFacts;
     this.pending = [];
+  }
+
+  // New candidates came after the last ones: `items` is the grown graph's.
+  grew(items: readonly FrontierInputItem[], rows: readonly CandidateRow[], facts: readonly BlockerFacts[]): void {
+    this.settle();
+    this.candidates = [...this.candidates, ...rows];
+    this.candidateFacts = [...this.candidateFacts, ...facts];
+    this.items = items;
   }
 
   // A build set every array afresh.
@@ -207,6 +217,17 @@ export class PatchedFacts implements ChangeAwareFacts {
 // Past this many replaced entries a patch folds them into a new full map (one copy of the map, amortized).
 const PATCH_FOLD_AT = 4096;
 
+function laidOver(
+  base: ReadonlyMap<number, BlockerFacts>,
+  top: ReadonlyMap<number, BlockerFacts>,
+): ReadonlyMap<number, BlockerFacts> {
+  if (top.size <= PATCH_FOLD_AT) return new PatchedFacts(base, top);
+  if (base instanceof FactsById) return base.with(top);
+  const all = new Map(base);
+  for (const [id, f] of top) all.set(id, f);
+  return all;
+}
+
 // The graph after candidate rows were replaced in place (same candidates, edges, outside blockers and delivery
 // rows as `previous`): a new items array with those positions replaced and their facts laid over the previous
 // ones, everything else shared. Equal to buildProjectGraph over the same rows, at the cost of the rows changed.
@@ -246,18 +267,7 @@ export function patchProjectGraph(
   );
   // the reuse describes this graph from now on (its positions are the items' positions)
   if (reuse !== undefined && reuse.items === previous.items) reuse.patched(items, replaced);
-  let facts: ReadonlyMap<number, BlockerFacts>;
-  if (top.size > PATCH_FOLD_AT) {
-    if (base instanceof FactsById) {
-      facts = base.with(top);
-    } else {
-      const all = new Map(base);
-      for (const [id, f] of top) all.set(id, f);
-      facts = all;
-    }
-  } else {
-    facts = new PatchedFacts(base, top);
-  }
+  const facts = laidOver(base, top);
   return {
     ...previous,
     items,
@@ -267,6 +277,82 @@ export function patchProjectGraph(
     // function, which tells the serializer it need not look at every blocker's ref again (frontier-serializer.ts)
     refOf: previous.refOf,
   };
+}
+
+// The graph after new candidates (ids above every candidate's, ascending) and new edges (ids above every edge's,
+// ascending, every blocker a candidate or an outside blocker the graph has, or one known not to exist) came, and
+// nothing else changed (the same delivery rows; no edge uses fact:deployed): each array extended at its end, the
+// rest shared. Equal to buildProjectGraph over the same rows; a run with a memo then places only the new items
+// and the edges' dependents (compute_frontier's reshaped run), where a build would also cost a pass over every row.
+export function growProjectGraph(
+  previous: ProjectGraph,
+  rows: readonly CandidateRow[],
+  edges: readonly EdgeRow[],
+  workflows: ReadonlyMap<number, WorkflowStages>,
+  reuse?: GraphReuse,
+): ProjectGraph {
+  const prefix = `${previous.project.public_item_prefix}-`;
+  const registered = previous.environments.get(previous.project.id);
+  const projectEnvironments = registered === undefined ? NO_ENVIRONMENTS : new Set(registered.keys());
+  const added: FrontierInputItem[] = [];
+  const addedFacts: BlockerFacts[] = [];
+  const base = previous.facts instanceof PatchedFacts ? previous.facts.base : previous.facts;
+  const top = new Map(previous.facts instanceof PatchedFacts ? previous.facts.top : []);
+  let last = previous.items.length > 0 ? previous.items[previous.items.length - 1].id : -Infinity;
+  for (const row of rows) {
+    if (!(row.id > last)) throw new Error(`growProjectGraph: ${row.id} does not come after the candidates`);
+    last = row.id;
+    const built = candidateInputs(row, previous.project.id, prefix, workflows.get(row.workflow_version_id), {
+      deployed: NO_ENVIRONMENTS,
+      registered: projectEnvironments,
+    });
+    added.push(built.item);
+    addedFacts.push(built.facts);
+    top.set(row.id, built.facts);
+  }
+  let lastEdge = previous.edges.length > 0 ? previous.edges[previous.edges.length - 1].id! : -Infinity;
+  for (const edge of edges) {
+    if (!(edge.id! > lastEdge)) throw new Error(`growProjectGraph: edge ${edge.id} does not come after the edges`);
+    lastEdge = edge.id!;
+  }
+  const items = [...previous.items, ...added];
+  const allEdges = [...previous.edges, ...edges];
+  const activation =
+    previous.activation.length === previous.edges.length && edges.every((e) => e.g === 'activation')
+      ? allEdges
+      : [...previous.activation, ...edges.filter((e) => e.g === 'activation')];
+  if (reuse !== undefined && reuse.items === previous.items) reuse.grew(items, rows, addedFacts);
+  // the positions so far are still right: the shared map learns the new ones (older versions never look them up)
+  const positions = previous.positions;
+  if (positions !== undefined) added.forEach((item, k) => positions.set(item.id, previous.items.length + k));
+  const facts = laidOver(base, top);
+  return {
+    ...previous,
+    items,
+    activation,
+    edges: allEdges,
+    facts,
+    positions,
+    ...grownRefs(previous, facts),
+  };
+}
+
+function refsThrough(refSource: {
+  facts: ReadonlyMap<number, BlockerFacts>;
+}): Pick<ProjectGraph, 'refOf' | 'refSource'> {
+  return { refOf: (id) => refSource.facts.get(id)?.ref, refSource };
+}
+
+// A ref is its project's prefix and the item's seq, neither of which changes: the grown graph keeps refOf, which from
+// now on also knows the new items (an older version asked about them answers their refs too, which no one asks it),
+// and so tells the serializer that no ref it wrote changed (frontier-serializer.ts).
+function grownRefs(
+  previous: ProjectGraph,
+  facts: ReadonlyMap<number, BlockerFacts>,
+): Pick<ProjectGraph, 'refOf' | 'refSource'> {
+  if (previous.refSource === undefined) return refsThrough({ facts });
+  previous.refSource.facts = facts;
+  return { refOf: previous.refOf, refSource: previous.refSource };
 }
 
 export function buildProjectGraph(rows: GraphRows, reuse?: GraphReuse): ProjectGraph {
@@ -379,7 +465,7 @@ export function buildProjectGraph(rows: GraphRows, reuse?: GraphReuse): ProjectG
     halts: rows.halts ?? new Map(),
     blockerProjects,
     // every candidate and outside blocker has facts carrying its ref
-    refOf: (id) => facts.get(id)?.ref,
+    ...refsThrough({ facts }),
   };
 }
 

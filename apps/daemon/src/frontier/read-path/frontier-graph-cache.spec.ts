@@ -1,0 +1,132 @@
+import { computeFrontier, isTerminalStatus } from '@app/core';
+
+import { DependencyFactsService } from '../../dependencies/dependency-facts.service';
+import { FrontierGraphCache } from './frontier-graph-cache';
+import { ProjectGraph } from './frontier-graph';
+import { ChangeSet, ChangedItemRow, EdgeRow, FrontierRepository, ProjectRow } from './frontier.repository';
+
+const PROJECT: ProjectRow = { id: 'p', public_item_prefix: 'BN', policy: {} } as never;
+
+function item(id: number, status = 'planned'): ChangedItemRow {
+  return {
+    id,
+    prefix: 'BN',
+    seq: id,
+    title: `Item ${id}`,
+    status,
+    priority: 'medium',
+    project: 'p',
+    workflow_id: 'issue',
+    workflow_version_id: 1,
+    frozen: 0,
+    blocked: 0,
+    blocked_reason: null,
+    created_at: '2026-01-01T00:00:00.000',
+    merged_at: null,
+  };
+}
+
+function edge(id: number, blocker: number, dependent: number): EdgeRow {
+  return { id, blocker, dependent, satisfaction: 'status:done', g: 'activation', r: '' };
+}
+
+// The rows of one project as the database holds them, and what was written since the last refresh.
+class Rows {
+  items = new Map<number, ChangedItemRow>();
+  edges = new Map<number, EdgeRow>();
+  written: Pick<ChangeSet, 'items' | 'edges'> = { items: [], edges: [] };
+
+  write(rows: ChangedItemRow[], edges: EdgeRow[] = []): void {
+    for (const row of rows) this.items.set(row.id, row);
+    for (const e of edges) this.edges.set(e.id!, e);
+    this.written = { items: [...this.written.items, ...rows], edges: [...this.written.edges, ...edges] };
+  }
+
+  private candidate(id: number): boolean {
+    const row = this.items.get(id);
+    return row !== undefined && !isTerminalStatus(row.status);
+  }
+
+  repository(): FrontierRepository {
+    const candidates = () => [...this.items.values()].filter((r) => this.candidate(r.id)).sort((a, b) => a.id - b.id);
+    const edgesOf = (ids: ReadonlySet<number>) =>
+      [...this.edges.values()].filter((e) => ids.has(e.dependent)).sort((a, b) => a.id! - b.id!);
+    const blockers = (ids: readonly number[]) =>
+      ids.flatMap((id) => (this.items.has(id) ? [{ ...this.items.get(id)! }] : []));
+    return {
+      watermark: async () => '1',
+      findCandidates: async () => candidates(),
+      findEdges: async () => edgesOf(new Set(candidates().map((r) => r.id))),
+      findOutsideBlockers: async () => {
+        const ids = edgesOf(new Set(candidates().map((r) => r.id))).map((e) => e.blocker);
+        return blockers([...new Set(ids)].filter((id) => !this.candidate(id)).sort((a, b) => a - b));
+      },
+      findDeploymentHalts: async () => [],
+      findWorkflowVersions: async (ids: readonly number[]) =>
+        ids.map((id) => ({ id, workflow_id: 'issue', definition: { stages: [{ id: 'planned' }, { id: 'done' }] } })),
+      findChangesSince: async () => {
+        const { items, edges } = this.written;
+        this.written = { items: [], edges: [] };
+        return { watermark: '1', items, edges, tombstones: [], delivery: false, pruned: false };
+      },
+      findEdgesOfDependents: async (ids: readonly number[]) => edgesOf(new Set(ids)),
+      findItemsById: async (ids: readonly number[]) => blockers(ids),
+    } as unknown as FrontierRepository;
+  }
+}
+
+function snapshot(graph: ProjectGraph) {
+  return {
+    items: graph.items,
+    edges: graph.edges,
+    activation: graph.activation,
+    facts: [...graph.facts.entries()].sort((a, b) => a[0] - b[0]),
+    answer: computeFrontier({ items: graph.items, edges: graph.activation, blockerFacts: graph.facts, wipCap: 3 }),
+  };
+}
+
+describe(FrontierGraphCache.name, () => {
+  let rows: Rows;
+  let sut: FrontierGraphCache;
+
+  beforeEach(() => {
+    rows = new Rows();
+    rows.write([1, 2, 3, 4].map((id) => item(id)).concat(item(5, 'done')), [edge(1, 1, 2), edge(2, 5, 3)]);
+    rows.written = { items: [], edges: [] };
+    sut = new FrontierGraphCache(rows.repository(), {} as DependencyFactsService);
+  });
+
+  describe('currentGraph', () => {
+    it('should grow the graph for a new item with its dependencies, equal to a full load', async () => {
+      const before = await sut.currentGraph(PROJECT);
+      rows.write([item(6)], [edge(3, 2, 6), edge(4, 6, 1)]);
+      const after = await sut.currentGraph(PROJECT);
+
+      expect(snapshot(after)).toEqual(snapshot(await sut.loadGraph(PROJECT)));
+      // grown, not built: the same refOf and the same objects for the rows that did not change
+      expect(after.refOf).toBe(before.refOf);
+      expect(after.items[0]).toBe(before.items[0]);
+    });
+
+    it('should build the graph for an item leaving for a terminal status, equal to a full load', async () => {
+      const before = await sut.currentGraph(PROJECT);
+      rows.write([item(1, 'done')]);
+      const after = await sut.currentGraph(PROJECT);
+
+      expect(snapshot(after)).toEqual(snapshot(await sut.loadGraph(PROJECT)));
+      expect(after.items.map((i) => i.id)).toEqual([2, 3, 4]);
+      expect(after.refOf).not.toBe(before.refOf);
+    });
+
+    it('should build the graph when a new edge names a blocker it has not read', async () => {
+      await sut.currentGraph(PROJECT);
+      rows.write([item(7, 'done')]);
+      rows.written = { items: [], edges: [] };
+      rows.write([item(6)], [edge(3, 7, 6)]);
+      const after = await sut.currentGraph(PROJECT);
+
+      expect(snapshot(after)).toEqual(snapshot(await sut.loadGraph(PROJECT)));
+      expect(after.facts.get(7)?.status).toBe('done');
+    });
+  });
+});

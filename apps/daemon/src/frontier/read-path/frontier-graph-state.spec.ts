@@ -1,0 +1,65 @@
+import { addEdges, applyDelta, createGraphState } from './frontier-graph-state';
+import { ChangedItemRow, EdgeRow } from './frontier.repository';
+
+function changed(id: number, status = 'planned', extra: Partial<ChangedItemRow> = {}): ChangedItemRow {
+  return {
+    id,
+    prefix: 'BN',
+    seq: id,
+    title: `Item ${id}`,
+    status,
+    priority: 'medium',
+    project: 'p',
+    workflow_id: 'issue',
+    workflow_version_id: 1,
+    frozen: 0,
+    blocked: 0,
+    blocked_reason: null,
+    created_at: '2026-01-01T00:00:00.000',
+    merged_at: null,
+    ...extra,
+  };
+}
+
+function edge(id: number, blocker: number, dependent: number): EdgeRow {
+  return { id, blocker, dependent, satisfaction: 'status:done', g: 'activation', r: '' };
+}
+
+function stateOf() {
+  const candidates = [1, 2, 3].map((id) => changed(id));
+  return createGraphState({ id: 'p', public_item_prefix: 'BN', policy: {} } as never, ['activation'], '1', {
+    candidates,
+    edges: [edge(1, 1, 2)],
+    outside: [],
+  });
+}
+
+describe(applyDelta.name, () => {
+  it('should call a delta of new candidates and new edges additive, naming the edges', () => {
+    const state = stateOf();
+    const outcome = applyDelta(state, { items: [changed(4)], edges: [edge(2, 1, 4)], tombstones: [] });
+
+    expect(outcome).toMatchObject({ changed: true, shape: true, additive: true, newCandidates: [4] });
+    expect(outcome.addedEdges.map((e) => e.id)).toEqual([2]);
+  });
+
+  it.each([
+    ['a candidate to a terminal status', { items: [changed(2, 'done')], edges: [], tombstones: [] }],
+    ['a candidate updated in place', { items: [changed(2, 'planned', { title: 'x' })], edges: [], tombstones: [] }],
+    ['an edge rewritten', { items: [], edges: [{ ...edge(1, 1, 2), satisfaction: 'fact:merged' }], tombstones: [] }],
+    ['an edge deleted', { items: [], edges: [], tombstones: [{ table_name: 'item_dependencies', row_id: '1' }] }],
+  ])('should not call %s additive', (_name, delta) => {
+    const outcome = applyDelta(stateOf(), delta as never);
+
+    expect(outcome.changed).toBe(true);
+    expect(outcome.additive).toBe(false);
+  });
+});
+
+describe(addEdges.name, () => {
+  it('should return only the edges new to the state', () => {
+    const state = stateOf();
+
+    expect(addEdges(state, [edge(1, 1, 2), edge(3, 2, 3), edge(4, 2, 99)]).map((e) => e.id)).toEqual([3]);
+  });
+});
