@@ -60,6 +60,9 @@ export function changedTables(before: string, after: string): string[] {
 // table logs the statement's commit (svc_test_writes, append-only, so no writer waits on another), and a digest
 // re-reads only the tables whose count of logged statements moved. Counts and digests are read in one snapshot, so a
 // cached digest always matches its count, and a change committed later always raises the count.
+// The tracker's own log: never digested, never logged (a trigger on it would log its own inserts forever).
+export const WRITE_LOG = 'svc_test_writes';
+
 export class DigestTracker {
   private readonly known = new Map<string, { count: string; digest: string }>();
 
@@ -76,7 +79,7 @@ export class DigestTracker {
       )
     ).rows
       .map((r) => r.name)
-      .filter((name) => !skip.has(name));
+      .filter((name) => !skip.has(name) && name !== WRITE_LOG);
     await client.query(`
       CREATE TABLE IF NOT EXISTS svc_test_writes (name text NOT NULL);
       CREATE OR REPLACE FUNCTION svc_test_log_write() RETURNS trigger LANGUAGE plpgsql AS $$
