@@ -10,6 +10,7 @@ import {
   growProjectGraph,
   patchProjectGraph,
   ProjectGraph,
+  shrinkProjectGraph,
   usesDeployedForm,
 } from './frontier-graph';
 import {
@@ -22,7 +23,7 @@ import {
   settleOutside,
   stateRows,
 } from './frontier-graph-state';
-import { FrontierRepository, ProjectRow } from './frontier.repository';
+import { BlockerRow, FrontierRepository, ProjectRow } from './frontier.repository';
 import { elapsedMs, FrontierObserver } from './frontier-observer';
 import { FrontierSerializer, SerializedFrontier } from '../wire/frontier-serializer';
 import { parseWorkflowStages, WorkflowStages } from './workflow-stages';
@@ -172,7 +173,17 @@ export class FrontierGraphCache {
     const changes = await this.repository.findChangesSince(state.watermark, options.rationale);
     const { watermark, items, edges } = changes;
     const outcome: DeltaOutcome = changes.pruned
-      ? { reload: true, changed: true, newCandidates: [], updated: [], shape: true, additive: false, addedEdges: [] }
+      ? {
+          reload: true,
+          changed: true,
+          newCandidates: [],
+          updated: [],
+          shape: true,
+          additive: false,
+          addedEdges: [],
+          departed: [],
+          subtractive: false,
+        }
       : applyDelta(state, { items, edges, tombstones: changes.tombstones });
     if (outcome.reload) {
       entry.state = await this.loadState(state.project, options);
@@ -185,6 +196,14 @@ export class FrontierGraphCache {
         const known = entry.current.graph.workflows;
         if (rows.every((row) => known.has(row.workflow_version_id))) {
           entry.current = this.next(entry, patchProjectGraph(entry.current.graph, rows, known, entry.reuse));
+          state.watermark = watermark;
+          return true;
+        }
+      }
+      if (changed && outcome.subtractive && outcome.departed.length > 0 && !changes.delivery) {
+        const shrunk = this.shrunkGraph(entry, outcome);
+        if (shrunk !== null) {
+          entry.current = this.next(entry, shrunk);
           state.watermark = watermark;
           return true;
         }
@@ -241,6 +260,20 @@ export class FrontierGraphCache {
     }
     if (!rows.every((row) => graph.workflows.has(row.workflow_version_id))) return null;
     return growProjectGraph(graph, rows, edges, graph.workflows, entry.reuse);
+  }
+
+  // The graph less the candidates that left for a terminal status (and the edges they were the dependent of), or
+  // null when delivery rows are loaded (the edges that went may have been why) or a departed item's workflow version
+  // is one the graph has not loaded. The state's outside blockers follow the graph's.
+  private shrunkGraph(entry: CachedGraph, outcome: DeltaOutcome): ProjectGraph | null {
+    const { state } = entry;
+    const graph = entry.current.graph;
+    if (state.runs.length > 0 || state.environments.length > 0) return null;
+    const rows = outcome.departed.map((id) => state.outside.get(id));
+    if (!rows.every((row) => row !== undefined && graph.workflows.has(row.workflow_version_id))) return null;
+    const { graph: shrunk, dropped } = shrinkProjectGraph(graph, rows as BlockerRow[], entry.reuse);
+    for (const id of dropped) state.outside.delete(id);
+    return shrunk;
   }
 
   // A full load of one project's rows; the watermark is read first, so a write committing meanwhile is read again
