@@ -146,18 +146,51 @@ describe(FrontierGraphCache.name, () => {
       expect(rebuilt.facts.has(5)).toBe(false);
     });
 
-    it('should shrink for items leaving together, then build for one coming back, equal to a full load', async () => {
-      await sut.currentGraph(PROJECT);
+    it('should shrink for items leaving together, then join them coming back, equal to a full load', async () => {
+      const before = await sut.currentGraph(PROJECT);
       rows.write([item(1, 'done'), item(2, 'cancelled')]);
       const shrunk = await sut.currentGraph(PROJECT);
 
       expect(snapshot(shrunk)).toEqual(snapshot(await sut.loadGraph(PROJECT)));
       expect(shrunk.facts.has(1)).toBe(false);
       rows.write([item(1)]);
+      const one = await sut.currentGraph(PROJECT);
+
+      expect(snapshot(one)).toEqual(snapshot(await sut.loadGraph(PROJECT)));
+      expect(one.items.map((i) => i.id)).toEqual([1, 3, 4]);
+      rows.write([item(2)]);
+      const two = await sut.currentGraph(PROJECT);
+
+      expect(snapshot(two)).toEqual(snapshot(await sut.loadGraph(PROJECT)));
+      expect(two.items.map((i) => i.id)).toEqual([1, 2, 3, 4]);
+      // joined, not built
+      expect(two.refOf).toBe(before.refOf);
+    });
+
+    it('should join an outside blocker coming back with its dependency on a terminal blocker it has read', async () => {
+      const before = await sut.currentGraph(PROJECT);
+      rows.write([item(1, 'done')], [edge(3, 5, 1)]);
+      const away = await sut.currentGraph(PROJECT);
+      rows.write([item(1)]);
+      const back = await sut.currentGraph(PROJECT);
+
+      expect(snapshot(away)).not.toEqual(snapshot(back));
+      expect(snapshot(back)).toEqual(snapshot(await sut.loadGraph(PROJECT)));
+      expect(back.edges.map((e) => e.id)).toEqual([1, 2, 3]);
+      expect(back.blockerProjects.has(1)).toBe(false);
+      expect(back.refOf).toBe(before.refOf);
+    });
+
+    it('should build the graph for an item coming back whose dependency names a blocker it has not read', async () => {
+      const before = await sut.currentGraph(PROJECT);
+      rows.write([item(7, 'done'), item(4, 'done')], [edge(3, 7, 4)]);
+      await sut.currentGraph(PROJECT);
+      rows.write([item(4)]);
       const back = await sut.currentGraph(PROJECT);
 
       expect(snapshot(back)).toEqual(snapshot(await sut.loadGraph(PROJECT)));
-      expect(back.items.map((i) => i.id)).toEqual([1, 3, 4]);
+      expect(back.facts.get(7)?.status).toBe('done');
+      expect(back.refOf).not.toBe(before.refOf);
     });
 
     it('should build the graph when an item leaves for another project', async () => {

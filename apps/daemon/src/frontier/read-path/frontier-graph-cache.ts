@@ -8,6 +8,7 @@ import {
   buildProjectGraph,
   GraphReuse,
   growProjectGraph,
+  joinProjectGraph,
   patchProjectGraph,
   ProjectGraph,
   shrinkProjectGraph,
@@ -180,6 +181,7 @@ export class FrontierGraphCache {
           updated: [],
           shape: true,
           additive: false,
+          joining: false,
           addedEdges: [],
           departed: [],
           subtractive: false,
@@ -215,10 +217,11 @@ export class FrontierGraphCache {
         );
         outcome.addedEdges.push(...added);
       }
-      if (changed && outcome.additive && !changes.delivery) {
-        const grown = this.grownGraph(entry, outcome);
-        if (grown !== null) {
-          entry.current = this.next(entry, grown);
+      if (changed && outcome.joining && !changes.delivery) {
+        const grown = outcome.additive ? this.grownGraph(entry, outcome) : null;
+        const joined = grown ?? this.joinedGraph(entry, outcome);
+        if (joined !== null) {
+          entry.current = this.next(entry, joined);
           state.watermark = watermark;
           return true;
         }
@@ -260,6 +263,24 @@ export class FrontierGraphCache {
     }
     if (!rows.every((row) => graph.workflows.has(row.workflow_version_id))) return null;
     return growProjectGraph(graph, rows, edges, graph.workflows, entry.reuse);
+  }
+
+  // The graph with the delta's candidates (back from a terminal status, or new) and their edges taken in among the
+  // others, or null when delivery rows are loaded (a returning item's deployments), an edge uses fact:deployed or
+  // names a blocker the state has not read, or a candidate's workflow version is one the graph has not loaded.
+  private joinedGraph(entry: CachedGraph, outcome: DeltaOutcome): ProjectGraph | null {
+    const { state } = entry;
+    const graph = entry.current.graph;
+    if (state.runs.length > 0 || state.environments.length > 0) return null;
+    const rows = [...outcome.newCandidates].sort((a, b) => a - b).map((id) => state.candidates.get(id)!);
+    const edges = [...outcome.addedEdges].sort((a, b) => a.id! - b.id!);
+    for (const edge of edges) {
+      if (edge.id === undefined || edge.satisfaction.startsWith('fact:deployed:')) return null;
+      const known = state.candidates.has(edge.blocker) || state.outside.has(edge.blocker);
+      if (!known && !state.absent.has(edge.blocker)) return null;
+    }
+    if (!rows.every((row) => graph.workflows.has(row.workflow_version_id))) return null;
+    return joinProjectGraph(graph, rows, edges, graph.workflows, entry.reuse);
   }
 
   // The graph less the candidates that left for a terminal status (and the edges they were the dependent of), or

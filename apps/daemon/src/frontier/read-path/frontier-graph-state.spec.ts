@@ -90,6 +90,15 @@ describe('applyDelta on candidates leaving', () => {
     expect(applyDelta(state, { items: [changed(1)], edges: [], tombstones: [] }).subtractive).toBe(false);
   });
 
+  it('should call an outside blocker back from a terminal status joining, not additive', () => {
+    const state = stateOf();
+    applyDelta(state, { items: [changed(1, 'done')], edges: [], tombstones: [] });
+    const outcome = applyDelta(state, { items: [changed(1)], edges: [], tombstones: [] });
+
+    expect(outcome).toMatchObject({ changed: true, additive: false, joining: true, newCandidates: [1] });
+    expect(state.outside.has(1)).toBe(false);
+  });
+
   it('should not call a deleted item subtractive', () => {
     const outcome = applyDelta(stateOf(), { items: [], edges: [], tombstones: [{ table_name: 'items', row_id: '3' }] });
 

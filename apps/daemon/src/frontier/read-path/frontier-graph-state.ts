@@ -52,6 +52,9 @@ export interface DeltaOutcome {
   // candidates and edges only came (none went, was replaced or changed, and no outside blocker did): the graph may
   // grow at its ends; `addedEdges` are the edges new to the state
   additive: boolean;
+  // as additive, but the candidates that came may include outside blockers back from a terminal status (whose
+  // facts become a candidate's): the graph may take them in among the others
+  joining: boolean;
   addedEdges: EdgeRow[];
   // candidates of the project that left for a terminal status (each kept as an outside blocker for now)
   departed: number[];
@@ -168,12 +171,13 @@ export function applyDelta(state: GraphState, delta: GraphDelta): DeltaOutcome {
     updated: [],
     shape: false,
     additive: true,
+    joining: true,
     addedEdges: [],
     departed: [],
     subtractive: true,
   };
   for (const t of delta.tombstones) {
-    if (t.row_id === '*') return { ...outcome, reload: true, additive: false, subtractive: false };
+    if (t.row_id === '*') return { ...outcome, reload: true, additive: false, joining: false, subtractive: false };
     const id = Number(t.row_id);
     if (t.table_name === 'items') {
       state.absent.add(id);
@@ -184,7 +188,7 @@ export function applyDelta(state: GraphState, delta: GraphDelta): DeltaOutcome {
     }
   }
   // only additions below (a tombstone that changed the state took something away)
-  if (outcome.changed) outcome.additive = outcome.subtractive = false;
+  if (outcome.changed) outcome.additive = outcome.joining = outcome.subtractive = false;
   const projectId = state.project.id;
   const leftCandidates = new Set<number>();
   for (const row of delta.items) {
@@ -199,7 +203,7 @@ export function applyDelta(state: GraphState, delta: GraphDelta): DeltaOutcome {
           outcome.shape = true;
         } else {
           outcome.updated.push(row.id);
-          outcome.additive = false;
+          outcome.additive = outcome.joining = false;
         }
       }
       // an outside blocker back among the candidates (a status back from terminal)
@@ -211,7 +215,7 @@ export function applyDelta(state: GraphState, delta: GraphDelta): DeltaOutcome {
       if (state.candidates.delete(row.id)) {
         leftCandidates.add(row.id);
         outcome.changed = outcome.shape = true;
-        outcome.additive = false;
+        outcome.additive = outcome.joining = false;
         if (row.project === projectId) outcome.departed.push(row.id);
         else outcome.subtractive = false;
       }
@@ -223,7 +227,7 @@ export function applyDelta(state: GraphState, delta: GraphDelta): DeltaOutcome {
       if (!same(before, toBlocker(row), BLOCKER_FIELDS)) {
         state.outside.set(row.id, toBlocker(row));
         outcome.shape = true;
-        outcome.additive = false;
+        outcome.additive = outcome.joining = false;
         if (before !== undefined) outcome.changed = true;
         if (!leftCandidates.has(row.id)) outcome.subtractive = false;
       }
@@ -243,11 +247,11 @@ export function applyDelta(state: GraphState, delta: GraphDelta): DeltaOutcome {
         outcome.changed = outcome.shape = true;
         outcome.subtractive = false;
         if (before === undefined) outcome.addedEdges.push(edge);
-        else outcome.additive = false;
+        else outcome.additive = outcome.joining = false;
       }
     } else if (state.edges.delete(id)) {
       outcome.changed = outcome.shape = true;
-      outcome.additive = outcome.subtractive = false;
+      outcome.additive = outcome.joining = outcome.subtractive = false;
     }
   }
   return outcome;

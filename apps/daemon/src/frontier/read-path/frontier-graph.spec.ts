@@ -5,6 +5,7 @@ import {
   GraphReuse,
   GraphRows,
   growProjectGraph,
+  joinProjectGraph,
   patchProjectGraph,
   ProjectGraph,
   shrinkProjectGraph,
@@ -333,5 +334,92 @@ describe(shrinkProjectGraph.name, () => {
 
     expect(() => shrinkProjectGraph(first, [done(9)])).toThrow(/not a candidate/);
     expect(() => shrinkProjectGraph(first, [{ ...done(1), status: 'planned' }])).toThrow(/not a candidate/);
+  });
+});
+
+describe(joinProjectGraph.name, () => {
+  // 1 blocks 2 and 4, 9 (terminal) blocks 3, 2 blocks 5 on the review gate
+  const all = [1, 2, 3, 4, 5].map((id) => candidate(id));
+  const edges: EdgeRow[] = [
+    { id: 1, blocker: 1, dependent: 2, satisfaction: 'status:done', g: 'activation', r: '' },
+    { id: 2, blocker: 9, dependent: 3, satisfaction: 'status:done', g: 'activation', r: '' },
+    { id: 3, blocker: 1, dependent: 4, satisfaction: 'status:done', g: 'activation', r: '' },
+    { id: 4, blocker: 4, dependent: 2, satisfaction: 'status:done', g: 'activation', r: '' },
+    { id: 5, blocker: 2, dependent: 5, satisfaction: 'status:done', g: 'review', r: '' },
+  ];
+  const done = (id: number): BlockerRow => ({ ...outside(id), title: `Item ${id}` });
+  const input = (graph: ProjectGraph) => ({
+    items: graph.items,
+    edges: graph.activation,
+    blockerFacts: graph.facts,
+    wipCap: 3,
+  });
+  // the rows a load reads while `away` are done
+  const rowsWithout = (away: readonly number[], from = all) => {
+    const kept = edges.filter((e) => !away.includes(e.dependent));
+    const named = new Set(kept.map((e) => e.blocker));
+    const terminal = [outside(9), ...away.map(done)].filter((b) => named.has(b.id)).sort((a, b) => a.id - b.id);
+    return rowsOf(
+      from.filter((c) => !away.includes(c.id)),
+      kept,
+      terminal,
+    );
+  };
+  const sorted = (facts: ReadonlyMap<number, unknown>) => [...facts].sort((a, b) => a[0] - b[0]);
+
+  it.each([
+    ['an outside blocker (it blocks others) with its own edge', [1], [1]],
+    ['an item no edge named, with its edges', [2], [2]],
+    ['two items, one blocking the other', [1, 2], [1, 2]],
+    ['one of two away', [1, 2], [2]],
+  ])('should equal a build over the same rows for %s coming back', (_, away, back) => {
+    const reuse = new GraphReuse();
+    const before = buildProjectGraph(rowsWithout(away), reuse);
+    const rows = all.filter((c) => back.includes(c.id));
+    const own = edges.filter((e) => back.includes(e.dependent));
+    const joined = joinProjectGraph(before, rows, own, workflows, reuse);
+    const built = buildProjectGraph(rowsWithout(away.filter((id) => !back.includes(id))));
+
+    expect(joined.items).toEqual(built.items);
+    expect(joined.edges).toEqual(built.edges);
+    expect(joined.activation).toEqual(built.activation);
+    expect(sorted(joined.facts)).toEqual(sorted(built.facts));
+    expect(sorted(joined.blockerProjects)).toEqual(sorted(built.blockerProjects));
+    expect(computeFrontier(input(joined))).toEqual(computeFrontier(input(built)));
+    expect(joined.refOf).toBe(before.refOf);
+    before.items.forEach((item) => expect(joined.items).toContain(item));
+  });
+
+  it('should give, after a shrink and with the memo, the answer a fresh run gives, and keep the reuse right', () => {
+    const memo = new FrontierMemo();
+    const reuse = new GraphReuse();
+    const first = buildProjectGraph(rowsOf(all, edges, [outside(9)]), reuse);
+    computeFrontier(input(first), memo);
+    const { graph: shrunk } = shrinkProjectGraph(first, [done(1), done(2)], reuse);
+    computeFrontier(input(shrunk), memo);
+    const back = joinProjectGraph(
+      shrunk,
+      [all[1]],
+      edges.filter((e) => e.dependent === 2),
+      workflows,
+      reuse,
+    );
+    const three = candidate(3, 'renamed');
+    const renamed = patchProjectGraph(back, [three], workflows, reuse);
+    const rows = rowsWithout([1], [all[0], all[1], three, all[3], all[4]]);
+    const rebuilt = buildProjectGraph(rows, reuse);
+
+    expect(computeFrontier(input(back), memo)).toEqual(computeFrontier(input(buildProjectGraph(rowsWithout([1])))));
+    expect(renamed.items.map((i) => i.title)).toEqual(['Item 2', 'renamed', 'Item 4', 'Item 5']);
+    expect(sorted(renamed.facts)).toEqual(sorted(buildProjectGraph(rows).facts));
+    expect(rebuilt.items[0]).toBe(back.items[0]);
+    expect(rebuilt.items[1]).toBe(renamed.items[1]);
+    expect(rebuilt.items[2]).toBe(first.items[3]);
+  });
+
+  it('should refuse a candidate it has already', () => {
+    const first = buildProjectGraph(rowsOf(all, edges, [outside(9)]));
+
+    expect(() => joinProjectGraph(first, [candidate(2)], [], workflows)).toThrow(/already/);
   });
 });

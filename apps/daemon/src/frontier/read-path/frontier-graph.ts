@@ -126,6 +126,29 @@ export class GraphReuse {
     this.items = items;
   }
 
+  // Candidates came among the others (`rows` and their `facts` in id order): `items` is the graph's with them.
+  joined(items: readonly FrontierInputItem[], rows: readonly CandidateRow[], facts: readonly BlockerFacts[]): void {
+    this.settle();
+    const candidates: CandidateRow[] = [];
+    const candidateFacts: BlockerFacts[] = [];
+    let j = 0;
+    for (let i = 0; i < this.candidates.length; i++) {
+      while (j < rows.length && rows[j].id < this.candidates[i].id) {
+        candidates.push(rows[j]);
+        candidateFacts.push(facts[j++]);
+      }
+      candidates.push(this.candidates[i]);
+      candidateFacts.push(this.candidateFacts[i]);
+    }
+    for (; j < rows.length; j++) {
+      candidates.push(rows[j]);
+      candidateFacts.push(facts[j]);
+    }
+    this.candidates = candidates;
+    this.candidateFacts = candidateFacts;
+    this.items = items;
+  }
+
   // A build set every array afresh.
   built(): void {
     this.pending = [];
@@ -387,6 +410,88 @@ export function growProjectGraph(
     edges: allEdges,
     facts,
     positions,
+    ...grownRefs(previous, facts),
+  };
+}
+
+// the graph's edges, activation ones included, are edge rows (buildProjectGraph), in id order
+const edgeId = (edge: FrontierEdge): number => (edge as Partial<EdgeRow>).id!;
+
+// Two lists in id order, merged in id order.
+function mergedById<T>(a: readonly T[], b: readonly T[], idOf: (entry: T) => number): T[] {
+  if (b.length === 0) return a.slice();
+  const out: T[] = [];
+  let j = 0;
+  for (const entry of a) {
+    while (j < b.length && idOf(b[j]) < idOf(entry)) out.push(b[j++]);
+    out.push(entry);
+  }
+  while (j < b.length) out.push(b[j++]);
+  return out;
+}
+
+// The graph after candidates came anywhere among the others (ids ascending: an item back from a terminal status, with
+// or without new ones) with their edges (ids ascending, every blocker a candidate or an outside blocker the graph
+// has, or one known not to exist), and nothing else changed (no delivery rows loaded; no edge uses fact:deployed: the
+// caller checks). A returning item that was an outside blocker takes the facts of a candidate. Equal to
+// buildProjectGraph over the same rows, at the cost of one merge of the items and of the edges.
+export function joinProjectGraph(
+  previous: ProjectGraph,
+  rows: readonly CandidateRow[],
+  edges: readonly EdgeRow[],
+  workflows: ReadonlyMap<number, WorkflowStages>,
+  reuse?: GraphReuse,
+): ProjectGraph {
+  const prefix = `${previous.project.public_item_prefix}-`;
+  const registered = previous.environments.get(previous.project.id);
+  const projectEnvironments = registered === undefined ? NO_ENVIRONMENTS : new Set(registered.keys());
+  const added: FrontierInputItem[] = [];
+  const addedFacts: BlockerFacts[] = [];
+  const { base, top, gone } = factLayers(previous.facts);
+  let blockerProjects = previous.blockerProjects;
+  let last = -Infinity;
+  for (const row of rows) {
+    if (!(row.id > last) || positionOf(previous.items, row.id) >= 0) {
+      throw new Error(`joinProjectGraph: ${row.id} is a candidate already, or out of order`);
+    }
+    last = row.id;
+    const built = candidateInputs(row, previous.project.id, prefix, workflows.get(row.workflow_version_id), {
+      deployed: NO_ENVIRONMENTS,
+      registered: projectEnvironments,
+    });
+    added.push(built.item);
+    addedFacts.push(built.facts);
+    top.set(row.id, built.facts);
+    gone.delete(row.id);
+    if (blockerProjects.has(row.id)) {
+      if (blockerProjects === previous.blockerProjects) blockerProjects = new Map(blockerProjects);
+      blockerProjects.delete(row.id);
+    }
+  }
+  for (let k = 1; k < edges.length; k++) {
+    if (!(edges[k].id! > edges[k - 1].id!)) throw new Error(`joinProjectGraph: edge ${edges[k].id} out of order`);
+  }
+  const items = mergedById(previous.items, added, (item) => item.id);
+  const allEdges = mergedById(previous.edges, edges, edgeId);
+  const activation =
+    previous.activation.length === previous.edges.length && edges.every((e) => e.g === 'activation')
+      ? allEdges
+      : mergedById<FrontierEdge>(
+          previous.activation,
+          edges.filter((e) => e.g === 'activation'),
+          edgeId,
+        );
+  if (reuse !== undefined && reuse.items === previous.items) reuse.joined(items, rows, addedFacts);
+  const facts = laidOver(base, top, gone);
+  return {
+    ...previous,
+    items,
+    activation,
+    edges: allEdges,
+    facts,
+    blockerProjects,
+    // later positions moved: the next patch maps them again
+    positions: undefined,
     ...grownRefs(previous, facts),
   };
 }
