@@ -9,8 +9,9 @@ import {
   growProjectGraph,
   patchProjectGraph,
   ProjectGraph,
+  shrinkProjectGraph,
 } from '../../apps/daemon/src/frontier/read-path/frontier-graph';
-import { CandidateRow } from '../../apps/daemon/src/frontier/read-path/frontier.repository';
+import { BlockerRow, CandidateRow } from '../../apps/daemon/src/frontier/read-path/frontier.repository';
 import { FrontierHistory } from '../../apps/daemon/src/frontier/wire/frontier-delta';
 import { FrontierSerializer } from '../../apps/daemon/src/frontier/wire/frontier-serializer';
 import { generatedRows } from './profile';
@@ -29,15 +30,15 @@ import { generatedRows } from './profile';
 // What a new item or a terminal move changed, as the graph cache's delta names it.
 interface GraphChange {
   added: CandidateRow[];
-  departed: number[];
+  departed: BlockerRow[];
 }
 
-// The graph cache's step after a new item (the graph grown at its ends) or a terminal move (a build over the state's
-// rows, reusing by position).
-function reshapedGraph(graph: ProjectGraph, rows: Rows, change: GraphChange, reuse: GraphReuse): ProjectGraph {
+// The graph cache's step after a new item (the graph grown at its ends) or a terminal move (the graph shrunk in
+// place: the departed item's position and own edges out, an outside blocker while an edge names it).
+function reshapedGraph(graph: ProjectGraph, change: GraphChange, reuse: GraphReuse): ProjectGraph {
   return change.departed.length === 0
     ? growProjectGraph(graph, change.added, [], graph.workflows, reuse)
-    : buildProjectGraph(rows, reuse);
+    : shrinkProjectGraph(graph, change.departed, reuse).graph;
 }
 
 const WRITE_KINDS = ['title', 'new-item', 'to-done'] as const;
@@ -56,13 +57,7 @@ function newItem(rows: Rows, id: number): GraphChange {
 function toDone(rows: Rows, at: number): GraphChange {
   const row = rows.candidates[at];
   rows.candidates = rows.candidates.filter((_, k) => k !== at);
-  rows.edges = rows.edges.filter((edge) => edge.dependent !== row.id);
-  if (rows.edges.some((edge) => edge.blocker === row.id)) {
-    rows.outside = [...rows.outside, { ...row, status: 'done', prefix: 'BN', project: 'bench' }].sort(
-      (a, b) => a.id - b.id,
-    );
-  }
-  return { added: [], departed: [row.id] };
+  return { added: [], departed: [{ ...row, status: 'done', prefix: 'BN', project: 'bench' }] };
 }
 
 async function main(): Promise<void> {
@@ -133,7 +128,7 @@ async function main(): Promise<void> {
       const change = kind === 'new-item' ? newItem(rows, nextId++) : toDone(rows, byId.get(targets[0].item_id)!);
       byId = new Map(rows.candidates.map((row, at) => [row.id, at]));
       t0 = performance.now();
-      graph = reshapedGraph(graph, rows, change, reuse);
+      graph = reshapedGraph(graph, change, reuse);
     }
     const t1 = performance.now();
     const base = last.serialized.etag;

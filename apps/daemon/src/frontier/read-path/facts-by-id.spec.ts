@@ -98,4 +98,18 @@ describe('FactsById', () => {
     expect(base.has(3)).toBe(false);
     expect(base.size).toBe(2);
   });
+
+  it('should copy itself less the ids given, leaving the original as it was', () => {
+    const base = FactsById.forRows(rows([1, 2, 3])) as FactsById;
+    base.set(1, facts('A-1')).set(2, facts('A-2')).set(3, facts('A-3')).set(900_000, facts('Z-1'));
+    const copy = base.with([[4, facts('A-4')]], new Set([2, 900_000]));
+
+    expect([...copy.keys()]).toEqual([1, 3, 4]);
+    expect(copy.get(2)).toBeUndefined();
+    expect(copy.has(900_000)).toBe(false);
+    expect(copy.size).toBe(3);
+    expect(base.get(2)?.ref).toBe('A-2');
+    expect(base.get(900_000)?.ref).toBe('Z-1');
+    expect(base.size).toBe(4);
+  });
 });

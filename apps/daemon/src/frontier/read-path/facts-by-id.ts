@@ -43,9 +43,15 @@ export class FactsById implements ReadonlyMap<number, BlockerFacts> {
     return new FactsById(low, slots, new Map(), []);
   }
 
-  // This map with `entries` set over a copy of it.
-  with(entries: Iterable<[number, BlockerFacts]>): FactsById {
-    const copy = new FactsById(this.low, this.slots.slice(), new Map(this.spill), this.order.slice());
+  // This map with `entries` set over a copy of it, less the ids `without`.
+  with(entries: Iterable<[number, BlockerFacts]>, without: ReadonlySet<number> = new Set()): FactsById {
+    const order = without.size === 0 ? this.order.slice() : this.order.filter((id) => !without.has(id));
+    const copy = new FactsById(this.low, this.slots.slice(), new Map(this.spill), order);
+    for (const id of without) {
+      const at = id - this.low;
+      if (Number.isSafeInteger(id) && at >= 0 && at < copy.slots.length) copy.slots[at] = undefined;
+      else copy.spill.delete(id);
+    }
     for (const [id, facts] of entries) copy.set(id, facts);
     return copy;
   }

@@ -35,6 +35,8 @@ class Rows {
   items = new Map<number, ChangedItemRow>();
   edges = new Map<number, EdgeRow>();
   written: Pick<ChangeSet, 'items' | 'edges'> = { items: [], edges: [] };
+  // a deployment row was written since the last refresh
+  delivery = false;
 
   write(rows: ChangedItemRow[], edges: EdgeRow[] = []): void {
     for (const row of rows) this.items.set(row.id, row);
@@ -44,7 +46,7 @@ class Rows {
 
   private candidate(id: number): boolean {
     const row = this.items.get(id);
-    return row !== undefined && !isTerminalStatus(row.status);
+    return row !== undefined && row.project === 'p' && !isTerminalStatus(row.status);
   }
 
   repository(): FrontierRepository {
@@ -62,12 +64,15 @@ class Rows {
         return blockers([...new Set(ids)].filter((id) => !this.candidate(id)).sort((a, b) => a - b));
       },
       findDeploymentHalts: async () => [],
+      projectsOutsideOrganizationOf: async () => [],
       findWorkflowVersions: async (ids: readonly number[]) =>
         ids.map((id) => ({ id, workflow_id: 'issue', definition: { stages: [{ id: 'planned' }, { id: 'done' }] } })),
       findChangesSince: async () => {
         const { items, edges } = this.written;
+        const delivery = this.delivery;
         this.written = { items: [], edges: [] };
-        return { watermark: '1', items, edges, tombstones: [], delivery: false, pruned: false };
+        this.delivery = false;
+        return { watermark: '1', items, edges, tombstones: [], delivery, pruned: false };
       },
       findEdgesOfDependents: async (ids: readonly number[]) => edgesOf(new Set(ids)),
       findItemsById: async (ids: readonly number[]) => blockers(ids),
@@ -81,6 +86,7 @@ function snapshot(graph: ProjectGraph) {
     edges: graph.edges,
     activation: graph.activation,
     facts: [...graph.facts.entries()].sort((a, b) => a[0] - b[0]),
+    blockerProjects: [...graph.blockerProjects.entries()].sort((a, b) => a[0] - b[0]),
     answer: computeFrontier({ items: graph.items, edges: graph.activation, blockerFacts: graph.facts, wipCap: 3 }),
   };
 }
@@ -108,13 +114,91 @@ describe(FrontierGraphCache.name, () => {
       expect(after.items[0]).toBe(before.items[0]);
     });
 
-    it('should build the graph for an item leaving for a terminal status, equal to a full load', async () => {
+    it('should shrink the graph for an item that blocks another leaving for a terminal status', async () => {
       const before = await sut.currentGraph(PROJECT);
       rows.write([item(1, 'done')]);
       const after = await sut.currentGraph(PROJECT);
 
       expect(snapshot(after)).toEqual(snapshot(await sut.loadGraph(PROJECT)));
       expect(after.items.map((i) => i.id)).toEqual([2, 3, 4]);
+      // still named by 2's dependency: a terminal blocker now
+      expect(after.facts.get(1)?.status).toBe('done');
+      // shrunk, not built: the same refOf and the same objects for the rows that did not change
+      expect(after.refOf).toBe(before.refOf);
+      expect(after.items[0]).toBe(before.items[1]);
+    });
+
+    it('should shrink the graph for an item leaving with its dependency, dropping the blocker only it named', async () => {
+      const before = await sut.currentGraph(PROJECT);
+      rows.write([item(3, 'done')]);
+      const after = await sut.currentGraph(PROJECT);
+
+      expect(snapshot(after)).toEqual(snapshot(await sut.loadGraph(PROJECT)));
+      expect(after.facts.has(5)).toBe(false);
+      expect(after.facts.has(3)).toBe(false);
+      expect(after.refOf).toBe(before.refOf);
+      // the state the next build reads dropped them too: a deployment write builds over it as it is
+      rows.delivery = true;
+      const rebuilt = await sut.currentGraph(PROJECT);
+
+      expect(rebuilt.refOf).not.toBe(before.refOf);
+      expect(snapshot(rebuilt)).toEqual(snapshot(await sut.loadGraph(PROJECT)));
+      expect(rebuilt.facts.has(5)).toBe(false);
+    });
+
+    it('should shrink for items leaving together, then join them coming back, equal to a full load', async () => {
+      const before = await sut.currentGraph(PROJECT);
+      rows.write([item(1, 'done'), item(2, 'cancelled')]);
+      const shrunk = await sut.currentGraph(PROJECT);
+
+      expect(snapshot(shrunk)).toEqual(snapshot(await sut.loadGraph(PROJECT)));
+      expect(shrunk.facts.has(1)).toBe(false);
+      rows.write([item(1)]);
+      const one = await sut.currentGraph(PROJECT);
+
+      expect(snapshot(one)).toEqual(snapshot(await sut.loadGraph(PROJECT)));
+      expect(one.items.map((i) => i.id)).toEqual([1, 3, 4]);
+      rows.write([item(2)]);
+      const two = await sut.currentGraph(PROJECT);
+
+      expect(snapshot(two)).toEqual(snapshot(await sut.loadGraph(PROJECT)));
+      expect(two.items.map((i) => i.id)).toEqual([1, 2, 3, 4]);
+      // joined, not built
+      expect(two.refOf).toBe(before.refOf);
+    });
+
+    it('should join an outside blocker coming back with its dependency on a terminal blocker it has read', async () => {
+      const before = await sut.currentGraph(PROJECT);
+      rows.write([item(1, 'done')], [edge(3, 5, 1)]);
+      const away = await sut.currentGraph(PROJECT);
+      rows.write([item(1)]);
+      const back = await sut.currentGraph(PROJECT);
+
+      expect(snapshot(away)).not.toEqual(snapshot(back));
+      expect(snapshot(back)).toEqual(snapshot(await sut.loadGraph(PROJECT)));
+      expect(back.edges.map((e) => e.id)).toEqual([1, 2, 3]);
+      expect(back.blockerProjects.has(1)).toBe(false);
+      expect(back.refOf).toBe(before.refOf);
+    });
+
+    it('should build the graph for an item coming back whose dependency names a blocker it has not read', async () => {
+      const before = await sut.currentGraph(PROJECT);
+      rows.write([item(7, 'done'), item(4, 'done')], [edge(3, 7, 4)]);
+      await sut.currentGraph(PROJECT);
+      rows.write([item(4)]);
+      const back = await sut.currentGraph(PROJECT);
+
+      expect(snapshot(back)).toEqual(snapshot(await sut.loadGraph(PROJECT)));
+      expect(back.facts.get(7)?.status).toBe('done');
+      expect(back.refOf).not.toBe(before.refOf);
+    });
+
+    it('should build the graph when an item leaves for another project', async () => {
+      const before = await sut.currentGraph(PROJECT);
+      rows.write([{ ...item(1), project: 'q' }]);
+      const after = await sut.currentGraph(PROJECT);
+
+      expect(snapshot(after)).toEqual(snapshot(await sut.loadGraph(PROJECT)));
       expect(after.refOf).not.toBe(before.refOf);
     });
 

@@ -8,8 +8,10 @@ import {
   buildProjectGraph,
   GraphReuse,
   growProjectGraph,
+  joinProjectGraph,
   patchProjectGraph,
   ProjectGraph,
+  shrinkProjectGraph,
   usesDeployedForm,
 } from './frontier-graph';
 import {
@@ -22,7 +24,7 @@ import {
   settleOutside,
   stateRows,
 } from './frontier-graph-state';
-import { FrontierRepository, ProjectRow } from './frontier.repository';
+import { BlockerRow, FrontierRepository, ProjectRow } from './frontier.repository';
 import { elapsedMs, FrontierObserver } from './frontier-observer';
 import { FrontierSerializer, SerializedFrontier } from '../wire/frontier-serializer';
 import { parseWorkflowStages, WorkflowStages } from './workflow-stages';
@@ -172,7 +174,18 @@ export class FrontierGraphCache {
     const changes = await this.repository.findChangesSince(state.watermark, options.rationale);
     const { watermark, items, edges } = changes;
     const outcome: DeltaOutcome = changes.pruned
-      ? { reload: true, changed: true, newCandidates: [], updated: [], shape: true, additive: false, addedEdges: [] }
+      ? {
+          reload: true,
+          changed: true,
+          newCandidates: [],
+          updated: [],
+          shape: true,
+          additive: false,
+          joining: false,
+          addedEdges: [],
+          departed: [],
+          subtractive: false,
+        }
       : applyDelta(state, { items, edges, tombstones: changes.tombstones });
     if (outcome.reload) {
       entry.state = await this.loadState(state.project, options);
@@ -189,6 +202,14 @@ export class FrontierGraphCache {
           return true;
         }
       }
+      if (changed && outcome.subtractive && outcome.departed.length > 0 && !changes.delivery) {
+        const shrunk = this.shrunkGraph(entry, outcome);
+        if (shrunk !== null) {
+          entry.current = this.next(entry, shrunk);
+          state.watermark = watermark;
+          return true;
+        }
+      }
       if (outcome.newCandidates.length > 0) {
         const added = addEdges(
           state,
@@ -196,10 +217,11 @@ export class FrontierGraphCache {
         );
         outcome.addedEdges.push(...added);
       }
-      if (changed && outcome.additive && !changes.delivery) {
-        const grown = this.grownGraph(entry, outcome);
-        if (grown !== null) {
-          entry.current = this.next(entry, grown);
+      if (changed && outcome.joining && !changes.delivery) {
+        const grown = outcome.additive ? this.grownGraph(entry, outcome) : null;
+        const joined = grown ?? this.joinedGraph(entry, outcome);
+        if (joined !== null) {
+          entry.current = this.next(entry, joined);
           state.watermark = watermark;
           return true;
         }
@@ -241,6 +263,38 @@ export class FrontierGraphCache {
     }
     if (!rows.every((row) => graph.workflows.has(row.workflow_version_id))) return null;
     return growProjectGraph(graph, rows, edges, graph.workflows, entry.reuse);
+  }
+
+  // The graph with the delta's candidates (back from a terminal status, or new) and their edges taken in among the
+  // others, or null when delivery rows are loaded (a returning item's deployments), an edge uses fact:deployed or
+  // names a blocker the state has not read, or a candidate's workflow version is one the graph has not loaded.
+  private joinedGraph(entry: CachedGraph, outcome: DeltaOutcome): ProjectGraph | null {
+    const { state } = entry;
+    const graph = entry.current.graph;
+    if (state.runs.length > 0 || state.environments.length > 0) return null;
+    const rows = [...outcome.newCandidates].sort((a, b) => a - b).map((id) => state.candidates.get(id)!);
+    const edges = [...outcome.addedEdges].sort((a, b) => a.id! - b.id!);
+    for (const edge of edges) {
+      if (edge.id === undefined || edge.satisfaction.startsWith('fact:deployed:')) return null;
+      const known = state.candidates.has(edge.blocker) || state.outside.has(edge.blocker);
+      if (!known && !state.absent.has(edge.blocker)) return null;
+    }
+    if (!rows.every((row) => graph.workflows.has(row.workflow_version_id))) return null;
+    return joinProjectGraph(graph, rows, edges, graph.workflows, entry.reuse);
+  }
+
+  // The graph less the candidates that left for a terminal status (and the edges they were the dependent of), or
+  // null when delivery rows are loaded (the edges that went may have been why) or a departed item's workflow version
+  // is one the graph has not loaded. The state's outside blockers follow the graph's.
+  private shrunkGraph(entry: CachedGraph, outcome: DeltaOutcome): ProjectGraph | null {
+    const { state } = entry;
+    const graph = entry.current.graph;
+    if (state.runs.length > 0 || state.environments.length > 0) return null;
+    const rows = outcome.departed.map((id) => state.outside.get(id));
+    if (!rows.every((row) => row !== undefined && graph.workflows.has(row.workflow_version_id))) return null;
+    const { graph: shrunk, dropped } = shrinkProjectGraph(graph, rows as BlockerRow[], entry.reuse);
+    for (const id of dropped) state.outside.delete(id);
+    return shrunk;
   }
 
   // A full load of one project's rows; the watermark is read first, so a write committing meanwhile is read again

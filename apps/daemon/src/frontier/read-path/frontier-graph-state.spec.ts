@@ -56,6 +56,56 @@ describe(applyDelta.name, () => {
   });
 });
 
+describe('applyDelta on candidates leaving', () => {
+  it('should call candidates leaving for a terminal status subtractive, naming them, their edges gone', () => {
+    const state = stateOf();
+    const outcome = applyDelta(state, {
+      items: [changed(2, 'done'), changed(1, 'cancelled')],
+      edges: [edge(1, 1, 2)],
+      tombstones: [],
+    });
+
+    expect(outcome).toMatchObject({ changed: true, subtractive: true, departed: [2, 1] });
+    expect([...state.edges.keys()]).toEqual([]);
+    expect(state.outside.get(2)?.status).toBe('done');
+  });
+
+  it.each([
+    ['a candidate updated besides', [changed(2, 'done'), changed(3, 'planned', { title: 'x' })], []],
+    ['a new candidate besides', [changed(2, 'done'), changed(4)], []],
+    ['a new edge besides', [changed(2, 'done')], [edge(2, 2, 3)]],
+    ['a candidate moved to another project', [changed(2, 'planned', { project: 'q' })], []],
+  ])('should not call %s subtractive', (_name, items, edges) => {
+    const outcome = applyDelta(stateOf(), { items, edges, tombstones: [] });
+
+    expect(outcome.changed).toBe(true);
+    expect(outcome.subtractive).toBe(false);
+  });
+
+  it('should not call an item back from a terminal status, or a terminal blocker changed, subtractive', () => {
+    const state = stateOf();
+    applyDelta(state, { items: [changed(1, 'done')], edges: [], tombstones: [] });
+
+    expect(applyDelta(state, { items: [changed(1, 'cancelled')], edges: [], tombstones: [] }).subtractive).toBe(false);
+    expect(applyDelta(state, { items: [changed(1)], edges: [], tombstones: [] }).subtractive).toBe(false);
+  });
+
+  it('should call an outside blocker back from a terminal status joining, not additive', () => {
+    const state = stateOf();
+    applyDelta(state, { items: [changed(1, 'done')], edges: [], tombstones: [] });
+    const outcome = applyDelta(state, { items: [changed(1)], edges: [], tombstones: [] });
+
+    expect(outcome).toMatchObject({ changed: true, additive: false, joining: true, newCandidates: [1] });
+    expect(state.outside.has(1)).toBe(false);
+  });
+
+  it('should not call a deleted item subtractive', () => {
+    const outcome = applyDelta(stateOf(), { items: [], edges: [], tombstones: [{ table_name: 'items', row_id: '3' }] });
+
+    expect(outcome.subtractive).toBe(false);
+  });
+});
+
 describe(addEdges.name, () => {
   it('should return only the edges new to the state', () => {
     const state = stateOf();

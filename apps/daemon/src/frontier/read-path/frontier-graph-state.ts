@@ -52,7 +52,15 @@ export interface DeltaOutcome {
   // candidates and edges only came (none went, was replaced or changed, and no outside blocker did): the graph may
   // grow at its ends; `addedEdges` are the edges new to the state
   additive: boolean;
+  // as additive, but the candidates that came may include outside blockers back from a terminal status (whose
+  // facts become a candidate's): the graph may take them in among the others
+  joining: boolean;
   addedEdges: EdgeRow[];
+  // candidates of the project that left for a terminal status (each kept as an outside blocker for now)
+  departed: number[];
+  // candidates only left for a terminal status, taking their own edges (nothing else changed): the graph may shrink
+  // in place
+  subtractive: boolean;
 }
 
 export function createGraphState(
@@ -163,10 +171,13 @@ export function applyDelta(state: GraphState, delta: GraphDelta): DeltaOutcome {
     updated: [],
     shape: false,
     additive: true,
+    joining: true,
     addedEdges: [],
+    departed: [],
+    subtractive: true,
   };
   for (const t of delta.tombstones) {
-    if (t.row_id === '*') return { ...outcome, reload: true, additive: false };
+    if (t.row_id === '*') return { ...outcome, reload: true, additive: false, joining: false, subtractive: false };
     const id = Number(t.row_id);
     if (t.table_name === 'items') {
       state.absent.add(id);
@@ -177,7 +188,7 @@ export function applyDelta(state: GraphState, delta: GraphDelta): DeltaOutcome {
     }
   }
   // only additions below (a tombstone that changed the state took something away)
-  if (outcome.changed) outcome.additive = false;
+  if (outcome.changed) outcome.additive = outcome.joining = outcome.subtractive = false;
   const projectId = state.project.id;
   const leftCandidates = new Set<number>();
   for (const row of delta.items) {
@@ -186,24 +197,27 @@ export function applyDelta(state: GraphState, delta: GraphDelta): DeltaOutcome {
       if (!same(before, row, CANDIDATE_FIELDS)) {
         state.candidates.set(row.id, toCandidate(row));
         outcome.changed = true;
+        outcome.subtractive = false;
         if (before === undefined) {
           outcome.newCandidates.push(row.id);
           outcome.shape = true;
         } else {
           outcome.updated.push(row.id);
-          outcome.additive = false;
+          outcome.additive = outcome.joining = false;
         }
       }
       // an outside blocker back among the candidates (a status back from terminal)
       if (state.outside.delete(row.id)) {
         outcome.changed = outcome.shape = true;
-        outcome.additive = false;
+        outcome.additive = outcome.subtractive = false;
       }
     } else {
       if (state.candidates.delete(row.id)) {
         leftCandidates.add(row.id);
         outcome.changed = outcome.shape = true;
-        outcome.additive = false;
+        outcome.additive = outcome.joining = false;
+        if (row.project === projectId) outcome.departed.push(row.id);
+        else outcome.subtractive = false;
       }
       // kept as an outside blocker for now; settleOutside drops it if no edge names it. A row the state never held
       // (another project's item, a terminal one) is named by no loaded edge: an edge written with it comes in this
@@ -213,8 +227,9 @@ export function applyDelta(state: GraphState, delta: GraphDelta): DeltaOutcome {
       if (!same(before, toBlocker(row), BLOCKER_FIELDS)) {
         state.outside.set(row.id, toBlocker(row));
         outcome.shape = true;
-        outcome.additive = false;
+        outcome.additive = outcome.joining = false;
         if (before !== undefined) outcome.changed = true;
+        if (!leftCandidates.has(row.id)) outcome.subtractive = false;
       }
     }
   }
@@ -230,12 +245,13 @@ export function applyDelta(state: GraphState, delta: GraphDelta): DeltaOutcome {
       if (!sameEdge(before, edge)) {
         state.edges.set(id, edge);
         outcome.changed = outcome.shape = true;
+        outcome.subtractive = false;
         if (before === undefined) outcome.addedEdges.push(edge);
-        else outcome.additive = false;
+        else outcome.additive = outcome.joining = false;
       }
     } else if (state.edges.delete(id)) {
       outcome.changed = outcome.shape = true;
-      outcome.additive = false;
+      outcome.additive = outcome.joining = outcome.subtractive = false;
     }
   }
   return outcome;
