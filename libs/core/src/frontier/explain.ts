@@ -30,7 +30,6 @@ export interface FrontierExplanation {
   item_id: number;
   ref: string | null;
   bucket: FrontierBucket;
-  // 1-based position inside its bucket
   position: number | null;
   adapter: string | null;
   summary: string[];
@@ -121,10 +120,9 @@ function neighbour(
   };
 }
 
-// Critical path choice: the longest chain of unsatisfied activation blockers from the item to an item that
-// is runnable now (the chain that bounds how many sequential steps unblocking needs); when no runnable item
-// is reachable, the longest chain to a stuck blocker. Computed by an iterative post-order walk with a
-// visited set; an edge back onto the current walk (a cycle) is cut, so every node is finished once.
+// Critical path: the longest chain of unsatisfied activation blockers to an item runnable now (it bounds how many
+// sequential steps unblocking needs), else to a stuck blocker. An edge back onto the current walk (a cycle) is cut,
+// so every node is finished once.
 export function explainItem(
   itemId: number,
   computation: FrontierComputation,
@@ -240,7 +238,6 @@ export function explainItem(
     explanation.summary.push(...item.blocked_reasons);
   }
 
-  // Iterative post-order over the unsatisfied-blocker graph reachable from the item.
   const WHITE = 0;
   const GREY = 1;
   const BLACK = 2;

@@ -16,22 +16,16 @@ import {
   FrontierItem,
 } from './vocabulary';
 
-// compute_frontier as the spec states it (its "Computation (compute_frontier)", steps 1 to 9, and "Ranking"),
-// written to be read, not to be fast: plain arrays and maps, every step over every item and edge, no memo, no typed
-// arrays, quadratic where that is simplest. computeFrontier (compute-frontier.ts) must give exactly this answer for
-// every input, with or without its memo; a property test checks it (reference-frontier.spec.ts). Only for tests and
-// for reading: never on a request's path.
-//
-// Inputs as the store guarantees them: item ids are unique, and so is each (blocker, dependent) pair among the edges
-// (item_dependencies is unique on dependent, blocker and gate point; the edges given are those at activation).
+// compute_frontier as the spec states it ("Computation (compute_frontier)", steps 1 to 9, and "Ranking"), written
+// to be read, not to be fast. Invariant: computeFrontier must give exactly this answer for every input, with or
+// without its memo (reference-frontier.spec.ts). Never on a request's path. Inputs as the store guarantees them: item
+// ids unique, and each (blocker, dependent) pair unique among the activation edges.
 export function referenceFrontier(input: FrontierInput): FrontierComputation {
   const items = input.items;
   const acceptForeignRuns = input.acceptForeignRuns ?? false;
   const byId = new Map<number, FrontierInputItem>();
   for (const item of items) byId.set(item.id, item);
-  // Only edges into an input item say anything about the frontier; their blocker may be any item, or none.
   const edges = input.edges.filter((edge) => byId.has(edge.dependent));
-  // Edges between two different input items make the activation graph (steps 3 and 4, cycles).
   const graphEdges = edges.filter((edge) => byId.has(edge.blocker) && edge.blocker !== edge.dependent);
 
   // Step 1: candidates are the items in a charge-relevant status, and every item whose blocked flag is set; the
@@ -240,7 +234,6 @@ function shortestCycle(start: number, edges: readonly FrontierEdge[], among: Set
     for (const edge of edges) {
       if (edge.blocker !== from || !among.has(edge.dependent)) continue;
       if (edge.dependent === start) {
-        // back from the last item to the first along the breadth-first tree
         const between: number[] = [];
         for (let at = from; at !== start; at = parent.get(at)!) between.unshift(at);
         return [start, ...between, start];
