@@ -4,17 +4,14 @@ import { RefsAt, refsDiffer, refsOf } from './frontier-ref-book';
 import { bodyBytes, SerializedFrontier } from './frontier-serializer';
 import { frontierItemJson, sameWireFields } from './frontier-wire-fields';
 
-// Deltas of the frontier answer (issue 27): GET /v1/charge/frontier?since=<etag>. Each replica keeps the last few
-// answers it served per project and wip_cap, as the items of their four lists (the FrontierItem objects, shared with
-// the answers before and after: compute_frontier hands back the same object for an unchanged item) and the refs of
-// the blockers they named. A delta from one of them to the current answer lists, per list, the base positions that
-// leave and the items placed at their new positions; everything else keeps its order. See docs/api-frontier.md.
+// Deltas of the frontier answer: GET /v1/charge/frontier?since=<etag>. Each replica keeps the last few answers per
+// project and wip_cap as their lists' items (shared objects across answers) and the refs their blockers had. A delta
+// lists, per list, the base positions that leave and the items placed at their new positions. See docs/api-frontier.md.
 
 const LISTS = ['runnable', 'blocked', 'frozen', 'conduct_eligible'] as const;
 
 // Answers kept per project and wip_cap: a client more than this many answers behind gets the full answer.
 export const HISTORY_DEPTH = 16;
-// Projects (with their wip_cap) whose history is kept.
 export const HISTORY_KEYS = 8;
 // Deltas kept per answer, by base (several clients at one base ask for the same delta).
 const DELTAS_PER_ANSWER = 8;
@@ -25,10 +22,9 @@ export interface RecordedAnswer {
   lists: readonly (readonly FrontierItem[])[];
   wipCap: number;
   wipActive: number;
-  // the refs of the blockers its items named (undefined: left out of blocked_by): the serializer's book at the
-  // answer's version, shared by the answers of one serializer
+  // undefined: left out of blocked_by; shared by the answers of one serializer
   refs: RefsAt;
-  // its items' stamps per list, when compute_frontier recorded them (the unchanged runs are then found from these)
+  // when compute_frontier recorded them, the unchanged runs are found from these
   stamps: readonly Float64Array[] | null;
   deltas: Map<string, Buffer | null>;
 }
@@ -37,7 +33,7 @@ export type AnswerDelta = { delta: Buffer } | { full: 'unknown_base' | 'too_larg
 
 export class FrontierHistory {
   private readonly byKey = new Map<string, RecordedAnswer[]>();
-  // full answers given to `since` requests, by reason (the bench and the metrics read them)
+  // read by the bench and the metrics
   readonly fullAnswers = { unknown_base: 0, too_large: 0 };
   deltasServed = 0;
 
@@ -50,7 +46,6 @@ export class FrontierHistory {
     return `${project}|${wipCap}`;
   }
 
-  // Called once per serialized answer.
   record(key: string, etag: string, computation: FrontierComputation, refs: RefsAt): void {
     let answers = this.byKey.get(key);
     if (answers === undefined) {
@@ -81,8 +76,7 @@ export class FrontierHistory {
     return this.byKey.get(key)?.find((a) => a.etag === etag);
   }
 
-  // The delta from `base` (an ETag, quoted or not) to the answer recorded under `etag`; a full answer when the base
-  // is not among the recent answers or the delta would be larger than half the answer (`fullLength` bytes).
+  // A full answer when the base is not among the recent answers or the delta would exceed half the answer.
   delta(key: string, base: string, etag: string, fullLength: number): AnswerDelta {
     const answers = this.byKey.get(key) ?? [];
     const quoted = quotedEtag(base);
@@ -112,13 +106,11 @@ function stampLists(stamps: ListStamps | undefined): Float64Array[] | null {
   return stamps === undefined ? null : [stamps.runnable, stamps.blocked, stamps.frozen, stamps.conduct_eligible];
 }
 
-// An ETag as sent in `since`: with or without its quotes (and a W/ ignored).
 export function quotedEtag(value: string): string {
   const tag = value.replace(/^W\//, '');
   return tag.startsWith('"') ? tag : `"${tag}"`;
 }
 
-// The JSON of the delta from one recorded answer to another (null when longer than `limit` bytes).
 export function frontierDeltaJson(from: RecordedAnswer, to: RecordedAnswer, limit = Infinity): Buffer | null {
   // equal wire fields and every named blocker still written the same way: byte-identical item JSON
   const differ = refsDiffer(from.refs, to.refs);
@@ -147,10 +139,9 @@ export function frontierDeltaJson(from: RecordedAnswer, to: RecordedAnswer, limi
   return body.length > limit ? null : body;
 }
 
-// Base positions that leave and new positions that are placed: unchanged items in a longest run of kept relative
-// order stay (a common prefix and suffix first, then a longest increasing subsequence of the window between).
-// `stamps` (the lists' stamps, when items with equal stamps are `same`): the common prefix and suffix are found from
-// them, without reading the items (at 1M items, a cache miss each).
+// Unchanged items in a longest run of kept relative order stay (common prefix and suffix, then a longest
+// increasing subsequence between). With `stamps`, prefix and suffix are found without reading the items (a cache miss
+// each at scale).
 export function listDelta<T extends { item_id: number }>(
   base: readonly T[],
   next: readonly T[],
@@ -177,10 +168,8 @@ export function listDelta<T extends { item_id: number }>(
   const drop: number[] = [];
   const put: number[] = [];
   if (prefix === baseEnd && prefix === nextEnd) return { drop, put };
-  // base position of each item of the window, by id
   const where = new Map<number, number>();
   for (let b = prefix; b < baseEnd; b++) where.set(base[b].item_id, b);
-  // the window's items that are in the base unchanged: their new and base positions
   const atNext: number[] = [];
   const atBase: number[] = [];
   for (let k = prefix; k < nextEnd; k++) {
@@ -202,7 +191,7 @@ export function listDelta<T extends { item_id: number }>(
   return { drop, put };
 }
 
-// Indices (ascending) of one longest strictly increasing subsequence of `values` (patience sorting, O(n log n)).
+// One longest strictly increasing subsequence (patience sorting, O(n log n)).
 export function longestIncreasing(values: readonly number[]): number[] {
   const n = values.length;
   if (n === 0) return [];
