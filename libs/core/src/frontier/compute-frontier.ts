@@ -33,8 +33,6 @@ export type { ChangeAwareFacts, ListStamps } from './stamps';
 export { referenceFrontier } from './reference-frontier';
 export { applyWipCap, CONDUCT_ADAPTERS, DEFAULT_WIP_CAP, isWipStatus, takesWipSlot, WIP_STATUSES } from './wip';
 
-// compute_frontier: each step in its own file; this orchestrator runs them in the spec's order.
-
 // In their previous rank order, so the sort that follows mostly confirms it.
 function inPreviousOrder(candidates: readonly number[], aligned: Int32Array, previous: FrontierState): number[] {
   const now = new Int32Array(previous.items.length).fill(-1);
@@ -61,8 +59,6 @@ function inPreviousOrder(candidates: readonly number[], aligned: Int32Array, pre
   return order;
 }
 
-// An output equal to the previous one for the same input object is that object. `changed` (see changedInPlace)
-// comes only with a previous state.
 function computeAll(
   input: FrontierInput,
   previous: FrontierState | null,
@@ -74,7 +70,6 @@ function computeAll(
   const structure =
     changed !== null && previous!.structure.describes(edges) ? previous!.structure : new EdgeStructure(edges, index, n);
 
-  // Step 1: candidates; step 5: wip_active over every input item.
   const candidates: number[] = [];
   const isCandidate = new Uint8Array(n);
   let wipActive = 0;
@@ -163,7 +158,7 @@ function layOutLists(state: FrontierState): Lists {
   return listsInRankOrder(state);
 }
 
-// Steps 7 and 8: the runnable, blocked and frozen lists in rank order (each allocated once, at its size).
+// Each list allocated once, at its size.
 function listsInRankOrder(state: FrontierState): Lists {
   const { order, outputs, bucket, stamp } = state;
   const sizes = [0, 0, 0];
@@ -185,7 +180,6 @@ function listsInRankOrder(state: FrontierState): Lists {
   return { lists, stamps, positions };
 }
 
-// The answer is the same with or without the memo (see memo.ts).
 export function computeFrontier(input: FrontierInput, memo?: FrontierMemo): FrontierComputation {
   const previous = memo?.take() ?? null;
   const changed =
@@ -208,7 +202,6 @@ export function computeFrontier(input: FrontierInput, memo?: FrontierMemo): Fron
   state.listStamps = stamps;
   state.listPositions = positions;
   state.edits = null;
-  // step 9 over the runnable list, by each item's wipKind
   const eligible: FrontierItem[] = [];
   const eligibleStamps: number[] = [];
   const suppressed: FrontierItem[] = [];

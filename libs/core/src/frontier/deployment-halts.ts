@@ -1,8 +1,7 @@
 import { compareRank } from './ranking';
 import { FrontierComputation, FrontierItem } from './vocabulary';
 
-// The run is the authority; the frontier only reads it, after compute_frontier, so the spec's nine steps stay as
-// they are.
+// Read after compute_frontier, so the spec's nine steps stay as they are.
 export interface DeploymentHalt {
   runId: string;
   kind: 'awaiting-approval' | 'needs-capability';
@@ -14,7 +13,6 @@ export interface DeploymentHalt {
   approved: boolean;
 }
 
-// Code (the deploy_stage value) first, the operator's next step last.
 export function deploymentHaltReason(halt: DeploymentHalt, ref: string): string {
   return halt.kind === 'awaiting-approval'
     ? `deployment halted (awaiting-approval): awaiting approval for ${halt.stage} since ${halt.since}; ` +

@@ -12,7 +12,6 @@ import { FrontierInputItem } from './vocabulary';
 // Step 2: hard-block resolution. An edge's answer depends only on its form, its blocker's facts object and, for the
 // label, the blocker item, so a run after a write re-evaluates only edges where one of those or the dependent changed.
 export class EdgeResolution {
-  // by blocker slot: the facts its edges were evaluated with
   readonly facts: (BlockerFacts | undefined)[];
   readonly unsatisfied: Uint8Array;
   readonly reason: string[];
@@ -21,7 +20,7 @@ export class EdgeResolution {
   selfLoopTotal = 0;
 
   private readonly options: SatisfactionOptions;
-  // per form: stage order (shared by every item of a workflow version) → blocker status → reason tail
+  // stage order is shared by every item of a workflow version
   private readonly tailCache: (Map<readonly string[] | undefined, Map<string, string>> | undefined)[] = [];
 
   constructor(
@@ -72,9 +71,8 @@ export class EdgeResolution {
     }
   }
 
-  // After edges or items came or went: an edge that was there before keeps its answer when its ends are the same
-  // items and its blocker's facts the same object; every other edge is evaluated and its dependent marked in `touched`.
-  // Edges of replaced items are left to resolveChanged.
+  // An edge that stayed keeps its answer when its ends are the same items and its blocker's facts the same object;
+  // edges of replaced items are left to resolveChanged.
   resolveFrom(
     previous: EdgeResolution,
     oldOf: Int32Array,
@@ -120,8 +118,7 @@ export class EdgeResolution {
     }
   }
 
-  // After a write: edges of changed items and of blockers whose facts object changed, reached through the
-  // structure's indexes, so a one-item write costs its own edges, not a pass over all of them.
+  // Reached through the structure's indexes, so a one-item write costs its own edges, not a pass over all.
   resolveChanged(
     items: readonly FrontierInputItem[],
     blockerFacts: ReadonlyMap<number, BlockerFacts>,

@@ -4,10 +4,9 @@ import { acyclicDepth, downstreamDepth } from './depth';
 import { ItemIndex, lookupIndex } from './item-index';
 import { FrontierEdge } from './vocabulary';
 
-// What the edges say whatever the blockers' facts (steps 3 and 4 count satisfied edges too). It depends only on the
-// edge objects in order and the items' ids by position, so a run after a write that changed neither keeps it.
+// Depends only on the edge objects in order and the items' ids by position, so a run after a write that changed
+// neither keeps it (steps 3 and 4 count satisfied edges too).
 export class EdgeStructure {
-  // -1 = not an input item
   readonly blockerOf: Int32Array;
   readonly dependentOf: Int32Array;
   readonly formOf: Int32Array;
@@ -26,7 +25,6 @@ export class EdgeStructure {
   readonly inEdges: Int32Array;
   readonly unblocks: Int32Array;
   readonly depth: Int32Array;
-  // some edges between input items form a cycle (satisfied or not)
   readonly hasCycle: boolean;
 
   constructor(

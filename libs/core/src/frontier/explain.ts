@@ -35,12 +35,10 @@ export interface FrontierExplanation {
   summary: string[];
   operator_block: string | null;
   unsatisfied: UnsatisfiedFact[];
-  // item → blocker → ... → the item to work on first; empty when nothing blocks it
   critical_path: number[];
   // runnable items reachable through unsatisfied blockers: working these is what unblocks the item
   unblock_roots: number[];
-  // reachable blockers that are not runnable and wait on no further dependency (frozen, flagged,
-  // outside the candidate set, abandoned or missing): they need a person, not a run
+  // frozen, flagged, outside the candidate set, abandoned or missing: they need a person, not a run
   stuck: number[];
   above: RankNeighbour | null;
   below: RankNeighbour | null;
@@ -120,9 +118,8 @@ function neighbour(
   };
 }
 
-// Critical path: the longest chain of unsatisfied activation blockers to an item runnable now (it bounds how many
-// sequential steps unblocking needs), else to a stuck blocker. An edge back onto the current walk (a cycle) is cut,
-// so every node is finished once.
+// Critical path: the longest unsatisfied chain to an item runnable now (it bounds the sequential steps
+// unblocking needs), else to a stuck blocker. A back edge (a cycle) is cut, so every node finishes once.
 export function explainItem(
   itemId: number,
   computation: FrontierComputation,

@@ -4,7 +4,6 @@ import { EdgeResolution } from './edge-resolution';
 import { EdgeStructure } from './edge-structure';
 import { CHARGE_RELEVANT_STATUSES, FrontierInputItem, FrontierItem } from './vocabulary';
 
-// Shared by the full and incremental runs.
 const CHARGE_RELEVANT = new Set<string>(CHARGE_RELEVANT_STATUSES);
 
 // frozen, so sharing one instance across items is safe
@@ -25,7 +24,6 @@ export interface RunFacts {
   cycleReason: Map<number, string> | null;
 }
 
-// Step 1: a candidate is a kept, non-terminal item that is charge-relevant or flagged blocked.
 export function isCandidateItem(item: FrontierInputItem): boolean {
   return !isTerminalStatus(item.status) && (item.blocked || CHARGE_RELEVANT.has(item.status));
 }
@@ -130,8 +128,7 @@ export function toFrontierItem(item: FrontierInputItem, v: number, run: RunFacts
   };
 }
 
-// The previous output item when every field this run would give it is equal (same input object, adapter, counts,
-// blockers and reasons).
+// The previous output item when every field this run would give it is equal.
 export function unchangedOutput(previous: FrontierItem, item: FrontierInputItem, v: number, run: RunFacts): boolean {
   const { structure, resolution, cycleReason } = run;
   const edgeCount = resolution.unsatisfiedCount[v];
@@ -175,7 +172,6 @@ export function unchangedOutput(previous: FrontierItem, item: FrontierInputItem,
   return true;
 }
 
-// Stuck cycles are looked for only where the edges close one.
 export function stuckCycles(
   items: readonly FrontierInputItem[],
   structure: EdgeStructure,

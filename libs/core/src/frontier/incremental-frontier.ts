@@ -113,7 +113,6 @@ export function computeChanged(
   };
 }
 
-// `oldOf` and `newOf` are null when every position holds the same id as before.
 interface Reshape {
   index: ItemIndex;
   oldOf: Int32Array | null;
@@ -154,9 +153,8 @@ function reshape(
   return { index, oldOf, newOf, changed, mask };
 }
 
-// After items or edges came, went or were replaced: edges that stayed keep their answers and only the outputs the
-// change reached are rebuilt (with items whose rank keys unblocks_count or downstream_depth moved). null, before
-// anything is changed, when ids repeat or too many edges changed to be worth it.
+// Edges that stayed keep their answers; only outputs the change reached are rebuilt. null, before anything is
+// changed, when ids repeat or too many edges changed to be worth it.
 export function computeReshaped(
   input: FrontierInput,
   previous: FrontierState,
@@ -181,7 +179,6 @@ export function computeReshaped(
   const { index, oldOf, newOf, changed: changedList, mask: changed } = shape;
   const now = (p: number): number => (p < 0 || newOf === null ? p : newOf[p]);
 
-  // the very arrays when no position moved
   let { isCandidate, outputs, bucket, created, stamp, wipKind } = previous;
   if (oldOf !== null) {
     isCandidate = new Uint8Array(n);

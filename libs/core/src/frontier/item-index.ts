@@ -55,12 +55,10 @@ export function lookupIndex(index: ItemIndex, id: number): number {
   return (index.map as Map<number, number>).get(id) ?? -1;
 }
 
-// Recorded by the caller (recordItemsPatch) when a write replaces a few objects in place, so a run with a memo
-// finds the changed positions without comparing every position. The earlier array is held weakly so a patch never
-// keeps an older version alive.
+// Lets a memo run find the changed positions without comparing every one. The earlier array is held weakly so a
+// patch never keeps an older version alive.
 interface ItemsPatch {
   base: WeakRef<readonly FrontierInputItem[]>;
-  // a superset
   positions: readonly number[];
 }
 
@@ -78,7 +76,6 @@ export function recordItemsPatch(
   patchOf.set(items, { base: new WeakRef(base), positions });
 }
 
-// Follows patches back to `previous`; null when `items` was not patched from it.
 function patchedSince(items: readonly FrontierInputItem[], previous: readonly FrontierInputItem[]): number[] | null {
   const positions: number[] = [];
   let current = items;
@@ -104,8 +101,7 @@ export interface ChangedPositions {
   mask: Uint8Array;
 }
 
-// null when ids were inserted, removed or moved; then nothing keyed by position carries over. `scratch`: an earlier
-// run's mask to reuse when it has the length.
+// null when ids were inserted, removed or moved. `scratch`: an earlier run's mask to reuse.
 export function changedInPlace(
   items: readonly FrontierInputItem[],
   previous: readonly FrontierInputItem[],

@@ -31,14 +31,11 @@ export interface FrontierState {
   resolution: EdgeResolution;
   isCandidate: Uint8Array;
   wipActive: number;
-  // undefined where not a candidate
   outputs: (FrontierItem | undefined)[];
   bucket: Uint8Array;
   created: Float64Array;
-  // 0 where there is none
   stamp: Float64Array;
   wipKind: Uint8Array;
-  // cycles named: this run's answer, not read by the next run
   cycleReason: Map<number, string> | null;
   cycles: number[][];
   order: Int32Array;
@@ -61,8 +58,7 @@ export interface ListEdit {
 const RESYNC_AFTER = 16;
 const LOOK_AHEAD = 8;
 
-// Both runs are usually in the same id order with a few items changed, so a walk with a short look-ahead finds
-// nearly all of them; past a run of misses the rest is found through a map.
+// Both runs are usually in the same id order with a few changes: a short look-ahead finds most, a map the rest.
 export function alignItems<T>(items: readonly T[], previous: readonly T[]): Int32Array {
   const n = items.length;
   const aligned = new Int32Array(n).fill(-1);

@@ -14,7 +14,6 @@ export function compareRank(a: FrontierItem, b: FrontierItem): number {
   return rankDifference(a, b).difference;
 }
 
-// negative: a ranks first
 export function rankDifference(a: FrontierItem, b: FrontierItem): { key: RankingKey; difference: number } {
   const priority = priorityRank(a.priority) - priorityRank(b.priority);
   if (priority !== 0) {
@@ -37,9 +36,8 @@ export function rankDifference(a: FrontierItem, b: FrontierItem): { key: Ranking
   return { key: 'item_id', difference: a.item_id - b.item_id };
 }
 
-// A radix sort from scratch, the adaptive comparison sort when candidates come close to rank order (about one
-// comparison each). Keys are packed over the range the candidates use: priority, depth and unblocks into one double
-// (counts saturate at 2^22 - 1), lifecycle and created_at into a second whenever the product of their ranges fits.
+// A radix sort from scratch, an adaptive comparison sort when candidates come nearly in rank order. Keys are
+// packed over the range used (counts saturate at 2^22 - 1), several into one double whenever their ranges fit.
 export function rankCandidates(candidates: number[], facts: RankFacts, presorted = false): void {
   const { items, ids, depth, unblocks, created } = facts;
   const n = items.length;
@@ -104,7 +102,6 @@ export interface RankFacts {
   created: Float64Array;
 }
 
-// The same order as rankCandidates, one pair at a time.
 export function compareCandidates(a: number, b: number, facts: RankFacts): number {
   const { items, depth, unblocks, created } = facts;
   const itemA = items[a];
@@ -136,9 +133,8 @@ export function compareCandidates(a: number, b: number, facts: RankFacts): numbe
   return facts.ids[a] - facts.ids[b];
 }
 
-// The rank order after a write: `moved` placed into `kept` (still in order) by binary search, instead of sorting
-// every candidate. Written in place when the buffer behind `kept` has room, else into a new one with room to spare:
-// fresh large arrays per write are external memory that brings the next GC nearer.
+// `moved` placed into `kept` by binary search instead of sorting every candidate, in place when the buffer has room
+// (fresh large arrays per write bring the next GC nearer).
 export function placeInOrder(kept: Int32Array, moved: number[], facts: RankFacts): Int32Array {
   moved.sort((a, b) => compareCandidates(a, b, facts));
   const at = new Int32Array(moved.length);
@@ -180,9 +176,8 @@ export function placeInOrder(kept: Int32Array, moved: number[], facts: RankFacts
 const MAX_DIGIT_BITS = 16;
 const TWO_32 = 2 ** 32;
 
-// LSD radix sort by keys[0], keys[1], ..., then id (each key less its minimum, digits of at most 16 bits, no pass
-// for a shared key): linear where a comparison sort makes ~n log n comparator calls. Spreads must be below 2^53;
-// returns false (nothing done) when an id does not fit, and the caller sorts by comparison.
+// LSD radix sort (each key less its minimum, digits of at most 16 bits): linear where a comparison sort is
+// n log n. Returns false when an id does not fit, and the caller sorts by comparison.
 export function radixSort(candidates: number[], keys: readonly Float64Array[], ids: Float64Array): boolean {
   const c = candidates.length;
   let idsAscend = true;
@@ -192,7 +187,6 @@ export function radixSort(candidates: number[], keys: readonly Float64Array[], i
       break;
     }
   }
-  // least significant key first: the ids (unless the candidates already come in id order), then the keys
   const passes: Float64Array[] = [];
   if (!idsAscend) {
     for (let k = 0; k < c; k++) {

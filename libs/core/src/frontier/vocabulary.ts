@@ -38,9 +38,8 @@ export interface StageAdapters {
   epic: AdapterCategory;
 }
 
-// Issues skip maturation: a refined or planning issue is ready to conduct, an epic there needs shepherding. An
-// issue implementing or in implementation review is re-entry (advance); an epic there keeps dispatching its tasks
-// (conduct), which is the work the WIP cap suppresses.
+// Issues skip maturation. An issue implementing or in implementation review is re-entry (advance); an epic there
+// keeps dispatching its tasks (conduct), the work the WIP cap suppresses.
 export const DEFAULT_STAGE_ADAPTERS: Readonly<Record<string, StageAdapters>> = {
   idea: { issue: 'refine', epic: 'refine' },
   'refining-idea': { issue: 'refine', epic: 'refine' },
@@ -82,7 +81,6 @@ export interface FrontierInputItem {
   blocked: boolean;
   blockedReason: string | null;
   createdAt: string;
-  // computed by the caller from the item's pinned workflow definition
   stageAdapter: AdapterCategory;
   // larger = closer to done
   lifecycleRank: number;
@@ -97,7 +95,6 @@ export interface FrontierEdge {
 
 export interface FrontierInput {
   items: readonly FrontierInputItem[];
-  // activation-gate edges only
   edges: readonly FrontierEdge[];
   blockerFacts: ReadonlyMap<number, BlockerFacts>;
   wipCap: number;
@@ -136,7 +133,6 @@ export interface FrontierComputation {
   conduct_eligible: FrontierItem[];
   // max(0, wip_cap - wip_active)
   wip_remaining: number;
-  // runnable conduct work held back by the cap, in rank order
   wip_suppressed: FrontierItem[];
   // internal ids, first id repeated last
   cycles: number[][];

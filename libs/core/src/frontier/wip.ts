@@ -2,10 +2,8 @@ import type { AdapterCategory, FrontierItem } from './vocabulary';
 
 export const DEFAULT_WIP_CAP = 30;
 
-// non-frozen items only
 export const WIP_STATUSES = ['implementing', 'reviewing-implementation'] as const;
 
-// Implementation work counted as conduct for the WIP cap: fresh starts and implementation re-entry.
 export const CONDUCT_ADAPTERS: readonly AdapterCategory[] = ['conduct', 'advance'];
 
 const IN_WIP: ReadonlySet<string> = new Set(WIP_STATUSES);
@@ -20,7 +18,6 @@ export function takesWipSlot(item: Pick<FrontierItem, 'adapter' | 'status'>): bo
   return wipClaim(item) === NEW_START;
 }
 
-// Kept per item by compute_frontier (FrontierState.wipKind).
 export const NO_CLAIM = 0;
 export const REENTRY = 1;
 export const NEW_START = 2;
