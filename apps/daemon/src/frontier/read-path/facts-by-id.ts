@@ -15,7 +15,6 @@ export class FactsById implements ReadonlyMap<number, BlockerFacts> {
     private readonly order: number[],
   ) {}
 
-  // By array when the ids are integers spread over a range at most a few times their count.
   static forRows(...lists: readonly (readonly { id: number }[])[]): FactsById | Map<number, BlockerFacts> {
     let low = Infinity;
     let high = -Infinity;

@@ -35,9 +35,7 @@ export interface GraphVersion {
   graph: ProjectGraph;
   results: Map<number, SerializedFrontier>;
   counts: Map<number, FrontierCounts>;
-  // unchanged items keep their JSON across versions
   serializer: FrontierSerializer;
-  // unchanged items keep their output object
   memo: FrontierMemo;
 }
 
@@ -63,7 +61,6 @@ interface CachedGraph {
 // Tombstones are kept an hour: a graph refreshed within that reads its deletions as a delta, an older one reloads.
 export const TOMBSTONE_RETENTION_SECONDS = 3600;
 
-// a 100k-item graph is a few hundred MB at most
 const GRAPH_CACHE_PROJECTS = 4;
 
 export interface LoadOptions {
@@ -84,7 +81,6 @@ export class FrontierGraphCache {
   constructor(
     private readonly repository: FrontierRepository,
     private readonly dependencyFacts: DependencyFactsService,
-    // defaulted for the benchmarks and integration tests that build the cache by hand
     private readonly observer: FrontierObserver = new FrontierObserver(),
   ) {}
 
@@ -228,8 +224,7 @@ export class FrontierGraphCache {
     return true;
   }
 
-  // null when a new candidate or edge is not past the graph's, names an unread blocker, uses fact:deployed or an
-  // unloaded workflow version.
+  // null when the delta needs more than growing at the ends (see growProjectGraph).
   private grownGraph(entry: CachedGraph, outcome: DeltaOutcome): ProjectGraph | null {
     const { state } = entry;
     const graph = entry.current.graph;
@@ -248,8 +243,7 @@ export class FrontierGraphCache {
     return growProjectGraph(graph, rows, edges, graph.workflows, entry.reuse);
   }
 
-  // null when delivery rows are loaded, an edge uses fact:deployed or names an unread blocker, or a workflow version
-  // is not loaded.
+  // null when delivery rows, fact:deployed, an unread blocker or an unloaded workflow version are involved.
   private joinedGraph(entry: CachedGraph, outcome: DeltaOutcome): ProjectGraph | null {
     const { state } = entry;
     const graph = entry.current.graph;
@@ -340,7 +334,6 @@ export class FrontierGraphCache {
     return this.repository.pruneTombstones(retentionSeconds);
   }
 
-  // benchmarks and the incremental-refresh property test compare against it
   async loadGraph(project: ProjectRow, options: LoadOptions = ACTIVATION_ONLY): Promise<ProjectGraph> {
     return this.buildGraph(await this.loadState(project, options));
   }

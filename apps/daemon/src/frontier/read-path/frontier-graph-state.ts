@@ -23,7 +23,6 @@ export interface GraphState {
   edges: Map<number, EdgeRow>;
   runs: RunRow[];
   environments: EnvironmentRow[];
-  // re-read when a deployment row changes
   halts: DeploymentHaltRow[];
   // ids are never reused, so they stay missing
   absent: Set<number>;
@@ -40,15 +39,13 @@ export interface DeltaOutcome {
   reload: boolean;
   newCandidates: number[];
   updated: number[];
-  // not only in-place updates of candidates: the graph is rebuilt rather than patched
+  // the graph is rebuilt rather than patched
   shape: boolean;
-  // candidates and edges only came: the graph may grow at its ends
   additive: boolean;
   // as additive, but may include outside blockers back from a terminal status (their facts become a candidate's)
   joining: boolean;
   addedEdges: EdgeRow[];
   departed: number[];
-  // candidates only left for a terminal status, with their own edges: the graph may shrink in place
   subtractive: boolean;
 }
 
@@ -206,8 +203,7 @@ export function applyDelta(state: GraphState, delta: GraphDelta): DeltaOutcome {
         if (row.project === projectId) outcome.departed.push(row.id);
         else outcome.subtractive = false;
       }
-      // kept as an outside blocker for now; settleOutside drops it if no edge names it. A row the state never held is
-      // named by no loaded edge: an edge written with it comes in this delta, and settleOutside reads what it names.
+      // kept as an outside blocker until settleOutside finds no edge naming it
       const before = state.outside.get(row.id);
       if (before === undefined && !leftCandidates.has(row.id) && !state.absent.has(row.id)) continue;
       if (!same(before, toBlocker(row), BLOCKER_FIELDS)) {
@@ -281,7 +277,7 @@ function byId<T extends { id?: number }>(rows: Iterable<T>): T[] {
   return list;
 }
 
-// The rows in a fixed order (ids ascending), so a refreshed graph and a full load are identical inputs.
+// A fixed order, so a refreshed graph and a full load are identical inputs.
 export function stateRows(state: GraphState): { candidates: CandidateRow[]; edges: EdgeRow[]; outside: BlockerRow[] } {
   return {
     candidates: byId(state.candidates.values()),

@@ -25,7 +25,6 @@ export interface ProjectGraph {
   halts: ReadonlyMap<number, DeploymentHalt>;
   blockerProjects: Map<number, string>;
   refOf: (id: number) => string | undefined;
-  // a grown or shrunk graph points it at its own (see growProjectGraph)
   refSource?: RefSource;
   positions?: Map<number, number>;
 }
@@ -323,8 +322,7 @@ export function patchProjectGraph(
   };
 }
 
-// New candidates and edges with ids above all others, nothing else changed. Invariant: equal to buildProjectGraph
-// over the same rows, with only the arrays' ends extended.
+// Invariant: equal to buildProjectGraph over the same rows, with only the arrays' ends extended.
 export function growProjectGraph(
   previous: ProjectGraph,
   rows: readonly CandidateRow[],
@@ -392,8 +390,7 @@ function mergedById<T>(a: readonly T[], b: readonly T[], idOf: (entry: T) => num
   return out;
 }
 
-// Candidates came anywhere among the others with their edges, nothing else changed (the caller checks).
-// Invariant: equal to buildProjectGraph over the same rows, at one merge's cost.
+// Invariant: equal to buildProjectGraph over the same rows, at one merge's cost (the caller checks the rest).
 export function joinProjectGraph(
   previous: ProjectGraph,
   rows: readonly CandidateRow[],
@@ -468,9 +465,8 @@ function positionOf(items: readonly FrontierInputItem[], id: number): number {
   return -1;
 }
 
-// Candidates left for a terminal status (`departed`) with their edges, nothing else changed (the caller checks). A
-// departed item stays an outside blocker while an edge names it. Invariant: equal to buildProjectGraph over the same
-// rows. `dropped`: the ids no longer outside blockers.
+// A departed item stays an outside blocker while an edge names it. Invariant: equal to buildProjectGraph over the
+// same rows. `dropped`: the ids no longer outside blockers.
 export function shrinkProjectGraph(
   previous: ProjectGraph,
   departed: readonly BlockerRow[],
@@ -644,7 +640,6 @@ export function buildProjectGraph(rows: GraphRows, reuse?: GraphReuse): ProjectG
     outsideFacts[i] = rowFacts;
     facts.set(row.id, rowFacts);
   }
-  // an edge row is its own activation edge (the core never mutates it, a refresh replaces a changed row)
   let activation: EdgeRow[] = rows.edges;
   for (const edge of rows.edges) {
     if (edge.g !== 'activation') {

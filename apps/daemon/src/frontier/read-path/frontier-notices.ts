@@ -7,13 +7,10 @@ import { wipCapOf } from './frontier-projects';
 import { FrontierRepository } from './frontier.repository';
 import { FrontierService } from './frontier.service';
 
-// The live stream's frontier notice: a stream following a project receives `event: frontier` with the ETag of
-// the default answer; a client holding it does nothing, one behind asks for the delta. Each replica makes its own
-// notices (every replica hears every NOTIFY): the ETag is a hash of the body, so all replicas name the same one, and
-// frontierBody computes the cached answer the client's following read is served from.
+// A client holding the notice's ETag does nothing, one behind asks for the delta. Each replica makes its own
+// notices: the ETag hashes the body, so all name the same one, and frontierBody warms the client's next read.
 
-// Every notice about a project but frontier notices, machine authorizations and FrontierComputed (recorded by
-// every frontier read: following it would loop).
+// Not FrontierComputed: every frontier read records one, so following it would loop.
 export function movesFrontier(m: StreamMessage): m is StreamMessage & { project: string } {
   if (m.project === null || m.type === FRONTIER_NOTICE || m.type === 'machine_authorization') return false;
   return !(m.type === 'event' && m.name === 'FrontierComputed');
@@ -87,7 +84,6 @@ export class FrontierNotices implements OnModuleInit, OnModuleDestroy {
     this.subscription?.unsubscribe();
   }
 
-  // A project nobody on this replica follows costs nothing.
   changed(m: StreamMessage): void {
     if (this.stopped || !movesFrontier(m) || !this.stream.followed(m.project)) return;
     this.coalescer.touch(m.project);

@@ -32,7 +32,6 @@ export interface CandidateRow {
 
 // An edge row is also the core's activation edge, so a graph hands the row itself to computeFrontier.
 export interface EdgeRow extends FrontierEdge {
-  // absent in rows built by hand
   id?: number;
   g: string;
   r: string;
@@ -90,8 +89,7 @@ const TERMINAL_LITERAL = textArrayLiteral([...TERMINAL_STATUSES]);
 // Zoneless UTC ISO 8601 straight from the database: no Date objects on the hot path.
 const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS'`;
 
-// The driver makes a new string for every field of every row; one shared string per repeated value keeps a large
-// graph tens of MB smaller and lets the core compare them by identity. Bounded: past the bound values are kept as read.
+// One shared string per repeated value keeps a large graph tens of MB smaller and lets the core compare by identity.
 const VOCABULARY = new Map<string, string>();
 const VOCABULARY_LIMIT = 4096;
 
@@ -122,8 +120,7 @@ function shareEdgeWords(rows: EdgeRow[]): EdgeRow[] {
   return rows;
 }
 
-// A column every row would repeat is read as NULL and filled in here, a field less for the driver to decode per
-// row; the rows already have both fields, so filling them keeps their shape.
+// A column every row would repeat is read as NULL and filled in here: one field less to decode per row, same shape.
 function edgeColumns(gates: readonly string[], withRationale: boolean): string {
   return `${gates.length === 1 ? 'NULL' : 'd.gate_point'} AS g, ${withRationale ? 'd.rationale' : 'NULL'} AS r`;
 }
@@ -148,7 +145,6 @@ function shareBlockerWords(rows: BlockerRow[]): BlockerRow[] {
   return rows;
 }
 
-// Every read of a frontier is a fixed number of set-based queries, whatever the size of the backlog.
 @Injectable()
 export class FrontierRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
@@ -161,7 +157,6 @@ export class FrontierRepository {
     return rows[0] ?? null;
   }
 
-  // a blocker in another organization is sealed on this frontier
   async projectsOutsideOrganizationOf(project: string, others: readonly string[]): Promise<string[]> {
     const rows: { id: string }[] = await this.dataSource.query(
       `SELECT o.id FROM projects o, projects p
@@ -205,7 +200,6 @@ export class FrontierRepository {
     );
   }
 
-  // A column every row would repeat (the one gate asked for, an unwanted rationale) is not read.
   findEdges(project: string, gates: readonly string[], withRationale: boolean): Promise<EdgeRow[]> {
     const gate = gates.length === 1 ? word(gates[0]) : null;
     return copyRows(
@@ -257,8 +251,8 @@ export class FrontierRepository {
     );
   }
 
-  // The oldest transaction still running now: every transaction below it has ended, so its writes are visible to
-  // any read that starts after this one. Read before the data it guards (see the ChangeTracking migration).
+  // Every transaction below the oldest still running has ended, so its writes are visible to any later read. Read
+  // before the data it guards (see the ChangeTracking migration).
   async watermark(): Promise<string> {
     const rows: { w: string }[] = await this.dataSource.query(
       'SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS w',
@@ -266,8 +260,7 @@ export class FrontierRepository {
     return rows[0].w;
   }
 
-  // One statement (one snapshot, one round trip): items of any project, edges whatever their gate (a gate change
-  // moves an edge in or out), deletions (row_id '*' = truncated), and whether any delivery row changed.
+  // One statement: one snapshot, one round trip. Edges whatever their gate (a gate change moves an edge in or out).
   async findChangesSince(since: string, withRationale: boolean): Promise<ChangeSet> {
     const rows: ChangeSet[] = await this.dataSource.query(
       `SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS watermark,
@@ -303,7 +296,6 @@ export class FrontierRepository {
     return changes;
   }
 
-  // Raises the horizon past the deleted tombstones in the same statement (see the TombstonePruning migration).
   async pruneTombstones(retentionSeconds: number): Promise<number> {
     const rows: { deleted: string }[] = await this.dataSource.query(
       `WITH gone AS (

@@ -38,8 +38,6 @@ import { SerializedFrontier } from '../wire/frontier-serializer';
 import { AnswerDelta, firstItemsJson, firstItemsOfBody, FrontierHistory, quotedEtag } from '../wire/frontier-delta';
 import { WorkflowStages } from './workflow-stages';
 
-// Projects are resolved by FrontierProjects, graphs kept by FrontierGraphCache (docs/frontier-read-path.md).
-
 export interface ComputedFrontier {
   graph: ProjectGraph;
   computation: FrontierComputation;
@@ -83,7 +81,6 @@ export class FrontierService {
     return this.projects.resolveProject(actor, projectId);
   }
 
-  // the schedule's cross-project scope
   accessibleProjects(actor: AuthenticatedActor): Promise<ProjectRow[]> {
     return this.projects.accessibleProjects(actor);
   }
@@ -104,8 +101,7 @@ export class FrontierService {
     return this.graphs.workflowStages(ids);
   }
 
-  // Serialized once per graph and wip_cap, so repeated reads of an unchanged backlog cost the few indexed change
-  // queries of a refresh.
+  // Serialized once per graph and wip_cap: repeated reads of an unchanged backlog cost a refresh's few queries.
   async frontierJson(actor: AuthenticatedActor, dto: FrontierQueryDto): Promise<SerializedFrontier> {
     const project = await this.resolveProject(actor, dto.project);
     return this.frontierBody(project, wipCapOf(project, dto.wip_cap), actor.id);
@@ -132,8 +128,8 @@ export class FrontierService {
     return answer ? firstItemsJson(answer, limit) : firstItemsOfBody(serialized, limit);
   }
 
-  // `record` false: no FrontierComputed row (the live stream's notice computes it for no caller, and a recorded
-  // event would be one more change notice for the project: frontier-notices.ts).
+  // `record` false: the live stream's notice computes it for no caller, and a recorded event would be one more
+  // change notice for the project.
   async frontierBody(
     project: ProjectRow,
     wipCap: number,

@@ -4,16 +4,14 @@ import { RefsAt, refsDiffer, refsOf } from './frontier-ref-book';
 import { bodyBytes, SerializedFrontier } from './frontier-serializer';
 import { frontierItemJson, sameWireFields } from './frontier-wire-fields';
 
-// Deltas of the frontier answer: GET /v1/charge/frontier?since=<etag>. Each replica keeps the last few answers per
-// project and wip_cap as their lists' items (shared objects across answers) and the refs their blockers had. A delta
-// lists, per list, the base positions that leave and the items placed at their new positions. See docs/api-frontier.md.
+// Each replica keeps the last few answers per project and wip_cap (their items, shared across answers, and refs).
+// A delta lists, per list, the base positions that leave and the items placed anew. See docs/api-frontier.md.
 
 const LISTS = ['runnable', 'blocked', 'frozen', 'conduct_eligible'] as const;
 
 // Answers kept per project and wip_cap: a client more than this many answers behind gets the full answer.
 export const HISTORY_DEPTH = 16;
 export const HISTORY_KEYS = 8;
-// Deltas kept per answer, by base (several clients at one base ask for the same delta).
 const DELTAS_PER_ANSWER = 8;
 const MEMO_DELTA_BYTES = 256 << 10;
 
@@ -22,9 +20,7 @@ export interface RecordedAnswer {
   lists: readonly (readonly FrontierItem[])[];
   wipCap: number;
   wipActive: number;
-  // undefined: left out of blocked_by; shared by the answers of one serializer
   refs: RefsAt;
-  // when compute_frontier recorded them, the unchanged runs are found from these
   stamps: readonly Float64Array[] | null;
   deltas: Map<string, Buffer | null>;
 }
@@ -33,7 +29,6 @@ export type AnswerDelta = { delta: Buffer } | { full: 'unknown_base' | 'too_larg
 
 export class FrontierHistory {
   private readonly byKey = new Map<string, RecordedAnswer[]>();
-  // read by the bench and the metrics
   readonly fullAnswers = { unknown_base: 0, too_large: 0 };
   deltasServed = 0;
 
@@ -53,7 +48,6 @@ export class FrontierHistory {
       this.byKey.set(key, answers);
       while (this.byKey.size > this.keys) this.byKey.delete(this.byKey.keys().next().value as string);
     } else {
-      // most recently used last
       this.byKey.delete(key);
       this.byKey.set(key, answers);
     }
@@ -76,7 +70,6 @@ export class FrontierHistory {
     return this.byKey.get(key)?.find((a) => a.etag === etag);
   }
 
-  // A full answer when the base is not among the recent answers or the delta would exceed half the answer.
   delta(key: string, base: string, etag: string, fullLength: number): AnswerDelta {
     const answers = this.byKey.get(key) ?? [];
     const quoted = quotedEtag(base);
@@ -139,9 +132,8 @@ export function frontierDeltaJson(from: RecordedAnswer, to: RecordedAnswer, limi
   return body.length > limit ? null : body;
 }
 
-// Unchanged items in a longest run of kept relative order stay (common prefix and suffix, then a longest
-// increasing subsequence between). With `stamps`, prefix and suffix are found without reading the items (a cache miss
-// each at scale).
+// Unchanged items in a longest run of kept relative order stay. Prefix and suffix are found from `stamps`
+// without reading the items (a cache miss each at scale), the rest by a longest increasing subsequence.
 export function listDelta<T extends { item_id: number }>(
   base: readonly T[],
   next: readonly T[],
@@ -191,7 +183,6 @@ export function listDelta<T extends { item_id: number }>(
   return { drop, put };
 }
 
-// One longest strictly increasing subsequence (patience sorting, O(n log n)).
 export function longestIncreasing(values: readonly number[]): number[] {
   const n = values.length;
   if (n === 0) return [];
@@ -215,7 +206,6 @@ export function longestIncreasing(values: readonly number[]): number[] {
   return out;
 }
 
-// The first `limit` items of each list of a recorded answer, as a FrontierResult body (a first screen).
 export function firstItemsJson(answer: RecordedAnswer, limit: number): Buffer {
   const refOf = refsOf(answer.refs);
   const list = (l: number) =>
@@ -230,7 +220,6 @@ export function firstItemsJson(answer: RecordedAnswer, limit: number): Buffer {
   );
 }
 
-// The same from the served body (an answer no longer in the history): parsed, cut, written again.
 export function firstItemsOfBody(serialized: SerializedFrontier, limit: number): Buffer {
   const body = JSON.parse(bodyBytes(serialized).toString('utf8')) as Record<string, unknown>;
   for (const list of LISTS) body[list] = (body[list] as unknown[]).slice(0, limit);

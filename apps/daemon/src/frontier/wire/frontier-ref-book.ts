@@ -36,7 +36,6 @@ export class RefBook {
     this.refs.set(id, ref);
   }
 
-  // null: none
   changedBetween(from: number, to: number): Set<number> | null {
     if (from === to) return null;
     const low = Math.min(from, to);
@@ -46,7 +45,6 @@ export class RefBook {
     return ids;
   }
 
-  // the id must have been named by then
   refAt(id: number, version: number): string | undefined {
     for (let k = version; k < this.changedIds.length; k++) if (this.changedIds[k] === id) return this.before[k];
     return this.refs.get(id);
@@ -74,7 +72,7 @@ export function refsOf(at: RefsAt): (id: number) => string | undefined {
   return (id) => book.refAt(id, version);
 }
 
-// A test per blocker (null: no blocker's ref differs between the answers).
+// null: no blocker's ref differs between the answers
 export function refsDiffer(from: RefsAt, to: RefsAt): ((blockedBy: readonly number[]) => boolean) | null {
   if (from.book === to.book) {
     const changed = from.book.changedBetween(from.version, to.version);

@@ -12,7 +12,6 @@ export interface SerializedFrontier {
   // sent as they are; after a write most chunks are views of earlier answers' buffers
   chunks: readonly Buffer[];
   length: number;
-  // a strong validator of exactly these bytes
   etag: string;
 }
 
@@ -20,8 +19,8 @@ export interface SerializedAnswer extends SerializedFrontier {
   refs: RefsAt;
 }
 
-// The ETag depends on the body's bytes alone (the same on every replica), yet a write need not rehash it all: it is
-// the SHA-256 of the digests of pieces cut at pieceEnd items (about one in 32) and list bounds.
+// The ETag hashes the digests of pieces cut at pieceEnd items (~1 in 32) and list bounds: the same on every
+// replica for the same bytes, yet a write rehashes only the pieces it did not copy whole.
 const PIECE_LISTS: ReadonlySet<string> = new Set(['runnable', 'blocked', 'frozen', 'conduct_eligible']);
 
 // Whether a piece ends after the item with this item_id: FNV-1a (32 bits) of its UTF-16 code units, low 5 bits 0.
@@ -98,7 +97,6 @@ export function serializeFrontier(result: unknown): SerializedFrontier {
   return { chunks: [body], length: body.length, etag: etagOf([body], pieceCuts(result)) };
 }
 
-// The whole body in one buffer (tests; the daemon sends the chunks).
 export function bodyBytes(serialized: SerializedFrontier): Buffer {
   return serialized.chunks.length === 1 ? serialized.chunks[0] : Buffer.concat(serialized.chunks, serialized.length);
 }
@@ -148,7 +146,6 @@ interface Placed {
   items: readonly FrontierItem[];
   start: Int32Array;
   end: Int32Array;
-  // 1 where an ETag piece ends after the item
   cut: Uint8Array;
   stamps: Float64Array | null;
   buffers: PlacedBuffers | null;
@@ -194,7 +191,7 @@ const LOOK_AHEAD = 4;
 // missed items are encoded until this many were, then looked up by id (a map of every place costs more)
 const LOCATE_AFTER_MISSES = 256;
 
-// A body after many writes is a list of views; past this many chunks it is copied into one buffer again.
+// past this many chunks the body of views is copied into one buffer again
 const MAX_CHUNKS = 1024;
 const FIRST_BLOCK = 16 << 10;
 const MAX_BLOCK = 4 << 20;
@@ -251,7 +248,6 @@ class BodyWriter {
   copy(start: number, end: number, comma: boolean): void {
     const open = this.last;
     if (comma && open !== null && open.end + 1 === start) {
-      // the item sat right after the previous one in the last body: the comma between them comes along
       this.size += end - open.end;
       open.end = end;
       return;
@@ -305,8 +301,8 @@ class Placement {
   }
 }
 
-// Items are told apart by stamp when both bodies have them: reading the objects in rank order is a cache miss per
-// item. Module-level over plain objects: as a closure over serialize's locals V8 kept deoptimizing it.
+// Tells items apart by stamp when it can (reading the objects in rank order is a cache miss each); module-level
+// because as a closure over serialize's locals V8 kept deoptimizing it.
 function placeList(
   body: BodyWriter,
   placement: Placement,
@@ -356,7 +352,6 @@ function placeList(
       // changed in place: encoded and passed by, so a run of changed items does not make every item after it a miss
       j++;
     } else {
-      // a few places ahead: the items in between left the list or moved down
       for (let d = 1; d <= LOOK_AHEAD && j + d < before.length; d++) {
         if (sameWireFields(before[j + d], item)) {
           list = was;
@@ -387,7 +382,6 @@ function placeList(
       placement.reused++;
       continue;
     }
-    // the comma goes with the item's text: one write each
     const json = frontierItemJson(item, placement.refOf, placement.quoter);
     start[k] = body.size + (comma ? 1 : 0);
     body.write(comma ? `,${json}` : json);
@@ -398,23 +392,19 @@ function placeList(
   return { items, start, end, cut, stamps: stamps === null ? null : buffers.stamp, buffers };
 }
 
-// Copies an item's bytes from the last body when it is the same object or has the same wire fields and no blocker's
-// ref changed; lists are walked side by side, so unchanged neighbours are copied as one range. Invariant: the body is
-// byte for byte JSON.stringify(toFrontierResultWire(...)).
+// Invariant: the body is byte for byte JSON.stringify(toFrontierResultWire(...)).
 export class FrontierSerializer {
   private chunks: readonly Buffer[] = [];
   private chunkStart: number[] = [0];
   private lists: Placed[] = [NO_LIST, NO_LIST, NO_LIST, NO_LIST];
   private spare: PlacedBuffers[] = [new PlacedBuffers(), new PlacedBuffers(), new PlacedBuffers(), new PlacedBuffers()];
-  // every blocker named by the last body → its ref as written there (undefined: left out), earlier bodies' too
+  // every blocker named by the last body → its ref as written there (undefined: left out)
   private knownRefs = new RefBook();
-  // the same blockers' refs as JSON (an answer names a few thousand blockers over and over)
   private quotedRefs = new Map<number, string>();
   private lastRefOf: RefOf | null = null;
   private pieceStart = new Int32Array(0);
   private pieceEnd = new Int32Array(0);
   private pieceDigests = Buffer.alloc(0);
-  // read by tests and profiles
   reused = 0;
   rendered = 0;
   hashed = 0;
@@ -459,7 +449,6 @@ export class FrontierSerializer {
     const etag = this.etag(next, listStarts, pieces, chunks, starts, size);
     this.chunks = chunks;
     this.chunkStart = starts;
-    // the last body's buffers are written by the next one
     this.spare = previous.map((list, l) =>
       list.buffers === null || list.buffers === spare[l] ? new PlacedBuffers() : list.buffers,
     );
@@ -528,8 +517,7 @@ export class FrontierSerializer {
     return etagOfDigests(digests);
   }
 
-  // Views rather than a copy per write (a large allocation and as much garbage); compacted past maxChunks or when
-  // the views keep alive more than twice the body.
+  // Views rather than a copy per write (a large allocation and as much garbage), compacted now and then.
   private assemble(pieces: readonly (Span | Range)[], size: number): Buffer[] {
     const chunks: Buffer[] = [];
     for (const piece of pieces) {

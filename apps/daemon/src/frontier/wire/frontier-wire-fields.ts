@@ -6,8 +6,6 @@ import { FrontierItem, toZonelessIso } from '@app/core';
 
 type RefOf = (id: number) => string | undefined;
 
-// Kinds: text (escaped as JSON.stringify does), word (a small vocabulary; quoted form memoized), number (finite),
-// timestamp (zoneless ISO 8601 UTC with ms), refs (public refs of the ids that resolve), texts (an array of text).
 export type WireKind = 'text' | 'word' | 'number' | 'timestamp' | 'refs' | 'texts';
 
 interface KindSource {
@@ -72,8 +70,7 @@ export function sameWireFields(a: FrontierItem, b: FrontierItem): boolean {
   return true;
 }
 
-// JSON.stringify escapes only quotes, backslashes, control characters and lone surrogates: a string with none of
-// those (surrogates left out even in pairs, to keep the test simple) is its own JSON between quotes, without the call.
+// JSON.stringify escapes only quotes, backslashes, control characters and surrogates: without those, no call.
 // eslint-disable-next-line no-control-regex
 const PLAIN = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
 export function quote(value: string): string {
@@ -114,9 +111,8 @@ function refsOf(ids: readonly number[], refOf: RefOf): string[] {
   return refs;
 }
 
-// The mapper and the serializer's fast path are generated from the table once, at load, as code a hand would
-// write (no loop or call per field): a loop over the table costs far more per item (docs/adr/0037). The table holds
-// only constants, so nothing from a request reaches the generated code.
+// Generated from the table once, at load, as code a hand would write: a loop over the table costs far more per
+// item (docs/adr/0037). The table holds only constants, so nothing from a request reaches the generated code.
 const read = (field: WireField): string => `item[${JSON.stringify(field.from)}]`;
 
 function wireItemSource(fields: readonly WireField[]): string {
@@ -135,8 +131,7 @@ function wireItemSource(fields: readonly WireField[]): string {
   return `return {\n${entries.join('\n')}\n  };`;
 }
 
-// null (take the generic path) when a value is not of its kind's type: a field JSON.stringify would write
-// otherwise (an absent string, a non-finite number) is never written by hand.
+// null when a value is not of its kind's type: what JSON.stringify would write otherwise is never hand-written.
 function itemJsonSource(fields: readonly WireField[]): string {
   // every value is read and checked before a list is built (the quoter records the blockers it quotes)
   const lines: string[] = [];
@@ -204,8 +199,7 @@ const compiledItemJson = new Function(
   `return (item, quoter) => {\n${ITEM_JSON_SOURCE}\n};`,
 )(quote, quoteWord, toZonelessIso) as (item: FrontierItem, quoter: Quoter) => string | null;
 
-// Blockers whose ref cannot be resolved (deleted items) are left out of blocked_by so internal ids never leak;
-// the matching blocked_reasons entry still says the blocker no longer exists.
+// Unresolvable blockers are left out of blocked_by so internal ids never leak (their reason stays).
 export function wireItem(item: FrontierItem, refOf: RefOf): FrontierItemWire {
   return compiledWireItem(item, refOf);
 }
