@@ -20,8 +20,7 @@ export function etagMatches(header: string, etag: string): boolean {
 export class FrontierController {
   constructor(private readonly service: FrontierService) {}
 
-  // FrontierResult, serialized once by the service (large backlogs). Conditional: a strong ETag of the exact body;
-  // If-None-Match naming it answers 304 without a body. no-cache: caches must revalidate every time.
+  // Conditional on a strong ETag of the exact body; no-cache: caches must revalidate every time.
   @Get('charge/frontier')
   @Header('cache-control', 'no-cache')
   async frontier(
@@ -31,12 +30,11 @@ export class FrontierController {
     @Res() reply: FastifyReply,
   ): Promise<void> {
     if (dto.limit !== undefined) {
-      // the first items of each list: no ETag (it is not the answer), never a delta base
+      // no ETag (it is not the answer), never a delta base
       const page = await this.service.frontierFirstItems(actor, dto, dto.limit);
       await reply.header('content-type', 'application/json; charset=utf-8').status(200).send(page);
       return;
     }
-    // ?since=<etag>: the delta from that answer (docs/api-frontier.md), or the full answer saying why not
     const since = dto.since !== undefined ? await this.service.frontierSince(actor, dto, dto.since) : null;
     const { chunks, length, etag } = since?.serialized ?? (await this.service.frontierJson(actor, dto));
     void reply.header('etag', etag);

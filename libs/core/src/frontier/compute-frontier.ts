@@ -33,13 +33,8 @@ export type { ChangeAwareFacts, ListStamps } from './stamps';
 export { referenceFrontier } from './reference-frontier';
 export { applyWipCap, CONDUCT_ADAPTERS, DEFAULT_WIP_CAP, isWipStatus, takesWipSlot, WIP_STATUSES } from './wip';
 
-// compute_frontier: candidates, hard-block resolution, depth, ranking, partition and the WIP cap, each in its own
-// file; this orchestrator runs the steps in the spec's order.
-
-// Candidates in the order of their previous rank (those without one last, in input order): the sort that follows
-// then mostly confirms it.
+// In their previous rank order, so the sort that follows mostly confirms it.
 function inPreviousOrder(candidates: readonly number[], aligned: Int32Array, previous: FrontierState): number[] {
-  // current position of each previous candidate still a candidate
   const now = new Int32Array(previous.items.length).fill(-1);
   const fresh: number[] = [];
   for (let k = 0; k < candidates.length; k++) {
@@ -64,9 +59,6 @@ function inPreviousOrder(candidates: readonly number[], aligned: Int32Array, pre
   return order;
 }
 
-// Every step over every item and edge. With a previous state, an output item equal to the previous one for the same
-// input object is that object, and the ranking starts from the previous order. `changed` (see changedInPlace) is
-// given only with a previous state.
 function computeAll(
   input: FrontierInput,
   previous: FrontierState | null,
@@ -74,12 +66,10 @@ function computeAll(
 ): FrontierState {
   const { items, edges, blockerFacts } = input;
   const n = items.length;
-  // positions carry over when the write updated items in place
   const index = changed !== null ? previous!.index : indexItems(items);
   const structure =
     changed !== null && previous!.structure.describes(edges) ? previous!.structure : new EdgeStructure(edges, index, n);
 
-  // Step 1: candidates; step 5: wip_active over every input item.
   const candidates: number[] = [];
   const isCandidate = new Uint8Array(n);
   let wipActive = 0;
@@ -100,14 +90,13 @@ function computeAll(
   const cycles: number[][] = [];
   const run: RunFacts = { structure, resolution, cycleReason: stuckCycles(items, structure, resolution, cycles) };
 
-  // position of each item in the previous run (same object), or -1
   const aligned =
     previous === null
       ? null
       : changed === null
         ? alignItems(items, previous.items)
         : Int32Array.from(changed.mask, (c, v) => (c === 1 ? -1 : v));
-  // Output objects are built in input order (sequential reads of items and arrays), then placed by rank.
+  // Built in input order (sequential reads), then placed by rank.
   const outputs = new Array<FrontierItem | undefined>(n);
   const bucket = new Uint8Array(n);
   const created = new Float64Array(n);
@@ -157,8 +146,7 @@ function computeAll(
   };
 }
 
-// The lists of this run: the previous ones patched when a write changed a few entries, else laid out from the rank
-// order (also when the previous lists turn out not to match the memo: that is a defect, but never a wrong answer).
+// Laid out from the rank order also when the previous lists do not match the memo: a defect, never a wrong answer.
 function layOutLists(state: FrontierState): Lists {
   if (state.edits !== null && state.lists !== null) {
     try {
@@ -170,7 +158,7 @@ function layOutLists(state: FrontierState): Lists {
   return listsInRankOrder(state);
 }
 
-// Steps 7 and 8: the runnable, blocked and frozen lists in rank order (each allocated once, at its size).
+// Each list allocated once, at its size.
 function listsInRankOrder(state: FrontierState): Lists {
   const { order, outputs, bucket, stamp } = state;
   const sizes = [0, 0, 0];
@@ -192,35 +180,28 @@ function listsInRankOrder(state: FrontierState): Lists {
   return { lists, stamps, positions };
 }
 
-// With a memo (kept by the caller between runs over one project), unchanged output items are the previous objects
-// and the ranking starts from the previous order; the answer is the same with or without it (see memo.ts).
 export function computeFrontier(input: FrontierInput, memo?: FrontierMemo): FrontierComputation {
   const previous = memo?.take() ?? null;
   const changed =
     previous === null ? null : changedInPlace(input.items, previous.items, previous.index, previous.scratch.changed);
   const sameOptions = previous !== null && previous.resolution.acceptForeignRuns === (input.acceptForeignRuns ?? false);
-  // an update in place over the same options
   const inPlace = sameOptions && changed !== null;
-  // an update in place over the same edges; items or edges that came, went or were replaced; anything else
   const state =
     inPlace && previous.structure.describes(input.edges)
       ? computeChanged(input, previous, changed)
       : ((sameOptions ? computeReshaped(input, previous, changed) : null) ?? computeAll(input, previous, changed));
 
-  // Steps 7 and 8: reclassification (done in toFrontierItem) and partition in rank order, by patching the previous
-  // lists after a small write; step 9, the WIP cap (applyWipCap's rule, read from wipKind instead of each item: at 1M
-  // items those reads were a cache miss each).
+  // Step 9 reads wipKind instead of each item: those reads are a cache miss each at scale.
   const wipCap = Number.isFinite(input.wipCap) ? Math.max(0, Math.floor(input.wipCap)) : DEFAULT_WIP_CAP;
   const remaining = Math.max(0, wipCap - state.wipActive);
   const positionsBefore = state.listPositions;
   const { lists, stamps, positions } = layOutLists(state);
-  // the positions before these are read by no one now: the next run writes its own into them
+  // the positions before these are read by no one: the next run writes its own into them
   state.scratch = { ...state.scratch, positions: positionsBefore === null ? null : positionsBefore.map(roomBehind) };
   state.lists = lists;
   state.listStamps = stamps;
   state.listPositions = positions;
   state.edits = null;
-  // step 9 over the runnable list, by each item's wipKind
   const eligible: FrontierItem[] = [];
   const eligibleStamps: number[] = [];
   const suppressed: FrontierItem[] = [];

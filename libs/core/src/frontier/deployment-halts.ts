@@ -1,23 +1,18 @@
 import { compareRank } from './ranking';
 import { FrontierComputation, FrontierItem } from './vocabulary';
 
-// An item's deployment pipeline halt: the newest deployment run of a flow carrying the item stopped at a
-// stage awaiting a human approval, or missing capabilities there. The run is the authority; the frontier only
-// reads it, after compute_frontier, so the spec's nine steps stay as they are.
+// Read after compute_frontier, so the spec's nine steps stay as they are.
 export interface DeploymentHalt {
   runId: string;
   kind: 'awaiting-approval' | 'needs-capability';
   stage: string;
   missing: readonly string[];
-  // when the run halted, UTC to the minute ("2026-11-23 21:04 UTC"); an absolute time because the frontier's
-  // serialized result is cached and validated by its ETag, so a relative age ("since 3h") would go stale unseen
+  // absolute: the serialized result is cached by ETag, so a relative age ("since 3h") would go stale unseen
   since: string;
-  // an awaiting-approval halt whose approval is recorded: the usher step's re-run passes the gate, so the item is
-  // runnable again (the usher is what re-runs it)
+  // approval recorded: the usher's re-run passes the gate, so the item is runnable again
   approved: boolean;
 }
 
-// The halt in words, with its code (the deploy_stage value) first and the operator's next step last.
 export function deploymentHaltReason(halt: DeploymentHalt, ref: string): string {
   return halt.kind === 'awaiting-approval'
     ? `deployment halted (awaiting-approval): awaiting approval for ${halt.stage} since ${halt.since}; ` +
@@ -41,10 +36,8 @@ function mergeByRank(a: FrontierItem[], b: FrontierItem[]): FrontierItem[] {
   return merged;
 }
 
-// A halted item whose next step is the deployment (adapter usher) waits: it moves from runnable to the blocked
-// bucket (adapter wait, in rank order) with the halt as its reason; a blocked item gains the halt as one more
-// reason. Other runnable items (their next step is not the deployment) and frozen items are left as they are.
-// Returns the computation itself when no halt applies.
+// A halted item whose next step is the deployment (adapter usher) moves to blocked with the halt as its reason; a
+// blocked item gains the halt as one more reason. Returns the computation itself when no halt applies.
 export function applyDeploymentHalts(
   computation: FrontierComputation,
   halts: ReadonlyMap<number, DeploymentHalt>,

@@ -1,8 +1,6 @@
 import { CompactGraph, stronglyConnectedComponents } from '../dependencies/cycles';
 
-// Step 4: downstream_depth when the edges between input items form no cycle (the usual graph): items are taken
-// sinks first (Kahn's order over the reversed edges), each one final once all its dependents are. `graphOut` is each
-// item's count of such edges to another input item, `inStart`/`inEdges` the edges into each item. False, with depth
+// Step 4 on an acyclic graph (the usual one): Kahn's order over the reversed edges, sinks first. False, with depth
 // left partial, when a cycle keeps some item from being reached.
 export function acyclicDepth(
   graphOut: Int32Array,

@@ -9,28 +9,23 @@ import { EdgeStructure } from './edge-structure';
 import { factsChangedSince } from './stamps';
 import { FrontierInputItem } from './vocabulary';
 
-// Step 2: hard-block resolution. Whether each edge is satisfied, and its reason when it blocks a candidate. An
-// edge's answer depends only on its form, its blocker's facts object and, for the label, the blocker item: a run
-// after a write re-evaluates only the edges where one of those, or the dependent, changed.
+// Step 2: hard-block resolution. An edge's answer depends only on its form, its blocker's facts object and, for the
+// label, the blocker item, so a run after a write re-evaluates only edges where one of those or the dependent changed.
 export class EdgeResolution {
-  // by blocker slot (see EdgeStructure): the facts its edges were evaluated with
   readonly facts: (BlockerFacts | undefined)[];
-  // by edge: whether it is unsatisfied, and its reason ('' unless it is and blocks a candidate)
   readonly unsatisfied: Uint8Array;
   readonly reason: string[];
-  // by item: unsatisfied edges into it, and how many of them are self-dependencies
   readonly unsatisfiedCount: Int32Array;
   readonly selfLoops: Int32Array;
   selfLoopTotal = 0;
 
   private readonly options: SatisfactionOptions;
-  // per form: stage order (shared by every item of a workflow version) → blocker status → reason tail
+  // stage order is shared by every item of a workflow version
   private readonly tailCache: (Map<readonly string[] | undefined, Map<string, string>> | undefined)[] = [];
 
   constructor(
     readonly structure: EdgeStructure,
     n: number,
-    // the map the facts above were read from
     private blockerFacts: ReadonlyMap<number, BlockerFacts>,
     readonly acceptForeignRuns: boolean,
   ) {
@@ -43,12 +38,10 @@ export class EdgeResolution {
     this.selfLoops = new Int32Array(n);
   }
 
-  // Every edge, in one pass. Each blocker's facts are read once, and an edge of the same form as its blocker's
-  // previous edge (the usual case) shares that edge's answer and reason, so most edges cost no evaluation.
+  // An edge of the same form as its blocker's previous edge (the usual case) shares that edge's answer and reason.
   resolveAll(items: readonly FrontierInputItem[], isCandidate: Uint8Array): void {
     const { blockerOf, dependentOf, formOf, blockerSlot, slotIds } = this.structure;
     const { facts, unsatisfied, reason, unsatisfiedCount } = this;
-    // the last edge seen from each blocker slot, -1 before the first
     const lastEdge = new Int32Array(slotIds.length).fill(-1);
     for (let e = 0; e < dependentOf.length; e++) {
       const d = dependentOf[e];
@@ -78,11 +71,8 @@ export class EdgeResolution {
     }
   }
 
-  // Every edge, after edges or items came or went: an edge that was there before (`oldOf`: its index in
-  // `previous`'s structure, else -1) keeps its answer and reason when its ends are the same items as then (`newOf`:
-  // the position now of each previous position, -1 when gone; null when none moved) and its blocker's facts are the
-  // same object; every other edge is evaluated and its dependent marked in `touched`. The edges of items replaced
-  // since are left to resolveChanged.
+  // An edge that stayed keeps its answer when its ends are the same items and its blocker's facts the same object;
+  // edges of replaced items are left to resolveChanged.
   resolveFrom(
     previous: EdgeResolution,
     oldOf: Int32Array,
@@ -94,8 +84,7 @@ export class EdgeResolution {
     const { blockerOf, dependentOf, blockerSlot, slotIds } = this.structure;
     const old = previous.structure;
     const { facts, unsatisfied, reason, unsatisfiedCount } = this;
-    // whether previous position p (-1: no input item) is position v now (an item gone is no longer one: its edges'
-    // reasons named it)
+    // previous position p is position v now (a gone item is no longer one: its edges' reasons named it)
     const same = (p: number, v: number): boolean => (p < 0 ? v < 0 : v >= 0 && (newOf === null ? p : newOf[p]) === v);
     for (let slot = 0; slot < slotIds.length; slot++) {
       facts[slot] = this.blockerFacts.get(slotIds[slot]);
@@ -129,10 +118,7 @@ export class EdgeResolution {
     }
   }
 
-  // After a write: the edges into and out of the changed items (positions in `changed`), and those out of blockers
-  // whose facts object changed. Their dependents are marked in `touched`. Only the blockers the facts map says may
-  // have changed are looked up again (factsChangedSince), or every one when it cannot tell. Edges are reached
-  // through the structure's indexes, so a one-item write costs its own edges, not a pass over all of them.
+  // Reached through the structure's indexes, so a one-item write costs its own edges, not a pass over all.
   resolveChanged(
     items: readonly FrontierInputItem[],
     blockerFacts: ReadonlyMap<number, BlockerFacts>,
@@ -142,7 +128,6 @@ export class EdgeResolution {
   ): void {
     const { inStart, inEdges, outStart, outEdges, slotOfItem, slotIds } = this.structure;
     const facts = this.facts;
-    // slots whose facts object is another one now
     const newFacts: number[] = [];
     if (blockerFacts !== this.blockerFacts) {
       const ids = factsChangedSince(blockerFacts, this.blockerFacts);
@@ -187,7 +172,7 @@ export class EdgeResolution {
     }
   }
 
-  // One edge into an input item, evaluated again (idempotent: an edge reached twice gives the same answer).
+  // Idempotent: an edge reached twice gives the same answer.
   private reevaluate(
     e: number,
     items: readonly FrontierInputItem[],
@@ -232,8 +217,7 @@ export class EdgeResolution {
     }
   }
 
-  // Tails that depend only on (form, status, stage order) are shared across blockers, so most reasons cost one
-  // concatenation.
+  // Tails depending only on (form, status, stage order) are shared, so most reasons cost one concatenation.
   private reasonFor(
     e: number,
     b: number,

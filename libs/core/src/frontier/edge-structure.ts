@@ -4,34 +4,27 @@ import { acyclicDepth, downstreamDepth } from './depth';
 import { ItemIndex, lookupIndex } from './item-index';
 import { FrontierEdge } from './vocabulary';
 
-// What the edges say whatever the blockers' facts: endpoints as item positions, parsed forms, the edges into each
-// item, unblocks_count and downstream_depth (steps 3 and 4 count satisfied edges too). It depends only on the edge
-// objects in order and the items' ids position by position, so a run after a write that changed neither keeps it.
+// Depends only on the edge objects in order and the items' ids by position, so a run after a write that changed
+// neither keeps it (steps 3 and 4 count satisfied edges too).
 export class EdgeStructure {
-  // by edge: item positions of its ends (-1 = not an input item), index into `forms`
   readonly blockerOf: Int32Array;
   readonly dependentOf: Int32Array;
   readonly formOf: Int32Array;
   readonly forms: ParsedSatisfaction[] = [];
-  // by edge into an input item: its blocker's slot (-1 for other edges); each blocker id has one, so its facts are
-  // looked up once per run however many edges it has (slotIds: the id of each slot)
+  // a blocker slot per id, so its facts are looked up once per run however many edges it has
   readonly blockerSlot: Int32Array;
   readonly slotIds: Float64Array;
-  // by item position: its slot as a blocker (-1: it blocks no input item)
   readonly slotOfItem: Int32Array;
   // edges out of each slot, in edge order: outEdges[outStart[slot]] .. outEdges[outStart[slot + 1] - 1]
   readonly outStart: Int32Array;
   readonly outEdges: Int32Array;
-  // slots of blockers outside the items, by id (see slotOfId)
   private readonly outsideTable: Int32Array | null;
   private readonly outsideMap: Map<number, number>;
   // edges into item v, in edge order: inEdges[inStart[v]] .. inEdges[inStart[v + 1] - 1]
   readonly inStart: Int32Array;
   readonly inEdges: Int32Array;
-  // by item
   readonly unblocks: Int32Array;
   readonly depth: Int32Array;
-  // some edges between input items form a cycle (satisfied or not)
   readonly hasCycle: boolean;
 
   constructor(
@@ -135,7 +128,6 @@ export class EdgeStructure {
     this.depth = new Int32Array(n);
     this.hasCycle = !acyclicDepth(unblocks, inStart, inEdges, blockerOf, this.depth);
     if (this.hasCycle) {
-      // edges between two input items, self-dependencies aside
       const graphEdge = new Uint8Array(m);
       for (let e = 0; e < m; e++) {
         graphEdge[e] = dependentOf[e] >= 0 && blockerOf[e] >= 0 && blockerOf[e] !== dependentOf[e] ? 1 : 0;
@@ -149,7 +141,6 @@ export class EdgeStructure {
     return this.edges;
   }
 
-  // The slot of a blocker id, -1 when no edge into an input item names it.
   slotOfId(id: number): number {
     const b = lookupIndex(this.index, id);
     if (b >= 0) {
@@ -162,8 +153,7 @@ export class EdgeStructure {
     return this.outsideMap.get(id) ?? -1;
   }
 
-  // Whether `edges` holds the very edge objects this was built from, in order (a caller may rebuild the array around
-  // unchanged edges, which it never mutates); then it is adopted, so that the next run compares the arrays alone.
+  // A caller may rebuild the array around unchanged edges; adopting it lets the next run compare the arrays alone.
   describes(edges: readonly FrontierEdge[]): boolean {
     if (edges === this.edges) {
       return true;

@@ -30,18 +30,15 @@ export interface FrontierExplanation {
   item_id: number;
   ref: string | null;
   bucket: FrontierBucket;
-  // 1-based position inside its bucket
   position: number | null;
   adapter: string | null;
   summary: string[];
   operator_block: string | null;
   unsatisfied: UnsatisfiedFact[];
-  // item → blocker → ... → the item to work on first; empty when nothing blocks it
   critical_path: number[];
   // runnable items reachable through unsatisfied blockers: working these is what unblocks the item
   unblock_roots: number[];
-  // reachable blockers that are not runnable and wait on no further dependency (frozen, flagged,
-  // outside the candidate set, abandoned or missing): they need a person, not a run
+  // frozen, flagged, outside the candidate set, abandoned or missing: they need a person, not a run
   stuck: number[];
   above: RankNeighbour | null;
   below: RankNeighbour | null;
@@ -121,10 +118,8 @@ function neighbour(
   };
 }
 
-// Critical path choice: the longest chain of unsatisfied activation blockers from the item to an item that
-// is runnable now (the chain that bounds how many sequential steps unblocking needs); when no runnable item
-// is reachable, the longest chain to a stuck blocker. Computed by an iterative post-order walk with a
-// visited set; an edge back onto the current walk (a cycle) is cut, so every node is finished once.
+// Critical path: the longest unsatisfied chain to an item runnable now (it bounds the sequential steps
+// unblocking needs), else to a stuck blocker. A back edge (a cycle) is cut, so every node finishes once.
 export function explainItem(
   itemId: number,
   computation: FrontierComputation,
@@ -240,7 +235,6 @@ export function explainItem(
     explanation.summary.push(...item.blocked_reasons);
   }
 
-  // Iterative post-order over the unsatisfied-blocker graph reachable from the item.
   const WHITE = 0;
   const GREY = 1;
   const BLACK = 2;

@@ -4,11 +4,9 @@ import { EdgeResolution } from './edge-resolution';
 import { EdgeStructure } from './edge-structure';
 import { CHARGE_RELEVANT_STATUSES, FrontierInputItem, FrontierItem } from './vocabulary';
 
-// From one run's edge facts to its output items: which input items are candidates, which bucket each falls in, the
-// output item each gets, and whether a previous output item still stands. Shared by the full and incremental runs.
 const CHARGE_RELEVANT = new Set<string>(CHARGE_RELEVANT_STATUSES);
 
-// Shared by every unblocked item instead of two fresh empty arrays each; frozen, so sharing is safe.
+// frozen, so sharing one instance across items is safe
 const NO_BLOCKERS: readonly number[] = Object.freeze([]);
 const NO_REASONS: readonly string[] = Object.freeze([]);
 
@@ -16,25 +14,20 @@ export const RUNNABLE = 0;
 export const BLOCKED = 1;
 export const FROZEN = 2;
 
-// The reason text of an item the operator blocked.
 function operatorReason(item: FrontierInputItem): string {
   return item.blockedReason ? `blocked by operator: ${item.blockedReason}` : 'blocked by operator';
 }
 
-// What an output item is built from besides its input item: one run's edges, their resolution and stuck-cycle
-// reasons.
 export interface RunFacts {
   structure: EdgeStructure;
   resolution: EdgeResolution;
   cycleReason: Map<number, string> | null;
 }
 
-// Step 1: a candidate is a kept, non-terminal item that is charge-relevant or flagged blocked.
 export function isCandidateItem(item: FrontierInputItem): boolean {
   return !isTerminalStatus(item.status) && (item.blocked || CHARGE_RELEVANT.has(item.status));
 }
 
-// Step 5: wip_active counts these over every input item.
 export function countsAsWip(item: FrontierInputItem): number {
   return !item.frozen && (item.status === 'implementing' || item.status === 'reviewing-implementation') ? 1 : 0;
 }
@@ -43,15 +36,12 @@ export function bucketOf(item: FrontierInputItem, v: number, run: RunFacts): num
   return item.frozen ? FROZEN : item.blocked || run.resolution.unsatisfiedCount[v] > 0 ? BLOCKED : RUNNABLE;
 }
 
-// An item's blockers and reasons are gathered here, then copied out at their size (blockerList, reasonList).
 const blockerScratch: number[] = [];
 const reasonScratch: string[] = [];
 
-// The first n values as a new array; up to four of them as an array literal. These arrays live as long as the answer,
-// and V8 allocates a literal's site straight into the old generation once its arrays keep surviving, where
-// `new Array(n)` is always allocated young and copied by every scavenge until promoted: at 100k items (~100k such
-// arrays per run) that copying was about a fifth of the core's time (measured). Two functions, so that each site keeps
-// one elements kind.
+// Array literals for up to four values: these arrays live as long as the answer, and V8 pretenures a literal's
+// site once its arrays keep surviving, where `new Array(n)` is copied by every scavenge until promoted (a large share
+// of the core's time). Two functions, so that each site keeps one elements kind.
 function blockerList(values: number[], n: number): readonly number[] {
   switch (n) {
     case 0:
@@ -138,8 +128,7 @@ export function toFrontierItem(item: FrontierInputItem, v: number, run: RunFacts
   };
 }
 
-// The previous output item when every field this run would give it is equal: same input object (so every field
-// taken from the item), same adapter, counts, blockers and reasons.
+// The previous output item when every field this run would give it is equal.
 export function unchangedOutput(previous: FrontierItem, item: FrontierInputItem, v: number, run: RunFacts): boolean {
   const { structure, resolution, cycleReason } = run;
   const edgeCount = resolution.unsatisfiedCount[v];
@@ -183,7 +172,6 @@ export function unchangedOutput(previous: FrontierItem, item: FrontierInputItem,
   return true;
 }
 
-// Stuck cycles are looked for only where the edges close one.
 export function stuckCycles(
   items: readonly FrontierInputItem[],
   structure: EdgeStructure,

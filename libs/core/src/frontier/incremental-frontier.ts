@@ -18,12 +18,8 @@ import {
   unchangedOutput,
 } from './frontier-items';
 
-// The runs that bring the previous state up to date instead of computing every step again: after items were updated
-// in place over the same edges, after items or edges came, went or were replaced, and the lists patched after a small
-// write. Each gives the
-// answer computeAll would (reference-frontier.spec.ts checks both against the reference).
+// Invariant: each run gives the answer computeAll would (reference-frontier.spec.ts checks both).
 
-// Past this many changed list entries a run lays the lists out again from the rank order.
 export const EDITS_IN_PLACE = 256;
 
 export interface Lists {
@@ -32,8 +28,7 @@ export interface Lists {
   positions: Int32Array[];
 }
 
-// A run after items were updated in place, over the same edges: the previous state brought up to date at the changed
-// positions and the outputs they reach (through their edges or a stuck cycle).
+// After in-place updates over the same edges: only the changed positions and the outputs they reach.
 export function computeChanged(
   input: FrontierInput,
   previous: FrontierState,
@@ -44,9 +39,7 @@ export function computeChanged(
   const { structure, resolution, isCandidate, outputs, bucket, created, index, stamp, wipKind } = previous;
   const { mask: changed, list: changedList } = changes;
   let wipActive = previous.wipActive;
-  // changed candidates, whose rank keys may have changed with their items
   const moved: number[] = [];
-  // list entries that may differ from the previous answer's (see listsAfterEdits)
   let edits: ListEdit[] | null = [];
   for (const v of changedList) {
     if (index.keep[v] === 0) {
@@ -66,7 +59,6 @@ export function computeChanged(
     }
   }
 
-  // dependents of re-evaluated edges, and items on a stuck cycle before or now
   const touched = previous.scratch.touched?.length === n ? previous.scratch.touched.fill(0) : new Uint8Array(n);
   resolution.resolveChanged(items, blockerFacts, changedList, isCandidate, touched);
   const cycles: number[][] = [];
@@ -121,9 +113,6 @@ export function computeChanged(
   };
 }
 
-// How this run's items line up with the previous run's: the new position of each previous position (-1: gone) and
-// the positions whose object is not the previous one's (new or replaced), ascending and as a mask. `oldOf` and `newOf`
-// are null when every position holds the same id as before.
 interface Reshape {
   index: ItemIndex;
   oldOf: Int32Array | null;
@@ -132,8 +121,7 @@ interface Reshape {
   mask: Uint8Array;
 }
 
-// null when an id repeats in either run: a later duplicate is no item at all, so its position would not say which
-// previous one it is.
+// null when an id repeats: a later duplicate is no item, so its position would not say which previous one it is.
 function reshape(
   items: readonly FrontierInputItem[],
   previous: FrontierState,
@@ -165,14 +153,8 @@ function reshape(
   return { index, oldOf, newOf, changed, mask };
 }
 
-// A run after items came, went or were replaced and edges came or went (a new item with its dependencies, an item
-// leaving for a terminal status or coming back, a dependency added or removed): the previous state carried over to
-// the items' positions now, a new edge structure with the previous answers of the edges that stayed
-// (EdgeResolution.resolveFrom), the edges of the changed items evaluated again, and only the outputs the change
-// reached rebuilt: the changed items, the dependents of the edges added, removed or answered anew, the items whose
-// unblocks_count or downstream_depth moved (placed again in the rank order: both are rank keys), and the members of a
-// stuck cycle before or now. `inPlace`: the changed positions when every position holds the same id as before. null,
-// before anything is changed, when ids repeat or too many edges changed to be worth it.
+// Edges that stayed keep their answers; only outputs the change reached are rebuilt. null, before anything is
+// changed, when ids repeat or too many edges changed to be worth it.
 export function computeReshaped(
   input: FrontierInput,
   previous: FrontierState,
@@ -195,10 +177,8 @@ export function computeReshaped(
     return null;
   }
   const { index, oldOf, newOf, changed: changedList, mask: changed } = shape;
-  // a previous position's position now (-1: gone)
   const now = (p: number): number => (p < 0 || newOf === null ? p : newOf[p]);
 
-  // the previous results, by position now (the very arrays when no position moved)
   let { isCandidate, outputs, bucket, created, stamp, wipKind } = previous;
   if (oldOf !== null) {
     isCandidate = new Uint8Array(n);
@@ -208,7 +188,6 @@ export function computeReshaped(
     wipKind = new Uint8Array(n);
     // pushed, not `new Array(n)`: a long array made by length alone gets dictionary elements
     outputs = [];
-    // copied by runs of positions that kept their order (all but the few a write moved)
     let v = 0;
     while (v < n) {
       const from = oldOf[v];
@@ -230,7 +209,7 @@ export function computeReshaped(
     }
   }
   let wipActive = previous.wipActive;
-  // list entries that may differ from the previous answer's (see listsAfterEdits); a gone item's has no position
+  // see listsAfterEdits; a gone item's entry has no position
   let edits: ListEdit[] | null = [];
   if (newOf !== null) {
     for (let p = 0; p < newOf.length; p++) {
@@ -242,7 +221,6 @@ export function computeReshaped(
       }
     }
   }
-  // candidates placed again in the rank order: the changed ones, and those whose rank keys moved (rekeyed)
   const moved: number[] = [];
   for (const v of changedList) {
     if (index.keep[v] === 0) {
@@ -268,7 +246,6 @@ export function computeReshaped(
   const resolution = new EdgeResolution(structure, n, input.blockerFacts, previous.resolution.acceptForeignRuns);
   resolution.resolveFrom(previous.resolution, edgeOldOf, items, isCandidate, touched, newOf);
   resolution.resolveChanged(items, input.blockerFacts, changedList, isCandidate, touched);
-  // the dependents of the edges that went
   const went = new Uint8Array(oldEdges.length).fill(1);
   for (let e = 0; e < edges.length; e++) {
     if (edgeOldOf[e] >= 0) went[edgeOldOf[e]] = 0;
@@ -346,7 +323,6 @@ export function computeReshaped(
     cycleReason: run.cycleReason,
     cycles,
     order: placeInOrder(order.subarray(0, kept), moved, rankFacts),
-    // the lists' positions, at the positions now (a gone item's entry is dropped by its edit)
     listPositions:
       newOf === null ? previous.listPositions : (previous.listPositions?.map((list) => list.map(now)) ?? null),
     edits: edits !== null && edits.length <= EDITS_IN_PLACE ? edits : null,
@@ -354,14 +330,12 @@ export function computeReshaped(
   };
 }
 
-// The indices (ascending) at which `wanted` stamps sit in a list's stamps; every one is there.
 function indicesOfStamps(stamps: Float64Array, wanted: readonly number[]): number[] {
   const found: number[] = [];
   if (wanted.length === 0) {
     return found;
   }
   if (wanted.length === 1) {
-    // the usual case, one entry: a plain scan
     const stamp = wanted[0];
     for (let i = 0; i < stamps.length; i++) {
       if (stamps[i] === stamp) {
@@ -383,11 +357,8 @@ function indicesOfStamps(stamps: Float64Array, wanted: readonly number[]): numbe
   return found;
 }
 
-// The lists after a write that changed a few entries (state.edits): each list is the previous one with those entries
-// taken out and the affected items of that bucket put back at their rank, copied in runs. Every other item kept its
-// output object, bucket and rank keys, so the lists it leaves are still in rank order. A run thus reads the previous
-// lists in sequence instead of every output by position in rank order (at 1M items, 8 MB arrays read in scattered
-// order: 70-90 ms a run).
+// Every item not in state.edits kept its output, bucket and rank keys, so the previous lists stay in rank order
+// less the edits: reading them in sequence avoids a cache miss per output that a rank-order walk would cost.
 export function listsAfterEdits(state: FrontierState, edits: readonly ListEdit[]): Lists {
   const { isCandidate, bucket, outputs, stamp, structure, index, created } = state;
   const facts: RankFacts = {
@@ -410,7 +381,6 @@ export function listsAfterEdits(state: FrontierState, edits: readonly ListEdit[]
       .filter((e) => e.v >= 0 && isCandidate[e.v] === 1 && bucket[e.v] === b)
       .map((e) => e.v)
       .sort((x, y) => compareCandidates(x, y, facts));
-    // the old index of the f-th entry left after the drops
     const oldIndex = (f: number): number => {
       let i = f;
       for (const d of drop) {
@@ -422,7 +392,6 @@ export function listsAfterEdits(state: FrontierState, edits: readonly ListEdit[]
       return i;
     };
     const kept = wasItems.length - drop.length;
-    // each put's new index: the kept entries ranked before it, and the puts before it
     const at = put.map((v, j) => {
       let low = 0;
       let high = kept;
@@ -444,7 +413,6 @@ export function listsAfterEdits(state: FrontierState, edits: readonly ListEdit[]
     let k = 0;
     let i = 0;
     let d = 0;
-    // copies the next `count` kept entries
     const copy = (count: number): void => {
       while (count > 0) {
         while (d < drop.length && drop[d] === i) {

@@ -1,6 +1,5 @@
 import { FrontierInputItem } from './vocabulary';
 
-// Item ids to input positions, for the edges' endpoints.
 export interface ItemIndex {
   ids: Float64Array;
   // 0 = a later duplicate of an earlier id; the first occurrence wins
@@ -56,13 +55,10 @@ export function lookupIndex(index: ItemIndex, id: number): number {
   return (index.map as Map<number, number>).get(id) ?? -1;
 }
 
-// A new items array made from an earlier one by replacing the objects at a few positions (every position keeps its
-// id), as the daemon's graph patch makes one per write. Recorded by the caller (recordItemsPatch), it lets a run with
-// a memo over the earlier array find the changed positions without comparing all of them: at 1M items that walk read
-// two 8 MB arrays, ~20 ms a run. The earlier array is held weakly: a patch never keeps an older version alive.
+// Lets a memo run find the changed positions without comparing every one. The earlier array is held weakly so a
+// patch never keeps an older version alive.
 interface ItemsPatch {
   base: WeakRef<readonly FrontierInputItem[]>;
-  // every position whose object may differ from `base`'s (a superset)
   positions: readonly number[];
 }
 
@@ -71,8 +67,7 @@ const patchOf = new WeakMap<readonly FrontierInputItem[], ItemsPatch>();
 // Patches followed back from a run's items to its memo's; past this many a run compares every position.
 const PATCH_CHAIN = 32;
 
-// `items` is `base` with the objects at `positions` replaced, and no other change (same length, same id at every
-// position). The caller keeps that promise: a run trusts it.
+// Same length, same id at every position: the caller keeps that promise and a run trusts it.
 export function recordItemsPatch(
   items: readonly FrontierInputItem[],
   base: readonly FrontierInputItem[],
@@ -81,8 +76,6 @@ export function recordItemsPatch(
   patchOf.set(items, { base: new WeakRef(base), positions });
 }
 
-// The positions that may differ between `items` and `previous`, when `items` was patched from it (directly or
-// through a few patches in between), else null.
 function patchedSince(items: readonly FrontierInputItem[], previous: readonly FrontierInputItem[]): number[] | null {
   const positions: number[] = [];
   let current = items;
@@ -103,16 +96,12 @@ function patchedSince(items: readonly FrontierInputItem[], previous: readonly Fr
   return null;
 }
 
-// The positions that hold another object than in `previous`, ascending, and the same as a mask by position.
 export interface ChangedPositions {
   list: number[];
   mask: Uint8Array;
 }
 
-// Which positions hold another object than in `previous`, when every position still holds the same id (an update in
-// place: the index and everything keyed by position carry over); null when ids were inserted, removed or moved.
-// A recorded patch (recordItemsPatch) names the positions to look at; without one every position is compared.
-// `scratch`: a mask of an earlier run to write into (cleared first) instead of a new one, when it has the length.
+// null when ids were inserted, removed or moved. `scratch`: an earlier run's mask to reuse.
 export function changedInPlace(
   items: readonly FrontierInputItem[],
   previous: readonly FrontierInputItem[],
@@ -139,7 +128,6 @@ export function changedInPlace(
     for (const v of patched) {
       if (mask[v] === 1) {
         list.push(v);
-        // listed once
         mask[v] = 2;
       }
     }

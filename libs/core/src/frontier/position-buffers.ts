@@ -1,7 +1,6 @@
-// Position lists (Int32Array views) that a later run may write into again instead of allocating: at 1M items a fresh
-// 4 MB array a write was external memory that brought the next GC nearer.
+// Reused by a later run instead of allocating: fresh large arrays per write are external memory that brings the next
+// GC nearer.
 
-// A list of `size` positions in a buffer with room for a few more behind it.
 export function withRoom(size: number): Int32Array {
   return new Int32Array(size + (size >> 6) + 64).subarray(0, size);
 }

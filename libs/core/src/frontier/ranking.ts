@@ -6,7 +6,6 @@ const COUNT_LIMIT = 2 ** 22 - 1;
 // integers up to here are exact in a double
 const PACK_LIMIT = 2 ** 53;
 
-// Unknown priority values rank after low.
 export function priorityRank(priority: string): number {
   return priority === 'high' ? 0 : priority === 'medium' ? 1 : priority === 'low' ? 2 : 3;
 }
@@ -15,7 +14,6 @@ export function compareRank(a: FrontierItem, b: FrontierItem): number {
   return rankDifference(a, b).difference;
 }
 
-// The first ranking key on which a and b differ; negative difference = a ranks first.
 export function rankDifference(a: FrontierItem, b: FrontierItem): { key: RankingKey; difference: number } {
   const priority = priorityRank(a.priority) - priorityRank(b.priority);
   if (priority !== 0) {
@@ -38,11 +36,8 @@ export function rankDifference(a: FrontierItem, b: FrontierItem): { key: Ranking
   return { key: 'item_id', difference: a.item_id - b.item_id };
 }
 
-// Ranking keys precomputed once, then one sort: a radix sort from scratch, the adaptive comparison sort when the
-// candidates come close to rank order (a previous run's order: about one comparison each). Each key is packed over
-// the range the candidates actually use: priority, depth and unblocks into one double (counts saturate at 2^22 - 1,
-// so at most 2 + 22 + 22 bits); lifecycle (closer to done first) and created_at into a second one whenever the product
-// of their ranges fits exactly, else they are compared one after the other.
+// A radix sort from scratch, an adaptive comparison sort when candidates come nearly in rank order. Keys are
+// packed over the range used (counts saturate at 2^22 - 1), several into one double whenever their ranges fit.
 export function rankCandidates(candidates: number[], facts: RankFacts, presorted = false): void {
   const { items, ids, depth, unblocks, created } = facts;
   const n = items.length;
@@ -99,17 +94,14 @@ export function rankCandidates(candidates: number[], facts: RankFacts, presorted
   );
 }
 
-// What the candidates are ranked by besides their input items; by position.
 export interface RankFacts {
   items: readonly FrontierInputItem[];
   ids: Float64Array;
   depth: Int32Array;
   unblocks: Int32Array;
-  // created_at parsed
   created: Float64Array;
 }
 
-// rankCandidates' order, one pair at a time (the same keys, saturated and ordered the same way).
 export function compareCandidates(a: number, b: number, facts: RankFacts): number {
   const { items, depth, unblocks, created } = facts;
   const itemA = items[a];
@@ -141,14 +133,10 @@ export function compareCandidates(a: number, b: number, facts: RankFacts): numbe
   return facts.ids[a] - facts.ids[b];
 }
 
-// The rank order after a write: `kept` (the previous order less the candidates whose keys may have changed, so still
-// in order) with `moved` (those candidates) placed by binary search. Linear copying and a few comparisons each,
-// where a sort of every candidate would compare them all. The order is written in place when the buffer behind
-// `kept` has room after it (the kept entries shifted up in runs, from the last), else into a new buffer with room to
-// spare: at 1M candidates a fresh 4 MB array a write was external memory that brought the next GC nearer.
+// `moved` placed into `kept` by binary search instead of sorting every candidate, in place when the buffer has room
+// (fresh large arrays per write bring the next GC nearer).
 export function placeInOrder(kept: Int32Array, moved: number[], facts: RankFacts): Int32Array {
   moved.sort((a, b) => compareCandidates(a, b, facts));
-  // each moved candidate's place among the kept ones (the kept entries ranked before it)
   const at = new Int32Array(moved.length);
   let from = 0;
   for (let j = 0; j < moved.length; j++) {
@@ -188,12 +176,8 @@ export function placeInOrder(kept: Int32Array, moved: number[], facts: RankFacts
 const MAX_DIGIT_BITS = 16;
 const TWO_32 = 2 ** 32;
 
-// Sorts candidate positions by keys[0], then keys[1], ..., then id, all integers whose spread over the candidates
-// is below 2^53 (ids: any safe integer is fine when they ascend in `candidates`' order; otherwise non-negative ones
-// below 2^53): an LSD radix sort, from the least significant key up, of each key less its minimum in as few stable
-// counting passes as its range needs (digits of at most 16 bits), none for a key every candidate shares. Linear where
-// a comparison sort makes ~n log n calls of a comparator. Returns false (nothing done) when an id does not fit; the
-// caller then sorts by comparison.
+// LSD radix sort (each key less its minimum, digits of at most 16 bits): linear where a comparison sort is
+// n log n. Returns false when an id does not fit, and the caller sorts by comparison.
 export function radixSort(candidates: number[], keys: readonly Float64Array[], ids: Float64Array): boolean {
   const c = candidates.length;
   let idsAscend = true;
@@ -203,7 +187,6 @@ export function radixSort(candidates: number[], keys: readonly Float64Array[], i
       break;
     }
   }
-  // least significant key first: the ids (unless the candidates already come in id order), then the keys
   const passes: Float64Array[] = [];
   if (!idsAscend) {
     for (let k = 0; k < c; k++) {

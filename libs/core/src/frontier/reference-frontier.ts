@@ -16,33 +16,25 @@ import {
   FrontierItem,
 } from './vocabulary';
 
-// compute_frontier as the spec states it (its "Computation (compute_frontier)", steps 1 to 9, and "Ranking"),
-// written to be read, not to be fast: plain arrays and maps, every step over every item and edge, no memo, no typed
-// arrays, quadratic where that is simplest. computeFrontier (compute-frontier.ts) must give exactly this answer for
-// every input, with or without its memo; a property test checks it (reference-frontier.spec.ts). Only for tests and
-// for reading: never on a request's path.
-//
-// Inputs as the store guarantees them: item ids are unique, and so is each (blocker, dependent) pair among the edges
-// (item_dependencies is unique on dependent, blocker and gate point; the edges given are those at activation).
+// compute_frontier as the spec states it ("Computation (compute_frontier)", steps 1 to 9, and "Ranking"), written
+// to be read, not to be fast. Invariant: computeFrontier must give exactly this answer for every input, with or
+// without its memo (reference-frontier.spec.ts). Never on a request's path. Inputs as the store guarantees them: item
+// ids unique, and each (blocker, dependent) pair unique among the activation edges.
 export function referenceFrontier(input: FrontierInput): FrontierComputation {
   const items = input.items;
   const acceptForeignRuns = input.acceptForeignRuns ?? false;
   const byId = new Map<number, FrontierInputItem>();
   for (const item of items) byId.set(item.id, item);
-  // Only edges into an input item say anything about the frontier; their blocker may be any item, or none.
   const edges = input.edges.filter((edge) => byId.has(edge.dependent));
-  // Edges between two different input items make the activation graph (steps 3 and 4, cycles).
   const graphEdges = edges.filter((edge) => byId.has(edge.blocker) && edge.blocker !== edge.dependent);
 
-  // Step 1: candidates are the items in a charge-relevant status, and every item whose blocked flag is set; the
-  // terminal statuses (done, cancelled, stopped, failed) never are.
+  // Step 1: charge-relevant or blocked-flagged items are candidates; terminal statuses never are.
   const chargeRelevant: readonly string[] = CHARGE_RELEVANT_STATUSES;
   const candidates = items.filter(
     (item) => !isTerminalStatus(item.status) && (item.blocked || chargeRelevant.includes(item.status)),
   );
 
-  // Step 2: hard-block resolution. Each edge's satisfaction condition is evaluated against its blocker's facts; the
-  // unsatisfied ones are the dependent's blockers, in edge order, each with its reason.
+  // Step 2: unsatisfied edges are the dependent's blockers, in edge order, each with its reason.
   const isUnsatisfied = (edge: FrontierEdge): boolean =>
     !isSatisfied(parseSatisfaction(edge.satisfaction), input.blockerFacts.get(edge.blocker), { acceptForeignRuns });
   const reasonOf = (edge: FrontierEdge): string => {
@@ -57,8 +49,7 @@ export function referenceFrontier(input: FrontierInput): FrontierComputation {
   const unblocksCount = (item: FrontierInputItem): number =>
     graphEdges.filter((edge) => edge.blocker === item.id).length;
 
-  // Step 4: downstream_depth, the longest blocker-to-dependent chain below an item. Edges inside a cycle lead nowhere
-  // deeper: an item's chain continues only to dependents it does not reach back from (not on a cycle with it).
+  // Step 4: the longest blocker-to-dependent chain below an item; edges inside a cycle lead nowhere deeper.
   const reaches = reachability(items, graphEdges);
   const onCycleTogether = (a: number, b: number): boolean => reaches.get(a)!.has(b) && reaches.get(b)!.has(a);
   const depths = new Map<number, number>();
@@ -81,17 +72,14 @@ export function referenceFrontier(input: FrontierInput): FrontierComputation {
     (item) => !item.frozen && (item.status === 'implementing' || item.status === 'reviewing-implementation'),
   ).length;
 
-  // Cycles of unsatisfied edges can never clear on their own: each such cycle (a self-dependency included) is named
-  // once, as its shortest cycle from its first item in input order, and every item on it carries that name.
+  // Each cycle of unsatisfied edges is named once, as its shortest cycle from its first item in input order.
   const { cycles, cycleReason } = stuckCycles(
     items,
     edges.filter((edge) => byId.has(edge.blocker) && isUnsatisfied(edge)),
   );
 
-  // Step 6: the item's status-based adapter from its pinned workflow (stageAdapter) is given by the caller.
-  // Step 7: reclassification. An item with an unsatisfied activation edge, or with its blocked flag set, waits: adapter
-  // wait, its blockers in blocked_by and every reason in blocked_reasons (the operator's block first, then the cycle it
-  // is stuck on, then each unsatisfied edge).
+  // Step 7: an item with an unsatisfied activation edge or its blocked flag set waits; reasons in order: the
+  // operator's block, the stuck cycle, then each unsatisfied edge.
   const toFrontierItem = (item: FrontierInputItem): FrontierItem => {
     const unsatisfied = unsatisfiedInto(item);
     const waiting = unsatisfied.length > 0 || item.blocked;
@@ -130,9 +118,8 @@ export function referenceFrontier(input: FrontierInput): FrontierComputation {
   const blocked = ranked.filter((item) => !item.frozen && (item.blocked_flag || item.blocked_by.length > 0));
   const runnable = ranked.filter((item) => !item.frozen && !item.blocked_flag && item.blocked_by.length === 0);
 
-  // Step 9: the WIP cap limits new starts of conduct work. Runnable conduct items (adapter conduct, or advance for an
-  // issue's implementation re-entry) are admitted in rank order: one already implementing or reviewing-implementation
-  // is counted in wip_active already and always eligible; any other takes one of the remaining slots, or is suppressed.
+  // Step 9: the WIP cap limits new starts of conduct work in rank order; re-entry (already implementing or
+  // reviewing-implementation) is counted in wip_active already and always eligible.
   const wipCap = Number.isFinite(input.wipCap) ? Math.max(0, Math.floor(input.wipCap)) : 30;
   const remaining = Math.max(0, wipCap - wipActive);
   const eligible: FrontierItem[] = [];
@@ -163,9 +150,8 @@ export function referenceFrontier(input: FrontierInput): FrontierComputation {
   };
 }
 
-// Ranking (the runnable bucket's order, and the other buckets'): priority (high, medium, low, then anything else),
-// downstream_depth (larger first), unblocks_count (larger first), lifecycle stage (closer to done first; an unknown
-// stage last), created_at (older first; an unreadable one last), then the internal id, so that the order is total.
+// Ranking: priority (high, medium, low, then anything else), downstream_depth and unblocks_count (larger first),
+// lifecycle stage (closer to done first, unknown last), created_at (older first, unreadable last), then id.
 function byRank(a: FrontierItem, b: FrontierItem): number {
   const priority = (item: FrontierItem): number => {
     const rank = ['high', 'medium', 'low'].indexOf(item.priority);
@@ -186,8 +172,7 @@ function byRank(a: FrontierItem, b: FrontierItem): number {
   return 0;
 }
 
-// For each item, the items reachable from it through the edges (blocker to dependent), itself excluded unless a
-// cycle leads back to it.
+// Itself excluded unless a cycle leads back to it.
 function reachability(items: readonly FrontierInputItem[], edges: readonly FrontierEdge[]): Map<number, Set<number>> {
   const reaches = new Map<number, Set<number>>();
   for (const item of items) {
@@ -207,9 +192,8 @@ function reachability(items: readonly FrontierInputItem[], edges: readonly Front
   return reaches;
 }
 
-// The cycles made of the given (unsatisfied, between input items) edges: for each set of items on a cycle together,
-// in the input order of its first item, the shortest cycle from that item (breadth-first over its edges in edge order,
-// staying among the set), as internal ids with the first repeated last; and the reason every item of the set carries.
+// Per set of items on a cycle together, in the input order of its first item: the shortest cycle from that item
+// (breadth-first in edge order, within the set), first id repeated last, and the reason every member carries.
 function stuckCycles(
   items: readonly FrontierInputItem[],
   edges: readonly FrontierEdge[],
@@ -240,7 +224,6 @@ function shortestCycle(start: number, edges: readonly FrontierEdge[], among: Set
     for (const edge of edges) {
       if (edge.blocker !== from || !among.has(edge.dependent)) continue;
       if (edge.dependent === start) {
-        // back from the last item to the first along the breadth-first tree
         const between: number[] = [];
         for (let at = from; at !== start; at = parent.get(at)!) between.unshift(at);
         return [start, ...between, start];

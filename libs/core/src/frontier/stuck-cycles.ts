@@ -4,10 +4,8 @@ import type { EdgeResolution } from './edge-resolution';
 import type { EdgeStructure } from './edge-structure';
 import { FrontierInputItem } from './vocabulary';
 
-// Apart from depth.ts (which edge-structure.ts uses): naming the stuck cycles needs the structure and the resolution,
-// and depth.ts importing edge-structure.ts back made the two files a loop.
-// Cycles made only of unsatisfied edges can never clear on their own: one named cycle per such component,
-// shared by all its members.
+// Apart from depth.ts: depth.ts importing edge-structure.ts back would make the two files a loop.
+// Cycles of unsatisfied edges can never clear on their own: one named cycle per component, shared by its members.
 export function namedStuckCycles(
   items: readonly FrontierInputItem[],
   structure: EdgeStructure,

@@ -1,5 +1,3 @@
-// Timestamps on the hot path: ISO 8601 and PostgreSQL text parsed without allocating.
-
 const ZONE_SUFFIX = /(?:[zZ]|[+-]\d{2}(?::?\d{2})?)$/;
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 const MS_PER_DAY = 86_400_000;
@@ -26,7 +24,6 @@ function daysFromCivil(year: number, month: number, day: number): number {
   return era * 146097 + dayOfEra - 719468;
 }
 
-// `YYYY-MM-DD[T ]HH:MM:SS[.fraction][Z|±HH|±HHMM|±HH:MM]` (ISO 8601 and PostgreSQL text) without allocating.
 // NaN when the text has another shape; Infinity when it has this shape but names no real instant.
 function parseIsoTimestamp(text: string): number {
   const length = text.length;
@@ -107,8 +104,7 @@ function parseIsoTimestamp(text: string): number {
   return local - offsetMinutes * 60_000;
 }
 
-// Milliseconds since the epoch; a timestamp without a zone is read as UTC (never as the host's local time).
-// Unparseable values sort after every valid timestamp.
+// A zoneless timestamp is UTC, never the host's local time; unparseable values sort after every valid one.
 export function parseTimestamp(value: string): number {
   if (typeof value !== 'string' || value.length === 0) {
     return Infinity;
@@ -122,10 +118,8 @@ export function parseTimestamp(value: string): number {
   return Number.isNaN(ms) ? Infinity : ms;
 }
 
-// Already zoneless UTC with milliseconds (what the repository selects): the hot path returns it untouched.
 const ZONELESS_ISO = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}$/;
 
-// ISO 8601 in UTC with milliseconds and no zone suffix, e.g. 2026-01-01T00:00:00.000.
 export function toZonelessIso(value: string): string {
   if (value.length === 23 && ZONELESS_ISO.test(value)) {
     return value;

@@ -1,7 +1,5 @@
 import type { BlockerFacts } from '../dependencies/satisfaction';
 
-// The frontier's vocabulary: adapters, priorities, statuses, and the in-process and wire shapes.
-
 export const ADAPTER_CATEGORIES = [
   'refine',
   'shepherd',
@@ -40,10 +38,8 @@ export interface StageAdapters {
   epic: AdapterCategory;
 }
 
-// Default status → adapter table for workflow definitions. Issues skip maturation: a refined or planning
-// issue is ready to conduct, an epic at those stages needs shepherding. An issue already implementing or
-// under implementation review is implement re-entry (advance); an epic there keeps dispatching its tasks
-// (conduct), which is the work the WIP cap suppresses.
+// Issues skip maturation. An issue implementing or in implementation review is re-entry (advance); an epic there
+// keeps dispatching its tasks (conduct), the work the WIP cap suppresses.
 export const DEFAULT_STAGE_ADAPTERS: Readonly<Record<string, StageAdapters>> = {
   idea: { issue: 'refine', epic: 'refine' },
   'refining-idea': { issue: 'refine', epic: 'refine' },
@@ -85,9 +81,8 @@ export interface FrontierInputItem {
   blocked: boolean;
   blockedReason: string | null;
   createdAt: string;
-  // status-based adapter from the item's pinned workflow definition, computed by the caller
   stageAdapter: AdapterCategory;
-  // position of the status in its workflow's stage order; larger = closer to done
+  // larger = closer to done
   lifecycleRank: number;
   isEpic: boolean;
 }
@@ -100,7 +95,6 @@ export interface FrontierEdge {
 
 export interface FrontierInput {
   items: readonly FrontierInputItem[];
-  // activation-gate edges only
   edges: readonly FrontierEdge[];
   blockerFacts: ReadonlyMap<number, BlockerFacts>;
   wipCap: number;
@@ -137,11 +131,10 @@ export interface FrontierComputation {
   wip_cap: number;
   wip_active: number;
   conduct_eligible: FrontierItem[];
-  // remaining start capacity: max(0, wip_cap - wip_active)
+  // max(0, wip_cap - wip_active)
   wip_remaining: number;
-  // runnable conduct work held back by the cap, in rank order
   wip_suppressed: FrontierItem[];
-  // cycles of unsatisfied activation edges among the input items (internal ids, first id repeated last)
+  // internal ids, first id repeated last
   cycles: number[][];
 }
 

@@ -4,16 +4,15 @@ import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class
 import { toInt } from '../../common/transforms';
 import { FrontierQueryDto } from './frontier.dto';
 
-// GET /v1/charge/frontier's own parameters (issue 27): a delta since an answer, or the first items of each list.
 export class FrontierReadQueryDto extends FrontierQueryDto {
-  // the ETag of an answer the client holds, quoted or not
+  // quoted or not
   @IsOptional()
   @IsString()
   @MaxLength(80)
   @Matches(/^(W\/)?"?[A-Za-z0-9_-]+"?$/, { message: 'since must be an ETag of an earlier answer' })
   since?: string;
 
-  // the first `limit` items of each list (a first screen before the whole answer)
+  // a first screen before the whole answer
   @IsOptional()
   @Transform(toInt)
   @IsInt({ message: 'limit must be a whole number' })

@@ -1,10 +1,7 @@
 import { DeploymentHalt } from '@app/core';
 
-// The frontier's one read of deployment halts (issue 15): the project's halted runs of a flow, per carried item, kept
-// when no newer run of a flow carries the item (the newest one is the authority, as the deployment_complete gate and
-// svc approve pick it). Halted runs are few (a partial index finds them); the newer-run check uses the carried-items
-// index. Read whole on a full load and whenever a deployment row (run, environment, flow or approval) was written or
-// deleted.
+// Halted runs kept per carried item only when no newer run of a flow carries it (the newest is the authority, as
+// for the deployment_complete gate and svc approve). Both lookups use indexes.
 export const DEPLOYMENT_HALTS_SQL = `
   SELECT x.item_id, r.id AS run_id, r.halt_kind AS kind, r.halt_stage AS stage,
          COALESCE(r.halt_missing, '[]'::jsonb) AS missing,

@@ -1,27 +1,20 @@
 import { BlockerFacts } from '@app/core';
 
-// Ids spanning more than MAX_SPREAD slots per id, plus MIN_RANGE (so that a small project's ids a few thousand apart
-// still qualify), are too sparse for an array: the facts go to a plain Map.
+// MIN_RANGE lets a small project's ids a few thousand apart still use an array.
 const MAX_SPREAD = 4;
 const MIN_RANGE = 4096;
 
-// A project's blocker facts by item id, for the core's hottest lookup (one per blocker per run). Item ids are the
-// serial keys of one table, so a project's candidates and their outside blockers fill most of a range: an array
-// indexed by id less the smallest is read in id order, where a Map of ~90k entries hashes every lookup to a
-// scattered bucket (~6 ms of the 100k core's ~65, measured). Ids outside the range given at creation, or not safe
-// integers, are kept in a Map beside it. Built once by the graph builder, read-only after (ReadonlyMap).
-// Iteration is in insertion order, as a Map's.
+// A project's blocker facts by item id, for the core's hottest lookup. Item ids are serial keys, so a project's
+// ids fill most of a range: an array indexed by id is read in id order, where a Map hashes every lookup to a
+// scattered bucket. Ids outside the range, or not safe integers, spill into a Map. Iterates in insertion order.
 export class FactsById implements ReadonlyMap<number, BlockerFacts> {
   private constructor(
     private readonly low: number,
     private readonly slots: (BlockerFacts | undefined)[],
     private readonly spill: Map<number, BlockerFacts>,
-    // ids in insertion order, for iteration
     private readonly order: number[],
   ) {}
 
-  // Facts for the rows of `lists` (keyed by their ids): by array when the ids are integers spread over a range at most
-  // a few times their count, else a plain Map.
   static forRows(...lists: readonly (readonly { id: number }[])[]): FactsById | Map<number, BlockerFacts> {
     let low = Infinity;
     let high = -Infinity;
@@ -43,7 +36,6 @@ export class FactsById implements ReadonlyMap<number, BlockerFacts> {
     return new FactsById(low, slots, new Map(), []);
   }
 
-  // This map with `entries` set over a copy of it, less the ids `without`.
   with(entries: Iterable<[number, BlockerFacts]>, without: ReadonlySet<number> = new Set()): FactsById {
     const order = without.size === 0 ? this.order.slice() : this.order.filter((id) => !without.has(id));
     const copy = new FactsById(this.low, this.slots.slice(), new Map(this.spill), order);

@@ -29,25 +29,16 @@ import { elapsedMs, FrontierObserver } from './frontier-observer';
 import { FrontierSerializer, SerializedFrontier } from '../wire/frontier-serializer';
 import { parseWorkflowStages, WorkflowStages } from './workflow-stages';
 
-// The graph cache: each project's frontier inputs (a ProjectGraph), loaded once and then brought up to date by
-// reading only the rows written since (see the ChangeTracking migration and docs/frontier-read-path.md).
-
-// One computed state of a project's graph. Never changed once published: a refresh publishes a new version, so a
-// result serialized from an older graph can never be stored under a newer one.
+// Never changed once published, so a result serialized from an older graph can never be stored under a newer one.
 export interface GraphVersion {
-  // changes whenever the graph changes (a cheap validator for the serialized results)
   fingerprint: string;
   graph: ProjectGraph;
-  // the serialized FrontierResult (with its strong ETag) and its FrontierComputed counts, per wip_cap
   results: Map<number, SerializedFrontier>;
   counts: Map<number, FrontierCounts>;
-  // shared by the successive versions of one cached graph: unchanged items keep their JSON across versions
   serializer: FrontierSerializer;
-  // compute_frontier's memo of its last run over this cached graph (unchanged items keep their output object)
   memo: FrontierMemo;
 }
 
-// The FrontierComputed event's counts of one computation (kept per wip_cap with a version's serialized result).
 export interface FrontierCounts {
   counts: { runnable: number; blocked: number; frozen: number; conduct_eligible: number };
   wip_cap: number;
@@ -58,13 +49,10 @@ export interface FrontierCounts {
 
 interface CachedGraph {
   current: GraphVersion;
-  // the rows the graph is built from, brought up to date by reading only what changed
   state: GraphState;
-  // what the last build derived from each unchanged row object
   reuse: GraphReuse;
   projectKey: string;
   options: LoadOptions;
-  // refreshes of one entry run one at a time
   lock: Promise<unknown>;
   // a refresh failed part-way: the state is no longer trusted and the next refresh reloads it
   broken?: boolean;
@@ -73,7 +61,6 @@ interface CachedGraph {
 // Tombstones are kept an hour: a graph refreshed within that reads its deletions as a delta, an older one reloads.
 export const TOMBSTONE_RETENTION_SECONDS = 3600;
 
-// Projects whose loaded graph is kept between reads (a 100k-item graph is a few hundred MB at most).
 const GRAPH_CACHE_PROJECTS = 4;
 
 export interface LoadOptions {
@@ -88,19 +75,15 @@ export const ACTIVATION_ONLY: LoadOptions = { gates: ['activation'], rationale: 
 export class FrontierGraphCache {
   // Workflow versions are immutable, so a parsed version never goes stale on any replica.
   private readonly workflowCache = new Map<number, WorkflowStages>();
-  // Loaded graphs, refreshed from the rows written since they were read (see the ChangeTracking migration).
   private readonly graphCache = new Map<string, CachedGraph>();
   private generation = 0;
 
   constructor(
     private readonly repository: FrontierRepository,
     private readonly dependencyFacts: DependencyFactsService,
-    // defaulted for the benchmarks and integration tests that build the cache by hand
     private readonly observer: FrontierObserver = new FrontierObserver(),
   ) {}
 
-  // The current version of a project's cached graph (loaded, or refreshed from what was written since); `reused`
-  // when nothing changed.
   async cachedGraph(project: ProjectRow, options: LoadOptions): Promise<{ version: GraphVersion; reused: boolean }> {
     const projectKey = JSON.stringify(project);
     const key = `${project.id}|${options.gates.join(',')}|${options.rationale}|${options.inFlightRuns}`;
@@ -147,12 +130,10 @@ export class FrontierGraphCache {
     return { fingerprint: `${++this.generation}`, graph, results: new Map(), counts: new Map(), serializer, memo };
   }
 
-  // The next version of an entry's graph, sharing its serializer and memo.
   private next(entry: CachedGraph, graph: ProjectGraph): GraphVersion {
     return this.version(graph, entry.current.serializer, entry.current.memo);
   }
 
-  // Brings a cached graph up to date by reading only the rows written since its watermark; true when it changed.
   private async refresh(entry: CachedGraph): Promise<boolean> {
     try {
       return await this.applyChanges(entry);
@@ -193,7 +174,6 @@ export class FrontierGraphCache {
     } else {
       let changed = outcome.changed;
       if (changed && !outcome.shape && !changes.delivery) {
-        // candidates replaced in place, nothing else: patch the graph at their positions
         const rows = outcome.updated.map((id) => state.candidates.get(id)!);
         const known = entry.current.graph.workflows;
         if (rows.every((row) => known.has(row.workflow_version_id))) {
@@ -244,9 +224,7 @@ export class FrontierGraphCache {
     return true;
   }
 
-  // The graph grown at its ends by the delta's new candidates and edges (a new item, a new dependency), or null when
-  // one of them does not come after the graph's (ids ascending), names a blocker the state has not read, uses
-  // fact:deployed (delivery rows to read) or a workflow version the graph has not loaded.
+  // null when the delta needs more than growing at the ends (see growProjectGraph).
   private grownGraph(entry: CachedGraph, outcome: DeltaOutcome): ProjectGraph | null {
     const { state } = entry;
     const graph = entry.current.graph;
@@ -265,9 +243,7 @@ export class FrontierGraphCache {
     return growProjectGraph(graph, rows, edges, graph.workflows, entry.reuse);
   }
 
-  // The graph with the delta's candidates (back from a terminal status, or new) and their edges taken in among the
-  // others, or null when delivery rows are loaded (a returning item's deployments), an edge uses fact:deployed or
-  // names a blocker the state has not read, or a candidate's workflow version is one the graph has not loaded.
+  // null when delivery rows, fact:deployed, an unread blocker or an unloaded workflow version are involved.
   private joinedGraph(entry: CachedGraph, outcome: DeltaOutcome): ProjectGraph | null {
     const { state } = entry;
     const graph = entry.current.graph;
@@ -283,9 +259,7 @@ export class FrontierGraphCache {
     return joinProjectGraph(graph, rows, edges, graph.workflows, entry.reuse);
   }
 
-  // The graph less the candidates that left for a terminal status (and the edges they were the dependent of), or
-  // null when delivery rows are loaded (the edges that went may have been why) or a departed item's workflow version
-  // is one the graph has not loaded. The state's outside blockers follow the graph's.
+  // null when delivery rows are loaded (the departed edges may have been why) or a workflow version is not loaded.
   private shrunkGraph(entry: CachedGraph, outcome: DeltaOutcome): ProjectGraph | null {
     const { state } = entry;
     const graph = entry.current.graph;
@@ -297,8 +271,7 @@ export class FrontierGraphCache {
     return shrunk;
   }
 
-  // A full load of one project's rows; the watermark is read first, so a write committing meanwhile is read again
-  // by the next refresh.
+  // The watermark is read first, so a write committing meanwhile is read again by the next refresh.
   private async loadState(project: ProjectRow, options: LoadOptions): Promise<GraphState> {
     const watermark = await this.repository.watermark();
     const [candidates, edges, outside] = await Promise.all([
@@ -312,7 +285,6 @@ export class FrontierGraphCache {
     return state;
   }
 
-  // Delivery facts (runs and environments) are read whole, and only when some edge uses fact:deployed.
   private async loadDelivery(state: GraphState, options: LoadOptions): Promise<void> {
     const edges = [...state.edges.values()];
     if (!usesDeployedForm(edges)) {
@@ -357,17 +329,15 @@ export class FrontierGraphCache {
     );
   }
 
-  // Tombstones older than the retention are deleted; a cached graph older than them reloads on its next read.
+  // A cached graph older than the tombstones deleted reloads on its next read.
   pruneTombstones(retentionSeconds = TOMBSTONE_RETENTION_SECONDS): Promise<number> {
     return this.repository.pruneTombstones(retentionSeconds);
   }
 
-  // A full load, bypassing the cache (benchmarks and the incremental-refresh property test compare against it).
   async loadGraph(project: ProjectRow, options: LoadOptions = ACTIVATION_ONLY): Promise<ProjectGraph> {
     return this.buildGraph(await this.loadState(project, options));
   }
 
-  // The cached graph of a project, brought up to date (what every frontier read computes from).
   async currentGraph(project: ProjectRow, options: LoadOptions = ACTIVATION_ONLY): Promise<ProjectGraph> {
     return (await this.cachedGraph(project, options)).version.graph;
   }

@@ -12,23 +12,19 @@ import {
 } from './frontier.repository';
 import { DeploymentHaltRow } from './deployment-halts';
 
-// The rows one project's frontier graph is built from, kept between reads so that a write costs a delta, not a
-// reload. `watermark` is the oldest transaction running when these rows were last read (see FrontierRepository).
+// Kept between reads so that a write costs a delta, not a reload. `watermark` is the oldest transaction running
+// when these rows were last read (see FrontierRepository).
 export interface GraphState {
   project: ProjectRow;
   gates: readonly string[];
   watermark: string;
-  // non-terminal items of the project
   candidates: Map<number, CandidateRow>;
-  // blockers of loaded edges that are not candidates: terminal items and other projects' items
   outside: Map<number, BlockerRow>;
-  // edges at the wanted gates whose dependent is a candidate, by item_dependencies.id
   edges: Map<number, EdgeRow>;
   runs: RunRow[];
   environments: EnvironmentRow[];
-  // halted deployment runs of the project's items (issue 15), re-read when a deployment row changes
   halts: DeploymentHaltRow[];
-  // referenced blockers read and found missing (ids are never reused, so they stay missing)
+  // ids are never reused, so they stay missing
   absent: Set<number>;
 }
 
@@ -40,26 +36,16 @@ export interface GraphDelta {
 
 export interface DeltaOutcome {
   changed: boolean;
-  // a TRUNCATE (or anything the delta cannot express): reload the project
   reload: boolean;
-  // items that just became candidates: their edges must be read
   newCandidates: number[];
-  // candidates whose row was replaced in place (same id, still a candidate)
   updated: number[];
-  // anything but in-place updates of candidates changed: candidates, edges or outside blockers came or went, or an
-  // outside blocker changed (the graph is rebuilt rather than patched)
+  // the graph is rebuilt rather than patched
   shape: boolean;
-  // candidates and edges only came (none went, was replaced or changed, and no outside blocker did): the graph may
-  // grow at its ends; `addedEdges` are the edges new to the state
   additive: boolean;
-  // as additive, but the candidates that came may include outside blockers back from a terminal status (whose
-  // facts become a candidate's): the graph may take them in among the others
+  // as additive, but may include outside blockers back from a terminal status (their facts become a candidate's)
   joining: boolean;
   addedEdges: EdgeRow[];
-  // candidates of the project that left for a terminal status (each kept as an outside blocker for now)
   departed: number[];
-  // candidates only left for a terminal status, taking their own edges (nothing else changed): the graph may shrink
-  // in place
   subtractive: boolean;
 }
 
@@ -162,7 +148,6 @@ function toBlocker(row: ChangedItemRow): BlockerRow {
   };
 }
 
-// Applies written and deleted rows to the state. Re-reading a row already applied changes nothing.
 export function applyDelta(state: GraphState, delta: GraphDelta): DeltaOutcome {
   const outcome: DeltaOutcome = {
     changed: false,
@@ -206,7 +191,6 @@ export function applyDelta(state: GraphState, delta: GraphDelta): DeltaOutcome {
           outcome.additive = outcome.joining = false;
         }
       }
-      // an outside blocker back among the candidates (a status back from terminal)
       if (state.outside.delete(row.id)) {
         outcome.changed = outcome.shape = true;
         outcome.additive = outcome.subtractive = false;
@@ -219,9 +203,7 @@ export function applyDelta(state: GraphState, delta: GraphDelta): DeltaOutcome {
         if (row.project === projectId) outcome.departed.push(row.id);
         else outcome.subtractive = false;
       }
-      // kept as an outside blocker for now; settleOutside drops it if no edge names it. A row the state never held
-      // (another project's item, a terminal one) is named by no loaded edge: an edge written with it comes in this
-      // delta, and settleOutside reads what such an edge names.
+      // kept as an outside blocker until settleOutside finds no edge naming it
       const before = state.outside.get(row.id);
       if (before === undefined && !leftCandidates.has(row.id) && !state.absent.has(row.id)) continue;
       if (!same(before, toBlocker(row), BLOCKER_FIELDS)) {
@@ -257,7 +239,6 @@ export function applyDelta(state: GraphState, delta: GraphDelta): DeltaOutcome {
   return outcome;
 }
 
-// Returns the edges new to the state.
 export function addEdges(state: GraphState, edges: readonly EdgeRow[]): EdgeRow[] {
   const added: EdgeRow[] = [];
   for (const edge of edges) {
@@ -269,8 +250,7 @@ export function addEdges(state: GraphState, edges: readonly EdgeRow[]): EdgeRow[
   return added;
 }
 
-// Outside blockers become exactly the non-candidate blockers of the loaded edges. Returns the ids still to read
-// (a blocker that no longer exists stays unread: its facts are absent, as on a full load).
+// Returns the ids still to read (a vanished blocker stays unread: its facts are absent, as on a full load).
 export function settleOutside(state: GraphState): { missing: number[]; changed: boolean } {
   const referenced = new Set<number>();
   for (const edge of state.edges.values()) if (!state.candidates.has(edge.blocker)) referenced.add(edge.blocker);
@@ -288,7 +268,7 @@ export function addOutside(state: GraphState, requested: readonly number[], rows
   for (const id of requested) if (!state.outside.has(id) && !state.candidates.has(id)) state.absent.add(id);
 }
 
-// Ids ascending; Map order already is after most refreshes (new rows have the largest ids), so check first.
+// Map order is already ascending after most refreshes (new rows have the largest ids), so check first.
 function byId<T extends { id?: number }>(rows: Iterable<T>): T[] {
   const list = [...rows];
   for (let i = 1; i < list.length; i++) {
@@ -297,7 +277,7 @@ function byId<T extends { id?: number }>(rows: Iterable<T>): T[] {
   return list;
 }
 
-// The rows in a fixed order (ids ascending), so a refreshed graph and a full load are identical inputs.
+// A fixed order, so a refreshed graph and a full load are identical inputs.
 export function stateRows(state: GraphState): { candidates: CandidateRow[]; edges: EdgeRow[]; outside: BlockerRow[] } {
   return {
     candidates: byId(state.candidates.values()),

@@ -13,32 +13,23 @@ import { FactsById } from './facts-by-id';
 import { BlockerRow, CandidateRow, EdgeRow, EnvironmentRow, ProjectRow, RunRow } from './frontier.repository';
 import { lifecycleRankOf, stageAdapterOf, WorkflowStages } from './workflow-stages';
 
-// One project's frontier inputs, in the core's in-process shapes (internal ids; refs alongside).
 export interface ProjectGraph {
   project: ProjectRow;
   items: FrontierInputItem[];
-  // activation edges (the frontier computation's input)
   activation: FrontierEdge[];
-  // every loaded edge with its gate point and rationale (frontier.list)
   edges: EdgeRow[];
   facts: ReadonlyMap<number, BlockerFacts>;
   workflows: Map<number, WorkflowStages>;
-  // environment name → registered for that project, with its delivery-flow reach
   environments: Map<string, Map<string, EnvironmentRow>>;
   runs: RunRow[];
-  // item → its deployment pipeline halt (applied after compute_frontier by applyDeploymentHalts)
   halts: ReadonlyMap<number, DeploymentHalt>;
-  // projects of blockers outside the candidate set
   blockerProjects: Map<number, string>;
   refOf: (id: number) => string | undefined;
-  // the facts refOf reads (a grown or shrunk graph points it at its own: see growProjectGraph)
   refSource?: RefSource;
-  // position of each candidate in `items`, built on the first patch and shared by the patched versions
   positions?: Map<number, number>;
 }
 
-// What refOf reads: the graph's facts, then the refs of items that left them since the last build (a ref is an
-// item's for good, so an older version still answers the refs it wrote).
+// A ref is an item's for good, so an older version still answers the refs it wrote.
 export interface RefSource {
   facts: ReadonlyMap<number, BlockerFacts>;
   retired?: Map<number, string>;
@@ -62,41 +53,32 @@ export interface GraphRows {
   runs: RunRow[];
   environments: EnvironmentRow[];
   halts?: ReadonlyMap<number, DeploymentHalt>;
-  // projects of another organization than `project`: their items gate this project's as blockers but are sealed
-  // (title, status and delivery withheld; issue 36)
+  // projects of another organization: their items gate this project's as blockers but are sealed
   foreignProjects?: ReadonlySet<string>;
 }
 
-// What the last build of a project's state derived from its rows, position by position, for the next build: rows a
-// refresh left untouched keep their object, so their input item and facts are taken over instead of rebuilt (an edge
-// row is its own activation edge). Rows are in id order in both builds, so a side-by-side walk finds them
-// (alignItems) at no hashing cost; keyed by row object (WeakMaps) this cost ~50 ms of a 100k-item project's first
-// build and ephemeron work in every full GC. Facts also depend on the delivery rows, so they are reused only while
-// those are the same arrays.
+// Untouched rows keep their object, so their input item and facts are taken over; rows are in id order in both
+// builds, so a side-by-side walk finds them without hashing (WeakMaps cost build time and ephemeron work per full GC).
 export class GraphReuse {
   candidates: readonly CandidateRow[] = [];
   items: readonly FrontierInputItem[] = [];
   candidateFacts: readonly BlockerFacts[] = [];
-  // rows and facts replaced by patches since `candidates` and `candidateFacts` were set, laid over them when the next
-  // build reads them (settle): copying both per patch cost ~50 ms at 1M items
+  // laid over `candidates` and `candidateFacts` on the next build: copying both per patch is too slow at scale
   private pending: { at: number; row: CandidateRow; facts: BlockerFacts }[] = [];
   outside: readonly BlockerRow[] = [];
   outsideFacts: readonly BlockerFacts[] = [];
   runs: RunRow[] | null = null;
   environments: EnvironmentRow[] | null = null;
 
-  // A patch replaced these positions: `items` is the patched graph's.
   patched(
     items: readonly FrontierInputItem[],
     replaced: readonly { at: number; row: CandidateRow; facts: BlockerFacts }[],
   ): void {
     this.items = items;
     for (const r of replaced) this.pending.push(r);
-    // amortized: a long run of patches with no build in between folds them in now and then
     if (this.pending.length > (this.candidates.length >> 3) + 64) this.settle();
   }
 
-  // `candidates` and `candidateFacts` as of `items`.
   settle(): void {
     if (this.pending.length === 0) return;
     const candidates = this.candidates.slice();
@@ -110,7 +92,6 @@ export class GraphReuse {
     this.pending = [];
   }
 
-  // New candidates came after the last ones: `items` is the grown graph's.
   grew(items: readonly FrontierInputItem[], rows: readonly CandidateRow[], facts: readonly BlockerFacts[]): void {
     this.settle();
     this.candidates = [...this.candidates, ...rows];
@@ -118,7 +99,6 @@ export class GraphReuse {
     this.items = items;
   }
 
-  // Candidates at these positions (ascending) left: `items` is the shrunk graph's.
   shrank(items: readonly FrontierInputItem[], at: readonly number[]): void {
     this.settle();
     this.candidates = withoutPositions(this.candidates, at);
@@ -126,7 +106,6 @@ export class GraphReuse {
     this.items = items;
   }
 
-  // Candidates came among the others (`rows` and their `facts` in id order): `items` is the graph's with them.
   joined(items: readonly FrontierInputItem[], rows: readonly CandidateRow[], facts: readonly BlockerFacts[]): void {
     this.settle();
     const candidates: CandidateRow[] = [];
@@ -149,14 +128,12 @@ export class GraphReuse {
     this.items = items;
   }
 
-  // A build set every array afresh.
   built(): void {
     this.pending = [];
   }
 }
 
-// `list` without the entries at `at` (positions ascending), in one copy: a few taken out of a copy of the whole (one
-// block move each, where pushing every entry cost ~1 ms per 66k-entry array), many by copying what is left.
+// A few taken out of a whole copy (one block move each), many by copying what is left.
 function withoutPositions<T>(list: readonly T[], at: readonly number[]): T[] {
   if (at.length <= 16) {
     const copy = list.slice();
@@ -173,7 +150,6 @@ function withoutPositions<T>(list: readonly T[], at: readonly number[]): T[] {
   return out;
 }
 
-// A candidate row's input item and facts (its facts as a blocker of other candidates).
 function candidateInputs(
   row: CandidateRow,
   projectId: string,
@@ -212,9 +188,7 @@ function candidateInputs(
   return { item, facts };
 }
 
-// Blocker facts of a patched graph: the replaced entries over the full map of the last build (never mutated), less
-// the ids that left it (`gone`, disjoint from `top`). Only get and has are on the hot path; the rest reads a merged
-// copy.
+// Replaced entries over the last build's map (never mutated), less `gone`. Only get and has are on the hot path.
 export class PatchedFacts implements ChangeAwareFacts {
   constructor(
     readonly base: ReadonlyMap<number, BlockerFacts>,
@@ -222,8 +196,7 @@ export class PatchedFacts implements ChangeAwareFacts {
     readonly gone: ReadonlySet<number> = NO_IDS,
   ) {}
 
-  // The ids that may map to another object than in `previous` (or to none): the replaced and gone ones, when
-  // `previous` is this map's base or another patch of it (compute_frontier then looks up only these).
+  // compute_frontier then looks up only these.
   changedSince(previous: ReadonlyMap<number, BlockerFacts>): Iterable<number> | null {
     if (previous === this.base && this.gone.size === 0) return this.top.keys();
     if (previous === this.base || (previous instanceof PatchedFacts && previous.base === this.base)) {
@@ -280,7 +253,6 @@ export class PatchedFacts implements ChangeAwareFacts {
   }
 }
 
-// The layers of a graph's facts, copied for the next version to change: its base, replaced entries and gone ids.
 function factLayers(facts: ReadonlyMap<number, BlockerFacts>): {
   base: ReadonlyMap<number, BlockerFacts>;
   top: Map<number, BlockerFacts>;
@@ -290,7 +262,6 @@ function factLayers(facts: ReadonlyMap<number, BlockerFacts>): {
   return { base: facts.base, top: new Map(facts.top), gone: new Set(facts.gone) };
 }
 
-// Past this many replaced or gone entries a patch folds them into a new full map (one copy of the map, amortized).
 const PATCH_FOLD_AT = 4096;
 
 function laidOver(
@@ -306,9 +277,7 @@ function laidOver(
   return all;
 }
 
-// The graph after candidate rows were replaced in place (same candidates, edges, outside blockers and delivery
-// rows as `previous`): a new items array with those positions replaced and their facts laid over the previous
-// ones, everything else shared. Equal to buildProjectGraph over the same rows, at the cost of the rows changed.
+// Invariant: equal to buildProjectGraph over the same rows, at the cost of the rows changed.
 export function patchProjectGraph(
   previous: ProjectGraph,
   rows: readonly CandidateRow[],
@@ -336,13 +305,11 @@ export function patchProjectGraph(
     top.set(row.id, built.facts);
     replaced.push({ at, row, facts: built.facts });
   }
-  // a run with a memo over the previous items looks at these positions only
   recordItemsPatch(
     items,
     previous.items,
     replaced.map((r) => r.at),
   );
-  // the reuse describes this graph from now on (its positions are the items' positions)
   if (reuse !== undefined && reuse.items === previous.items) reuse.patched(items, replaced);
   const facts = laidOver(base, top, gone);
   return {
@@ -350,17 +317,12 @@ export function patchProjectGraph(
     items,
     facts,
     positions,
-    // the same candidates (an item's ref is its project's prefix and its seq), so every ref is what it was: the same
-    // function, which tells the serializer it need not look at every blocker's ref again (frontier-serializer.ts)
+    // refs are prefix and seq: the same refOf tells the serializer no blocker's ref changed
     refOf: previous.refOf,
   };
 }
 
-// The graph after new candidates (ids above every candidate's, ascending) and new edges (ids above every edge's,
-// ascending, every blocker a candidate or an outside blocker the graph has, or one known not to exist) came, and
-// nothing else changed (the same delivery rows; no edge uses fact:deployed): each array extended at its end, the
-// rest shared. Equal to buildProjectGraph over the same rows; a run with a memo then places only the new items
-// and the edges' dependents (compute_frontier's reshaped run), where a build would also cost a pass over every row.
+// Invariant: equal to buildProjectGraph over the same rows, with only the arrays' ends extended.
 export function growProjectGraph(
   previous: ProjectGraph,
   rows: readonly CandidateRow[],
@@ -399,7 +361,7 @@ export function growProjectGraph(
       ? allEdges
       : [...previous.activation, ...edges.filter((e) => e.g === 'activation')];
   if (reuse !== undefined && reuse.items === previous.items) reuse.grew(items, rows, addedFacts);
-  // the positions so far are still right: the shared map learns the new ones (older versions never look them up)
+  // the positions so far are still right; older versions never look up the new ones
   const positions = previous.positions;
   if (positions !== undefined) added.forEach((item, k) => positions.set(item.id, previous.items.length + k));
   const facts = laidOver(base, top, gone);
@@ -414,10 +376,8 @@ export function growProjectGraph(
   };
 }
 
-// the graph's edges, activation ones included, are edge rows (buildProjectGraph), in id order
 const edgeId = (edge: FrontierEdge): number => (edge as Partial<EdgeRow>).id!;
 
-// Two lists in id order, merged in id order.
 function mergedById<T>(a: readonly T[], b: readonly T[], idOf: (entry: T) => number): T[] {
   if (b.length === 0) return a.slice();
   const out: T[] = [];
@@ -430,11 +390,7 @@ function mergedById<T>(a: readonly T[], b: readonly T[], idOf: (entry: T) => num
   return out;
 }
 
-// The graph after candidates came anywhere among the others (ids ascending: an item back from a terminal status, with
-// or without new ones) with their edges (ids ascending, every blocker a candidate or an outside blocker the graph
-// has, or one known not to exist), and nothing else changed (no delivery rows loaded; no edge uses fact:deployed: the
-// caller checks). A returning item that was an outside blocker takes the facts of a candidate. Equal to
-// buildProjectGraph over the same rows, at the cost of one merge of the items and of the edges.
+// Invariant: equal to buildProjectGraph over the same rows, at one merge's cost (the caller checks the rest).
 export function joinProjectGraph(
   previous: ProjectGraph,
   rows: readonly CandidateRow[],
@@ -496,7 +452,6 @@ export function joinProjectGraph(
   };
 }
 
-// Position of the item with this id in `items` (ids ascending), or -1.
 function positionOf(items: readonly FrontierInputItem[], id: number): number {
   let low = 0;
   let high = items.length - 1;
@@ -510,12 +465,8 @@ function positionOf(items: readonly FrontierInputItem[], id: number): number {
   return -1;
 }
 
-// The graph after candidates left for a terminal status (`departed`: their rows now, as this project's outside
-// blockers), taking the edges they are the dependent of with them, and nothing else changed (the same delivery rows,
-// no delivery read for the edges that went: the caller checks). Each departed item stays as an outside blocker while
-// an edge still names it; an outside blocker that only the departed edges named goes, as on a load. Equal to
-// buildProjectGraph over the same rows, without its pass over every row: what is left is one copy of the items and
-// edges arrays. `dropped`: the ids no longer outside blockers (for the caller's state).
+// A departed item stays an outside blocker while an edge names it. Invariant: equal to buildProjectGraph over the
+// same rows. `dropped`: the ids no longer outside blockers.
 export function shrinkProjectGraph(
   previous: ProjectGraph,
   departed: readonly BlockerRow[],
@@ -533,8 +484,6 @@ export function shrinkProjectGraph(
   }
   at.sort((a, b) => a - b);
   const items = withoutPositions(previous.items, at);
-  // the ids whose place among the outside blockers the departure may change: the departed, and the outside blockers
-  // of their edges; those named by a remaining edge are (still) outside blockers
   const reconsidered = new Set<number>(leaving.keys());
   const edges: EdgeRow[] = [];
   for (const edge of previous.edges) {
@@ -547,7 +496,6 @@ export function shrinkProjectGraph(
   const activation =
     previous.activation === previous.edges ? edges : previous.activation.filter((e) => !leaving.has(e.dependent));
   const { base, top, gone } = factLayers(previous.facts);
-  // copied only when it changes (~2.5 ms for 22k outside blockers)
   let blockerProjects = previous.blockerProjects;
   const own = () =>
     blockerProjects === previous.blockerProjects ? (blockerProjects = new Map(blockerProjects)) : blockerProjects;
@@ -599,9 +547,7 @@ function refsThrough(refSource: RefSource): Pick<ProjectGraph, 'refOf' | 'refSou
   return { refOf: (id) => refSource.facts.get(id)?.ref ?? refSource.retired?.get(id), refSource };
 }
 
-// A ref is its project's prefix and the item's seq, neither of which changes: the grown graph keeps refOf, which from
-// now on also knows the new items (an older version asked about them answers their refs too, which no one asks it),
-// and so tells the serializer that no ref it wrote changed (frontier-serializer.ts).
+// Refs never change, so the grown graph keeps refOf and tells the serializer no ref it wrote changed.
 function grownRefs(
   previous: ProjectGraph,
   facts: ReadonlyMap<number, BlockerFacts>,
@@ -626,7 +572,6 @@ export function buildProjectGraph(rows: GraphRows, reuse?: GraphReuse): ProjectG
         reuse.environments?.length === 0 &&
         rows.environments.length === 0));
   reuse?.settle();
-  // position of each row in the last build's rows (same object), or -1
   const candidateAt = reuse === undefined ? null : alignItems(rows.candidates, reuse.candidates);
   const outsideAt = reuse === undefined || !sameDelivery ? null : alignItems(rows.outside, reuse.outside);
   const prefix = `${project.public_item_prefix}-`;
@@ -665,7 +610,6 @@ export function buildProjectGraph(rows: GraphRows, reuse?: GraphReuse): ProjectG
       deployed: deployed.get(row.id) ?? NO_ENVIRONMENTS,
       registered: projectEnvironments,
     });
-    // an unchanged row keeps its input item even when its facts are rebuilt (new delivery rows)
     items[i] = was >= 0 ? reuse!.items[was] : built.item;
     candidateFacts[i] = built.facts;
     facts.set(row.id, built.facts);
@@ -696,7 +640,6 @@ export function buildProjectGraph(rows: GraphRows, reuse?: GraphReuse): ProjectG
     outsideFacts[i] = rowFacts;
     facts.set(row.id, rowFacts);
   }
-  // an edge row is its own activation edge (the core never mutates it, a refresh replaces a changed row)
   let activation: EdgeRow[] = rows.edges;
   for (const edge of rows.edges) {
     if (edge.g !== 'activation') {
@@ -725,7 +668,6 @@ export function buildProjectGraph(rows: GraphRows, reuse?: GraphReuse): ProjectG
     runs: rows.runs,
     halts: rows.halts ?? new Map(),
     blockerProjects,
-    // every candidate and outside blocker has facts carrying its ref
     ...refsThrough({ facts }),
   };
 }
@@ -734,7 +676,6 @@ export type DeliveryState = 'live' | 'deploying' | 'not deployed' | 'unregistere
 
 const IN_FLIGHT = new Set(['pending', 'running', 'halted']);
 
-// The delivery state of one blocker in one environment, for a fact:deployed edge.
 export function deliveryState(
   graph: ProjectGraph,
   blocker: number,

@@ -7,18 +7,10 @@ import { wipCapOf } from './frontier-projects';
 import { FrontierRepository } from './frontier.repository';
 import { FrontierService } from './frontier.service';
 
-// The live stream's frontier notice (issue 27, deliverable 2): after changes in a project, every stream that follows
-// it (asked for it with `?frontier=` or its `project` filter, and may see it: events/stream-follow.ts) receives
-// `event: frontier` with `{"project", "etag"}`, the ETag of the default answer (no wip_cap
-// parameter) as GET /v1/charge/frontier sends it. A client holding that ETag does nothing; one behind asks for the
-// delta since the ETag it holds.
-//
-// Each replica makes its own notices from the changes it hears (the NOTIFYs of every replica reach every listener):
-// the ETag is a hash of the body, so every replica names the same one for the same rows. The answer is computed by
-// FrontierService.frontierBody, so the computation is the cached one the client's following read is served from.
+// A client holding the notice's ETag does nothing, one behind asks for the delta. Each replica makes its own
+// notices: the ETag hashes the body, so all name the same one, and frontierBody warms the client's next read.
 
-// A notice that may change a project's frontier: every notice about a project but the frontier notices themselves,
-// machine authorizations and FrontierComputed (recorded by every frontier read: following it would loop).
+// Not FrontierComputed: every frontier read records one, so following it would loop.
 export function movesFrontier(m: StreamMessage): m is StreamMessage & { project: string } {
   if (m.project === null || m.type === FRONTIER_NOTICE || m.type === 'machine_authorization') return false;
   return !(m.type === 'event' && m.name === 'FrontierComputed');
@@ -28,10 +20,9 @@ export function frontierNotice(project: string, etag: string | null): StreamMess
   return { channel: FRONTIER_NOTICE, type: FRONTIER_NOTICE, id: null, project, name: null, data: { project, etag } };
 }
 
-// Per key, one run at a time: touches while a run is in flight mark the key dirty and make exactly one more run
-// after it (however many they were); touches before a run starts join it. A run starts on the next turn of the
-// event loop (setImmediate: the notices of one commit arrive together), never after a fixed delay. `wanted` is
-// asked before every run: a key nobody wants any more is dropped.
+// Per key, one run at a time: touches during a run make exactly one more run after it; touches before a run starts
+// join it. Runs start on the next turn (setImmediate: the notices of one commit arrive together), never after a fixed
+// delay. A key nobody `wanted` any more is dropped.
 export class InFlightCoalescer {
   private readonly entries = new Map<string, { dirty: boolean }>();
 
@@ -41,7 +32,6 @@ export class InFlightCoalescer {
     private readonly defer: (start: () => void) => void = (start) => setImmediate(start),
   ) {}
 
-  // Keys queued or running.
   get pending(): number {
     return this.entries.size;
   }
@@ -94,19 +84,16 @@ export class FrontierNotices implements OnModuleInit, OnModuleDestroy {
     this.subscription?.unsubscribe();
   }
 
-  // A project nobody on this replica follows costs nothing.
   changed(m: StreamMessage): void {
     if (this.stopped || !movesFrontier(m) || !this.stream.followed(m.project)) return;
     this.coalescer.touch(m.project);
   }
 
-  // The default answer's ETag (a FrontierComputed row is not recorded: no caller asked). A computation that fails
-  // is announced with etag null, "changed, ETag unknown": clients then read as they did before these notices.
+  // A failed computation is announced with etag null ("changed, ETag unknown"): clients then read in full.
   private async announce(projectId: string): Promise<void> {
     let etag: string | null;
     try {
       const project = await this.repository.findProject(projectId);
-      // deleted meanwhile: nothing to announce
       if (project === null) return;
       etag = (await this.frontier.frontierBody(project, wipCapOf(project, undefined), null, false)).etag;
     } catch (err) {

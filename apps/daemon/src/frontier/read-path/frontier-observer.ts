@@ -1,18 +1,14 @@
 import { Injectable } from '@nestjs/common';
 
-// How a cached project graph was brought up to date before a read: loaded in full, refreshed from a delta that
-// changed it, found unchanged, or failed part-way.
 export type GraphRefreshOutcome = 'load' | 'changed' | 'unchanged' | 'failed';
 
 export interface FrontierObservation {
-  // compute_frontier over a graph (libs/core), in milliseconds
   computed?(durationMs: number): void;
-  // the graph cache's load or refresh before a read, in milliseconds
   graphRefreshed?(durationMs: number, outcome: GraphRefreshOutcome): void;
 }
 
-// The frontier's timings for whoever listens (the metrics feature): the frontier knows nothing of its listeners, so
-// the dependency points from the observer to the frontier, never back. A listener that throws is ignored.
+// The frontier knows nothing of its listeners (the dependency points from the observer to the frontier); a
+// listener that throws is ignored.
 @Injectable()
 export class FrontierObserver {
   private readonly listeners = new Set<FrontierObservation>();

@@ -9,8 +9,7 @@ import { MAX_WIP_CAP } from '../dto/frontier.dto';
 import { projectNotFound, projectRequired } from '../frontier.errors';
 import { FrontierRepository, ProjectRow } from './frontier.repository';
 
-// Project access for the frontier's reads: which project a request names, whether the caller may read it, and its
-// policy's WIP cap. Every read resolves its project here before the graph cache is touched.
+// Every read resolves its project here before the graph cache is touched.
 
 export function wipCapOf(project: ProjectRow, override: number | undefined): number {
   if (override !== undefined) return override;
@@ -37,15 +36,13 @@ export class FrontierProjects {
     return project;
   }
 
-  // Projects the caller can access, with their policies (the schedule's cross-project scope).
   async accessibleProjects(actor: AuthenticatedActor): Promise<ProjectRow[]> {
     const accessible = await this.access.accessibleProjects(actor);
     return this.repository.findProjects(accessible.map((p) => p.id));
   }
 
-  // The item a ref names and its project, when the caller may read that project. An item of a project the caller
-  // cannot see answers exactly as an unknown one (404 item_not_found, GET /v1/items/:ref's answer): naming its
-  // project would tell an outsider the project exists (issue 36).
+  // An item of a project the caller cannot see answers exactly as an unknown one (404 item_not_found): naming its
+  // project would tell an outsider the project exists.
   async resolveItem(
     actor: AuthenticatedActor,
     ref: string,

@@ -7,20 +7,16 @@ import { createGraphState, stateRows } from './frontier-graph-state';
 import { BlockerRow, CandidateRow, EdgeRow, ProjectRow } from './frontier.repository';
 import { parseWorkflowStages } from './workflow-stages';
 
-// The first read of a large project ran its graph build and core about 1.5x slower than later reads: V8 runs a
-// function's first long loops in its interpreter and baseline tiers until optimized code is ready. Once the daemon is
-// up, the read path (graph state, graph build, the core from scratch and after a write) runs a few times on a
-// synthetic backlog, one step per event-loop turn, so a project's first real read finds it optimized. Nothing is
-// read from or written to the database, and the result is dropped. Measured on a 100k-item project: the first
-// core run ~185 → ~125 ms, state and build ~95 → ~75 ms, at ~0.3 s of CPU once per boot (bench/README.md).
+// V8 runs a function's first long loops in its slower tiers, so the first read of a large project is slower. Once
+// the daemon is up the read path runs a few times on a synthetic backlog, one step per event-loop turn, touching no
+// database, so a project's first real read finds it optimized (measurements: bench/README.md).
 
 const STAGES = [...CHARGE_RELEVANT_STATUSES, 'done', 'cancelled'];
 const PRIORITIES = ['high', 'medium', 'medium', 'low'];
 const FORMS = ['status:done', 'status:done', 'status:done', 'status:implemented', 'fact:merged'];
 const PROJECT: ProjectRow = { id: 'warm-up', name: 'warm-up', public_item_prefix: 'WU', policy: {} };
 
-// A backlog shaped like a real one (the bench's generator, simplified): a third done, the rest spread over the
-// charge-relevant stages, a few frozen or operator-blocked, ~1.6 edges per item to recent items.
+// Shaped like a real backlog (the bench's generator, simplified).
 export function syntheticRows(n: number): { candidates: CandidateRow[]; edges: EdgeRow[]; outside: BlockerRow[] } {
   let seed = 42;
   const random = () => {
@@ -84,7 +80,6 @@ export function syntheticRows(n: number): { candidates: CandidateRow[]; edges: E
   return { candidates, edges, outside: outside.filter((row) => referenced.has(row.id)) };
 }
 
-// The read path `rounds` times over a synthetic backlog of `n` items, each step in its own event-loop turn.
 export async function warmUpFrontier(n = 20_000, rounds = 4): Promise<void> {
   const workflows = new Map([[1, parseWorkflowStages(1, 'issue', { stages: STAGES.map((id) => ({ id })) })]]);
   const rows = syntheticRows(n);
@@ -100,7 +95,6 @@ export async function warmUpFrontier(n = 20_000, rounds = 4): Promise<void> {
     const input = { items: graph.items, edges: graph.activation, blockerFacts: graph.facts, wipCap: 30 };
     computeFrontier(input, memo);
     await nextTurn();
-    // after a write: one item replaced by a new object
     const items = graph.items.slice();
     items[round] = { ...items[round], priority: items[round].priority === 'high' ? 'low' : 'high' };
     computeFrontier({ ...input, items }, memo);

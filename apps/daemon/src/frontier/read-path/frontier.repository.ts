@@ -30,10 +30,8 @@ export interface CandidateRow {
   merged_at: string | null;
 }
 
-// An edge row is also the core's activation edge (blocker, dependent, satisfaction): a graph hands the row itself
-// to computeFrontier, no second object per edge.
+// An edge row is also the core's activation edge, so a graph hands the row itself to computeFrontier.
 export interface EdgeRow extends FrontierEdge {
-  // item_dependencies.id (absent in rows built by hand)
   id?: number;
   g: string;
   r: string;
@@ -51,7 +49,6 @@ export interface BlockerRow {
   workflow_version_id: number;
 }
 
-// Delivery facts come from the dependencies' one loader (DependencyFactsService.deliveryFacts).
 export type RunRow = DeliveryRunRow;
 export type EnvironmentRow = EnvironmentFactRow;
 
@@ -92,9 +89,7 @@ const TERMINAL_LITERAL = textArrayLiteral([...TERMINAL_STATUSES]);
 // Zoneless UTC ISO 8601 straight from the database: no Date objects on the hot path.
 const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS'`;
 
-// The driver makes a new string for every field of every row; a project's rows repeat a handful of statuses,
-// priorities, workflows, gates and satisfaction forms. One shared string per value keeps a 100k-item graph a few
-// tens of MB smaller and lets the core compare them by identity. Bounded: past the bound values are kept as read.
+// One shared string per repeated value keeps a large graph tens of MB smaller and lets the core compare by identity.
 const VOCABULARY = new Map<string, string>();
 const VOCABULARY_LIMIT = 4096;
 
@@ -125,9 +120,7 @@ function shareEdgeWords(rows: EdgeRow[]): EdgeRow[] {
   return rows;
 }
 
-// The gate and rationale columns of an edge query: a column every row would repeat (the one gate asked for, no
-// rationale) is read as NULL and filled in here, a field less for the driver to decode per row. The rows already have
-// both fields, so filling them keeps their shape.
+// A column every row would repeat is read as NULL and filled in here: one field less to decode per row, same shape.
 function edgeColumns(gates: readonly string[], withRationale: boolean): string {
   return `${gates.length === 1 ? 'NULL' : 'd.gate_point'} AS g, ${withRationale ? 'd.rationale' : 'NULL'} AS r`;
 }
@@ -152,7 +145,6 @@ function shareBlockerWords(rows: BlockerRow[]): BlockerRow[] {
   return rows;
 }
 
-// Every read of a frontier is a fixed number of set-based queries, whatever the size of the backlog.
 @Injectable()
 export class FrontierRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
@@ -165,7 +157,6 @@ export class FrontierRepository {
     return rows[0] ?? null;
   }
 
-  // Of `others`, the projects in another organization than `project` (a blocker there is sealed on its frontier).
   async projectsOutsideOrganizationOf(project: string, others: readonly string[]): Promise<string[]> {
     const rows: { id: string }[] = await this.dataSource.query(
       `SELECT o.id FROM projects o, projects p
@@ -183,8 +174,7 @@ export class FrontierRepository {
     );
   }
 
-  // Non-terminal items of the project: the candidates, and the population wip_active counts. The three reads of a
-  // whole project are binary COPYs (see binary-copy.ts): at 100k items they are most of a cold load.
+  // The three whole-project reads are binary COPYs (binary-copy.ts): they are most of a cold load.
   findCandidates(project: string): Promise<CandidateRow[]> {
     return copyRows(
       this.dataSource,
@@ -210,8 +200,6 @@ export class FrontierRepository {
     );
   }
 
-  // Edges at the given gates whose dependent is a non-terminal item of the project. A column every row would repeat
-  // (the one gate asked for, the rationale when it is not wanted) is not read.
   findEdges(project: string, gates: readonly string[], withRationale: boolean): Promise<EdgeRow[]> {
     const gate = gates.length === 1 ? word(gates[0]) : null;
     return copyRows(
@@ -234,7 +222,6 @@ export class FrontierRepository {
     );
   }
 
-  // Blockers of those edges that are not themselves candidates: terminal items and other projects' items.
   findOutsideBlockers(project: string, gates: readonly string[]): Promise<BlockerRow[]> {
     const projectLiteral = escapeLiteral(project);
     return copyRows(
@@ -264,8 +251,8 @@ export class FrontierRepository {
     );
   }
 
-  // The oldest transaction still running now: every transaction below it has ended, so its writes are visible to
-  // any read that starts after this one. Read before the data it guards (see the ChangeTracking migration).
+  // Every transaction below the oldest still running has ended, so its writes are visible to any later read. Read
+  // before the data it guards (see the ChangeTracking migration).
   async watermark(): Promise<string> {
     const rows: { w: string }[] = await this.dataSource.query(
       'SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS w',
@@ -273,10 +260,7 @@ export class FrontierRepository {
     return rows[0].w;
   }
 
-  // Everything written since a watermark, and the new watermark, in one statement (one snapshot, one round trip):
-  // items of any project (with their prefix), edges whatever their gate (a gate change moves an edge in or out),
-  // deletions (row_id '*' = the table was truncated), and whether any delivery row (run, environment, flow, approval)
-  // was written or deleted.
+  // One statement: one snapshot, one round trip. Edges whatever their gate (a gate change moves an edge in or out).
   async findChangesSince(since: string, withRationale: boolean): Promise<ChangeSet> {
     const rows: ChangeSet[] = await this.dataSource.query(
       `SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS watermark,
@@ -312,8 +296,6 @@ export class FrontierRepository {
     return changes;
   }
 
-  // Deletes tombstones written more than `retentionSeconds` ago and raises the horizon past them, in one statement
-  // (see the TombstonePruning migration). Returns how many were deleted.
   async pruneTombstones(retentionSeconds: number): Promise<number> {
     const rows: { deleted: string }[] = await this.dataSource.query(
       `WITH gone AS (
@@ -329,7 +311,6 @@ export class FrontierRepository {
     return Number(rows[0].deleted);
   }
 
-  // Edges at the given gates of the given dependents (items that just became candidates).
   async findEdgesOfDependents(
     ids: readonly number[],
     gates: readonly string[],
@@ -371,7 +352,6 @@ export class FrontierRepository {
     );
   }
 
-  // Halted deployment runs of the project's items (see deployment-halts.ts).
   findDeploymentHalts(project: string): Promise<DeploymentHaltRow[]> {
     return this.dataSource.query(DEPLOYMENT_HALTS_SQL, [project]);
   }

@@ -38,10 +38,6 @@ import { SerializedFrontier } from '../wire/frontier-serializer';
 import { AnswerDelta, firstItemsJson, firstItemsOfBody, FrontierHistory, quotedEtag } from '../wire/frontier-delta';
 import { WorkflowStages } from './workflow-stages';
 
-// The frontier's read and explain service: GET /v1/charge/frontier (computed over the graph cache's current graph,
-// serialized once per graph version and wip_cap), frontier.list, explain and compute_frontier for the charge
-// command. Projects are resolved by FrontierProjects, graphs kept by FrontierGraphCache (docs/frontier-read-path.md).
-
 export interface ComputedFrontier {
   graph: ProjectGraph;
   computation: FrontierComputation;
@@ -70,7 +66,6 @@ function frontierCounts(computation: FrontierComputation): FrontierCounts {
 
 @Injectable()
 export class FrontierService {
-  // the last answers served per project and wip_cap, for deltas (frontier-delta.ts)
   readonly history = new FrontierHistory();
 
   constructor(
@@ -86,22 +81,18 @@ export class FrontierService {
     return this.projects.resolveProject(actor, projectId);
   }
 
-  // Projects the caller can access, with their policies (the schedule's cross-project scope).
   accessibleProjects(actor: AuthenticatedActor): Promise<ProjectRow[]> {
     return this.projects.accessibleProjects(actor);
   }
 
-  // Tombstones older than the retention are deleted; a cached graph older than them reloads on its next read.
   pruneTombstones(retentionSeconds = TOMBSTONE_RETENTION_SECONDS): Promise<number> {
     return this.graphs.pruneTombstones(retentionSeconds);
   }
 
-  // A full load, bypassing the cache (benchmarks and the incremental-refresh property test compare against it).
   loadGraph(project: ProjectRow, options: LoadOptions = ACTIVATION_ONLY): Promise<ProjectGraph> {
     return this.graphs.loadGraph(project, options);
   }
 
-  // The cached graph of a project, brought up to date (what every frontier read computes from).
   currentGraph(project: ProjectRow, options: LoadOptions = ACTIVATION_ONLY): Promise<ProjectGraph> {
     return this.graphs.currentGraph(project, options);
   }
@@ -110,14 +101,12 @@ export class FrontierService {
     return this.graphs.workflowStages(ids);
   }
 
-  // GET /v1/charge/frontier: serialized once per graph and wip_cap, so repeated reads of an unchanged backlog
-  // cost the few indexed change queries of a refresh.
+  // Serialized once per graph and wip_cap: repeated reads of an unchanged backlog cost a refresh's few queries.
   async frontierJson(actor: AuthenticatedActor, dto: FrontierQueryDto): Promise<SerializedFrontier> {
     const project = await this.resolveProject(actor, dto.project);
     return this.frontierBody(project, wipCapOf(project, dto.wip_cap), actor.id);
   }
 
-  // GET /v1/charge/frontier?since=<etag>: the current answer and, unless it is the base itself, the delta to it.
   async frontierSince(
     actor: AuthenticatedActor,
     dto: FrontierQueryDto,
@@ -127,12 +116,10 @@ export class FrontierService {
     const wipCap = wipCapOf(project, dto.wip_cap);
     const serialized = await this.frontierBody(project, wipCap, actor.id);
     const key = FrontierHistory.key(project.id, wipCap);
-    // null: the client holds the current answer already
     if (quotedEtag(since) === serialized.etag) return { serialized, outcome: null };
     return { serialized, outcome: this.history.delta(key, since, serialized.etag, serialized.length) };
   }
 
-  // GET /v1/charge/frontier?limit=N: the first N items of each list of the current answer.
   async frontierFirstItems(actor: AuthenticatedActor, dto: FrontierQueryDto, limit: number): Promise<Buffer> {
     const project = await this.resolveProject(actor, dto.project);
     const wipCap = wipCapOf(project, dto.wip_cap);
@@ -141,9 +128,8 @@ export class FrontierService {
     return answer ? firstItemsJson(answer, limit) : firstItemsOfBody(serialized, limit);
   }
 
-  // The served body of one project's frontier (the incremental-refresh property test compares it to a full reload).
-  // `record` false: no FrontierComputed row (the live stream's frontier notice computes it for no caller, and a
-  // recorded event would be one more change notice for the project: frontier-notices.ts).
+  // `record` false: the live stream's notice computes it for no caller, and a recorded event would be one more
+  // change notice for the project.
   async frontierBody(
     project: ProjectRow,
     wipCap: number,
@@ -171,7 +157,6 @@ export class FrontierService {
     return serialized;
   }
 
-  // compute_frontier for one project; every call records FrontierComputed.
   async compute(
     project: ProjectRow,
     wipCap: number,
@@ -191,7 +176,7 @@ export class FrontierService {
     return { graph, computation: computation! };
   }
 
-  // With `always` false, a read whose serialized result is cached skips the computation (it would be identical).
+  // With `always` false, a cached serialized result skips the computation (it would be identical).
   private async computeWithCache(
     project: ProjectRow,
     wipCap: number,
@@ -204,7 +189,7 @@ export class FrontierService {
     graph: ProjectGraph;
     computation: FrontierComputation | null;
     version: GraphVersion;
-    // the FrontierComputed event's insert, under way (best effort: never rejects)
+    // best effort: never rejects
     recorded: Promise<void>;
   }> {
     const started = process.hrtime.bigint();
@@ -245,7 +230,6 @@ export class FrontierService {
     return { graph, computation, version, recorded };
   }
 
-  // frontier.list: the buckets plus every unsatisfied edge at activation, integration and closure.
   async list(actor: AuthenticatedActor, dto: FrontierListQueryDto): Promise<FrontierListResponse> {
     const project = await this.resolveProject(actor, dto.project);
     const { graph, computation } = await this.compute(project, wipCapOf(project, dto.wip_cap), actor.id, null, {
@@ -320,7 +304,6 @@ export class FrontierService {
     return result;
   }
 
-  // Why an item is (not) runnable, down to each unsatisfied fact, and its critical path.
   async explain(actor: AuthenticatedActor, ref: string, wipCap?: number): Promise<ExplainResponse> {
     const { resolved, project } = await this.projects.resolveItem(actor, ref);
     const { graph, computation } = await this.compute(project, wipCapOf(project, wipCap), actor.id);

@@ -9,7 +9,6 @@ export interface StageBinding {
   terminal: boolean;
 }
 
-// What the frontier needs from one immutable workflow version: stage order and each stage's binding.
 export interface WorkflowStages {
   versionId: number;
   workflowId: string;
@@ -59,7 +58,7 @@ export function stageAdapterOf(workflow: WorkflowStages | undefined, status: str
   return workflow?.stages.get(status)?.adapter ?? defaultStageAdapter(status, isEpic);
 }
 
-// Position in the stage order; statuses outside the pinned definition rank last (-1).
+// Statuses outside the pinned definition rank last (-1).
 export function lifecycleRankOf(workflow: WorkflowStages | undefined, status: string): number {
   return workflow ? workflow.order.indexOf(status) : -1;
 }

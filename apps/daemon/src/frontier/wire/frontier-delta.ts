@@ -4,19 +4,14 @@ import { RefsAt, refsDiffer, refsOf } from './frontier-ref-book';
 import { bodyBytes, SerializedFrontier } from './frontier-serializer';
 import { frontierItemJson, sameWireFields } from './frontier-wire-fields';
 
-// Deltas of the frontier answer (issue 27): GET /v1/charge/frontier?since=<etag>. Each replica keeps the last few
-// answers it served per project and wip_cap, as the items of their four lists (the FrontierItem objects, shared with
-// the answers before and after: compute_frontier hands back the same object for an unchanged item) and the refs of
-// the blockers they named. A delta from one of them to the current answer lists, per list, the base positions that
-// leave and the items placed at their new positions; everything else keeps its order. See docs/api-frontier.md.
+// Each replica keeps the last few answers per project and wip_cap (their items, shared across answers, and refs).
+// A delta lists, per list, the base positions that leave and the items placed anew. See docs/api-frontier.md.
 
 const LISTS = ['runnable', 'blocked', 'frozen', 'conduct_eligible'] as const;
 
 // Answers kept per project and wip_cap: a client more than this many answers behind gets the full answer.
 export const HISTORY_DEPTH = 16;
-// Projects (with their wip_cap) whose history is kept.
 export const HISTORY_KEYS = 8;
-// Deltas kept per answer, by base (several clients at one base ask for the same delta).
 const DELTAS_PER_ANSWER = 8;
 const MEMO_DELTA_BYTES = 256 << 10;
 
@@ -25,10 +20,7 @@ export interface RecordedAnswer {
   lists: readonly (readonly FrontierItem[])[];
   wipCap: number;
   wipActive: number;
-  // the refs of the blockers its items named (undefined: left out of blocked_by): the serializer's book at the
-  // answer's version, shared by the answers of one serializer
   refs: RefsAt;
-  // its items' stamps per list, when compute_frontier recorded them (the unchanged runs are then found from these)
   stamps: readonly Float64Array[] | null;
   deltas: Map<string, Buffer | null>;
 }
@@ -37,7 +29,6 @@ export type AnswerDelta = { delta: Buffer } | { full: 'unknown_base' | 'too_larg
 
 export class FrontierHistory {
   private readonly byKey = new Map<string, RecordedAnswer[]>();
-  // full answers given to `since` requests, by reason (the bench and the metrics read them)
   readonly fullAnswers = { unknown_base: 0, too_large: 0 };
   deltasServed = 0;
 
@@ -50,7 +41,6 @@ export class FrontierHistory {
     return `${project}|${wipCap}`;
   }
 
-  // Called once per serialized answer.
   record(key: string, etag: string, computation: FrontierComputation, refs: RefsAt): void {
     let answers = this.byKey.get(key);
     if (answers === undefined) {
@@ -58,7 +48,6 @@ export class FrontierHistory {
       this.byKey.set(key, answers);
       while (this.byKey.size > this.keys) this.byKey.delete(this.byKey.keys().next().value as string);
     } else {
-      // most recently used last
       this.byKey.delete(key);
       this.byKey.set(key, answers);
     }
@@ -81,8 +70,6 @@ export class FrontierHistory {
     return this.byKey.get(key)?.find((a) => a.etag === etag);
   }
 
-  // The delta from `base` (an ETag, quoted or not) to the answer recorded under `etag`; a full answer when the base
-  // is not among the recent answers or the delta would be larger than half the answer (`fullLength` bytes).
   delta(key: string, base: string, etag: string, fullLength: number): AnswerDelta {
     const answers = this.byKey.get(key) ?? [];
     const quoted = quotedEtag(base);
@@ -112,13 +99,11 @@ function stampLists(stamps: ListStamps | undefined): Float64Array[] | null {
   return stamps === undefined ? null : [stamps.runnable, stamps.blocked, stamps.frozen, stamps.conduct_eligible];
 }
 
-// An ETag as sent in `since`: with or without its quotes (and a W/ ignored).
 export function quotedEtag(value: string): string {
   const tag = value.replace(/^W\//, '');
   return tag.startsWith('"') ? tag : `"${tag}"`;
 }
 
-// The JSON of the delta from one recorded answer to another (null when longer than `limit` bytes).
 export function frontierDeltaJson(from: RecordedAnswer, to: RecordedAnswer, limit = Infinity): Buffer | null {
   // equal wire fields and every named blocker still written the same way: byte-identical item JSON
   const differ = refsDiffer(from.refs, to.refs);
@@ -147,10 +132,8 @@ export function frontierDeltaJson(from: RecordedAnswer, to: RecordedAnswer, limi
   return body.length > limit ? null : body;
 }
 
-// Base positions that leave and new positions that are placed: unchanged items in a longest run of kept relative
-// order stay (a common prefix and suffix first, then a longest increasing subsequence of the window between).
-// `stamps` (the lists' stamps, when items with equal stamps are `same`): the common prefix and suffix are found from
-// them, without reading the items (at 1M items, a cache miss each).
+// Unchanged items in a longest run of kept relative order stay. Prefix and suffix are found from `stamps`
+// without reading the items (a cache miss each at scale), the rest by a longest increasing subsequence.
 export function listDelta<T extends { item_id: number }>(
   base: readonly T[],
   next: readonly T[],
@@ -177,10 +160,8 @@ export function listDelta<T extends { item_id: number }>(
   const drop: number[] = [];
   const put: number[] = [];
   if (prefix === baseEnd && prefix === nextEnd) return { drop, put };
-  // base position of each item of the window, by id
   const where = new Map<number, number>();
   for (let b = prefix; b < baseEnd; b++) where.set(base[b].item_id, b);
-  // the window's items that are in the base unchanged: their new and base positions
   const atNext: number[] = [];
   const atBase: number[] = [];
   for (let k = prefix; k < nextEnd; k++) {
@@ -202,7 +183,6 @@ export function listDelta<T extends { item_id: number }>(
   return { drop, put };
 }
 
-// Indices (ascending) of one longest strictly increasing subsequence of `values` (patience sorting, O(n log n)).
 export function longestIncreasing(values: readonly number[]): number[] {
   const n = values.length;
   if (n === 0) return [];
@@ -226,7 +206,6 @@ export function longestIncreasing(values: readonly number[]): number[] {
   return out;
 }
 
-// The first `limit` items of each list of a recorded answer, as a FrontierResult body (a first screen).
 export function firstItemsJson(answer: RecordedAnswer, limit: number): Buffer {
   const refOf = refsOf(answer.refs);
   const list = (l: number) =>
@@ -241,7 +220,6 @@ export function firstItemsJson(answer: RecordedAnswer, limit: number): Buffer {
   );
 }
 
-// The same from the served body (an answer no longer in the history): parsed, cut, written again.
 export function firstItemsOfBody(serialized: SerializedFrontier, limit: number): Buffer {
   const body = JSON.parse(bodyBytes(serialized).toString('utf8')) as Record<string, unknown>;
   for (const list of LISTS) body[list] = (body[list] as unknown[]).slice(0, limit);

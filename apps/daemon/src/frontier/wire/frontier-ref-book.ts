@@ -1,16 +1,13 @@
-// The refs of the blockers named by a serializer's bodies, with their history (h-perf): every answer the delta
-// history keeps used to carry its own Map of every blocker's ref (tens of thousands of entries at 100k items, built
-// anew for each answer: 29 % of the daemon's CPU in the 100k burst, and 16 maps kept per project). A blocker's ref
-// seldom changes (it is left out once the blocker is gone, and comes back with it), so one book per serializer holds
-// the current refs and a log of the changes; an answer is (book, version), and the refs of two answers of one book
-// differ only at the ids logged between their versions.
+// A blocker's ref seldom changes (left out once the blocker is gone, back with it), so one book per serializer
+// holds the current refs and a log of changes instead of a Map per answer: an answer is (book, version), and two
+// answers of one book differ only at the ids logged between their versions.
 export class RefBook {
   private readonly refs = new Map<number, string | undefined>();
   // the change that made version k + 1: the id and its ref before
   private readonly changedIds: number[] = [];
   private readonly before: (string | undefined)[] = [];
 
-  // the number of changes logged (a change of a known id's ref is a new version; a newly named id is not)
+  // a change of a known id's ref is a new version; a newly named id is not
   get version(): number {
     return this.changedIds.length;
   }
@@ -27,7 +24,6 @@ export class RefBook {
     return this.refs.get(id);
   }
 
-  // Records an id named for the first time (its ref as written), or a known id's new ref (a new version).
   set(id: number, ref: string | undefined): void {
     if (!this.refs.has(id)) {
       this.refs.set(id, ref);
@@ -40,7 +36,6 @@ export class RefBook {
     this.refs.set(id, ref);
   }
 
-  // Ids whose ref changed between two versions (null: none).
   changedBetween(from: number, to: number): Set<number> | null {
     if (from === to) return null;
     const low = Math.min(from, to);
@@ -50,7 +45,6 @@ export class RefBook {
     return ids;
   }
 
-  // The ref of an id as it was at a version (the id must have been named by then).
   refAt(id: number, version: number): string | undefined {
     for (let k = version; k < this.changedIds.length; k++) if (this.changedIds[k] === id) return this.before[k];
     return this.refs.get(id);
@@ -68,20 +62,17 @@ export class RefBook {
   }
 }
 
-// The refs of one answer: its serializer's book at the version it was written with.
 export interface RefsAt {
   book: RefBook;
   version: number;
 }
 
-// A lookup of the refs an answer wrote.
 export function refsOf(at: RefsAt): (id: number) => string | undefined {
   const { book, version } = at;
   return (id) => book.refAt(id, version);
 }
 
-// Whether an item naming `blockedBy` would be written the same in two answers, as far as refs go: a test per blocker
-// (null: no blocker's ref differs between them).
+// null: no blocker's ref differs between the answers
 export function refsDiffer(from: RefsAt, to: RefsAt): ((blockedBy: readonly number[]) => boolean) | null {
   if (from.book === to.book) {
     const changed = from.book.changedBetween(from.version, to.version);
@@ -91,7 +82,7 @@ export function refsDiffer(from: RefsAt, to: RefsAt): ((blockedBy: readonly numb
       return false;
     };
   }
-  // answers of two serializers (a reload in between): blocker by blocker
+  // a reload in between: blocker by blocker
   const a = refsOf(from);
   const b = refsOf(to);
   return (blockedBy) => {

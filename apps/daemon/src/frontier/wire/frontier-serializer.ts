@@ -5,33 +5,22 @@ import { FrontierComputation, FrontierItem, listStampsOf } from '@app/core';
 import { RefBook, RefsAt } from './frontier-ref-book';
 import { frontierItemJson, quote, Quoter, sameWireFields } from './frontier-wire-fields';
 
-// the item's JSON and the identity check live with the wire-field table
 export { frontierItemJson, sameWireFields } from './frontier-wire-fields';
 export type { Quoter } from './frontier-wire-fields';
 
 export interface SerializedFrontier {
-  // the UTF-8 bytes, sent one chunk after another as they are (no per-response encoding); after a write most chunks
-  // are views of earlier answers' buffers (see FrontierSerializer)
+  // sent as they are; after a write most chunks are views of earlier answers' buffers
   chunks: readonly Buffer[];
-  // bytes in all
   length: number;
-  // a strong validator of exactly these bytes: a digest of the body, computed once with the serialization
   etag: string;
 }
 
-// A serializer's answer: also the refs its items wrote for their blockers (the delta history keeps them).
 export interface SerializedAnswer extends SerializedFrontier {
   refs: RefsAt;
 }
 
-// The ETag (h-perf): a function of the body's bytes alone, so every replica names the same one for the same body,
-// but one a write does not pay in full. The body is cut into pieces after each item (of the four lists) whose
-// item_id is a piece end (pieceEnd: about one item in 32), after each list's last item and where each list's
-// items begin (right after its "["); the ETag is the SHA-256 of
-// the pieces' SHA-256 digests one after another, base64url, the first 32 characters, quoted. A serializer keeps the
-// digests of its last body's pieces and hashes again only the pieces whose bytes it did not copy whole from a piece
-// of that body: after a one-item write at 100k items a few pieces of ~7 KB instead of 23 MB (SHA-256 of the whole
-// body was 10 % of the daemon's CPU in the 100k burst). A plain SHA-256 of the body would have no such cut.
+// The ETag hashes the digests of pieces cut at pieceEnd items (~1 in 32) and list bounds: the same on every
+// replica for the same bytes, yet a write rehashes only the pieces it did not copy whole.
 const PIECE_LISTS: ReadonlySet<string> = new Set(['runnable', 'blocked', 'frozen', 'conduct_eligible']);
 
 // Whether a piece ends after the item with this item_id: FNV-1a (32 bits) of its UTF-16 code units, low 5 bits 0.
@@ -41,12 +30,10 @@ export function pieceEnd(itemId: string): boolean {
   return (h & 31) === 0;
 }
 
-// The ETag of pieces' digests (32 bytes each, in body order).
 function etagOfDigests(digests: Buffer): string {
   return `"${createHash('sha256').update(digests).digest('base64url').slice(0, 32)}"`;
 }
 
-// SHA-256 of the bytes [from, to) of a body given as chunks starting at `starts`.
 function digestOfRange(chunks: readonly Buffer[], starts: readonly number[], from: number, to: number): Buffer {
   const hash = createHash('sha256');
   let low = 0;
@@ -70,7 +57,6 @@ function chunkStarts(chunks: readonly Buffer[]): number[] {
   return starts;
 }
 
-// The ETag of a body cut at the given byte offsets (ascending, inside the body).
 export function etagOf(chunks: readonly Buffer[], cuts: readonly number[] = []): string {
   const starts = chunkStarts(chunks);
   const length = starts[starts.length - 1];
@@ -81,8 +67,6 @@ export function etagOf(chunks: readonly Buffer[], cuts: readonly number[] = []):
   return etagOfDigests(digests);
 }
 
-// Where a body JSON.stringify(result) is cut into pieces, found by walking `result` (the reference the serializer's
-// ETag is tested against; a value that is no object is one piece).
 export function pieceCuts(result: unknown): number[] {
   const cuts: number[] = [];
   if (result === null || typeof result !== 'object' || Array.isArray(result)) return cuts;
@@ -113,24 +97,20 @@ export function serializeFrontier(result: unknown): SerializedFrontier {
   return { chunks: [body], length: body.length, etag: etagOf([body], pieceCuts(result)) };
 }
 
-// The whole body in one buffer (tests; the daemon sends the chunks).
 export function bodyBytes(serialized: SerializedFrontier): Buffer {
   return serialized.chunks.length === 1 ? serialized.chunks[0] : Buffer.concat(serialized.chunks, serialized.length);
 }
 
 type RefOf = (id: number) => string | undefined;
 
-// A byte range of the last body, taken into the next one.
 class Range {
   constructor(
     readonly start: number,
     public end: number,
-    // where it starts in the next body
     readonly at: number,
   ) {}
 }
 
-// Bytes just encoded, in one of the TextBlocks' buffers.
 class Span {
   constructor(
     readonly block: Buffer,
@@ -139,18 +119,14 @@ class Span {
   ) {}
 }
 
-// Where one serialization writes what it encodes, as it encodes it: no item's JSON string outlives the item (kept
-// until the end, 23 MB of them at 100k were promoted by the GC before being written), and the write's byte count
-// comes with the copy. Blocks double from a small first one, so a write that encodes a few items keeps a few KB.
+// Encodes straight into blocks so that no item's JSON string lives long enough to be promoted by the GC.
 class TextBlocks {
   block: Buffer = Buffer.alloc(0);
-  // where the last write began in `block`
   start = 0;
   private at = 0;
 
   constructor(private nextSize: number) {}
 
-  // Writes the text and returns its bytes (at `start` in `block`).
   write(value: string): number {
     // UTF-8 takes at most 3 bytes per UTF-16 unit
     const worst = value.length * 3;
@@ -166,22 +142,16 @@ class TextBlocks {
   }
 }
 
-// One list of the last body (runnable, blocked, frozen, conduct_eligible): its items and where each one's JSON sits.
 interface Placed {
   items: readonly FrontierItem[];
   start: Int32Array;
   end: Int32Array;
-  // 1 where a piece of the ETag ends after the item (pieceEnd of its item_id: copied with its bytes)
   cut: Uint8Array;
-  // the items' stamps (core's stamps.ts), when the computation had them
   stamps: Float64Array | null;
-  // what start, end, cut and stamps are views of
   buffers: PlacedBuffers | null;
 }
 
-// A list's start, end and cut arrays, kept from one body to the one after next (two sets per list, used in turn): at
-// 1M items fresh ones were 9 MB per write, and the pages of a fresh large allocation cost more to fault in than the
-// writes into them (about 3 ms per MB on these machines).
+// Kept for the body after next (two sets per list): faulting in fresh large arrays costs more than writing them.
 class PlacedBuffers {
   private startBuffer = new Int32Array(0);
   private endBuffer = new Int32Array(0);
@@ -192,7 +162,6 @@ class PlacedBuffers {
   cut = this.cutBuffer;
   stamp = this.stampBuffer;
 
-  // Views of `length` entries (what they held before is overwritten by the caller).
   fit(length: number): this {
     if (this.startBuffer.length < length) {
       const capacity = length + (length >> 3);
@@ -218,23 +187,18 @@ const NO_LIST: Placed = {
   buffers: null,
 };
 const LIST_COUNT = 4;
-// how far ahead in the same list an item is looked for before it counts as missed
 const LOOK_AHEAD = 4;
-// encoding an item costs a few microseconds, a map of every item's place a few milliseconds at 100k items: items
-// missed in place are encoded until this many were, then looked up by id
+// missed items are encoded until this many were, then looked up by id (a map of every place costs more)
 const LOCATE_AFTER_MISSES = 256;
 
-// A body after many writes is a list of views; past this many chunks it is copied into one buffer again.
+// past this many chunks the body of views is copied into one buffer again
 const MAX_CHUNKS = 1024;
-// TextBlocks' sizes: the first, and the largest (a body from scratch at 100k items takes a dozen blocks)
 const FIRST_BLOCK = 16 << 10;
 const MAX_BLOCK = 4 << 20;
 const RETAINED_SLACK = 1 << 20;
-// ref changes logged in one RefBook before the next answer starts a new one (a lookup of an old answer's ref walks
-// the changes after it)
+// a lookup of an old answer's ref walks the changes logged after it
 const MAX_REF_CHANGES = 4096;
 
-// The index of `value` in an ascending array, or -1.
 function indexOf(sorted: Int32Array, value: number): number {
   let low = 0;
   let high = sorted.length - 1;
@@ -247,7 +211,6 @@ function indexOf(sorted: Int32Array, value: number): number {
   return -1;
 }
 
-// Bytes of the distinct buffers a body's chunks are views of.
 function retainedBytes(chunks: readonly Buffer[]): number {
   const seen = new Set<ArrayBufferLike>();
   let bytes = 0;
@@ -260,12 +223,10 @@ function retainedBytes(chunks: readonly Buffer[]): number {
   return bytes;
 }
 
-// The body being written: encoded texts and copied ranges of the last body, in order (neighbours of one kind merged).
 class BodyWriter {
   readonly pieces: (Span | Range)[] = [];
   private readonly text = new TextBlocks(FIRST_BLOCK);
   size = 0;
-  // the range being copied, if the last piece is one
   last: Range | null = null;
   private span: Span | null = null;
 
@@ -287,7 +248,6 @@ class BodyWriter {
   copy(start: number, end: number, comma: boolean): void {
     const open = this.last;
     if (comma && open !== null && open.end + 1 === start) {
-      // the item sat right after the previous one in the last body: the comma between them comes along
       this.size += end - open.end;
       open.end = end;
       return;
@@ -301,19 +261,15 @@ class BodyWriter {
   }
 }
 
-// What placing one body's lists reads of the last body, and what it counts.
 class Placement {
   reused = 0;
   rendered = 0;
   misses = 0;
-  // an answer from scratch has nothing to look up
   readonly fromScratch: boolean;
-  // id → list * 2^24 + index of its first place in the last body, built on the first item not found in place
   private located: Map<number, number> | null = null;
 
   constructor(
     readonly previous: readonly Placed[],
-    // blockers whose ref changed since the last body (null: none)
     readonly changedBlockers: Set<number> | null,
     readonly refOf: RefOf,
     readonly quoter: Quoter,
@@ -345,10 +301,8 @@ class Placement {
   }
 }
 
-// Places one list of the next body: each item's bytes copied from the last body when they can be, else encoded. Items
-// are told apart by stamp when both bodies have them: comparing the objects read each one's header, and at 1M items
-// in rank order (scattered over the heap) that was a cache miss an item, ~150 ns: 100 ms a body. A module-level
-// function over plain objects (as a closure over serialize's locals V8 deoptimized it again and again).
+// Tells items apart by stamp when it can (reading the objects in rank order is a cache miss each); module-level
+// because as a closure over serialize's locals V8 kept deoptimizing it.
 function placeList(
   body: BodyWriter,
   placement: Placement,
@@ -364,14 +318,12 @@ function placeList(
   const wasStart = was.start;
   const wasEnd = was.end;
   const wasCut = was.cut;
-  // items are told apart by stamp when both bodies have them (no read of the item objects), else by identity
   const wasStamps = stamps === null ? null : was.stamps;
   if (stamps !== null) buffers.stamp.set(stamps);
   for (let k = 0; k < items.length; k++) {
     const item = items[k];
     const comma = k > 0;
-    // the usual case after a write, inlined: the very item that came next in the last body, right after the range
-    // being copied (no blocker changed its ref), extends that range with the comma between them
+    // the usual case after a write, inlined: the item that came next in the last body extends the copied range
     const open = body.last;
     if (
       comma &&
@@ -391,18 +343,15 @@ function placeList(
       placement.reused++;
       continue;
     }
-    // where the item's JSON sits in the last body, if it can be copied from there
     let list: Placed | null = null;
     let at = -1;
     if (j < before.length && sameWireFields(before[j], item)) {
       list = was;
       at = j++;
     } else if (j < before.length && before[j].item_id === item.item_id) {
-      // the same item in the same place, changed: encoded, and the last body's copy passed by (a run of changed items
-      // longer than LOOK_AHEAD, such as the top five retitled, would otherwise miss every item after it)
+      // changed in place: encoded and passed by, so a run of changed items does not make every item after it a miss
       j++;
     } else {
-      // a few places ahead: the items in between left the list or moved down
       for (let d = 1; d <= LOOK_AHEAD && j + d < before.length; d++) {
         if (sameWireFields(before[j + d], item)) {
           list = was;
@@ -411,7 +360,7 @@ function placeList(
           break;
         }
       }
-      // further away (moved up, or from another list): by id, once enough items were missed to pay for the map
+      // moved up or from another list: by id, once enough misses pay for the map
       if (list === null && !placement.fromScratch && ++placement.misses > LOCATE_AFTER_MISSES) {
         const found = placement.locate(item.item_id);
         if (found >= 0) {
@@ -433,7 +382,6 @@ function placeList(
       placement.reused++;
       continue;
     }
-    // the comma goes with the item's text: one write each
     const json = frontierItemJson(item, placement.refOf, placement.quoter);
     start[k] = body.size + (comma ? 1 : 0);
     body.write(comma ? `,${json}` : json);
@@ -444,32 +392,19 @@ function placeList(
   return { items, start, end, cut, stamps: stamps === null ? null : buffers.stamp, buffers };
 }
 
-// Serializes FrontierResults of one project's successive graphs. The last body is kept with each item's byte range,
-// list by list; the next body copies an item's range when the item is the same object as before (compute_frontier
-// hands back the previous object for an unchanged item) or has the same wire fields, and none of its blockers'
-// refs changed. Lists are walked side by side with the previous ones, so an unchanged item costs one comparison and
-// neighbouring unchanged items are copied as one range (with the commas between them); items found elsewhere (moved
-// by a change of rank) are looked up by id. A write thus encodes only the items it reached.
-// The body is byte for byte JSON.stringify(toFrontierResultWire(...)).
+// Invariant: the body is byte for byte JSON.stringify(toFrontierResultWire(...)).
 export class FrontierSerializer {
-  // the last body's chunks, and where each starts in the whole (one more entry: the length)
   private chunks: readonly Buffer[] = [];
   private chunkStart: number[] = [0];
   private lists: Placed[] = [NO_LIST, NO_LIST, NO_LIST, NO_LIST];
-  // the buffers the next body's lists are placed in (not the last body's)
   private spare: PlacedBuffers[] = [new PlacedBuffers(), new PlacedBuffers(), new PlacedBuffers(), new PlacedBuffers()];
-  // every blocker named by an item of the last body → its ref as written there (undefined: left out), with the
-  // refs earlier bodies wrote (frontier-ref-book.ts)
+  // every blocker named by the last body → its ref as written there (undefined: left out)
   private knownRefs = new RefBook();
-  // the same blockers' refs as JSON (an answer names a few thousand blockers over and over)
   private quotedRefs = new Map<number, string>();
-  // the last body's pieces (see etagOf): where each starts and ends, and their SHA-256 digests one after another
-  // the refOf the last body was written with
   private lastRefOf: RefOf | null = null;
   private pieceStart = new Int32Array(0);
   private pieceEnd = new Int32Array(0);
   private pieceDigests = Buffer.alloc(0);
-  // items copied and items encoded by the last serialize, and bytes hashed for its ETag (tests and profiles read them)
   reused = 0;
   rendered = 0;
   hashed = 0;
@@ -514,7 +449,6 @@ export class FrontierSerializer {
     const etag = this.etag(next, listStarts, pieces, chunks, starts, size);
     this.chunks = chunks;
     this.chunkStart = starts;
-    // the last body's buffers are written by the next one
     this.spare = previous.map((list, l) =>
       list.buffers === null || list.buffers === spare[l] ? new PlacedBuffers() : list.buffers,
     );
@@ -532,11 +466,8 @@ export class FrontierSerializer {
     return { chunks, length: size, etag, refs };
   }
 
-  // The new body's ETag (etagOf with its piece cuts): a piece copied whole from a piece of the last body takes that
-  // piece's digest, the others are hashed. Records the new body's pieces.
   private etag(
     lists: readonly Placed[],
-    // where each list's items begin
     listStarts: readonly number[],
     pieces: readonly (Span | Range)[],
     chunks: readonly Buffer[],
@@ -586,10 +517,7 @@ export class FrontierSerializer {
     return etagOfDigests(digests);
   }
 
-  // The next body's chunks: views of the encoded texts' blocks, and each range of the last body as views of its
-  // chunks. A body is thus never copied whole after a write (at 100k items a 23 MB allocation and copy per read,
-  // and as much garbage); past maxChunks, or when the buffers the views keep alive hold more than twice the body,
-  // it is copied into one buffer again.
+  // Views rather than a copy per write (a large allocation and as much garbage), compacted now and then.
   private assemble(pieces: readonly (Span | Range)[], size: number): Buffer[] {
     const chunks: Buffer[] = [];
     for (const piece of pieces) {
@@ -605,10 +533,8 @@ export class FrontierSerializer {
     return chunks;
   }
 
-  // Views of the last body's bytes [start, end), appended to `chunks` (merged with the last one when contiguous).
   private viewsOf(start: number, end: number, chunks: Buffer[]): void {
     const starts = this.chunkStart;
-    // the last chunk starting at or before `start`
     let low = 0;
     let high = this.chunks.length - 1;
     while (low < high) {
@@ -630,7 +556,6 @@ export class FrontierSerializer {
     }
   }
 
-  // Quotes through the memos; a blocker quoted for the first time is recorded in knownRefs.
   private quoter(refOf: RefOf): Quoter {
     const { knownRefs, quotedRefs } = this;
     return {

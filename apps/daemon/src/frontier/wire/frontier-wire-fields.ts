@@ -1,24 +1,13 @@
 import type { FrontierItemWire } from '@app/contracts';
 import { FrontierItem, toZonelessIso } from '@app/core';
 
-// The wire fields of a FrontierItem, in wire order, each with the in-process value it is made from and how that value
-// is written. This one table drives the mapper (toFrontierItemWire), the hand-written serializer (frontierItemJson)
-// and the "unchanged item" comparison (sameWireFields) that lets the serializer copy an item's bytes from the last
-// body: a field added here is mapped, written and compared; a field missing here is in none of the three (and the
-// serializer's tests, which vary every field of the wire shape, fail). See docs/frontier-read-path.md.
+// This one table drives the mapper, the hand-written serializer and sameWireFields, so a field is mapped, written
+// and compared, or in none of the three (and the serializer's tests fail). See docs/frontier-read-path.md.
 
 type RefOf = (id: number) => string | undefined;
 
-// How a field's in-process value becomes JSON:
-// - text: any string (quoted, escaped as JSON.stringify does)
-// - word: a string from a small vocabulary (status, priority, ...; its quoted form is memoized)
-// - number: a finite number (String(n) is its JSON)
-// - timestamp: a stored timestamp, written as zoneless ISO 8601 UTC with milliseconds (toZonelessIso)
-// - refs: internal item ids, written as the public refs of those that resolve (the others are left out)
-// - texts: an array of text
 export type WireKind = 'text' | 'word' | 'number' | 'timestamp' | 'refs' | 'texts';
 
-// The in-process type each kind is made from.
 interface KindSource {
   text: string;
   word: string;
@@ -28,7 +17,6 @@ interface KindSource {
   texts: readonly string[];
 }
 
-// The FrontierItem properties whose type fits a kind.
 type SourceOf<K extends WireKind> = {
   [P in keyof FrontierItem]: FrontierItem[P] extends KindSource[K] ? P : never;
 }[keyof FrontierItem];
@@ -53,7 +41,7 @@ export const FRONTIER_ITEM_WIRE_FIELDS = [
   { key: 'created_at', kind: 'timestamp', from: 'created_at' },
 ] as const satisfies readonly WireField[];
 
-// Every key of the wire shape is in the table (a compile error names the one left out).
+// A compile error names a wire key left out of the table.
 type Covered = (typeof FRONTIER_ITEM_WIRE_FIELDS)[number]['key'];
 const EVERY_KEY_COVERED: Exclude<keyof FrontierItemWire, Covered> extends never ? true : never = true;
 void EVERY_KEY_COVERED;
@@ -67,10 +55,8 @@ function sameArrays<T>(a: readonly T[], b: readonly T[]): boolean {
   return true;
 }
 
-// The identity contract: two items are the same on the wire when every wire field's in-process value is equal (the
-// arrays element by element); then their JSON is byte-identical, as long as the refs of their blocked_by ids are what
-// they were (the serializer checks that per blocker, see knownRefs). The same object is equal to itself at no cost
-// (compute_frontier hands back the previous object of an unchanged item, so that is the usual case).
+// The identity contract: items with equal wire-field values (arrays element by element) have byte-identical JSON
+// as long as their blockers' refs are unchanged (the serializer checks that per blocker, see knownRefs).
 export function sameWireFields(a: FrontierItem, b: FrontierItem): boolean {
   if (a === b) return true;
   for (let f = 0; f < FIELDS.length; f++) {
@@ -84,16 +70,13 @@ export function sameWireFields(a: FrontierItem, b: FrontierItem): boolean {
   return true;
 }
 
-// JSON of a string without JSON.stringify's call when it needs no escaping (most titles, refs, reasons, timestamps).
-// JSON.stringify escapes only quotes, backslashes, control characters and lone surrogates: a string with none of
-// those (surrogates left out even in pairs, to keep the test simple) is its own JSON between quotes.
+// JSON.stringify escapes only quotes, backslashes, control characters and surrogates: without those, no call.
 // eslint-disable-next-line no-control-regex
 const PLAIN = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
 export function quote(value: string): string {
   return PLAIN.test(value) ? `"${value}"` : JSON.stringify(value);
 }
 
-// Quoted forms of the few vocabulary values (status, priority, project, workflow, adapter).
 const QUOTED = new Map<string, string>();
 function quoteWord(value: string): string {
   let quoted = QUOTED.get(value);
@@ -104,7 +87,6 @@ function quoteWord(value: string): string {
   return quoted;
 }
 
-// The JSON of a blocker's ref ('' when it is left out of blocked_by) and of a reason text.
 export interface Quoter {
   ref(id: number): string;
   text(value: string): string;
@@ -120,7 +102,6 @@ export function plainQuoter(refOf: RefOf): Quoter {
   };
 }
 
-// The public refs of the ids that resolve, in order.
 function refsOf(ids: readonly number[], refOf: RefOf): string[] {
   const refs: string[] = [];
   for (const id of ids) {
@@ -130,11 +111,8 @@ function refsOf(ids: readonly number[], refOf: RefOf): string[] {
   return refs;
 }
 
-// The mapper and the serializer's fast path are written out from the table once, when this module loads: the same
-// code as functions written by hand (one property read and one concatenation per field, no loop over the fields, no
-// call per field), so the table costs nothing per item; a loop over the table cost ~50 % more per item (measured at
-// 100k items; docs/adr/0037). WIRE_ITEM_SOURCE and ITEM_JSON_SOURCE are the
-// code generated; the table holds only constants, so nothing from a request ever reaches it.
+// Generated from the table once, at load, as code a hand would write: a loop over the table costs far more per
+// item (docs/adr/0037). The table holds only constants, so nothing from a request reaches the generated code.
 const read = (field: WireField): string => `item[${JSON.stringify(field.from)}]`;
 
 function wireItemSource(fields: readonly WireField[]): string {
@@ -153,8 +131,7 @@ function wireItemSource(fields: readonly WireField[]): string {
   return `return {\n${entries.join('\n')}\n  };`;
 }
 
-// Reads every field into v0, v1, ...; null (take the generic path) when a value is not of its kind's type: a field
-// JSON.stringify would write otherwise (an absent string, a number that is not finite) is never written by hand.
+// null when a value is not of its kind's type: what JSON.stringify would write otherwise is never hand-written.
 function itemJsonSource(fields: readonly WireField[]): string {
   // every value is read and checked before a list is built (the quoter records the blockers it quotes)
   const lines: string[] = [];
@@ -222,15 +199,12 @@ const compiledItemJson = new Function(
   `return (item, quoter) => {\n${ITEM_JSON_SOURCE}\n};`,
 )(quote, quoteWord, toZonelessIso) as (item: FrontierItem, quoter: Quoter) => string | null;
 
-// libs/core's item (internal ids) as its wire shape (public refs): FRONTIER_ITEM_WIRE_FIELDS, in that order. Blockers
-// whose ref cannot be resolved (deleted items) are left out of blocked_by: internal ids never leak; the matching
-// blocked_reasons entry still says the blocker no longer exists.
+// Unresolvable blockers are left out of blocked_by so internal ids never leak (their reason stays).
 export function wireItem(item: FrontierItem, refOf: RefOf): FrontierItemWire {
   return compiledWireItem(item, refOf);
 }
 
-// wireItem's JSON, written field by field (same keys, same order, same escaping) without the intermediate object;
-// anything JSON.stringify would treat specially takes the generic path.
+// Anything JSON.stringify would treat specially takes the generic path.
 export function frontierItemJson(item: FrontierItem, refOf: RefOf, quoter: Quoter = plainQuoter(refOf)): string {
   const json = compiledItemJson(item, quoter);
   if (json !== null) return json;

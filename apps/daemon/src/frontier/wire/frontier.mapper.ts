@@ -3,11 +3,7 @@ import { FrontierComputation, FrontierItem } from '@app/core';
 
 import { wireItem } from './frontier-wire-fields';
 
-// The frontier's one mapper: libs/core's model (internal ids) to the wire (public refs), shapes from libs/contracts.
-
-// One item: its wire fields as FRONTIER_ITEM_WIRE_FIELDS lists them (public refs; blockers whose ref cannot be
-// resolved, deleted items, are left out of blocked_by: internal ids never leak, the matching blocked_reasons entry
-// still says the blocker no longer exists).
+// Blockers whose ref cannot be resolved are left out of blocked_by: internal ids never leak.
 export function toFrontierItemWire(item: FrontierItem, refOf: (id: number) => string | undefined): FrontierItemWire {
   return wireItem(item, refOf);
 }
