@@ -5,9 +5,9 @@ import ts from 'typescript';
 
 // Lint enforces the house (eslint.config.mjs, issue 30): each planted violation below, linted as if it were the
 // text of a real file of the tree, fails with the boundary's rule. One node process runs ESLint's Node API for every
-// case. The type-aware cases go through the project service as `npx eslint` does (it loads the whole tsconfig.json
-// project once); the others, whose rules read only the syntax, are linted with it off, which spares each the
-// project's update for the planted text.
+// case, under the real eslint.config.mjs. The type-aware cases get a TypeScript program of the planted file alone
+// (the whole tsconfig.json project, as `npx eslint` loads it, was most of this file's time); the others, whose rules
+// read only the syntax, are linted with type information off.
 const ROOT = join(__dirname, '../../..');
 
 interface Case {
@@ -106,7 +106,24 @@ const { ESLint } = require('eslint');
 (async () => {
   const cases = JSON.parse(process.argv[1]);
   const typeAware = JSON.parse(process.argv[3]);
-  const project = new ESLint({ cwd: process.argv[2] });
+  const { mkdtempSync, writeFileSync } = require('node:fs');
+  const { join } = require('node:path');
+  const { tmpdir } = require('node:os');
+  const dir = mkdtempSync(join(tmpdir(), 'house-lint-'));
+  // A program of the planted file alone per type-aware case: the rules see its types as in the whole project, and the
+  // program is not the whole tsconfig.json project (loading that was most of this file's time).
+  const projectFor = (filePath) => {
+    const tsconfig = join(dir, filePath.replace(/[^A-Za-z0-9]/g, '_') + '.json');
+    writeFileSync(tsconfig, JSON.stringify({
+      compilerOptions: { strict: true, target: 'ES2022', module: 'commonjs', types: ['node'], noEmit: true,
+                         typeRoots: [join(process.argv[2], 'node_modules/@types')] },
+      files: [join(process.argv[2], filePath)],
+    }));
+    return new ESLint({
+      cwd: process.argv[2],
+      overrideConfig: { languageOptions: { parserOptions: { projectService: false, project: [tsconfig] } } },
+    });
+  };
   const syntaxOnly = new ESLint({
     cwd: process.argv[2],
     overrideConfig: {
@@ -116,7 +133,7 @@ const { ESLint } = require('eslint');
   });
   const out = [];
   for (const c of cases) {
-    const eslint = typeAware.includes(c.rule) ? project : syntaxOnly;
+    const eslint = typeAware.includes(c.rule) ? projectFor(c.filePath) : syntaxOnly;
     const [result] = await eslint.lintText(c.code, { filePath: c.filePath });
     out.push(result.messages.map((m) => ({ ruleId: m.ruleId, message: m.message, fatal: !!m.fatal })));
   }
