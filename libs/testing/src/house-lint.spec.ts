@@ -121,7 +121,12 @@ const { ESLint } = require('eslint');
     }));
     return new ESLint({
       cwd: process.argv[2],
-      overrideConfig: { languageOptions: { parserOptions: { projectService: false, project: [tsconfig] } } },
+      // Under CI=true typescript-eslint would infer a single run and type the file as it is on disk, not the planted text.
+      overrideConfig: {
+        languageOptions: {
+          parserOptions: { projectService: false, project: [tsconfig], disallowAutomaticSingleRunInference: true },
+        },
+      },
     });
   };
   const syntaxOnly = new ESLint({
