@@ -16,18 +16,20 @@ export const VOLATILE_TABLES = new Set([
 // thousands of digests.
 const digestQueries = new WeakMap<Client, Map<ReadonlySet<string>, string | null>>();
 
+// The database's tables in name order, less the skipped ones.
+async function tablesOf(client: Client, skip: ReadonlySet<string>): Promise<string[]> {
+  const rows = await client.query<{ name: string }>(
+    `SELECT table_name AS name FROM information_schema.tables
+      WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`,
+  );
+  return rows.rows.map((r) => r.name).filter((name) => !skip.has(name));
+}
+
 async function digestQuery(client: Client, skip: ReadonlySet<string>): Promise<string | null> {
   let bySkip = digestQueries.get(client);
   if (!bySkip) digestQueries.set(client, (bySkip = new Map()));
   if (bySkip.has(skip)) return bySkip.get(skip)!;
-  const tables = (
-    await client.query<{ name: string }>(
-      `SELECT table_name AS name FROM information_schema.tables
-        WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`,
-    )
-  ).rows
-    .map((r) => r.name)
-    .filter((name) => !skip.has(name));
+  const tables = await tablesOf(client, skip);
   const query =
     tables.length === 0
       ? null
@@ -72,14 +74,7 @@ export class DigestTracker {
   ) {}
 
   static async install(client: Client, skip: ReadonlySet<string> = VOLATILE_TABLES): Promise<DigestTracker> {
-    const tables = (
-      await client.query<{ name: string }>(
-        `SELECT table_name AS name FROM information_schema.tables
-          WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`,
-      )
-    ).rows
-      .map((r) => r.name)
-      .filter((name) => !skip.has(name) && name !== WRITE_LOG);
+    const tables = await tablesOf(client, new Set([...skip, WRITE_LOG]));
     await client.query(`
       CREATE TABLE IF NOT EXISTS svc_test_writes (name text NOT NULL);
       CREATE OR REPLACE FUNCTION svc_test_log_write() RETURNS trigger LANGUAGE plpgsql AS $$

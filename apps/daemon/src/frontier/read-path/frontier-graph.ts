@@ -322,24 +322,21 @@ export function patchProjectGraph(
   };
 }
 
-// Invariant: equal to buildProjectGraph over the same rows, with only the arrays' ends extended.
-export function growProjectGraph(
+// The input items and facts of candidates new to a graph, laid over its facts; `check` refuses a row out of place.
+function newCandidates(
   previous: ProjectGraph,
   rows: readonly CandidateRow[],
-  edges: readonly EdgeRow[],
   workflows: ReadonlyMap<number, WorkflowStages>,
-  reuse?: GraphReuse,
-): ProjectGraph {
+  check: (row: CandidateRow) => void,
+) {
   const prefix = `${previous.project.public_item_prefix}-`;
   const registered = previous.environments.get(previous.project.id);
   const projectEnvironments = registered === undefined ? NO_ENVIRONMENTS : new Set(registered.keys());
   const added: FrontierInputItem[] = [];
   const addedFacts: BlockerFacts[] = [];
   const { base, top, gone } = factLayers(previous.facts);
-  let last = previous.items.length > 0 ? previous.items[previous.items.length - 1].id : -Infinity;
   for (const row of rows) {
-    if (!(row.id > last)) throw new Error(`growProjectGraph: ${row.id} does not come after the candidates`);
-    last = row.id;
+    check(row);
     const built = candidateInputs(row, previous.project.id, prefix, workflows.get(row.workflow_version_id), {
       deployed: NO_ENVIRONMENTS,
       registered: projectEnvironments,
@@ -349,6 +346,22 @@ export function growProjectGraph(
     top.set(row.id, built.facts);
     gone.delete(row.id);
   }
+  return { added, addedFacts, base, top, gone };
+}
+
+// Invariant: equal to buildProjectGraph over the same rows, with only the arrays' ends extended.
+export function growProjectGraph(
+  previous: ProjectGraph,
+  rows: readonly CandidateRow[],
+  edges: readonly EdgeRow[],
+  workflows: ReadonlyMap<number, WorkflowStages>,
+  reuse?: GraphReuse,
+): ProjectGraph {
+  let last = previous.items.length > 0 ? previous.items[previous.items.length - 1].id : -Infinity;
+  const { added, addedFacts, base, top, gone } = newCandidates(previous, rows, workflows, (row) => {
+    if (!(row.id > last)) throw new Error(`growProjectGraph: ${row.id} does not come after the candidates`);
+    last = row.id;
+  });
   let lastEdge = previous.edges.length > 0 ? previous.edges[previous.edges.length - 1].id! : -Infinity;
   for (const edge of edges) {
     if (!(edge.id! > lastEdge)) throw new Error(`growProjectGraph: edge ${edge.id} does not come after the edges`);
@@ -398,32 +411,18 @@ export function joinProjectGraph(
   workflows: ReadonlyMap<number, WorkflowStages>,
   reuse?: GraphReuse,
 ): ProjectGraph {
-  const prefix = `${previous.project.public_item_prefix}-`;
-  const registered = previous.environments.get(previous.project.id);
-  const projectEnvironments = registered === undefined ? NO_ENVIRONMENTS : new Set(registered.keys());
-  const added: FrontierInputItem[] = [];
-  const addedFacts: BlockerFacts[] = [];
-  const { base, top, gone } = factLayers(previous.facts);
   let blockerProjects = previous.blockerProjects;
   let last = -Infinity;
-  for (const row of rows) {
+  const { added, addedFacts, base, top, gone } = newCandidates(previous, rows, workflows, (row) => {
     if (!(row.id > last) || positionOf(previous.items, row.id) >= 0) {
       throw new Error(`joinProjectGraph: ${row.id} is a candidate already, or out of order`);
     }
     last = row.id;
-    const built = candidateInputs(row, previous.project.id, prefix, workflows.get(row.workflow_version_id), {
-      deployed: NO_ENVIRONMENTS,
-      registered: projectEnvironments,
-    });
-    added.push(built.item);
-    addedFacts.push(built.facts);
-    top.set(row.id, built.facts);
-    gone.delete(row.id);
     if (blockerProjects.has(row.id)) {
       if (blockerProjects === previous.blockerProjects) blockerProjects = new Map(blockerProjects);
       blockerProjects.delete(row.id);
     }
-  }
+  });
   for (let k = 1; k < edges.length; k++) {
     if (!(edges[k].id! > edges[k - 1].id!)) throw new Error(`joinProjectGraph: edge ${edges[k].id} out of order`);
   }
