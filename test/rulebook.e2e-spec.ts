@@ -403,6 +403,19 @@ describe('the rulebook: claims with teeth, and the record of every write', () =>
       expect(table.stdout).toMatch(/admin\s+cli/);
     });
 
+    it('should name a writer whose name holds quotes, backslashes and a semicolon exactly as it is', async () => {
+      const name = `d'arcy \\"; SELECT 1; -- ✓`;
+      const dana = await createActor(db.url, { name, org: 'default' });
+      const ref = refs[3];
+      const res = await http(base, 'PUT', `/v1/items/${ref}/fields/priority`, {
+        ...as(dana.token, null),
+        body: { value: 'low' },
+      });
+      expect(res.status).toBe(200);
+      const changed = (await history(ref)).find((c) => c.field === 'priority');
+      expect(changed).toEqual(expect.objectContaining({ actor: name, path: 'http', before: 'high', after: 'low' }));
+    });
+
     it('should name an import as the path of the changes it made', async () => {
       const demo = join(__dirname, '..', 'examples', 'demo-backlog.json');
       const imported = await runSvc(['import', demo], { env: svcEnv(daemon) });

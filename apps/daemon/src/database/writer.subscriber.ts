@@ -1,14 +1,39 @@
-import { DataSource, EntitySubscriberInterface, EventSubscriber, TransactionStartEvent } from 'typeorm';
+import { escapeLiteral } from 'pg';
+import { DataSource, EntitySubscriberInterface, EventSubscriber, QueryRunner, TransactionStartEvent } from 'typeorm';
 
 import { currentWrite } from './write-context';
 
-// A transaction-local setting, gone at commit, never seen by the next user of the pooled connection.
+const START = 'START TRANSACTION';
+const pendingWriter = new WeakMap<QueryRunner, string>();
+const joined = new WeakSet<QueryRunner>();
+
+// A transaction-local setting, gone at commit, never seen by the next user of the pooled connection. It rides in the
+// same round trip as START TRANSACTION (one simple-query message, two statements): a write's every statement costs a
+// socket write and a wake-up of its backend, which on a busy machine is most of what a small write costs.
 @EventSubscriber()
 export class WriterSubscriber implements EntitySubscriberInterface {
-  afterTransactionStart(event: TransactionStartEvent): Promise<unknown> | void {
+  beforeTransactionStart(event: TransactionStartEvent): void {
     const context = currentWrite();
     if (!context) return;
-    return event.queryRunner.query(`SELECT set_config('svc.writer', $1, true)`, [JSON.stringify(context.writer)]);
+    const runner = event.queryRunner;
+    pendingWriter.set(runner, JSON.stringify(context.writer));
+    if (joined.has(runner)) return;
+    joined.add(runner);
+    const query = runner.query.bind(runner) as (...args: unknown[]) => Promise<unknown>;
+    runner.query = ((sql: string, ...rest: unknown[]) => {
+      const writer = pendingWriter.get(runner);
+      if (writer === undefined || sql !== START || rest[0] !== undefined) return query(sql, ...rest);
+      pendingWriter.delete(runner);
+      return query(`${START}; SELECT set_config('svc.writer', ${escapeLiteral(writer).trim()}, true)`, ...rest);
+    }) as QueryRunner['query'];
+  }
+
+  // A nested transaction (a savepoint) or a driver that opens transactions in other words: the setting on its own.
+  afterTransactionStart(event: TransactionStartEvent): Promise<unknown> | void {
+    const writer = pendingWriter.get(event.queryRunner);
+    if (writer === undefined) return;
+    pendingWriter.delete(event.queryRunner);
+    return event.queryRunner.query(`SELECT set_config('svc.writer', $1, true)`, [writer]);
   }
 }
 

@@ -1,0 +1,74 @@
+import type { QueryRunner, TransactionStartEvent } from 'typeorm';
+
+import { anonymousWriter, runInWrite, WriteContext } from './write-context';
+import { WriterSubscriber } from './writer.subscriber';
+
+// A query runner that records what it sends and opens transactions the way TypeORM's Postgres runner does.
+function fakeRunner(startWords = 'START TRANSACTION') {
+  const sent: { sql: string; parameters?: unknown[] }[] = [];
+  const subscriber = new WriterSubscriber();
+  const runner = {
+    depth: 0,
+    query(sql: string, parameters?: unknown[]) {
+      sent.push({ sql, parameters });
+      return Promise.resolve([]);
+    },
+    async startTransaction(this: QueryRunner & { depth: number }) {
+      const event = { queryRunner: this } as unknown as TransactionStartEvent;
+      subscriber.beforeTransactionStart(event);
+      await this.query(this.depth === 0 ? startWords : `SAVEPOINT typeorm_${this.depth}`);
+      this.depth += 1;
+      await subscriber.afterTransactionStart(event);
+    },
+  };
+  return { runner: runner as unknown as QueryRunner & { depth: number }, sent };
+}
+
+const context = (): WriteContext => ({
+  writer: { ...anonymousWriter('cli'), actor_id: 7, actor_name: "o'brien \\ admin" },
+  mutation: true,
+  declared: null,
+  passed: new Set(),
+});
+
+describe('WriterSubscriber', () => {
+  it('names the writer in the same round trip as START TRANSACTION, quoted as a literal', async () => {
+    const { runner, sent } = fakeRunner();
+    await runInWrite(context(), () => runner.startTransaction());
+    expect(sent).toHaveLength(1);
+    expect(sent[0].parameters).toBeUndefined();
+    expect(sent[0].sql).toBe(
+      `START TRANSACTION; SELECT set_config('svc.writer', E'${JSON.stringify(context().writer)
+        .replace(/\\/g, '\\\\')
+        .replace(/'/g, "''")}', true)`,
+    );
+  });
+
+  it('sets it on its own for a savepoint, and again for the next transaction on the same runner', async () => {
+    const { runner, sent } = fakeRunner();
+    await runInWrite(context(), async () => {
+      await runner.startTransaction();
+      await runner.startTransaction();
+      await runner.query('SELECT 1');
+    });
+    expect(sent.map((s) => s.sql.split(';')[0])).toEqual([
+      'START TRANSACTION',
+      'SAVEPOINT typeorm_1',
+      `SELECT set_config('svc.writer', $1, true)`,
+      'SELECT 1',
+    ]);
+    expect(sent[2].parameters).toEqual([JSON.stringify(context().writer)]);
+  });
+
+  it('falls back to a statement of its own when the driver opens transactions in other words', async () => {
+    const { runner, sent } = fakeRunner('BEGIN');
+    await runInWrite(context(), () => runner.startTransaction());
+    expect(sent.map((s) => s.sql)).toEqual(['BEGIN', `SELECT set_config('svc.writer', $1, true)`]);
+  });
+
+  it('sends nothing extra outside a write', async () => {
+    const { runner, sent } = fakeRunner();
+    await runner.startTransaction();
+    expect(sent.map((s) => s.sql)).toEqual(['START TRANSACTION']);
+  });
+});
