@@ -6,21 +6,30 @@ import { STRUCTURED_FIELDS } from '@app/contracts/backlog';
 
 import { RunRow } from '../deployments/dto/deployments.dto';
 import { affected, isoUtc } from '../database/backlog-sql';
-import { ItemRow, ProgressRow, SectionRow } from './dto/items.dto';
+import { ItemDetailRow, ItemRow, ProgressRow, SectionRow } from './dto/items.dto';
 import { INSERTABLE_COLUMNS, NewItem } from './item-fields';
 
-export const ITEM_SELECT = `
-  SELECT i.id, p.public_item_prefix || '-' || i.project_sequence AS ref, i.project, i.project_sequence, i.title,
+const ITEM_COLUMNS = `
+         i.id, p.public_item_prefix || '-' || i.project_sequence AS ref, i.project, i.project_sequence, i.title,
          i.workflow_id, i.workflow_version_id, v.version AS workflow_version, i.workflow_posture, i.status,
          i.priority, i.frozen, i.blocked, i.blocked_reason, i.github_issue, i.deployed_to, i.body,
          ${isoUtc('i.merged_at')} AS merged_at, ${isoUtc('i.created_at')} AS created_at,
          ${isoUtc('i.updated_at')} AS updated_at, i.source, i.owner, i.deployment_flow, i.deploy_stage,
          ${STRUCTURED_FIELDS.map((f) => `i.${f}`).join(', ')},
          i.db_mutation_profile, i.db_compatibility_attestation, ${isoUtc('i.spec_updated_at')} AS spec_updated_at,
-         i.spec_updated_by, i.resolution, i.resolution_ref, i.resolution_comment, i.depends_on
+         i.spec_updated_by, i.resolution, i.resolution_ref, i.resolution_comment, i.depends_on`;
+const ITEM_FROM = `
     FROM items i
     JOIN projects p ON p.id = i.project
     JOIN workflow_versions v ON v.id = i.workflow_version_id`;
+const SECTIONS_OF_ITEM = `
+         (SELECT COALESCE(json_agg(json_build_object(
+                   'item_id', s.item_id, 'section_name', s.section_name, 'content', s.content, 'ordering', s.ordering,
+                   'created_at', ${isoUtc('s.created_at')}, 'updated_at', ${isoUtc('s.updated_at')})
+                   ORDER BY s.ordering, s.section_name), '[]')
+            FROM item_sections s WHERE s.item_id = i.id) AS sections`;
+
+export const ITEM_SELECT = `SELECT ${ITEM_COLUMNS} ${ITEM_FROM}`;
 
 export interface ItemFilters {
   projects: readonly string[] | null;
@@ -55,6 +64,16 @@ export class ItemsRepository {
     return rows[0] ?? null;
   }
 
+  // The row and its sections in one statement: a write answers with the item it wrote, and each statement is a
+  // round trip to the database.
+  async findDetail(id: number, manager = this.dataSource.manager): Promise<ItemDetailRow | null> {
+    const rows: ItemDetailRow[] = await manager.query(
+      `SELECT ${ITEM_COLUMNS}, ${SECTIONS_OF_ITEM} ${ITEM_FROM} WHERE i.id = $1`,
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+
   async lock(id: number, manager: EntityManager): Promise<ItemRow | null> {
     const rows: ItemRow[] = await manager.query(`${ITEM_SELECT} WHERE i.id = $1 FOR UPDATE OF i`, [id]);
     return rows[0] ?? null;
@@ -72,7 +91,7 @@ export class ItemsRepository {
   // One statement: page and total together.
   list(f: ItemFilters): Promise<ItemRow[]> {
     return this.dataSource.query(
-      `${ITEM_SELECT.replace('SELECT i.id,', 'SELECT count(*) OVER () AS total, i.id,')}
+      `SELECT count(*) OVER () AS total, ${ITEM_COLUMNS} ${ITEM_FROM}
         WHERE ($1::text[] IS NULL OR i.project = ANY($1))
           AND ($2::text IS NULL OR i.project = $2)
           AND ($3::text[] IS NULL OR i.status = ANY($3))

@@ -80,6 +80,7 @@ function makeSut(row: ItemRow = itemRow()) {
     transaction: jest.fn(async <T>(work: (manager: EntityManager) => Promise<T>) => work(MANAGER)),
     lock: jest.fn(async () => ({ ...row })),
     findById: jest.fn(async () => ({ ...row })),
+    findDetail: jest.fn(async () => ({ ...row, sections: [] })),
     sectionsFor: jest.fn(async () => []),
     updateStatus: jest.fn(async () => undefined),
     updateField: jest.fn(async () => undefined),

@@ -412,9 +412,10 @@ export class ItemsService {
   }
 
   async detail(id: number, manager?: EntityManager): Promise<ItemDetailWire> {
-    const row = await this.repository.findById(id, manager);
-    if (!row) throw itemNotFound(`#${id}`);
-    const sections = (await this.repository.sectionsFor([id], manager)).map(toSectionResponse);
+    const found = await this.repository.findDetail(id, manager);
+    if (!found) throw itemNotFound(`#${id}`);
+    const { sections: rows, ...row } = found;
+    const sections = rows.map(toSectionResponse);
     return { ...toItemResponse(row, sections), sections, ...(await this.comments.recentOf(id, row.ref, manager)) };
   }
 

@@ -171,6 +171,10 @@ export interface SectionRow extends ItemSectionWire {
   item_id: number;
 }
 
+export interface ItemDetailRow extends ItemRow {
+  sections: SectionRow[];
+}
+
 export function structuredFieldsOf(row: ItemRow): Record<StructuredField, string | null> {
   return Object.fromEntries(STRUCTURED_FIELDS.map((f) => [f, row[f]])) as Record<StructuredField, string | null>;
 }
