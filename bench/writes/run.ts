@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -335,6 +336,8 @@ export interface PhaseResult {
   // pg_stat_activity samples of the daemon's sessions (WaitSampler)
   db_waits: Record<string, number>;
   load_average: [number, number];
+  // set after the last phase of a size: the kept answer byte for byte a cold daemon's (keptAgainstCold)
+  kept_equals_cold?: boolean;
 }
 
 async function phase(
@@ -425,6 +428,28 @@ async function phase(
   return result;
 }
 
+// After the phases, the frontier the long-running daemon kept (refreshed by every write) against the one a daemon
+// started afresh on the same database computes from scratch, with no write between: the same bytes, the same ETag.
+async function keptAgainstCold(
+  keptUrl: string,
+  env: Record<string, string>,
+): Promise<{ equal: boolean; etag_equal: boolean; bytes: number }> {
+  const read = async (base: string) => {
+    const res = await fetch(`${base}/v1/charge/frontier?project=${PROJECT}`, {
+      headers: { authorization: `Bearer ${env.SVC_BOOTSTRAP_TOKEN}` },
+    });
+    if (res.status !== 200) throw new Error(`frontier read: ${res.status}`);
+    return { text: await res.text(), etag: res.headers.get('etag') };
+  };
+  const cold = await startDaemonProcess({ env, timeoutMs: 120_000 });
+  try {
+    const [kept, fresh] = [await read(keptUrl), await read(cold.url)];
+    return { equal: kept.text === fresh.text, etag_equal: kept.etag === fresh.etag, bytes: fresh.text.length };
+  } finally {
+    await stopWithin(cold);
+  }
+}
+
 async function stopWithin(daemon: DaemonProcess, ms = 20_000): Promise<void> {
   const timer = setTimeout(() => void daemon.kill(), ms);
   try {
@@ -448,8 +473,15 @@ async function measure(server: EmbeddedServer, n: number, options: Options): Pro
   const database = `bench_writes_${n}_${Date.now().toString(36)}`;
   await server.createDatabase(database);
   const url = server.connection.url(database);
+  // one secret and one admin token, so a second daemon on the same database (the cold read) accepts the credential
+  const env = {
+    SVC_DATABASE_URL: url,
+    SVC_LOG_LEVEL: 'warn',
+    SVC_SERVER_SECRET: randomBytes(32).toString('hex'),
+    SVC_BOOTSTRAP_TOKEN: `svc_${randomBytes(32).toString('hex')}`,
+  };
   const daemon = await startDaemonProcess({
-    env: { SVC_DATABASE_URL: url, SVC_LOG_LEVEL: 'warn' },
+    env,
     nodeArgs: (process.env.SVC_BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean),
     timeoutMs: 120_000,
   });
@@ -473,7 +505,7 @@ async function measure(server: EmbeddedServer, n: number, options: Options): Pro
       await client.query('VACUUM ANALYZE item_dependencies');
     });
     note(`${n}: ${items.length} items, ${edges.length} edges loaded`);
-    const api = new SvcApi(new SvcClient(daemon.url, daemon.token));
+    const api = new SvcApi(new SvcClient(daemon.url, env.SVC_BOOTSTRAP_TOKEN));
     const read = await api.frontier({ project: PROJECT });
     if (read.notModified) throw new Error('unexpected 304');
     const top = read.body.runnable.map((i) => ({ ref: i.item_id, priority: i.priority }));
@@ -481,7 +513,7 @@ async function measure(server: EmbeddedServer, n: number, options: Options): Pro
     if (top.length < most * 2) throw new Error(`only ${top.length} runnable items for ${most} writers`);
     const per = Math.min(POOL_PER_WRITER, Math.floor(top.length / most));
     if (options.follower) {
-      follower = new Follower(daemon.url, daemon.token ?? '');
+      follower = new Follower(daemon.url, env.SVC_BOOTSTRAP_TOKEN);
       await follower.open();
     }
     const results: PhaseResult[] = [];
@@ -497,6 +529,11 @@ async function measure(server: EmbeddedServer, n: number, options: Options): Pro
         await sleep(1000);
       }
     }
+    const cold = await keptAgainstCold(daemon.url, env);
+    note(
+      `${n}: kept answer ${cold.equal ? '=' : '≠'} a cold daemon's (${cold.bytes} bytes, ETag ${cold.etag_equal ? '=' : '≠'})`,
+    );
+    for (const r of results) r.kept_equals_cold = cold.equal && cold.etag_equal;
     return results;
   } finally {
     follower?.close();
@@ -577,6 +614,12 @@ function writeTable(label: string, phases: PhaseResult[], pg: PgbenchResult[]): 
         `| ${p.items} | ${p.kind} | ${p.writers} | ${p.writes_per_s} | ${p.p50_ms} | ${p.p99_ms} | ${p.errors} | ` +
         `${p.daemon_cpu_pct} | ${p.notice_p50_ms} | ${p.notice_p99_ms} |`,
     ),
+    '',
+    ...[...new Set(phases.map((p) => p.items))].map((items) => {
+      const same = phases.find((p) => p.items === items)?.kept_equals_cold;
+      const verdict = same === undefined ? 'not checked' : same ? 'the same bytes and ETag' : '**different**';
+      return `At ${items} items, after the phases, the kept answer against a cold daemon's: ${verdict}.`;
+    }),
     ...(pg.length > 0
       ? [
           '',
