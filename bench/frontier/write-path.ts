@@ -2,7 +2,9 @@ import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { PerformanceEntry, PerformanceObserver } from 'node:perf_hooks';
 
-import { applyDeploymentHalts, computeFrontier, FrontierMemo } from '../../libs/core/src';
+import { applyDeploymentHalts, computeFrontier, FrontierComputation, FrontierMemo } from '../../libs/core/src';
+import { DependencyFactsService } from '../../apps/daemon/src/dependencies/dependency-facts.service';
+import { ACTIVATION_ONLY, FrontierGraphCache } from '../../apps/daemon/src/frontier/read-path/frontier-graph-cache';
 import {
   buildProjectGraph,
   GraphReuse,
@@ -14,6 +16,7 @@ import {
 import { BlockerRow, CandidateRow } from '../../apps/daemon/src/frontier/read-path/frontier.repository';
 import { FrontierHistory } from '../../apps/daemon/src/frontier/wire/frontier-delta';
 import { FrontierSerializer } from '../../apps/daemon/src/frontier/wire/frontier-serializer';
+import { MemoryRows } from './memory-repository';
 import { generatedRows } from './profile';
 
 // In-process profile of the daemon's work between a one-item write and the delta it answers (issue 27's 1M target):
@@ -23,7 +26,10 @@ import { generatedRows } from './profile';
 // per: items written before each run (1; bench:live's burst runs once for several writers' writes: 5 retitles the top
 // five at once). kind: `title` (the default: a top runnable item retitled), `new-item` (a new item, the next id) or
 // `to-done` (a top runnable item's status to done: it leaves the candidates, its own dependencies with it, and stays
-// an outside blocker while a dependency names it); the last two take per = 1.
+// an outside blocker while a dependency names it), `mixed` (one refresh finding a title write, a new item and a
+// dependency added) or `dependency-remove` (a blocked item's dependency deleted); all but `title` take per = 1. The
+// last two refresh a FrontierGraphCache over the rows in memory (memory-repository.ts), so `patch` is the cache's
+// whole refresh step (the delta applied to its state, then the graph step it picks).
 // With SVC_BENCH_PROFILE=<file>, a CPU profile of the writes alone is written there. Prints one JSON line: the median of
 // each step, in ms.
 
@@ -41,7 +47,9 @@ function reshapedGraph(graph: ProjectGraph, change: GraphChange, reuse: GraphReu
     : shrinkProjectGraph(graph, change.departed, reuse).graph;
 }
 
-const WRITE_KINDS = ['title', 'new-item', 'to-done'] as const;
+const WRITE_KINDS = ['title', 'new-item', 'to-done', 'mixed', 'dependency-remove'] as const;
+// refreshed through FrontierGraphCache over the rows in memory: the step the cache picks is what is measured
+const CACHE_KINDS: readonly WriteKind[] = ['mixed', 'dependency-remove'];
 type WriteKind = (typeof WRITE_KINDS)[number];
 type Rows = ReturnType<typeof generatedRows>;
 
@@ -50,6 +58,41 @@ function newItem(rows: Rows, id: number): GraphChange {
   const row = { ...rows.candidates[0], id, seq: id, title: `new ${id}`, status: 'planned', blocked: 0, frozen: 0 };
   rows.candidates = [...rows.candidates, row];
   return { added: [row], departed: [] };
+}
+
+// As the follower's notice finds several writers' writes in one refresh: the target retitled, a new item (the next
+// id), and the first blocked item made to depend on the new item too (a new item depends on nothing: no cycle).
+function mixedWrite(memory: MemoryRows, rows: Rows, target: number, last: FrontierComputation, ids: NextIds): void {
+  const at = rows.candidates.findIndex((row) => row.id === target);
+  rows.candidates[at] = { ...rows.candidates[at], title: `written ${ids.item}` };
+  memory.writeItem(rows.candidates[at]);
+  const id = ids.item++;
+  rows.candidates.push({
+    ...rows.candidates[0],
+    id,
+    seq: id,
+    title: `new ${id}`,
+    status: 'planned',
+    blocked: 0,
+    frozen: 0,
+  });
+  memory.writeItem(rows.candidates[rows.candidates.length - 1]);
+  const dependent = last.blocked[0].item_id;
+  memory.writeEdge({ id: ids.edge++, blocker: id, dependent, satisfaction: 'status:done', g: 'activation', r: '' });
+}
+
+// One dependency of a blocked item removed (an item_dependencies tombstone); the item may become runnable.
+function dependencyRemove(memory: MemoryRows, last: FrontierComputation, w: number): void {
+  for (let k = 0; k < last.blocked.length; k++) {
+    const edges = memory.edgesOf(last.blocked[(w + k) % last.blocked.length].item_id);
+    if (edges.length > 0) return memory.deleteEdge(edges[0]);
+  }
+  throw new Error('dependency-remove: no blocked item has a dependency left');
+}
+
+interface NextIds {
+  item: number;
+  edge: number;
 }
 
 // The candidate at `at` to done, as the graph cache's delta takes it: out of the candidates with its own edges, an
@@ -68,7 +111,10 @@ async function main(): Promise<void> {
   if (!WRITE_KINDS.includes(kind)) throw new Error(`kind: one of ${WRITE_KINDS.join(', ')}`);
   const rows = generatedRows(n);
   const reuse = new GraphReuse();
-  let graph = buildProjectGraph(rows, reuse);
+  const memory = new MemoryRows(rows);
+  const cache = new FrontierGraphCache(memory.repository(), {} as DependencyFactsService);
+  const cached = async () => (await cache.cachedGraph(rows.project, ACTIVATION_ONLY)).version.graph;
+  let graph = CACHE_KINDS.includes(kind) ? await cached() : buildProjectGraph(rows, reuse);
   const memo = new FrontierMemo();
   const serializer = new FrontierSerializer();
   const history = new FrontierHistory();
@@ -87,6 +133,7 @@ async function main(): Promise<void> {
   let last = answer();
   let byId = new Map(rows.candidates.map((row, at) => [row.id, at]));
   let nextId = Math.max(...rows.candidates.map((row) => row.id), ...rows.outside.map((row) => row.id)) + 1;
+  const ids: NextIds = { item: nextId, edge: Math.max(...rows.edges.map((e) => e.id!)) + 1 };
   const profile = process.env.SVC_BENCH_PROFILE;
   const session = new Session();
   const post = (method: string, params?: object) =>
@@ -115,7 +162,12 @@ async function main(): Promise<void> {
     // each write its own task, as in the daemon (what a task holds until it ends, such as WeakRef targets, is let go)
     await new Promise((resolve) => setImmediate(resolve));
     let t0: number;
-    if (kind === 'title') {
+    if (CACHE_KINDS.includes(kind)) {
+      if (kind === 'mixed') mixedWrite(memory, rows, targets[0].item_id, last.computation, ids);
+      else dependencyRemove(memory, last.computation, w);
+      t0 = performance.now();
+      graph = await cached();
+    } else if (kind === 'title') {
       const written = targets.map((target) => {
         const at = byId.get(target.item_id)!;
         const row = { ...rows.candidates[at], title: `written ${w}` };

@@ -116,6 +116,15 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.constant({ kind: 'prune' as const }),
 );
 
+// items new, updated (to and from terminal statuses too) and dependencies added and removed, none a deployment fact
+const composableOpArb = opArb.filter(
+  (op) =>
+    op.kind === 'insertItem' ||
+    op.kind === 'updateItem' ||
+    op.kind === 'deleteEdge' ||
+    (op.kind === 'insertEdge' && !SATISFACTIONS[op.satisfaction].startsWith('fact:deployed:')),
+);
+
 describe(FrontierService.name, () => {
   let db: MediumDatabase;
   let sut: FrontierService;
@@ -299,6 +308,30 @@ describe(FrontierService.name, () => {
         { numRuns: 40, endOnFailure: true, seed: 20261127 },
       );
     });
+
+    // as the follower's notice coalesces them: several writes of different kinds found by one refresh (the writes the
+    // graph cache composes, with no deployment fact left to load, then any)
+    it.each([
+      ['the kinds composed', composableOpArb],
+      ['any kind', opArb],
+    ])(
+      'should give exactly the answer of a full reload when each refresh finds several writes of %s',
+      async (_, opArb) => {
+        await db.client.query(`DELETE FROM item_dependencies WHERE satisfaction LIKE 'fact:deployed:%'`);
+        await fc.assert(
+          fc.asyncProperty(
+            fc.array(fc.array(opArb, { minLength: 2, maxLength: 6 }), { minLength: 1, maxLength: 6 }),
+            async (steps) => {
+              for (const ops of steps) {
+                for (const op of ops) await apply(op);
+                await expectSameAsFullLoad();
+              }
+            },
+          ),
+          { numRuns: 30, endOnFailure: true, seed: 20261129 },
+        );
+      },
+    );
   });
 
   describe('pruneTombstones', () => {

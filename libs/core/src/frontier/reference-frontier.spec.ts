@@ -524,9 +524,10 @@ describe(referenceFrontier.name, () => {
     );
   });
 
-  // between two reads, one to three writes (so an item removed and another added leave as many items as before)
+  // between two reads, one to six writes, as a refresh that coalesced several finds them (an item removed and another
+  // added leave as many items as before; updates, new items, edges added and removed and terminal moves together)
   it('should be what computeFrontier answers with its memo, write after write', () => {
-    const stepArb = fc.tuple(fc.array(writeArb, { minLength: 1, maxLength: 3 }), fc.boolean());
+    const stepArb = fc.tuple(fc.array(writeArb, { minLength: 1, maxLength: 6 }), fc.boolean());
     fc.assert(
       fc.property(worldArb, fc.array(stepArb, { minLength: 1, maxLength: 12 }), (world, steps) => {
         const inputs = new Inputs();

@@ -22,10 +22,11 @@ import {
   createGraphState,
   DeltaOutcome,
   GraphState,
+  RELOAD,
   settleOutside,
   stateRows,
 } from './frontier-graph-state';
-import { BlockerRow, FrontierRepository, ProjectRow } from './frontier.repository';
+import { BlockerRow, CandidateRow, EdgeRow, FrontierRepository, ProjectRow } from './frontier.repository';
 import { elapsedMs, FrontierObserver } from './frontier-observer';
 import { FrontierSerializer, SerializedFrontier } from '../wire/frontier-serializer';
 import { parseWorkflowStages, WorkflowStages } from './workflow-stages';
@@ -74,6 +75,15 @@ export interface LoadOptions {
 }
 
 export const ACTIVATION_ONLY: LoadOptions = { gates: ['activation'], rationale: false, inFlightRuns: false };
+
+// New candidates above every candidate's id, none an outside blocker coming back, and new edges above every edge's id.
+function growsAtEnds(graph: ProjectGraph, rows: readonly CandidateRow[], edges: readonly EdgeRow[]): boolean {
+  const lastItem = graph.items.length > 0 ? graph.items[graph.items.length - 1].id : -Infinity;
+  const lastEdge = graph.edges.length > 0 ? (graph.edges[graph.edges.length - 1].id ?? Infinity) : -Infinity;
+  if (rows.length > 0 && !(rows[0].id > lastItem)) return false;
+  if (edges.length > 0 && !(edges[0].id! > lastEdge)) return false;
+  return rows.every((row) => !graph.blockerProjects.has(row.id));
+}
 
 @Injectable()
 export class FrontierGraphCache {
@@ -178,42 +188,14 @@ export class FrontierGraphCache {
     }
     const changes = await this.repository.findChangesSince(state.watermark, options.rationale);
     const { watermark, items, edges } = changes;
-    const outcome: DeltaOutcome = changes.pruned
-      ? {
-          reload: true,
-          changed: true,
-          newCandidates: [],
-          updated: [],
-          shape: true,
-          additive: false,
-          joining: false,
-          addedEdges: [],
-          departed: [],
-          subtractive: false,
-        }
+    const outcome = changes.pruned
+      ? { ...RELOAD }
       : applyDelta(state, { items, edges, tombstones: changes.tombstones });
     if (outcome.reload) {
       entry.state = await this.loadState(state.project, options);
       entry.reuse = new GraphReuse();
     } else {
       let changed = outcome.changed;
-      if (changed && !outcome.shape && !changes.delivery) {
-        const rows = outcome.updated.map((id) => state.candidates.get(id)!);
-        const known = entry.current.graph.workflows;
-        if (rows.every((row) => known.has(row.workflow_version_id))) {
-          entry.current = this.next(entry, patchProjectGraph(entry.current.graph, rows, known, entry.reuse));
-          state.watermark = watermark;
-          return true;
-        }
-      }
-      if (changed && outcome.subtractive && outcome.departed.length > 0 && !changes.delivery) {
-        const shrunk = this.shrunkGraph(entry, outcome);
-        if (shrunk !== null) {
-          entry.current = this.next(entry, shrunk);
-          state.watermark = watermark;
-          return true;
-        }
-      }
       if (outcome.newCandidates.length > 0) {
         const added = addEdges(
           state,
@@ -221,14 +203,11 @@ export class FrontierGraphCache {
         );
         outcome.addedEdges.push(...added);
       }
-      if (changed && outcome.joining && !changes.delivery) {
-        const grown = outcome.additive ? this.grownGraph(entry, outcome) : null;
-        const joined = grown ?? this.joinedGraph(entry, outcome);
-        if (joined !== null) {
-          entry.current = this.next(entry, joined);
-          state.watermark = watermark;
-          return true;
-        }
+      const composed = changed && outcome.composable && !changes.delivery ? this.composedGraph(entry, outcome) : null;
+      if (composed !== null) {
+        entry.current = this.next(entry, composed);
+        state.watermark = watermark;
+        return true;
       }
       // the outside blockers follow the edges and candidates: nothing to settle when the delta left those alone
       const settled = outcome.shape ? settleOutside(state) : { missing: [] };
@@ -248,51 +227,40 @@ export class FrontierGraphCache {
     return true;
   }
 
-  // null when the delta needs more than growing at the ends (see growProjectGraph).
-  private grownGraph(entry: CachedGraph, outcome: DeltaOutcome): ProjectGraph | null {
-    const { state } = entry;
+  // The delta's steps one after the other, each over the graph before it: the updated rows patched in place, the new
+  // candidates and edges grown at the ends or joined by id, then the departed candidates and removed edges taken out
+  // (after the additions, so an outside blocker a new edge names stays). null, before any step, when one of them
+  // cannot apply: a workflow version not loaded, an edge using fact:deployed or naming a blocker not read, delivery
+  // rows loaded while items or edges leave or come back (they may be why the rows were read, or have runs).
+  private composedGraph(entry: CachedGraph, outcome: DeltaOutcome): ProjectGraph | null {
+    const { state, reuse } = entry;
     const graph = entry.current.graph;
+    const known = graph.workflows;
+    const updated = outcome.updated.map((id) => state.candidates.get(id)!);
     const rows = [...outcome.newCandidates].sort((a, b) => a - b).map((id) => state.candidates.get(id)!);
     const edges = [...outcome.addedEdges].sort((a, b) => a.id! - b.id!);
-    const lastItem = graph.items.length > 0 ? graph.items[graph.items.length - 1].id : -Infinity;
-    const lastEdge = graph.edges.length > 0 ? (graph.edges[graph.edges.length - 1].id ?? Infinity) : -Infinity;
-    if (rows.length > 0 && !(rows[0].id > lastItem)) return null;
-    if (edges.length > 0 && !(edges[0].id! > lastEdge)) return null;
-    for (const edge of edges) {
-      if (edge.id === undefined || edge.satisfaction.startsWith('fact:deployed:')) return null;
-      const known = state.candidates.has(edge.blocker) || state.outside.has(edge.blocker);
-      if (!known && !state.absent.has(edge.blocker)) return null;
+    const departed = outcome.departed.map((id) => state.outside.get(id));
+    if (![...updated, ...rows].every((row) => known.has(row.workflow_version_id))) return null;
+    if (!departed.every((row) => row !== undefined && known.has(row.workflow_version_id))) return null;
+    if (!edges.every((edge) => this.readyEdge(state, edge))) return null;
+    const grows = growsAtEnds(graph, rows, edges);
+    const delivery = state.runs.length > 0 || state.environments.length > 0;
+    const leaving = departed.length > 0 || outcome.removedEdges.length > 0;
+    if (delivery && (leaving || (!grows && rows.length + edges.length > 0))) return null;
+    let next = updated.length > 0 ? patchProjectGraph(graph, updated, known, reuse) : graph;
+    if (rows.length + edges.length > 0) {
+      next = (grows ? growProjectGraph : joinProjectGraph)(next, rows, edges, known, reuse);
     }
-    if (!rows.every((row) => graph.workflows.has(row.workflow_version_id))) return null;
-    return growProjectGraph(graph, rows, edges, graph.workflows, entry.reuse);
+    if (!leaving) return next;
+    const shrunk = shrinkProjectGraph(next, departed as BlockerRow[], reuse, new Set(outcome.removedEdges));
+    for (const id of shrunk.dropped) state.outside.delete(id);
+    return shrunk.graph;
   }
 
-  // null when delivery rows, fact:deployed, an unread blocker or an unloaded workflow version are involved.
-  private joinedGraph(entry: CachedGraph, outcome: DeltaOutcome): ProjectGraph | null {
-    const { state } = entry;
-    const graph = entry.current.graph;
-    if (state.runs.length > 0 || state.environments.length > 0) return null;
-    const rows = [...outcome.newCandidates].sort((a, b) => a - b).map((id) => state.candidates.get(id)!);
-    const edges = [...outcome.addedEdges].sort((a, b) => a.id! - b.id!);
-    for (const edge of edges) {
-      if (edge.id === undefined || edge.satisfaction.startsWith('fact:deployed:')) return null;
-      const known = state.candidates.has(edge.blocker) || state.outside.has(edge.blocker);
-      if (!known && !state.absent.has(edge.blocker)) return null;
-    }
-    if (!rows.every((row) => graph.workflows.has(row.workflow_version_id))) return null;
-    return joinProjectGraph(graph, rows, edges, graph.workflows, entry.reuse);
-  }
-
-  // null when delivery rows are loaded (the departed edges may have been why) or a workflow version is not loaded.
-  private shrunkGraph(entry: CachedGraph, outcome: DeltaOutcome): ProjectGraph | null {
-    const { state } = entry;
-    const graph = entry.current.graph;
-    if (state.runs.length > 0 || state.environments.length > 0) return null;
-    const rows = outcome.departed.map((id) => state.outside.get(id));
-    if (!rows.every((row) => row !== undefined && graph.workflows.has(row.workflow_version_id))) return null;
-    const { graph: shrunk, dropped } = shrinkProjectGraph(graph, rows as BlockerRow[], entry.reuse);
-    for (const id of dropped) state.outside.delete(id);
-    return shrunk;
+  // An added edge a graph can take without a load: no delivery facts, and its blocker read (or known not to exist).
+  private readyEdge(state: GraphState, edge: EdgeRow): boolean {
+    if (edge.id === undefined || edge.satisfaction.startsWith('fact:deployed:')) return false;
+    return state.candidates.has(edge.blocker) || state.outside.has(edge.blocker) || state.absent.has(edge.blocker);
   }
 
   // The watermark is read first, so a write committing meanwhile is read again by the next refresh.

@@ -35,29 +35,64 @@ function stateOf() {
 }
 
 describe(applyDelta.name, () => {
-  it('should call a delta of new candidates and new edges additive, naming the edges', () => {
+  it('should call a delta of new candidates and new edges composable, naming the edges', () => {
     const state = stateOf();
     const outcome = applyDelta(state, { items: [changed(4)], edges: [edge(2, 1, 4)], tombstones: [] });
 
-    expect(outcome).toMatchObject({ changed: true, shape: true, additive: true, newCandidates: [4] });
+    expect(outcome).toMatchObject({ changed: true, shape: true, composable: true, newCandidates: [4] });
     expect(outcome.addedEdges.map((e) => e.id)).toEqual([2]);
   });
 
+  it('should call every kind it can reshape, in one delta, composable, naming each', () => {
+    const state = stateOf();
+    const outcome = applyDelta(state, {
+      items: [changed(3, 'planned', { title: 'x' }), changed(4), changed(2, 'done')],
+      edges: [edge(2, 2, 4)],
+      tombstones: [{ table_name: 'item_dependencies', row_id: '1' }],
+    });
+
+    expect(outcome).toMatchObject({
+      changed: true,
+      shape: true,
+      composable: true,
+      updated: [3],
+      newCandidates: [4],
+      departed: [2],
+      removedEdges: [1],
+    });
+    expect(outcome.addedEdges.map((e) => e.id)).toEqual([2]);
+    expect([...state.edges.keys()]).toEqual([2]);
+  });
+
+  it('should call an edge deleted alone composable, naming it', () => {
+    const state = stateOf();
+    const outcome = applyDelta(state, {
+      items: [],
+      edges: [],
+      tombstones: [{ table_name: 'item_dependencies', row_id: '1' }],
+    });
+
+    expect(outcome).toMatchObject({ changed: true, shape: true, composable: true, removedEdges: [1] });
+    expect(state.edges.size).toBe(0);
+  });
+
   it.each([
-    ['a candidate to a terminal status', { items: [changed(2, 'done')], edges: [], tombstones: [] }],
-    ['a candidate updated in place', { items: [changed(2, 'planned', { title: 'x' })], edges: [], tombstones: [] }],
     ['an edge rewritten', { items: [], edges: [{ ...edge(1, 1, 2), satisfaction: 'fact:merged' }], tombstones: [] }],
-    ['an edge deleted', { items: [], edges: [], tombstones: [{ table_name: 'item_dependencies', row_id: '1' }] }],
-  ])('should not call %s additive', (_name, delta) => {
+    ['an item deleted', { items: [], edges: [], tombstones: [{ table_name: 'items', row_id: '3' }] }],
+    [
+      'a candidate moved to another project',
+      { items: [changed(2, 'planned', { project: 'q' })], edges: [], tombstones: [] },
+    ],
+  ])('should not call %s composable', (_name, delta) => {
     const outcome = applyDelta(stateOf(), delta as never);
 
     expect(outcome.changed).toBe(true);
-    expect(outcome.additive).toBe(false);
+    expect(outcome.composable).toBe(false);
   });
 });
 
 describe('applyDelta on candidates leaving', () => {
-  it('should call candidates leaving for a terminal status subtractive, naming them, their edges gone', () => {
+  it('should name candidates leaving for a terminal status, their edges gone, each an outside row', () => {
     const state = stateOf();
     const outcome = applyDelta(state, {
       items: [changed(2, 'done'), changed(1, 'cancelled')],
@@ -65,44 +100,25 @@ describe('applyDelta on candidates leaving', () => {
       tombstones: [],
     });
 
-    expect(outcome).toMatchObject({ changed: true, subtractive: true, departed: [2, 1] });
+    expect(outcome).toMatchObject({ changed: true, composable: true, departed: [2, 1], removedEdges: [] });
     expect([...state.edges.keys()]).toEqual([]);
     expect(state.outside.get(2)?.status).toBe('done');
   });
 
-  it.each([
-    ['a candidate updated besides', [changed(2, 'done'), changed(3, 'planned', { title: 'x' })], []],
-    ['a new candidate besides', [changed(2, 'done'), changed(4)], []],
-    ['a new edge besides', [changed(2, 'done')], [edge(2, 2, 3)]],
-    ['a candidate moved to another project', [changed(2, 'planned', { project: 'q' })], []],
-  ])('should not call %s subtractive', (_name, items, edges) => {
-    const outcome = applyDelta(stateOf(), { items, edges, tombstones: [] });
-
-    expect(outcome.changed).toBe(true);
-    expect(outcome.subtractive).toBe(false);
-  });
-
-  it('should not call an item back from a terminal status, or a terminal blocker changed, subtractive', () => {
+  it('should not call a terminal blocker changed composable', () => {
     const state = stateOf();
     applyDelta(state, { items: [changed(1, 'done')], edges: [], tombstones: [] });
 
-    expect(applyDelta(state, { items: [changed(1, 'cancelled')], edges: [], tombstones: [] }).subtractive).toBe(false);
-    expect(applyDelta(state, { items: [changed(1)], edges: [], tombstones: [] }).subtractive).toBe(false);
+    expect(applyDelta(state, { items: [changed(1, 'cancelled')], edges: [], tombstones: [] }).composable).toBe(false);
   });
 
-  it('should call an outside blocker back from a terminal status joining, not additive', () => {
+  it('should call an outside blocker back from a terminal status composable, a new candidate', () => {
     const state = stateOf();
     applyDelta(state, { items: [changed(1, 'done')], edges: [], tombstones: [] });
     const outcome = applyDelta(state, { items: [changed(1)], edges: [], tombstones: [] });
 
-    expect(outcome).toMatchObject({ changed: true, additive: false, joining: true, newCandidates: [1] });
+    expect(outcome).toMatchObject({ changed: true, composable: true, newCandidates: [1] });
     expect(state.outside.has(1)).toBe(false);
-  });
-
-  it('should not call a deleted item subtractive', () => {
-    const outcome = applyDelta(stateOf(), { items: [], edges: [], tombstones: [{ table_name: 'items', row_id: '3' }] });
-
-    expect(outcome.subtractive).toBe(false);
   });
 });
 

@@ -41,12 +41,14 @@ export interface DeltaOutcome {
   updated: number[];
   // the graph is rebuilt rather than patched
   shape: boolean;
-  additive: boolean;
-  // as additive, but may include outside blockers back from a terminal status (their facts become a candidate's)
-  joining: boolean;
+  // Only candidates updated in place, candidates new or back (an outside blocker back from a terminal status
+  // included), candidates of the project to a terminal status, edges added and edges removed: the graph can be
+  // reshaped step by step (FrontierGraphCache.composedGraph) rather than built over every row.
+  composable: boolean;
   addedEdges: EdgeRow[];
+  // edges taken out of the state other than a departed candidate's own (those leave with it)
+  removedEdges: number[];
   departed: number[];
-  subtractive: boolean;
 }
 
 export function createGraphState(
@@ -148,95 +150,106 @@ function toBlocker(row: ChangedItemRow): BlockerRow {
   };
 }
 
-export function applyDelta(state: GraphState, delta: GraphDelta): DeltaOutcome {
-  const outcome: DeltaOutcome = {
+function emptyOutcome(): DeltaOutcome {
+  return {
     changed: false,
     reload: false,
     newCandidates: [],
     updated: [],
     shape: false,
-    additive: true,
-    joining: true,
+    composable: true,
     addedEdges: [],
+    removedEdges: [],
     departed: [],
-    subtractive: true,
   };
+}
+
+export const RELOAD: Readonly<DeltaOutcome> = { ...emptyOutcome(), reload: true, changed: true, shape: true };
+
+export function applyDelta(state: GraphState, delta: GraphDelta): DeltaOutcome {
+  const outcome = emptyOutcome();
   for (const t of delta.tombstones) {
-    if (t.row_id === '*') return { ...outcome, reload: true, additive: false, joining: false, subtractive: false };
+    if (t.row_id === '*') return { ...RELOAD, composable: false };
     const id = Number(t.row_id);
     if (t.table_name === 'items') {
       state.absent.add(id);
-      if (state.candidates.delete(id)) outcome.changed = outcome.shape = true;
-      if (state.outside.delete(id)) outcome.changed = outcome.shape = true;
-    } else if (t.table_name === 'item_dependencies') {
-      if (state.edges.delete(id)) outcome.changed = outcome.shape = true;
+      const candidate = state.candidates.delete(id);
+      if (state.outside.delete(id) || candidate) {
+        outcome.changed = outcome.shape = true;
+        outcome.composable = false;
+      }
+    } else if (t.table_name === 'item_dependencies' && state.edges.delete(id)) {
+      outcome.changed = outcome.shape = true;
+      outcome.removedEdges.push(id);
     }
   }
-  // only additions below (a tombstone that changed the state took something away)
-  if (outcome.changed) outcome.additive = outcome.joining = outcome.subtractive = false;
-  const projectId = state.project.id;
   const leftCandidates = new Set<number>();
   for (const row of delta.items) {
-    if (row.project === projectId && !isTerminalStatus(row.status)) {
-      const before = state.candidates.get(row.id);
-      if (!same(before, row, CANDIDATE_FIELDS)) {
-        state.candidates.set(row.id, toCandidate(row));
-        outcome.changed = true;
-        outcome.subtractive = false;
-        if (before === undefined) {
-          outcome.newCandidates.push(row.id);
-          outcome.shape = true;
-        } else {
-          outcome.updated.push(row.id);
-          outcome.additive = outcome.joining = false;
-        }
-      }
-      if (state.outside.delete(row.id)) {
-        outcome.changed = outcome.shape = true;
-        outcome.additive = outcome.subtractive = false;
-      }
-    } else {
-      if (state.candidates.delete(row.id)) {
-        leftCandidates.add(row.id);
-        outcome.changed = outcome.shape = true;
-        outcome.additive = outcome.joining = false;
-        if (row.project === projectId) outcome.departed.push(row.id);
-        else outcome.subtractive = false;
-      }
-      // kept as an outside blocker until settleOutside finds no edge naming it
-      const before = state.outside.get(row.id);
-      if (before === undefined && !leftCandidates.has(row.id) && !state.absent.has(row.id)) continue;
-      if (!same(before, toBlocker(row), BLOCKER_FIELDS)) {
-        state.outside.set(row.id, toBlocker(row));
-        outcome.shape = true;
-        outcome.additive = outcome.joining = false;
-        if (before !== undefined) outcome.changed = true;
-        if (!leftCandidates.has(row.id)) outcome.subtractive = false;
-      }
-    }
+    if (row.project === state.project.id && !isTerminalStatus(row.status)) applyCandidate(state, row, outcome);
+    else applyNonCandidate(state, row, outcome, leftCandidates);
   }
   if (leftCandidates.size > 0) {
     for (const [id, edge] of state.edges) {
       if (leftCandidates.has(edge.dependent)) state.edges.delete(id);
     }
   }
-  for (const edge of delta.edges) {
-    const id = edge.id!;
-    if (state.candidates.has(edge.dependent) && state.gates.includes(edge.g)) {
-      const before = state.edges.get(id);
-      if (!sameEdge(before, edge)) {
-        state.edges.set(id, edge);
-        outcome.changed = outcome.shape = true;
-        outcome.subtractive = false;
-        if (before === undefined) outcome.addedEdges.push(edge);
-        else outcome.additive = outcome.joining = false;
-      }
-    } else if (state.edges.delete(id)) {
-      outcome.changed = outcome.shape = true;
-      outcome.additive = outcome.joining = outcome.subtractive = false;
+  for (const edge of delta.edges) applyEdge(state, edge, outcome);
+  return outcome;
+}
+
+function applyCandidate(state: GraphState, row: ChangedItemRow, outcome: DeltaOutcome): void {
+  const before = state.candidates.get(row.id);
+  if (!same(before, row, CANDIDATE_FIELDS)) {
+    state.candidates.set(row.id, toCandidate(row));
+    outcome.changed = true;
+    if (before === undefined) {
+      outcome.newCandidates.push(row.id);
+      outcome.shape = true;
+    } else {
+      outcome.updated.push(row.id);
     }
   }
-  return outcome;
+  // back from a terminal status: its facts become a candidate's
+  if (state.outside.delete(row.id)) outcome.changed = outcome.shape = true;
+}
+
+function applyNonCandidate(
+  state: GraphState,
+  row: ChangedItemRow,
+  outcome: DeltaOutcome,
+  leftCandidates: Set<number>,
+): void {
+  if (state.candidates.delete(row.id)) {
+    leftCandidates.add(row.id);
+    outcome.changed = outcome.shape = true;
+    if (row.project === state.project.id) outcome.departed.push(row.id);
+    else outcome.composable = false;
+  }
+  // kept as an outside blocker until settleOutside finds no edge naming it
+  const before = state.outside.get(row.id);
+  if (before === undefined && !leftCandidates.has(row.id) && !state.absent.has(row.id)) return;
+  if (!same(before, toBlocker(row), BLOCKER_FIELDS)) {
+    state.outside.set(row.id, toBlocker(row));
+    outcome.shape = true;
+    if (before !== undefined) outcome.changed = true;
+    if (!leftCandidates.has(row.id)) outcome.composable = false;
+  }
+}
+
+function applyEdge(state: GraphState, edge: EdgeRow, outcome: DeltaOutcome): void {
+  const id = edge.id!;
+  if (state.candidates.has(edge.dependent) && state.gates.includes(edge.g)) {
+    const before = state.edges.get(id);
+    if (!sameEdge(before, edge)) {
+      state.edges.set(id, edge);
+      outcome.changed = outcome.shape = true;
+      if (before === undefined) outcome.addedEdges.push(edge);
+      else outcome.composable = false;
+    }
+  } else if (state.edges.delete(id)) {
+    outcome.changed = outcome.shape = true;
+    outcome.removedEdges.push(id);
+  }
 }
 
 export function addEdges(state: GraphState, edges: readonly EdgeRow[]): EdgeRow[] {

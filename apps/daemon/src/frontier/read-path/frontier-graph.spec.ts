@@ -218,9 +218,9 @@ describe(shrinkProjectGraph.name, () => {
   const done = (id: number): BlockerRow => ({ ...outside(id), title: `Item ${id}` });
   // the rows a load reads after `departed` went to done: the others, the edges of those left, and the terminal
   // blockers those edges name
-  const rowsAfter = (departed: readonly number[], from = candidates) => {
+  const rowsAfter = (departed: readonly number[], from = candidates, removed: readonly number[] = []) => {
     const left = from.filter((c) => !departed.includes(c.id));
-    const kept = edges.filter((e) => !departed.includes(e.dependent));
+    const kept = edges.filter((e) => !departed.includes(e.dependent) && !removed.includes(e.id!));
     const named = new Set(kept.map((e) => e.blocker));
     const terminal = [...blockers, ...departed.map(done)].filter((b) => named.has(b.id)).sort((a, b) => a.id - b.id);
     return rowsOf(left, kept, terminal);
@@ -259,6 +259,44 @@ describe(shrinkProjectGraph.name, () => {
     expect(graph.refOf).toBe(first.refOf);
     // a ref is the item's for good: a version before asked about a departed item still answers it
     for (const id of departed) expect(first.refOf(id)).toBe(`BN-${id}`);
+  });
+
+  it.each([
+    ['the only edge naming a terminal blocker', [], [2]],
+    ['one of two edges naming a terminal blocker', [], [4]],
+    ['an edge between candidates, and one at another gate', [], [1, 6]],
+    ['both edges naming a terminal blocker, with an item leaving', [1], [4, 5]],
+    ['an edge naming an item leaving', [1], [3]],
+  ])('should equal a build over the same rows for %s removed', (_, departed, removed) => {
+    const reuse = new GraphReuse();
+    const first = buildProjectGraph(rowsOf(candidates, edges, blockers), reuse);
+    const { graph, dropped } = shrinkProjectGraph(first, departed.map(done), reuse, new Set(removed));
+    const built = buildProjectGraph(rowsAfter(departed, candidates, removed));
+
+    same(graph, built);
+    expect(dropped.sort()).toEqual(
+      [...departed, 8, 9].filter((id) => !built.blockerProjects.has(id) && first.facts.has(id)).sort(),
+    );
+    expect(graph.refOf).toBe(first.refOf);
+    // nothing left the candidates: the same items array, and the positions a patch maps
+    if (departed.length === 0) expect(graph.items).toBe(first.items);
+  });
+
+  it('should give, after edges removed and with the memo, the answer a fresh run gives', () => {
+    const memo = new FrontierMemo();
+    const first = buildProjectGraph(rowsOf(candidates, edges, blockers), new GraphReuse());
+    computeFrontier(input(first), memo);
+    const { graph } = shrinkProjectGraph(first, [], undefined, new Set([1, 2]));
+    const four = patchProjectGraph(graph, [candidate(4, 'renamed')], workflows);
+    computeFrontier(input(graph), memo);
+    const again = shrinkProjectGraph(four, [done(3)], undefined, new Set([5])).graph;
+    const rows = rowsAfter(
+      [3],
+      [1, 2, 3, 4, 5].map((id) => candidate(id, id === 4 ? 'renamed' : undefined)),
+      [1, 2, 5],
+    );
+
+    expect(computeFrontier(input(again), memo)).toEqual(computeFrontier(input(buildProjectGraph(rows))));
   });
 
   it('should keep a departed item that still blocks others as a terminal blocker', () => {

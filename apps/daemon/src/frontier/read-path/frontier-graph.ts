@@ -464,12 +464,14 @@ function positionOf(items: readonly FrontierInputItem[], id: number): number {
   return -1;
 }
 
-// A departed item stays an outside blocker while an edge names it. Invariant: equal to buildProjectGraph over the
-// same rows. `dropped`: the ids no longer outside blockers.
+// Candidates leaving for a terminal status, and edges removed (by id). A departed item stays an outside blocker while
+// an edge names it, and an outside blocker no edge names any more leaves. Invariant: equal to buildProjectGraph over
+// the same rows. `dropped`: the ids no longer outside blockers.
 export function shrinkProjectGraph(
   previous: ProjectGraph,
   departed: readonly BlockerRow[],
   reuse?: GraphReuse,
+  removedEdges: ReadonlySet<number> = NO_IDS,
 ): { graph: ProjectGraph; dropped: number[] } {
   const leaving = new Map<number, BlockerRow>();
   const at: number[] = [];
@@ -482,18 +484,19 @@ export function shrinkProjectGraph(
     leaving.set(row.id, row);
   }
   at.sort((a, b) => a - b);
-  const items = withoutPositions(previous.items, at);
+  // only edges removed: the items array and its positions stay
+  const items = at.length === 0 ? previous.items : withoutPositions(previous.items, at);
   const reconsidered = new Set<number>(leaving.keys());
+  const goes = (edge: FrontierEdge): boolean => leaving.has(edge.dependent) || removedEdges.has(edgeId(edge));
   const edges: EdgeRow[] = [];
   for (const edge of previous.edges) {
-    if (leaving.has(edge.dependent)) {
+    if (goes(edge)) {
       if (previous.blockerProjects.has(edge.blocker)) reconsidered.add(edge.blocker);
     } else edges.push(edge);
   }
   const named = new Set<number>();
   for (const edge of edges) if (reconsidered.has(edge.blocker)) named.add(edge.blocker);
-  const activation =
-    previous.activation === previous.edges ? edges : previous.activation.filter((e) => !leaving.has(e.dependent));
+  const activation = previous.activation === previous.edges ? edges : previous.activation.filter((e) => !goes(e));
   const { base, top, gone } = factLayers(previous.facts);
   let blockerProjects = previous.blockerProjects;
   const own = () =>
@@ -524,7 +527,7 @@ export function shrinkProjectGraph(
     if (before?.ref !== undefined) retired.set(id, before.ref);
     dropped.push(id);
   }
-  if (reuse !== undefined && reuse.items === previous.items) reuse.shrank(items, at);
+  if (reuse !== undefined && reuse.items === previous.items && at.length > 0) reuse.shrank(items, at);
   const facts = laidOver(base, top, gone);
   return {
     graph: {
@@ -535,7 +538,7 @@ export function shrinkProjectGraph(
       facts,
       blockerProjects,
       // later positions moved: the next patch maps them again
-      positions: undefined,
+      positions: at.length === 0 ? previous.positions : undefined,
       ...grownRefs(previous, facts, retired),
     },
     dropped,
