@@ -53,6 +53,7 @@ const FAMILIES = [
   'svc_http_request_duration_seconds',
   'svc_frontier_compute_duration_seconds',
   'svc_frontier_graph_refresh_duration_seconds',
+  'svc_frontier_graph_evictions_total',
   'svc_event_streams_open',
   'svc_device_code_requests_total',
   'svc_device_code_refusals_total',

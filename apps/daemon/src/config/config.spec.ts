@@ -1,4 +1,4 @@
-import { ConfigError, parseConfig } from './config';
+import { ConfigError, DEFAULT_FRONTIER_CACHE_BUDGET, parseConfig } from './config';
 
 describe(parseConfig.name, () => {
   it('should apply defaults when nothing is set', () => {
@@ -15,6 +15,14 @@ describe(parseConfig.name, () => {
     expect(parseConfig({ SVC_HEAP_GROWTH_PERCENT: '75' }).heapGrowthPercent).toBe(75);
     expect(() => parseConfig({ SVC_HEAP_GROWTH_PERCENT: 'lots' })).toThrow(ConfigError);
     expect(() => parseConfig({ SVC_HEAP_GROWTH_PERCENT: '-5' })).toThrow(ConfigError);
+  });
+
+  it('should take the frontier cache budget in candidates, edges and outside blockers, and refuse anything else', () => {
+    expect(parseConfig({}).frontierCacheBudget).toBe(DEFAULT_FRONTIER_CACHE_BUDGET);
+    expect(parseConfig({ SVC_FRONTIER_CACHE_BUDGET: '2000000' }).frontierCacheBudget).toBe(2_000_000);
+    expect(parseConfig({ SVC_FRONTIER_CACHE_BUDGET: '0' }).frontierCacheBudget).toBe(0);
+    expect(() => parseConfig({ SVC_FRONTIER_CACHE_BUDGET: '1.5' })).toThrow(ConfigError);
+    expect(() => parseConfig({ SVC_FRONTIER_CACHE_BUDGET: '-1' })).toThrow(ConfigError);
   });
 
   it('should parse typed values when they are valid', () => {

@@ -48,9 +48,16 @@ export interface AppConfig {
   metricsHost: string;
   // 0: V8's own choice, which let a 100k project's live heap near triple between full GCs (docs/adr/0045)
   heapGrowthPercent: number;
+  // candidates + edges + outside blockers summed over the frontier graphs a process keeps (frontier-graph-cache.ts)
+  frontierCacheBudget: number;
   // SIGTERM: at most this long answering 503 on the probes before refusing new requests (common/drain.ts)
   drainSeconds: number;
 }
+
+// What a cached frontier graph retains (rows, built graph, memo, serialized answer) grows with its candidates, edges
+// and outside blockers, about 500 bytes each at 1k, 10k and 100k items; the graph cache's budget is their sum over the
+// graphs kept. 200 followed projects of 1,000 items take about 400,000, one of 100k items 200,000 (docs/adr/0090).
+export const DEFAULT_FRONTIER_CACHE_BUDGET = 800_000;
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -121,6 +128,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     metricsHost: dto.SVC_METRICS_HOST ?? '127.0.0.1',
     heapGrowthPercent: dto.SVC_HEAP_GROWTH_PERCENT ?? 30,
     drainSeconds: dto.SVC_DRAIN_SECONDS ?? 10,
+    frontierCacheBudget: dto.SVC_FRONTIER_CACHE_BUDGET ?? DEFAULT_FRONTIER_CACHE_BUDGET,
   };
 }
 

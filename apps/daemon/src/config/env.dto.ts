@@ -94,4 +94,6 @@ export class EnvDto {
   @IsOptional() @Transform(toNumber) @IsInt() @Min(0) @Max(400) SVC_HEAP_GROWTH_PERCENT?: number;
 
   @IsOptional() @Transform(toNumber) @IsInt() @Min(0) @Max(300) SVC_DRAIN_SECONDS?: number;
+
+  @IsOptional() @Transform(toNumber) @IsInt() @Min(0) @Max(1_000_000_000) SVC_FRONTIER_CACHE_BUDGET?: number;
 }

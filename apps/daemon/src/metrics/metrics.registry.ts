@@ -39,6 +39,12 @@ export class DaemonMetrics {
     registers: [this.registry],
   });
 
+  readonly frontierEvictions = new Counter({
+    name: 'svc_frontier_graph_evictions_total',
+    help: 'Project graphs let go by the frontier graph cache to stay within SVC_FRONTIER_CACHE_BUDGET (least recently used first)',
+    registers: [this.registry],
+  });
+
   readonly deviceCodeRequests = new Counter({
     name: 'svc_device_code_requests_total',
     help: 'Device-code starts and polls by outcome (ok, or the answer code: authorization_pending, slow_down, ...)',

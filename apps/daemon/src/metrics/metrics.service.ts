@@ -88,6 +88,7 @@ export class MetricsService implements OnModuleInit, OnApplicationBootstrap, OnM
       this.frontier.subscribe({
         computed: (ms) => this.metrics.frontierCompute.observe(ms / 1000),
         graphRefreshed: (ms, outcome) => this.metrics.frontierRefresh.observe({ outcome }, ms / 1000),
+        graphsEvicted: (count) => this.metrics.frontierEvictions.inc(count),
       }),
       this.sweeps.subscribe((sweep, outcome, ms) => {
         this.metrics.sweeps.inc({ sweep, outcome });

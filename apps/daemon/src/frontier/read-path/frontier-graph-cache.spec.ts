@@ -1,7 +1,9 @@
 import { computeFrontier, FrontierMemo, isTerminalStatus } from '@app/core';
 
+import { DEFAULT_FRONTIER_CACHE_BUDGET } from '../../config/config';
 import { DependencyFactsService } from '../../dependencies/dependency-facts.service';
 import { ACTIVATION_ONLY, FrontierGraphCache } from './frontier-graph-cache';
+import { FrontierObserver, GraphRefreshOutcome } from './frontier-observer';
 import { ProjectGraph } from './frontier-graph';
 import { bodyBytes, serializeFrontier } from '../wire/frontier-serializer';
 import { toFrontierResultWire } from '../wire/frontier.mapper';
@@ -300,6 +302,118 @@ describe(FrontierGraphCache.name, () => {
 
       expect(snapshot(after)).toEqual(snapshot(await sut.loadGraph(PROJECT)));
       expect(after.facts.get(7)?.status).toBe('done');
+    });
+  });
+
+  describe('budget', () => {
+    // Projects of `items` candidates in a chain (items - 1 edges), never written: a graph's size is 2 × items - 1.
+    class Projects {
+      sizes = new Map<string, number>();
+      outcomes: GraphRefreshOutcome[] = [];
+      evicted = 0;
+
+      project(id: string, items: number, policy: Record<string, unknown> = {}): ProjectRow {
+        this.sizes.set(id, items);
+        return { id, public_item_prefix: id.toUpperCase(), policy } as never;
+      }
+
+      cache(budget?: number): FrontierGraphCache {
+        const base = (project: string) => [...this.sizes.keys()].indexOf(project) * 1_000_000;
+        const candidates = (project: string) =>
+          Array.from({ length: this.sizes.get(project)! }, (_, k) => ({ ...item(base(project) + k + 1), project }));
+        const repository = {
+          watermark: async () => '1',
+          findCandidates: async (project: string) => candidates(project),
+          findEdges: async (project: string) =>
+            candidates(project)
+              .slice(1)
+              .map((row) => edge(row.id, row.id - 1, row.id)),
+          findOutsideBlockers: async () => [],
+          findDeploymentHalts: async () => [],
+          findWorkflowVersions: async (ids: readonly number[]) =>
+            ids.map((id) => ({ id, workflow_id: 'issue', definition: { stages: [{ id: 'planned' }] } })),
+          findChangesSince: async () => ({
+            watermark: '1',
+            items: [],
+            edges: [],
+            tombstones: [],
+            delivery: false,
+            pruned: false,
+          }),
+        } as unknown as FrontierRepository;
+        const observer = new FrontierObserver();
+        observer.subscribe({
+          graphRefreshed: (_ms, outcome) => this.outcomes.push(outcome),
+          graphsEvicted: (count) => (this.evicted += count),
+        });
+        return new FrontierGraphCache(
+          repository,
+          {} as DependencyFactsService,
+          observer,
+          budget === undefined ? undefined : { frontierCacheBudget: budget },
+        );
+      }
+
+      // the outcome of one read of each project, in order
+      async read(cache: FrontierGraphCache, ...projects: ProjectRow[]): Promise<GraphRefreshOutcome[]> {
+        this.outcomes = [];
+        for (const project of projects) await cache.cachedGraph(project, ACTIVATION_ONLY);
+        return this.outcomes;
+      }
+    }
+
+    it('should keep 200 followed projects of 1,000 items under the default budget', async () => {
+      const projects = new Projects();
+      const followed = Array.from({ length: 200 }, (_, k) => projects.project(`p${k}`, 1000));
+      const cache = projects.cache();
+
+      expect(2 * 1000 * 200).toBeLessThan(DEFAULT_FRONTIER_CACHE_BUDGET);
+      expect(new Set(await projects.read(cache, ...followed))).toEqual(new Set(['load']));
+      expect(new Set(await projects.read(cache, ...followed))).toEqual(new Set(['unchanged']));
+      expect(projects.evicted).toBe(0);
+    });
+
+    it('should let the least recently used graphs go when a load passes the budget', async () => {
+      const projects = new Projects();
+      const [a, b, c] = ['a', 'b', 'c'].map((id) => projects.project(id, 5));
+      // 9 each: two fit, three do not
+      const cache = projects.cache(20);
+      await projects.read(cache, a, b, a);
+
+      expect(await projects.read(cache, c)).toEqual(['load']);
+      expect(projects.evicted).toBe(1);
+      // b was the least recently read
+      expect(await projects.read(cache, a, c)).toEqual(['unchanged', 'unchanged']);
+      expect(await projects.read(cache, b)).toEqual(['load']);
+      // then a
+      expect(await projects.read(cache, c, b, a)).toEqual(['unchanged', 'unchanged', 'load']);
+    });
+
+    it('should keep a graph larger than the whole budget alone', async () => {
+      const projects = new Projects();
+      const small = projects.project('small', 2);
+      const large = projects.project('large', 50);
+      const cache = projects.cache(10);
+      await projects.read(cache, small);
+
+      expect(await projects.read(cache, large, large)).toEqual(['load', 'unchanged']);
+      expect(await projects.read(cache, small)).toEqual(['load']);
+      expect(await projects.read(cache, small, large)).toEqual(['unchanged', 'load']);
+    });
+
+    it('should let a stale graph of a project go before its new one is counted', async () => {
+      const projects = new Projects();
+      const other = projects.project('other', 5);
+      const before = projects.project('p', 4);
+      const cache = projects.cache(20);
+      await projects.read(cache, other, before);
+      // the project row changed (its policy): its graph is loaded again
+      const after = projects.project('p', 4, { wip_cap: 3 });
+
+      expect(await projects.read(cache, after)).toEqual(['load']);
+      // 9 + 7 fit: the stale 7 were not counted
+      expect(await projects.read(cache, other)).toEqual(['unchanged']);
+      expect(projects.evicted).toBe(0);
     });
   });
 });

@@ -1,7 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 
 import { FrontierMemo } from '@app/core';
 
+import { APP_CONFIG, AppConfig, DEFAULT_FRONTIER_CACHE_BUDGET } from '../../config/config';
 import { DependencyFactsService } from '../../dependencies/dependency-facts.service';
 import { toDeploymentHalts } from './deployment-halts';
 import {
@@ -59,10 +60,13 @@ interface CachedGraph {
   broken?: boolean;
 }
 
+// The unit of the cache's budget (SVC_FRONTIER_CACHE_BUDGET): what a cached graph retains grows with these.
+export function graphSize(state: GraphState): number {
+  return state.candidates.size + state.edges.size + state.outside.size;
+}
+
 // Tombstones are kept an hour: a graph refreshed within that reads its deletions as a delta, an older one reloads.
 export const TOMBSTONE_RETENTION_SECONDS = 3600;
-
-const GRAPH_CACHE_PROJECTS = 4;
 
 export interface LoadOptions {
   gates: readonly string[];
@@ -88,11 +92,17 @@ export class FrontierGraphCache {
   private readonly graphCache = new Map<string, CachedGraph>();
   private generation = 0;
 
+  private readonly budget: number;
+
   constructor(
     private readonly repository: FrontierRepository,
     private readonly dependencyFacts: DependencyFactsService,
     private readonly observer: FrontierObserver = new FrontierObserver(),
-  ) {}
+    // absent for the benchmarks and integration tests that build the cache by hand
+    @Optional() @Inject(APP_CONFIG) config?: Pick<AppConfig, 'frontierCacheBudget'>,
+  ) {
+    this.budget = config?.frontierCacheBudget ?? DEFAULT_FRONTIER_CACHE_BUDGET;
+  }
 
   async cachedGraph(project: ProjectRow, options: LoadOptions): Promise<{ version: GraphVersion; reused: boolean }> {
     const projectKey = JSON.stringify(project);
@@ -129,11 +139,25 @@ export class FrontierGraphCache {
       lock: Promise.resolve(),
     };
     this.graphCache.set(key, entry);
-    while (this.graphCache.size > GRAPH_CACHE_PROJECTS) {
-      this.graphCache.delete(this.graphCache.keys().next().value as string);
-    }
+    this.evictOver(entry);
     this.observer.graphRefreshed(elapsedMs(loadStarted), 'load');
     return { version: entry.current, reused: false };
+  }
+
+  // Least recently used first, until the graphs kept fit the budget. The one just loaded stays even when it alone is
+  // over it, so a project larger than the budget is still refreshed, not reloaded, by its next read. Sizes are read
+  // here, not kept: refreshes grow and shrink graphs in place.
+  private evictOver(loaded: CachedGraph): void {
+    let total = 0;
+    for (const entry of this.graphCache.values()) total += graphSize(entry.state);
+    let evicted = 0;
+    for (const [key, entry] of this.graphCache) {
+      if (total <= this.budget || entry === loaded) break;
+      this.graphCache.delete(key);
+      total -= graphSize(entry.state);
+      evicted++;
+    }
+    if (evicted > 0) this.observer.graphsEvicted(evicted);
   }
 
   private version(graph: ProjectGraph, serializer: FrontierSerializer, memo: FrontierMemo): GraphVersion {

@@ -5,6 +5,7 @@ export type GraphRefreshOutcome = 'load' | 'changed' | 'unchanged' | 'failed';
 export interface FrontierObservation {
   computed?(durationMs: number): void;
   graphRefreshed?(durationMs: number, outcome: GraphRefreshOutcome): void;
+  graphsEvicted?(count: number): void;
 }
 
 // The frontier knows nothing of its listeners (the dependency points from the observer to the frontier); a
@@ -24,6 +25,10 @@ export class FrontierObserver {
 
   graphRefreshed(durationMs: number, outcome: GraphRefreshOutcome): void {
     for (const listener of this.listeners) safely(() => listener.graphRefreshed?.(durationMs, outcome));
+  }
+
+  graphsEvicted(count: number): void {
+    for (const listener of this.listeners) safely(() => listener.graphsEvicted?.(count));
   }
 }
 
