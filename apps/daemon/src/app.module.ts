@@ -9,7 +9,7 @@ import { ServerSecretModule } from './config/server-secret.module';
 import { GlobalExceptionFilter } from './common/global-exception.filter';
 import { InputEdgeInterceptor } from './common/input-edge.interceptor';
 import { daemonLoggerParams } from './common/logging';
-import { APP_CONFIG, AppConfig } from './config/config';
+import { APP_CONFIG, AppConfig } from './config/app-config';
 import { DatabaseModule } from './database/database.module';
 import { FEATURE_MODULES } from './feature-modules';
 import { HealthModule } from './health/health.module';

@@ -4,7 +4,7 @@ import { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
 
-import { APP_CONFIG, AppConfig } from '../config/config';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
 
 // Asynchronous commit for the budget counters only: an increment is still atomic and seen by every replica; a
 // PostgreSQL crash could drop the last fraction of a second of them. Every other write commits synchronously.

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 import { AuthenticatedActor, CurrentActor } from '../auth/actor';
 import { RequestScopeService, SCOPE_HEADER } from '../auth/request-scope.service';
-import { APP_CONFIG, AppConfig } from '../config/config';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { EventsStreamQueryDto } from '../events/dto/events.dto';
 import { EventsService } from '../events/events.service';
 import { forwardedUrl } from './forwarded-url';

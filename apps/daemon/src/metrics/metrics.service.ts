@@ -11,7 +11,7 @@ import { version } from '../../../../package.json';
 import { AuthenticatedActor, isServerAdmin } from '../auth/actor';
 import { forbidden } from '../common/domain-error';
 import { daemonNotes } from '../common/daemon-notes';
-import { APP_CONFIG, AppConfig } from '../config/config';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { EventsStreamService } from '../events/events-stream.service';
 import { FrontierObserver } from '../frontier/read-path/frontier-observer';
 import { MachineAuthorizationService } from '../machine-authorization/machine-authorization.service';
