@@ -1,12 +1,12 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { FastifyInstance } from 'fastify';
 import { Client } from 'pg';
 import { Observable, Subject } from 'rxjs';
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
 
+import { InjectDataSource } from '../common/inject-data-source';
 import { EVENTS_CHANNEL, StreamPosition } from './events.repository';
 import { NoticeFeedRepository } from './notice-feed.repository';
 

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 
 import { AccessService } from '../auth/access.service';
 import { AuthenticatedActor, organizationScope, seesEveryProject } from '../auth/actor';

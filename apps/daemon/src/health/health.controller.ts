@@ -6,9 +6,9 @@ import {
   HealthIndicatorService,
   TypeOrmHealthIndicator,
 } from '@nestjs/terminus';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
 
+import { InjectDataSource } from '../common/inject-data-source';
 import { Public } from '../auth/public.decorator';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../common/database-outage';
 import { databaseUnavailable, notReady, shuttingDown } from '../common/domain-error';

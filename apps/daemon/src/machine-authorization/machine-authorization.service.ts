@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 
 import {
   MachineAuthorizationApproved,

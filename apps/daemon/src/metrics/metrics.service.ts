@@ -2,11 +2,11 @@ import { createServer, Server } from 'node:http';
 
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Pool } from 'pg';
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
 
+import { InjectDataSource } from '../common/inject-data-source';
 import { version } from '../../../../package.json';
 import { AuthenticatedActor, isServerAdmin } from '../auth/actor';
 import { forbidden } from '../common/domain-error';

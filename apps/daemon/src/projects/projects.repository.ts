@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 
+import { InjectDataSource } from '../common/inject-data-source';
 import { AuthenticatedActor, organizationScope } from '../auth/actor';
 import { isoUtc } from '../database/backlog-sql';
 import { ProjectRow } from './dto/projects.dto';

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
 
 import type { DispositionWire, OuroborosEntryWire, VerdictWire } from '@app/contracts';
 
+import { InjectDataSource } from '../common/inject-data-source';
 import { AuthenticatedActor, organizationScope } from '../auth/actor';
 import { accessibleOrganizationWhere } from '../auth/project-visibility';
 import { affected, isoUtc } from '../database/backlog-sql';
