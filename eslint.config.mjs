@@ -69,9 +69,9 @@ const noFrameworkOrDatabaseInWire = {
   regex: '^(@nestjs/|typeorm$|typeorm/|pg$|pg/|(\\.\\./)+read-path(/|$))',
   message: 'frontier/wire/ is pure: no Nest, TypeORM, pg or read-path import; pass what it needs in as values.',
 };
-// Outside database/ the daemon takes TypeORM's types only, and its DataSource through common/inject-data-source.ts:
-// a runtime import of typeorm or @nestjs/typeorm (which brings @nestjs/core) costs every unit spec that loads the file
-// a quarter of a second (docs/adr/0087).
+// Outside database/ the daemon takes TypeORM's types only, and its DataSource through common/inject-data-source.ts;
+// Nest's HttpAdapterHost likewise through common/inject-http-adapter-host.ts. A runtime import of typeorm,
+// @nestjs/typeorm or @nestjs/core costs every unit spec that loads the file a quarter of a second (docs/adr/0087).
 const TYPEORM_TYPES_ONLY = [
   {
     name: 'typeorm',
@@ -85,6 +85,12 @@ const TYPEORM_TYPES_ONLY = [
       "inject the data source with InjectDataSource of common/inject-data-source.ts; TypeORM's module is database/'s.",
   },
 ];
+const HTTP_ADAPTER_HOST_TYPE_ONLY = {
+  name: '@nestjs/core',
+  importNames: ['HttpAdapterHost'],
+  allowTypeImports: true,
+  message: 'inject it with InjectHttpAdapterHost of common/inject-http-adapter-host.ts and import its type only.',
+};
 const restrict = (...patterns) => ['error', { patterns }];
 
 export default tseslint.config(
@@ -142,6 +148,16 @@ export default tseslint.config(
   {
     files: ['apps/daemon/src/**/*.ts'],
     ignores: ['apps/daemon/src/database/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { paths: [...TYPEORM_TYPES_ONLY, HTTP_ADAPTER_HOST_TYPE_ONLY] },
+      ],
+    },
+  },
+  {
+    // the one provider of the token, as Nest's own
+    files: ['apps/daemon/src/common/http-adapter.module.ts'],
     rules: { '@typescript-eslint/no-restricted-imports': ['error', { paths: TYPEORM_TYPES_ONLY }] },
   },
   {

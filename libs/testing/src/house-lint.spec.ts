@@ -88,6 +88,11 @@ const CASES: Case[] = [
     code: "import { InjectDataSource } from '@nestjs/typeorm';\nexport const planted = InjectDataSource;\n",
   },
   {
+    name: 'a provider injects HttpAdapterHost by its class',
+    filePath: 'apps/daemon/src/items/items.service.ts',
+    code: "import { HttpAdapterHost } from '@nestjs/core';\nexport const planted = HttpAdapterHost;\n",
+  },
+  {
     name: 'a source file past 700 lines',
     filePath: 'apps/daemon/src/items/items.service.ts',
     code: Array.from({ length: 701 }, (_, i) => `export const planted${i} = ${i};`).join('\n') + '\n',
@@ -105,6 +110,7 @@ const EXPECTED_RULE: Record<string, string> = {
   'a source file past 700 lines': 'max-lines',
   'a repository imports TypeORM at runtime': '@typescript-eslint/no-restricted-imports',
   'a repository injects through @nestjs/typeorm': '@typescript-eslint/no-restricted-imports',
+  'a provider injects HttpAdapterHost by its class': '@typescript-eslint/no-restricted-imports',
   'a floating promise': '@typescript-eslint/no-floating-promises',
   'a promise where a void callback is expected': '@typescript-eslint/no-misused-promises',
 };

@@ -1,11 +1,12 @@
 import { createServer, Server } from 'node:http';
 
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
+import type { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Pool } from 'pg';
 import type { DataSource } from 'typeorm';
 
+import { InjectHttpAdapterHost } from '../common/inject-http-adapter-host';
 import { InjectDataSource } from '../common/inject-data-source';
 import { version } from '../../../../package.json';
 import { AuthenticatedActor, isServerAdmin } from '../auth/actor';
@@ -29,7 +30,7 @@ export class MetricsService implements OnModuleInit, OnApplicationBootstrap, OnM
   private localServer: Server | null = null;
 
   constructor(
-    private readonly adapterHost: HttpAdapterHost,
+    @InjectHttpAdapterHost() private readonly adapterHost: HttpAdapterHost,
     @InjectDataSource() dataSource: DataSource,
     streams: EventsStreamService,
     private readonly frontier: FrontierObserver,
