@@ -2,8 +2,8 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource, DataSourceOptions } from 'typeorm';
 
-import { dataSourceOptions } from './data-source';
 import { DATA_SOURCE } from '../common/inject-data-source';
+import { dataSourceOptions } from './data-source';
 import { recordAutocommitWrites } from './writer.subscriber';
 
 @Module({})

@@ -6,8 +6,8 @@ import { Observable, Subject } from 'rxjs';
 import type { DataSource } from 'typeorm';
 import { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
 
-import { InjectHttpAdapterHost } from '../common/inject-http-adapter-host';
 import { InjectDataSource } from '../common/inject-data-source';
+import { InjectHttpAdapterHost } from '../common/inject-http-adapter-host';
 import { EVENTS_CHANNEL, StreamPosition } from './events.repository';
 import { NoticeFeedRepository } from './notice-feed.repository';
 

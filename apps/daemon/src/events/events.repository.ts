@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
 
-import { InjectDataSource } from '../common/inject-data-source';
 import { AuthenticatedActor, organizationScope } from '../auth/actor';
 import { accessibleProjectWhere } from '../auth/project-visibility';
+import { InjectDataSource } from '../common/inject-data-source';
 
 export type EventKind = 'workflow' | 'lifecycle' | 'telemetry';
 

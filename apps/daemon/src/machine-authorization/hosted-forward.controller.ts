@@ -2,9 +2,9 @@ import { All, Controller, Get, Inject, Param, Query, Req, Res } from '@nestjs/co
 import type { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
-import { InjectHttpAdapterHost } from '../common/inject-http-adapter-host';
 import { AuthenticatedActor, CurrentActor } from '../auth/actor';
 import { RequestScopeService, SCOPE_HEADER } from '../auth/request-scope.service';
+import { InjectHttpAdapterHost } from '../common/inject-http-adapter-host';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { EventsStreamQueryDto } from '../events/dto/events.dto';
 import { EventsService } from '../events/events.service';

@@ -6,12 +6,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Pool } from 'pg';
 import type { DataSource } from 'typeorm';
 
-import { InjectHttpAdapterHost } from '../common/inject-http-adapter-host';
-import { InjectDataSource } from '../common/inject-data-source';
 import { version } from '../../../../package.json';
 import { AuthenticatedActor, isServerAdmin } from '../auth/actor';
 import { forbidden } from '../common/domain-error';
 import { daemonNotes } from '../common/daemon-notes';
+import { InjectDataSource } from '../common/inject-data-source';
+import { InjectHttpAdapterHost } from '../common/inject-http-adapter-host';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { EventsStreamService } from '../events/events-stream.service';
 import { FrontierObserver } from '../frontier/read-path/frontier-observer';

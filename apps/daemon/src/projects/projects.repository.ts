@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
 
-import { InjectDataSource } from '../common/inject-data-source';
 import { AuthenticatedActor, organizationScope } from '../auth/actor';
+import { InjectDataSource } from '../common/inject-data-source';
 import { isoUtc } from '../database/backlog-sql';
 import { ProjectRow } from './dto/projects.dto';
 

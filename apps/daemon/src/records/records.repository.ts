@@ -3,9 +3,9 @@ import type { DataSource } from 'typeorm';
 
 import type { DispositionWire, OuroborosEntryWire, VerdictWire } from '@app/contracts';
 
-import { InjectDataSource } from '../common/inject-data-source';
 import { AuthenticatedActor, organizationScope } from '../auth/actor';
 import { accessibleOrganizationWhere } from '../auth/project-visibility';
+import { InjectDataSource } from '../common/inject-data-source';
 import { affected, isoUtc } from '../database/backlog-sql';
 
 const VERDICT_SELECT = `SELECT id, item, transition, worker, verdict, caveats, attempt, ${isoUtc('created_at')} AS created_at
