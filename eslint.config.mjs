@@ -69,6 +69,28 @@ const noFrameworkOrDatabaseInWire = {
   regex: '^(@nestjs/|typeorm$|typeorm/|pg$|pg/|(\\.\\./)+read-path(/|$))',
   message: 'frontier/wire/ is pure: no Nest, TypeORM, pg or read-path import; pass what it needs in as values.',
 };
+// Outside database/ the daemon takes TypeORM's types only, and its DataSource through common/inject-data-source.ts;
+// Nest's HttpAdapterHost likewise through common/inject-http-adapter-host.ts. A runtime import of typeorm,
+// @nestjs/typeorm or @nestjs/core costs every unit spec that loads the file a quarter of a second (docs/adr/0087).
+const TYPEORM_TYPES_ONLY = [
+  {
+    name: 'typeorm',
+    allowTypeImports: true,
+    message:
+      "outside database/ import TypeORM's types only: `import type { DataSource, EntityManager } from 'typeorm'`.",
+  },
+  {
+    name: '@nestjs/typeorm',
+    message:
+      "inject the data source with InjectDataSource of common/inject-data-source.ts; TypeORM's module is database/'s.",
+  },
+];
+const HTTP_ADAPTER_HOST_TYPE_ONLY = {
+  name: '@nestjs/core',
+  importNames: ['HttpAdapterHost'],
+  allowTypeImports: true,
+  message: 'inject it with InjectHttpAdapterHost of common/inject-http-adapter-host.ts and import its type only.',
+};
 const restrict = (...patterns) => ['error', { patterns }];
 
 export default tseslint.config(
@@ -122,6 +144,21 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': restrict(noOtherApps('daemon'), noOtherFeaturesRepository, noFrameworkOrDatabaseInWire),
     },
+  },
+  {
+    files: ['apps/daemon/src/**/*.ts'],
+    ignores: ['apps/daemon/src/database/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { paths: [...TYPEORM_TYPES_ONLY, HTTP_ADAPTER_HOST_TYPE_ONLY] },
+      ],
+    },
+  },
+  {
+    // the one provider of the token, as Nest's own
+    files: ['apps/daemon/src/common/http-adapter.module.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { paths: TYPEORM_TYPES_ONLY }] },
   },
   {
     files: ['apps/daemon/src/**/*.ts'],

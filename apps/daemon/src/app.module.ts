@@ -7,9 +7,10 @@ import { AuthModule } from './auth/auth.module';
 import { AccessLogModule } from './common/access-log.module';
 import { ServerSecretModule } from './config/server-secret.module';
 import { GlobalExceptionFilter } from './common/global-exception.filter';
+import { HttpAdapterModule } from './common/http-adapter.module';
 import { InputEdgeInterceptor } from './common/input-edge.interceptor';
 import { daemonLoggerParams } from './common/logging';
-import { APP_CONFIG, AppConfig } from './config/config';
+import { APP_CONFIG, AppConfig } from './config/app-config';
 import { DatabaseModule } from './database/database.module';
 import { FEATURE_MODULES } from './feature-modules';
 import { HealthModule } from './health/health.module';
@@ -25,6 +26,7 @@ export class AppModule {
         ScheduleModule.forRoot(),
         DatabaseModule.forRoot(databaseUrl, config.dbPoolSize),
         ServerSecretModule,
+        HttpAdapterModule,
         AccessLogModule,
         AuthModule,
         HealthModule,

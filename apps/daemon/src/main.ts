@@ -20,7 +20,8 @@ import { DaemonLogger } from './common/logging';
 import { writeClientError } from './common/response-writer';
 import { createValidationPipe } from './common/validation';
 import { assignRequestId } from './common/request-id';
-import { AppConfig, ConfigError, parseConfig } from './config/config';
+import { ConfigError, parseConfig } from './config/config';
+import { AppConfig } from './config/app-config';
 import { runMigrations } from './database/migrate';
 
 export interface RunningDaemon {

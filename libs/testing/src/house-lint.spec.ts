@@ -75,7 +75,22 @@ const CASES: Case[] = [
   {
     name: 'a service writes SQL',
     filePath: 'apps/daemon/src/items/items.service.ts',
-    code: "import { EntityManager } from 'typeorm';\nexport const planted = (m: EntityManager) => m.query('SELECT 1');\n",
+    code: "import type { EntityManager } from 'typeorm';\nexport const planted = (m: EntityManager) => m.query('SELECT 1');\n",
+  },
+  {
+    name: 'a repository imports TypeORM at runtime',
+    filePath: 'apps/daemon/src/items/items.repository.ts',
+    code: "import { DataSource } from 'typeorm';\nexport const planted = (d: DataSource) => d;\n",
+  },
+  {
+    name: 'a repository injects through @nestjs/typeorm',
+    filePath: 'apps/daemon/src/items/items.repository.ts',
+    code: "import { InjectDataSource } from '@nestjs/typeorm';\nexport const planted = InjectDataSource;\n",
+  },
+  {
+    name: 'a provider injects HttpAdapterHost by its class',
+    filePath: 'apps/daemon/src/items/items.service.ts',
+    code: "import { HttpAdapterHost } from '@nestjs/core';\nexport const planted = HttpAdapterHost;\n",
   },
   {
     name: 'a source file past 700 lines',
@@ -85,7 +100,7 @@ const CASES: Case[] = [
   {
     name: 'allowed: own repository and a lib (last)',
     filePath: 'apps/daemon/src/items/items.service.ts',
-    code: "import { ItemsRepository } from './items.repository';\nimport { SvcApi } from '@app/client';\nexport const planted = [ItemsRepository, SvcApi];\n",
+    code: "import type { DataSource } from 'typeorm';\nimport { ItemsRepository } from './items.repository';\nimport { SvcApi } from '@app/client';\nexport const planted = [ItemsRepository, SvcApi];\nexport type Planted = DataSource;\n",
   },
 ];
 
@@ -93,6 +108,9 @@ const EXPECTED_RULE: Record<string, string> = {
   'a module exports its repository': 'no-restricted-syntax',
   'a service writes SQL': 'no-restricted-syntax',
   'a source file past 700 lines': 'max-lines',
+  'a repository imports TypeORM at runtime': '@typescript-eslint/no-restricted-imports',
+  'a repository injects through @nestjs/typeorm': '@typescript-eslint/no-restricted-imports',
+  'a provider injects HttpAdapterHost by its class': '@typescript-eslint/no-restricted-imports',
   'a floating promise': '@typescript-eslint/no-floating-promises',
   'a promise where a void callback is expected': '@typescript-eslint/no-misused-promises',
 };
@@ -160,10 +178,11 @@ describe('lint enforces the house', () => {
     results = JSON.parse(stdout);
   }, 120_000);
 
-  it("a feature's own repository and a lib stay allowed", () => {
+  it("a feature's own repository, a lib and TypeORM's types stay allowed", () => {
     const messages = results[CASES.length - 1];
     expect(messages.filter((m) => m.fatal)).toEqual([]);
     expect(messages.map((m) => m.ruleId)).not.toContain('no-restricted-imports');
+    expect(messages.map((m) => m.ruleId)).not.toContain('@typescript-eslint/no-restricted-imports');
   });
 
   it.each(CASES.slice(0, -1).map((c, i) => [c.name, i] as const))('%s fails lint', (name, i) => {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
 
+import { InjectDataSource } from '../common/inject-data-source';
 import { AuthenticatedActor, organizationScope } from './actor';
 import { accessibleProjectWhere, ProjectAccessRow } from './project-visibility';
 

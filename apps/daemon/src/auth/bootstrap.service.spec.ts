@@ -4,7 +4,7 @@ import { join } from 'node:path';
 
 import { Logger } from '@nestjs/common';
 
-import { AppConfig } from '../config/config';
+import { AppConfig } from '../config/app-config';
 import { AuthRepository } from './auth.repository';
 import { BootstrapService, DEFAULT_ORGANIZATION_SLUG } from './bootstrap.service';
 import { hashToken } from './tokens';

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/comm
 
 import { credentialsPath, writeCredentials } from '@app/credentials';
 
-import { APP_CONFIG, AppConfig } from '../config/config';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { AuthRepository } from './auth.repository';
 import { API_TOKEN_PREFIX, generateToken, hashToken, tokenDisplayPrefix } from './tokens';
 

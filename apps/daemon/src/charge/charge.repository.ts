@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 
 import { WIP_STATUSES } from '@app/core';
+
+import { InjectDataSource } from '../common/inject-data-source';
 
 export interface LiveClaimRow {
   item_id: number;

@@ -3,7 +3,7 @@ import { FrontierComputation, FrontierItem } from '@app/core';
 import { AccessService } from '../auth/access.service';
 import { testActor } from '../auth/test-actor';
 import { refusal } from '../common/test-refusal';
-import { AppConfig } from '../config/config';
+import { AppConfig } from '../config/app-config';
 import { EventsService } from '../events/events.service';
 import { ComputedFrontier, FrontierService } from '../frontier/read-path/frontier.service';
 import { RefsService } from '../refs/refs.service';

@@ -29,7 +29,7 @@ import {
 import { AccessService } from '../auth/access.service';
 import { AuthenticatedActor } from '../auth/actor';
 import { DomainError, validationFailed } from '../common/domain-error';
-import { APP_CONFIG, AppConfig } from '../config/config';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { nameWriterSession } from '../database/write-context';
 import { EventsService } from '../events/events.service';
 import { ComputedFrontier, FrontierService, wipCapOf } from '../frontier/read-path/frontier.service';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 
 import { DEFAULT_COMMENT_LIMIT, ITEM_RECENT_COMMENTS, ItemCommentListWire, ItemCommentWire } from '@app/contracts';
 

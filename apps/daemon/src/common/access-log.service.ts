@@ -1,7 +1,8 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
+import type { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
+import { InjectHttpAdapterHost } from './inject-http-adapter-host';
 import { ACCESS, AccessActor, AccessNotes } from './logging';
 import { REQUEST_ID_HEADER } from './request-id';
 
@@ -19,7 +20,7 @@ export function refusalCode(payload: unknown): string | null {
 // Fastify hooks, added before listen. The route is the matched pattern, never the URL (it may carry a code).
 @Injectable()
 export class AccessLogService implements OnModuleInit {
-  constructor(private readonly adapterHost: HttpAdapterHost) {}
+  constructor(@InjectHttpAdapterHost() private readonly adapterHost: HttpAdapterHost) {}
 
   onModuleInit(): void {
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();

@@ -1,4 +1,5 @@
-import { ConfigError, DEFAULT_FRONTIER_CACHE_BUDGET, parseConfig } from './config';
+import { DEFAULT_FRONTIER_CACHE_BUDGET } from './app-config';
+import { ConfigError, parseConfig } from './config';
 
 describe(parseConfig.name, () => {
   it('should apply defaults when nothing is set', () => {

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { AppConfig } from './config';
+import { AppConfig } from './app-config';
 import { SERVER_SECRET_FILE } from './server-secret';
 import { ServerSecretService } from './server-secret.service';
 

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 
 import { Inject, Injectable } from '@nestjs/common';
 
-import { APP_CONFIG, AppConfig } from './config';
+import { APP_CONFIG, AppConfig } from './app-config';
 import { loadServerSecret } from './server-secret';
 
 @Injectable()

@@ -1,6 +1,6 @@
 import { escapeLiteral, PoolClient } from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
 
 // Binary COPY: a builder reads the fields it wants straight from the bytes; a row may straddle two chunks.
 // Format: https://www.postgresql.org/docs/current/sql-copy.html (binary format).

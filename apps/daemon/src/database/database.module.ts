@@ -1,7 +1,8 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
+import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource, DataSourceOptions } from 'typeorm';
 
+import { DATA_SOURCE } from '../common/inject-data-source';
 import { dataSourceOptions } from './data-source';
 import { recordAutocommitWrites } from './writer.subscriber';
 
@@ -10,6 +11,8 @@ export class DatabaseModule {
   static forRoot(url: string, poolSize: number): DynamicModule {
     return {
       module: DatabaseModule,
+      // global, as TypeORM's own module is: every feature's repository injects DATA_SOURCE
+      global: true,
       imports: [
         TypeOrmModule.forRootAsync({
           useFactory: () => ({
@@ -25,6 +28,8 @@ export class DatabaseModule {
           },
         }),
       ],
+      providers: [{ provide: DATA_SOURCE, useExisting: getDataSourceToken() }],
+      exports: [DATA_SOURCE],
     };
   }
 }

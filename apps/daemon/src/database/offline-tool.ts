@@ -7,7 +7,8 @@ import { EmbeddedServer } from '@app/database';
 
 import { API_TOKEN_PREFIX, generateToken, hashToken, tokenDisplayPrefix } from '../auth/tokens';
 import { SERVER_SECRET_FILE } from '../config/server-secret';
-import { AppConfig, parseConfig } from '../config/config';
+import { parseConfig } from '../config/config';
+import { AppConfig } from '../config/app-config';
 import { connectionParts } from './data-source';
 import { knownMigrations } from './migrate';
 import { holderAlive, readLock } from '../boot/daemon-lock';

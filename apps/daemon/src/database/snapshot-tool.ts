@@ -16,7 +16,8 @@ import {
 
 import { SERVER_SECRET_FILE } from '../config/server-secret';
 import { DaemonLock, DaemonLockHeldError, holderAlive, readLock } from '../boot/daemon-lock';
-import { AppConfig, parseConfig } from '../config/config';
+import { parseConfig } from '../config/config';
+import { AppConfig } from '../config/app-config';
 import { connectionParts } from './data-source';
 import { knownMigrations, runMigrationsInTransaction } from './migrate';
 

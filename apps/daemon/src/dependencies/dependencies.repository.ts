@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 
 import { DependencyEdge, DependencyPair } from '@app/core';
 
+import { InjectDataSource } from '../common/inject-data-source';
 import { affected, isoUtc } from '../database/backlog-sql';
 import { EdgeRow } from './dto/dependencies.dto';
 import { DeliveryRunRow, EnvironmentFactRow } from './dependency-facts.rows';

@@ -12,7 +12,7 @@ import {
 } from '@app/core';
 import { DependencyAddWire, DependencyListResponse, DependencyRemovedResponse } from '@app/contracts/backlog';
 
-import { EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 
 import { AuthenticatedActor } from '../auth/actor';
 import { notePassed } from '../database/write-context';

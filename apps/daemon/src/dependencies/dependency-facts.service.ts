@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 
 import { BlockerFacts, DependencyEdge, GateBlocker } from '@app/core';
 import { GateBlockerWire } from '@app/contracts/backlog';

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 
 import type { EnvironmentWire, FlowWire } from '@app/contracts';
 
+import { InjectDataSource } from '../common/inject-data-source';
 import { affected, isoUtc } from '../database/backlog-sql';
 import { HaltKind, RecordedApproval, RunRow } from './dto/deployments.dto';
 import { ApprovalRole } from './flow-stages';

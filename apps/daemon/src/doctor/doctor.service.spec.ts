@@ -1,7 +1,7 @@
 import { AuthenticatedActor } from '../auth/actor';
 import { testActor } from '../auth/test-actor';
 import { DomainError } from '../common/domain-error';
-import { AppConfig } from '../config/config';
+import { AppConfig } from '../config/app-config';
 import { ClockReading, DoctorRepository, ReplicaRow } from './doctor.repository';
 import { DoctorService, REPLICAS_WINDOW_SECONDS } from './doctor.service';
 import { ReplicasService } from './replicas.service';

@@ -4,7 +4,7 @@ import type { DoctorReport } from '@app/contracts';
 
 import { AuthenticatedActor, isServerAdmin } from '../auth/actor';
 import { forbidden } from '../common/domain-error';
-import { APP_CONFIG, AppConfig } from '../config/config';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { DoctorRepository } from './doctor.repository';
 import { clockSkewMs, ReplicasService } from './replicas.service';
 

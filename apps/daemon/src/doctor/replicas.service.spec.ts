@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 
-import { AppConfig } from '../config/config';
+import { AppConfig } from '../config/app-config';
 import { ServerSecretService } from '../config/server-secret.service';
 import { DoctorRepository } from './doctor.repository';
 import { clockSkewMs, ReplicasService } from './replicas.service';

@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 
 import { version } from '../../../../package.json';
-import { APP_CONFIG, AppConfig } from '../config/config';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { ServerSecretService } from '../config/server-secret.service';
 import { ClockReading, DoctorRepository } from './doctor.repository';
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 
+import { InjectDataSource } from '../common/inject-data-source';
 import { affected, isoUtc } from '../database/backlog-sql';
 import { ChainRow, EpicTaskRow, NoteWire, TaskFileWire } from './dto/epics.dto';
 

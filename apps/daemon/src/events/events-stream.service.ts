@@ -1,12 +1,13 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
-import { InjectDataSource } from '@nestjs/typeorm';
+import type { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
 import { Client } from 'pg';
 import { Observable, Subject } from 'rxjs';
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
 
+import { InjectDataSource } from '../common/inject-data-source';
+import { InjectHttpAdapterHost } from '../common/inject-http-adapter-host';
 import { EVENTS_CHANNEL, StreamPosition } from './events.repository';
 import { NoticeFeedRepository } from './notice-feed.repository';
 
@@ -81,7 +82,7 @@ export class EventsStreamService implements OnModuleInit, OnModuleDestroy {
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(LISTEN_CLIENT_FACTORY) private readonly factory: ListenClientFactory,
     private readonly noticeFeedRepository: NoticeFeedRepository,
-    @Optional() private readonly adapterHost?: HttpAdapterHost,
+    @Optional() @InjectHttpAdapterHost() private readonly adapterHost?: HttpAdapterHost,
   ) {}
 
   static clientFactory(dataSource: DataSource): ListenClientFactory {

@@ -1,7 +1,7 @@
 import { Global, Module } from '@nestjs/common';
-import { getDataSourceToken } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
 
+import { DATA_SOURCE } from '../common/inject-data-source';
 import { EventsController } from './events.controller';
 import { EventsStreamService, LISTEN_CLIENT_FACTORY } from './events-stream.service';
 import { EventsRepository } from './events.repository';
@@ -18,7 +18,7 @@ import { NoticeFeedRepository } from './notice-feed.repository';
     NoticeFeedRepository,
     {
       provide: LISTEN_CLIENT_FACTORY,
-      inject: [getDataSourceToken()],
+      inject: [DATA_SOURCE],
       useFactory: (dataSource: DataSource) => EventsStreamService.clientFactory(dataSource),
     },
   ],

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 
 import { AuthenticatedActor, organizationScope } from '../auth/actor';
 import { accessibleProjectWhere } from '../auth/project-visibility';
+import { InjectDataSource } from '../common/inject-data-source';
 
 export type EventKind = 'workflow' | 'lifecycle' | 'telemetry';
 

@@ -6,7 +6,7 @@ import { Subject } from 'rxjs';
 import { AccessService } from '../auth/access.service';
 import { testActor } from '../auth/test-actor';
 import { DomainError } from '../common/domain-error';
-import { AppConfig } from '../config/config';
+import { AppConfig } from '../config/app-config';
 import { EventsStreamQueryDto } from './dto/events.dto';
 import { EventsStreamService, StreamMessage } from './events-stream.service';
 import { EventsRepository, StreamStanding } from './events.repository';

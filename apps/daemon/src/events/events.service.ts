@@ -2,13 +2,13 @@ import type { IncomingMessage } from 'node:http';
 
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 
 import { AccessService } from '../auth/access.service';
 import { AuthenticatedActor, organizationScope, seesEveryProject } from '../auth/actor';
 import { bearerRequired } from '../auth/auth.errors';
 import { invalidRequest } from '../common/domain-error';
-import { APP_CONFIG, AppConfig } from '../config/config';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { clientAddress, clientKey, compileTrust, TrustFunction } from '../common/client-identity';
 import { projectNotFound } from '../projects/projects.errors';
 import {

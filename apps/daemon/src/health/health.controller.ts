@@ -6,14 +6,14 @@ import {
   HealthIndicatorService,
   TypeOrmHealthIndicator,
 } from '@nestjs/terminus';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
 
 import { Public } from '../auth/public.decorator';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../common/database-outage';
 import { databaseUnavailable, notReady, shuttingDown } from '../common/domain-error';
 import { drain, SHUTTING_DOWN_RETRY_AFTER_SECONDS } from '../common/drain';
-import { APP_CONFIG, AppConfig } from '../config/config';
+import { InjectDataSource } from '../common/inject-data-source';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i;
 

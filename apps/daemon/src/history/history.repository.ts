@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
 
+import { InjectDataSource } from '../common/inject-data-source';
 import { ChangeRecordRow } from './dto/history.dto';
 
 const COLUMNS = `r.id::text AS id, r.at, r.actor_name, r.credential_kind, r.credential_id, r.session_id, r.harness,

@@ -1,7 +1,7 @@
 import { testActor } from '../auth/test-actor';
 import { DomainError } from '../common/domain-error';
 import { refusal } from '../common/test-refusal';
-import { AppConfig } from '../config/config';
+import { AppConfig } from '../config/app-config';
 import { ProjectAccessService } from '../projects/project-access.service';
 import { itemNotFound } from '../refs/refs.errors';
 import { ChangeRecordRow } from './dto/history.dto';

@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DEFAULT_HISTORY_LIMIT, HistoryResponse, SessionNoticesResponse } from '@app/contracts';
 
 import { AuthenticatedActor, seesEveryProject } from '../auth/actor';
-import { APP_CONFIG, AppConfig } from '../config/config';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { ProjectAccessService } from '../projects/project-access.service';
 import {
   ChangeRecordRow,

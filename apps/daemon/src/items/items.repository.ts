@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 
 import { STRUCTURED_FIELDS } from '@app/contracts/backlog';
 
+import { InjectDataSource } from '../common/inject-data-source';
 import { RunRow } from '../deployments/dto/deployments.dto';
 import { affected, isoUtc } from '../database/backlog-sql';
 import { ItemDetailRow, ItemRow, ProgressRow, SectionRow } from './dto/items.dto';

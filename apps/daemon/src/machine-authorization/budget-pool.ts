@@ -1,10 +1,10 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { Pool } from 'pg';
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
 
-import { APP_CONFIG, AppConfig } from '../config/config';
+import { InjectDataSource } from '../common/inject-data-source';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
 
 // Asynchronous commit for the budget counters only: an increment is still atomic and seen by every replica; a
 // PostgreSQL crash could drop the last fraction of a second of them. Every other write commits synchronously.

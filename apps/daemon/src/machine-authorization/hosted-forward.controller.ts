@@ -1,10 +1,11 @@
 import { All, Controller, Get, Inject, Param, Query, Req, Res } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
+import type { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 import { AuthenticatedActor, CurrentActor } from '../auth/actor';
 import { RequestScopeService, SCOPE_HEADER } from '../auth/request-scope.service';
-import { APP_CONFIG, AppConfig } from '../config/config';
+import { InjectHttpAdapterHost } from '../common/inject-http-adapter-host';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { EventsStreamQueryDto } from '../events/dto/events.dto';
 import { EventsService } from '../events/events.service';
 import { forwardedUrl } from './forwarded-url';
@@ -19,7 +20,7 @@ const DROPPED_HEADERS = new Set(['host', 'content-length', 'connection', 'transf
 export class HostedForwardController {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly adapterHost: HttpAdapterHost,
+    @InjectHttpAdapterHost() private readonly adapterHost: HttpAdapterHost,
     private readonly repository: MachineAuthorizationRepository,
     private readonly scope: RequestScopeService,
     private readonly events: EventsService,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 
+import { InjectDataSource } from '../common/inject-data-source';
 import { BudgetPool } from './budget-pool';
 import { BudgetGroup, PollBatchRows, PollBatcher } from './poll-batch';
 import { hotPathPool } from './hot-path-pool';

@@ -2,7 +2,7 @@ import { MACHINE_AUTHORIZATION_REFUSAL_CODES } from '@app/core';
 
 import { testActor } from '../auth/test-actor';
 import { refusal } from '../common/test-refusal';
-import { AppConfig } from '../config/config';
+import { AppConfig } from '../config/app-config';
 import { ServerSecretService } from '../config/server-secret.service';
 import { MaCode } from './machine-authorization.errors';
 import { AuthorizationRow, MachineAuthorizationRepository } from './machine-authorization.repository';

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 
 import {
   MachineAuthorizationApproved,
@@ -31,7 +31,7 @@ import {
 import { actingCredential, AuthenticatedActor, organizationScope } from '../auth/actor';
 import { generateToken, hashToken, MACHINE_CREDENTIAL_PREFIX, tokenDisplayPrefix } from '../auth/tokens';
 import { DomainError } from '../common/domain-error';
-import { APP_CONFIG, AppConfig } from '../config/config';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { oidcSettings } from '../oidc/oidc-settings';
 import { decisionOf, toRecordResponse, toStartedResponse } from './dto/machine-authorization.dto';
 import {

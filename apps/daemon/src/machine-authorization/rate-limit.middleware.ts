@@ -5,7 +5,7 @@ import { Inject, Injectable, Logger, NestMiddleware } from '@nestjs/common';
 import { MachineAuthorizationErrorCode } from '@app/contracts';
 
 import { logServerError, writeErrorResponse } from '../common/response-writer';
-import { APP_CONFIG, AppConfig } from '../config/config';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { RATE_SCOPES, STARTS_PER_MINUTE } from './limits';
 import { rateLimited } from './machine-authorization.errors';
 import { machineAuthorizationErrorAnswer } from './machine-authorization.filter';

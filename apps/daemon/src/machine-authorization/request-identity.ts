@@ -4,7 +4,7 @@ import type { TLSSocket } from 'node:tls';
 import { createParamDecorator, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 
-import { APP_CONFIG, AppConfig } from '../config/config';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
 import {
   clientAddress,
   clientKey,

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
 
 import type { MachineManager } from '@app/core';
 
+import { InjectDataSource } from '../common/inject-data-source';
 import { MachineCredentialRow } from './dto/machines.dto';
 
 const managerParams = (m: MachineManager) => [m.actorId, m.serverAdmin, m.scope, m.scopeAdmin];

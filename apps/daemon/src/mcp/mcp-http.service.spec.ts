@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { testActor } from '../auth/test-actor';
-import type { AppConfig } from '../config/config';
+import type { AppConfig } from '../config/app-config';
 import { DomainError } from '../common/domain-error';
 import type { EventsService } from '../events/events.service';
 import type { RequestIdentityService } from '../machine-authorization/request-identity';

@@ -10,7 +10,7 @@ import type { SvcMcpOptions, SvcMcpSession } from '@app/client/mcp';
 
 import { version } from '../../../../package.json';
 import { AuthenticatedActor } from '../auth/actor';
-import { APP_CONFIG, AppConfig } from '../config/config';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { EventsService } from '../events/events.service';
 import { StreamLimits } from '../events/stream-limits';
 import { RequestIdentityService } from '../machine-authorization/request-identity';

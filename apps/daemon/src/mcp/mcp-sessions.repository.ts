@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
+
+import { InjectDataSource } from '../common/inject-data-source';
 
 export interface McpSessionRow {
   actor_id: number;

@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 import { AuthenticatedActor } from '../auth/actor';
 import { testActor } from '../auth/test-actor';
 import { DomainError } from '../common/domain-error';
-import { AppConfig } from '../config/config';
+import { AppConfig } from '../config/app-config';
 import { EventsStreamService } from '../events/events-stream.service';
 import { FrontierObserver } from '../frontier/read-path/frontier-observer';
 import { MachineAuthorizationService } from '../machine-authorization/machine-authorization.service';

@@ -1,17 +1,18 @@
 import { createServer, Server } from 'node:http';
 
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
-import { InjectDataSource } from '@nestjs/typeorm';
+import type { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Pool } from 'pg';
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
 
 import { version } from '../../../../package.json';
 import { AuthenticatedActor, isServerAdmin } from '../auth/actor';
 import { forbidden } from '../common/domain-error';
 import { daemonNotes } from '../common/daemon-notes';
-import { APP_CONFIG, AppConfig } from '../config/config';
+import { InjectDataSource } from '../common/inject-data-source';
+import { InjectHttpAdapterHost } from '../common/inject-http-adapter-host';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { EventsStreamService } from '../events/events-stream.service';
 import { FrontierObserver } from '../frontier/read-path/frontier-observer';
 import { MachineAuthorizationService } from '../machine-authorization/machine-authorization.service';
@@ -29,7 +30,7 @@ export class MetricsService implements OnModuleInit, OnApplicationBootstrap, OnM
   private localServer: Server | null = null;
 
   constructor(
-    private readonly adapterHost: HttpAdapterHost,
+    @InjectHttpAdapterHost() private readonly adapterHost: HttpAdapterHost,
     @InjectDataSource() dataSource: DataSource,
     streams: EventsStreamService,
     private readonly frontier: FrontierObserver,

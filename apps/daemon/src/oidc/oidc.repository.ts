@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
+
+import { InjectDataSource } from '../common/inject-data-source';
 
 export interface SignInActorRow {
   id: number;

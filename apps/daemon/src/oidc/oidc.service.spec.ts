@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 
-import { AppConfig } from '../config/config';
+import { AppConfig } from '../config/app-config';
 import { ServerSecretService } from '../config/server-secret.service';
 import { OidcRepository, SignInActorRow } from './oidc.repository';
 import { OidcService } from './oidc.service';

@@ -4,7 +4,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type * as OpenIdClient from 'openid-client';
 
 import { notFound } from '../common/domain-error';
-import { APP_CONFIG, AppConfig } from '../config/config';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { ServerSecretService } from '../config/server-secret.service';
 import { oidcSettings, OidcSettings } from './oidc-settings';
 import { oidcUnavailable, signInActorDisabled, signInFailed, signInNotAdmitted } from './oidc.errors';

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 
 import { AuthenticatedActor, organizationScope } from '../auth/actor';
+import { InjectDataSource } from '../common/inject-data-source';
 import { isoUtc } from '../database/backlog-sql';
 import { ProjectRow } from './dto/projects.dto';
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 
 import { ProjectListResponse, ProjectWire } from '@app/contracts/backlog';
 import { wipCapPolicyChange } from '@app/core';

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
 
 import type { DispositionWire, OuroborosEntryWire, VerdictWire } from '@app/contracts';
 
 import { AuthenticatedActor, organizationScope } from '../auth/actor';
 import { accessibleOrganizationWhere } from '../auth/project-visibility';
+import { InjectDataSource } from '../common/inject-data-source';
 import { affected, isoUtc } from '../database/backlog-sql';
 
 const VERDICT_SELECT = `SELECT id, item, transition, worker, verdict, caveats, attempt, ${isoUtc('created_at')} AS created_at

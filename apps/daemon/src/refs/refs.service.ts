@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 
 import { invalidRef, invalidRefs, itemNotFound, itemsNotFound } from './refs.errors';
 import { RefsRepository, ResolvedRef } from './refs.repository';

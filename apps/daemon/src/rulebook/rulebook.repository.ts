@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 
 import { ClaimHolder } from '@app/core';
+
+import { InjectDataSource } from '../common/inject-data-source';
 
 export interface WriterSessionRow {
   id: number;

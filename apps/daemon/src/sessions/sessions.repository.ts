@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 
+import { InjectDataSource } from '../common/inject-data-source';
 import { ClaimRow, SessionRow } from './dto/sessions.dto';
 
 const SESSION_COLUMNS = 'id, actor_id, project, harness, model, lane, label, created_at, last_seen_at, ended_at';

@@ -2,7 +2,7 @@ import { AuthenticatedActor } from '../auth/actor';
 import { testActor } from '../auth/test-actor';
 import { DomainError } from '../common/domain-error';
 import { refusal } from '../common/test-refusal';
-import { AppConfig } from '../config/config';
+import { AppConfig } from '../config/app-config';
 import { FrontierService } from '../frontier/read-path/frontier.service';
 import { ProjectAccessService } from '../projects/project-access.service';
 import { itemNotFound } from '../refs/refs.service';

@@ -11,7 +11,7 @@ import {
 import { LANE_KEY_PREFIX, LanePolicy, resolveLane } from '@app/core';
 
 import { AuthenticatedActor, isServerAdmin } from '../auth/actor';
-import { APP_CONFIG, AppConfig } from '../config/config';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { nameWriterSession } from '../database/write-context';
 import { FrontierService } from '../frontier/read-path/frontier.service';
 import { ProjectAccessService } from '../projects/project-access.service';

@@ -1,5 +1,5 @@
 import { testActor } from '../auth/test-actor';
-import { AppConfig } from '../config/config';
+import { AppConfig } from '../config/app-config';
 import { ActorRow, OrganizationRow, TeamRepository, TokenRow } from './team.repository';
 import { TeamService } from './team.service';
 

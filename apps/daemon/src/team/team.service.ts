@@ -18,7 +18,7 @@ import type {
 import { AuthenticatedActor, isServerAdmin, organizationScope } from '../auth/actor';
 import { API_TOKEN_PREFIX, generateToken, hashToken, tokenDisplayPrefix } from '../auth/tokens';
 import { forbidden, invalidRequest, notFound, unauthorized } from '../common/domain-error';
-import { APP_CONFIG, AppConfig } from '../config/config';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
 import {
   AddMemberDto,
   CreateActorDto,

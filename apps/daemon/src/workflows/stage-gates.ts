@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 
 import { WorkflowDefinition, WorkflowGateSpec, WorkflowStage } from '@app/contracts/backlog';
 import { crossedStages } from '@app/core';

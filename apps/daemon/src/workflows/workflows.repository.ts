@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 
 import { WorkflowDefinition } from '@app/contracts/backlog';
 
+import { InjectDataSource } from '../common/inject-data-source';
 import { isoUtc } from '../database/backlog-sql';
 import { WorkflowSummaryRow, WorkflowVersionRow } from './dto/workflows.dto';
 

@@ -1,4 +1,4 @@
-import { EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 
 import { testActor } from '../auth/test-actor';
 import { DomainError } from '../common/domain-error';

@@ -9,7 +9,7 @@ import {
   NewAuthorization,
 } from '../../src/machine-authorization/machine-authorization.repository';
 import { RateLimitRepository } from '../../src/machine-authorization/rate-limit.repository';
-import type { AppConfig } from '../../src/config/config';
+import type { AppConfig } from '../../src/config/app-config';
 import { createMediumDatabase, MediumDatabase } from './setup/medium';
 
 // The machine-authorization and rate-limit repositories' conditional statements on a real database: a code is

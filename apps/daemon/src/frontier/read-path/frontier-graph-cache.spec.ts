@@ -1,6 +1,6 @@
 import { computeFrontier, FrontierMemo, isTerminalStatus } from '@app/core';
 
-import { DEFAULT_FRONTIER_CACHE_BUDGET } from '../../config/config';
+import { DEFAULT_FRONTIER_CACHE_BUDGET } from '../../config/app-config';
 import { DependencyFactsService } from '../../dependencies/dependency-facts.service';
 import { ACTIVATION_ONLY, FrontierGraphCache } from './frontier-graph-cache';
 import { FrontierObserver, GraphRefreshOutcome } from './frontier-observer';

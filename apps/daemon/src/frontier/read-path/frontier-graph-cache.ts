@@ -2,7 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 
 import { FrontierMemo } from '@app/core';
 
-import { APP_CONFIG, AppConfig, DEFAULT_FRONTIER_CACHE_BUDGET } from '../../config/config';
+import { APP_CONFIG, AppConfig, DEFAULT_FRONTIER_CACHE_BUDGET } from '../../config/app-config';
 import { DependencyFactsService } from '../../dependencies/dependency-facts.service';
 import { toDeploymentHalts } from './deployment-halts';
 import {

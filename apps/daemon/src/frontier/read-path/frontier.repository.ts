@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 
 import { FrontierEdge, TERMINAL_STATUSES } from '@app/core';
 
+import { InjectDataSource } from '../../common/inject-data-source';
 import { copyRows, escapeLiteral, textArrayLiteral } from '../../database/binary-copy';
 import { DeliveryRunRow, EnvironmentFactRow } from '../../dependencies/dependency-facts.rows';
 import { DEPLOYMENT_HALTS_SQL, DeploymentHaltRow } from './deployment-halts';
