@@ -8,6 +8,7 @@ import { EmbeddedServer } from '../../libs/database/src';
 import { SvcApi, SvcClient, SvcHttpError } from '../../libs/client/src';
 import { createProject, insertEdges, insertItems, withClient } from '../../libs/testing/src/backlog-factory';
 import { DaemonProcess, startDaemonProcess } from '../../libs/testing/src/daemon-process';
+import { followEvents } from '../event-stream';
 import { generateBacklog, mulberry32 } from '../frontier/generate';
 import { cpuMeter, round, statusMb } from '../live/proc';
 
@@ -136,37 +137,8 @@ class Follower {
   ) {}
 
   async open(): Promise<void> {
-    const res = await fetch(`${this.url}/v1/events/stream?project=${this.project}&frontier=${this.project}`, {
-      headers: { authorization: `Bearer ${this.token}`, accept: 'text/event-stream' },
-      signal: this.controller.signal,
-    });
-    if (!res.ok || !res.body) throw new Error(`stream ${this.project}: ${res.status} ${await res.text()}`);
-    const reader = res.body.getReader();
-    const decoder = new TextDecoder();
-    let buffer = '';
-    let ready!: () => void;
-    const connected = new Promise<void>((r) => (ready = r));
-    void (async () => {
-      try {
-        for (;;) {
-          const { value, done } = await reader.read();
-          if (done) return;
-          buffer += decoder.decode(value, { stream: true });
-          let at: number;
-          while ((at = buffer.indexOf('\n\n')) >= 0) {
-            const block = buffer.slice(0, at);
-            buffer = buffer.slice(at + 2);
-            if (block.includes(': connected')) ready();
-            const type = /^event: (.*)$/m.exec(block)?.[1];
-            const data = /^data: (.*)$/m.exec(block)?.[1];
-            if (type && data) this.onMessage(type, JSON.parse(data) as Record<string, unknown>);
-          }
-        }
-      } catch {
-        // aborted
-      }
-    })();
-    await connected;
+    const query = `project=${this.project}&frontier=${this.project}`;
+    await followEvents(this.url, this.token, query, this.controller.signal, (t, d) => this.onMessage(t, d));
   }
 
   private onMessage(type: string, data: Record<string, unknown>): void {

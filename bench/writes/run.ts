@@ -12,6 +12,7 @@ import { EmbeddedServer } from '../../libs/database/src';
 import { SvcApi, SvcClient, SvcHttpError } from '../../libs/client/src';
 import { createProject, insertEdges, insertItems, withClient } from '../../libs/testing/src/backlog-factory';
 import { DaemonProcess, startDaemonProcess } from '../../libs/testing/src/daemon-process';
+import { followEvents } from '../event-stream';
 import { generateBacklog } from '../frontier/generate';
 import { cpuMeter, round } from '../live/proc';
 import { refSeq } from '../live/mixed-plan';
@@ -182,37 +183,10 @@ class Follower {
   ) {}
 
   async open(): Promise<void> {
-    const res = await fetch(`${this.url}/v1/events/stream?frontier=${PROJECT}`, {
-      headers: { authorization: `Bearer ${this.token}`, accept: 'text/event-stream' },
-      signal: this.controller.signal,
-    });
-    if (!res.ok || !res.body) throw new Error(`stream: ${res.status}`);
-    const reader = res.body.getReader();
-    const decoder = new TextDecoder();
-    let buffer = '';
-    let ready!: () => void;
-    const connected = new Promise<void>((r) => (ready = r));
-    this.done = (async () => {
-      try {
-        for (;;) {
-          const { value, done } = await reader.read();
-          if (done) return;
-          buffer += decoder.decode(value, { stream: true });
-          let at: number;
-          while ((at = buffer.indexOf('\n\n')) >= 0) {
-            const block = buffer.slice(0, at);
-            buffer = buffer.slice(at + 2);
-            if (block.includes(': connected')) ready();
-            const type = /^event: (.*)$/m.exec(block)?.[1];
-            const data = /^data: (.*)$/m.exec(block)?.[1];
-            if (type && data) this.onMessage(type, JSON.parse(data) as Record<string, unknown>);
-          }
-        }
-      } catch {
-        // aborted
-      }
-    })();
-    await connected;
+    const { done } = await followEvents(this.url, this.token, `frontier=${PROJECT}`, this.controller.signal, (t, d) =>
+      this.onMessage(t, d),
+    );
+    this.done = done;
   }
 
   private onMessage(type: string, data: Record<string, unknown>): void {
