@@ -128,6 +128,7 @@ class Follower {
   private readonly early = new Map<string, number[]>();
   private pending: { ref: string; ack: number | null; seen: number | null }[] = [];
   frontierNotices = 0;
+  private lastFrontier = -Infinity;
 
   constructor(
     private readonly url: string,
@@ -145,6 +146,7 @@ class Follower {
     const now = performance.now();
     if (type === 'frontier') {
       this.frontierNotices++;
+      this.lastFrontier = now;
       const left: typeof this.pending = [];
       for (const w of this.pending) {
         if (w.seen !== null && w.ack !== null) this.latencies.push(Math.max(0, now - w.ack));
@@ -172,6 +174,11 @@ class Follower {
       w.ack = performance.now();
       const early = this.early.get(ref);
       if (w.seen === null && early && early.length > 0) w.seen = early.shift()!;
+      // its item notice and a frontier notice after it both came before its answer: told before it was answered
+      if (w.seen !== null && this.lastFrontier > w.seen) {
+        this.latencies.push(0);
+        this.pending = this.pending.filter((p) => p !== w);
+      }
     };
   }
 

@@ -175,6 +175,7 @@ class Follower {
   private pending: { ref: string | null; sent: number; ack: number | null; seen: number | null }[] = [];
   readonly latencies: number[] = [];
   frontierNotices = 0;
+  private lastFrontier = -Infinity;
   done: Promise<void> = Promise.resolve();
 
   constructor(
@@ -193,6 +194,7 @@ class Follower {
     const now = performance.now();
     if (type === 'frontier') {
       this.frontierNotices++;
+      this.lastFrontier = now;
       const left: typeof this.pending = [];
       for (const w of this.pending) {
         if (w.seen !== null && w.ack !== null) this.latencies.push(Math.max(0, now - w.ack));
@@ -223,6 +225,11 @@ class Follower {
       // its notice came before its answer
       const early = w.ref ? this.itemNotices.get(w.ref) : undefined;
       if (w.seen === null && early && early.length > 0) w.seen = early.shift()!;
+      // its item notice and a frontier notice after it both came before its answer: told before it was answered
+      if (w.seen !== null && this.lastFrontier > w.seen) {
+        this.latencies.push(0);
+        this.pending = this.pending.filter((p) => p !== w);
+      }
     };
   }
 
