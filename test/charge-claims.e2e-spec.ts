@@ -384,7 +384,9 @@ describe('daemon surfaces for the TUI: claims, conditional frontier, stream repl
       const missed = [await record('alpha'), await record(null), await record('hid'), await record('alpha', 'Other')];
       const resumed = await stream(otto.token, { headers: { 'last-event-id': last } });
       expect(resumed.status).toBe(200);
-      await resumed.waitFor((m) => m.id === missed[3]);
+      // patient: a replay and a notice wait for the oldest writing transaction on the whole PostgreSQL server (the
+      // horizon, docs/frontier-read-path.md), and in CI every test file's database shares one server
+      await resumed.waitFor((m) => m.id === missed[3], 50_000);
       const replayed = events(resumed);
       expect(ids(replayed)).toEqual([missed[0], missed[1], missed[3]]);
       expect(replayed[0].data).toEqual({
@@ -403,7 +405,7 @@ describe('daemon surfaces for the TUI: claims, conditional frontier, stream repl
       expect(charged.status).toBe(201);
       await resumed.waitFor((m) => m.id === String(charged.body.event_id));
       expect(ids(events(resumed)).filter((id) => id === String(charged.body.event_id))).toHaveLength(1);
-    });
+    }, 90_000);
 
     it('should take the id from ?last_event_id= and filter the replay like the live stream', async () => {
       const last = await record('alpha');

@@ -695,15 +695,21 @@ describe('svc mcp: the backlog as an MCP server', () => {
       // ~2 s) until both are told.
       let changes = 0;
       let last = 0;
-      await eventually(async () => {
-        if (connections.every((c) => c.updated.includes('svc://frontier/res'))) return true;
-        if (Date.now() - last > 2000) {
-          last = Date.now();
-          changes += 1;
-          await item('res', `seen by both (${changes})`, '--status', 'planned');
-        }
-        return false;
-      }, 'both clients to be told');
+      // patient: a notice waits for the oldest writing transaction on the whole PostgreSQL server (the horizon,
+      // docs/frontier-read-path.md), and in CI every test file's database shares one server
+      await eventually(
+        async () => {
+          if (connections.every((c) => c.updated.includes('svc://frontier/res'))) return true;
+          if (Date.now() - last > 2000) {
+            last = Date.now();
+            changes += 1;
+            await item('res', `seen by both (${changes})`, '--status', 'planned');
+          }
+          return false;
+        },
+        'both clients to be told',
+        50_000,
+      );
       // ... and each one counts against its client's address: that client has no second stream
       const direct = await openStream(daemon.url, daemon.token!, { headers: { 'x-forwarded-for': addresses[0] } });
       await direct.close();
@@ -715,7 +721,7 @@ describe('svc mcp: the backlog as an MCP server', () => {
       await forged.close();
       expect(forged.status).toBe(429);
       await Promise.all(connections.map((c) => c.transport.terminateSession()));
-    });
+    }, 90_000);
 
     it('should serve the same tools with the caller’s bearer token, and hide a connection from another caller', async () => {
       await item('atl', 'over http', '--status', 'planned');
