@@ -366,6 +366,7 @@ describe('MCP over HTTP: naming, sessions across replicas, honest protocol', () 
       await caddy?.stop();
     });
 
+    // 120 s: a daemon is stopped and started again behind the proxy, on two cores shared with another test file
     it('should serve one MCP session whichever daemon the proxy picks, and through one daemon’s restart', async () => {
       const ref = await item('two', 'through the proxy');
       const upstreams: string[] = [];
@@ -412,6 +413,6 @@ describe('MCP over HTTP: naming, sessions across replicas, honest protocol', () 
       await waitFor(async () => (await sessionOf(claimed.session_id)).ended_at !== null, {
         what: 'the session to end',
       });
-    });
+    }, 120_000);
   });
 });
