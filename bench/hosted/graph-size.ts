@@ -1,4 +1,4 @@
-import { isTerminalStatus } from '../../libs/core/src';
+import { CHARGE_RELEVANT_STATUSES, isTerminalStatus, TERMINAL_STATUSES } from '../../libs/core/src';
 import { DependencyFactsService } from '../../apps/daemon/src/dependencies/dependency-facts.service';
 import { FrontierGraphCache, graphSize } from '../../apps/daemon/src/frontier/read-path/frontier-graph-cache';
 import { FrontierService } from '../../apps/daemon/src/frontier/read-path/frontier.service';
@@ -17,25 +17,8 @@ import { generateBacklog } from '../frontier/generate';
 //
 //   node --expose-gc -r ts-node/register/transpile-only -r tsconfig-paths/register bench/hosted/graph-size.ts 1000:50,10000:5,100000:1
 
-const STAGES = [
-  'idea',
-  'refining-idea',
-  'refined-idea',
-  'plan-drafted',
-  'refining-plan',
-  'planning',
-  'planned',
-  'implementing',
-  'reviewing-implementation',
-  'reviewed-implementation',
-  'polishing-implementation',
-  'implemented',
-  'release',
-  'done',
-  'cancelled',
-  'stopped',
-  'failed',
-];
+// the default workflow's stages, terminal ones last
+const STAGES = [...CHARGE_RELEVANT_STATUSES, ...TERMINAL_STATUSES];
 
 function projectRows(p: number, n: number) {
   const { items, edges } = generateBacklog(n, 1000 + p);
