@@ -43,6 +43,10 @@ export class EdgeResolution {
     const { blockerOf, dependentOf, formOf, blockerSlot, slotIds } = this.structure;
     const { facts, unsatisfied, reason, unsatisfiedCount } = this;
     const lastEdge = new Int32Array(slotIds.length).fill(-1);
+    // every slot's, also one whose edges all went (a carried structure keeps it): a later run carries them all
+    for (let slot = 0; slot < slotIds.length; slot++) {
+      facts[slot] = this.blockerFacts.get(slotIds[slot]);
+    }
     for (let e = 0; e < dependentOf.length; e++) {
       const d = dependentOf[e];
       if (d < 0) {
@@ -53,7 +57,6 @@ export class EdgeResolution {
       const last = lastEdge[slot];
       lastEdge[slot] = e;
       if (last === -1) {
-        facts[slot] = this.blockerFacts.get(slotIds[slot]);
         this.evaluate(e, b, d, facts[slot], items, isCandidate);
       } else if (formOf[last] !== formOf[e]) {
         this.evaluate(e, b, d, facts[slot], items, isCandidate);
@@ -84,6 +87,11 @@ export class EdgeResolution {
     const { blockerOf, dependentOf, blockerSlot, slotIds } = this.structure;
     const old = previous.structure;
     const { facts, unsatisfied, reason, unsatisfiedCount } = this;
+    const carriedSlots = this.structure.slotsCarriedFrom(old);
+    if (carriedSlots >= 0 && newOf === null) {
+      this.resolveCarried(previous, carriedSlots, oldOf, items, isCandidate, touched);
+      return;
+    }
     // previous position p is position v now (a gone item is no longer one: its edges' reasons named it)
     const same = (p: number, v: number): boolean => (p < 0 ? v < 0 : v >= 0 && (newOf === null ? p : newOf[p]) === v);
     for (let slot = 0; slot < slotIds.length; slot++) {
@@ -113,6 +121,82 @@ export class EdgeResolution {
         }
       } else {
         this.evaluate(e, b, d, facts[blockerSlot[e]], items, isCandidate);
+        touched[d] = 1;
+      }
+    }
+  }
+
+  // resolveFrom over a structure that carried the previous one's slots, every previous item at its position: a slot
+  // keeps its facts unless the facts say they changed, and an edge with the same ends and slot keeps its answer.
+  private resolveCarried(
+    previous: EdgeResolution,
+    carriedSlots: number,
+    oldOf: Int32Array,
+    items: readonly FrontierInputItem[],
+    isCandidate: Uint8Array,
+    touched: Uint8Array,
+  ): void {
+    const { blockerOf, dependentOf, blockerSlot, slotIds } = this.structure;
+    const old = previous.structure;
+    const { facts, unsatisfied, reason, unsatisfiedCount } = this;
+    const slots = slotIds.length;
+    const factsChanged = new Uint8Array(slots);
+    for (let slot = 0; slot < carriedSlots; slot++) {
+      facts[slot] = previous.facts[slot];
+    }
+    const ids =
+      this.blockerFacts === previous.blockerFacts ? [] : factsChangedSince(this.blockerFacts, previous.blockerFacts);
+    if (ids === null) {
+      for (let slot = 0; slot < carriedSlots; slot++) {
+        const now = this.blockerFacts.get(slotIds[slot]);
+        if (now !== facts[slot]) {
+          facts[slot] = now;
+          factsChanged[slot] = 1;
+        }
+      }
+    } else {
+      for (const id of ids) {
+        const slot = this.structure.slotOfId(id);
+        if (slot < 0 || slot >= carriedSlots) {
+          continue;
+        }
+        const now = this.blockerFacts.get(id);
+        if (now !== facts[slot]) {
+          facts[slot] = now;
+          factsChanged[slot] = 1;
+        }
+      }
+    }
+    for (let slot = carriedSlots; slot < slots; slot++) {
+      facts[slot] = this.blockerFacts.get(slotIds[slot]);
+      factsChanged[slot] = 1;
+    }
+    for (let e = 0; e < dependentOf.length; e++) {
+      const d = dependentOf[e];
+      if (d < 0) {
+        continue;
+      }
+      const b = blockerOf[e];
+      const slot = blockerSlot[e];
+      const p = oldOf[e];
+      if (
+        p >= 0 &&
+        factsChanged[slot] === 0 &&
+        old.blockerSlot[p] === slot &&
+        old.dependentOf[p] === d &&
+        old.blockerOf[p] === b
+      ) {
+        if (previous.unsatisfied[p] === 1) {
+          unsatisfied[e] = 1;
+          unsatisfiedCount[d]++;
+          if (b === d) {
+            this.selfLoops[d]++;
+            this.selfLoopTotal++;
+          }
+          reason[e] = previous.reason[p];
+        }
+      } else {
+        this.evaluate(e, b, d, facts[slot], items, isCandidate);
         touched[d] = 1;
       }
     }

@@ -4,17 +4,30 @@ import { acyclicDepth, downstreamDepth } from './depth';
 import { ItemIndex, lookupIndex } from './item-index';
 import { FrontierEdge } from './vocabulary';
 
+// The previous run's structure and, by edge now, the edge's position in it (-1: new). Only for a run in which every
+// previous item is at the same position (new items after them).
+export interface CarriedEdges {
+  structure: EdgeStructure;
+  edgeOldOf: Int32Array;
+}
+
 // Depends only on the edge objects in order and the items' ids by position, so a run after a write that changed
 // neither keeps it (steps 3 and 4 count satisfied edges too).
 export class EdgeStructure {
   readonly blockerOf: Int32Array;
   readonly dependentOf: Int32Array;
   readonly formOf: Int32Array;
-  readonly forms: ParsedSatisfaction[] = [];
+  readonly forms: ParsedSatisfaction[];
+  private readonly formIds: Map<string, number>;
+  private lastRaw: string | undefined = undefined;
+  private lastForm = -1;
   // a blocker slot per id, so its facts are looked up once per run however many edges it has
   readonly blockerSlot: Int32Array;
   readonly slotIds: Float64Array;
+  private slots: number;
   readonly slotOfItem: Int32Array;
+  // the structure this one carried its slots from, until the run's resolution asks (never kept: no chain of runs)
+  private carriedFrom: EdgeStructure | null;
   // edges out of each slot, in edge order: outEdges[outStart[slot]] .. outEdges[outStart[slot + 1] - 1]
   readonly outStart: Int32Array;
   readonly outEdges: Int32Array;
@@ -27,66 +40,83 @@ export class EdgeStructure {
   readonly depth: Int32Array;
   readonly hasCycle: boolean;
 
+  // With `carried` (the previous run's structure, each edge's position in it, and every previous item at the same
+  // position now), an edge that stayed between two items keeps its ends, form and slot from the previous arrays, so a
+  // write costs the typed passes below and its own edges' lookups, not a read of every edge object.
   constructor(
     private edges: readonly FrontierEdge[],
     private readonly index: ItemIndex,
     n: number,
+    carried: CarriedEdges | null = null,
   ) {
     const m = edges.length;
     const blockerOf = new Int32Array(m);
     const dependentOf = new Int32Array(m);
     const formOf = new Int32Array(m);
-    const inStart = new Int32Array(n + 1);
-    const unblocks = new Int32Array(n);
-    const formIds = new Map<string, number>();
     const blockerSlot = new Int32Array(m).fill(-1);
     const slotOfItem = new Int32Array(n).fill(-1);
-    // blockers outside the items by id: in a table beside the index's when it has one and the id fits it
-    const outsideTable = index.table === null ? null : new Int32Array(index.table.length).fill(-1);
-    const outsideMap = new Map<number, number>();
-    const slotIds = new Float64Array(m);
-    let slots = 0;
-    let lastRaw: string | undefined;
-    let formId = -1;
+    const before = carried?.structure ?? null;
+    const table = index.table;
+    if (before !== null && (table === null) === (before.outsideTable === null)) {
+      this.forms = before.forms.slice();
+      this.formIds = new Map(before.formIds);
+      this.slotIds = new Float64Array(before.slots + m);
+      this.slotIds.set(before.slotIds.subarray(0, before.slots));
+      this.slots = before.slots;
+      slotOfItem.set(before.slotOfItem.subarray(0, Math.min(n, before.slotOfItem.length)));
+      this.outsideMap = new Map(before.outsideMap);
+      if (table === null || before.outsideTable === null) {
+        this.outsideTable = null;
+      } else {
+        this.outsideTable = new Int32Array(table.length).fill(-1);
+        this.outsideTable.set(before.outsideTable.subarray(0, Math.min(table.length, before.outsideTable.length)));
+        // a longer table now holds ids the map held: slotOfId looks in the table for those
+        for (const [id, slot] of before.outsideMap) {
+          if ((id | 0) === id && id >= 0 && id < table.length) {
+            this.outsideTable[id] = slot;
+            this.outsideMap.delete(id);
+          }
+        }
+      }
+      this.carriedFrom = before;
+    } else {
+      this.forms = [];
+      this.formIds = new Map();
+      this.slotIds = new Float64Array(m);
+      this.slots = 0;
+      // blockers outside the items by id: in a table beside the index's when it has one and the id fits it
+      this.outsideTable = table === null ? null : new Int32Array(table.length).fill(-1);
+      this.outsideMap = new Map();
+      this.carriedFrom = null;
+    }
+    this.slotOfItem = slotOfItem;
+    this.blockerOf = blockerOf;
+    this.dependentOf = dependentOf;
+    this.formOf = formOf;
+    this.blockerSlot = blockerSlot;
+    if (before !== null && this.carriedFrom === before) {
+      const replace = carryEdges(
+        before,
+        index,
+        (carried as CarriedEdges).edgeOldOf,
+        dependentOf,
+        blockerOf,
+        formOf,
+        blockerSlot,
+      );
+      for (let k = 0; k < replace.length; k++) this.place(replace[k]);
+    } else {
+      for (let e = 0; e < m; e++) this.place(e);
+    }
+
+    const inStart = new Int32Array(n + 1);
+    const unblocks = new Int32Array(n);
     for (let e = 0; e < m; e++) {
-      const edge = edges[e];
-      const d = lookupIndex(index, edge.dependent);
-      const b = lookupIndex(index, edge.blocker);
-      dependentOf[e] = d;
-      blockerOf[e] = b;
-      const raw = edge.satisfaction;
-      if (raw !== lastRaw) {
-        lastRaw = raw;
-        formId = formIds.get(raw) ?? -1;
-        if (formId === -1) {
-          formId = this.forms.length;
-          this.forms.push(parseSatisfaction(raw));
-          formIds.set(raw, formId);
-        }
-      }
-      formOf[e] = formId;
-      if (d < 0) {
-        continue;
-      }
-      const id = edge.blocker;
-      const inTable = outsideTable !== null && (id | 0) === id && id >= 0 && id < outsideTable.length;
-      let slot = b >= 0 ? slotOfItem[b] : inTable ? outsideTable[id] : (outsideMap.get(id) ?? -1);
-      if (slot === -1) {
-        slot = slots++;
-        slotIds[slot] = id;
-        if (b >= 0) {
-          slotOfItem[b] = slot;
-        } else if (inTable) {
-          outsideTable[id] = slot;
-        } else {
-          outsideMap.set(id, slot);
-        }
-      }
-      blockerSlot[e] = slot;
+      const d = dependentOf[e];
+      if (d < 0) continue;
       inStart[d + 1]++;
-      if (b >= 0 && b !== d) {
-        unblocks[b]++;
-      }
+      const b = blockerOf[e];
+      if (b >= 0 && b !== d) unblocks[b]++;
     }
     for (let v = 0; v < n; v++) {
       inStart[v + 1] += inStart[v];
@@ -99,7 +129,7 @@ export class EdgeStructure {
         inEdges[cursor[d]++] = e;
       }
     }
-    const slotCount = slots;
+    const slotCount = this.slots;
     const outStart = new Int32Array(slotCount + 1);
     for (let e = 0; e < m; e++) {
       if (blockerSlot[e] >= 0) outStart[blockerSlot[e] + 1]++;
@@ -112,16 +142,9 @@ export class EdgeStructure {
     for (let e = 0; e < m; e++) {
       if (blockerSlot[e] >= 0) outEdges[outCursor[blockerSlot[e]]++] = e;
     }
-    this.slotOfItem = slotOfItem;
     this.outStart = outStart;
     this.outEdges = outEdges;
-    this.outsideTable = outsideTable;
-    this.outsideMap = outsideMap;
-    this.blockerOf = blockerOf;
-    this.dependentOf = dependentOf;
-    this.formOf = formOf;
-    this.blockerSlot = blockerSlot;
-    this.slotIds = slotIds.slice(0, slots);
+    this.slotIds = this.slotIds.slice(0, slotCount);
     this.inStart = inStart;
     this.inEdges = inEdges;
     this.unblocks = unblocks;
@@ -135,6 +158,65 @@ export class EdgeStructure {
       this.depth.fill(0);
       downstreamDepth(buildCompactGraph(n, blockerOf, dependentOf, m, graphEdge), this.depth);
     }
+  }
+
+  // How many of `previous`'s slots this structure carried (a slot below it names the same id in both), or -1.
+  // Asked once, by the run that built this structure.
+  slotsCarriedFrom(previous: EdgeStructure): number {
+    const carried = this.carriedFrom;
+    this.carriedFrom = null;
+    return carried === previous ? previous.slots : -1;
+  }
+
+  // A carried structure keeps a slot whose edges all went (its id may come back), so a slot's number is the same in
+  // every structure carried from the one that made it; past half of them unused, a fresh build compacts them.
+  get worthCarrying(): boolean {
+    let used = 0;
+    for (let slot = 0; slot < this.slots; slot++) {
+      if (this.outStart[slot + 1] !== this.outStart[slot]) used++;
+    }
+    return this.slots <= 2 * used + 64;
+  }
+
+  // One edge's ends, form and blocker slot, looked up.
+  private place(e: number): void {
+    const edge = this.edges[e];
+    const d = lookupIndex(this.index, edge.dependent);
+    const b = lookupIndex(this.index, edge.blocker);
+    this.dependentOf[e] = d;
+    this.blockerOf[e] = b;
+    const raw = edge.satisfaction;
+    // edges of one form come in runs: the last one's id is the usual answer
+    if (raw !== this.lastRaw) {
+      let formId = this.formIds.get(raw);
+      if (formId === undefined) {
+        formId = this.forms.length;
+        this.forms.push(parseSatisfaction(raw));
+        this.formIds.set(raw, formId);
+      }
+      this.lastRaw = raw;
+      this.lastForm = formId;
+    }
+    this.formOf[e] = this.lastForm;
+    if (d < 0) {
+      return;
+    }
+    const id = edge.blocker;
+    const table = this.outsideTable;
+    const inTable = table !== null && (id | 0) === id && id >= 0 && id < table.length;
+    let slot = b >= 0 ? this.slotOfItem[b] : inTable ? table[id] : (this.outsideMap.get(id) ?? -1);
+    if (slot === -1) {
+      slot = this.slots++;
+      this.slotIds[slot] = id;
+      if (b >= 0) {
+        this.slotOfItem[b] = slot;
+      } else if (inTable) {
+        table[id] = slot;
+      } else {
+        this.outsideMap.set(id, slot);
+      }
+    }
+    this.blockerSlot[e] = slot;
   }
 
   get edgeList(): readonly FrontierEdge[] {
@@ -169,4 +251,33 @@ export class EdgeStructure {
     this.edges = edges;
     return true;
   }
+}
+
+// The ends, form and slot of each edge that stayed, from the previous arrays; the edges left to look up (new ones, and
+// those whose dependent was no item or whose outside blocker is an item now), in order.
+function carryEdges(
+  old: EdgeStructure,
+  index: ItemIndex,
+  oldOf: Int32Array,
+  dependentOf: Int32Array,
+  blockerOf: Int32Array,
+  formOf: Int32Array,
+  blockerSlot: Int32Array,
+): Int32Array {
+  const { dependentOf: oldDependent, blockerOf: oldBlocker, formOf: oldForm, blockerSlot: oldSlot, slotIds } = old;
+  const replace = new Int32Array(oldOf.length);
+  let count = 0;
+  for (let e = 0; e < oldOf.length; e++) {
+    const p = oldOf[e];
+    // an outside blocker stays one unless its id is among the items now (an item that came back)
+    if (p >= 0 && oldDependent[p] >= 0 && (oldBlocker[p] >= 0 || lookupIndex(index, slotIds[oldSlot[p]]) < 0)) {
+      dependentOf[e] = oldDependent[p];
+      blockerOf[e] = oldBlocker[p];
+      formOf[e] = oldForm[p];
+      blockerSlot[e] = oldSlot[p];
+    } else {
+      replace[count++] = e;
+    }
+  }
+  return replace.subarray(0, count);
 }

@@ -115,7 +115,9 @@ export function computeChanged(
 
 interface Reshape {
   index: ItemIndex;
+  // null: every position is the previous one's
   oldOf: Int32Array | null;
+  // null: every previous position is the same one now (items may have come after them)
   newOf: Int32Array | null;
   changed: number[];
   mask: Uint8Array;
@@ -130,13 +132,20 @@ function reshape(
   if (inPlace !== null) {
     return { index: previous.index, oldOf: null, newOf: null, changed: inPlace.list, mask: inPlace.mask };
   }
+  if (previous.index.keep.includes(0)) {
+    return null;
+  }
+  const grown = grownAtEnd(items, previous);
+  if (grown !== undefined) {
+    return grown;
+  }
   const n = items.length;
   const index = indexItems(items);
-  if (index.keep.includes(0) || previous.index.keep.includes(0)) {
+  if (index.keep.includes(0)) {
     return null;
   }
   const oldOf = new Int32Array(n);
-  const newOf = new Int32Array(previous.items.length).fill(-1);
+  let newOf: Int32Array | null = new Int32Array(previous.items.length).fill(-1);
   const mask = new Uint8Array(n);
   const changed: number[] = [];
   for (let v = 0; v < n; v++) {
@@ -150,7 +159,65 @@ function reshape(
       changed.push(v);
     }
   }
+  let moved = false;
+  for (let p = 0; p < newOf.length && !moved; p++) moved = newOf[p] !== p;
+  if (!moved) newOf = null;
   return { index, oldOf, newOf, changed, mask };
+}
+
+// The usual reshape after new items (the graph cache grows its arrays at their ends): every previous id at its
+// position, the new ones after. The index is the previous one extended, as indexItems would build it. undefined: not
+// this shape (or ids a table does not hold); null: a new id repeats one.
+function grownAtEnd(items: readonly FrontierInputItem[], previous: FrontierState): Reshape | null | undefined {
+  const n = items.length;
+  const before = previous.items;
+  const prevN = before.length;
+  const { ids: prevIds, table: prevTable } = previous.index;
+  if (n < prevN || prevTable === null) {
+    return undefined;
+  }
+  for (let v = 0; v < prevN; v++) {
+    if (items[v] !== before[v] && items[v].id !== prevIds[v]) {
+      return undefined;
+    }
+  }
+  let max = prevTable.length - 1;
+  for (let v = prevN; v < n; v++) {
+    const id = items[v].id;
+    if ((id | 0) !== id || id < 0) {
+      return undefined;
+    }
+    if (id > max) max = id;
+  }
+  if (max >= n * 4 + 65536) {
+    return undefined;
+  }
+  const ids = new Float64Array(n);
+  ids.set(prevIds);
+  const table = new Int32Array(max + 1).fill(-1);
+  table.set(prevTable);
+  const mask = new Uint8Array(n);
+  const changed: number[] = [];
+  const oldOf = new Int32Array(n).fill(-1);
+  for (let v = 0; v < prevN; v++) {
+    oldOf[v] = v;
+    if (items[v] !== before[v]) {
+      mask[v] = 1;
+      changed.push(v);
+    }
+  }
+  for (let v = prevN; v < n; v++) {
+    const id = items[v].id;
+    if (table[id] !== -1) {
+      return null;
+    }
+    table[id] = v;
+    ids[v] = id;
+    mask[v] = 1;
+    changed.push(v);
+  }
+  const index = { ids, keep: new Uint8Array(n).fill(1), table, map: null };
+  return { index, oldOf, newOf: null, changed, mask };
 }
 
 // Edges that stayed keep their answers; only outputs the change reached are rebuilt. null, before anything is
@@ -180,7 +247,21 @@ export function computeReshaped(
   const now = (p: number): number => (p < 0 || newOf === null ? p : newOf[p]);
 
   let { isCandidate, outputs, bucket, created, stamp, wipKind } = previous;
-  if (oldOf !== null) {
+  if (oldOf !== null && newOf === null) {
+    // every previous position kept: the arrays extended for the items after them (the run owns the previous state)
+    const grow = <T extends Uint8Array | Float64Array>(array: T, make: (size: number) => T): T => {
+      if (array.length === n) return array;
+      const grown = make(n);
+      grown.set(array);
+      return grown;
+    };
+    isCandidate = grow(isCandidate, (size) => new Uint8Array(size));
+    bucket = grow(bucket, (size) => new Uint8Array(size));
+    created = grow(created, (size) => new Float64Array(size));
+    stamp = grow(stamp, (size) => new Float64Array(size));
+    wipKind = grow(wipKind, (size) => new Uint8Array(size));
+    for (let v = outputs.length; v < n; v++) outputs.push(undefined);
+  } else if (oldOf !== null) {
     isCandidate = new Uint8Array(n);
     bucket = new Uint8Array(n);
     created = new Float64Array(n);
@@ -241,7 +322,8 @@ export function computeReshaped(
     }
   }
 
-  const structure = new EdgeStructure(edges, index, n);
+  const carried = newOf === null && before.worthCarrying ? { structure: before, edgeOldOf } : null;
+  const structure = new EdgeStructure(edges, index, n, carried);
   const touched = previous.scratch.touched?.length === n ? previous.scratch.touched.fill(0) : new Uint8Array(n);
   const resolution = new EdgeResolution(structure, n, input.blockerFacts, previous.resolution.acceptForeignRuns);
   resolution.resolveFrom(previous.resolution, edgeOldOf, items, isCandidate, touched, newOf);

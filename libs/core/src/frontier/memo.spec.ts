@@ -347,6 +347,63 @@ describe('computeFrontier with a memo', () => {
     );
   });
 
+  // Two runs the carried edge structure got wrong before (found by the property above): a blocker outside the items
+  // whose id the index's table covers only after a new item grew it, its facts then said changed; and a blocker whose
+  // edges all went, then a full run over the same structure (its facts never read), then an edge to it again.
+  describe('after a reshape that carried the edge structure', () => {
+    const planned = { status: 1, priority: 0, frozen: false, blocked: false, created: 0 };
+    const factsOf = (id: number): BlockerFacts => ({
+      status: null,
+      mergedAt: null,
+      deployedEnvironments: new Set(),
+      registeredEnvironments: new Set(),
+      ref: `F-${id}`,
+    });
+    type Run = {
+      items: FrontierInputItem[];
+      edges: FrontierEdge[];
+      facts: ReadonlyMap<number, BlockerFacts>;
+      foreign?: boolean;
+    };
+    const check = (runs: Run[]) => {
+      const memo = new FrontierMemo();
+      for (const run of runs) {
+        const input = {
+          items: run.items,
+          edges: run.edges,
+          blockerFacts: run.facts,
+          wipCap: 3,
+          acceptForeignRuns: run.foreign ?? false,
+        };
+        expect(computeFrontier(input, memo)).toEqual(computeFrontier(input));
+      }
+    };
+    const items = Array.from({ length: 20 }, (_v, i) => inputItem(i + 1, planned));
+    const toOutside = { blocker: 24, dependent: 1, satisfaction: 'status:done' };
+
+    it('should find an outside blocker the grown index now covers when its facts change', () => {
+      const grown = [...items, inputItem(30, planned)];
+      const edges = [toOutside, { blocker: 1, dependent: 1, satisfaction: 'status:done' }];
+      const none = new Map<number, BlockerFacts>();
+      check([
+        { items, edges: [toOutside], facts: none },
+        { items: grown, edges, facts: none },
+        { items: grown, edges, facts: new AwareFacts(new Map([[24, factsOf(24)]]), none, [24]) },
+      ]);
+    });
+
+    it('should read the facts of a blocker whose edges went and came back', () => {
+      const known = new Map([[24, factsOf(24)]]);
+      const self = [{ blocker: 1, dependent: 1, satisfaction: 'status:done' }];
+      check([
+        { items, edges: [toOutside], facts: known },
+        { items, edges: self, facts: known },
+        { items, edges: self, facts: known, foreign: true },
+        { items, edges: [{ ...toOutside }], facts: known, foreign: true },
+      ]);
+    });
+  });
+
   it('should align items that kept their object across inserts, removals and replacements', () => {
     const make = (id: number) => inputItem(id, { status: 1, priority: 0, frozen: false, blocked: false, created: 0 });
     const before = Array.from({ length: 80 }, (_v, i) => make(i + 1));
