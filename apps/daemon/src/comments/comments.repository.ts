@@ -47,16 +47,4 @@ export class CommentsRepository {
       [itemId, before, limit + 1],
     );
   }
-
-  async recent(itemId: number, limit: number, manager?: EntityManager): Promise<{ rows: CommentRow[]; count: number }> {
-    const rows: (CommentRow & { total: string })[] = await (manager ?? this.dataSource).query(
-      `SELECT ${COLUMNS}, (SELECT count(*) FROM item_comments WHERE item_id = $1) AS total
-         FROM item_comments c
-        WHERE c.item_id = $1
-        ORDER BY c.id DESC
-        LIMIT $2`,
-      [itemId, limit],
-    );
-    return { rows: rows.map(({ total: _total, ...row }) => row), count: rows.length > 0 ? Number(rows[0].total) : 0 };
-  }
 }

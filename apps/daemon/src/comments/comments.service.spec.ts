@@ -36,7 +36,6 @@ function makeSut() {
       path: writer.path,
     })),
     page: jest.fn(async (): Promise<CommentRow[]> => []),
-    recent: jest.fn(async () => ({ rows: [comment('2'), comment('1')], count: 9 })),
   };
   const access = { resolveItem: jest.fn(async () => ITEM) };
   const events = { record: jest.fn(async () => ({ id: '1', created_at: new Date() })) };
@@ -133,11 +132,15 @@ describe(CommentsService.name, () => {
   });
 
   describe('recentOf', () => {
-    it('should give the newest few with the whole count', async () => {
+    it("should answer the newest few its item's read took, with the whole count and the times as instants", () => {
       const { sut } = makeSut();
-      const recent = await sut.recentOf(ITEM.id, 'PRJ-7');
+      const json = (id: string) => ({ ...comment(id), created_at: '2026-11-28T10:00:00.123Z' });
+      const recent = sut.recentOf('PRJ-7', [json('2'), json('1')], 9);
       expect(recent.comment_count).toBe(9);
-      expect(recent.comments.map((c) => c.id)).toEqual(['2', '1']);
+      expect(recent.comments.map((c) => [c.id, c.item_id, c.created_at])).toEqual([
+        ['2', 'PRJ-7', '2026-11-28T10:00:00.123Z'],
+        ['1', 'PRJ-7', '2026-11-28T10:00:00.123Z'],
+      ]);
     });
   });
 });

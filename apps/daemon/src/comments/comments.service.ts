@@ -1,13 +1,18 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 
-import { DEFAULT_COMMENT_LIMIT, ITEM_RECENT_COMMENTS, ItemCommentListWire, ItemCommentWire } from '@app/contracts';
+import { DEFAULT_COMMENT_LIMIT, ItemCommentListWire, ItemCommentWire } from '@app/contracts';
 
 import { AuthenticatedActor } from '../auth/actor';
 import { currentWrite, WriterRecord } from '../database/write-context';
 import { EventsService } from '../events/events.service';
 import { ProjectAccessService } from '../projects/project-access.service';
-import { AddCommentDto, CommentsQueryDto, toCommentResponse } from './dto/comments.dto';
+import {
+  AddCommentDto,
+  CommentsQueryDto,
+  RecentCommentJson,
+  recentCommentRows,
+  toCommentResponse,
+} from './dto/comments.dto';
 import { commentEmpty } from './comments.errors';
 import { CommentsRepository } from './comments.repository';
 
@@ -57,13 +62,13 @@ export class CommentsService {
     };
   }
 
-  async recentOf(
-    itemId: number,
+  // What an item's detail shows of its comments, from the columns its read took (recentCommentsColumns).
+  recentOf(
     ref: string,
-    manager?: EntityManager,
-  ): Promise<{ comments: ItemCommentWire[]; comment_count: number }> {
-    const { rows, count } = await this.repository.recent(itemId, ITEM_RECENT_COMMENTS, manager);
-    return { comments: rows.map((row) => toCommentResponse(ref, row)), comment_count: count };
+    recent: readonly RecentCommentJson[],
+    count: number,
+  ): { comments: ItemCommentWire[]; comment_count: number } {
+    return { comments: recentCommentRows(recent).map((row) => toCommentResponse(ref, row)), comment_count: count };
   }
 }
 

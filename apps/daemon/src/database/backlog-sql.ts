@@ -3,6 +3,21 @@ export function isoUtc(column: string): string {
   return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 }
 
+// An item's newest comments (newest first, at most `limit`, as JSON: comments.dto's RecentCommentJson) and its count
+// of comments, as two columns of a read of the item (`item` names its id there): a write answers with the item and
+// its comments in one round trip.
+export function recentCommentsColumns(item: string, limit: number): string {
+  if (!Number.isSafeInteger(limit) || limit < 0) throw new Error(`a comment limit is a whole number, not ${limit}`);
+  return `
+         (SELECT COALESCE(json_agg(json_build_object(
+                   'id', c.id::text, 'item_id', c.item_id, 'actor_name', c.actor_name, 'session_id', c.session_id,
+                   'harness', c.harness, 'path', c.path, 'body', c.body, 'created_at', ${isoUtc('c.created_at')})
+                   ORDER BY c.id DESC), '[]')
+            FROM (SELECT * FROM item_comments WHERE item_id = ${item} ORDER BY id DESC LIMIT ${limit}) c)
+           AS recent_comments,
+         (SELECT count(*)::integer FROM item_comments WHERE item_id = ${item}) AS comment_count`;
+}
+
 // TypeORM answers UPDATE and DELETE with [rows, rowCount]; other statements with the rows.
 export function affected(result: unknown): { rows: unknown[]; count: number } {
   if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') {

@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
 
+import { ITEM_RECENT_COMMENTS } from '@app/contracts';
 import { STRUCTURED_FIELDS } from '@app/contracts/backlog';
 
 import { InjectDataSource } from '../common/inject-data-source';
 import { RunRow } from '../deployments/dto/deployments.dto';
-import { affected, isoUtc } from '../database/backlog-sql';
+import { affected, isoUtc, recentCommentsColumns } from '../database/backlog-sql';
 import { ItemDetailRow, ItemRow, ProgressRow, SectionRow } from './dto/items.dto';
 import { INSERTABLE_COLUMNS, NewItem } from './item-fields';
 
@@ -28,6 +29,8 @@ const SECTIONS_OF_ITEM = `
                    'created_at', ${isoUtc('s.created_at')}, 'updated_at', ${isoUtc('s.updated_at')})
                    ORDER BY s.ordering, s.section_name), '[]')
             FROM item_sections s WHERE s.item_id = i.id) AS sections`;
+
+const RECENT_COMMENTS_OF_ITEM = recentCommentsColumns('i.id', ITEM_RECENT_COMMENTS);
 
 export const ITEM_SELECT = `SELECT ${ITEM_COLUMNS} ${ITEM_FROM}`;
 
@@ -64,11 +67,11 @@ export class ItemsRepository {
     return rows[0] ?? null;
   }
 
-  // The row and its sections in one statement: a write answers with the item it wrote, and each statement is a
-  // round trip to the database.
+  // The row, its sections and its newest comments in one statement: a write answers with the item it wrote, and each
+  // statement is a round trip to the database.
   async findDetail(id: number, manager = this.dataSource.manager): Promise<ItemDetailRow | null> {
     const rows: ItemDetailRow[] = await manager.query(
-      `SELECT ${ITEM_COLUMNS}, ${SECTIONS_OF_ITEM} ${ITEM_FROM} WHERE i.id = $1`,
+      `SELECT ${ITEM_COLUMNS}, ${SECTIONS_OF_ITEM}, ${RECENT_COMMENTS_OF_ITEM} ${ITEM_FROM} WHERE i.id = $1`,
       [id],
     );
     return rows[0] ?? null;

@@ -102,7 +102,7 @@ function makeSut(row: ItemRow = itemRow()) {
   const workflows = { versionById: jest.fn(async () => VERSION), current: jest.fn(async () => VERSION) };
   const gates = { check: jest.fn(async () => undefined), checkMergeRecorded: jest.fn(async () => undefined) };
   const rulebook = { checkClaim: jest.fn(async () => undefined), releaseFinished: jest.fn(async () => undefined) };
-  const comments = { recentOf: jest.fn(async () => ({ comments: [], comment_count: 0 })) };
+  const comments = { recentOf: jest.fn(() => ({ comments: [], comment_count: 0 })) };
   const sut = new ItemsService(
     repository as unknown as ItemsRepository,
     access as unknown as ProjectAccessService,

@@ -414,9 +414,9 @@ export class ItemsService {
   async detail(id: number, manager?: EntityManager): Promise<ItemDetailWire> {
     const found = await this.repository.findDetail(id, manager);
     if (!found) throw itemNotFound(`#${id}`);
-    const { sections: rows, ...row } = found;
+    const { sections: rows, recent_comments: recent, comment_count: count, ...row } = found;
     const sections = rows.map(toSectionResponse);
-    return { ...toItemResponse(row, sections), sections, ...(await this.comments.recentOf(id, row.ref, manager)) };
+    return { ...toItemResponse(row, sections), sections, ...this.comments.recentOf(row.ref, recent, count) };
   }
 
   async toWires(rows: readonly ItemRow[], manager?: EntityManager): Promise<ItemWire[]> {

@@ -30,6 +30,13 @@ export interface CommentRow {
   created_at: Date;
 }
 
+// A comment as a read of its item gives it (database/backlog-sql.ts, recentCommentsColumns): JSON, the time a string.
+export type RecentCommentJson = Omit<CommentRow, 'created_at'> & { created_at: string };
+
+export function recentCommentRows(rows: readonly RecentCommentJson[]): CommentRow[] {
+  return rows.map((row) => ({ ...row, created_at: new Date(row.created_at) }));
+}
+
 export function toCommentResponse(ref: string, row: CommentRow): ItemCommentWire {
   return {
     id: row.id,

@@ -27,6 +27,7 @@ import {
 } from '@app/contracts/backlog';
 
 import { TEXT_LIMIT } from '../../common/text-fields';
+import type { RecentCommentJson } from '../../comments/dto/comments.dto';
 
 export const SECTION_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9 _.()-]{0,99}$/;
 const STAGE = /^[a-z][a-z0-9-]{0,62}$/;
@@ -173,6 +174,8 @@ export interface SectionRow extends ItemSectionWire {
 
 export interface ItemDetailRow extends ItemRow {
   sections: SectionRow[];
+  recent_comments: RecentCommentJson[];
+  comment_count: number;
 }
 
 export function structuredFieldsOf(row: ItemRow): Record<StructuredField, string | null> {
