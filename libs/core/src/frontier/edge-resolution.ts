@@ -86,7 +86,7 @@ export class EdgeResolution {
   ): void {
     const { blockerOf, dependentOf, blockerSlot, slotIds } = this.structure;
     const old = previous.structure;
-    const { facts, unsatisfied, reason, unsatisfiedCount } = this;
+    const { facts } = this;
     const carriedSlots = this.structure.slotsCarriedFrom(old);
     if (carriedSlots >= 0 && newOf === null) {
       this.resolveCarried(previous, carriedSlots, oldOf, items, isCandidate, touched);
@@ -110,15 +110,7 @@ export class EdgeResolution {
         same(old.blockerOf[p], b) &&
         previous.facts[old.blockerSlot[p]] === facts[blockerSlot[e]]
       ) {
-        if (previous.unsatisfied[p] === 1) {
-          unsatisfied[e] = 1;
-          unsatisfiedCount[d]++;
-          if (b === d) {
-            this.selfLoops[d]++;
-            this.selfLoopTotal++;
-          }
-          reason[e] = previous.reason[p];
-        }
+        if (previous.unsatisfied[p] === 1) this.keepUnsatisfied(e, b, d, previous.reason[p]);
       } else {
         this.evaluate(e, b, d, facts[blockerSlot[e]], items, isCandidate);
         touched[d] = 1;
@@ -138,7 +130,7 @@ export class EdgeResolution {
   ): void {
     const { blockerOf, dependentOf, blockerSlot, slotIds } = this.structure;
     const old = previous.structure;
-    const { facts, unsatisfied, reason, unsatisfiedCount } = this;
+    const { facts } = this;
     const slots = slotIds.length;
     const factsChanged = new Uint8Array(slots);
     for (let slot = 0; slot < carriedSlots; slot++) {
@@ -186,20 +178,23 @@ export class EdgeResolution {
         old.dependentOf[p] === d &&
         old.blockerOf[p] === b
       ) {
-        if (previous.unsatisfied[p] === 1) {
-          unsatisfied[e] = 1;
-          unsatisfiedCount[d]++;
-          if (b === d) {
-            this.selfLoops[d]++;
-            this.selfLoopTotal++;
-          }
-          reason[e] = previous.reason[p];
-        }
+        if (previous.unsatisfied[p] === 1) this.keepUnsatisfied(e, b, d, previous.reason[p]);
       } else {
         this.evaluate(e, b, d, facts[slot], items, isCandidate);
         touched[d] = 1;
       }
     }
+  }
+
+  // Edge e, unsatisfied before as it is now, keeps its reason.
+  private keepUnsatisfied(e: number, b: number, d: number, reason: string): void {
+    this.unsatisfied[e] = 1;
+    this.unsatisfiedCount[d]++;
+    if (b === d) {
+      this.selfLoops[d]++;
+      this.selfLoopTotal++;
+    }
+    this.reason[e] = reason;
   }
 
   // Reached through the structure's indexes, so a one-item write costs its own edges, not a pass over all.
