@@ -24,7 +24,7 @@ export class AppModule {
       imports: [
         LoggerModule.forRoot(daemonLoggerParams(config)),
         ScheduleModule.forRoot(),
-        DatabaseModule.forRoot(databaseUrl, config.dbPoolSize),
+        DatabaseModule.forRoot(databaseUrl, config.dbPoolSize, config.dbPreparedStatements),
         ServerSecretModule,
         HttpAdapterModule,
         AccessLogModule,

@@ -38,6 +38,8 @@ export interface AppConfig {
   // false: the first-boot token goes to the credential file only (printed only if that file cannot be written)
   printBootstrapToken: boolean;
   dbPoolSize: number;
+  // false: every statement unnamed, for a pooler that cannot keep a connection's prepared statements (ADR 0092)
+  dbPreparedStatements: boolean;
   // null: /metrics only on the public port, with a token; else without one on SVC_METRICS_HOST (127.0.0.1 default).
   metricsPort: number | null;
   metricsHost: string;

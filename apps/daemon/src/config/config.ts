@@ -72,6 +72,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     bootstrapToken: dto.SVC_BOOTSTRAP_TOKEN ?? null,
     printBootstrapToken: dto.SVC_PRINT_BOOTSTRAP_TOKEN ?? true,
     dbPoolSize: dto.SVC_DB_POOL_SIZE ?? 10,
+    dbPreparedStatements: dto.SVC_DB_PREPARED_STATEMENTS ?? true,
     metricsPort: dto.SVC_METRICS_PORT ?? null,
     metricsHost: dto.SVC_METRICS_HOST ?? '127.0.0.1',
     heapGrowthPercent: dto.SVC_HEAP_GROWTH_PERCENT ?? 30,

@@ -87,6 +87,7 @@ export class EnvDto {
   @IsOptional() @Transform(toBool) @IsBoolean() SVC_PRINT_BOOTSTRAP_TOKEN?: boolean;
 
   @IsOptional() @Transform(toNumber) @IsInt() @Min(1) @Max(200) SVC_DB_POOL_SIZE?: number;
+  @IsOptional() @Transform(toBool) @IsBoolean() SVC_DB_PREPARED_STATEMENTS?: boolean;
 
   @IsOptional() @Transform(toNumber) @IsInt() @Min(0) @Max(65535) SVC_METRICS_PORT?: number;
   @IsOptional() @IsIP() SVC_METRICS_HOST?: string;

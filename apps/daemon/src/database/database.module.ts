@@ -8,7 +8,7 @@ import { recordAutocommitWrites } from './writer.subscriber';
 
 @Module({})
 export class DatabaseModule {
-  static forRoot(url: string, poolSize: number): DynamicModule {
+  static forRoot(url: string, poolSize: number, prepared = true): DynamicModule {
     return {
       module: DatabaseModule,
       // global, as TypeORM's own module is: every feature's repository injects DATA_SOURCE
@@ -16,7 +16,7 @@ export class DatabaseModule {
       imports: [
         TypeOrmModule.forRootAsync({
           useFactory: () => ({
-            ...dataSourceOptions(url, poolSize),
+            ...dataSourceOptions(url, poolSize, prepared),
             autoLoadEntities: true,
             retryAttempts: 3,
             retryDelay: 500,

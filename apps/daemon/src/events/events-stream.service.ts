@@ -87,8 +87,10 @@ export class EventsStreamService implements OnModuleInit, OnModuleDestroy {
 
   static clientFactory(dataSource: DataSource): ListenClientFactory {
     const o = dataSource.options as PostgresConnectionOptions;
+    // the pool's own client class: with prepared statements on, the feed's read is parsed and planned once (ADR 0092)
+    const Connection = (o.extra as { Client?: typeof Client } | undefined)?.Client ?? Client;
     return () =>
-      new Client({
+      new Connection({
         host: o.host,
         port: o.port,
         user: o.username,

@@ -27,6 +27,23 @@ export class RefsRepository {
     );
   }
 
+  // One ref, split by the caller: scalar parameters give the prepared statement a generic plan as good as a custom one
+  // (an array parameter kept PostgreSQL planning it at every write, ADR 0092).
+  async resolveOne(
+    prefix: string,
+    sequence: number,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<ResolvedRef | null> {
+    const rows: ResolvedRef[] = await manager.query(
+      `SELECT i.id, p.public_item_prefix || '-' || i.project_sequence AS ref, i.project
+         FROM projects p
+         JOIN items i ON i.project = p.id AND i.project_sequence = $2
+        WHERE p.public_item_prefix = $1`,
+      [prefix, sequence],
+    );
+    return rows[0] ?? null;
+  }
+
   async refsOf(ids: readonly number[], manager: EntityManager = this.dataSource.manager): Promise<Map<number, string>> {
     if (ids.length === 0) return new Map();
     const rows: { id: number; ref: string }[] = await manager.query(

@@ -12,6 +12,9 @@ function makeSut() {
     resolveMany: jest.fn(async (refs: readonly string[]) =>
       KNOWN.filter((k) => refs.some((r) => r.toUpperCase() === k.ref)),
     ),
+    resolveOne: jest.fn(
+      async (prefix: string, sequence: number) => KNOWN.find((k) => k.ref === `${prefix}-${sequence}`) ?? null,
+    ),
     refsOf: jest.fn(async () => new Map([[1, 'PRJ-1']])),
   };
   const sut = new RefsService(repository as unknown as RefsRepository);
@@ -26,7 +29,7 @@ describe(RefsService.name, () => {
         const { sut, repository } = makeSut();
         const err = await refusal(sut.resolve(ref));
         expect(err).toMatchObject({ code: 'invalid_ref', status: 400 });
-        expect(repository.resolveMany).not.toHaveBeenCalled();
+        expect(repository.resolveOne).not.toHaveBeenCalled();
       },
     );
 
@@ -38,8 +41,9 @@ describe(RefsService.name, () => {
     });
 
     it('should resolve a ref whatever its case', async () => {
-      const { sut } = makeSut();
+      const { sut, repository } = makeSut();
       await expect(sut.resolve('prj-2')).resolves.toEqual(KNOWN[1]);
+      expect(repository.resolveOne).toHaveBeenCalledWith('PRJ', 2, undefined);
     });
   });
 

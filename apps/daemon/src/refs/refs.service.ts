@@ -18,7 +18,12 @@ export class RefsService {
     if (!REF_PATTERN.test(ref)) {
       throw invalidRef(ref);
     }
-    const [found] = await this.repository.resolveMany([ref], manager);
+    const dash = ref.indexOf('-');
+    const found = await this.repository.resolveOne(
+      ref.slice(0, dash).toUpperCase(),
+      Number(ref.slice(dash + 1)),
+      manager,
+    );
     if (!found) throw itemNotFound(ref);
     return found;
   }
