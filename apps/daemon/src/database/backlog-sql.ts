@@ -18,6 +18,27 @@ export function recentCommentsColumns(item: string, limit: number): string {
          (SELECT count(*)::integer FROM item_comments WHERE item_id = ${item}) AS comment_count`;
 }
 
+// The live claim on an item as one JSON column (ClaimHolderJson; rulebook.repository's holderOf reads it), its row locked: read after the
+// item's own lock in the same statement (`claimHolderColumn('i.id')` over a MATERIALIZED locking CTE), a claimed
+// write takes the item and its claim in one round trip, in the same order as the claim's own writes.
+export interface ClaimHolderJson {
+  session_id: number;
+  actor_id: number | null;
+  actor: string | null;
+  harness: string;
+  expires_at: string;
+}
+
+export function claimHolderColumn(item: string): string {
+  return `(SELECT json_build_object('session_id', c.session_id, 'actor_id', s.actor_id, 'actor', a.name,
+                                  'harness', s.harness, 'expires_at', c.expires_at)
+             FROM item_claims c
+             JOIN executor_sessions s ON s.id = c.session_id
+             LEFT JOIN actors a ON a.id = s.actor_id
+            WHERE c.item_id = ${item} AND c.expires_at > now()
+            FOR UPDATE OF c)`;
+}
+
 // TypeORM answers UPDATE and DELETE with [rows, rowCount]; other statements with the rows.
 export function affected(result: unknown): { rows: unknown[]; count: number } {
   if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') {

@@ -6,7 +6,7 @@ import { STRUCTURED_FIELDS } from '@app/contracts/backlog';
 
 import { InjectDataSource } from '../common/inject-data-source';
 import { RunRow } from '../deployments/dto/deployments.dto';
-import { affected, isoUtc, recentCommentsColumns } from '../database/backlog-sql';
+import { affected, ClaimHolderJson, claimHolderColumn, isoUtc, recentCommentsColumns } from '../database/backlog-sql';
 import { ItemDetailRow, ItemRow, ProgressRow, SectionRow } from './dto/items.dto';
 import { INSERTABLE_COLUMNS, NewItem } from './item-fields';
 
@@ -79,6 +79,19 @@ export class ItemsRepository {
 
   async lock(id: number, manager: EntityManager): Promise<ItemRow | null> {
     const rows: ItemRow[] = await manager.query(`${ITEM_SELECT} WHERE i.id = $1 FOR UPDATE OF i`, [id]);
+    return rows[0] ?? null;
+  }
+
+  // The item locked, then the live claim on it locked (the claim rule's input), in one round trip.
+  async lockWithClaim(
+    id: number,
+    manager: EntityManager,
+  ): Promise<(ItemRow & { claim_holder: ClaimHolderJson | null }) | null> {
+    const rows: (ItemRow & { claim_holder: ClaimHolderJson | null })[] = await manager.query(
+      `WITH i AS MATERIALIZED (${ITEM_SELECT} WHERE i.id = $1 FOR UPDATE OF i)
+       SELECT i.*, ${claimHolderColumn('i.id')} AS claim_holder FROM i`,
+      [id],
+    );
     return rows[0] ?? null;
   }
 

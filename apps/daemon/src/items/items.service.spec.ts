@@ -79,6 +79,7 @@ function makeSut(row: ItemRow = itemRow()) {
   const repository = {
     transaction: jest.fn(async <T>(work: (manager: EntityManager) => Promise<T>) => work(MANAGER)),
     lock: jest.fn(async () => ({ ...row })),
+    lockWithClaim: jest.fn(async () => ({ ...row, claim_holder: null })),
     findById: jest.fn(async () => ({ ...row })),
     findDetail: jest.fn(async () => ({ ...row, sections: [] })),
     sectionsFor: jest.fn(async () => []),
@@ -119,7 +120,14 @@ describe(ItemsService.name, () => {
     it('should move through the gates and write the new stage', async () => {
       const { sut, repository, gates, rulebook } = makeSut();
       await sut.setStatus(ACTOR, 'PRJ-7', 'implementing');
-      expect(rulebook.checkClaim).toHaveBeenCalledWith(MANAGER, ACTOR, ITEM, 'status', false);
+      expect(rulebook.checkClaim).toHaveBeenCalledWith(
+        MANAGER,
+        ACTOR,
+        ITEM,
+        'status',
+        false,
+        expect.objectContaining({ claim_holder: null }),
+      );
       expect(gates.check).toHaveBeenCalledWith(
         expect.objectContaining({ fromStage: 'idea', toStage: 'implementing', definition: DEFINITION }),
       );
@@ -167,7 +175,14 @@ describe(ItemsService.name, () => {
       rulebook.checkClaim.mockRejectedValueOnce(itemClaimedElsewhere(ITEM.ref, HOLDER));
       const err = await refusal(sut.setStatus(ACTOR, 'PRJ-7', 'implementing', true));
       expect(err).toMatchObject({ code: 'item_claimed_elsewhere', status: 409 });
-      expect(rulebook.checkClaim).toHaveBeenCalledWith(MANAGER, ACTOR, ITEM, 'status', true);
+      expect(rulebook.checkClaim).toHaveBeenCalledWith(
+        MANAGER,
+        ACTOR,
+        ITEM,
+        'status',
+        true,
+        expect.objectContaining({ claim_holder: null }),
+      );
       expect(gates.check).not.toHaveBeenCalled();
       expect(repository.updateStatus).not.toHaveBeenCalled();
     });
@@ -183,7 +198,7 @@ describe(ItemsService.name, () => {
 
     it('should answer 404 item_not_found when the row is gone under the lock', async () => {
       const { sut, repository } = makeSut();
-      repository.lock.mockResolvedValueOnce(null as never);
+      repository.lockWithClaim.mockResolvedValueOnce(null as never);
       const err = await refusal(sut.setStatus(ACTOR, 'PRJ-7', 'implementing'));
       expect(err).toMatchObject({ code: 'item_not_found', status: 404 });
       expect(repository.updateStatus).not.toHaveBeenCalled();
@@ -226,7 +241,14 @@ describe(ItemsService.name, () => {
     ])('should ask the claim rule about %s as %s', async (field, kind) => {
       const { sut, rulebook } = makeSut();
       await sut.updateField(ACTOR, 'PRJ-7', field, field === 'owner' ? '4' : 'high');
-      expect(rulebook.checkClaim).toHaveBeenCalledWith(MANAGER, ACTOR, ITEM, kind, false);
+      expect(rulebook.checkClaim).toHaveBeenCalledWith(
+        MANAGER,
+        ACTOR,
+        ITEM,
+        kind,
+        false,
+        expect.objectContaining({ claim_holder: null }),
+      );
     });
 
     it('should write nothing when the claim rule refuses an edit', async () => {
@@ -301,7 +323,14 @@ describe(ItemsService.name, () => {
     it('should move a duplicate to cancelled, releasing its claim, and record what it duplicates', async () => {
       const { sut, repository, rulebook } = makeSut();
       await sut.resolve(ACTOR, 'PRJ-7', { resolution: 'duplicate', resolution_ref: 'PRJ-8' });
-      expect(rulebook.checkClaim).toHaveBeenCalledWith(MANAGER, ACTOR, ITEM, 'resolve', false);
+      expect(rulebook.checkClaim).toHaveBeenCalledWith(
+        MANAGER,
+        ACTOR,
+        ITEM,
+        'resolve',
+        false,
+        expect.objectContaining({ claim_holder: null }),
+      );
       expect(repository.updateStatus).toHaveBeenCalledWith(ITEM.id, 'cancelled', MANAGER);
       expect(rulebook.releaseFinished).toHaveBeenCalledWith(MANAGER, ITEM.id);
       expect(repository.resolve).toHaveBeenCalledWith(
@@ -358,7 +387,14 @@ describe(ItemsService.name, () => {
       rulebook.checkClaim.mockRejectedValueOnce(itemClaimedElsewhere(ITEM.ref, HOLDER));
       const err = await refusal(sut.upsertSection(ACTOR, 'PRJ-7', 'notes', { content: 'x' }));
       expect(err).toMatchObject({ code: 'item_claimed_elsewhere', status: 409 });
-      expect(rulebook.checkClaim).toHaveBeenCalledWith(MANAGER, ACTOR, ITEM, 'edit', false);
+      expect(rulebook.checkClaim).toHaveBeenCalledWith(
+        MANAGER,
+        ACTOR,
+        ITEM,
+        'edit',
+        false,
+        expect.objectContaining({ claim_holder: null }),
+      );
       expect(repository.upsertSection).not.toHaveBeenCalled();
     });
 

@@ -201,9 +201,9 @@ export class ItemsService {
     }
     const resolved = await this.access.resolveItem(actor, ref);
     await this.repository.transaction(async (manager) => {
-      const row = await this.repository.lock(resolved.id, manager);
+      const row = await this.repository.lockWithClaim(resolved.id, manager);
       if (!row) throw itemNotFound(ref);
-      await this.rulebook.checkClaim(manager, actor, resolved, edit.kind, force);
+      await this.rulebook.checkClaim(manager, actor, resolved, edit.kind, force, row);
       const checked = await this.checkFieldValue(row, field, value, manager);
       if (field === 'merged_at' && checked !== null) {
         const version = await this.workflows.versionById(row.workflow_version_id, manager);
@@ -240,9 +240,9 @@ export class ItemsService {
   async setStatus(actor: AuthenticatedActor, ref: string, status: string, force = false): Promise<ItemDetailWire> {
     const resolved = await this.access.resolveItem(actor, ref);
     await this.repository.transaction(async (manager) => {
-      const row = await this.repository.lock(resolved.id, manager);
+      const row = await this.repository.lockWithClaim(resolved.id, manager);
       if (!row) throw itemNotFound(ref);
-      await this.rulebook.checkClaim(manager, actor, resolved, 'status', force);
+      await this.rulebook.checkClaim(manager, actor, resolved, 'status', force, row);
       const version = await this.workflows.versionById(row.workflow_version_id, manager);
       await this.moveStatus(row, status, version.definition, version.version, manager);
     });
@@ -339,8 +339,8 @@ export class ItemsService {
       resolutionRef = other.ref;
     }
     await this.repository.transaction(async (manager) => {
-      const row = (await this.repository.lock(resolved.id, manager))!;
-      await this.rulebook.checkClaim(manager, actor, resolved, 'resolve', dto.force ?? false);
+      const row = (await this.repository.lockWithClaim(resolved.id, manager))!;
+      await this.rulebook.checkClaim(manager, actor, resolved, 'resolve', dto.force ?? false, row);
       const version = await this.workflows.versionById(row.workflow_version_id, manager);
       const { status } = resolution;
       await this.moveStatus(row, status, version.definition, version.version, manager);
@@ -364,8 +364,8 @@ export class ItemsService {
     }
     const resolved = await this.access.resolveItem(actor, ref);
     await this.repository.transaction(async (manager) => {
-      await this.repository.lock(resolved.id, manager);
-      await this.rulebook.checkClaim(manager, actor, resolved, 'edit', dto.force ?? false);
+      const row = await this.repository.lockWithClaim(resolved.id, manager);
+      await this.rulebook.checkClaim(manager, actor, resolved, 'edit', dto.force ?? false, row ?? undefined);
       await this.repository.upsertSection(resolved.id, name, dto.content, dto.ordering, manager);
     });
     const sections = await this.repository.sectionsFor([resolved.id]);
@@ -380,8 +380,8 @@ export class ItemsService {
   ): Promise<ItemSectionRemovedResponse> {
     const resolved = await this.access.resolveItem(actor, ref);
     const removed = await this.repository.transaction(async (manager) => {
-      await this.repository.lock(resolved.id, manager);
-      await this.rulebook.checkClaim(manager, actor, resolved, 'edit', force);
+      const row = await this.repository.lockWithClaim(resolved.id, manager);
+      await this.rulebook.checkClaim(manager, actor, resolved, 'edit', force, row ?? undefined);
       return this.repository.deleteSection(resolved.id, name, manager);
     });
     if (!removed) throw sectionNotFound(resolved.ref, name);

@@ -4,6 +4,18 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { ClaimHolder } from '@app/core';
 
 import { InjectDataSource } from '../common/inject-data-source';
+import { ClaimHolderJson, claimHolderColumn } from '../database/backlog-sql';
+
+export function holderOf(json: ClaimHolderJson | null): ClaimHolder | null {
+  if (!json) return null;
+  return {
+    sessionId: json.session_id,
+    actorId: json.actor_id,
+    actor: json.actor,
+    harness: json.harness,
+    expiresAt: new Date(json.expires_at),
+  };
+}
 
 export interface WriterSessionRow {
   id: number;
@@ -26,30 +38,11 @@ export class RulebookRepository {
 
   // The live claim on the item, read under the write's lock of the claim row.
   async holder(manager: EntityManager, itemId: number): Promise<ClaimHolder | null> {
-    const rows: {
-      session_id: number;
-      actor_id: number | null;
-      actor: string | null;
-      harness: string;
-      expires_at: Date;
-    }[] = await manager.query(
-      `SELECT c.session_id, s.actor_id, a.name AS actor, s.harness, c.expires_at
-           FROM item_claims c
-           JOIN executor_sessions s ON s.id = c.session_id
-           LEFT JOIN actors a ON a.id = s.actor_id
-          WHERE c.item_id = $1 AND c.expires_at > now()
-          FOR UPDATE OF c`,
+    const rows: { holder: ClaimHolderJson | null }[] = await manager.query(
+      `SELECT ${claimHolderColumn('$1::integer')} AS holder`,
       [itemId],
     );
-    const row = rows[0];
-    if (!row) return null;
-    return {
-      sessionId: row.session_id,
-      actorId: row.actor_id,
-      actor: row.actor,
-      harness: row.harness,
-      expiresAt: row.expires_at,
-    };
+    return holderOf(rows[0]?.holder ?? null);
   }
 
   async isOrganizationAdmin(manager: EntityManager, actorId: number, project: string): Promise<boolean> {

@@ -76,6 +76,32 @@ describe('RulebookService.checkClaim', () => {
     expect(repository.releaseClaim).not.toHaveBeenCalled();
   });
 
+  it('should decide on the claim the item’s lock already read, without reading it again', async () => {
+    const { sut, repository } = makeSut(null);
+    const locked = {
+      claim_holder: {
+        session_id: 40,
+        actor_id: 2,
+        actor: 'agent-bob',
+        harness: 'claude-code',
+        expires_at: '2026-01-10T12:30:00+00:00',
+      },
+    };
+    const err = await refusal(
+      runInWrite(writeFrom(41, 3), () => sut.checkClaim(MANAGER, actor(3), ITEM, 'status', false, locked)),
+    );
+    expect(err).toMatchObject({ code: 'item_claimed_elsewhere', status: 409 });
+    expect(err.extra).toMatchObject({
+      holder: { actor: 'agent-bob', session_id: 40, harness: 'claude-code', expires_at: '2026-01-10T12:30:00.000Z' },
+    });
+    expect(repository.holder).not.toHaveBeenCalled();
+    await runInWrite(writeFrom(40, 2), () => sut.checkClaim(MANAGER, actor(2), ITEM, 'status', false, locked));
+    await runInWrite(writeFrom(41, 3), () =>
+      sut.checkClaim(MANAGER, actor(3), ITEM, 'status', false, { claim_holder: null }),
+    );
+    expect(repository.holder).not.toHaveBeenCalled();
+  });
+
   it('should let triage through on a claimed item', async () => {
     const { sut, repository } = makeSut(HOLDER);
     await runInWrite(writeFrom(41, 3), () => sut.checkClaim(MANAGER, actor(3), ITEM, 'triage'));

@@ -6,7 +6,8 @@ import { decideClaim, ItemWriteKind } from '@app/core';
 import { AuthenticatedActor, seesEveryProject } from '../auth/actor';
 import { currentWrite, notePassed } from '../database/write-context';
 import { forceNotAllowed, itemClaimedElsewhere } from './rulebook.errors';
-import { RulebookRepository } from './rulebook.repository';
+import type { ClaimHolderJson } from '../database/backlog-sql';
+import { holderOf, RulebookRepository } from './rulebook.repository';
 
 export interface ItemUnderWrite {
   id: number;
@@ -27,8 +28,10 @@ export class RulebookService {
     item: ItemUnderWrite,
     kind: ItemWriteKind,
     force = false,
+    locked?: { claim_holder: ClaimHolderJson | null },
   ): Promise<void> {
-    const holder = await this.repository.holder(manager, item.id);
+    // `locked`: the claim already read under its lock with the item's (ItemsRepository.lockWithClaim)
+    const holder = locked ? holderOf(locked.claim_holder) : await this.repository.holder(manager, item.id);
     const context = currentWrite();
     const writer = { actorId: actor.id, sessionId: context?.writer.session_id ?? null };
     const isProjectAdmin =
