@@ -5,6 +5,7 @@ import { join } from 'node:path';
 
 import { load as loadYaml } from 'js-yaml';
 
+import { DAEMON_NODE_FLAGS } from '@app/client/daemon-launch';
 import { REPO_ROOT } from '@app/testing';
 
 // docker/compose.yaml as an operator runs it (issue 40, "Compose you can run"). There is no container engine on
@@ -126,6 +127,9 @@ describe('docker/compose.yaml (no container engine here: parsed and checked)', (
     expect(Object.keys(compose.volumes)).toContain(volume);
     expect(target).toBe('/var/backups/svc');
     expect(DOCKERFILE).toMatch(/chown node:node [^\n]*\/var\/backups\/svc/);
+    // the image runs the daemon with the flags `svc daemon` and `svc up` give it (ADR 0093)
+    const cmd = /^CMD (\[.*\])$/m.exec(DOCKERFILE)?.[1];
+    expect(JSON.parse(cmd ?? 'null')).toEqual(['node', ...DAEMON_NODE_FLAGS, 'dist/apps/daemon/src/main.js']);
     const script = interpolate((backup.command as string[]).join('\n'));
     expect(script).toMatch(/node bin\/svc\.js backup "\$file"/);
     expect(script).toMatch(/node bin\/svc\.js restore --verify "\$file"/);

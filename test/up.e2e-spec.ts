@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { readCredentials } from '@app/client';
+import { DAEMON_NODE_FLAGS, readCredentials } from '@app/client';
 import { parseJson, runSvc } from '@app/testing';
 
 // A port nobody listens on right now (the kernel picks it, then it is released for the daemon).
@@ -67,6 +67,10 @@ describe('svc up and svc down', () => {
     expect(readFileSync(log, 'utf8')).toMatch(/listening on/);
     pid = Number(readFileSync(join(home, 'daemon.pid'), 'utf8').trim());
     expect(alive(pid)).toBe(true);
+    // with the daemon's Node flags (ADR 0093)
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    expect(argv.slice(1, 1 + DAEMON_NODE_FLAGS.length)).toEqual(DAEMON_NODE_FLAGS);
+    expect(argv[1 + DAEMON_NODE_FLAGS.length]).toMatch(/dist\/apps\/daemon\/src\/main\.js$/);
     // the first boot handed the command line its token
     const me = await runSvc(['whoami', '--json'], { env });
     expect(me.code).toBe(0);

@@ -2,6 +2,7 @@ export * from './credentials';
 export * from './http-client';
 export * from './api';
 export * from './connection';
+export * from './daemon-launch';
 export * from './event-stream';
 export * from './charge-flow';
 export * from './terminal-text';

@@ -3,6 +3,8 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
+import { DAEMON_NODE_FLAGS } from '@app/client/daemon-launch';
+
 import { recordLeftover, spawnRecorded } from './leftovers';
 
 export const REPO_ROOT = resolve(__dirname, '..', '..', '..');
@@ -60,7 +62,7 @@ export function startDaemonProcess(options: StartDaemonOptions = {}): Promise<Da
   };
   // Recorded so that an interrupted run leaves neither it nor its embedded PostgreSQL behind (leftovers.ts).
   if (!env.SVC_DATABASE_URL && env.SVC_HOME) recordLeftover({ kind: 'postgres', dataDir: join(env.SVC_HOME, 'pg') });
-  const child = spawnRecorded(process.execPath, [...(options.nodeArgs ?? []), DAEMON_ENTRY], {
+  const child = spawnRecorded(process.execPath, [...DAEMON_NODE_FLAGS, ...(options.nodeArgs ?? []), DAEMON_ENTRY], {
     env: env as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

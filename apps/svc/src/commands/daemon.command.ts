@@ -4,6 +4,8 @@ import { join } from 'node:path';
 
 import { Command } from 'commander';
 
+import { DAEMON_NODE_FLAGS } from '@app/client/daemon-launch';
+
 export function daemonEntry(): string {
   return join(__dirname, '..', '..', '..', 'daemon', 'src', 'main.js');
 }
@@ -26,7 +28,7 @@ export function registerDaemonCommand(program: Command): void {
       if (options.port) env.SVC_PORT = options.port;
       if (options.host) env.SVC_HOST = options.host;
       if (options.home) env.SVC_HOME = options.home;
-      const child = spawn(process.execPath, [entry], { stdio: 'inherit', env });
+      const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, entry], { stdio: 'inherit', env });
       const forward = (signal: NodeJS.Signals) => child.kill(signal);
       process.on('SIGINT', forward);
       process.on('SIGTERM', forward);

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 
 import { Command, Option } from 'commander';
 
-import { apiFor, Connection, resolveConnection, SvcConnectionError, svcHome } from '@app/client';
+import { apiFor, Connection, DAEMON_NODE_FLAGS, resolveConnection, SvcConnectionError, svcHome } from '@app/client';
 
 import { connectionFor } from '../context';
 import { action, CliError } from '../output';
@@ -178,7 +178,7 @@ export async function up(
     mkdirSync(files.home, { recursive: true, mode: 0o700 });
     offset = existsSync(files.log) ? statSync(files.log).size : 0;
     const log = openSync(files.log, 'a', 0o600);
-    const child = spawn(process.execPath, [entry], {
+    const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, entry], {
       detached: true,
       stdio: ['ignore', log, log],
       env: {
