@@ -18,9 +18,7 @@ export function recentCommentsColumns(item: string, limit: number): string {
          (SELECT count(*)::integer FROM item_comments WHERE item_id = ${item}) AS comment_count`;
 }
 
-// The live claim on an item as one JSON column (ClaimHolderJson; rulebook.repository's holderOf reads it), its row locked: read after the
-// item's own lock in the same statement (`claimHolderColumn('i.id')` over a MATERIALIZED locking CTE), a claimed
-// write takes the item and its claim in one round trip, in the same order as the claim's own writes.
+// claimHolderColumn's JSON (rulebook.repository's holderOf reads it).
 export interface ClaimHolderJson {
   session_id: number;
   actor_id: number | null;
@@ -29,6 +27,9 @@ export interface ClaimHolderJson {
   expires_at: string;
 }
 
+// The live claim on an item as one JSON column, its row locked. Read after the item's own lock in the same statement
+// (`claimHolderColumn('i.id')` over a MATERIALIZED locking CTE), a claimed write takes the item and its claim in one
+// round trip, the item first and then its claim, in the order the two reads took them.
 export function claimHolderColumn(item: string): string {
   return `(SELECT json_build_object('session_id', c.session_id, 'actor_id', s.actor_id, 'actor', a.name,
                                   'harness', s.harness, 'expires_at', c.expires_at)

@@ -7,8 +7,9 @@ import { Client, ClientConfig } from 'pg';
 // 740 /s prepared (PostgreSQL's default plan cache: a generic plan once it costs no more than the custom ones).
 //
 // A text is prepared on a connection once it has been sent twice by the process (a statement written into the code,
-// not one built from its arguments), up to PER_CONNECTION statements a connection; past that, or with no
-// parameters (a simple query, which may hold several statements), it goes unnamed as before.
+// not one built from its arguments), up to PER_CONNECTION statements a connection and 4 × PER_CONNECTION names in
+// the process; past that, or with no parameters (a simple query, which may hold several statements), it goes unnamed
+// as before.
 
 export const PER_CONNECTION = 128;
 const SEEN_LIMIT = 4096;
