@@ -51,7 +51,7 @@ export class PreparingClient extends Client {
   }
 
   private nameFor(text: string): string | null {
-    if (names.size > PER_CONNECTION * 4 && !names.has(text)) return null;
+    if (names.size >= PER_CONNECTION * 4 && !names.has(text)) return null;
     const name = nameOf(text);
     if (name === null) return null;
     if (this.prepared.has(name)) return name;
