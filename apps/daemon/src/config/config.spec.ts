@@ -26,6 +26,15 @@ describe(parseConfig.name, () => {
     expect(() => parseConfig({ SVC_FRONTIER_CACHE_BUDGET: '-1' })).toThrow(ConfigError);
   });
 
+  it('should prepare statements unless SVC_DB_PREPARED_STATEMENTS is false (the booleans read true or 1)', () => {
+    expect(parseConfig({}).dbPreparedStatements).toBe(true);
+    expect(parseConfig({ SVC_DB_PREPARED_STATEMENTS: '' }).dbPreparedStatements).toBe(true);
+    expect(parseConfig({ SVC_DB_PREPARED_STATEMENTS: 'false' }).dbPreparedStatements).toBe(false);
+    expect(parseConfig({ SVC_DB_PREPARED_STATEMENTS: '0' }).dbPreparedStatements).toBe(false);
+    expect(parseConfig({ SVC_DB_PREPARED_STATEMENTS: 'true' }).dbPreparedStatements).toBe(true);
+    expect(parseConfig({ SVC_DB_PREPARED_STATEMENTS: '1' }).dbPreparedStatements).toBe(true);
+  });
+
   it('should parse typed values when they are valid', () => {
     const config = parseConfig({
       SVC_PORT: '8080',
