@@ -12,6 +12,8 @@ import { createActor, http, sql, TestActor } from '@app/testing/machine-auth';
 
 import type { ClaimsResponse } from '@app/contracts';
 
+import { waitFor } from '@app/testing/wait-for';
+
 import { openStream, OpenedStream, SseMessage } from './daemon-sse';
 
 // A notice after the ones under test (delivered in commit order): a listener that got it got the earlier ones too.
@@ -376,12 +378,33 @@ describe('daemon surfaces for the TUI: claims, conditional frontier, stream repl
       );
       return row.id;
     };
+    // `record` inserts bare rows, without the notice the daemon writes with an event: only the replay carries them.
+    // A replay reads below the horizon of the whole server (docs/frontier-read-path.md), which another test file's
+    // transaction holds back: wait until every transaction begun so far has ended, so what a test recorded is below it.
+    const settled = async () => {
+      const [{ next }] = await sql<{ next: string }>(
+        db.url,
+        `SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS next`,
+      );
+      await waitFor(
+        async () => {
+          const [{ passed }] = await sql<{ passed: boolean }>(
+            db.url,
+            `SELECT pg_snapshot_xmin(pg_current_snapshot()) >= $1::xid8 AS passed`,
+            [next],
+          );
+          return passed;
+        },
+        { timeout: 50_000, interval: 50, what: 'the horizon to pass what the test recorded' },
+      );
+    };
     const events = (s: OpenedStream) => s.messages.filter((m) => m.event === 'event');
     const ids = (messages: SseMessage[]) => messages.map((m) => m.id);
 
     it('should replay the visible events after the given id, in order, before the live ones', async () => {
       const last = await record('alpha');
       const missed = [await record('alpha'), await record(null), await record('hid'), await record('alpha', 'Other')];
+      await settled();
       const resumed = await stream(otto.token, { headers: { 'last-event-id': last } });
       expect(resumed.status).toBe(200);
       // patient: a replay and a notice wait for the oldest writing transaction on the whole PostgreSQL server (the
@@ -403,7 +426,7 @@ describe('daemon surfaces for the TUI: claims, conditional frontier, stream repl
         body: { reason: 'no_runnable_items', project: 'alpha' },
       });
       expect(charged.status).toBe(201);
-      await resumed.waitFor((m) => m.id === String(charged.body.event_id));
+      await resumed.waitFor((m) => m.id === String(charged.body.event_id), 40_000);
       expect(ids(events(resumed)).filter((id) => id === String(charged.body.event_id))).toHaveLength(1);
     }, 90_000);
 
@@ -412,13 +435,15 @@ describe('daemon surfaces for the TUI: claims, conditional frontier, stream repl
       const wanted = await record('alpha', 'Wanted');
       await record('alpha', 'Unwanted');
       const other = await record('hid', 'Wanted');
+      await settled();
       const resumed = await stream(admin, { query: `last_event_id=${last}&event_name=Wanted&project=alpha` });
-      await resumed.waitFor((m) => m.id === wanted);
+      // patient, as above: the replay and the marker wait for the horizon of the shared server
+      await resumed.waitFor((m) => m.id === wanted, 40_000);
       await marker(db.url, 'after-filtered-replay', 'alpha');
-      await resumed.waitFor((m) => m.event === 'marker');
+      await resumed.waitFor((m) => m.event === 'marker', 40_000);
       expect(ids(events(resumed))).toEqual([wanted]);
       expect(other).not.toBe(wanted);
-    });
+    }, 90_000);
 
     it('should replay at most 500, newest, and say that older ones were left out', async () => {
       const last = await record('alpha');
@@ -430,6 +455,7 @@ describe('daemon surfaces for the TUI: claims, conditional frontier, stream repl
            RETURNING id)
          SELECT min(id)::text AS first, max(id)::text AS newest FROM ins`,
       );
+      await settled();
       const resumed = await stream(admin, { headers: { 'last-event-id': last } });
       await resumed.waitFor((m) => m.id === newest);
       expect(resumed.messages[0]).toEqual({
@@ -443,7 +469,7 @@ describe('daemon surfaces for the TUI: claims, conditional frontier, stream repl
       expect(replayed.map((m) => m.id)).not.toContain(first);
       const numeric = replayed.map((m) => Number(m.id));
       expect(numeric).toEqual([...numeric].sort((a, b) => a - b));
-    });
+    }, 90_000);
 
     it('should refuse an id that is not an event id with 400 before streaming', async () => {
       for (const options of [{ headers: { 'last-event-id': 'abc' } }, { query: 'last_event_id=-1' }]) {
