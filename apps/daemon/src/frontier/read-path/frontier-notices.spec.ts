@@ -11,6 +11,10 @@ const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 const settle = async () => {
   for (let i = 0; i < 5; i++) await turn();
 };
+// for what follows a paced run's pause (a real timer of a few milliseconds)
+const until = async (done: () => boolean) => {
+  for (let i = 0; i < 200 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+};
 
 const item = (project: string | null): StreamMessage => ({
   channel: 'svc_items',
@@ -144,6 +148,45 @@ describe(InFlightCoalescer.name, () => {
   });
 });
 
+describe(`${InFlightCoalescer.name} paced`, () => {
+  it('should wait ratio times as long as a run took, at most maxMs, only when the key was touched during the run', async () => {
+    let clock = 0;
+    const waits: number[] = [];
+    const runs: string[] = [];
+    let took = 10;
+    let touchDuring = true;
+    const coalescer: InFlightCoalescer = new InFlightCoalescer(
+      (key) => {
+        runs.push(key);
+        clock += took;
+        if (touchDuring) coalescer.touch(key);
+        touchDuring = false;
+        return Promise.resolve();
+      },
+      () => true,
+      { ratio: 2, maxMs: 50 },
+      (start) => setImmediate(start),
+      (ms) => {
+        waits.push(ms);
+        return Promise.resolve();
+      },
+      () => clock,
+    );
+    coalescer.touch('a');
+    await settle();
+    // the run that was touched while it ran waited twice its 10 ms; the one after it, untouched, did not wait
+    expect(runs).toEqual(['a', 'a']);
+    expect(waits).toEqual([20]);
+    took = 40;
+    touchDuring = true;
+    coalescer.touch('a');
+    await settle();
+    expect(runs).toEqual(['a', 'a', 'a', 'a']);
+    expect(waits).toEqual([20, 50]);
+    expect(coalescer.pending).toBe(0);
+  });
+});
+
 describe(FrontierNotices.name, () => {
   it('should compute a burst of changes once in flight and once after, and publish each ETag', async () => {
     const { stream, frontier, frontierNotices } = setup();
@@ -156,7 +199,7 @@ describe(FrontierNotices.name, () => {
     expect(frontier.calls[0]).toEqual({ project: 'atl', wipCap: 3, record: false });
     for (let i = 0; i < 30; i++) stream.subject.next(item('atl'));
     frontier.open();
-    await settle();
+    await until(() => frontier.calls.length === 2);
     expect(frontier.calls).toHaveLength(2);
     expect(frontierNotices()).toEqual([{ project: 'atl', etag: '"atl-v1"' }]);
     frontier.version = 2;
