@@ -148,20 +148,13 @@ export class ItemsRepository {
     );
   }
 
-  // Gap-free: the row lock on the project serialises concurrent creates, and a rolled-back create
-  // rolls its sequence back with it.
-  async takeSequence(
-    project: string,
-    manager: EntityManager,
-  ): Promise<{ sequence: number; policy: Record<string, unknown> } | null> {
-    const { rows } = affected(
-      await manager.query(
-        `UPDATE projects SET next_sequence = next_sequence + 1 WHERE id = $1
-         RETURNING next_sequence - 1 AS sequence, policy`,
-        [project],
-      ),
+  // The policy a create checks its title against; null when the project is gone.
+  async createPolicy(project: string, manager: EntityManager): Promise<Record<string, unknown> | null> {
+    const rows: { policy: Record<string, unknown> }[] = await manager.query(
+      `SELECT policy FROM projects WHERE id = $1`,
+      [project],
     );
-    return (rows[0] as { sequence: number; policy: Record<string, unknown> } | undefined) ?? null;
+    return rows.length === 0 ? null : (rows[0].policy ?? {});
   }
 
   // Chunks stay under PostgreSQL's 65,535 parameters; ids come back keyed by (project, sequence), never by the
@@ -200,11 +193,14 @@ export class ItemsRepository {
     return items.map((item) => idOf.get(`${item.project}\u0000${item.sequence}`)!);
   }
 
-  async insert(item: NewItem, manager: EntityManager): Promise<number> {
-    const columns = ['project', 'project_sequence', 'title', 'workflow_id', 'workflow_version_id', 'status', 'source'];
+  // Gap-free: the item takes the project's next sequence in the statement that inserts it. The project's row stays
+  // locked until the commit, which serialises concurrent creates, and a rolled-back create rolls its sequence back
+  // with it; taken in the create's last statement, the lock is held for the commit alone. Null when the project is
+  // gone.
+  async insertNext(item: Omit<NewItem, 'sequence'>, manager: EntityManager): Promise<number | null> {
+    const columns = ['title', 'workflow_id', 'workflow_version_id', 'status', 'source'];
     const params: unknown[] = [
       item.project,
-      item.sequence,
       item.title,
       item.workflowId,
       item.workflowVersionId,
@@ -216,12 +212,17 @@ export class ItemsRepository {
       columns.push(column);
       params.push(item.values[column]);
     }
-    const placeholders = columns.map((c, i) => (TIMESTAMP_COLUMNS.has(c) ? `$${i + 1}::timestamptz` : `$${i + 1}`));
+    const values = columns.map((c, i) => (TIMESTAMP_COLUMNS.has(c) ? `$${i + 2}::timestamptz` : `$${i + 2}`));
     const rows: { id: number }[] = await manager.query(
-      `INSERT INTO items (${columns.join(', ')}) VALUES (${placeholders.join(', ')}) RETURNING id`,
+      `WITH taken AS (
+         UPDATE projects SET next_sequence = next_sequence + 1 WHERE id = $1 RETURNING next_sequence - 1 AS sequence
+       )
+       INSERT INTO items (project, project_sequence, ${columns.join(', ')})
+       SELECT $1, taken.sequence, ${values.join(', ')} FROM taken
+       RETURNING id`,
       params,
     );
-    return rows[0].id;
+    return rows[0]?.id ?? null;
   }
 
   async stampSpecUpdated(id: number, manager: EntityManager): Promise<void> {

@@ -88,8 +88,8 @@ function makeSut(row: ItemRow = itemRow()) {
     resolve: jest.fn(async () => undefined),
     projectPolicy: jest.fn(async (): Promise<Record<string, unknown>> => ({})),
     flowExists: jest.fn(async () => true),
-    takeSequence: jest.fn(async () => ({ sequence: 7, policy: {} })),
-    insert: jest.fn(async () => ITEM.id),
+    createPolicy: jest.fn(async (): Promise<Record<string, unknown> | null> => ({})),
+    insertNext: jest.fn(async (): Promise<number | null> => ITEM.id),
     stampSpecUpdated: jest.fn(async () => undefined),
     upsertSection: jest.fn(async () => undefined),
     deleteSection: jest.fn(async () => true),
@@ -353,21 +353,29 @@ describe(ItemsService.name, () => {
       const { sut, repository } = makeSut();
       const err = await refusal(sut.create(ACTOR, { project: 'prj', title: 't', status: 'shipped' }));
       expect(err).toMatchObject({ code: 'stage_not_in_workflow', status: 409 });
-      expect(repository.insert).not.toHaveBeenCalled();
+      expect(repository.insertNext).not.toHaveBeenCalled();
     });
 
     it('should refuse a project that is gone with 404 project_not_found', async () => {
       const { sut, repository } = makeSut();
-      repository.takeSequence.mockResolvedValueOnce(null as never);
+      repository.createPolicy.mockResolvedValueOnce(null);
       const err = await refusal(sut.create(ACTOR, { project: 'prj', title: 't' }));
       expect(err).toMatchObject({ code: 'project_not_found', status: 404 });
-      expect(repository.insert).not.toHaveBeenCalled();
+      expect(repository.insertNext).not.toHaveBeenCalled();
+    });
+
+    it('should refuse with 404 project_not_found when the project goes between its policy read and the insert', async () => {
+      const { sut, repository } = makeSut();
+      repository.insertNext.mockResolvedValueOnce(null);
+      const err = await refusal(sut.create(ACTOR, { project: 'prj', title: 't' }));
+      expect(err).toMatchObject({ code: 'project_not_found', status: 404 });
+      expect(repository.stampSpecUpdated).not.toHaveBeenCalled();
     });
 
     it('should insert at the initial stage and move a later start through the gates', async () => {
       const { sut, repository, gates } = makeSut();
       await sut.create(ACTOR, { project: 'prj', title: 't', status: 'implementing' });
-      expect(repository.insert).toHaveBeenCalledWith(expect.objectContaining({ status: 'idea', sequence: 7 }), MANAGER);
+      expect(repository.insertNext).toHaveBeenCalledWith(expect.objectContaining({ status: 'idea' }), MANAGER);
       expect(gates.check).toHaveBeenCalledWith(expect.objectContaining({ fromStage: 'idea', toStage: 'implementing' }));
       expect(repository.updateStatus).toHaveBeenCalledWith(ITEM.id, 'implementing', MANAGER);
     });

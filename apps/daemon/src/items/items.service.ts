@@ -106,9 +106,9 @@ export class ItemsService {
   async create(actor: AuthenticatedActor, dto: CreateItemDto): Promise<ItemDetailWire> {
     await this.access.assertProject(actor, dto.project);
     const id = await this.repository.transaction(async (manager) => {
-      const taken = await this.repository.takeSequence(dto.project, manager);
-      if (!taken) throw projectNotFound(dto.project);
-      assertTitle(dto.title, taken.policy);
+      const policy = await this.repository.createPolicy(dto.project, manager);
+      if (!policy) throw projectNotFound(dto.project);
+      assertTitle(dto.title, policy);
       const version = await this.workflows.current(dto.workflow ?? DEFAULT_WORKFLOW, manager);
       const definition = version.definition;
       const status = dto.status ?? definition.initial_stage;
@@ -128,10 +128,9 @@ export class ItemsService {
       if (dto.workflow_posture !== undefined) values.workflow_posture = JSON.stringify(dto.workflow_posture);
       if (STRUCTURED_FIELDS.some((f) => dto[f] !== undefined)) values.spec_updated_by = String(actor.id);
       if (values.blocked === 1 && values.blocked_reason === undefined) values.blocked_reason = 'blocked at creation';
-      const itemId = await this.repository.insert(
+      const itemId = await this.repository.insertNext(
         {
           project: dto.project,
-          sequence: taken.sequence,
           title: dto.title,
           workflowId: definition.id,
           workflowVersionId: version.id,
@@ -141,6 +140,7 @@ export class ItemsService {
         },
         manager,
       );
+      if (itemId === null) throw projectNotFound(dto.project);
       if (values.spec_updated_by !== undefined) {
         await this.repository.stampSpecUpdated(itemId, manager);
       }
