@@ -546,6 +546,27 @@ describe('backlog (projects, workflows, items, dependencies, gates, epics, recor
       }
     });
 
+    // ADR 0096: an addition inserts its edge before the organization's lock and the cycle check leaves it out of the
+    // daemon's kept graph; a refused one is rolled back and must not be held there as if it had been kept.
+    it('should check the next addition against the edges kept, not against one it refused', async () => {
+      const [p, q] = (
+        await Promise.all(['p', 'q'].map((k) => http('POST', '/v1/items', { project: 'ops', title: `Phantom ${k}` })))
+      ).map((r) => r.body.item_id as string);
+      await ok('items', 'dependency', 'add', q, p);
+      // p waiting on q closes p → q → p: refused, nothing written
+      expect(await refused('items', 'dependency', 'add', p, q)).toMatchObject({ code: 'dependency_cycle' });
+      await ok('items', 'dependency', 'remove', q, p);
+      // q waiting on p again closes a cycle only with the refused edge
+      expect(await ok('items', 'dependency', 'add', q, p)).toMatchObject({ created: true });
+      // and the kept graph has it: p waiting on q is refused again, naming the cycle
+      expect(await refused('items', 'dependency', 'add', p, q)).toMatchObject({
+        code: 'dependency_cycle',
+        cycle: [p, q, p],
+      });
+      // an edge that is already there is answered as such, with no cycle check to pass
+      expect(await ok('items', 'dependency', 'add', q, p)).toMatchObject({ created: false });
+    });
+
     it('should refuse bad satisfaction forms, self edges and unknown refs', async () => {
       expect(
         await refused('items', 'dependency', 'add', 'OPS-8', 'OPS-9', '--satisfaction', 'status:shipped'),

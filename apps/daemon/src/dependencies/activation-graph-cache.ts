@@ -14,8 +14,10 @@ interface Kept {
 }
 
 // The cycle check in memory, per organization, refreshed before each check from the edges written and deleted since
-// (change stamps and tombstones). It runs in the adding transaction under the organization's lock, so every other
-// edge has committed and is read: exact across replicas. The new edge is read back by the next check.
+// (change stamps and tombstones). It runs in the adding transaction, after its insert, under the organization's
+// lock: every edge checked before has committed and is read, and an edge inserted but still waiting for the lock is
+// checked after, against this one: exact across replicas. The reads leave the transaction's own edge out (a refusal
+// rolls it back); the next check reads it back once committed.
 @Injectable()
 export class ActivationGraphCache {
   private readonly kept = new Map<string, Kept>();

@@ -75,7 +75,9 @@ export class DependenciesRepository {
     return rows[0]?.organization ?? null;
   }
 
-  // The watermark is read before the edges (rows stamped at or after it are read again).
+  // The watermark is read before the edges (rows stamped at or after it are read again). Both reads leave out the
+  // edges the calling transaction wrote itself: a kept graph holds committed edges only, and a transaction's own are
+  // read by the next check after it commits (their stamp is its id, at or above the watermark).
   async activationEdgesOf(
     manager: EntityManager,
     organization: number | null,
@@ -86,7 +88,8 @@ export class DependenciesRepository {
     const rows: { id: number; b: number; d: number }[] = await manager.query(
       `SELECT d.id, d.blocking_item_id AS b, d.dependent_item_id AS d
          FROM item_dependencies d JOIN items i ON i.id = d.dependent_item_id JOIN projects p ON p.id = i.project
-        WHERE d.gate_point = 'activation' AND p.organization_id IS NOT DISTINCT FROM $1`,
+        WHERE d.gate_point = 'activation' AND p.organization_id IS NOT DISTINCT FROM $1
+          AND d.change_xid IS DISTINCT FROM COALESCE(pg_current_xact_id_if_assigned(), '0'::xid8)`,
       [organization],
     );
     return { watermark, edges: rows.map((r) => [r.id, r.b, r.d]) };
@@ -110,7 +113,8 @@ export class DependenciesRepository {
                                                          d.gate_point = 'activation'))
                           FROM item_dependencies d JOIN items i ON i.id = d.dependent_item_id
                           JOIN projects p ON p.id = i.project
-                         WHERE d.change_xid >= $1::xid8 AND p.organization_id IS NOT DISTINCT FROM $2), '[]') AS edges,
+                         WHERE d.change_xid >= $1::xid8 AND p.organization_id IS NOT DISTINCT FROM $2
+                           AND d.change_xid IS DISTINCT FROM COALESCE(pg_current_xact_id_if_assigned(), '0'::xid8)), '[]') AS edges,
               COALESCE((SELECT json_agg(row_id) FROM change_tombstones
                          WHERE table_name = 'item_dependencies' AND change_xid >= $1::xid8), '[]') AS deleted,
               EXISTS (SELECT 1 FROM change_horizon WHERE pruned_through >= $1::xid8) AS pruned`,

@@ -167,7 +167,18 @@ describe(DependenciesService.name, () => {
       // an id the refs lookup does not answer is named by its number
       expect(error.extra).toEqual({ cycle: ['ATL-2', 'ATL-3', '#99', 'ATL-1'] });
       expect(error.message).toBe('ATL-1 waiting on ATL-2 would close an activation cycle: ATL-2 → ATL-3 → #99 → ATL-1');
-      expect(repository.insert).not.toHaveBeenCalled();
+      // inserted first, under no lock; the refusal rolls it back with the transaction
+      expect(repository.insert.mock.invocationCallOrder[0]).toBeLessThan(
+        repository.lockActivationGraph.mock.invocationCallOrder[0],
+      );
+    });
+
+    it('should neither lock nor check an edge that is already there', async () => {
+      const { sut, repository, graphs } = makeSut();
+      repository.insert.mockResolvedValueOnce(false);
+      await expect(sut.addIn(edge(), MANAGER)).resolves.toBe(false);
+      expect(repository.lockActivationGraph).not.toHaveBeenCalled();
+      expect(graphs.cycleIfAdded).not.toHaveBeenCalled();
     });
 
     it('should not look for cycles on an edge at another gate', async () => {

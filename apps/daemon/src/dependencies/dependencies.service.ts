@@ -87,12 +87,16 @@ export class DependenciesService {
     }
     notePassed('org_edges');
     const edge = this.checkedEdge(input, await this.facts.facts(this.stageChecked([input]), manager));
-    if (input.gatePoint === 'activation') {
+    // Inserted before the organization's lock, so the lock is held for the cycle check and the commit alone (ADR
+    // 0096): the check reads every edge committed before the lock, leaves this transaction's own out, and a refusal
+    // rolls the insert back. An edge already there closes nothing new.
+    const created = await this.repository.insert(edge, manager);
+    if (created && input.gatePoint === 'activation') {
       const organization = await this.repository.lockActivationGraph(manager, { item: input.dependent.id });
       const cycle = await this.graphs.cycleIfAdded(manager, organization, input.blocker.id, input.dependent.id);
       if (cycle) await this.refuseCycle(input, cycle, manager);
     }
-    return this.repository.insert(edge, manager);
+    return created;
   }
 
   // Import's edges: addIn's checks in file order, each batched into one statement for the file. `graph` was read
