@@ -162,7 +162,17 @@ describe('svc mcp: the backlog as an MCP server', () => {
   });
 
   afterEach(async () => {
-    await Promise.all(clients.splice(0).map((c) => c.close().catch(() => undefined)));
+    await Promise.all(
+      clients.splice(0).map(async (c) => {
+        // an HTTP session stays open on the daemon until it is ended: a test that failed midway must not leave the
+        // actor's sessions taken for the tests after it
+        const transport = c.transport;
+        if (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined) {
+          await transport.terminateSession().catch(() => undefined);
+        }
+        await c.close().catch(() => undefined);
+      }),
+    );
   });
 
   afterAll(async () => {
@@ -708,7 +718,7 @@ describe('svc mcp: the backlog as an MCP server', () => {
           return false;
         },
         'both clients to be told',
-        50_000,
+        100_000,
       );
       // ... and each one counts against its client's address: that client has no second stream
       const direct = await openStream(daemon.url, daemon.token!, { headers: { 'x-forwarded-for': addresses[0] } });
@@ -721,7 +731,7 @@ describe('svc mcp: the backlog as an MCP server', () => {
       await forged.close();
       expect(forged.status).toBe(429);
       await Promise.all(connections.map((c) => c.transport.terminateSession()));
-    }, 90_000);
+    }, 150_000);
 
     it('should serve the same tools with the caller’s bearer token, and hide a connection from another caller', async () => {
       await item('atl', 'over http', '--status', 'planned');
