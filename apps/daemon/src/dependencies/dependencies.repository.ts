@@ -49,6 +49,10 @@ export interface BlockerItemRow {
 // racing adds cannot both close a cycle: the first key of a two-key advisory lock, the organization the second.
 const ACTIVATION_GRAPH_LOCK = 7_301_101;
 
+// An edge not written by the reading transaction (a row stamped by none, from before change tracking, is in): the
+// kept activation graph holds committed edges only (ADR 0096).
+const NOT_OWN_EDGE = `d.change_xid IS DISTINCT FROM COALESCE(pg_current_xact_id_if_assigned(), '0'::xid8)`;
+
 @Injectable()
 export class DependenciesRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
@@ -89,7 +93,7 @@ export class DependenciesRepository {
       `SELECT d.id, d.blocking_item_id AS b, d.dependent_item_id AS d
          FROM item_dependencies d JOIN items i ON i.id = d.dependent_item_id JOIN projects p ON p.id = i.project
         WHERE d.gate_point = 'activation' AND p.organization_id IS NOT DISTINCT FROM $1
-          AND d.change_xid IS DISTINCT FROM COALESCE(pg_current_xact_id_if_assigned(), '0'::xid8)`,
+          AND ${NOT_OWN_EDGE}`,
       [organization],
     );
     return { watermark, edges: rows.map((r) => [r.id, r.b, r.d]) };
@@ -114,7 +118,7 @@ export class DependenciesRepository {
                           FROM item_dependencies d JOIN items i ON i.id = d.dependent_item_id
                           JOIN projects p ON p.id = i.project
                          WHERE d.change_xid >= $1::xid8 AND p.organization_id IS NOT DISTINCT FROM $2
-                           AND d.change_xid IS DISTINCT FROM COALESCE(pg_current_xact_id_if_assigned(), '0'::xid8)), '[]') AS edges,
+                           AND ${NOT_OWN_EDGE}), '[]') AS edges,
               COALESCE((SELECT json_agg(row_id) FROM change_tombstones
                          WHERE table_name = 'item_dependencies' AND change_xid >= $1::xid8), '[]') AS deleted,
               EXISTS (SELECT 1 FROM change_horizon WHERE pruned_through >= $1::xid8) AS pruned`,

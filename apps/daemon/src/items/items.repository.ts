@@ -148,15 +148,6 @@ export class ItemsRepository {
     );
   }
 
-  // The policy a create checks its title against; null when the project is gone.
-  async createPolicy(project: string, manager: EntityManager): Promise<Record<string, unknown> | null> {
-    const rows: { policy: Record<string, unknown> }[] = await manager.query(
-      `SELECT policy FROM projects WHERE id = $1`,
-      [project],
-    );
-    return rows.length === 0 ? null : (rows[0].policy ?? {});
-  }
-
   // Chunks stay under PostgreSQL's 65,535 parameters; ids come back keyed by (project, sequence), never by the
   // order of RETURNING.
   async insertMany(items: readonly NewItem[], manager: EntityManager): Promise<number[]> {
@@ -229,12 +220,13 @@ export class ItemsRepository {
     await manager.query(`UPDATE items SET spec_updated_at = now() WHERE id = $1`, [id]);
   }
 
-  async projectPolicy(project: string, manager: EntityManager): Promise<Record<string, unknown>> {
+  // The policy a title is checked against; null when the project is gone.
+  async projectPolicy(project: string, manager: EntityManager): Promise<Record<string, unknown> | null> {
     const rows: { policy: Record<string, unknown> }[] = await manager.query(
       `SELECT policy FROM projects WHERE id = $1`,
       [project],
     );
-    return rows[0]?.policy ?? {};
+    return rows.length === 0 ? null : (rows[0].policy ?? {});
   }
 
   async updateStatus(id: number, status: string, manager: EntityManager): Promise<void> {

@@ -86,9 +86,8 @@ function makeSut(row: ItemRow = itemRow()) {
     updateStatus: jest.fn(async () => undefined),
     updateField: jest.fn(async () => undefined),
     resolve: jest.fn(async () => undefined),
-    projectPolicy: jest.fn(async (): Promise<Record<string, unknown>> => ({})),
+    projectPolicy: jest.fn(async (): Promise<Record<string, unknown> | null> => ({})),
     flowExists: jest.fn(async () => true),
-    createPolicy: jest.fn(async (): Promise<Record<string, unknown> | null> => ({})),
     insertNext: jest.fn(async (): Promise<number | null> => ITEM.id),
     stampSpecUpdated: jest.fn(async () => undefined),
     upsertSection: jest.fn(async () => undefined),
@@ -358,7 +357,7 @@ describe(ItemsService.name, () => {
 
     it('should refuse a project that is gone with 404 project_not_found', async () => {
       const { sut, repository } = makeSut();
-      repository.createPolicy.mockResolvedValueOnce(null);
+      repository.projectPolicy.mockResolvedValueOnce(null);
       const err = await refusal(sut.create(ACTOR, { project: 'prj', title: 't' }));
       expect(err).toMatchObject({ code: 'project_not_found', status: 404 });
       expect(repository.insertNext).not.toHaveBeenCalled();

@@ -106,7 +106,7 @@ export class ItemsService {
   async create(actor: AuthenticatedActor, dto: CreateItemDto): Promise<ItemDetailWire> {
     await this.access.assertProject(actor, dto.project);
     const id = await this.repository.transaction(async (manager) => {
-      const policy = await this.repository.createPolicy(dto.project, manager);
+      const policy = await this.repository.projectPolicy(dto.project, manager);
       if (!policy) throw projectNotFound(dto.project);
       assertTitle(dto.title, policy);
       const version = await this.workflows.current(dto.workflow ?? DEFAULT_WORKFLOW, manager);
@@ -221,7 +221,7 @@ export class ItemsService {
   private async checkFieldValue(row: ItemRow, field: string, value: string | null, manager: EntityManager) {
     const titleMax =
       field === 'title' && value !== null
-        ? titleMaxLength(await this.repository.projectPolicy(row.project, manager))
+        ? titleMaxLength((await this.repository.projectPolicy(row.project, manager)) ?? {})
         : undefined;
     const decision = decideFieldValue(field, value, titleMax);
     if ('refuse' in decision) {
