@@ -1,7 +1,7 @@
-import type { QueryRunner, TransactionStartEvent } from 'typeorm';
+import type { DataSource, EntityManager, QueryRunner, TransactionStartEvent } from 'typeorm';
 
 import { anonymousWriter, runInWrite, WriteContext } from './write-context';
-import { WriterSubscriber } from './writer.subscriber';
+import { namedWriter, recordAutocommitWrites, WriterSubscriber, writerSetting } from './writer.subscriber';
 
 // A query runner that records what it sends and opens transactions the way TypeORM's Postgres runner does.
 function fakeRunner(startWords = 'START TRANSACTION') {
@@ -70,5 +70,49 @@ describe('WriterSubscriber', () => {
     const { runner, sent } = fakeRunner();
     await runner.startTransaction();
     expect(sent.map((s) => s.sql)).toEqual(['START TRANSACTION']);
+  });
+});
+
+// Outside any transaction, a write's statement that may change rows gets a transaction of its own (START with the
+// writer, the statement, COMMIT), unless it names its writer itself (ADR 0097): then it goes as it is, in one round trip.
+describe('recordAutocommitWrites', () => {
+  function fakeDataSource() {
+    const sent: string[] = [];
+    const dataSource = {
+      query: (sql: string) => {
+        sent.push(sql);
+        return Promise.resolve([]);
+      },
+      transaction: async (work: (manager: EntityManager) => Promise<unknown>) => {
+        sent.push('START TRANSACTION');
+        const result = await work({ query: (sql: string) => (sent.push(sql), Promise.resolve([])) } as EntityManager);
+        sent.push('COMMIT');
+        return result;
+      },
+    };
+    recordAutocommitWrites(dataSource as unknown as DataSource);
+    return { dataSource: dataSource as unknown as DataSource, sent };
+  }
+
+  it('wraps a plain write in a transaction of its own, and sends a statement naming its writer as it is', async () => {
+    const { dataSource, sent } = fakeDataSource();
+    const named = `WITH ${namedWriter('$1')} UPDATE items SET frozen = 1 FROM writer WHERE id = $2`;
+    await runInWrite(context(), async () => {
+      await dataSource.query('UPDATE items SET frozen = 1 WHERE id = $1', [1]);
+      await dataSource.query(named, [writerSetting(), 1]);
+      await dataSource.query('SELECT 1');
+    });
+    expect(sent).toEqual([
+      'START TRANSACTION',
+      'UPDATE items SET frozen = 1 WHERE id = $1',
+      'COMMIT',
+      named,
+      'SELECT 1',
+    ]);
+  });
+
+  it("gives the current write's writer as the setting, and none outside a write", () => {
+    expect(runInWrite(context(), () => writerSetting())).toBe(JSON.stringify(context().writer));
+    expect(writerSetting()).toBe('');
   });
 });

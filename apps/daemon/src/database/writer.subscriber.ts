@@ -37,14 +37,33 @@ export class WriterSubscriber implements EntitySubscriberInterface {
   }
 }
 
+// One statement outside any transaction that names its writer itself (ADR 0097): `WITH ${namedWriter('$1')}, ...`,
+// its rows joined to `writer` (`FROM writer`), `$1` = `writerSetting()`. The setting is made before any row is written
+// (no row comes out of the join before it) and lasts the statement's own transaction, where the change-record
+// triggers (AFTER ... FOR EACH STATEMENT) read it: one round trip where a transaction of its own takes three.
+const NAMED_WRITER = "SELECT set_config('svc.writer', ";
+
+export function namedWriter(parameter: string): string {
+  return `writer AS MATERIALIZED (${NAMED_WRITER}${parameter}, true))`;
+}
+
+// The current write's writer as the triggers read it; '' outside a write (the triggers then record path `sql`).
+export function writerSetting(): string {
+  const context = currentWrite();
+  return context ? JSON.stringify(context.writer) : '';
+}
+
 const WRITES_ROWS = /\b(INSERT|UPDATE|DELETE|MERGE)\b/i;
 
 // A statement sent outside any transaction (dataSource.query) during a write would reach the triggers with no
-// writer: inside a write, one that may change rows runs in a transaction of its own, which names the writer.
+// writer: inside a write, one that may change rows runs in a transaction of its own, which names the writer, unless
+// the statement names it itself (namedWriter).
 export function recordAutocommitWrites(dataSource: DataSource): void {
   const query = dataSource.query.bind(dataSource) as DataSource['query'];
   dataSource.query = ((sql: string, parameters?: unknown[], queryRunner?: Parameters<DataSource['query']>[2]) => {
-    if (queryRunner || !currentWrite()?.mutation || !WRITES_ROWS.test(sql)) return query(sql, parameters, queryRunner);
+    if (queryRunner || !currentWrite()?.mutation || !WRITES_ROWS.test(sql) || sql.includes(NAMED_WRITER)) {
+      return query(sql, parameters, queryRunner);
+    }
     return dataSource.transaction((manager) => manager.query(sql, parameters));
   }) as DataSource['query'];
 }

@@ -7,6 +7,8 @@ import { STRUCTURED_FIELDS } from '@app/contracts/backlog';
 import { InjectDataSource } from '../common/inject-data-source';
 import { RunRow } from '../deployments/dto/deployments.dto';
 import { affected, ClaimHolderJson, claimHolderColumn, isoUtc, recentCommentsColumns } from '../database/backlog-sql';
+import { namedWriter, writerSetting } from '../database/writer.subscriber';
+import type { RefParts } from '../refs/refs.service';
 import { ItemDetailRow, ItemRow, ProgressRow, SectionRow } from './dto/items.dto';
 import { INSERTABLE_COLUMNS, NewItem } from './item-fields';
 
@@ -19,10 +21,10 @@ const ITEM_COLUMNS = `
          ${STRUCTURED_FIELDS.map((f) => `i.${f}`).join(', ')},
          i.db_mutation_profile, i.db_compatibility_attestation, ${isoUtc('i.spec_updated_at')} AS spec_updated_at,
          i.spec_updated_by, i.resolution, i.resolution_ref, i.resolution_comment, i.depends_on`;
-const ITEM_FROM = `
-    FROM items i
+const ITEM_JOINS = `
     JOIN projects p ON p.id = i.project
     JOIN workflow_versions v ON v.id = i.workflow_version_id`;
+const ITEM_FROM = `FROM items i ${ITEM_JOINS}`;
 const SECTIONS_OF_ITEM = `
          (SELECT COALESCE(json_agg(json_build_object(
                    'item_id', s.item_id, 'section_name', s.section_name, 'content', s.content, 'ordering', s.ordering,
@@ -33,6 +35,14 @@ const SECTIONS_OF_ITEM = `
 const RECENT_COMMENTS_OF_ITEM = recentCommentsColumns('i.id', ITEM_RECENT_COMMENTS);
 
 export const ITEM_SELECT = `SELECT ${ITEM_COLUMNS} ${ITEM_FROM}`;
+const DETAIL_SELECT = `SELECT ${ITEM_COLUMNS}, ${SECTIONS_OF_ITEM}, ${RECENT_COMMENTS_OF_ITEM}`;
+
+// An UPDATE of one item that answers with the item as written, its sections and its newest comments (findDetail's
+// columns over the updated row): a write's answer costs no statement of its own. No trigger changes an item's row after
+// its update (the BEFORE stamp is in RETURNING), and the sections and comments are the snapshot's.
+function updatedDetail(update: string): string {
+  return `WITH i AS (${update} RETURNING *) ${DETAIL_SELECT} FROM i ${ITEM_JOINS}`;
+}
 
 export interface ItemFilters {
   projects: readonly string[] | null;
@@ -70,10 +80,7 @@ export class ItemsRepository {
   // The row, its sections and its newest comments in one statement: a write answers with the item it wrote, and each
   // statement is a round trip to the database.
   async findDetail(id: number, manager = this.dataSource.manager): Promise<ItemDetailRow | null> {
-    const rows: ItemDetailRow[] = await manager.query(
-      `SELECT ${ITEM_COLUMNS}, ${SECTIONS_OF_ITEM}, ${RECENT_COMMENTS_OF_ITEM} ${ITEM_FROM} WHERE i.id = $1`,
-      [id],
-    );
+    const rows: ItemDetailRow[] = await manager.query(`${DETAIL_SELECT} ${ITEM_FROM} WHERE i.id = $1`, [id]);
     return rows[0] ?? null;
   }
 
@@ -82,15 +89,16 @@ export class ItemsRepository {
     return rows[0] ?? null;
   }
 
-  // The item locked, then the live claim on it locked (the claim rule's input), in one round trip.
+  // The item a write names, by its ref, locked, then the live claim on it locked (the claim rule's input): one round
+  // trip, where resolving the ref first took one more (ADR 0097).
   async lockWithClaim(
-    id: number,
+    target: RefParts,
     manager: EntityManager,
   ): Promise<(ItemRow & { claim_holder: ClaimHolderJson | null }) | null> {
     const rows: (ItemRow & { claim_holder: ClaimHolderJson | null })[] = await manager.query(
-      `WITH i AS MATERIALIZED (${ITEM_SELECT} WHERE i.id = $1 FOR UPDATE OF i)
+      `WITH i AS MATERIALIZED (${ITEM_SELECT} WHERE p.public_item_prefix = $1 AND i.project_sequence = $2 FOR UPDATE OF i)
        SELECT i.*, ${claimHolderColumn('i.id')} AS claim_holder FROM i`,
-      [id],
+      [target.prefix, target.sequence],
     );
     return rows[0] ?? null;
   }
@@ -245,15 +253,35 @@ export class ItemsRepository {
     );
   }
 
-  async setBlocked(id: number, reason: string | null): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE items SET blocked = $2, blocked_reason = $3, updated_at = now() WHERE id = $1`,
-      [id, reason === null ? 0 : 1, reason],
-    );
+  async setBlocked(item: RefParts, projects: readonly string[] | null, reason: string | null) {
+    return this.setFlags(item, projects, 'blocked = $4, blocked_reason = $5', [reason === null ? 0 : 1, reason]);
   }
 
-  async setFrozen(id: number, frozen: boolean): Promise<void> {
-    await this.dataSource.query(`UPDATE items SET frozen = $2, updated_at = now() WHERE id = $1`, [id, frozen ? 1 : 0]);
+  async setFrozen(item: RefParts, projects: readonly string[] | null, frozen: boolean) {
+    return this.setFlags(item, projects, 'frozen = $4', [frozen ? 1 : 0]);
+  }
+
+  // A write no rule guards (block, freeze), by ref, in one statement outside any transaction: it names its writer,
+  // changes the item if the caller sees its project (`projects`, null: every one) and answers with the item as
+  // written; null: no such item. One round trip where resolve, START, UPDATE, COMMIT and the answer took five.
+  private async setFlags(
+    item: RefParts,
+    projects: readonly string[] | null,
+    assignments: string,
+    values: readonly unknown[],
+  ): Promise<ItemDetailRow | null> {
+    const parameters = [writerSetting(), item.prefix, item.sequence, ...values];
+    const visible = projects === null ? '' : `AND u.project = ANY($${parameters.push(projects)}::text[])`;
+    const rows: ItemDetailRow[] = await this.dataSource.query(
+      `WITH ${namedWriter('$1')}, i AS (
+         UPDATE items u SET ${assignments}, updated_at = now()
+           FROM writer, projects p
+          WHERE p.id = u.project AND p.public_item_prefix = $2 AND u.project_sequence = $3 ${visible}
+         RETURNING u.*)
+       ${DETAIL_SELECT} FROM i ${ITEM_JOINS}`,
+      parameters,
+    );
+    return rows[0] ?? null;
   }
 
   // `column` comes from the fixed field catalog, never from input.
@@ -262,14 +290,15 @@ export class ItemsRepository {
     column: string,
     value: string | null,
     specStampBy: string | null,
-    manager = this.dataSource.manager,
-  ): Promise<void> {
+    manager: EntityManager,
+  ): Promise<ItemDetailRow> {
     const cast = TIMESTAMP_COLUMNS.has(column) ? '::timestamptz' : '';
     const stamp = specStampBy === null ? '' : ', spec_updated_at = now(), spec_updated_by = $3';
-    await manager.query(
-      `UPDATE items SET ${column} = $2${cast}, updated_at = now()${stamp} WHERE id = $1`,
+    const rows: ItemDetailRow[] = await manager.query(
+      updatedDetail(`UPDATE items SET ${column} = $2${cast}, updated_at = now()${stamp} WHERE id = $1`),
       specStampBy === null ? [id, value] : [id, value, specStampBy],
     );
+    return rows[0];
   }
 
   async upsertSection(

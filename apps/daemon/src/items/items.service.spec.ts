@@ -84,7 +84,7 @@ function makeSut(row: ItemRow = itemRow()) {
     findDetail: jest.fn(async () => ({ ...row, sections: [] })),
     sectionsFor: jest.fn(async () => []),
     updateStatus: jest.fn(async () => undefined),
-    updateField: jest.fn(async () => undefined),
+    updateField: jest.fn(async () => ({ ...row, sections: [], recent_comments: [], comment_count: 0 })),
     resolve: jest.fn(async () => undefined),
     projectPolicy: jest.fn(async (): Promise<Record<string, unknown> | null> => ({})),
     flowExists: jest.fn(async () => true),
@@ -97,6 +97,12 @@ function makeSut(row: ItemRow = itemRow()) {
     resolveItem: jest.fn(async (_actor: AuthenticatedActor, ref: string) =>
       ref === 'PRJ-8' ? { id: 8, ref: 'PRJ-8', project: 'prj' } : ITEM,
     ),
+    itemTarget: jest.fn(async (_actor: AuthenticatedActor, ref: string) => ({
+      ref,
+      prefix: ref.split('-')[0],
+      sequence: Number(ref.split('-')[1]),
+      projects: null as string[] | null,
+    })),
     assertProject: jest.fn(async () => undefined),
   };
   const workflows = { versionById: jest.fn(async () => VERSION), current: jest.fn(async () => VERSION) };
@@ -199,7 +205,21 @@ describe(ItemsService.name, () => {
       const { sut, repository } = makeSut();
       repository.lockWithClaim.mockResolvedValueOnce(null as never);
       const err = await refusal(sut.setStatus(ACTOR, 'PRJ-7', 'implementing'));
+      expect(err).toMatchObject({ code: 'item_not_found', status: 404, extra: { item_id: 'PRJ-7' } });
+      expect(repository.updateStatus).not.toHaveBeenCalled();
+    });
+
+    // ADR 0097: the ref is resolved by the locking statement; the caller's view is checked on the row it locked
+    it('should answer 404 item_not_found, writing nothing, for an item of a project the caller does not see', async () => {
+      const { sut, repository, access, rulebook } = makeSut();
+      access.itemTarget.mockResolvedValueOnce({ ref: 'PRJ-7', prefix: 'PRJ', sequence: 7, projects: ['other'] });
+      const err = await refusal(sut.setStatus(ACTOR, 'PRJ-7', 'implementing'));
       expect(err).toMatchObject({ code: 'item_not_found', status: 404 });
+      expect(repository.lockWithClaim).toHaveBeenCalledWith(
+        expect.objectContaining({ prefix: 'PRJ', sequence: 7 }),
+        MANAGER,
+      );
+      expect(rulebook.checkClaim).not.toHaveBeenCalled();
       expect(repository.updateStatus).not.toHaveBeenCalled();
     });
   });
@@ -213,7 +233,7 @@ describe(ItemsService.name, () => {
       const { sut, repository, access } = makeSut();
       const err = await refusal(sut.updateField(ACTOR, 'PRJ-7', field, 'x'));
       expect(err).toMatchObject({ code, status: 400 });
-      expect(access.resolveItem).not.toHaveBeenCalled();
+      expect(access.itemTarget).not.toHaveBeenCalled();
       expect(repository.updateField).not.toHaveBeenCalled();
     });
 
@@ -385,7 +405,7 @@ describe(ItemsService.name, () => {
       const { sut, access, repository } = makeSut();
       const err = await refusal(sut.upsertSection(ACTOR, 'PRJ-7', 'bad/name', { content: 'x' }));
       expect(err).toMatchObject({ code: 'invalid_section_name', status: 400 });
-      expect(access.resolveItem).not.toHaveBeenCalled();
+      expect(access.itemTarget).not.toHaveBeenCalled();
       expect(repository.upsertSection).not.toHaveBeenCalled();
     });
 

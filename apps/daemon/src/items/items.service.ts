@@ -19,14 +19,17 @@ import { decideFieldEdit, decideFieldValue, decideResolution, decideStatusMove, 
 import { AuthenticatedActor } from '../auth/actor';
 import { CommentsService } from '../comments/comments.service';
 import { haltOf } from '../deployments/dto/deployments.dto';
-import { ProjectAccessService, projectNotFound } from '../projects/project-access.service';
+import { ItemTarget, ProjectAccessService, projectNotFound, targets } from '../projects/project-access.service';
 import { titleMaxLength } from '../projects/project-policy';
+import { itemNotFound as noSuchItem } from '../refs/refs.errors';
+import type { ResolvedRef } from '../refs/refs.service';
 import { RulebookService } from '../rulebook/rulebook.service';
 import { StageGateItem, StageGateRegistry } from '../workflows/stage-gates';
 import { stageOf } from '../workflows/workflow-definition';
 import { WorkflowsService } from '../workflows/workflows.service';
 import {
   CreateItemDto,
+  ItemDetailRow,
   ItemRow,
   ListItemsQueryDto,
   renderItemBody,
@@ -199,11 +202,10 @@ export class ItemsService {
       if (edit.refuse === 'field_not_writable') throw fieldNotWritable(field, edit.how);
       throw invalidValue(field, edit.message);
     }
-    const resolved = await this.access.resolveItem(actor, ref);
-    await this.repository.transaction(async (manager) => {
-      const row = await this.repository.lockWithClaim(resolved.id, manager);
-      if (!row) throw itemNotFound(ref);
-      await this.rulebook.checkClaim(manager, actor, resolved, edit.kind, force, row);
+    const target = await this.access.itemTarget(actor, ref);
+    return this.repository.transaction(async (manager) => {
+      const { item, row } = await this.lockTarget(target, manager);
+      await this.rulebook.checkClaim(manager, actor, item, edit.kind, force, row);
       const checked = await this.checkFieldValue(row, field, value, manager);
       if (field === 'merged_at' && checked !== null) {
         const version = await this.workflows.versionById(row.workflow_version_id, manager);
@@ -213,9 +215,17 @@ export class ItemsService {
           manager,
         });
       }
-      await this.repository.updateField(row.id, field, checked, edit.structured ? String(actor.id) : null, manager);
+      const structured = edit.structured ? String(actor.id) : null;
+      return this.toDetail(await this.repository.updateField(row.id, field, checked, structured, manager));
     });
-    return this.detail(resolved.id);
+  }
+
+  // The item a write names, locked with its live claim, if the caller sees its project (else it does not exist).
+  private async lockTarget(target: ItemTarget, manager: EntityManager) {
+    const row = await this.repository.lockWithClaim(target, manager);
+    if (!row || !targets(target, row.project)) throw noSuchItem(target.ref);
+    const item: ResolvedRef = { id: row.id, ref: row.ref, project: row.project };
+    return { item, row };
   }
 
   private async checkFieldValue(row: ItemRow, field: string, value: string | null, manager: EntityManager) {
@@ -238,15 +248,15 @@ export class ItemsService {
   }
 
   async setStatus(actor: AuthenticatedActor, ref: string, status: string, force = false): Promise<ItemDetailWire> {
-    const resolved = await this.access.resolveItem(actor, ref);
-    await this.repository.transaction(async (manager) => {
-      const row = await this.repository.lockWithClaim(resolved.id, manager);
-      if (!row) throw itemNotFound(ref);
-      await this.rulebook.checkClaim(manager, actor, resolved, 'status', force, row);
+    const target = await this.access.itemTarget(actor, ref);
+    const id = await this.repository.transaction(async (manager) => {
+      const { item, row } = await this.lockTarget(target, manager);
+      await this.rulebook.checkClaim(manager, actor, item, 'status', force, row);
       const version = await this.workflows.versionById(row.workflow_version_id, manager);
       await this.moveStatus(row, status, version.definition, version.version, manager);
+      return row.id;
     });
-    return this.detail(resolved.id);
+    return this.detail(id);
   }
 
   async moveStatus(
@@ -305,52 +315,49 @@ export class ItemsService {
   }
 
   async block(actor: AuthenticatedActor, ref: string, reason: string): Promise<ItemDetailWire> {
-    const { id } = await this.access.resolveItem(actor, ref);
-    await this.repository.setBlocked(id, reason);
-    return this.detail(id);
+    const target = await this.access.itemTarget(actor, ref);
+    return this.flagged(target, await this.repository.setBlocked(target, target.projects, reason));
   }
 
   async unblock(actor: AuthenticatedActor, ref: string): Promise<ItemDetailWire> {
-    const { id } = await this.access.resolveItem(actor, ref);
-    await this.repository.setBlocked(id, null);
-    return this.detail(id);
+    const target = await this.access.itemTarget(actor, ref);
+    return this.flagged(target, await this.repository.setBlocked(target, target.projects, null));
   }
 
   async setFrozen(actor: AuthenticatedActor, ref: string, frozen: boolean): Promise<ItemDetailWire> {
-    const { id } = await this.access.resolveItem(actor, ref);
-    await this.repository.setFrozen(id, frozen);
-    return this.detail(id);
+    const target = await this.access.itemTarget(actor, ref);
+    return this.flagged(target, await this.repository.setFrozen(target, target.projects, frozen));
+  }
+
+  private flagged(target: ItemTarget, row: ItemDetailRow | null): ItemDetailWire {
+    if (!row) throw noSuchItem(target.ref);
+    return this.toDetail(row);
   }
 
   async resolve(actor: AuthenticatedActor, ref: string, dto: ResolveDto): Promise<ItemDetailWire> {
-    const resolved = await this.access.resolveItem(actor, ref);
+    const target = await this.access.itemTarget(actor, ref);
     const resolution = decideResolution({
       resolution: dto.resolution,
       status: dto.status,
       hasRef: Boolean(dto.resolution_ref),
     });
     if ('refuse' in resolution) throw resolutionRefRequired();
-    let resolutionRef: string | null = null;
-    if (dto.resolution_ref) {
-      const other = await this.access.resolveItem(actor, dto.resolution_ref);
-      if (other.id === resolved.id) {
-        throw invalidValue('resolution_ref', 'an item cannot resolve as a duplicate of itself');
-      }
-      resolutionRef = other.ref;
-    }
-    await this.repository.transaction(async (manager) => {
-      const row = (await this.repository.lockWithClaim(resolved.id, manager))!;
-      await this.rulebook.checkClaim(manager, actor, resolved, 'resolve', dto.force ?? false, row);
+    const other = dto.resolution_ref ? await this.access.resolveItem(actor, dto.resolution_ref) : null;
+    const id = await this.repository.transaction(async (manager) => {
+      const { item, row } = await this.lockTarget(target, manager);
+      if (other?.id === row.id) throw invalidValue('resolution_ref', 'an item cannot resolve as a duplicate of itself');
+      await this.rulebook.checkClaim(manager, actor, item, 'resolve', dto.force ?? false, row);
       const version = await this.workflows.versionById(row.workflow_version_id, manager);
       const { status } = resolution;
       await this.moveStatus(row, status, version.definition, version.version, manager);
       await this.repository.resolve(
         row.id,
-        { status, resolution: dto.resolution, ref: resolutionRef, comment: dto.resolution_comment ?? null },
+        { status, resolution: dto.resolution, ref: other?.ref ?? null, comment: dto.resolution_comment ?? null },
         manager,
       );
+      return row.id;
     });
-    return this.detail(resolved.id);
+    return this.detail(id);
   }
 
   async upsertSection(
@@ -362,14 +369,15 @@ export class ItemsService {
     if (!SECTION_NAME_PATTERN.test(name)) {
       throw invalidSectionName();
     }
-    const resolved = await this.access.resolveItem(actor, ref);
-    await this.repository.transaction(async (manager) => {
-      const row = await this.repository.lockWithClaim(resolved.id, manager);
-      await this.rulebook.checkClaim(manager, actor, resolved, 'edit', dto.force ?? false, row ?? undefined);
-      await this.repository.upsertSection(resolved.id, name, dto.content, dto.ordering, manager);
+    const target = await this.access.itemTarget(actor, ref);
+    const item = await this.repository.transaction(async (manager) => {
+      const { item, row } = await this.lockTarget(target, manager);
+      await this.rulebook.checkClaim(manager, actor, item, 'edit', dto.force ?? false, row);
+      await this.repository.upsertSection(item.id, name, dto.content, dto.ordering, manager);
+      return item;
     });
-    const sections = await this.repository.sectionsFor([resolved.id]);
-    return { item_id: resolved.ref, section: toSectionResponse(sections.find((s) => s.section_name === name)!) };
+    const sections = await this.repository.sectionsFor([item.id]);
+    return { item_id: item.ref, section: toSectionResponse(sections.find((s) => s.section_name === name)!) };
   }
 
   async deleteSection(
@@ -378,14 +386,14 @@ export class ItemsService {
     name: string,
     force = false,
   ): Promise<ItemSectionRemovedResponse> {
-    const resolved = await this.access.resolveItem(actor, ref);
-    const removed = await this.repository.transaction(async (manager) => {
-      const row = await this.repository.lockWithClaim(resolved.id, manager);
-      await this.rulebook.checkClaim(manager, actor, resolved, 'edit', force, row ?? undefined);
-      return this.repository.deleteSection(resolved.id, name, manager);
+    const target = await this.access.itemTarget(actor, ref);
+    const { item, removed } = await this.repository.transaction(async (manager) => {
+      const { item, row } = await this.lockTarget(target, manager);
+      await this.rulebook.checkClaim(manager, actor, item, 'edit', force, row);
+      return { item, removed: await this.repository.deleteSection(item.id, name, manager) };
     });
-    if (!removed) throw sectionNotFound(resolved.ref, name);
-    return { item_id: resolved.ref, removed };
+    if (!removed) throw sectionNotFound(item.ref, name);
+    return { item_id: item.ref, removed };
   }
 
   async progress(actor: AuthenticatedActor, ref: string): Promise<ItemProgressWire> {
@@ -414,6 +422,10 @@ export class ItemsService {
   async detail(id: number, manager?: EntityManager): Promise<ItemDetailWire> {
     const found = await this.repository.findDetail(id, manager);
     if (!found) throw itemNotFound(`#${id}`);
+    return this.toDetail(found);
+  }
+
+  private toDetail(found: ItemDetailRow): ItemDetailWire {
     const { sections: rows, recent_comments: recent, comment_count: count, ...row } = found;
     const sections = rows.map(toSectionResponse);
     return { ...toItemResponse(row, sections), sections, ...this.comments.recentOf(row.ref, recent, count) };

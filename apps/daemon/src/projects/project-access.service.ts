@@ -4,10 +4,21 @@ import type { EntityManager } from 'typeorm';
 import { AccessService } from '../auth/access.service';
 import { AuthenticatedActor, seesEveryProject } from '../auth/actor';
 import { itemNotFound, itemsNotFound } from '../refs/refs.errors';
-import { RefsService, ResolvedRef } from '../refs/refs.service';
+import { parseRef, RefParts, RefsService, ResolvedRef } from '../refs/refs.service';
 import { projectNotFound } from './projects.errors';
 
 export { projectNotFound };
+
+// An item a write names, found by the write's own locking statement (ADR 0097): its ref split, and the projects the
+// caller sees (null: every one), checked on the row that statement locked.
+export interface ItemTarget extends RefParts {
+  ref: string;
+  projects: readonly string[] | null;
+}
+
+export function targets(target: ItemTarget, project: string): boolean {
+  return target.projects === null || target.projects.includes(project);
+}
 
 // A project the caller cannot see answers exactly like one that does not exist.
 @Injectable()
@@ -42,6 +53,12 @@ export class ProjectAccessService {
     const item = await this.refs.resolve(ref, manager);
     if (!(await this.canSee(actor, [item.project]))) throw itemNotFound(ref);
     return item;
+  }
+
+  // Refuses a malformed ref; reads nothing for a caller who sees every project.
+  async itemTarget(actor: AuthenticatedActor, ref: string): Promise<ItemTarget> {
+    const parts = parseRef(ref);
+    return { ...parts, ref, projects: await this.visibleProjects(actor) };
   }
 
   async resolveItems(

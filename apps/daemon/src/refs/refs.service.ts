@@ -10,20 +10,25 @@ export const REF_PATTERN = /^[A-Za-z][A-Za-z0-9]{0,15}-[0-9]{1,9}$/;
 
 export { itemNotFound };
 
+// A ref split into what the database keys on: the project's public prefix (upper case) and the item's sequence.
+export interface RefParts {
+  prefix: string;
+  sequence: number;
+}
+
+export function parseRef(ref: string): RefParts {
+  if (!REF_PATTERN.test(ref)) throw invalidRef(ref);
+  const dash = ref.indexOf('-');
+  return { prefix: ref.slice(0, dash).toUpperCase(), sequence: Number(ref.slice(dash + 1)) };
+}
+
 @Injectable()
 export class RefsService {
   constructor(private readonly repository: RefsRepository) {}
 
   async resolve(ref: string, manager?: EntityManager): Promise<ResolvedRef> {
-    if (!REF_PATTERN.test(ref)) {
-      throw invalidRef(ref);
-    }
-    const dash = ref.indexOf('-');
-    const found = await this.repository.resolveOne(
-      ref.slice(0, dash).toUpperCase(),
-      Number(ref.slice(dash + 1)),
-      manager,
-    );
+    const { prefix, sequence } = parseRef(ref);
+    const found = await this.repository.resolveOne(prefix, sequence, manager);
     if (!found) throw itemNotFound(ref);
     return found;
   }

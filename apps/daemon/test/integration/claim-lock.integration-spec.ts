@@ -2,11 +2,13 @@ import { createProject, insertItems } from '@app/testing';
 
 import { ChargeRepository } from '../../src/charge/charge.repository';
 import { ItemsRepository } from '../../src/items/items.repository';
+import { parseRef } from '../../src/refs/refs.service';
 import { holderOf, RulebookRepository } from '../../src/rulebook/rulebook.repository';
 import { createMediumDatabase, MediumDatabase } from './setup/medium';
 
-// A claimed write reads the item and its live claim in one statement (ItemsRepository.lockWithClaim, ADR 0092): both
-// rows locked, the item first, and the holder the same as the claim's own read (RulebookRepository.holder).
+// A claimed write reads the item it names by ref and its live claim in one statement (ItemsRepository.lockWithClaim,
+// ADR 0092, 0097): both rows locked, the item first, and the holder the same as the claim's own read
+// (RulebookRepository.holder).
 describe('ItemsRepository.lockWithClaim', () => {
   let db: MediumDatabase;
   let items: ItemsRepository;
@@ -57,9 +59,10 @@ describe('ItemsRepository.lockWithClaim', () => {
 
   it('gives the item with no holder when nobody holds it, and null for an item that is gone', async () => {
     const [item] = await insertItems(db.client, 'atl', [{ title: 'free' }]);
-    const locked = await items.transaction((manager) => items.lockWithClaim(item.id, manager));
-    expect(locked).toMatchObject({ id: item.id, title: 'free', claim_holder: null });
-    expect(await items.transaction((manager) => items.lockWithClaim(2_000_000_000, manager))).toBeNull();
+    const locked = await items.transaction((manager) => items.lockWithClaim(parseRef(item.ref), manager));
+    expect(locked).toMatchObject({ id: item.id, ref: item.ref, title: 'free', claim_holder: null });
+    expect(await items.transaction((manager) => items.lockWithClaim(parseRef('ATL-999999999'), manager))).toBeNull();
+    expect(await items.transaction((manager) => items.lockWithClaim(parseRef('NOPE-1'), manager))).toBeNull();
   });
 
   it('gives the holder the claim read gives, and holds both rows until the transaction ends', async () => {
@@ -69,7 +72,7 @@ describe('ItemsRepository.lockWithClaim', () => {
     const held = new Promise<void>((resolve) => (release = resolve));
     let seen: unknown[] = [];
     const work = items.transaction(async (manager) => {
-      const locked = await items.lockWithClaim(item.id, manager);
+      const locked = await items.lockWithClaim(parseRef(item.ref), manager);
       seen = [holderOf(locked!.claim_holder), await rulebook.holder(manager, item.id)];
       await held;
     });
@@ -104,7 +107,7 @@ describe('ItemsRepository.lockWithClaim', () => {
     await db.client.query(`UPDATE item_claims SET expires_at = now() - interval '1 second' WHERE item_id = $1`, [
       item.id,
     ]);
-    const locked = await items.transaction((manager) => items.lockWithClaim(item.id, manager));
+    const locked = await items.transaction((manager) => items.lockWithClaim(parseRef(item.ref), manager));
     expect(locked?.claim_holder).toBeNull();
   });
 });
