@@ -14,41 +14,46 @@ interface Kept {
 }
 
 // The cycle check in memory, per organization, refreshed before each check from the edges written and deleted since
-// (change stamps and tombstones). It runs in the adding transaction, after its insert, under the organization's
-// lock: every edge checked before has committed and is read, and an edge inserted but still waiting for the lock is
-// checked after, against this one: exact across replicas. The reads leave the transaction's own edge out (a refusal
-// rolls it back); the next check reads it back once committed.
+// (change stamps and tombstones). It runs in the adding transaction, after its insert, and takes the organization's
+// lock in the round trip that reads the changes (ADR 0097): every edge checked before has committed and is read, and
+// an edge inserted but still waiting for the lock is checked after, against this one: exact across replicas. The
+// reads leave the transaction's own edge out (a refusal rolls it back); the next check reads it back once committed.
 @Injectable()
 export class ActivationGraphCache {
   private readonly kept = new Map<string, Kept>();
-  // one refresh at a time in this process (the graphs are shared by concurrent transactions of other organizations)
-  private queue: Promise<unknown> = Promise.resolve();
+  // one refresh at a time per organization in this process (concurrent transactions share its graph); a check
+  // waiting for one organization's lock holds no other organization's back
+  private readonly queues = new Map<string, Promise<unknown>>();
 
   constructor(private readonly repository: DependenciesRepository) {}
 
-  // Call under the organization's lock (DependenciesRepository.lockActivationGraph), with that transaction.
+  // Takes the organization's activation lock (held to the transaction's end), then checks.
   cycleIfAdded(
     manager: EntityManager,
     organization: number | null,
     blocker: number,
     dependent: number,
   ): Promise<number[] | null> {
-    const run = this.queue.then(async () => {
-      const graph = await this.current(manager, organization);
+    const key = `${organization ?? ''}`;
+    const run = (this.queues.get(key) ?? Promise.resolve()).then(async () => {
+      const graph = await this.current(manager, key, organization);
       return graph.cycleIfAdded(blocker, dependent);
     });
-    this.queue = run.catch(() => undefined);
+    const settled = run.catch(() => undefined);
+    this.queues.set(key, settled);
+    void settled.then(() => {
+      if (this.queues.get(key) === settled) this.queues.delete(key);
+    });
     return run;
   }
 
-  private async current(manager: EntityManager, organization: number | null): Promise<ActivationGraph> {
-    const key = `${organization ?? ''}`;
+  private async current(manager: EntityManager, key: string, organization: number | null): Promise<ActivationGraph> {
     const hit = this.kept.get(key);
     // dropped first: a failed refresh never leaves a half-applied graph behind
     this.kept.delete(key);
     let kept: Kept;
     if (hit) {
-      const changes = await this.repository.activationChangesSince(manager, organization, hit.watermark);
+      const changes = await this.repository.activationChangesSince(manager, organization, hit.watermark, true);
       if (changes.reload) {
         kept = await this.load(manager, organization);
       } else {
@@ -61,6 +66,7 @@ export class ActivationGraphCache {
         kept = hit;
       }
     } else {
+      await this.repository.lockActivationGraph(manager, { organization });
       kept = await this.load(manager, organization);
     }
     this.kept.set(key, kept);

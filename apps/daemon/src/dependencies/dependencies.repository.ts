@@ -8,17 +8,18 @@ import { affected, isoUtc } from '../database/backlog-sql';
 import { EdgeRow } from './dto/dependencies.dto';
 import { DeliveryRunRow, EnvironmentFactRow } from './dependency-facts.rows';
 
-export const EDGE_SELECT = `
-  SELECT d.dependent_item_id, d.blocking_item_id,
+const EDGE_COLUMNS = `
+         d.dependent_item_id, d.blocking_item_id,
          dp.public_item_prefix || '-' || di.project_sequence AS dependent_ref,
          bp.public_item_prefix || '-' || bi.project_sequence AS blocker_ref,
          d.gate_point, d.satisfaction, d.source, d.session_id, d.rationale, d.evidence_json,
-         ${isoUtc('d.created_at')} AS created_at
-    FROM item_dependencies d
+         ${isoUtc('d.created_at')} AS created_at`;
+const EDGE_JOINS = `
     JOIN items di ON di.id = d.dependent_item_id
     JOIN projects dp ON dp.id = di.project
     LEFT JOIN items bi ON bi.id = d.blocking_item_id
     LEFT JOIN projects bp ON bp.id = bi.project`;
+export const EDGE_SELECT = `SELECT ${EDGE_COLUMNS} FROM item_dependencies d ${EDGE_JOINS}`;
 
 export interface NewEdge {
   dependent: number;
@@ -50,7 +51,7 @@ export interface BlockerItemRow {
 const ACTIVATION_GRAPH_LOCK = 7_301_101;
 
 // An edge not written by the reading transaction (a row stamped by none, from before change tracking, is in): the
-// kept activation graph holds committed edges only (ADR 0096).
+// kept activation graph holds committed edges only (ADR 0096). svc_activation_changes (ADR 0097) tests the same.
 const NOT_OWN_EDGE = `d.change_xid IS DISTINCT FROM COALESCE(pg_current_xact_id_if_assigned(), '0'::xid8)`;
 
 @Injectable()
@@ -65,16 +66,18 @@ export class DependenciesRepository {
   // Projects without an organization share key 0 (edges between them are allowed). null: no organization.
   async lockActivationGraph(
     manager: EntityManager,
-    of: { item: number } | { project: string },
+    of: { item: number } | { project: string } | { organization: number | null },
   ): Promise<number | null> {
     const organization =
-      'item' in of
-        ? `SELECT p.organization_id FROM items i JOIN projects p ON p.id = i.project WHERE i.id = $2`
-        : `SELECT organization_id FROM projects WHERE id = $2`;
+      'organization' in of
+        ? `SELECT $2::integer`
+        : 'item' in of
+          ? `SELECT p.organization_id FROM items i JOIN projects p ON p.id = i.project WHERE i.id = $2`
+          : `SELECT organization_id FROM projects WHERE id = $2`;
     const rows: { organization: number | null }[] = await manager.query(
       `SELECT o.organization, pg_advisory_xact_lock($1, COALESCE(o.organization, 0))::text
          FROM (SELECT (${organization}) AS organization) o`,
-      [ACTIVATION_GRAPH_LOCK, 'item' in of ? of.item : of.project],
+      [ACTIVATION_GRAPH_LOCK, 'organization' in of ? of.organization : 'item' in of ? of.item : of.project],
     );
     return rows[0]?.organization ?? null;
   }
@@ -99,12 +102,15 @@ export class DependenciesRepository {
     return { watermark, edges: rows.map((r) => [r.id, r.b, r.d]) };
   }
 
-  // Deleted ids are any organization's (one the caller does not hold is nothing to it); `incomplete` after a
-  // TRUNCATE or pruned tombstones: load again.
+  // Deleted ids are any organization's (one the caller does not hold is nothing to it); `reload` after a TRUNCATE or
+  // pruned tombstones: load again. `locking`: take the organization's lock first, in the same round trip; the changes
+  // are then read after it was granted (svc_activation_changes, a fresh snapshot), which a statement's own snapshot
+  // would not be.
   async activationChangesSince(
     manager: EntityManager,
     organization: number | null,
     since: string,
+    locking = false,
   ): Promise<{ watermark: string; edges: [number, number, number, boolean][]; deleted: string[]; reload: boolean }> {
     const [row]: {
       watermark: string;
@@ -112,17 +118,8 @@ export class DependenciesRepository {
       deleted: string[];
       pruned: boolean;
     }[] = await manager.query(
-      `SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS watermark,
-              COALESCE((SELECT json_agg(json_build_array(d.id, d.blocking_item_id, d.dependent_item_id,
-                                                         d.gate_point = 'activation'))
-                          FROM item_dependencies d JOIN items i ON i.id = d.dependent_item_id
-                          JOIN projects p ON p.id = i.project
-                         WHERE d.change_xid >= $1::xid8 AND p.organization_id IS NOT DISTINCT FROM $2
-                           AND ${NOT_OWN_EDGE}), '[]') AS edges,
-              COALESCE((SELECT json_agg(row_id) FROM change_tombstones
-                         WHERE table_name = 'item_dependencies' AND change_xid >= $1::xid8), '[]') AS deleted,
-              EXISTS (SELECT 1 FROM change_horizon WHERE pruned_through >= $1::xid8) AS pruned`,
-      [since, organization],
+      `SELECT watermark, edges, deleted, pruned FROM svc_activation_changes($1::xid8, $2::integer, $3::integer)`,
+      [since, organization, locking ? ACTIVATION_GRAPH_LOCK : null],
     );
     return {
       watermark: row.watermark,
@@ -139,12 +136,15 @@ export class DependenciesRepository {
     );
   }
 
-  async insert(edge: NewEdge, manager: EntityManager): Promise<boolean> {
-    const rows: unknown[] = await manager.query(
-      `INSERT INTO item_dependencies (dependent_item_id, blocking_item_id, gate_point, satisfaction, source,
-                                      session_id, rationale, evidence_json, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, COALESCE($9::timestamptz, now()))
-       ON CONFLICT (dependent_item_id, blocking_item_id, gate_point) DO NOTHING RETURNING id`,
+  // The edge as a read of it answers (EDGE_SELECT's columns), or null when it was already there.
+  async insert(edge: NewEdge, manager: EntityManager): Promise<EdgeRow | null> {
+    const rows: EdgeRow[] = await manager.query(
+      `WITH d AS (
+         INSERT INTO item_dependencies (dependent_item_id, blocking_item_id, gate_point, satisfaction, source,
+                                        session_id, rationale, evidence_json, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, COALESCE($9::timestamptz, now()))
+         ON CONFLICT (dependent_item_id, blocking_item_id, gate_point) DO NOTHING RETURNING *)
+       SELECT ${EDGE_COLUMNS} FROM d ${EDGE_JOINS}`,
       [
         edge.dependent,
         edge.blocker,
@@ -157,7 +157,7 @@ export class DependenciesRepository {
         edge.createdAt ?? null,
       ],
     );
-    return rows.length === 1;
+    return rows[0] ?? null;
   }
 
   async insertMany(edges: readonly NewEdge[], manager: EntityManager): Promise<number> {
@@ -284,14 +284,25 @@ export class DependenciesRepository {
     return rows.length === 0 ? null : rows[0].n - 1;
   }
 
-  async crossesOrganization(dependent: number, blocker: number, manager: EntityManager): Promise<boolean> {
-    const rows: { crosses: boolean }[] = await manager.query(
-      `SELECT dp.organization_id IS DISTINCT FROM bp.organization_id AS crosses
-         FROM items di JOIN projects dp ON dp.id = di.project, items bi JOIN projects bp ON bp.id = bi.project
+  // What an addition checks before it inserts, in one read: the dependent's organization (whose activation lock it
+  // takes), whether the blocker is in another, and the blocker's stages (a status form must name one). null: either
+  // item is gone.
+  async edgeEnds(
+    dependent: number,
+    blocker: number,
+    manager: EntityManager,
+  ): Promise<{ organization: number | null; crosses: boolean; blockerStages: string[] } | null> {
+    const rows: { organization: number | null; crosses: boolean; blocker_stages: string[] }[] = await manager.query(
+      `SELECT dp.organization_id AS organization, dp.organization_id IS DISTINCT FROM bp.organization_id AS crosses,
+              ARRAY(SELECT s.value ->> 'id' FROM jsonb_array_elements(v.definition -> 'stages') WITH ORDINALITY s
+                     ORDER BY s.ordinality) AS blocker_stages
+         FROM items di JOIN projects dp ON dp.id = di.project,
+              items bi JOIN projects bp ON bp.id = bi.project JOIN workflow_versions v ON v.id = bi.workflow_version_id
         WHERE di.id = $1 AND bi.id = $2`,
       [dependent, blocker],
     );
-    return rows[0]?.crosses === true;
+    const row = rows[0];
+    return row ? { organization: row.organization, crosses: row.crosses, blockerStages: row.blocker_stages } : null;
   }
 
   // The one loader of delivery facts: runs owned by the carried item's own project; a succeeded run that needed an

@@ -31,26 +31,28 @@ const edge = (over: Partial<EdgeInput> = {}): EdgeInput => ({
   ...over,
 });
 
+const STORED = {
+  dependent_ref: A.ref,
+  blocker_ref: B.ref,
+  gate_point: 'activation',
+  satisfaction: 'status:done',
+  source: 'operator',
+  session_id: null,
+  rationale: '',
+  evidence_json: '{}',
+  created_at: '2025-03-01T12:00:00.000Z',
+};
+
 function makeSut() {
   const repository = {
     transaction: jest.fn(async <T>(work: (manager: EntityManager) => Promise<T>) => work(MANAGER)),
-    crossesOrganization: jest.fn(async () => false),
+    edgeEnds: jest.fn(async () => ({ organization: 9 as number | null, crosses: false, blockerStages: STAGES })),
     firstCrossingOrganization: jest.fn(async (): Promise<number | null> => null),
     lockActivationGraph: jest.fn(async () => 9),
     activationPairs: jest.fn(async () => []),
-    insert: jest.fn(async () => true),
+    insert: jest.fn(async (): Promise<typeof STORED | null> => STORED),
     insertMany: jest.fn(async (edges: readonly unknown[]) => edges.length),
-    find: jest.fn(async () => ({
-      dependent_ref: A.ref,
-      blocker_ref: B.ref,
-      gate_point: 'activation',
-      satisfaction: 'status:done',
-      source: 'operator',
-      session_id: null,
-      rationale: '',
-      evidence: {},
-      created_at: '2025-03-01T12:00:00.000Z',
-    })),
+    find: jest.fn(async () => STORED),
     edgesOf: jest.fn(async () => []),
     remove: jest.fn(async () => true),
   };
@@ -107,7 +109,7 @@ describe(DependenciesService.name, () => {
   describe('addIn', () => {
     it('should insert an edge that breaks no rule', async () => {
       const { sut, repository } = makeSut();
-      await expect(sut.addIn(edge(), MANAGER)).resolves.toBe(true);
+      await expect(sut.addIn(edge(), MANAGER)).resolves.toBe(STORED);
       expect(repository.insert).toHaveBeenCalledWith(
         expect.objectContaining({ dependent: 1, blocker: 2, satisfaction: 'status:done', evidenceJson: '{}' }),
         MANAGER,
@@ -119,13 +121,13 @@ describe(DependenciesService.name, () => {
       const error = await refusal(sut.addIn(edge({ blocker: A }), MANAGER));
       expect(error.code).toBe('self_dependency');
       expect(error.message).toBe('ATL-1 cannot depend on itself');
-      expect(repository.crossesOrganization).not.toHaveBeenCalled();
+      expect(repository.edgeEnds).not.toHaveBeenCalled();
       expect(repository.insert).not.toHaveBeenCalled();
     });
 
     it('should refuse an edge across two organizations, naming both items', async () => {
       const { sut, repository } = makeSut();
-      repository.crossesOrganization.mockResolvedValueOnce(true);
+      repository.edgeEnds.mockResolvedValueOnce({ organization: 9, crosses: true, blockerStages: STAGES });
       const error = await refusal(sut.addIn(edge(), MANAGER));
       expect(error.code).toBe('dependency_crosses_organization');
       expect(error.status).toBe(409);
@@ -141,10 +143,19 @@ describe(DependenciesService.name, () => {
       expect(repository.insert).not.toHaveBeenCalled();
     });
 
-    it('should read the blocker stages only for a status form', async () => {
-      const { sut, facts } = makeSut();
-      await sut.addIn(edge({ satisfaction: 'fact:merged' }), MANAGER);
-      expect(facts.facts).toHaveBeenCalledWith([], MANAGER);
+    it("should read the blocker's stages with the two organizations, and no delivery facts", async () => {
+      const { sut, repository, facts } = makeSut();
+      await sut.addIn(edge(), MANAGER);
+      expect(repository.edgeEnds).toHaveBeenCalledWith(1, 2, MANAGER);
+      expect(facts.facts).not.toHaveBeenCalled();
+    });
+
+    it('should answer item_not_found and insert nothing when an item is gone before the check', async () => {
+      const { sut, repository } = makeSut();
+      repository.edgeEnds.mockResolvedValueOnce(null as never);
+      const error = await refusal(sut.addIn(edge(), MANAGER));
+      expect(error.code).toBe('item_not_found');
+      expect(repository.insert).not.toHaveBeenCalled();
     });
 
     it('should refuse evidence past the limit as invalid_value', async () => {
@@ -167,24 +178,22 @@ describe(DependenciesService.name, () => {
       // an id the refs lookup does not answer is named by its number
       expect(error.extra).toEqual({ cycle: ['ATL-2', 'ATL-3', '#99', 'ATL-1'] });
       expect(error.message).toBe('ATL-1 waiting on ATL-2 would close an activation cycle: ATL-2 → ATL-3 → #99 → ATL-1');
-      // inserted first, under no lock; the refusal rolls it back with the transaction
+      // inserted first, under no lock (the check takes the dependent's organization's); the refusal rolls it back
       expect(repository.insert.mock.invocationCallOrder[0]).toBeLessThan(
-        repository.lockActivationGraph.mock.invocationCallOrder[0],
+        graphs.cycleIfAdded.mock.invocationCallOrder[0],
       );
     });
 
     it('should neither lock nor check an edge that is already there', async () => {
       const { sut, repository, graphs } = makeSut();
-      repository.insert.mockResolvedValueOnce(false);
-      await expect(sut.addIn(edge(), MANAGER)).resolves.toBe(false);
-      expect(repository.lockActivationGraph).not.toHaveBeenCalled();
+      repository.insert.mockResolvedValueOnce(null);
+      await expect(sut.addIn(edge(), MANAGER)).resolves.toBeNull();
       expect(graphs.cycleIfAdded).not.toHaveBeenCalled();
     });
 
     it('should not look for cycles on an edge at another gate', async () => {
-      const { sut, repository, graphs } = makeSut();
-      await expect(sut.addIn(edge({ gatePoint: 'closure' }), MANAGER)).resolves.toBe(true);
-      expect(repository.lockActivationGraph).not.toHaveBeenCalled();
+      const { sut, graphs } = makeSut();
+      await expect(sut.addIn(edge({ gatePoint: 'closure' }), MANAGER)).resolves.toBe(STORED);
       expect(graphs.cycleIfAdded).not.toHaveBeenCalled();
     });
   });
@@ -198,14 +207,23 @@ describe(DependenciesService.name, () => {
       expect(repository.transaction).not.toHaveBeenCalled();
     });
 
-    it('should default the gate, form and source and answer the stored row', async () => {
+    it('should default the gate, form and source and answer the row its insert returned', async () => {
       const { sut, repository } = makeSut();
       const answer = await sut.add(ACTOR, 'ATL-1', { blocker: 'ATL-2' });
       expect(answer.created).toBe(true);
+      expect(answer.dependency).toMatchObject({ dependent: 'ATL-1', blocker: 'ATL-2' });
       expect(repository.insert).toHaveBeenCalledWith(
         expect.objectContaining({ gatePoint: 'activation', source: 'operator' }),
         MANAGER,
       );
+      expect(repository.find).not.toHaveBeenCalled();
+    });
+
+    it('should answer the stored row, read after, for an edge that was already there', async () => {
+      const { sut, repository } = makeSut();
+      repository.insert.mockResolvedValueOnce(null);
+      const answer = await sut.add(ACTOR, 'ATL-1', { blocker: 'ATL-2' });
+      expect(answer.created).toBe(false);
       expect(repository.find).toHaveBeenCalledWith(1, 2, 'activation');
     });
   });

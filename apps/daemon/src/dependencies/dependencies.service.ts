@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 
 import {
-  BlockerFacts,
   DEFAULT_SATISFACTION,
   DEPENDENCY_EVIDENCE_LIMIT,
   dependencyEdgeRefusal,
@@ -17,6 +16,7 @@ import type { EntityManager } from 'typeorm';
 import { AuthenticatedActor } from '../auth/actor';
 import { notePassed } from '../database/write-context';
 import { ProjectAccessService } from '../projects/project-access.service';
+import { itemsNotFound } from '../refs/refs.errors';
 import { RefsService } from '../refs/refs.service';
 import { ActivationGraphCache } from './activation-graph-cache';
 import { DependenciesRepository, NewEdge } from './dependencies.repository';
@@ -73,30 +73,30 @@ export class DependenciesService {
       rationale: dto.rationale ?? '',
       evidence: dto.evidence ?? {},
     };
-    const created = await this.repository.transaction((manager) => this.addIn(input, manager));
-    const row = await this.repository.find(dependent.id, blocker.id, input.gatePoint);
-    return { created, dependency: toDependencyResponse(row!) };
+    const added = await this.repository.transaction((manager) => this.addIn(input, manager));
+    const row = added ?? (await this.repository.find(dependent.id, blocker.id, input.gatePoint));
+    return { created: added !== null, dependency: toDependencyResponse(row!) };
   }
 
-  async addIn(input: EdgeInput, manager: EntityManager): Promise<boolean> {
+  // The edge added, or null when it was already there.
+  async addIn(input: EdgeInput, manager: EntityManager): Promise<EdgeRow | null> {
     if (isSelfDependency(input.dependent.id, input.blocker.id)) {
       throw selfDependency(input.dependent.ref);
     }
-    if (await this.repository.crossesOrganization(input.dependent.id, input.blocker.id, manager)) {
-      throw dependencyCrossesOrganization(input.dependent.ref, input.blocker.ref);
-    }
+    const ends = await this.repository.edgeEnds(input.dependent.id, input.blocker.id, manager);
+    if (!ends) throw itemsNotFound([input.dependent.ref, input.blocker.ref]);
+    if (ends.crosses) throw dependencyCrossesOrganization(input.dependent.ref, input.blocker.ref);
     notePassed('org_edges');
-    const edge = this.checkedEdge(input, await this.facts.facts(this.stageChecked([input]), manager));
+    const edge = this.checkedEdge(input, ends.blockerStages);
     // Inserted before the organization's lock, so the lock is held for the cycle check and the commit alone (ADR
-    // 0096): the check reads every edge committed before the lock, leaves this transaction's own out, and a refusal
-    // rolls the insert back. An edge already there closes nothing new.
-    const created = await this.repository.insert(edge, manager);
-    if (created && input.gatePoint === 'activation') {
-      const organization = await this.repository.lockActivationGraph(manager, { item: input.dependent.id });
-      const cycle = await this.graphs.cycleIfAdded(manager, organization, input.blocker.id, input.dependent.id);
+    // 0096), and taken in the round trip that reads the edges committed before it (ADR 0097): the check leaves this
+    // transaction's own edge out, and a refusal rolls the insert back. An edge already there closes nothing new.
+    const added = await this.repository.insert(edge, manager);
+    if (added && input.gatePoint === 'activation') {
+      const cycle = await this.graphs.cycleIfAdded(manager, ends.organization, input.blocker.id, input.dependent.id);
       if (cycle) await this.refuseCycle(input, cycle, manager);
     }
-    return created;
+    return added;
   }
 
   // Import's edges: addIn's checks in file order, each batched into one statement for the file. `graph` was read
@@ -116,7 +116,7 @@ export class DependenciesService {
     const facts = await this.facts.facts(this.stageChecked(inputs), manager);
     const edges: NewEdge[] = [];
     for (const input of inputs) {
-      edges.push(this.checkedEdge(input, facts));
+      edges.push(this.checkedEdge(input, facts.get(input.blocker.id)?.stageOrder));
       if (input.gatePoint !== 'activation') continue;
       const pair = { blocker: input.blocker.id, dependent: input.dependent.id };
       const cycle = graph.cycleIfAdded(pair);
@@ -135,12 +135,12 @@ export class DependenciesService {
     return inputs.filter((i) => parseSatisfaction(i.satisfaction).kind === 'status').map((i) => i.blocker.id);
   }
 
-  private checkedEdge(input: EdgeInput, facts: Map<number, BlockerFacts>): NewEdge {
+  private checkedEdge(input: EdgeInput, blockerStages: readonly string[] | undefined): NewEdge {
     const evidenceJson = input.evidenceJson ?? JSON.stringify(input.evidence);
     const refusal = dependencyEdgeRefusal({
       satisfaction: input.satisfaction,
       blockerRef: input.blocker.ref,
-      blockerStages: facts.get(input.blocker.id)?.stageOrder,
+      blockerStages,
       evidenceLength: evidenceJson.length,
     });
     if (refusal?.refuse === 'invalid_satisfaction') throw invalidSatisfaction(input.satisfaction, refusal.detail);

@@ -86,7 +86,7 @@ describe(DependencyFactsService.name, () => {
     const kept = new ActivationGraphCache(repository);
     const check = (cache: ActivationGraphCache, b: number, d: number) =>
       db.dataSource.transaction(async (manager) => {
-        const organization = await repository.lockActivationGraph(manager, { item: d });
+        const { organization } = (await repository.edgeEnds(d, b, manager))!;
         return cache.cycleIfAdded(manager, organization, b, d);
       });
     const edge = fc.tuple(fc.nat(9), fc.nat(9), fc.constantFrom('activation', 'activation', 'integration'));
@@ -141,6 +141,51 @@ describe(DependencyFactsService.name, () => {
     );
     // cycles were found, not only their absence (an unseeded run once found only 5 of 60)
     expect(found).toBeGreaterThan(5);
+  });
+
+  // ADR 0097: the check takes the organization's lock in the round trip that reads the changes. That read must see an
+  // edge committed by the lock's holder while it waited: a statement's own snapshot, taken before the wait, would not.
+  it('should read, under the lock, the edge its holder committed while the check waited for it', async () => {
+    const { client } = db;
+    await createProject(client, { id: 'lck', prefix: 'LCK' });
+    const [x, y] = (await insertItems(client, 'lck', [{}, {}])).map((i) => i.id);
+    const repository = new DependenciesRepository(db.dataSource);
+    const cache = new ActivationGraphCache(repository);
+    const check = (b: number, d: number) =>
+      db.dataSource.transaction(async (manager) => {
+        const { organization } = (await repository.edgeEnds(d, b, manager))!;
+        return cache.cycleIfAdded(manager, organization, b, d);
+      });
+    expect(await check(x, y)).toBeNull(); // the graph is kept from here on
+    const { organization } = (await repository.edgeEnds(y, x, db.dataSource.manager))!;
+    const holder = await db.dataSource.createQueryRunner();
+    await holder.connect();
+    try {
+      await holder.startTransaction();
+      await repository.lockActivationGraph(holder.manager, { organization });
+      await holder.query(
+        `INSERT INTO item_dependencies (dependent_item_id, blocking_item_id, gate_point, satisfaction, source)
+         VALUES ($1, $2, 'activation', 'status:done', 'operator')`,
+        [y, x],
+      );
+      let answered = false;
+      const waiting = check(y, x).finally(() => (answered = true));
+      // the check is waiting for the lock: its session shows the advisory wait
+      for (;;) {
+        const { rows } = await client.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND wait_event = 'advisory'`,
+        );
+        if (rows[0].n > 0) break;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      expect(answered).toBe(false);
+      await holder.commitTransaction();
+      // x waiting on y closes y → x → y, through the edge committed while the check waited
+      expect(await waiting).toEqual([x, y, x]);
+    } finally {
+      if (holder.isTransactionActive) await holder.rollbackTransaction();
+      await holder.release();
+    }
   });
 
   async function gatePath() {
