@@ -5,6 +5,7 @@ import { DependencyEdge, DependencyPair } from '@app/core';
 
 import { InjectDataSource } from '../common/inject-data-source';
 import { affected, isoUtc } from '../database/backlog-sql';
+import { namedWriter, writerSetting } from '../database/writer.subscriber';
 import { EdgeRow } from './dto/dependencies.dto';
 import { DeliveryRunRow, EnvironmentFactRow } from './dependency-facts.rows';
 
@@ -237,11 +238,14 @@ export class DependenciesRepository {
     );
   }
 
+  // One statement outside any transaction that names its writer (namedWriter, ADR 0097): a removal takes no lock.
   async remove(dependent: number, blocker: number, gatePoint: string): Promise<boolean> {
     const { count } = affected(
       await this.dataSource.query(
-        `DELETE FROM item_dependencies WHERE dependent_item_id = $1 AND blocking_item_id = $2 AND gate_point = $3`,
-        [dependent, blocker, gatePoint],
+        `WITH ${namedWriter('$1')}
+         DELETE FROM item_dependencies d USING writer
+          WHERE d.dependent_item_id = $2 AND d.blocking_item_id = $3 AND d.gate_point = $4`,
+        [writerSetting(), dependent, blocker, gatePoint],
       ),
     );
     return count > 0;

@@ -44,6 +44,17 @@ function updatedDetail(update: string): string {
   return `WITH i AS (${update} RETURNING *) ${DETAIL_SELECT} FROM i ${ITEM_JOINS}`;
 }
 
+export interface LockedItem extends ItemRow {
+  claim_holder: ClaimHolderJson | null;
+  project_policy: Record<string, unknown> | null;
+}
+
+// A new item as its insert answered: the item (findDetail's columns) and the policy of its project, read by the
+// statement that took its sequence.
+export interface InsertedItem extends ItemDetailRow {
+  project_policy: Record<string, unknown> | null;
+}
+
 export interface ItemFilters {
   projects: readonly string[] | null;
   project?: string;
@@ -89,14 +100,13 @@ export class ItemsRepository {
     return rows[0] ?? null;
   }
 
-  // The item a write names, by its ref, locked, then the live claim on it locked (the claim rule's input): one round
-  // trip, where resolving the ref first took one more (ADR 0097).
-  async lockWithClaim(
-    target: RefParts,
-    manager: EntityManager,
-  ): Promise<(ItemRow & { claim_holder: ClaimHolderJson | null }) | null> {
-    const rows: (ItemRow & { claim_holder: ClaimHolderJson | null })[] = await manager.query(
-      `WITH i AS MATERIALIZED (${ITEM_SELECT} WHERE p.public_item_prefix = $1 AND i.project_sequence = $2 FOR UPDATE OF i)
+  // The item a write names, by its ref, locked, then the live claim on it locked (the claim rule's input), with its
+  // project's policy (a title's limit): one round trip, where resolving the ref and reading the policy took two more
+  // (ADR 0097).
+  async lockWithClaim(target: RefParts, manager: EntityManager): Promise<LockedItem | null> {
+    const rows: LockedItem[] = await manager.query(
+      `WITH i AS MATERIALIZED (SELECT ${ITEM_COLUMNS}, p.policy AS project_policy ${ITEM_FROM}
+                                WHERE p.public_item_prefix = $1 AND i.project_sequence = $2 FOR UPDATE OF i)
        SELECT i.*, ${claimHolderColumn('i.id')} AS claim_holder FROM i`,
       [target.prefix, target.sequence],
     );
@@ -196,7 +206,9 @@ export class ItemsRepository {
   // locked until the commit, which serialises concurrent creates, and a rolled-back create rolls its sequence back
   // with it; taken in the create's last statement, the lock is held for the commit alone. Null when the project is
   // gone.
-  async insertNext(item: Omit<NewItem, 'sequence'>, manager: EntityManager): Promise<number | null> {
+  // null: the project is gone. The answer is the item as inserted; a create that goes on (a spec stamp, a later
+  // start) reads it again.
+  async insertNext(item: Omit<NewItem, 'sequence'>, manager: EntityManager): Promise<InsertedItem | null> {
     const columns = ['title', 'workflow_id', 'workflow_version_id', 'status', 'source'];
     const params: unknown[] = [
       item.project,
@@ -212,29 +224,23 @@ export class ItemsRepository {
       params.push(item.values[column]);
     }
     const values = columns.map((c, i) => (TIMESTAMP_COLUMNS.has(c) ? `$${i + 2}::timestamptz` : `$${i + 2}`));
-    const rows: { id: number }[] = await manager.query(
+    const rows: InsertedItem[] = await manager.query(
       `WITH taken AS (
-         UPDATE projects SET next_sequence = next_sequence + 1 WHERE id = $1 RETURNING next_sequence - 1 AS sequence
+         UPDATE projects SET next_sequence = next_sequence + 1 WHERE id = $1
+         RETURNING next_sequence - 1 AS sequence, policy
+       ), i AS (
+         INSERT INTO items (project, project_sequence, ${columns.join(', ')})
+         SELECT $1, taken.sequence, ${values.join(', ')} FROM taken
+         RETURNING *
        )
-       INSERT INTO items (project, project_sequence, ${columns.join(', ')})
-       SELECT $1, taken.sequence, ${values.join(', ')} FROM taken
-       RETURNING id`,
+       ${DETAIL_SELECT}, (SELECT t.policy FROM taken t) AS project_policy FROM i ${ITEM_JOINS}`,
       params,
     );
-    return rows[0]?.id ?? null;
+    return rows[0] ?? null;
   }
 
   async stampSpecUpdated(id: number, manager: EntityManager): Promise<void> {
     await manager.query(`UPDATE items SET spec_updated_at = now() WHERE id = $1`, [id]);
-  }
-
-  // The policy a title is checked against; null when the project is gone.
-  async projectPolicy(project: string, manager: EntityManager): Promise<Record<string, unknown> | null> {
-    const rows: { policy: Record<string, unknown> }[] = await manager.query(
-      `SELECT policy FROM projects WHERE id = $1`,
-      [project],
-    );
-    return rows.length === 0 ? null : (rows[0].policy ?? {});
   }
 
   async updateStatus(id: number, status: string, manager: EntityManager): Promise<void> {

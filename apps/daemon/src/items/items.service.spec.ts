@@ -76,19 +76,23 @@ function itemRow(overrides: Partial<ItemRow> = {}): ItemRow {
 }
 
 function makeSut(row: ItemRow = itemRow()) {
+  const detail = { ...row, sections: [], recent_comments: [], comment_count: 0 };
   const repository = {
     transaction: jest.fn(async <T>(work: (manager: EntityManager) => Promise<T>) => work(MANAGER)),
     lock: jest.fn(async () => ({ ...row })),
-    lockWithClaim: jest.fn(async () => ({ ...row, claim_holder: null })),
+    lockWithClaim: jest.fn(async () => ({
+      ...row,
+      claim_holder: null,
+      project_policy: {} as Record<string, unknown> | null,
+    })),
     findById: jest.fn(async () => ({ ...row })),
     findDetail: jest.fn(async () => ({ ...row, sections: [] })),
     sectionsFor: jest.fn(async () => []),
     updateStatus: jest.fn(async () => undefined),
-    updateField: jest.fn(async () => ({ ...row, sections: [], recent_comments: [], comment_count: 0 })),
+    updateField: jest.fn(async () => detail),
     resolve: jest.fn(async () => undefined),
-    projectPolicy: jest.fn(async (): Promise<Record<string, unknown> | null> => ({})),
     flowExists: jest.fn(async () => true),
-    insertNext: jest.fn(async (): Promise<number | null> => ITEM.id),
+    insertNext: jest.fn(async () => ({ ...detail, project_policy: {} as Record<string, unknown> | null }) as never),
     stampSpecUpdated: jest.fn(async () => undefined),
     upsertSection: jest.fn(async () => undefined),
     deleteSection: jest.fn(async () => true),
@@ -281,7 +285,11 @@ describe(ItemsService.name, () => {
 
     it('should refuse a title past the project policy with 400 title_too_long', async () => {
       const { sut, repository } = makeSut();
-      repository.projectPolicy.mockResolvedValueOnce({ title_max_length: 5 });
+      repository.lockWithClaim.mockResolvedValueOnce({
+        ...itemRow(),
+        claim_holder: null,
+        project_policy: { title_max_length: 5 },
+      });
       const err = await refusal(sut.updateField(ACTOR, 'PRJ-7', 'title', 'abcdef'));
       expect(err).toMatchObject({ code: 'title_too_long', status: 400 });
       expect(err.extra).toEqual({ max_length: 5, length: 6 });
@@ -375,15 +383,28 @@ describe(ItemsService.name, () => {
       expect(repository.insertNext).not.toHaveBeenCalled();
     });
 
-    it('should refuse a project that is gone with 404 project_not_found', async () => {
-      const { sut, repository } = makeSut();
-      repository.projectPolicy.mockResolvedValueOnce(null);
-      const err = await refusal(sut.create(ACTOR, { project: 'prj', title: 't' }));
-      expect(err).toMatchObject({ code: 'project_not_found', status: 404 });
-      expect(repository.insertNext).not.toHaveBeenCalled();
+    // ADR 0097: the policy comes with the insert, which the refusal rolls back; nothing after it runs
+    it('should refuse a title past the policy the insert read with 400 title_too_long, and go no further', async () => {
+      const { sut, repository, gates } = makeSut();
+      repository.insertNext.mockResolvedValueOnce({ ...itemRow(), project_policy: { title_max_length: 5 } } as never);
+      const err = await refusal(
+        sut.create(ACTOR, { project: 'prj', title: 'abcdef', status: 'implementing', spec: 'the spec' }),
+      );
+      expect(err).toMatchObject({ code: 'title_too_long', status: 400 });
+      expect(repository.stampSpecUpdated).not.toHaveBeenCalled();
+      expect(gates.check).not.toHaveBeenCalled();
+      expect(repository.findDetail).not.toHaveBeenCalled();
     });
 
-    it('should refuse with 404 project_not_found when the project goes between its policy read and the insert', async () => {
+    it('should answer with the item its insert returned, reading it again only after a later step', async () => {
+      const { sut, repository } = makeSut();
+      await expect(sut.create(ACTOR, { project: 'prj', title: 't' })).resolves.toMatchObject({ item_id: ITEM.ref });
+      expect(repository.findDetail).not.toHaveBeenCalled();
+      await sut.create(ACTOR, { project: 'prj', title: 't', status: 'implementing' });
+      expect(repository.findDetail).toHaveBeenCalledWith(ITEM.id, undefined);
+    });
+
+    it('should refuse with 404 project_not_found when the project is gone at the insert', async () => {
       const { sut, repository } = makeSut();
       repository.insertNext.mockResolvedValueOnce(null);
       const err = await refusal(sut.create(ACTOR, { project: 'prj', title: 't' }));
