@@ -63,6 +63,22 @@ export class DependenciesRepository {
     return this.dataSource.transaction(work);
   }
 
+  get manager(): EntityManager {
+    return this.dataSource.manager;
+  }
+
+  // The organizations (null: projects without one) with the most activation edges, most first.
+  async busiestActivationOrganizations(limit: number): Promise<(number | null)[]> {
+    const rows: { organization: number | null }[] = await this.dataSource.query(
+      `SELECT p.organization_id AS organization
+         FROM item_dependencies d JOIN items i ON i.id = d.dependent_item_id JOIN projects p ON p.id = i.project
+        WHERE d.gate_point = 'activation'
+        GROUP BY p.organization_id ORDER BY count(*) DESC LIMIT $1`,
+      [limit],
+    );
+    return rows.map((r) => r.organization);
+  }
+
   // Held only by transactions that add activation edges, for their cycle check and insert; other writes go by.
   // Projects without an organization share key 0 (edges between them are allowed). null: no organization.
   async lockActivationGraph(

@@ -92,7 +92,12 @@ function makeSut(row: ItemRow = itemRow()) {
     updateField: jest.fn(async () => detail),
     resolve: jest.fn(async () => undefined),
     flowExists: jest.fn(async () => true),
-    insertNext: jest.fn(async () => ({ ...detail, project_policy: {} as Record<string, unknown> | null }) as never),
+    insertNext: jest.fn(
+      async (): Promise<(typeof detail & { project_policy: Record<string, unknown> | null }) | null> => ({
+        ...detail,
+        project_policy: {},
+      }),
+    ),
     stampSpecUpdated: jest.fn(async () => undefined),
     upsertSection: jest.fn(async () => undefined),
     deleteSection: jest.fn(async () => true),
@@ -386,7 +391,13 @@ describe(ItemsService.name, () => {
     // ADR 0097: the policy comes with the insert, which the refusal rolls back; nothing after it runs
     it('should refuse a title past the policy the insert read with 400 title_too_long, and go no further', async () => {
       const { sut, repository, gates } = makeSut();
-      repository.insertNext.mockResolvedValueOnce({ ...itemRow(), project_policy: { title_max_length: 5 } } as never);
+      repository.insertNext.mockResolvedValueOnce({
+        ...itemRow(),
+        sections: [],
+        recent_comments: [],
+        comment_count: 0,
+        project_policy: { title_max_length: 5 },
+      });
       const err = await refusal(
         sut.create(ACTOR, { project: 'prj', title: 'abcdef', status: 'implementing', spec: 'the spec' }),
       );

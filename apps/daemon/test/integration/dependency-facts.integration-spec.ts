@@ -188,6 +188,32 @@ describe(DependencyFactsService.name, () => {
     }
   });
 
+  // ADR 0097: at boot the busiest organizations' graphs are loaded under no lock; the first check then reads only what
+  // changed since, under its lock, and still sees an edge written after the load.
+  it('should check against a graph loaded at boot, brought up to date by the edges written since', async () => {
+    const { client } = db;
+    await createProject(client, { id: 'wrm', prefix: 'WRM' });
+    const [p, q, r] = (await insertItems(client, 'wrm', [{}, {}, {}])).map((i) => i.id);
+    await insertEdges(client, [{ blocker: p, dependent: q }]);
+    const repository = new DependenciesRepository(db.dataSource);
+    const cache = new ActivationGraphCache(repository);
+    const loads = jest.spyOn(repository, 'activationEdgesOf');
+    const changes = jest.spyOn(repository, 'activationChangesSince');
+    await cache.warm();
+    expect(loads).toHaveBeenCalled();
+    loads.mockClear();
+    // written after the load: q → r; then p waiting on r closes p → q → r → p
+    await insertEdges(client, [{ blocker: q, dependent: r }]);
+    const cycle = await db.dataSource.transaction(async (manager) => {
+      const { organization } = (await repository.edgeEnds(p, r, manager))!;
+      return cache.cycleIfAdded(manager, organization, r, p);
+    });
+    expect(cycle).toEqual([p, q, r, p]);
+    expect(loads).not.toHaveBeenCalled();
+    // the check read the changes since the load, taking the lock in the same call
+    expect(changes.mock.calls.map((call) => call[3])).toEqual([true]);
+  });
+
   async function gatePath() {
     const edges = await sut.edgesFor([ids.dependent], 'activation');
     const facts = await sut.facts(edges.map((e) => e.blocker));
