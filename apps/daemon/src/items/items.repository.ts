@@ -204,10 +204,9 @@ export class ItemsRepository {
 
   // Gap-free: the item takes the project's next sequence in the statement that inserts it. The project's row stays
   // locked until the commit, which serialises concurrent creates, and a rolled-back create rolls its sequence back
-  // with it; taken in the create's last statement, the lock is held for the commit alone. Null when the project is
-  // gone.
-  // null: the project is gone. The answer is the item as inserted; a create that goes on (a spec stamp, a later
-  // start) reads it again.
+  // with it; taken in the create's last statement, the lock is held for the commit alone. It answers with the item as
+  // inserted and the project's policy (ADR 0097); a create that goes on (a spec stamp, a later start) reads the item
+  // again. Null when the project is gone.
   async insertNext(item: Omit<NewItem, 'sequence'>, manager: EntityManager): Promise<InsertedItem | null> {
     const columns = ['title', 'workflow_id', 'workflow_version_id', 'status', 'source'];
     const params: unknown[] = [
