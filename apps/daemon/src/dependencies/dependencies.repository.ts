@@ -79,24 +79,17 @@ export class DependenciesRepository {
     return rows.map((r) => r.organization);
   }
 
-  // Held only by transactions that add activation edges, for their cycle check and insert; other writes go by.
-  // Projects without an organization share key 0 (edges between them are allowed). null: no organization.
-  async lockActivationGraph(
-    manager: EntityManager,
-    of: { item: number } | { project: string } | { organization: number | null },
-  ): Promise<number | null> {
+  // Held only by transactions that add activation edges, for their cycle check and commit; other writes go by. An
+  // addition takes it with its read of the changes (activationChangesSince); import and a first load take it here.
+  // Projects without an organization share key 0 (edges between them are allowed).
+  async lockActivationGraph(manager: EntityManager, of: { project: string } | { organization: number | null }) {
     const organization =
-      'organization' in of
-        ? `SELECT $2::integer`
-        : 'item' in of
-          ? `SELECT p.organization_id FROM items i JOIN projects p ON p.id = i.project WHERE i.id = $2`
-          : `SELECT organization_id FROM projects WHERE id = $2`;
-    const rows: { organization: number | null }[] = await manager.query(
-      `SELECT o.organization, pg_advisory_xact_lock($1, COALESCE(o.organization, 0))::text
+      'organization' in of ? `SELECT $2::integer` : `SELECT organization_id FROM projects WHERE id = $2`;
+    await manager.query(
+      `SELECT pg_advisory_xact_lock($1, COALESCE(o.organization, 0))::text
          FROM (SELECT (${organization}) AS organization) o`,
-      [ACTIVATION_GRAPH_LOCK, 'organization' in of ? of.organization : 'item' in of ? of.item : of.project],
+      [ACTIVATION_GRAPH_LOCK, 'organization' in of ? of.organization : of.project],
     );
-    return rows[0]?.organization ?? null;
   }
 
   // The watermark is read before the edges (rows stamped at or after it are read again). Both reads leave out the

@@ -48,7 +48,7 @@ function makeSut() {
     transaction: jest.fn(async <T>(work: (manager: EntityManager) => Promise<T>) => work(MANAGER)),
     edgeEnds: jest.fn(async () => ({ organization: 9 as number | null, crosses: false, blockerStages: STAGES })),
     firstCrossingOrganization: jest.fn(async (): Promise<number | null> => null),
-    lockActivationGraph: jest.fn(async () => 9),
+    lockActivationGraph: jest.fn(async () => undefined),
     activationPairs: jest.fn(async () => []),
     insert: jest.fn(async (): Promise<typeof STORED | null> => STORED),
     insertMany: jest.fn(async (edges: readonly unknown[]) => edges.length),
