@@ -29,7 +29,12 @@ import { refSeq } from '../live/mixed-plan';
 //   npm run bench:writes -- --sizes 10000,100000 --seconds 20 --writers 1,8,32 --kinds priority,mixed --label x
 //   SVC_BENCH_DAEMON_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" npm run bench:writes -- --kinds priority
 //
-// Results are appended to bench/results/writes.json (one entry per run, with its --label).
+//   npm run bench:writes -- --sizes 100000 --replicas 1,3   the phases again with the writes spread over three replicas
+//
+// With --replicas 1,3 the phases run first on one daemon, then on three on the same database: writer w sends to
+// replica w mod 3, and every replica has its follower, each waiting for every write's notice (whichever replica
+// answered it). The backlog is loaded before the daemons start, so each boots as a restarted server does (loading
+// its busiest graphs). Results are appended to bench/results/writes.json (one entry per run, with its --label).
 
 const ROOT = resolve(__dirname, '..', '..');
 const RESULTS = join(ROOT, 'bench', 'results', 'writes.json');
@@ -298,6 +303,10 @@ class WaitSampler {
 
 export interface PhaseResult {
   items: number;
+  // daemons on the database, each sent the writes of every replicas-th writer (1 before replica phases existed)
+  replicas?: number;
+  // writes answered by each replica
+  per_replica?: number[];
   kind: 'priority' | 'mixed';
   writers: number;
   seconds: number;
@@ -308,7 +317,9 @@ export interface PhaseResult {
   p50_ms: number;
   p99_ms: number;
   by_kind: Record<string, { n: number; p50_ms: number; p99_ms: number }>;
+  // summed over the replicas
   daemon_cpu_pct: number;
+  // every follower's (one per replica) notice latencies together
   notice_p50_ms: number;
   notice_p99_ms: number;
   notices: number;
@@ -322,9 +333,8 @@ export interface PhaseResult {
 }
 
 async function phase(
-  api: SvcApi,
-  follower: Follower | null,
-  daemonPid: number,
+  replicas: { api: SvcApi; pid: number }[],
+  followers: Follower[],
   pools: PoolItem[][],
   n: number,
   kind: 'priority' | 'mixed',
@@ -341,26 +351,30 @@ async function phase(
   let refused = 0;
   let errors = 0;
   const samples: string[] = [];
-  follower?.reset();
-  const cpu = cpuMeter(daemonPid);
+  const perReplica = replicas.map(() => 0);
+  for (const f of followers) f.reset();
+  const cpus = replicas.map((r) => cpuMeter(r.pid));
   const started = performance.now();
   const end = started + seconds * 1000;
   await Promise.all(
-    ws.map(async (writer) => {
+    ws.map(async (writer, w) => {
+      const at = w % replicas.length;
+      const { api } = replicas[at];
       while (performance.now() < end) {
         const op = writer.next();
-        const answered = follower?.track(noticeRef(op));
+        const answered = followers.map((f) => f.track(noticeRef(op)));
         const t0 = performance.now();
         try {
           const created = await send(api, op);
           const ms = performance.now() - t0;
-          answered?.(created?.ref);
+          for (const a of answered) a(created?.ref);
+          perReplica[at]++;
           all.push(ms);
           (latency.get(op.kind) ?? latency.set(op.kind, []).get(op.kind)!).push(ms);
           writer.settle(op, true, created);
         } catch (err) {
           writer.settle(op, false);
-          follower?.forget();
+          for (const f of followers) f.forget();
           if (err instanceof SvcHttpError && err.status < 500) refused++;
           else {
             errors++;
@@ -371,17 +385,19 @@ async function phase(
     }),
   );
   const elapsed = (performance.now() - started) / 1000;
-  const daemonCpu = cpu();
+  const daemonCpu = round(cpus.reduce((sum, cpu) => sum + cpu(), 0));
   const waits = await sampler.stop();
   // the notices of the last writes
-  if (follower) {
-    const drainEnd = performance.now() + 3000;
-    while (follower.unseen > 0 && performance.now() < drainEnd) await sleep(20);
-  }
+  const unseen = () => followers.reduce((sum, f) => sum + f.unseen, 0);
+  const drainEnd = performance.now() + 3000;
+  while (unseen() > 0 && performance.now() < drainEnd) await sleep(20);
+  const latencies = followers.flatMap((f) => f.latencies);
   const byKind: PhaseResult['by_kind'] = {};
   for (const [k, xs] of latency) byKind[k] = { n: xs.length, p50_ms: round(pct(xs, 50)), p99_ms: round(pct(xs, 99)) };
   const result: PhaseResult = {
     items: n,
+    replicas: replicas.length,
+    per_replica: perReplica,
     kind,
     writers,
     seconds: round(elapsed),
@@ -393,26 +409,27 @@ async function phase(
     p99_ms: round(pct(all, 99)),
     by_kind: byKind,
     daemon_cpu_pct: daemonCpu,
-    notice_p50_ms: follower ? round(pct(follower.latencies, 50)) : NaN,
-    notice_p99_ms: follower ? round(pct(follower.latencies, 99)) : NaN,
-    notices: follower?.frontierNotices ?? 0,
-    unseen: follower?.unseen ?? 0,
+    notice_p50_ms: followers.length > 0 ? round(pct(latencies, 50)) : NaN,
+    notice_p99_ms: followers.length > 0 ? round(pct(latencies, 99)) : NaN,
+    notices: followers.reduce((sum, f) => sum + f.frontierNotices, 0),
+    unseen: unseen(),
     error_samples: samples,
     db_waits: waits,
     load_average: [loadBefore, round(loadavg()[0])],
   };
   note(
-    `${n} ${kind} ×${writers}: ${result.writes_per_s}/s p50 ${result.p50_ms} p99 ${result.p99_ms} ms, ` +
+    `${n} ${kind} ×${writers}${replicas.length > 1 ? ` on ${replicas.length} replicas (${perReplica.join(' / ')})` : ''}: ${result.writes_per_s}/s p50 ${result.p50_ms} p99 ${result.p99_ms} ms, ` +
       `cpu ${result.daemon_cpu_pct} %, notice p50 ${result.notice_p50_ms} p99 ${result.notice_p99_ms} ms, ` +
       `${refused} refused, ${errors} errors, ${result.unseen} unseen; db ${JSON.stringify(waits).slice(0, 300)}`,
   );
   return result;
 }
 
-// After the phases, the frontier the long-running daemon kept (refreshed by every write) against the one a daemon
-// started afresh on the same database computes from scratch, with no write between: the same bytes, the same ETag.
+// After the phases, the frontier each long-running daemon kept (refreshed by every write, its own replica's and the
+// others') against the one a daemon started afresh on the same database computes from scratch, with no write
+// between: the same bytes, the same ETag, on every replica.
 async function keptAgainstCold(
-  keptUrl: string,
+  keptUrls: string[],
   env: Record<string, string>,
 ): Promise<{ equal: boolean; etag_equal: boolean; bytes: number }> {
   const read = async (base: string) => {
@@ -424,8 +441,14 @@ async function keptAgainstCold(
   };
   const cold = await startDaemonProcess({ env, timeoutMs: 120_000 });
   try {
-    const [kept, fresh] = [await read(keptUrl), await read(cold.url)];
-    return { equal: kept.text === fresh.text, etag_equal: kept.etag === fresh.etag, bytes: fresh.text.length };
+    const fresh = await read(cold.url);
+    const kept = [];
+    for (const url of keptUrls) kept.push(await read(url));
+    return {
+      equal: kept.every((k) => k.text === fresh.text),
+      etag_equal: kept.every((k) => k.etag === fresh.etag),
+      bytes: fresh.text.length,
+    };
   } finally {
     await stopWithin(cold);
   }
@@ -448,28 +471,41 @@ interface Options {
   writers: number[];
   kinds: ('priority' | 'mixed')[];
   follower: boolean;
+  replicas: number[];
 }
 
 async function measure(server: EmbeddedServer, n: number, options: Options): Promise<PhaseResult[]> {
   const database = `bench_writes_${n}_${Date.now().toString(36)}`;
   await server.createDatabase(database);
   const url = server.connection.url(database);
-  // one secret and one admin token, so a second daemon on the same database (the cold read) accepts the credential
+  // one secret and one admin token, so every replica and the cold daemon accept the same credential
   const env = {
     SVC_DATABASE_URL: url,
     SVC_LOG_LEVEL: 'warn',
     SVC_SERVER_SECRET: randomBytes(32).toString('hex'),
     SVC_BOOTSTRAP_TOKEN: `svc_${randomBytes(32).toString('hex')}`,
   };
-  const daemon = await startDaemonProcess({
-    env,
-    nodeArgs: (process.env.SVC_BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean),
-    timeoutMs: 120_000,
-  });
-  const stopDaemon = () => stopWithin(daemon);
-  cleanups.add(stopDaemon);
-  let follower: Follower | null = null;
+  const nodeArgs = (process.env.SVC_BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const daemons: DaemonProcess[] = [];
+  const followers: Follower[] = [];
+  const stopAll = async () => {
+    for (const f of followers) f.close();
+    await Promise.all(daemons.map((d) => stopWithin(d)));
+  };
+  cleanups.add(stopAll);
+  const boot = async () => {
+    const daemon = await startDaemonProcess({ env, nodeArgs, timeoutMs: 120_000 });
+    daemons.push(daemon);
+    if (options.follower) {
+      const follower = new Follower(daemon.url, env.SVC_BOOTSTRAP_TOKEN);
+      await follower.open();
+      followers.push(follower);
+    }
+  };
   try {
+    // the schema (a first daemon migrates the fresh database and stops), then the backlog, then the replicas: each
+    // boots on the loaded backlog as a restarted server does
+    await stopWithin(await startDaemonProcess({ env, timeoutMs: 120_000 }));
     const { items, edges } = generateBacklog(n, 42);
     await withClient(url, async (client) => {
       await createProject(client, { id: PROJECT, prefix: 'BN', policy: { wip_cap: 30 } });
@@ -486,41 +522,54 @@ async function measure(server: EmbeddedServer, n: number, options: Options): Pro
       await client.query('VACUUM ANALYZE item_dependencies');
     });
     note(`${n}: ${items.length} items, ${edges.length} edges loaded`);
-    const api = new SvcApi(new SvcClient(daemon.url, env.SVC_BOOTSTRAP_TOKEN));
-    const read = await api.frontier({ project: PROJECT });
+    await boot();
+    const read = await new SvcApi(new SvcClient(daemons[0].url, env.SVC_BOOTSTRAP_TOKEN)).frontier({
+      project: PROJECT,
+    });
     if (read.notModified) throw new Error('unexpected 304');
     const top = read.body.runnable.map((i) => ({ ref: i.item_id, priority: i.priority }));
     const most = Math.max(...options.writers);
     if (top.length < most * 2) throw new Error(`only ${top.length} runnable items for ${most} writers`);
     const per = Math.min(POOL_PER_WRITER, Math.floor(top.length / most));
-    if (options.follower) {
-      follower = new Follower(daemon.url, env.SVC_BOOTSTRAP_TOKEN);
-      await follower.open();
-    }
     const results: PhaseResult[] = [];
-    for (const kind of options.kinds) {
-      for (const writers of options.writers) {
-        // disjoint pools, fresh per phase (items created by a phase stay in the project)
-        const pools = Array.from({ length: writers }, (_, w) =>
-          top.slice(w * per, (w + 1) * per).map((i) => ({ ...i })),
-        );
-        results.push(
-          await phase(api, follower, daemon.child.pid!, pools, n, kind, writers, options.seconds, { url, database }),
-        );
-        await sleep(1000);
+    for (const count of options.replicas) {
+      while (daemons.length < count) await boot();
+      const replicas = daemons.slice(0, count).map((d) => ({
+        api: new SvcApi(new SvcClient(d.url, env.SVC_BOOTSTRAP_TOKEN)),
+        pid: d.child.pid!,
+      }));
+      for (const kind of options.kinds) {
+        // a replica with no writer of its own shows nothing of sharing the load
+        for (const writers of options.writers.filter((w) => w >= count)) {
+          // disjoint pools, fresh per phase (items created by a phase stay in the project)
+          const pools = Array.from({ length: writers }, (_, w) =>
+            top.slice(w * per, (w + 1) * per).map((i) => ({ ...i })),
+          );
+          results.push(
+            await phase(replicas, followers.slice(0, count), pools, n, kind, writers, options.seconds, {
+              url,
+              database,
+            }),
+          );
+          await sleep(1000);
+        }
       }
     }
-    const cold = await keptAgainstCold(daemon.url, env);
+    const cold = await keptAgainstCold(
+      daemons.map((d) => d.url),
+      env,
+    );
     note(
-      `${n}: kept answer ${cold.equal ? '=' : '≠'} a cold daemon's (${cold.bytes} bytes, ETag ${cold.etag_equal ? '=' : '≠'})`,
+      `${n}: kept answer${daemons.length > 1 ? ` of each of ${daemons.length} replicas` : ''} ` +
+        `${cold.equal ? '=' : '≠'} a cold daemon's (${cold.bytes} bytes, ETag ${cold.etag_equal ? '=' : '≠'})`,
     );
     for (const r of results) r.kept_equals_cold = cold.equal && cold.etag_equal;
     return results;
   } finally {
-    follower?.close();
-    await stopDaemon();
-    cleanups.delete(stopDaemon);
-    if (process.env.SVC_BENCH_DAEMON_LOG) writeFileSync(`${process.env.SVC_BENCH_DAEMON_LOG}.${n}`, daemon.stderr());
+    await stopAll();
+    cleanups.delete(stopAll);
+    if (process.env.SVC_BENCH_DAEMON_LOG)
+      daemons.forEach((d, i) => writeFileSync(`${process.env.SVC_BENCH_DAEMON_LOG}.${n}.${i}`, d.stderr()));
   }
 }
 
@@ -588,18 +637,21 @@ function writeTable(label: string, phases: PhaseResult[], pg: PgbenchResult[]): 
   const lines = [
     `Latest run: ${new Date().toISOString()}${label ? ` (${label})` : ''}.`,
     '',
-    '| items | writes | writers | writes/s | p50 ms | p99 ms | errors | daemon CPU % | notice p50 ms | notice p99 ms |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| items | replicas | writes | writers | writes/s | p50 ms | p99 ms | errors | daemon CPU % | notice p50 ms | notice p99 ms | unseen |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...phases.map(
       (p) =>
-        `| ${p.items} | ${p.kind} | ${p.writers} | ${p.writes_per_s} | ${p.p50_ms} | ${p.p99_ms} | ${p.errors} | ` +
-        `${p.daemon_cpu_pct} | ${p.notice_p50_ms} | ${p.notice_p99_ms} |`,
+        `| ${p.items} | ${p.replicas === 1 ? '1' : `${p.replicas} (${p.per_replica?.join(' / ')})`} | ${p.kind} | ` +
+        `${p.writers} | ${p.writes_per_s} | ${p.p50_ms} | ${p.p99_ms} | ${p.errors} | ` +
+        `${p.daemon_cpu_pct} | ${p.notice_p50_ms} | ${p.notice_p99_ms} | ${p.unseen} |`,
     ),
     '',
     ...[...new Set(phases.map((p) => p.items))].map((items) => {
       const same = phases.find((p) => p.items === items)?.kept_equals_cold;
       const verdict = same === undefined ? 'not checked' : same ? 'the same bytes and ETag' : '**different**';
-      return `At ${items} items, after the phases, the kept answer against a cold daemon's: ${verdict}.`;
+      const replicas = Math.max(...phases.filter((p) => p.items === items).map((p) => p.replicas ?? 1));
+      const whose = replicas > 1 ? `each of the ${replicas} replicas' kept answers` : 'the kept answer';
+      return `At ${items} items, after the phases, ${whose} against a cold daemon's: ${verdict}.`;
     }),
     ...(pg.length > 0
       ? [
@@ -626,6 +678,7 @@ async function main(): Promise<void> {
     writers: list(args, '--writers', '1,8,32').map(Number),
     kinds: list(args, '--kinds', 'priority,mixed') as Options['kinds'],
     follower: !args.includes('--no-follower'),
+    replicas: list(args, '--replicas', '1').map(Number),
   };
   const labelAt = args.indexOf('--label');
   const label = labelAt >= 0 ? (args[labelAt + 1] ?? '') : '';
@@ -654,6 +707,7 @@ async function main(): Promise<void> {
   writeFileSync(RESULTS, `${JSON.stringify({ runs }, null, 2)}\n`);
   const rows = phases.map((p) => ({
     items: p.items,
+    replicas: p.replicas,
     kind: p.kind,
     writers: p.writers,
     writes_per_s: p.writes_per_s,
