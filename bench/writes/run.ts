@@ -31,6 +31,7 @@ import { refSeq } from '../live/mixed-plan';
 //   SVC_BENCH_DAEMON_ENV="SVC_DB_POOL_SIZE=20" npm run bench:writes        the daemons' settings to compare
 //
 //   npm run bench:writes -- --sizes 100000 --replicas 1,3   the phases again with the writes spread over three replicas
+//   npm run bench:writes -- --sizes 100000 --replicas 2 --follow first     one follower in all, on the first replica
 //
 // With --replicas 1,3 the phases run first on one daemon, then on three on the same database: writer w sends to
 // replica w mod 3, and every replica has its follower, each waiting for every write's notice (whichever replica
@@ -319,6 +320,8 @@ export interface PhaseResult {
   replicas?: number;
   // writes answered by each replica
   per_replica?: number[];
+  // follower streams (one per replica, or one on the first with --follow first)
+  followers?: number;
   kind: 'priority' | 'mixed';
   writers: number;
   seconds: number;
@@ -416,6 +419,7 @@ async function phase(
     items: n,
     replicas: replicas.length,
     per_replica: perReplica,
+    followers: followers.length,
     kind,
     writers,
     seconds: round(elapsed),
@@ -490,6 +494,8 @@ interface Options {
   kinds: ('priority' | 'mixed')[];
   follower: boolean;
   replicas: number[];
+  // a follower on every replica (each), or one on the first (first: the issue's one follower, spread writes)
+  followEach: boolean;
 }
 
 async function measure(server: EmbeddedServer, n: number, options: Options): Promise<PhaseResult[]> {
@@ -521,7 +527,8 @@ async function measure(server: EmbeddedServer, n: number, options: Options): Pro
   const boot = async () => {
     const daemon = await startDaemonProcess({ env, nodeArgs, timeoutMs: 120_000 });
     daemons.push(daemon);
-    if (options.follower) {
+    // --follow first: one follower in all, on the first replica
+    if (options.follower && (options.followEach || followers.length === 0)) {
       const follower = new Follower(daemon.url, env.SVC_BOOTSTRAP_TOKEN);
       await follower.open();
       followers.push(follower);
@@ -571,10 +578,19 @@ async function measure(server: EmbeddedServer, n: number, options: Options): Pro
             top.slice(w * per, (w + 1) * per).map((i) => ({ ...i })),
           );
           results.push(
-            await phase(replicas, followers.slice(0, count), pools, n, kind, writers, options.seconds, {
-              url,
-              database,
-            }),
+            await phase(
+              replicas,
+              followers.slice(0, options.followEach ? count : 1),
+              pools,
+              n,
+              kind,
+              writers,
+              options.seconds,
+              {
+                url,
+                database,
+              },
+            ),
           );
           await sleep(1000);
         }
@@ -666,7 +682,7 @@ function writeTable(label: string, phases: PhaseResult[], pg: PgbenchResult[]): 
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...phases.map(
       (p) =>
-        `| ${p.items} | ${p.replicas === 1 ? '1' : `${p.replicas} (${p.per_replica?.join(' / ')})`} | ${p.kind} | ` +
+        `| ${p.items} | ${(p.replicas ?? 1) === 1 ? '1' : `${p.replicas} (${p.per_replica?.join(' / ')}; ${p.followers} following)`} | ${p.kind} | ` +
         `${p.writers} | ${p.writes_per_s} | ${p.p50_ms} | ${p.p99_ms} | ${p.errors} | ` +
         `${p.daemon_cpu_pct} | ${p.notice_p50_ms} | ${p.notice_p99_ms} | ${p.unseen} |`,
     ),
@@ -704,6 +720,7 @@ async function main(): Promise<void> {
     kinds: list(args, '--kinds', 'priority,mixed') as Options['kinds'],
     follower: !args.includes('--no-follower'),
     replicas: list(args, '--replicas', '1').map(Number),
+    followEach: list(args, '--follow', 'each')[0] !== 'first',
   };
   const labelAt = args.indexOf('--label');
   const label = labelAt >= 0 ? (args[labelAt + 1] ?? '') : '';
