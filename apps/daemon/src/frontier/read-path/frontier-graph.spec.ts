@@ -282,6 +282,28 @@ describe(shrinkProjectGraph.name, () => {
     if (departed.length === 0) expect(graph.items).toBe(first.items);
   });
 
+  it('should take edges out of edges a load read in no id order, the rest in their order', () => {
+    const unordered = [edges[3], edges[0], edges[5], edges[2], edges[1], edges[4]];
+    const first = buildProjectGraph(rowsOf(candidates, unordered, blockers));
+    // 1 → 2 between candidates, 8 → 3 (8 still blocks 5), and an id the graph never had
+    const { graph, dropped } = shrinkProjectGraph(first, [], undefined, new Set([1, 4, 99]));
+    const built = buildProjectGraph(
+      rowsOf(
+        candidates,
+        unordered.filter((e) => e.id !== 1 && e.id !== 4),
+        blockers,
+      ),
+    );
+
+    same(graph, built);
+    expect(graph.edges.map((e) => e.id)).toEqual([6, 3, 2, 5]);
+    expect(dropped).toEqual([]);
+    // the last edge naming 9 removed: 9 is no outside blocker any more
+    const again = shrinkProjectGraph(graph, [], undefined, new Set([2]));
+    expect(again.dropped).toEqual([9]);
+    expect(again.graph.facts.has(9)).toBe(false);
+  });
+
   it('should give, after edges removed and with the memo, the answer a fresh run gives', () => {
     const memo = new FrontierMemo();
     const first = buildProjectGraph(rowsOf(candidates, edges, blockers), new GraphReuse());
