@@ -94,6 +94,7 @@ export class EdgeStructure {
     this.dependentOf = dependentOf;
     this.formOf = formOf;
     this.blockerSlot = blockerSlot;
+    let replaced: Int32Array | null = null;
     if (before !== null && this.carriedFrom === before) {
       const replace = carryEdges(
         before,
@@ -105,6 +106,7 @@ export class EdgeStructure {
         blockerSlot,
       );
       for (let k = 0; k < replace.length; k++) this.place(replace[k]);
+      replaced = replace;
     } else {
       for (let e = 0; e < m; e++) this.place(e);
     }
@@ -149,7 +151,13 @@ export class EdgeStructure {
     this.inEdges = inEdges;
     this.unblocks = unblocks;
     this.depth = new Int32Array(n);
-    this.hasCycle = !acyclicDepth(unblocks, inStart, inEdges, blockerOf, this.depth);
+    const carriedDepth =
+      before !== null &&
+      replaced !== null &&
+      !before.hasCycle &&
+      carryDepth(before, (carried as CarriedEdges).edgeOldOf, replaced, this, this.depth);
+    if (!carriedDepth && replaced !== null) this.depth.fill(0);
+    this.hasCycle = carriedDepth ? false : !acyclicDepth(unblocks, inStart, inEdges, blockerOf, this.depth);
     if (this.hasCycle) {
       const graphEdge = new Uint8Array(m);
       for (let e = 0; e < m; e++) {
@@ -251,6 +259,66 @@ export class EdgeStructure {
     this.edges = edges;
     return true;
   }
+}
+
+// Step 4 after a carried reshape (every previous item at its position, new ones after, no cycle before): the previous
+// depths, brought up to date from the blockers of the edges that went or came (or changed ends), then through the
+// blockers of each item whose depth moved. An item's depth is recomputed from its dependents' (the longest chain
+// below it), so on an acyclic graph the last recomputation of each item comes after its dependents' last change and
+// the result is acyclicDepth's. false, depth partial, when the changes reach further than a computation from scratch
+// would go (each item and each edge once): a new cycle keeps raising the depths around it.
+function carryDepth(
+  before: EdgeStructure,
+  edgeOldOf: Int32Array,
+  replaced: Int32Array,
+  now: EdgeStructure,
+  depth: Int32Array,
+): boolean {
+  const { blockerOf, dependentOf, inStart, inEdges, outStart, outEdges, slotOfItem } = now;
+  const n = depth.length;
+  depth.set(before.depth.subarray(0, Math.min(n, before.depth.length)));
+  const queued = new Uint8Array(n);
+  const queue: number[] = [];
+  const mark = (v: number) => {
+    if (v >= 0 && queued[v] === 0) {
+      queued[v] = 1;
+      queue.push(v);
+    }
+  };
+  const kept = new Uint8Array(before.blockerOf.length);
+  for (let e = 0; e < edgeOldOf.length; e++) {
+    if (edgeOldOf[e] >= 0) kept[edgeOldOf[e]] = 1;
+  }
+  for (let p = 0; p < kept.length; p++) {
+    if (kept[p] === 0) mark(before.blockerOf[p]);
+  }
+  for (let k = 0; k < replaced.length; k++) {
+    const e = replaced[k];
+    mark(blockerOf[e]);
+    if (edgeOldOf[e] >= 0) mark(before.blockerOf[edgeOldOf[e]]);
+  }
+  let budget = n + blockerOf.length;
+  for (let head = 0; head < queue.length; head++) {
+    if (--budget < 0) return false;
+    const x = queue[head];
+    queued[x] = 0;
+    let best = 0;
+    const slot = slotOfItem[x];
+    if (slot >= 0) {
+      for (let k = outStart[slot]; k < outStart[slot + 1]; k++) {
+        const d = dependentOf[outEdges[k]];
+        if (d >= 0 && d !== x && depth[d] + 1 > best) best = depth[d] + 1;
+      }
+    }
+    if (best !== depth[x]) {
+      depth[x] = best;
+      for (let k = inStart[x]; k < inStart[x + 1]; k++) {
+        const b = blockerOf[inEdges[k]];
+        if (b !== x) mark(b);
+      }
+    }
+  }
+  return true;
 }
 
 // The ends, form and slot of each edge that stayed, from the previous arrays; the edges left to look up (new ones, and
