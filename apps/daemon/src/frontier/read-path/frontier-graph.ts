@@ -94,8 +94,8 @@ export class GraphReuse {
 
   grew(items: readonly FrontierInputItem[], rows: readonly CandidateRow[], facts: readonly BlockerFacts[]): void {
     this.settle();
-    this.candidates = [...this.candidates, ...rows];
-    this.candidateFacts = [...this.candidateFacts, ...facts];
+    this.candidates = this.candidates.concat(rows);
+    this.candidateFacts = this.candidateFacts.concat(facts);
     this.items = items;
   }
 
@@ -553,13 +553,14 @@ export function shrinkProjectGraph(
   };
 }
 
-// Edges are not in id order (a load reads them unordered): a pass comparing ids, which stops when all are found.
+// Edges are not in id order (a load reads them unordered): a pass comparing ids, which stops when all are found. From
+// the end, where the grow step puts new edges: an edge removed soon after it was added is found first.
 const FEW_EDGES = 16;
 
 function edgePositions(list: readonly FrontierEdge[], removed: ReadonlySet<number>): number[] {
   const at: number[] = [];
   const ids = [...removed];
-  for (let k = 0; k < list.length && at.length < ids.length; k++) {
+  for (let k = list.length - 1; k >= 0 && at.length < ids.length; k--) {
     const id = edgeId(list[k]);
     for (let r = 0; r < ids.length; r++) {
       if (ids[r] === id) {
@@ -568,7 +569,7 @@ function edgePositions(list: readonly FrontierEdge[], removed: ReadonlySet<numbe
       }
     }
   }
-  return at;
+  return at.reverse();
 }
 
 function refsThrough(refSource: RefSource): Pick<ProjectGraph, 'refOf' | 'refSource'> {
