@@ -407,10 +407,13 @@ async function phase(
   const drainEnd = performance.now() + 3000;
   while (unseen() > 0 && performance.now() < drainEnd) await sleep(20);
   const latencies = followers.flatMap((f) => f.latencies);
-  // not timed, after the drain (their notices match no write of the phase)
+  const notices = followers.reduce((sum, f) => sum + f.frontierNotices, 0);
+  const unseenAfterDrain = unseen();
+  // not timed, after the drain and the counts (their notices match no write of the phase); a refusal here only
+  // leaves the next phase what this one left
   await Promise.all(
     ws.map(async (writer, w) => {
-      for (const op of writer.leftovers()) await send(replicas[w % replicas.length].api, op);
+      for (const op of writer.leftovers()) await send(replicas[w % replicas.length].api, op).catch(() => undefined);
     }),
   );
   const byKind: PhaseResult['by_kind'] = {};
@@ -433,8 +436,8 @@ async function phase(
     daemon_cpu_pct: daemonCpu,
     notice_p50_ms: followers.length > 0 ? round(pct(latencies, 50)) : NaN,
     notice_p99_ms: followers.length > 0 ? round(pct(latencies, 99)) : NaN,
-    notices: followers.reduce((sum, f) => sum + f.frontierNotices, 0),
-    unseen: unseen(),
+    notices,
+    unseen: unseenAfterDrain,
     error_samples: samples,
     db_waits: waits,
     load_average: [loadBefore, round(loadavg()[0])],
