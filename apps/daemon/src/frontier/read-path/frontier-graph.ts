@@ -492,10 +492,20 @@ export function shrinkProjectGraph(
   // a dependency's removal, the usual shrink: its edges found by id, the rest copied in runs
   const onlyEdges = leaving.size === 0 && removedEdges.size <= FEW_EDGES;
   const removedAt = onlyEdges ? edgePositions(previous.edges, removedEdges) : null;
-  const edges =
-    removedAt !== null ? withoutPositions(previous.edges, removedAt) : previous.edges.filter((edge) => !goes(edge));
-  for (const edge of removedAt !== null ? removedAt.map((k) => previous.edges[k]) : previous.edges) {
-    if (goes(edge) && previous.blockerProjects.has(edge.blocker)) reconsidered.add(edge.blocker);
+  let edges: EdgeRow[];
+  if (removedAt !== null) {
+    edges = withoutPositions(previous.edges, removedAt);
+    for (const k of removedAt) {
+      const { blocker } = previous.edges[k];
+      if (previous.blockerProjects.has(blocker)) reconsidered.add(blocker);
+    }
+  } else {
+    edges = [];
+    for (const edge of previous.edges) {
+      if (goes(edge)) {
+        if (previous.blockerProjects.has(edge.blocker)) reconsidered.add(edge.blocker);
+      } else edges.push(edge);
+    }
   }
   const named = new Set<number>();
   if (reconsidered.size > 0) for (const edge of edges) if (reconsidered.has(edge.blocker)) named.add(edge.blocker);
