@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { PerformanceEntry, PerformanceObserver } from 'node:perf_hooks';
+import { writeHeapSnapshot } from 'node:v8';
 
 import { applyDeploymentHalts, computeFrontier, FrontierComputation, FrontierMemo } from '../../libs/core/src';
 import { DependencyFactsService } from '../../apps/daemon/src/dependencies/dependency-facts.service';
@@ -30,7 +31,8 @@ import { generatedRows } from './profile';
 // dependency added) or `dependency-remove` (a blocked item's dependency deleted); all but `title` take per = 1. The
 // last two refresh a FrontierGraphCache over the rows in memory (memory-repository.ts), so `patch` is the cache's
 // whole refresh step (the delta applied to its state, then the graph step it picks).
-// With SVC_BENCH_PROFILE=<file>, a CPU profile of the writes alone is written there. Prints one JSON line: the median of
+// With SVC_BENCH_PROFILE=<file>, a CPU profile of the writes alone is written there; with SVC_BENCH_HEAP=<file>, a heap
+// snapshot after them. Prints one JSON line: the median of
 // each step, in ms.
 
 // What a new item or a terminal move changed, as the graph cache's delta names it.
@@ -132,8 +134,14 @@ async function main(): Promise<void> {
   };
   let last = answer();
   let byId = new Map(rows.candidates.map((row, at) => [row.id, at]));
-  let nextId = Math.max(...rows.candidates.map((row) => row.id), ...rows.outside.map((row) => row.id)) + 1;
-  const ids: NextIds = { item: nextId, edge: Math.max(...rows.edges.map((e) => e.id!)) + 1 };
+  // a loop, not Math.max(...ids): a million arguments overflow the stack
+  const highest = (ids: Iterable<number>) => {
+    let top = -Infinity;
+    for (const id of ids) if (id > top) top = id;
+    return top;
+  };
+  let nextId = Math.max(highest(rows.candidates.map((row) => row.id)), highest(rows.outside.map((row) => row.id))) + 1;
+  const ids: NextIds = { item: nextId, edge: highest(rows.edges.map((e) => e.id!)) + 1 };
   const profile = process.env.SVC_BENCH_PROFILE;
   const session = new Session();
   const post = (method: string, params?: object) =>
@@ -203,11 +211,20 @@ async function main(): Promise<void> {
     const { profile: taken } = (await post('Profiler.stop')) as { profile: unknown };
     writeFileSync(profile, JSON.stringify(taken));
   }
+  // what the kept state holds after the writes (the rows, the graph, the memo, the serializer, the history)
+  if (process.env.SVC_BENCH_HEAP) writeHeapSnapshot(process.env.SVC_BENCH_HEAP);
   const med = (v: number[]) => Math.round([...v].sort((a, b) => a - b)[Math.floor(v.length / 2)] * 10) / 10;
   const out = Object.fromEntries(Object.entries(steps).map(([k, v]) => [k, med(v)]));
   process.stdout.write(
-    `${JSON.stringify({ items: n, writes, per, kind, ...out, rendered: serializer.rendered, gc_ms_per_write: Math.round((gc.ms / writes) * 10) / 10, rss_mb: Math.round(process.memoryUsage().rss / 2 ** 20) })}\n`,
+    `${JSON.stringify({ items: n, writes, per, kind, ...out, rendered: serializer.rendered, gc_ms_per_write: Math.round((gc.ms / writes) * 10) / 10, ...memoryMb() })}\n`,
   );
+}
+
+// The process's memory after the writes, in MB: the heap's live objects and the buffers outside it (typed arrays).
+function memoryMb(): { rss_mb: number; heap_mb: number; buffers_mb: number } {
+  const { rss, heapUsed, arrayBuffers } = process.memoryUsage();
+  const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
+  return { rss_mb: mb(rss), heap_mb: mb(heapUsed), buffers_mb: mb(arrayBuffers) };
 }
 
 if (require.main === module) {
