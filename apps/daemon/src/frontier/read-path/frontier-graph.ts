@@ -93,9 +93,16 @@ export class GraphReuse {
   }
 
   grew(items: readonly FrontierInputItem[], rows: readonly CandidateRow[], facts: readonly BlockerFacts[]): void {
-    this.settle();
-    this.candidates = this.candidates.concat(rows);
-    this.candidateFacts = this.candidateFacts.concat(facts);
+    // the pending rows laid over the grown copies: settling first would copy both arrays once more
+    const candidates = this.candidates.concat(rows);
+    const candidateFacts = this.candidateFacts.concat(facts);
+    for (const r of this.pending) {
+      candidates[r.at] = r.row;
+      candidateFacts[r.at] = r.facts;
+    }
+    this.pending = [];
+    this.candidates = candidates;
+    this.candidateFacts = candidateFacts;
     this.items = items;
   }
 
