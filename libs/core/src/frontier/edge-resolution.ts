@@ -23,19 +23,85 @@ export class EdgeResolution {
   // stage order is shared by every item of a workflow version
   private readonly tailCache: (Map<readonly string[] | undefined, Map<string, string>> | undefined)[] = [];
 
+  // With `extending`, the previous run's resolution over a structure this one's extends (its edges a prefix of
+  // these): its answers taken over as they were (the run owns the previous state, and no one reads that resolution
+  // after), for resolveExtended to bring up to date.
   constructor(
     readonly structure: EdgeStructure,
     n: number,
     private blockerFacts: ReadonlyMap<number, BlockerFacts>,
     readonly acceptForeignRuns: boolean,
+    extending: EdgeResolution | null = null,
   ) {
     const m = structure.dependentOf.length;
     this.options = { acceptForeignRuns };
-    this.facts = new Array<BlockerFacts | undefined>(structure.slotIds.length);
-    this.unsatisfied = new Uint8Array(m);
-    this.reason = new Array<string>(m).fill('');
-    this.unsatisfiedCount = new Int32Array(n);
-    this.selfLoops = new Int32Array(n);
+    if (extending === null) {
+      this.facts = new Array<BlockerFacts | undefined>(structure.slotIds.length);
+      this.unsatisfied = new Uint8Array(m);
+      this.reason = new Array<string>(m).fill('');
+      this.unsatisfiedCount = new Int32Array(n);
+      this.selfLoops = new Int32Array(n);
+      return;
+    }
+    this.facts = extending.facts;
+    this.unsatisfied = grown(extending.unsatisfied, m, (size) => new Uint8Array(size));
+    this.reason = extending.reason;
+    for (let e = this.reason.length; e < m; e++) this.reason.push('');
+    this.unsatisfiedCount = grown(extending.unsatisfiedCount, n, (size) => new Int32Array(size));
+    this.selfLoops = grown(extending.selfLoops, n, (size) => new Int32Array(size));
+    this.selfLoopTotal = extending.selfLoopTotal;
+  }
+
+  // resolveFrom when this resolution was made `extending` `previous` over a structure that extends its (the first
+  // `kept` edges as they were, their ends the same items): only the edges of blockers whose facts changed, and the
+  // new edges, are evaluated, reached through the structure's lists.
+  resolveExtended(
+    previous: EdgeResolution,
+    kept: number,
+    items: readonly FrontierInputItem[],
+    isCandidate: Uint8Array,
+    touched: Uint8Array,
+  ): void {
+    const { dependentOf, blockerOf, blockerSlot, slotIds, outStart, outEdges } = this.structure;
+    const { facts } = this;
+    const carriedSlots = this.structure.slotsCarriedFrom(previous.structure);
+    if (carriedSlots < 0) throw new Error('edge resolution: the structure does not extend the previous one');
+    const changedSlots: number[] = [];
+    const ids =
+      this.blockerFacts === previous.blockerFacts ? [] : factsChangedSince(this.blockerFacts, previous.blockerFacts);
+    if (ids === null) {
+      for (let slot = 0; slot < carriedSlots; slot++) {
+        const now = this.blockerFacts.get(slotIds[slot]);
+        if (now !== facts[slot]) {
+          facts[slot] = now;
+          changedSlots.push(slot);
+        }
+      }
+    } else {
+      for (const id of ids) {
+        const slot = this.structure.slotOfId(id);
+        if (slot < 0 || slot >= carriedSlots) continue;
+        const now = this.blockerFacts.get(id);
+        if (now !== facts[slot]) {
+          facts[slot] = now;
+          changedSlots.push(slot);
+        }
+      }
+    }
+    // a new slot's edges are all new: evaluated below
+    for (let slot = carriedSlots; slot < slotIds.length; slot++) facts[slot] = this.blockerFacts.get(slotIds[slot]);
+    for (const slot of changedSlots) {
+      for (let k = outStart[slot]; k < outStart[slot + 1]; k++) {
+        const e = outEdges[k];
+        if (e < kept) this.reevaluate(e, items, isCandidate, touched);
+      }
+    }
+    for (let e = kept; e < dependentOf.length; e++) {
+      const d = dependentOf[e];
+      if (d < 0) continue;
+      this.evaluate(e, blockerOf[e], d, facts[blockerSlot[e]], items, isCandidate);
+      touched[d] = 1;
+    }
   }
 
   // An edge of the same form as its blocker's previous edge (the usual case) shares that edge's answer and reason.
@@ -326,4 +392,12 @@ export class EdgeResolution {
     const blockerRef = facts?.ref ?? (b >= 0 ? items[b].ref : undefined);
     return satisfactionReason(form, facts, { acceptForeignRuns: this.options.acceptForeignRuns, blockerRef });
   }
+}
+
+// `array`, or a copy of it `size` long (the rest zeros) when it is shorter.
+function grown<T extends Uint8Array | Int32Array>(array: T, size: number, make: (size: number) => T): T {
+  if (array.length === size) return array;
+  const copy = make(size);
+  copy.set(array);
+  return copy;
 }

@@ -5,10 +5,12 @@ import { ItemIndex, lookupIndex } from './item-index';
 import { FrontierEdge } from './vocabulary';
 
 // The previous run's structure and, by edge now, the edge's position in it (-1: new). Only for a run in which every
-// previous item is at the same position (new items after them).
+// previous item is at the same position (new items after them). `appended`: every previous edge is at its position
+// (edgeOldOf[e] === e), the new ones after them.
 export interface CarriedEdges {
   structure: EdgeStructure;
   edgeOldOf: Int32Array;
+  appended: boolean;
 }
 
 // Depends only on the edge objects in order and the items' ids by position, so a run after a write that changed
@@ -28,6 +30,10 @@ export class EdgeStructure {
   readonly slotOfItem: Int32Array;
   // the structure this one carried its slots from, until the run's resolution asks (never kept: no chain of runs)
   private carriedFrom: EdgeStructure | null;
+  // how many of its edges, as a prefix of this one's, the carried structure's lists and answers still describe; -1
+  private extendedEdges = -1;
+  // edges whose dependent is no item: a new item may be one of them, so only a structure without any is extended
+  readonly unplacedDependents: number;
   // edges out of each slot, in edge order: outEdges[outStart[slot]] .. outEdges[outStart[slot + 1] - 1]
   readonly outStart: Int32Array;
   readonly outEdges: Int32Array;
@@ -95,6 +101,40 @@ export class EdgeStructure {
     this.formOf = formOf;
     this.blockerSlot = blockerSlot;
     let replaced: Int32Array | null = null;
+    if (
+      before !== null &&
+      this.carriedFrom === before &&
+      (carried as CarriedEdges).appended &&
+      this.extends(before, n)
+    ) {
+      // every previous edge where it was, with the same ends (no new item is one of its ends): its arrays copied, the
+      // new edges looked up and put at the end of their items' and slots' lists
+      const mOld = before.blockerOf.length;
+      blockerOf.set(before.blockerOf);
+      dependentOf.set(before.dependentOf);
+      formOf.set(before.formOf);
+      blockerSlot.set(before.blockerSlot);
+      const added = new Int32Array(m - mOld);
+      for (let e = mOld; e < m; e++) {
+        this.place(e);
+        added[e - mOld] = e;
+      }
+      const { ins, outs, unblocks, unplaced } = extendedLists(before, this, added, n, this.slots);
+      this.inStart = ins.start;
+      this.inEdges = ins.list;
+      this.outStart = outs.start;
+      this.outEdges = outs.list;
+      this.unblocks = unblocks;
+      this.unplacedDependents = unplaced;
+      this.slotIds = this.slotIds.slice(0, this.slots);
+      this.depth = new Int32Array(n);
+      this.extendedEdges = mOld;
+      const carriedDepth = !before.hasCycle && carryDepth(before, null, added, this, this.depth);
+      if (!carriedDepth) this.depth.fill(0);
+      this.hasCycle = carriedDepth ? false : !acyclicDepth(unblocks, ins.start, ins.list, blockerOf, this.depth);
+      if (this.hasCycle) this.cycleDepth(n, m);
+      return;
+    }
     if (before !== null && this.carriedFrom === before) {
       const replace = carryEdges(
         before,
@@ -113,9 +153,13 @@ export class EdgeStructure {
 
     const inStart = new Int32Array(n + 1);
     const unblocks = new Int32Array(n);
+    let unplaced = 0;
     for (let e = 0; e < m; e++) {
       const d = dependentOf[e];
-      if (d < 0) continue;
+      if (d < 0) {
+        unplaced++;
+        continue;
+      }
       inStart[d + 1]++;
       const b = blockerOf[e];
       if (b >= 0 && b !== d) unblocks[b]++;
@@ -150,6 +194,7 @@ export class EdgeStructure {
     this.inStart = inStart;
     this.inEdges = inEdges;
     this.unblocks = unblocks;
+    this.unplacedDependents = unplaced;
     this.depth = new Int32Array(n);
     const carriedDepth =
       before !== null &&
@@ -158,14 +203,36 @@ export class EdgeStructure {
       carryDepth(before, (carried as CarriedEdges).edgeOldOf, replaced, this, this.depth);
     if (!carriedDepth && replaced !== null) this.depth.fill(0);
     this.hasCycle = carriedDepth ? false : !acyclicDepth(unblocks, inStart, inEdges, blockerOf, this.depth);
-    if (this.hasCycle) {
-      const graphEdge = new Uint8Array(m);
-      for (let e = 0; e < m; e++) {
-        graphEdge[e] = dependentOf[e] >= 0 && blockerOf[e] >= 0 && blockerOf[e] !== dependentOf[e] ? 1 : 0;
-      }
-      this.depth.fill(0);
-      downstreamDepth(buildCompactGraph(n, blockerOf, dependentOf, m, graphEdge), this.depth);
+    if (this.hasCycle) this.cycleDepth(n, m);
+  }
+
+  // Step 4 on a graph with a cycle: the longest chain below each item, a cycle's items counted once.
+  private cycleDepth(n: number, m: number): void {
+    const { blockerOf, dependentOf } = this;
+    const graphEdge = new Uint8Array(m);
+    for (let e = 0; e < m; e++) {
+      graphEdge[e] = dependentOf[e] >= 0 && blockerOf[e] >= 0 && blockerOf[e] !== dependentOf[e] ? 1 : 0;
     }
+    this.depth.fill(0);
+    downstreamDepth(buildCompactGraph(n, blockerOf, dependentOf, m, graphEdge), this.depth);
+  }
+
+  // Whether the previous structure's edges keep their ends with the items now (the previous ones at their positions,
+  // new ones after): none of them named a new item's id, as a dependent that was no item or as an outside blocker.
+  private extends(before: EdgeStructure, n: number): boolean {
+    const nOld = before.slotOfItem.length;
+    if (n === nOld) return true;
+    if (before.unplacedDependents > 0) return false;
+    for (let v = nOld; v < n; v++) {
+      if (before.outsideSlotOf(this.index.ids[v]) >= 0) return false;
+    }
+    return true;
+  }
+
+  // How many of `previous`'s edges (and their answers) this structure kept as its own first ones, its lists built
+  // from `previous`'s; -1 when it did not. The run's resolution then starts from `previous`'s.
+  edgesExtendedFrom(previous: EdgeStructure): number {
+    return this.carriedFrom === previous ? this.extendedEdges : -1;
   }
 
   // How many of `previous`'s slots this structure carried (a slot below it names the same id in both), or -1.
@@ -236,6 +303,11 @@ export class EdgeStructure {
     if (b >= 0) {
       return this.slotOfItem[b];
     }
+    return this.outsideSlotOf(id);
+  }
+
+  // The slot of a blocker that is no item, by id; -1.
+  private outsideSlotOf(id: number): number {
     const table = this.outsideTable;
     if (table !== null && (id | 0) === id && id >= 0 && id < table.length) {
       return table[id];
@@ -269,7 +341,7 @@ export class EdgeStructure {
 // would go (each item and each edge once): a new cycle keeps raising the depths around it.
 function carryDepth(
   before: EdgeStructure,
-  edgeOldOf: Int32Array,
+  edgeOldOf: Int32Array | null,
   replaced: Int32Array,
   now: EdgeStructure,
   depth: Int32Array,
@@ -285,17 +357,19 @@ function carryDepth(
       queue.push(v);
     }
   };
-  const kept = new Uint8Array(before.blockerOf.length);
-  for (let e = 0; e < edgeOldOf.length; e++) {
-    if (edgeOldOf[e] >= 0) kept[edgeOldOf[e]] = 1;
-  }
-  for (let p = 0; p < kept.length; p++) {
-    if (kept[p] === 0) mark(before.blockerOf[p]);
+  if (edgeOldOf !== null) {
+    const kept = new Uint8Array(before.blockerOf.length);
+    for (let e = 0; e < edgeOldOf.length; e++) {
+      if (edgeOldOf[e] >= 0) kept[edgeOldOf[e]] = 1;
+    }
+    for (let p = 0; p < kept.length; p++) {
+      if (kept[p] === 0) mark(before.blockerOf[p]);
+    }
   }
   for (let k = 0; k < replaced.length; k++) {
     const e = replaced[k];
     mark(blockerOf[e]);
-    if (edgeOldOf[e] >= 0) mark(before.blockerOf[edgeOldOf[e]]);
+    if (edgeOldOf !== null && edgeOldOf[e] >= 0) mark(before.blockerOf[edgeOldOf[e]]);
   }
   let budget = n + blockerOf.length;
   for (let head = 0; head < queue.length; head++) {
@@ -348,4 +422,82 @@ function carryEdges(
     }
   }
   return replace.subarray(0, count);
+}
+
+// The lists of `before` (edges into each item, out of each slot), each item's unblocks count and the edges whose
+// dependent is no item, after `added` (edges after all of `before`'s, their ends and slots in `now`'s arrays).
+function extendedLists(
+  before: EdgeStructure,
+  now: EdgeStructure,
+  added: Int32Array,
+  n: number,
+  slots: number,
+): {
+  ins: { start: Int32Array; list: Int32Array };
+  outs: { start: Int32Array; list: Int32Array };
+  unblocks: Int32Array;
+  unplaced: number;
+} {
+  const { blockerOf, dependentOf, blockerSlot } = now;
+  const unblocks = new Int32Array(n);
+  unblocks.set(before.unblocks);
+  let unplaced = before.unplacedDependents;
+  const into: number[] = [];
+  for (const e of added) {
+    const d = dependentOf[e];
+    if (d < 0) {
+      unplaced++;
+      continue;
+    }
+    into.push(e);
+    const b = blockerOf[e];
+    if (b >= 0 && b !== d) unblocks[b]++;
+  }
+  const out = into.slice();
+  into.sort((x, y) => dependentOf[x] - dependentOf[y] || x - y);
+  out.sort((x, y) => blockerSlot[x] - blockerSlot[y] || x - y);
+  return {
+    ins: extendLists(before.inStart, before.inEdges, n, into, dependentOf),
+    outs: extendLists(before.outStart, before.outEdges, slots, out, blockerSlot),
+    unblocks,
+    unplaced,
+  };
+}
+
+// A list per key (an item's edges in, a slot's edges out) after `added` (new edges, after every previous one, ordered
+// by key then edge) joined the previous lists: each goes at the end of its key's list, as edge order puts it. Copies
+// the previous list in runs; `size` keys now, the previous ones first.
+function extendLists(
+  oldStart: Int32Array,
+  oldList: Int32Array,
+  size: number,
+  added: readonly number[],
+  keyOf: Int32Array,
+): { start: Int32Array; list: Int32Array } {
+  const oldSize = oldStart.length - 1;
+  const oldTotal = oldStart[oldSize];
+  const start = new Int32Array(size + 1);
+  start.set(oldStart);
+  start.fill(oldTotal, oldSize + 1);
+  const list = new Int32Array(oldTotal + added.length);
+  let from = 0;
+  let to = 0;
+  for (let k = 0; k < added.length; k++) {
+    const key = keyOf[added[k]];
+    const end = key < oldSize ? oldStart[key + 1] : oldTotal;
+    list.set(oldList.subarray(from, end), to);
+    to += end - from;
+    from = end;
+    list[to++] = added[k];
+  }
+  list.set(oldList.subarray(from), to);
+  // a key's list starts after every added edge of a key below it
+  if (added.length > 0) {
+    let k = 0;
+    for (let v = keyOf[added[0]] + 1; v <= size; v++) {
+      while (k < added.length && keyOf[added[k]] < v) k++;
+      start[v] += k;
+    }
+  }
+  return { start, list };
 }

@@ -322,19 +322,33 @@ export function computeReshaped(
     }
   }
 
-  const carried = newOf === null && before.worthCarrying ? { structure: before, edgeOldOf } : null;
+  // every previous edge at its position, the new ones after (a new dependency, or none: new items)
+  let appended = stayed === oldEdges.length;
+  for (let e = 0; appended && e < oldEdges.length; e++) appended = edgeOldOf[e] === e;
+  const carried = newOf === null && before.worthCarrying ? { structure: before, edgeOldOf, appended } : null;
   const structure = new EdgeStructure(edges, index, n, carried);
   const touched = previous.scratch.touched?.length === n ? previous.scratch.touched.fill(0) : new Uint8Array(n);
-  const resolution = new EdgeResolution(structure, n, input.blockerFacts, previous.resolution.acceptForeignRuns);
-  resolution.resolveFrom(previous.resolution, edgeOldOf, items, isCandidate, touched, newOf);
-  resolution.resolveChanged(items, input.blockerFacts, changedList, isCandidate, touched);
-  const went = new Uint8Array(oldEdges.length).fill(1);
-  for (let e = 0; e < edges.length; e++) {
-    if (edgeOldOf[e] >= 0) went[edgeOldOf[e]] = 0;
+  const keptEdges = structure.edgesExtendedFrom(before);
+  const { acceptForeignRuns } = previous.resolution;
+  let resolution: EdgeResolution;
+  if (keptEdges >= 0) {
+    resolution = new EdgeResolution(structure, n, input.blockerFacts, acceptForeignRuns, previous.resolution);
+    resolution.resolveExtended(previous.resolution, keptEdges, items, isCandidate, touched);
+  } else {
+    resolution = new EdgeResolution(structure, n, input.blockerFacts, acceptForeignRuns);
+    resolution.resolveFrom(previous.resolution, edgeOldOf, items, isCandidate, touched, newOf);
   }
-  for (let p = 0; p < oldEdges.length; p++) {
-    const d = went[p] === 1 ? now(before.dependentOf[p]) : -1;
-    if (d >= 0) touched[d] = 1;
+  resolution.resolveChanged(items, input.blockerFacts, changedList, isCandidate, touched);
+  // a gone edge's dependent is touched (none went when every previous edge stayed)
+  if (stayed < oldEdges.length) {
+    const went = new Uint8Array(oldEdges.length).fill(1);
+    for (let e = 0; e < edges.length; e++) {
+      if (edgeOldOf[e] >= 0) went[edgeOldOf[e]] = 0;
+    }
+    for (let p = 0; p < oldEdges.length; p++) {
+      const d = went[p] === 1 ? now(before.dependentOf[p]) : -1;
+      if (d >= 0) touched[d] = 1;
+    }
   }
   const rekeyed = new Uint8Array(n);
   for (let v = 0; v < n; v++) {

@@ -600,6 +600,62 @@ describe(referenceFrontier.name, () => {
     check();
   });
 
+  // The newest item finishes (its edges stay: one into it now names no item, the one out of it an outside blocker)
+  // and comes back, after the others as the graph cache grows its arrays: its edges must find it again, though none
+  // of them changed and no edge came. So must an edge that came before its dependent.
+  it('should be what computeFrontier answers with its memo when the newest item finishes and comes back', () => {
+    const planned = (status = 'planned'): ItemSpec => ({
+      status: STATUSES.indexOf(status),
+      priority: 0,
+      frozen: false,
+      blocked: false,
+      reason: false,
+      epic: false,
+      created: 0,
+      quoted: false,
+      merged: false,
+    });
+    for (const into of [false, true]) {
+      const world: World = {
+        items: new Map([1, 2, 3, 4].map((id) => [id, planned()])),
+        outside: new Map(),
+        edges: new Map(),
+        nextEdgeId: 1,
+        runs: new Set(),
+        registered: { alpha: new Set(), beta: new Set() },
+        wipCap: 30,
+        acceptForeignRuns: false,
+        scrambled: false,
+      };
+      const done = SATISFACTIONS.indexOf('status:done');
+      addEdge(world, { blocker: 4, dependent: 2, gate: 0, satisfaction: done });
+      addEdge(world, { blocker: 3, dependent: 1, gate: 0, satisfaction: done });
+      // with it, an edge into the newest item: while it is finished that edge's dependent is no item
+      if (into) addEdge(world, { blocker: 1, dependent: 4, gate: 0, satisfaction: done });
+      const inputs = new Inputs();
+      const memo = new FrontierMemo();
+      const check = (): void => {
+        const input = inputs.of(world);
+        expect(computeFrontier(input, memo)).toEqual(referenceFrontier(input));
+      };
+      check();
+      world.items.delete(4);
+      world.outside.set(4, { status: STATUSES.indexOf('done'), merged: false, project: 'alpha' });
+      check();
+      world.outside.delete(4);
+      world.items.set(4, planned());
+      check();
+      // and a new item after it, its edges unchanged
+      world.items.set(5, planned());
+      check();
+      // a new edge into an id that is no item yet, then the item with that id
+      addEdge(world, { blocker: 1, dependent: 6, gate: 0, satisfaction: done });
+      check();
+      world.items.set(6, planned());
+      check();
+    }
+  });
+
   // the reference itself, on a small backlog with one of each: a stuck cycle, a self-dependency, an abandoned outside
   // blocker and a deleted one, an operator block, a frozen item, a blocker deployed to an environment its project
   // does not register, implementation re-entry and a WIP cap that suppresses a new start
