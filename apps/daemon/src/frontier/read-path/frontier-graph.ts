@@ -59,12 +59,12 @@ export interface GraphRows {
 
 // Untouched rows keep their object, so their input item and facts are taken over; rows are in id order in both
 // builds, so a side-by-side walk finds them without hashing (WeakMaps cost build time and ephemeron work per full GC).
+// The reuse owns its candidates and their facts (a build takes a copy of the rows' array), so a patch or a growth
+// updates them in place: a copy of both per write cost more than the write at scale.
 export class GraphReuse {
-  candidates: readonly CandidateRow[] = [];
+  candidates: CandidateRow[] = [];
   items: readonly FrontierInputItem[] = [];
-  candidateFacts: readonly BlockerFacts[] = [];
-  // laid over `candidates` and `candidateFacts` on the next build: copying both per patch is too slow at scale
-  private pending: { at: number; row: CandidateRow; facts: BlockerFacts }[] = [];
+  candidateFacts: BlockerFacts[] = [];
   outside: readonly BlockerRow[] = [];
   outsideFacts: readonly BlockerFacts[] = [];
   runs: RunRow[] | null = null;
@@ -75,46 +75,25 @@ export class GraphReuse {
     replaced: readonly { at: number; row: CandidateRow; facts: BlockerFacts }[],
   ): void {
     this.items = items;
-    for (const r of replaced) this.pending.push(r);
-    if (this.pending.length > (this.candidates.length >> 3) + 64) this.settle();
-  }
-
-  settle(): void {
-    if (this.pending.length === 0) return;
-    const candidates = this.candidates.slice();
-    const candidateFacts = this.candidateFacts.slice();
-    for (const r of this.pending) {
-      candidates[r.at] = r.row;
-      candidateFacts[r.at] = r.facts;
+    for (const r of replaced) {
+      this.candidates[r.at] = r.row;
+      this.candidateFacts[r.at] = r.facts;
     }
-    this.candidates = candidates;
-    this.candidateFacts = candidateFacts;
-    this.pending = [];
   }
 
   grew(items: readonly FrontierInputItem[], rows: readonly CandidateRow[], facts: readonly BlockerFacts[]): void {
-    // the pending rows laid over the grown copies: settling first would copy both arrays once more
-    const candidates = this.candidates.concat(rows);
-    const candidateFacts = this.candidateFacts.concat(facts);
-    for (const r of this.pending) {
-      candidates[r.at] = r.row;
-      candidateFacts[r.at] = r.facts;
-    }
-    this.pending = [];
-    this.candidates = candidates;
-    this.candidateFacts = candidateFacts;
+    for (const row of rows) this.candidates.push(row);
+    for (const f of facts) this.candidateFacts.push(f);
     this.items = items;
   }
 
   shrank(items: readonly FrontierInputItem[], at: readonly number[]): void {
-    this.settle();
     this.candidates = withoutPositions(this.candidates, at);
     this.candidateFacts = withoutPositions(this.candidateFacts, at);
     this.items = items;
   }
 
   joined(items: readonly FrontierInputItem[], rows: readonly CandidateRow[], facts: readonly BlockerFacts[]): void {
-    this.settle();
     const candidates: CandidateRow[] = [];
     const candidateFacts: BlockerFacts[] = [];
     let j = 0;
@@ -133,10 +112,6 @@ export class GraphReuse {
     this.candidates = candidates;
     this.candidateFacts = candidateFacts;
     this.items = items;
-  }
-
-  built(): void {
-    this.pending = [];
   }
 }
 
@@ -617,7 +592,6 @@ export function buildProjectGraph(rows: GraphRows, reuse?: GraphReuse): ProjectG
         rows.runs.length === 0 &&
         reuse.environments?.length === 0 &&
         rows.environments.length === 0));
-  reuse?.settle();
   const candidateAt = reuse === undefined ? null : alignItems(rows.candidates, reuse.candidates);
   const outsideAt = reuse === undefined || !sameDelivery ? null : alignItems(rows.outside, reuse.outside);
   const prefix = `${project.public_item_prefix}-`;
@@ -694,14 +668,13 @@ export function buildProjectGraph(rows: GraphRows, reuse?: GraphReuse): ProjectG
     }
   }
   if (reuse !== undefined) {
-    reuse.candidates = rows.candidates;
+    reuse.candidates = rows.candidates.slice();
     reuse.items = items;
     reuse.candidateFacts = candidateFacts;
     reuse.outside = rows.outside;
     reuse.outsideFacts = outsideFacts;
     reuse.runs = rows.runs;
     reuse.environments = rows.environments;
-    reuse.built();
   }
   return {
     project,
