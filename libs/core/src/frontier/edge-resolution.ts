@@ -66,28 +66,7 @@ export class EdgeResolution {
     const { facts } = this;
     const carriedSlots = this.structure.slotsCarriedFrom(previous.structure);
     if (carriedSlots < 0) throw new Error('edge resolution: the structure does not extend the previous one');
-    const changedSlots: number[] = [];
-    const ids =
-      this.blockerFacts === previous.blockerFacts ? [] : factsChangedSince(this.blockerFacts, previous.blockerFacts);
-    if (ids === null) {
-      for (let slot = 0; slot < carriedSlots; slot++) {
-        const now = this.blockerFacts.get(slotIds[slot]);
-        if (now !== facts[slot]) {
-          facts[slot] = now;
-          changedSlots.push(slot);
-        }
-      }
-    } else {
-      for (const id of ids) {
-        const slot = this.structure.slotOfId(id);
-        if (slot < 0 || slot >= carriedSlots) continue;
-        const now = this.blockerFacts.get(id);
-        if (now !== facts[slot]) {
-          facts[slot] = now;
-          changedSlots.push(slot);
-        }
-      }
-    }
+    const changedSlots = this.refreshFacts(this.blockerFacts, previous.blockerFacts, carriedSlots);
     // a new slot's edges are all new: evaluated below
     for (let slot = carriedSlots; slot < slotIds.length; slot++) facts[slot] = this.blockerFacts.get(slotIds[slot]);
     for (const slot of changedSlots) {
@@ -202,28 +181,8 @@ export class EdgeResolution {
     for (let slot = 0; slot < carriedSlots; slot++) {
       facts[slot] = previous.facts[slot];
     }
-    const ids =
-      this.blockerFacts === previous.blockerFacts ? [] : factsChangedSince(this.blockerFacts, previous.blockerFacts);
-    if (ids === null) {
-      for (let slot = 0; slot < carriedSlots; slot++) {
-        const now = this.blockerFacts.get(slotIds[slot]);
-        if (now !== facts[slot]) {
-          facts[slot] = now;
-          factsChanged[slot] = 1;
-        }
-      }
-    } else {
-      for (const id of ids) {
-        const slot = this.structure.slotOfId(id);
-        if (slot < 0 || slot >= carriedSlots) {
-          continue;
-        }
-        const now = this.blockerFacts.get(id);
-        if (now !== facts[slot]) {
-          facts[slot] = now;
-          factsChanged[slot] = 1;
-        }
-      }
+    for (const slot of this.refreshFacts(this.blockerFacts, previous.blockerFacts, carriedSlots)) {
+      factsChanged[slot] = 1;
     }
     for (let slot = carriedSlots; slot < slots; slot++) {
       facts[slot] = this.blockerFacts.get(slotIds[slot]);
@@ -252,6 +211,35 @@ export class EdgeResolution {
     }
   }
 
+  // The slots below `limit` whose blocker's facts are another object in `now` than in this.facts, brought up to date:
+  // those of the ids the facts say may have changed since `since`, or every slot when they cannot say.
+  private refreshFacts(
+    now: ReadonlyMap<number, BlockerFacts>,
+    since: ReadonlyMap<number, BlockerFacts>,
+    limit: number,
+  ): number[] {
+    const { slotIds } = this.structure;
+    const facts = this.facts;
+    const changed: number[] = [];
+    const check = (slot: number): void => {
+      const f = now.get(slotIds[slot]);
+      if (f !== facts[slot]) {
+        facts[slot] = f;
+        changed.push(slot);
+      }
+    };
+    const ids = now === since ? [] : factsChangedSince(now, since);
+    if (ids === null) {
+      for (let slot = 0; slot < limit; slot++) check(slot);
+    } else {
+      for (const id of ids) {
+        const slot = this.structure.slotOfId(id);
+        if (slot >= 0 && slot < limit) check(slot);
+      }
+    }
+    return changed;
+  }
+
   // Edge e, unsatisfied before as it is now, keeps its reason.
   private keepUnsatisfied(e: number, b: number, d: number, reason: string): void {
     this.unsatisfied[e] = 1;
@@ -272,31 +260,9 @@ export class EdgeResolution {
     touched: Uint8Array,
   ): void {
     const { inStart, inEdges, outStart, outEdges, slotOfItem, slotIds } = this.structure;
-    const facts = this.facts;
-    const newFacts: number[] = [];
+    let newFacts: number[] = [];
     if (blockerFacts !== this.blockerFacts) {
-      const ids = factsChangedSince(blockerFacts, this.blockerFacts);
-      if (ids === null) {
-        for (let slot = 0; slot < slotIds.length; slot++) {
-          const now = blockerFacts.get(slotIds[slot]);
-          if (now !== facts[slot]) {
-            facts[slot] = now;
-            newFacts.push(slot);
-          }
-        }
-      } else {
-        for (const id of ids) {
-          const slot = this.structure.slotOfId(id);
-          if (slot < 0) {
-            continue;
-          }
-          const now = blockerFacts.get(slotIds[slot]);
-          if (now !== facts[slot]) {
-            facts[slot] = now;
-            newFacts.push(slot);
-          }
-        }
-      }
+      newFacts = this.refreshFacts(blockerFacts, this.blockerFacts, slotIds.length);
       this.blockerFacts = blockerFacts;
     }
     for (const v of changed) {
