@@ -63,10 +63,13 @@ export class EdgeStructure {
     const slotOfItem = new Int32Array(n).fill(-1);
     const before = carried?.structure ?? null;
     const table = index.table;
-    if (before !== null && (table === null) === (before.outsideTable === null)) {
+    const carries = before !== null && (table === null) === (before.outsideTable === null);
+    // extended: only the new edges can name new slots
+    const extending = carries && (carried as CarriedEdges).appended && this.extends(before, n);
+    if (carries) {
       this.forms = before.forms.slice();
       this.formIds = new Map(before.formIds);
-      this.slotIds = new Float64Array(before.slots + m);
+      this.slotIds = new Float64Array(before.slots + (extending ? m - before.blockerOf.length : m));
       this.slotIds.set(before.slotIds.subarray(0, before.slots));
       this.slots = before.slots;
       slotOfItem.set(before.slotOfItem.subarray(0, Math.min(n, before.slotOfItem.length)));
@@ -101,12 +104,7 @@ export class EdgeStructure {
     this.formOf = formOf;
     this.blockerSlot = blockerSlot;
     let replaced: Int32Array | null = null;
-    if (
-      before !== null &&
-      this.carriedFrom === before &&
-      (carried as CarriedEdges).appended &&
-      this.extends(before, n)
-    ) {
+    if (extending) {
       // every previous edge where it was, with the same ends (no new item is one of its ends): its arrays copied, the
       // new edges looked up and put at the end of their items' and slots' lists
       const mOld = before.blockerOf.length;
