@@ -497,20 +497,51 @@ function apply(world: World, write: Write): void {
       world.outside.delete(id);
       for (const [key, row] of world.leftWith?.get(id) ?? []) world.edges.set(key, row);
       world.leftWith?.delete(id);
-      world.items.set(id, {
-        status: write.status,
-        priority: 1,
-        frozen: false,
-        blocked: false,
-        reason: false,
-        epic: false,
-        created: 0,
-        quoted: false,
-        merged: was.merged,
-      });
+      world.items.set(id, planned({ status: write.status, priority: 1, merged: was.merged }));
       break;
     }
   }
+}
+
+// A planned item of priority 0, with `extra` over it.
+function planned(extra: Partial<ItemSpec> = {}): ItemSpec {
+  return {
+    status: STATUSES.indexOf('planned'),
+    priority: 0,
+    frozen: false,
+    blocked: false,
+    reason: false,
+    epic: false,
+    created: 0,
+    quoted: false,
+    merged: false,
+    ...extra,
+  };
+}
+
+// A world of planned items with these ids, no edge and no outside blocker.
+function plannedWorld(ids: readonly number[]): World {
+  return {
+    items: new Map(ids.map((id) => [id, planned()])),
+    outside: new Map(),
+    edges: new Map(),
+    nextEdgeId: 1,
+    runs: new Set(),
+    registered: { alpha: new Set(), beta: new Set() },
+    wipCap: 30,
+    acceptForeignRuns: false,
+    scrambled: false,
+  };
+}
+
+// Each call: computeFrontier with one memo over the world as it is then, against the reference.
+function memoCheck(world: World): () => void {
+  const inputs = new Inputs();
+  const memo = new FrontierMemo();
+  return () => {
+    const input = inputs.of(world);
+    expect(computeFrontier(input, memo)).toEqual(referenceFrontier(input));
+  };
 }
 
 describe(referenceFrontier.name, () => {
@@ -548,29 +579,7 @@ describe(referenceFrontier.name, () => {
   // written nor next to the written one must lose the cycle's name), one renames an item whose place is decided by
   // unblocks_count against an item of equal priority and depth
   it('should be what computeFrontier answers with its memo after a cycle breaks and on an unblocks tie', () => {
-    const planned = (extra: Partial<ItemSpec> = {}): ItemSpec => ({
-      status: STATUSES.indexOf('planned'),
-      priority: 0,
-      frozen: false,
-      blocked: false,
-      reason: false,
-      epic: false,
-      created: 0,
-      quoted: false,
-      merged: false,
-      ...extra,
-    });
-    const world: World = {
-      items: new Map([1, 2, 3, 4, 5, 6, 7, 8].map((id) => [id, planned()])),
-      outside: new Map(),
-      edges: new Map(),
-      nextEdgeId: 1,
-      runs: new Set(),
-      registered: { alpha: new Set(), beta: new Set() },
-      wipCap: 30,
-      acceptForeignRuns: false,
-      scrambled: false,
-    };
+    const world = plannedWorld([1, 2, 3, 4, 5, 6, 7, 8]);
     const done = SATISFACTIONS.indexOf('status:done');
     // the cycle 1 → 2 → 3 → 1; 4 blocks one item, 5 blocks two (both depth 1)
     for (const [blocker, dependent] of [
@@ -583,12 +592,7 @@ describe(referenceFrontier.name, () => {
     ]) {
       addEdge(world, { blocker, dependent, gate: 0, satisfaction: done });
     }
-    const inputs = new Inputs();
-    const memo = new FrontierMemo();
-    const check = (): void => {
-      const input = inputs.of(world);
-      expect(computeFrontier(input, memo)).toEqual(referenceFrontier(input));
-    };
+    const check = memoCheck(world);
     check();
     world.items.set(1, planned({ status: STATUSES.indexOf('done') }));
     check();
@@ -604,40 +608,14 @@ describe(referenceFrontier.name, () => {
   // and comes back, after the others as the graph cache grows its arrays: its edges must find it again, though none
   // of them changed and no edge came. So must an edge that came before its dependent.
   it('should be what computeFrontier answers with its memo when the newest item finishes and comes back', () => {
-    const planned = (status = 'planned'): ItemSpec => ({
-      status: STATUSES.indexOf(status),
-      priority: 0,
-      frozen: false,
-      blocked: false,
-      reason: false,
-      epic: false,
-      created: 0,
-      quoted: false,
-      merged: false,
-    });
     for (const into of [false, true]) {
-      const world: World = {
-        items: new Map([1, 2, 3, 4].map((id) => [id, planned()])),
-        outside: new Map(),
-        edges: new Map(),
-        nextEdgeId: 1,
-        runs: new Set(),
-        registered: { alpha: new Set(), beta: new Set() },
-        wipCap: 30,
-        acceptForeignRuns: false,
-        scrambled: false,
-      };
+      const world = plannedWorld([1, 2, 3, 4]);
       const done = SATISFACTIONS.indexOf('status:done');
       addEdge(world, { blocker: 4, dependent: 2, gate: 0, satisfaction: done });
       addEdge(world, { blocker: 3, dependent: 1, gate: 0, satisfaction: done });
       // with it, an edge into the newest item: while it is finished that edge's dependent is no item
       if (into) addEdge(world, { blocker: 1, dependent: 4, gate: 0, satisfaction: done });
-      const inputs = new Inputs();
-      const memo = new FrontierMemo();
-      const check = (): void => {
-        const input = inputs.of(world);
-        expect(computeFrontier(input, memo)).toEqual(referenceFrontier(input));
-      };
+      const check = memoCheck(world);
       check();
       world.items.delete(4);
       world.outside.set(4, { status: STATUSES.indexOf('done'), merged: false, project: 'alpha' });
@@ -660,18 +638,8 @@ describe(referenceFrontier.name, () => {
   // blocker and a deleted one, an operator block, a frozen item, a blocker deployed to an environment its project
   // does not register, implementation re-entry and a WIP cap that suppresses a new start
   it('should answer a small backlog with every kind of blocker as the spec says', () => {
-    const spec = (status: string, extra: Partial<ItemSpec> = {}): ItemSpec => ({
-      status: STATUSES.indexOf(status),
-      priority: 1,
-      frozen: false,
-      blocked: false,
-      reason: false,
-      epic: false,
-      created: 0,
-      quoted: false,
-      merged: false,
-      ...extra,
-    });
+    const spec = (status: string, extra: Partial<ItemSpec> = {}): ItemSpec =>
+      planned({ status: STATUSES.indexOf(status), priority: 1, ...extra });
     const world: World = {
       items: new Map([
         [1, spec('planned')],
