@@ -32,8 +32,8 @@ import { generatedRows } from './profile';
 // last two refresh a FrontierGraphCache over the rows in memory (memory-repository.ts), so `patch` is the cache's
 // whole refresh step (the delta applied to its state, then the graph step it picks).
 // With SVC_BENCH_PROFILE=<file>, a CPU profile of the writes alone is written there; with SVC_BENCH_HEAP=<file>, a heap
-// snapshot after them. Prints one JSON line: the median of
-// each step, in ms.
+// snapshot after them. Prints one JSON line: the median of each step in ms, GC per write, and the memory after the
+// writes (RSS, live heap and the buffers outside it).
 
 // What a new item or a terminal move changed, as the graph cache's delta names it.
 interface GraphChange {
