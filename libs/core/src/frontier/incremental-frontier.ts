@@ -322,10 +322,11 @@ export function computeReshaped(
     }
   }
 
+  const carries = newOf === null && before.worthCarrying;
   // every previous edge at its position, the new ones after (a new dependency, or none: new items)
-  let appended = stayed === oldEdges.length;
+  let appended = carries && stayed === oldEdges.length;
   for (let e = 0; appended && e < oldEdges.length; e++) appended = edgeOldOf[e] === e;
-  const carried = newOf === null && before.worthCarrying ? { structure: before, edgeOldOf, appended } : null;
+  const carried = carries ? { structure: before, edgeOldOf, appended } : null;
   const structure = new EdgeStructure(edges, index, n, carried);
   const touched = previous.scratch.touched?.length === n ? previous.scratch.touched.fill(0) : new Uint8Array(n);
   const keptEdges = structure.edgesExtendedFrom(before);
