@@ -362,6 +362,10 @@ export const MATRIX: Record<string, MatrixRow> = {
 
   // ---- the frontier, charge, gates ----
   'GET /v1/charge/frontier': { access: 'org', request: () => ({ path: '/v1/charge/frontier?project=alpha' }) },
+  'GET /v1/charge/frontier/window': {
+    access: 'org',
+    request: () => ({ path: '/v1/charge/frontier/window?project=alpha&list=blocked&limit=5' }),
+  },
   'GET /v1/charge/schedule': {
     access: 'org',
     request: () => ({ path: '/v1/charge/schedule?project=alpha' }),

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 
 import { KEY_ACTIONS, KeyAction, KeyBinding, KEYMAP, KeymapError, Scope, validateKeymap } from './keys/keymap';
 import { keyLabel } from './keys/help';
-import { SORT_KEYS, SortKey } from './state/list-query';
+import { SORT_KEYS, SortKey } from '@app/contracts';
 import { NamedView, Tab, TABS, UserCommand } from './state/state';
 import { FRONTIER_COLUMN_IDS } from './views/lists';
 import { THEME_NAMES, ThemeName } from './views/theme';

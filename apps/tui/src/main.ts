@@ -92,7 +92,10 @@ export async function runTui(argv: string[], options: { exitMessage?: boolean } 
   }
   const connection = resolveConnection({ url: args.url });
   const api = apiFor(connection, 'tui');
-  const early = prefetch(api, args.project);
+  // above this many items the TUI holds a window of the answer (0: always)
+  const windowEnv = process.env.SVC_TUI_WINDOW_ABOVE ?? '';
+  const windowAbove = /^[0-9]+$/.test(windowEnv) ? Number(windowEnv) : undefined;
+  const early = prefetch(api, args.project, windowAbove);
   const widgets = await import('./views/widgets');
   const { App: AppClass } = await import('./app');
   const { KeymapError, KEYMAP } = await import('./keys/keymap');
@@ -183,6 +186,7 @@ export async function runTui(argv: string[], options: { exitMessage?: boolean } 
         effects: {
           api,
           prefetch: early,
+          windowAbove,
           token: connection.token,
           openStream: openEventStream,
           // a claim made here shows as the person's (the token's actor), its session named tui

@@ -1,5 +1,8 @@
 import type {
   ActorListResponse,
+  FrontierWindowList,
+  FrontierWindowWire,
+  SortKey,
   ActorWire,
   AddMemberRequest,
   CreateActorRequest,
@@ -99,6 +102,17 @@ import type {
 import { FRONTIER_DELTA_MEDIA_TYPE, FRONTIER_FULL_REASON_HEADER } from '@app/contracts';
 
 import { Query, RawResponse, SvcClient, SvcHttpError } from './http-client';
+
+export interface FrontierWindowQuery {
+  project: string;
+  list: FrontierWindowList;
+  offset: number;
+  limit: number;
+  filter?: string;
+  sort?: SortKey;
+  desc?: boolean;
+  wip_cap?: number | string;
+}
 
 export type FrontierRead =
   { notModified: true } | { notModified: false; body: FrontierResultWire; etag: string | null };
@@ -266,6 +280,11 @@ export class SvcApi {
   // A first screen while the whole answer is on its way; no ETag.
   frontierFirstItems(q: { project: string; wip_cap?: number | string }, limit: number): Promise<FrontierResultWire> {
     return this.http.get('v1/charge/frontier', { ...q, limit } as Query);
+  }
+
+  // One list of the answer, filtered and sorted, a window of it (a client that does not hold the whole answer).
+  frontierWindow(q: FrontierWindowQuery): Promise<FrontierWindowWire> {
+    return this.http.get('v1/charge/frontier/window', { ...q, desc: q.desc ? 'true' : undefined } as Query);
   }
 
   frontierList(q: FrontierListQuery): Promise<FrontierListResponse> {

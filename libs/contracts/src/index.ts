@@ -7,6 +7,7 @@ export * from './epics/epics';
 export * from './events/events';
 export * from './frontier/frontier';
 export * from './frontier/frontier-delta';
+export * from './frontier/list-query';
 export * from './machines/machines';
 export * from './records/records';
 export * from './history/history';

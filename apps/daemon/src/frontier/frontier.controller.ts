@@ -7,7 +7,7 @@ import { FRONTIER_DELTA_MEDIA_TYPE, FRONTIER_FULL_REASON_HEADER } from '@app/con
 
 import { AuthenticatedActor, CurrentActor } from '../auth/actor';
 import { ExplainResponse, FrontierListQueryDto, FrontierListResponse, FrontierQueryDto } from './dto/frontier.dto';
-import { FrontierReadQueryDto } from './dto/frontier-read.dto';
+import { FrontierReadQueryDto, FrontierWindowQueryDto } from './dto/frontier-read.dto';
 import { FrontierService } from './read-path/frontier.service';
 
 // If-None-Match (RFC 9110 §13.1.2): `*`, or a list of entity tags compared weakly (W/ ignored).
@@ -57,6 +57,18 @@ export class FrontierController {
       .header('content-length', length)
       .status(200)
       .send(chunks.length === 1 ? chunks[0] : Readable.from(chunks, { objectMode: false }));
+  }
+
+  // A window of one list of the answer, filtered and sorted (docs/api-frontier.md, "A window of the answer").
+  @Get('charge/frontier/window')
+  @Header('cache-control', 'no-cache')
+  async window(
+    @CurrentActor() actor: AuthenticatedActor,
+    @Query() dto: FrontierWindowQueryDto,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const body = await this.service.frontierWindow(actor, dto);
+    await reply.header('content-type', 'application/json; charset=utf-8').status(200).send(body);
   }
 
   @Get('frontier/list')

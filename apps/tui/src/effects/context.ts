@@ -26,6 +26,8 @@ export interface EffectsConfig {
   editFile?: (path: string) => Promise<number>;
   heartbeatMs?: number;
   opener?: string;
+  // above this many items the TUI holds a window of the answer (frontier-live.ts, WINDOW_ABOVE)
+  windowAbove?: number;
 }
 
 export interface Prefetch {

@@ -1,7 +1,7 @@
 import { EventStreamOptions, SvcApi, SvcHttpError } from '@app/client';
 
 import { initialState } from '../state/state';
-import { change, frontier, item, machineRequest, NOW, project } from '../testing/fixtures';
+import { change, frontier, frontierWindow, item, machineRequest, NOW, project } from '../testing/fixtures';
 import { Effects, PICKER_REFRESH_MS, REFETCH_INTERVAL_MS } from './effects';
 import { Store } from './store';
 
@@ -28,7 +28,9 @@ function setup() {
     projects: jest.fn().mockResolvedValue({ projects: [project('atlas')] }),
     frontier: jest.fn().mockResolvedValue({ notModified: false, body: frontier([item(1), item(2)]), etag: '"v1"' }),
     frontierSince: jest.fn().mockResolvedValue({ kind: 'not_modified' }),
-    frontierFirstItems: jest.fn().mockResolvedValue(frontier([item(1)])),
+    frontierWindow: jest
+      .fn()
+      .mockResolvedValue(frontierWindow('runnable', [item(1)], { totals: { runnable: 2, blocked: 0, frozen: 0 } })),
     claims: jest.fn().mockResolvedValue({ project: 'atlas', claims: [] }),
     machineAuthorizationRequests: jest.fn().mockResolvedValue({ requests: [machineRequest(1)] }),
     events: jest.fn().mockResolvedValue({ events: [] }),

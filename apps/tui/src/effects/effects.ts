@@ -26,10 +26,10 @@ export { dispatchView, PICKER_REFRESH_MS, unavailableView } from './screens';
 export const RETRY_START_MS = 2_000;
 
 // Unhandled rejections are avoided here; the effects read the outcomes.
-export function prefetch(api: SvcApi, project: string | null): Prefetch {
+export function prefetch(api: SvcApi, project: string | null, windowAbove?: number): Prefetch {
   const identity = Promise.all([api.whoami(), api.projects()]);
   identity.catch(() => undefined);
-  return { identity, frontier: project ? prefetchFrontier(api, project) : null };
+  return { identity, frontier: project ? prefetchFrontier(api, project, windowAbove) : null };
 }
 
 export function findDemoBacklog(from = __dirname): string | null {
@@ -194,6 +194,7 @@ export class Effects implements EffectsContext {
       this.refetch(['frontier', 'claims', 'history']);
     }
     this.triage.onAction(previous, next, action.type === 'key' ? action.action : null);
+    this.live.followWindow();
     if (action.type !== 'key') return;
     if (action.action === 'refresh') {
       if (next.failure || !this.started) {

@@ -38,7 +38,13 @@ export class LiveSync {
         if (now.detailOpen && now.detail) ctx.loadDetail(now.detail.ref, 0);
       },
       early,
+      ctx.config.windowAbove,
     );
+  }
+
+  // after each action (a window of the answer follows the list, filter, sort and cursor)
+  followWindow(): void {
+    this.frontier.follow();
   }
 
   stop(): void {

@@ -1,7 +1,7 @@
 import { frontier, item, NOW, project } from '../testing/fixtures';
 import type { ClaimHolder } from '../wire';
 import type { Action } from './actions';
-import { parseFilter } from './list-query';
+import { parseFilter } from '@app/contracts';
 import { reduce } from './reduce';
 import { bucketIndexAt, frontierRowAt, rowCount, selectedItem } from './selectors';
 import { initialState, State } from './state';

@@ -5,7 +5,7 @@ import { helpSections } from '../keys/help';
 
 import type { Action, DetailPart } from './actions';
 import { cursorsAfterDelta } from './frontier-delta';
-import { SORT_KEYS } from './list-query';
+import { SORT_KEYS } from '@app/contracts';
 import {
   reduceTriageAction,
   reduceTriageInput,

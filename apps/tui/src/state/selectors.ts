@@ -1,15 +1,28 @@
 import type { Scope } from '../keys/keymap';
 import { changeWhat, changeWho } from '@app/client';
 
+import type { FrontierWindowMeta } from '@app/contracts';
 import type { ChangeRecordWire, ClaimHolder, ConnectedMachineWire, EventWire, FrontierItemWire } from '../wire';
 import { conductRunnable } from './answer-counts';
-import { comparator, parseFilter, passes, SortKey } from './list-query';
+import { comparator, haystack, parseFilter, passes, SortKey } from '@app/contracts';
 import { FrontierTab, isFrontierTab, State, Tab } from './state';
 
 const EMPTY: readonly FrontierItemWire[] = Object.freeze([]);
 
 export function bucket(state: State, tab: FrontierTab): readonly FrontierItemWire[] {
   return state.frontier?.[tab] ?? EMPTY;
+}
+
+// Where the rows shown sit when the TUI holds a window of the answer (the daemon filtered and sorted them), else null.
+export function windowOf(state: State): FrontierWindowMeta | null {
+  const f = state.frontier;
+  return f && 'window' in f ? f.window : null;
+}
+
+// A list's length in the answer, unfiltered.
+export function bucketTotal(state: State, tab: FrontierTab): number {
+  const w = windowOf(state);
+  return w ? w.totals[tab] : bucket(state, tab).length;
 }
 
 interface FilterView {
@@ -29,10 +42,17 @@ const haystacks = new WeakMap<readonly FrontierItemWire[], string[]>();
 function haystackOf(rows: readonly FrontierItemWire[]): string[] {
   let h = haystacks.get(rows);
   if (!h) {
-    h = rows.map((r) => `${r.item_id}\u0000${r.title}`.toLowerCase());
+    h = rows.map((r) => haystack(r.item_id, r.title));
     haystacks.set(rows, h);
   }
   return h;
+}
+
+const refOfRow = (r: FrontierItemWire) => r.item_id;
+
+function mine(ref: string, claims: Record<string, ClaimHolder> | null, actor: string | null): boolean {
+  const holder = claims?.[ref];
+  return !!holder && !!actor && holder.actor === actor;
 }
 
 function filterView(
@@ -65,7 +85,7 @@ function filterView(
       for (const i of cached.indices) if (hay[i].includes(needle)) out.push(i);
     } else {
       for (let i = 0; i < hay.length; i++) if (hay[i].includes(needle)) out.push(i);
-      const cmp = comparator(rows, key, desc);
+      const cmp = comparator(rows, key, desc, refOfRow);
       if (cmp) out.sort(cmp);
     }
     indices = Int32Array.from(out);
@@ -74,10 +94,10 @@ function filterView(
     const out: number[] = [];
     for (let i = 0; i < hay.length; i++) {
       if (!parsed.words.every((w) => hay[i].includes(w))) continue;
-      if (!parsed.plain && !passes(rows[i], parsed, claims ?? {}, actor)) continue;
+      if (!parsed.plain && !passes(rows[i], parsed, mine(rows[i].item_id, claims, actor))) continue;
       out.push(i);
     }
-    const cmp = comparator(rows, key, desc);
+    const cmp = comparator(rows, key, desc, refOfRow);
     if (cmp) out.sort(cmp);
     indices = Int32Array.from(out);
   }
@@ -217,6 +237,8 @@ export function selectedEvent(state: State): EventRow | null {
 
 export function rowCount(state: State, tab: Tab): number {
   if (isFrontierTab(tab)) {
+    const w = windowOf(state);
+    if (w) return tab === w.list ? w.total : w.totals[tab];
     const rows = bucket(state, tab);
     const view = filterView(rows, effectiveFilter(state, tab), state);
     return view.indices ? view.indices.length : rows.length;
@@ -226,12 +248,17 @@ export function rowCount(state: State, tab: Tab): number {
 }
 
 export function bucketIndexAt(state: State, tab: FrontierTab, i: number): number {
+  const w = windowOf(state);
+  if (w) return tab === w.list ? (w.ranks[i - w.offset] ?? i) : i;
   const view = filterView(bucket(state, tab), effectiveFilter(state, tab), state);
   return view.indices ? view.indices[i] : i;
 }
 
+// null: past the rows, or (a window) not loaded yet
 export function frontierRowAt(state: State, tab: FrontierTab, i: number): FrontierItemWire | null {
   const rows = bucket(state, tab);
+  const w = windowOf(state);
+  if (w) return tab === w.list ? (rows[i - w.offset] ?? null) : null;
   const index = bucketIndexAt(state, tab, i);
   return index === undefined ? null : (rows[index] ?? null);
 }
@@ -253,6 +280,11 @@ export function keyAt(state: State, tab: Tab, i: number): string | null {
 export function indexOfKey(state: State, tab: Tab, key: string): number {
   if (isFrontierTab(tab)) {
     const rows = bucket(state, tab);
+    const w = windowOf(state);
+    if (w) {
+      const at = tab === w.list ? rows.findIndex((r) => r.item_id === key) : -1;
+      return at < 0 ? -1 : w.offset + at;
+    }
     const view = filterView(rows, effectiveFilter(state, tab), state);
     if (view.indices) {
       for (let i = 0; i < view.indices.length; i++) if (rows[view.indices[i]].item_id === key) return i;
@@ -305,7 +337,8 @@ export function wipSuppressed(state: State): number {
   let eligibleConduct = 0;
   for (const item of f.conduct_eligible) if (item.adapter === 'conduct') eligibleConduct++;
   // (a first page of the answer may hold eligible rows past its runnable ones: never below none)
-  return Math.max(0, conductRunnable(f) - eligibleConduct);
+  const w = windowOf(state);
+  return Math.max(0, (w ? w.conduct_runnable : conductRunnable(f)) - eligibleConduct);
 }
 
 export function claimOf(state: State, ref: string): ClaimHolder | null {

@@ -13,7 +13,7 @@ import type {
   ProjectWire,
   ScheduleStep,
 } from '../wire';
-import type { SortKey } from './list-query';
+import type { FrontierWindowWire, SortKey } from '@app/contracts';
 import type { DetailEdge } from './edges';
 import type { Pipeline } from './pipeline';
 
@@ -264,7 +264,8 @@ export interface State {
   failure: Failure | null;
   projects: ProjectWire[] | null;
   project: string | null;
-  frontier: FrontierResultWire | null;
+  // the whole answer, or (a project too large to hold: docs/tui.md, "A window of the answer") a window of one list
+  frontier: FrontierResultWire | FrontierWindowWire | null;
   frontierProject: string | null;
   claims: Record<string, ClaimHolder>;
   machines: MachineAuthorizationRequest[];

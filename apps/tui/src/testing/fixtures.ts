@@ -2,6 +2,8 @@ import { PassThrough } from 'node:stream';
 
 import * as blessed from 'blessed';
 
+import type { FrontierWindowList, FrontierWindowMeta, FrontierWindowWire } from '@app/contracts';
+
 import type { DetailEdge } from '../state/edges';
 
 import type {
@@ -41,6 +43,32 @@ export function frontier(
   extra: Partial<FrontierResultWire> = {},
 ): FrontierResultWire {
   return { runnable, blocked, frozen, wip_cap: 4, wip_active: 1, conduct_eligible: [], ...extra };
+}
+
+// A window of one list of the answer (GET /v1/charge/frontier/window), as a project too large to hold gets it.
+export function frontierWindow(
+  list: FrontierWindowList,
+  rows: FrontierItemWire[],
+  meta: Partial<FrontierWindowMeta> = {},
+): FrontierWindowWire {
+  const offset = meta.offset ?? 0;
+  return {
+    ...frontier([], [], []),
+    [list]: rows,
+    window: {
+      list,
+      offset,
+      total: offset + rows.length,
+      totals: { runnable: 0, blocked: 0, frozen: 0, [list]: offset + rows.length },
+      ranks: rows.map((_, i) => offset + i),
+      conduct_runnable: 0,
+      filter: '',
+      sort: 'rank',
+      desc: false,
+      etag: '"w1"',
+      ...meta,
+    },
+  };
 }
 
 export function project(id = 'atlas', name = 'Atlas billing platform'): ProjectWire {

@@ -1,5 +1,5 @@
 import { footerHints } from '../keys/help';
-import { activeScope, detailVisible, rowCount, wipSuppressed } from '../state/selectors';
+import { activeScope, bucketTotal, detailVisible, rowCount, wipSuppressed } from '../state/selectors';
 import { ConnectionState, State, TAB_LABELS, TABS } from '../state/state';
 import { promptCursor } from '../state/prompt';
 import { bold, displayWidth, esc, inverse, paint, promptText, Theme, truncate } from './format';
@@ -39,7 +39,9 @@ export function headerLine(state: State, width: number, theme: Theme): string {
   add(`svc ${name}`, bold(`svc ${esc(name)}`) + (state.readOnly ? paint(theme, ' [read-only]', 'yellow') : ''));
   if (state.readOnly) parts[0].plain += ' [read-only]';
   if (f) {
-    add(`runnable ${f.runnable.length} · blocked ${f.blocked.length} · frozen ${f.frozen.length}`);
+    add(
+      `runnable ${bucketTotal(state, 'runnable')} · blocked ${bucketTotal(state, 'blocked')} · frozen ${bucketTotal(state, 'frozen')}`,
+    );
     const suppressed = wipSuppressed(state);
     const full = f.wip_active >= f.wip_cap;
     const wip = `WIP ${f.wip_active}/${f.wip_cap}${suppressed ? ` · ${suppressed} suppressed` : ''}${full ? ' (full)' : ''}`;
@@ -117,7 +119,7 @@ export function tabsLine(state: State, width: number): string {
 function rowCountUnfiltered(state: State, tab: (typeof TABS)[number]): number {
   if (tab === 'machines') return state.machinesView === 'connected' ? state.connected.length : state.machines.length;
   if (tab === 'events') return state.events.length;
-  return state.frontier?.[tab].length ?? 0;
+  return bucketTotal(state, tab);
 }
 
 export function statusLine(state: State, width: number, theme: Theme): string {

@@ -3,6 +3,7 @@ import { changeWhat, changeWho } from '@app/client';
 import {
   actorLabel,
   bucketIndexAt,
+  bucketTotal,
   claimOf,
   conductEligible,
   formatAge,
@@ -14,7 +15,7 @@ import {
   unseenEvents,
   visibleEvents,
 } from '../state/selectors';
-import type { SortKey } from '../state/list-query';
+import type { SortKey } from '@app/contracts';
 import { widestRef } from '../state/answer-counts';
 import { FrontierTab, isFrontierTab, State, Tab } from '../state/state';
 import type {
@@ -214,13 +215,17 @@ export function renderFrontierRows(
   const count = rowCount(state, tab);
   const selected = selectedIndex(state, tab);
   const offset = scrollWindow(Math.max(selected, 0), count, height, previousOffset);
-  const cols = frontierColumns(width, state.frontier?.[tab].length ?? count, refWidthOf(state), theme.columns, tab);
+  const cols = frontierColumns(width, bucketTotal(state, tab), refWidthOf(state), theme.columns, tab);
   const eligible = conductEligible(state);
   const marked = state.triage.marked.length > 0 ? new Set(state.triage.marked) : null;
   const lines: string[] = [];
   for (let i = offset; i < Math.min(count, offset + height); i++) {
     const item = frontierRowAt(state, tab, i);
-    if (!item) continue;
+    if (!item) {
+      // a window of the answer: this row is on its way
+      lines.push(paint(theme, i === selected ? '›…' : ' …', 'gray'));
+      continue;
+    }
     const rank = bucketIndexAt(state, tab, i) + 1;
     if (i === selected) {
       const text = cols.map((c) => plainCell(c, item, rank, state, eligible)).join(' ');
@@ -444,7 +449,7 @@ export function listHeaderLine(state: State, tab: Tab, width: number, theme: The
   if (isFrontierTab(tab))
     return frontierHeaderLine(
       width,
-      state.frontier?.[tab].length ?? 0,
+      bucketTotal(state, tab),
       theme,
       refWidthOf(state),
       tab,
@@ -458,13 +463,7 @@ export function listHeaderLine(state: State, tab: Tab, width: number, theme: The
 
 export function frontierColumnAt(state: State, width: number, x: number, theme: Theme): string | null {
   if (!isFrontierTab(state.tab)) return null;
-  const cols = frontierColumns(
-    width,
-    state.frontier?.[state.tab].length ?? 0,
-    refWidthOf(state),
-    theme.columns,
-    state.tab,
-  );
+  const cols = frontierColumns(width, bucketTotal(state, state.tab), refWidthOf(state), theme.columns, state.tab);
   let at = 1;
   for (const c of cols) {
     if (x >= at && x < at + c.width) return c.id;

@@ -26,6 +26,35 @@ export interface FrontierResultWire {
   conduct_eligible: FrontierItemWire[];
 }
 
+// GET /v1/charge/frontier/window: one list of the answer, filtered and sorted by the list query (list-query.ts), a
+// window of it. The other lists are empty; `window` says where the rows sit (docs/api-frontier.md).
+export const FRONTIER_WINDOW_LISTS = ['runnable', 'blocked', 'frozen'] as const;
+export type FrontierWindowList = (typeof FRONTIER_WINDOW_LISTS)[number];
+export const FRONTIER_WINDOW_MAX_ROWS = 1000;
+
+export interface FrontierWindowMeta {
+  list: FrontierWindowList;
+  // the first row's place among the rows that pass the filter, in the order asked
+  offset: number;
+  // rows that pass the filter
+  total: number;
+  // each list's length in the answer, unfiltered
+  totals: Record<FrontierWindowList, number>;
+  // each row's place in its list (the frontier's rank, from 0)
+  ranks: number[];
+  // the answer's runnable rows of the conduct adapter (the WIP line's suppressed count)
+  conduct_runnable: number;
+  filter: string;
+  sort: string;
+  desc: boolean;
+  // the ETag of the answer the window was cut from
+  etag: string;
+}
+
+export interface FrontierWindowWire extends FrontierResultWire {
+  window: FrontierWindowMeta;
+}
+
 export type DeliveryStateWire = string;
 
 export interface DependencyEdgeWire {

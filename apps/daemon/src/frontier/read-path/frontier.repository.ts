@@ -157,6 +157,20 @@ export class FrontierRepository {
     return rows[0] ?? null;
   }
 
+  // The refs of the project's items that a live session of the actor holds a claim on (a window's `@me`).
+  async claimedRefsOf(project: string, actorId: number): Promise<string[]> {
+    const rows: { ref: string }[] = await this.dataSource.query(
+      `SELECT p.public_item_prefix || '-' || i.project_sequence AS ref
+         FROM item_claims c
+         JOIN items i ON i.id = c.item_id
+         JOIN projects p ON p.id = i.project
+         JOIN executor_sessions s ON s.id = c.session_id
+        WHERE c.project = $1 AND c.expires_at > now() AND s.actor_id = $2`,
+      [project, actorId],
+    );
+    return rows.map((r) => r.ref);
+  }
+
   async projectsOutsideOrganizationOf(project: string, others: readonly string[]): Promise<string[]> {
     const rows: { id: string }[] = await this.dataSource.query(
       `SELECT o.id FROM projects o, projects p

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 
+import type { FrontierResultWire } from '@app/contracts';
+
 import {
   applyDeploymentHalts,
   computeFrontier,
@@ -34,7 +36,9 @@ import {
 import { FrontierProjects, wipCapOf } from './frontier-projects';
 import { FrontierRepository, ProjectRow } from './frontier.repository';
 import { elapsedMs, FrontierObserver } from './frontier-observer';
-import { SerializedFrontier } from '../wire/frontier-serializer';
+import { bodyBytes, SerializedFrontier } from '../wire/frontier-serializer';
+import { bodySource, frontierWindowJson, recordedSource } from '../wire/frontier-window';
+import type { FrontierWindowQueryDto } from '../dto/frontier-read.dto';
 import { AnswerDelta, firstItemsJson, firstItemsOfBody, FrontierHistory, quotedEtag } from '../wire/frontier-delta';
 import { WorkflowStages } from './workflow-stages';
 
@@ -126,6 +130,30 @@ export class FrontierService {
     const serialized = await this.frontierBody(project, wipCap, actor.id);
     const answer = this.history.find(FrontierHistory.key(project.id, wipCap), serialized.etag);
     return answer ? firstItemsJson(answer, limit) : firstItemsOfBody(serialized, limit);
+  }
+
+  // A window of one list, filtered and sorted (frontier-window.ts): a client that cannot hold the whole answer.
+  async frontierWindow(actor: AuthenticatedActor, dto: FrontierWindowQueryDto): Promise<Buffer> {
+    const project = await this.resolveProject(actor, dto.project);
+    const wipCap = wipCapOf(project, dto.wip_cap);
+    const filter = (dto.filter ?? '').trim();
+    const [serialized, mine] = await Promise.all([
+      this.frontierBody(project, wipCap, actor.id),
+      /(^|\s)@me(\s|$)/i.test(filter) ? this.repository.claimedRefsOf(project.id, actor.id) : null,
+    ]);
+    const query = {
+      list: dto.list ?? 'runnable',
+      offset: dto.offset ?? 0,
+      limit: dto.limit ?? 200,
+      filter,
+      sort: dto.sort ?? 'rank',
+      desc: dto.desc ?? false,
+      mine: mine && new Set(mine),
+    };
+    const answer = this.history.find(FrontierHistory.key(project.id, wipCap), serialized.etag);
+    if (answer) return frontierWindowJson(recordedSource(answer), query);
+    const body = JSON.parse(bodyBytes(serialized).toString('utf8')) as FrontierResultWire;
+    return frontierWindowJson(bodySource(body, serialized.etag), query);
   }
 
   // `record` false: the live stream's notice computes it for no caller, and a recorded event would be one more

@@ -1,4 +1,4 @@
-import { sortHelp, SortKey } from '../list-query';
+import { sortHelp, SortKey } from '@app/contracts';
 import type { State } from '../state';
 import { rowByRef, status, triage, TriageHelpers } from './common';
 

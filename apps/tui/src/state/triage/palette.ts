@@ -1,4 +1,4 @@
-import { sortHelp, SORT_KEYS, sortKeyOf } from '../list-query';
+import { sortHelp, SORT_KEYS, sortKeyOf } from '@app/contracts';
 import type { PickerOption, State } from '../state';
 import { applyView, userCommand } from '../user-views';
 import { BUCKETS, status, triage, TriageHelpers } from './common';

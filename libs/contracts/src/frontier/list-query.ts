@@ -1,7 +1,17 @@
-import type { ClaimHolder, FrontierItemWire } from '../wire';
-
+// The frontier's list query, shared by the TUI (which filters and sorts the whole answer it holds) and the daemon
+// (which does it for a client that holds a window of the answer: GET /v1/charge/frontier/window).
 // `pri:high`, `status:planned` and `@me` narrow the filter, every other word must appear in the ref or title.
 // Several values of one key match any.
+
+// What the query reads of a row: the wire's rows and the core's items both have these; the ref comes from `refOf`.
+export interface ListRow {
+  title: string;
+  priority: string;
+  status: string;
+  created_at: string;
+  unblocks_count: number;
+  downstream_depth: number;
+}
 
 export const SORT_KEYS = ['rank', 'priority', 'age', 'ref', 'title', 'status', 'unblocks', 'depth'] as const;
 export type SortKey = (typeof SORT_KEYS)[number];
@@ -60,19 +70,16 @@ export function parseFilter(text: string): ParsedFilter {
   return out;
 }
 
-export function passes(
-  row: FrontierItemWire,
-  f: ParsedFilter,
-  claims: Record<string, ClaimHolder>,
-  actor: string | null,
-): boolean {
+// What a row is searched in for the filter's words.
+export function haystack(ref: string, title: string): string {
+  return `${ref}\u0000${title}`.toLowerCase();
+}
+
+// The filter's keys (`@me` is the caller's: `mine` says whether the row's item is claimed by them).
+export function passes(row: ListRow, f: ParsedFilter, mine: boolean): boolean {
   if (f.priorities && !f.priorities.includes(row.priority)) return false;
   if (f.statuses && !f.statuses.some((s) => row.status.toLowerCase().startsWith(s))) return false;
-  if (f.me) {
-    const holder = claims[row.item_id];
-    if (!holder || !actor || holder.actor !== actor) return false;
-  }
-  return true;
+  return !f.me || mine;
 }
 
 const PRIORITY_RANK: Record<string, number> = { high: 0, medium: 1, low: 2 };
@@ -105,13 +112,14 @@ const stageRank = (status: string): string => {
 const refNumber = (ref: string) => Number(/(\d+)$/.exec(ref)?.[1] ?? Number.MAX_SAFE_INTEGER);
 
 // Ties keep the frontier order, also when descending.
-export function comparator(
-  rows: readonly FrontierItemWire[],
+export function comparator<R extends ListRow>(
+  rows: readonly R[],
   key: SortKey,
-  desc = false,
+  desc: boolean,
+  refOf: (row: R) => string,
 ): ((a: number, b: number) => number) | null {
   const sign = desc ? -1 : 1;
-  const by = (f: (r: FrontierItemWire) => number | string) => (a: number, b: number) => {
+  const by = (f: (r: R) => number | string) => (a: number, b: number) => {
     const x = f(rows[a]);
     const y = f(rows[b]);
     return x < y ? -sign : x > y ? sign : a - b;
@@ -124,7 +132,7 @@ export function comparator(
     case 'age':
       return by((r) => r.created_at);
     case 'ref':
-      return by((r) => refNumber(r.item_id));
+      return by((r) => refNumber(refOf(r)));
     case 'title':
       return by((r) => r.title.toLowerCase());
     case 'status':

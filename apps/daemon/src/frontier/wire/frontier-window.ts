@@ -1,0 +1,150 @@
+import {
+  comparator,
+  FRONTIER_WINDOW_LISTS,
+  FrontierItemWire,
+  FrontierResultWire,
+  FrontierWindowList,
+  haystack,
+  ListRow,
+  parseFilter,
+  passes,
+  SortKey,
+} from '@app/contracts';
+import type { FrontierItem } from '@app/core';
+
+import type { RecordedAnswer } from './frontier-delta';
+import { refsOf } from './frontier-ref-book';
+import { frontierItemJson } from './frontier-wire-fields';
+
+// A window of one list of a recorded answer, filtered and sorted by the TUI's list query (libs/contracts'
+// list-query), for a client that does not hold the whole answer (docs/api-frontier.md, "A window of the answer").
+
+export interface WindowQuery {
+  list: FrontierWindowList;
+  offset: number;
+  limit: number;
+  filter: string;
+  sort: SortKey;
+  desc: boolean;
+  // the refs the caller's sessions hold claims on, when the filter says `@me`
+  mine: ReadonlySet<string> | null;
+}
+
+// An answer's lists (runnable, blocked, frozen, conduct_eligible) and how a row is named and written.
+export interface WindowSource<R extends ListRow> {
+  // the selections below are kept per source
+  identity: object;
+  lists: readonly (readonly R[])[];
+  wipCap: number;
+  wipActive: number;
+  etag: string;
+  refOf(row: R): string;
+  adapterOf(row: R): string;
+  json(row: R): string;
+}
+
+// A recorded answer (the daemon's kept one: its items, written as the full answer writes them).
+export function recordedSource(answer: RecordedAnswer): WindowSource<FrontierItem> {
+  const refOf = refsOf(answer.refs);
+  return {
+    identity: answer,
+    lists: answer.lists,
+    wipCap: answer.wipCap,
+    wipActive: answer.wipActive,
+    etag: answer.etag,
+    refOf: (item) => item.ref,
+    adapterOf: (item) => item.adapter,
+    json: (item) => frontierItemJson(item, refOf),
+  };
+}
+
+// Positions (in the list) of the rows that pass, in the order asked; null: every row in the list's own order.
+type Selection = Int32Array | null;
+
+// The last few selections, by answer and query: paging through a filtered list scans it once per answer.
+const SELECTIONS_KEPT = 8;
+const selections: { identity: object; key: string; positions: Selection }[] = [];
+
+function selectionKey(q: WindowQuery): string {
+  const mine = q.mine ? [...q.mine].sort().join(',') : '';
+  return `${q.list}\u0000${q.filter}\u0000${q.sort}\u0000${q.desc ? 1 : 0}\u0000${mine}`;
+}
+
+function select<R extends ListRow>(source: WindowSource<R>, items: readonly R[], q: WindowQuery): Selection {
+  const parsed = parseFilter(q.filter);
+  if (parsed.words.length === 0 && parsed.plain && q.sort === 'rank' && !q.desc) return null;
+  const out: number[] = [];
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    if (parsed.words.length > 0) {
+      const hay = haystack(source.refOf(item), item.title);
+      if (!parsed.words.every((w) => hay.includes(w))) continue;
+    }
+    if (!parsed.plain && !passes(item, parsed, q.mine?.has(source.refOf(item)) ?? false)) continue;
+    out.push(i);
+  }
+  const cmp = comparator(items, q.sort, q.desc, source.refOf);
+  if (cmp) out.sort(cmp);
+  return Int32Array.from(out);
+}
+
+function selectionOf<R extends ListRow>(source: WindowSource<R>, items: readonly R[], q: WindowQuery): Selection {
+  const key = selectionKey(q);
+  const kept = selections.find((s) => s.identity === source.identity && s.key === key);
+  if (kept) return kept.positions;
+  const positions = select(source, items, q);
+  selections.push({ identity: source.identity, key, positions });
+  if (selections.length > SELECTIONS_KEPT) selections.shift();
+  return positions;
+}
+
+export function frontierWindowJson<R extends ListRow>(source: WindowSource<R>, q: WindowQuery): Buffer {
+  const at = FRONTIER_WINDOW_LISTS.indexOf(q.list);
+  const items = source.lists[at];
+  const positions = selectionOf(source, items, q);
+  const total = positions ? positions.length : items.length;
+  const from = Math.min(q.offset, total);
+  const to = Math.min(total, from + q.limit);
+  const rows: string[] = [];
+  const ranks: number[] = [];
+  for (let i = from; i < to; i++) {
+    const position = positions ? positions[i] : i;
+    rows.push(source.json(items[position]));
+    ranks.push(position);
+  }
+  const lists = FRONTIER_WINDOW_LISTS.map((list) => `"${list}":[${list === q.list ? rows.join(',') : ''}]`).join(',');
+  let conductRunnable = 0;
+  for (const item of source.lists[0]) if (source.adapterOf(item) === 'conduct') conductRunnable++;
+  const window = {
+    list: q.list,
+    offset: from,
+    total,
+    totals: { runnable: source.lists[0].length, blocked: source.lists[1].length, frozen: source.lists[2].length },
+    ranks,
+    conduct_runnable: conductRunnable,
+    filter: q.filter,
+    sort: q.sort,
+    desc: q.desc,
+    etag: source.etag,
+  };
+  return Buffer.from(
+    `{${lists},"wip_cap":${source.wipCap},"wip_active":${source.wipActive},` +
+      `"conduct_eligible":[${source.lists[3].map((item) => source.json(item)).join(',')}],` +
+      `"window":${JSON.stringify(window)}}`,
+    'utf8',
+  );
+}
+
+// The answer's body read back (the kept answer left the history: many projects or wip_caps read at once).
+export function bodySource(body: FrontierResultWire, etag: string): WindowSource<FrontierItemWire> {
+  return {
+    identity: body,
+    lists: [body.runnable, body.blocked, body.frozen, body.conduct_eligible],
+    wipCap: body.wip_cap,
+    wipActive: body.wip_active,
+    etag,
+    refOf: (row) => row.item_id,
+    adapterOf: (row) => row.adapter,
+    json: (row) => JSON.stringify(row),
+  };
+}
