@@ -10,7 +10,7 @@ import { isFrontierTab, State } from '../state/state';
 
 export const FIRST_SCREEN_ITEMS = 200;
 // Above this many items (runnable, blocked and frozen) the TUI holds a window of the answer, not the whole of it
-// (docs/tui.md, "A window of the answer"); SVC_TUI_WINDOW_ABOVE sets another.
+// (docs/user-guide.md, "A project too large to hold"); SVC_TUI_WINDOW_ABOVE sets another.
 export const WINDOW_ABOVE = 200_000;
 // Rows a window holds, and how near its edge the cursor comes before the next window is read around it.
 export const WINDOW_ROWS = 400;

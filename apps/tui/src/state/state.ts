@@ -264,7 +264,7 @@ export interface State {
   failure: Failure | null;
   projects: ProjectWire[] | null;
   project: string | null;
-  // the whole answer, or (a project too large to hold: docs/tui.md, "A window of the answer") a window of one list
+  // the whole answer, or a window of one list (docs/user-guide.md, "A project too large to hold")
   frontier: FrontierResultWire | FrontierWindowWire | null;
   frontierProject: string | null;
   claims: Record<string, ClaimHolder>;
