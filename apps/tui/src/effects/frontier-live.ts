@@ -13,8 +13,8 @@ export const FIRST_SCREEN_ITEMS = 200;
 // (docs/user-guide.md, "A project too large to hold"); SVC_TUI_WINDOW_ABOVE sets another.
 export const WINDOW_ABOVE = 200_000;
 // Rows a window holds, and how near its edge the cursor comes before the next window is read around it.
-export const WINDOW_ROWS = 400;
-export const WINDOW_MARGIN = 60;
+export const WINDOW_ROWS = 200;
+export const WINDOW_MARGIN = 50;
 
 const BENCH_STATS = process.env.SVC_TUI_BENCH_STATS;
 export const BENCH_STATS_EVERY_MS = 250;

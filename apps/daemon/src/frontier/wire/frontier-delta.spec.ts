@@ -1,8 +1,10 @@
 import fc from 'fast-check';
 
 import { applyListDelta } from '@app/contracts';
+import type { FrontierComputation, FrontierItem } from '@app/core';
 
-import { listDelta, longestIncreasing } from './frontier-delta';
+import { FrontierHistory, HISTORY_ROWS, listDelta, longestIncreasing } from './frontier-delta';
+import { RefBook } from './frontier-ref-book';
 
 interface Row {
   item_id: number;
@@ -63,5 +65,35 @@ describe(listDelta.name, () => {
   it('should find a longest increasing subsequence', () => {
     expect(longestIncreasing([3, 1, 2, 5, 4, 6]).map((i) => [3, 1, 2, 5, 4, 6][i])).toHaveLength(4);
     expect(longestIncreasing([])).toEqual([]);
+  });
+});
+
+describe(FrontierHistory.name, () => {
+  // an answer of `rows` runnable items (the history reads only the lists' lengths here)
+  const answer = (rows: number) =>
+    ({
+      runnable: new Array<FrontierItem>(rows),
+      blocked: [],
+      frozen: [],
+      conduct_eligible: [],
+      wip_cap: 3,
+      wip_active: 0,
+    }) as unknown as FrontierComputation;
+  const refs = { book: new RefBook(), version: 0 };
+  const kept = (history: FrontierHistory, count: number) =>
+    Array.from({ length: count }, (_, k) => history.find('p|3', `"e${k}"`) !== undefined);
+
+  it('should keep the last 16 answers of a project', () => {
+    const history = new FrontierHistory();
+    for (let k = 0; k < 20; k++) history.record('p|3', `"e${k}"`, answer(1000), refs);
+    expect(kept(history, 20)).toEqual([...Array(4).fill(false), ...Array(16).fill(true)]);
+  });
+
+  it('should keep fewer answers of a large project: their rows together at most HISTORY_ROWS, never fewer than 2', () => {
+    const history = new FrontierHistory();
+    for (let k = 0; k < 10; k++) history.record('p|3', `"e${k}"`, answer(HISTORY_ROWS / 4), refs);
+    expect(kept(history, 10)).toEqual([...Array(6).fill(false), ...Array(4).fill(true)]);
+    for (let k = 10; k < 13; k++) history.record('p|3', `"e${k}"`, answer(HISTORY_ROWS), refs);
+    expect(kept(history, 13)).toEqual([...Array(11).fill(false), true, true]);
   });
 });

@@ -9,8 +9,12 @@ import { frontierItemJson, sameWireFields } from './frontier-wire-fields';
 
 const LISTS = ['runnable', 'blocked', 'frozen', 'conduct_eligible'] as const;
 
-// Answers kept per project and wip_cap: a client more than this many answers behind gets the full answer.
+// Answers kept per project and wip_cap: a client more than this many answers behind gets the full answer. A large
+// project keeps fewer: their rows together at most HISTORY_ROWS (each answer holds its lists and their stamps, 16
+// bytes a row: 4 answers at 1M items, ~64 MB, where 16 took ~250 MB), never fewer than HISTORY_MIN_DEPTH.
 export const HISTORY_DEPTH = 16;
+export const HISTORY_ROWS = 4_000_000;
+export const HISTORY_MIN_DEPTH = 2;
 export const HISTORY_KEYS = 8;
 const DELTAS_PER_ANSWER = 8;
 const MEMO_DELTA_BYTES = 256 << 10;
@@ -63,7 +67,9 @@ export class FrontierHistory {
       stamps: stampLists(listStampsOf(computation)),
       deltas: new Map(),
     });
-    if (answers.length > this.depth) answers.splice(0, answers.length - this.depth);
+    const rows = lists[0].length + lists[1].length + lists[2].length;
+    const depth = Math.max(HISTORY_MIN_DEPTH, Math.min(this.depth, Math.floor(HISTORY_ROWS / Math.max(1, rows))));
+    if (answers.length > depth) answers.splice(0, answers.length - depth);
   }
 
   find(key: string, etag: string): RecordedAnswer | undefined {
