@@ -1,0 +1,71 @@
+import { frontierWindow, item, NOW } from '../testing/fixtures';
+import { frontierRowAt, indexOfKey, rowCount } from '../state/selectors';
+import { initialState, State } from '../state/state';
+import { WINDOW_MARGIN, WINDOW_ROWS, wantedWindow } from './frontier-live';
+
+// A project too large to hold: the window the screen wants (list, filter, sort, rows around the cursor), and the
+// selectors reading positions in the whole list from the window held.
+
+const TOTAL = 1_000;
+
+function holding(offset: number, cursor: number, patch: Partial<State> = {}): State {
+  const rows = Array.from({ length: WINDOW_ROWS }, (_, i) => item(offset + i + 1));
+  const s = initialState({ project: 'atlas', now: NOW });
+  return {
+    ...s,
+    frontier: frontierWindow('runnable', rows, {
+      offset,
+      total: TOTAL,
+      totals: { runnable: TOTAL, blocked: 7, frozen: 0 },
+    }),
+    cursors: { ...s.cursors, runnable: { index: cursor, key: null } },
+    ...patch,
+  };
+}
+
+describe(wantedWindow.name, () => {
+  it('should keep the window held while the cursor is well inside it', () => {
+    expect(wantedWindow(holding(0, 0), 'atlas')).toEqual({
+      project: 'atlas',
+      list: 'runnable',
+      offset: 0,
+      limit: WINDOW_ROWS,
+      filter: '',
+      sort: 'rank',
+      desc: false,
+    });
+    expect(wantedWindow(holding(0, WINDOW_ROWS - WINDOW_MARGIN - 1), 'atlas').offset).toBe(0);
+    expect(wantedWindow(holding(400, 400 + WINDOW_MARGIN), 'atlas').offset).toBe(400);
+  });
+
+  it('should read a window around the cursor near either edge, or past the rows held', () => {
+    const low = WINDOW_ROWS - WINDOW_MARGIN;
+    expect(wantedWindow(holding(0, low), 'atlas').offset).toBe(low - WINDOW_ROWS / 2);
+    expect(wantedWindow(holding(400, 420), 'atlas').offset).toBe(420 - WINDOW_ROWS / 2);
+    expect(wantedWindow(holding(0, TOTAL - 1), 'atlas').offset).toBe(TOTAL - 1 - WINDOW_ROWS / 2);
+    // the last rows held are the list's last: the cursor may go to the end
+    expect(wantedWindow(holding(TOTAL - WINDOW_ROWS, TOTAL - 1), 'atlas').offset).toBe(TOTAL - WINDOW_ROWS);
+  });
+
+  it('should follow the tab, the filter and the sort', () => {
+    const s = holding(0, 10, { filter: '  pri:high  ', sort: 'age', sortDesc: true });
+    expect(wantedWindow(s, 'atlas')).toMatchObject({ list: 'runnable', filter: 'pri:high', sort: 'age', desc: true });
+    expect(wantedWindow({ ...holding(0, 10), tab: 'blocked' }, 'atlas')).toMatchObject({ list: 'blocked', offset: 0 });
+    // a tab that is no list keeps the window's list (its lengths stay current)
+    expect(wantedWindow({ ...holding(0, 10), tab: 'events' }, 'atlas').list).toBe('runnable');
+  });
+});
+
+describe('the selectors over a window', () => {
+  it('should count the whole list, and find rows at their place in it', () => {
+    const s = holding(400, 420);
+    expect(rowCount(s, 'runnable')).toBe(TOTAL);
+    expect(rowCount(s, 'blocked')).toBe(7);
+    expect(frontierRowAt(s, 'runnable', 420)?.item_id).toBe('ATL-421');
+    expect(frontierRowAt(s, 'runnable', 399)).toBeNull();
+    expect(frontierRowAt(s, 'runnable', 400 + WINDOW_ROWS)).toBeNull();
+    expect(frontierRowAt(s, 'blocked', 0)).toBeNull();
+    expect(indexOfKey(s, 'runnable', 'ATL-401')).toBe(400);
+    expect(indexOfKey(s, 'runnable', 'ATL-1')).toBe(-1);
+  });
+});
