@@ -80,7 +80,13 @@ describe('GET /v1/charge/frontier/window', () => {
     expect(w.runnable).toEqual(answer.runnable.slice(3, 8));
     expect(w.blocked).toEqual([]);
     expect(w.frozen).toEqual([]);
-    expect(w.conduct_eligible).toEqual(answer.conduct_eligible);
+    // the eligible rows among the window's (the answer's may be most of the runnable list)
+    const eligible = new Set(answer.conduct_eligible.map((r) => r.item_id));
+    expect(w.conduct_eligible).toEqual(w.runnable.filter((r) => eligible.has(r.item_id)));
+    const all = await get<FrontierWindowWire>('project=win&list=runnable&limit=100');
+    const ids = (rows: { item_id: string }[]) => rows.map((r) => r.item_id).sort();
+    expect(ids(all.body.conduct_eligible)).toEqual(ids(answer.conduct_eligible));
+    expect(answer.conduct_eligible.length).toBeGreaterThan(0);
     expect(w.wip_cap).toBe(2);
     expect(w.window).toEqual({
       list: 'runnable',
@@ -88,7 +94,9 @@ describe('GET /v1/charge/frontier/window', () => {
       total: answer.runnable.length,
       totals: { runnable: answer.runnable.length, blocked: answer.blocked.length, frozen: answer.frozen.length },
       ranks: [3, 4, 5, 6, 7],
-      conduct_runnable: answer.runnable.filter((r) => r.adapter === 'conduct').length,
+      wip_suppressed:
+        answer.runnable.filter((r) => r.adapter === 'conduct').length -
+        answer.conduct_eligible.filter((r) => r.adapter === 'conduct').length,
       filter: '',
       sort: 'rank',
       desc: false,

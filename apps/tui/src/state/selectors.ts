@@ -1,10 +1,11 @@
 import type { Scope } from '../keys/keymap';
 import { changeWhat, changeWho } from '@app/client';
 
+import { comparator, haystack, parseFilter, passes, SortKey } from '@app/contracts';
 import type { FrontierWindowMeta } from '@app/contracts';
+
 import type { ChangeRecordWire, ClaimHolder, ConnectedMachineWire, EventWire, FrontierItemWire } from '../wire';
 import { conductRunnable } from './answer-counts';
-import { comparator, haystack, parseFilter, passes, SortKey } from '@app/contracts';
 import { FrontierTab, isFrontierTab, State, Tab } from './state';
 
 const EMPTY: readonly FrontierItemWire[] = Object.freeze([]);
@@ -334,11 +335,12 @@ export function conductEligible(state: State): Set<string> {
 export function wipSuppressed(state: State): number {
   const f = state.frontier;
   if (!f) return 0;
+  const w = windowOf(state);
+  if (w) return w.wip_suppressed;
   let eligibleConduct = 0;
   for (const item of f.conduct_eligible) if (item.adapter === 'conduct') eligibleConduct++;
   // (a first page of the answer may hold eligible rows past its runnable ones: never below none)
-  const w = windowOf(state);
-  return Math.max(0, (w ? w.conduct_runnable : conductRunnable(f)) - eligibleConduct);
+  return Math.max(0, conductRunnable(f) - eligibleConduct);
 }
 
 export function claimOf(state: State, ref: string): ClaimHolder | null {

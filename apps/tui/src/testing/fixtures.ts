@@ -61,7 +61,7 @@ export function frontierWindow(
       total: offset + rows.length,
       totals: { runnable: 0, blocked: 0, frozen: 0, [list]: offset + rows.length },
       ranks: rows.map((_, i) => offset + i),
-      conduct_runnable: 0,
+      wip_suppressed: 0,
       filter: '',
       sort: 'rank',
       desc: false,

@@ -27,7 +27,8 @@ export interface FrontierResultWire {
 }
 
 // GET /v1/charge/frontier/window: one list of the answer, filtered and sorted by the list query (list-query.ts), a
-// window of it. The other lists are empty; `window` says where the rows sit (docs/api-frontier.md).
+// window of it. The other lists are empty, conduct_eligible holds the window's eligible rows; `window` says where the
+// rows sit (docs/api-frontier.md).
 export const FRONTIER_WINDOW_LISTS = ['runnable', 'blocked', 'frozen'] as const;
 export type FrontierWindowList = (typeof FRONTIER_WINDOW_LISTS)[number];
 export const FRONTIER_WINDOW_MAX_ROWS = 1000;
@@ -42,8 +43,8 @@ export interface FrontierWindowMeta {
   totals: Record<FrontierWindowList, number>;
   // each row's place in its list (the frontier's rank, from 0)
   ranks: number[];
-  // the answer's runnable rows of the conduct adapter (the WIP line's suppressed count)
-  conduct_runnable: number;
+  // the runnable conduct items the WIP cap holds back (the WIP line's suppressed count)
+  wip_suppressed: number;
   filter: string;
   sort: string;
   desc: boolean;

@@ -88,17 +88,29 @@ function select<R extends ListRow>(source: WindowSource<R>, items: readonly R[],
   return Int32Array.from(out);
 }
 
-// Counted once per answer: a pass over the runnable list reads every item (~5 ms at 1M), for each window otherwise.
-const conductCounts = new WeakMap<object, number>();
+// Once per answer: the refs of its eligible items and the conduct items the WIP cap holds back. A window sends the
+// eligible ones among its rows (at 1M, every eligible item is ~14k rows, 4 MB a window) and the count.
+interface Eligibility {
+  refs: ReadonlySet<string>;
+  suppressed: number;
+}
 
-function conductRunnableOf<R extends ListRow>(source: WindowSource<R>): number {
-  let count = conductCounts.get(source.identity);
-  if (count === undefined) {
-    count = 0;
-    for (const item of source.lists[0]) if (source.adapterOf(item) === 'conduct') count++;
-    conductCounts.set(source.identity, count);
+const eligibilities = new WeakMap<object, Eligibility>();
+
+function eligibilityOf<R extends ListRow>(source: WindowSource<R>): Eligibility {
+  let eligibility = eligibilities.get(source.identity);
+  if (eligibility === undefined) {
+    const refs = new Set<string>();
+    let suppressed = 0;
+    for (const item of source.lists[3]) {
+      refs.add(source.refOf(item));
+      if (source.adapterOf(item) === 'conduct') suppressed--;
+    }
+    for (const item of source.lists[0]) if (source.adapterOf(item) === 'conduct') suppressed++;
+    eligibility = { refs, suppressed: Math.max(0, suppressed) };
+    eligibilities.set(source.identity, eligibility);
   }
-  return count;
+  return eligibility;
 }
 
 function selectionOf<R extends ListRow>(source: WindowSource<R>, items: readonly R[], q: WindowQuery): Selection {
@@ -118,22 +130,25 @@ export function frontierWindowJson<R extends ListRow>(source: WindowSource<R>, q
   const total = positions ? positions.length : items.length;
   const from = Math.min(q.offset, total);
   const to = Math.min(total, from + q.limit);
+  const eligibility = eligibilityOf(source);
   const rows: string[] = [];
   const ranks: number[] = [];
+  const eligible: string[] = [];
   for (let i = from; i < to; i++) {
     const position = positions ? positions[i] : i;
-    rows.push(source.json(items[position]));
+    const json = source.json(items[position]);
+    rows.push(json);
     ranks.push(position);
+    if (eligibility.refs.has(source.refOf(items[position]))) eligible.push(json);
   }
   const lists = FRONTIER_WINDOW_LISTS.map((list) => `"${list}":[${list === q.list ? rows.join(',') : ''}]`).join(',');
-  const conductRunnable = conductRunnableOf(source);
   const window = {
     list: q.list,
     offset: from,
     total,
     totals: { runnable: source.lists[0].length, blocked: source.lists[1].length, frozen: source.lists[2].length },
     ranks,
-    conduct_runnable: conductRunnable,
+    wip_suppressed: eligibility.suppressed,
     filter: q.filter,
     sort: q.sort,
     desc: q.desc,
@@ -141,7 +156,7 @@ export function frontierWindowJson<R extends ListRow>(source: WindowSource<R>, q
   };
   return Buffer.from(
     `{${lists},"wip_cap":${source.wipCap},"wip_active":${source.wipActive},` +
-      `"conduct_eligible":[${source.lists[3].map((item) => source.json(item)).join(',')}],` +
+      `"conduct_eligible":[${eligible.join(',')}],` +
       `"window":${JSON.stringify(window)}}`,
     'utf8',
   );
