@@ -1,7 +1,7 @@
 import type { Scope } from '../keys/keymap';
 import { changeWhat, changeWho } from '@app/client';
 
-import { comparator, haystack, parseFilter, passes, SortKey } from '@app/contracts';
+import { haystack, parseFilter, passes, SortKey, sortRows } from '@app/contracts';
 import type { FrontierWindowMeta } from '@app/contracts';
 
 import type { ChangeRecordWire, ClaimHolder, ConnectedMachineWire, EventWire, FrontierItemWire } from '../wire';
@@ -74,7 +74,7 @@ function filterView(
   let indices: Int32Array | null = null;
   if (parsed.plain && needle) {
     const hay = haystackOf(rows);
-    const out: number[] = [];
+    let out: number[] = [];
     if (
       cached?.indices &&
       cached.needle &&
@@ -86,8 +86,7 @@ function filterView(
       for (const i of cached.indices) if (hay[i].includes(needle)) out.push(i);
     } else {
       for (let i = 0; i < hay.length; i++) if (hay[i].includes(needle)) out.push(i);
-      const cmp = comparator(rows, key, desc, refOfRow);
-      if (cmp) out.sort(cmp);
+      out = sortRows(rows, out, key, desc, refOfRow);
     }
     indices = Int32Array.from(out);
   } else if (!parsed.plain || sort !== 'rank') {
@@ -98,9 +97,7 @@ function filterView(
       if (!parsed.plain && !passes(rows[i], parsed, mine(rows[i].item_id, claims, actor))) continue;
       out.push(i);
     }
-    const cmp = comparator(rows, key, desc, refOfRow);
-    if (cmp) out.sort(cmp);
-    indices = Int32Array.from(out);
+    indices = Int32Array.from(sortRows(rows, out, key, desc, refOfRow));
   }
   const view = { filter, needle, sort, claims, actor, indices };
   views.set(rows, view);

@@ -111,35 +111,47 @@ const stageRank = (status: string): string => {
 };
 const refNumber = (ref: string) => Number(/(\d+)$/.exec(ref)?.[1] ?? Number.MAX_SAFE_INTEGER);
 
-// Ties keep the frontier order, also when descending.
-export function comparator<R extends ListRow>(
+// A row's sort key (none for `rank`: the frontier order is the rows' own).
+function rowKeyOf<R extends ListRow>(key: SortKey, refOf: (row: R) => string): ((r: R) => number | string) | null {
+  switch (key) {
+    case 'rank':
+      return null;
+    case 'priority':
+      return (r) => PRIORITY_RANK[r.priority] ?? 3;
+    case 'age':
+      return (r) => Date.parse(r.created_at);
+    case 'ref':
+      return (r) => refNumber(refOf(r));
+    case 'title':
+      return (r) => r.title.toLowerCase();
+    case 'status':
+      return (r) => stageRank(r.status);
+    case 'unblocks':
+      return (r) => -r.unblocks_count;
+    case 'depth':
+      return (r) => -r.downstream_depth;
+  }
+}
+
+// `positions` (ascending places in `rows`) in the order asked; ties keep the frontier order, also when descending.
+// Each row's key is read once into a dense array before the sort: comparing rows read two scattered objects per
+// comparison (at 1M, most of a sort's time) and lowered a title each time.
+export function sortRows<R extends ListRow>(
   rows: readonly R[],
+  positions: number[],
   key: SortKey,
   desc: boolean,
   refOf: (row: R) => string,
-): ((a: number, b: number) => number) | null {
+): number[] {
+  const f = rowKeyOf(key, refOf);
+  if (f === null) return desc ? positions.slice().reverse() : positions;
+  const keys = positions.map((p) => f(rows[p]));
+  const order = positions.map((_, k) => k);
   const sign = desc ? -1 : 1;
-  const by = (f: (r: R) => number | string) => (a: number, b: number) => {
-    const x = f(rows[a]);
-    const y = f(rows[b]);
+  order.sort((a, b) => {
+    const x = keys[a];
+    const y = keys[b];
     return x < y ? -sign : x > y ? sign : a - b;
-  };
-  switch (key) {
-    case 'rank':
-      return desc ? (a, b) => b - a : null;
-    case 'priority':
-      return by((r) => PRIORITY_RANK[r.priority] ?? 3);
-    case 'age':
-      return by((r) => r.created_at);
-    case 'ref':
-      return by((r) => refNumber(refOf(r)));
-    case 'title':
-      return by((r) => r.title.toLowerCase());
-    case 'status':
-      return by((r) => stageRank(r.status));
-    case 'unblocks':
-      return by((r) => -r.unblocks_count);
-    case 'depth':
-      return by((r) => -r.downstream_depth);
-  }
+  });
+  return order.map((k) => positions[k]);
 }

@@ -1,5 +1,4 @@
 import {
-  comparator,
   FRONTIER_WINDOW_LISTS,
   FrontierItemWire,
   FrontierResultWire,
@@ -9,6 +8,7 @@ import {
   parseFilter,
   passes,
   SortKey,
+  sortRows,
 } from '@app/contracts';
 import type { FrontierItem } from '@app/core';
 
@@ -83,9 +83,7 @@ function select<R extends ListRow>(source: WindowSource<R>, items: readonly R[],
     if (!parsed.plain && !passes(item, parsed, q.mine?.has(source.refOf(item)) ?? false)) continue;
     out.push(i);
   }
-  const cmp = comparator(items, q.sort, q.desc, source.refOf);
-  if (cmp) out.sort(cmp);
-  return Int32Array.from(out);
+  return Int32Array.from(sortRows(items, out, q.sort, q.desc, source.refOf));
 }
 
 // Once per answer: the refs of its eligible items and the conduct items the WIP cap holds back. A window sends the
