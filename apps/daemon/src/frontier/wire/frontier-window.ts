@@ -61,9 +61,10 @@ export function recordedSource(answer: RecordedAnswer): WindowSource<FrontierIte
 // Positions (in the list) of the rows that pass, in the order asked; null: every row in the list's own order.
 type Selection = Int32Array | null;
 
-// The last few selections, by answer and query: paging through a filtered list scans it once per answer.
+// The last few selections of each answer, by query: paging through a filtered list scans it once per answer. Weak by
+// answer: a selection never keeps an answer the history let go (at 1M an answer's lists are 8 MB).
 const SELECTIONS_KEPT = 8;
-const selections: { identity: object; key: string; positions: Selection }[] = [];
+const selections = new WeakMap<object, Map<string, Selection>>();
 
 function selectionKey(q: WindowQuery): string {
   const mine = q.mine ? [...q.mine].sort().join(',') : '';
@@ -113,11 +114,18 @@ function eligibilityOf<R extends ListRow>(source: WindowSource<R>): Eligibility 
 
 function selectionOf<R extends ListRow>(source: WindowSource<R>, items: readonly R[], q: WindowQuery): Selection {
   const key = selectionKey(q);
-  const kept = selections.find((s) => s.identity === source.identity && s.key === key);
-  if (kept) return kept.positions;
+  let kept = selections.get(source.identity);
+  const found = kept?.get(key);
+  if (found !== undefined) return found;
   const positions = select(source, items, q);
-  selections.push({ identity: source.identity, key, positions });
-  if (selections.length > SELECTIONS_KEPT) selections.shift();
+  // the list's own order costs nothing to find again
+  if (positions === null) return null;
+  if (kept === undefined) {
+    kept = new Map();
+    selections.set(source.identity, kept);
+  }
+  kept.set(key, positions);
+  if (kept.size > SELECTIONS_KEPT) kept.delete(kept.keys().next().value as string);
   return positions;
 }
 
