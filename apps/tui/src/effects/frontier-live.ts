@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 
 import { FrontierChange, FrontierMirror, FrontierRead, FrontierWindowQuery, SvcApi } from '@app/client';
+import { FRONTIER_WINDOW_MAX_ROWS } from '@app/contracts';
 import type { FrontierWindowWire } from '@app/contracts';
 
 import type { Action } from '../state/actions';
@@ -12,7 +13,8 @@ export const FIRST_SCREEN_ITEMS = 200;
 // Above this many items (runnable, blocked and frozen) the TUI holds a window of the answer, not the whole of it
 // (docs/user-guide.md, "A project too large to hold"); SVC_TUI_WINDOW_ABOVE sets another.
 export const WINDOW_ABOVE = 200_000;
-// Rows a window holds, and how near its edge the cursor comes before the next window is read around it.
+// Rows a window holds, and how near its edge the cursor comes before the next window is read around it (more for a
+// list taller than a quarter of them).
 export const WINDOW_ROWS = 200;
 export const WINDOW_MARGIN = 50;
 
@@ -66,14 +68,17 @@ export function wantedWindow(state: State, project: string): FrontierWindowQuery
   const sort = state.sort ?? 'rank';
   const desc = state.sortDesc ?? false;
   const cursor = Math.max(0, state.tab === list ? selectedIndex(state, list) : state.cursors[list].index);
-  let offset = Math.max(0, cursor - WINDOW_ROWS / 2);
+  // a tall list holds more: a page and more on either side of the cursor
+  const rows = Math.min(FRONTIER_WINDOW_MAX_ROWS, Math.max(WINDOW_ROWS, 4 * state.pageSize));
+  const margin = Math.max(WINDOW_MARGIN, state.pageSize);
+  let offset = Math.max(0, cursor - Math.floor(rows / 2));
   if (w && w.list === list && w.filter === filter && w.sort === sort && w.desc === desc) {
     const end = w.offset + (state.frontier?.[list].length ?? 0);
-    const top = w.offset === 0 || cursor >= w.offset + WINDOW_MARGIN;
-    const bottom = end >= w.total || cursor < end - WINDOW_MARGIN;
+    const top = w.offset === 0 || cursor >= w.offset + margin;
+    const bottom = end >= w.total || cursor < end - margin;
     if (top && bottom) offset = w.offset;
   }
-  return { project, list, offset, limit: WINDOW_ROWS, filter, sort, desc };
+  return { project, list, offset, limit: rows, filter, sort, desc };
 }
 
 export class LiveFrontier {

@@ -8,8 +8,8 @@ import { WINDOW_MARGIN, WINDOW_ROWS, wantedWindow } from './frontier-live';
 
 const TOTAL = 1_000;
 
-function holding(offset: number, cursor: number, patch: Partial<State> = {}): State {
-  const rows = Array.from({ length: WINDOW_ROWS }, (_, i) => item(offset + i + 1));
+function holding(offset: number, cursor: number, patch: Partial<State> = {}, held = WINDOW_ROWS): State {
+  const rows = Array.from({ length: held }, (_, i) => item(offset + i + 1));
   const s = initialState({ project: 'atlas', now: NOW });
   return {
     ...s,
@@ -45,6 +45,17 @@ describe(wantedWindow.name, () => {
     expect(wantedWindow(holding(0, TOTAL - 1), 'atlas').offset).toBe(TOTAL - 1 - WINDOW_ROWS / 2);
     // the last rows held are the list's last: the cursor may go to the end
     expect(wantedWindow(holding(TOTAL - WINDOW_ROWS, TOTAL - 1), 'atlas').offset).toBe(TOTAL - WINDOW_ROWS);
+  });
+
+  it('should hold four pages of a tall list, and read again a page before its edge', () => {
+    const tall = (offset: number, cursor: number) => holding(offset, cursor, { pageSize: 120 }, 480);
+    expect(wantedWindow(tall(0, 0), 'atlas').limit).toBe(480);
+    expect(wantedWindow(holding(0, 0), 'atlas').limit).toBe(WINDOW_ROWS);
+    // 480 rows held from 400: the cursor may come within a page (120 rows) of either edge
+    expect(wantedWindow(tall(400, 520), 'atlas').offset).toBe(400);
+    expect(wantedWindow(tall(400, 759), 'atlas').offset).toBe(400);
+    expect(wantedWindow(tall(400, 519), 'atlas').offset).toBe(519 - 240);
+    expect(wantedWindow(tall(400, 760), 'atlas').offset).toBe(760 - 240);
   });
 
   it('should follow the tab, the filter and the sort', () => {
