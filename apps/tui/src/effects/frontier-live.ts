@@ -92,6 +92,9 @@ export class LiveFrontier {
   private windowStale = false;
   private windowBusy: Promise<void> | null = null;
   private windows = 0;
+  // a project's first screen is on its way and says whether it is held whole or as windows: syncs and notices wait
+  // for it (a notice before it would read the whole answer of a project that turns out too large to hold)
+  private deciding: { project: string; done: Promise<void> } | null = null;
 
   constructor(
     private readonly api: SvcApi,
@@ -112,11 +115,13 @@ export class LiveFrontier {
     this.shown = false;
     this.windowed = null;
     this.windowRead = null;
+    this.deciding = null;
   }
 
   sync(): Promise<void> {
     const project = this.state().project;
     if (!project) return Promise.resolve();
+    if (this.deciding?.project === project) return this.deciding.done.then(() => this.sync());
     if (this.windowed === project) return this.readWindow(true);
     const mirror = this.mirrorOf(project);
     const early = this.early;
@@ -124,12 +129,17 @@ export class LiveFrontier {
     if (mirror.answer !== null) return mirror.sync();
     // a project not read yet: its first screen says whether the whole answer is held or a window of it
     const first = early?.project === project ? early : prefetchFrontier(this.api, project, this.windowAbove);
-    return this.fromPrefetch(mirror, first);
+    const done: Promise<void> = this.fromPrefetch(mirror, first).finally(() => {
+      if (this.deciding?.done === done) this.deciding = null;
+    });
+    this.deciding = { project, done };
+    return done;
   }
 
   notice(etag: string | null): Promise<void> {
     const project = this.state().project;
     if (!project) return Promise.resolve();
+    if (this.deciding?.project === project) return this.deciding.done.then(() => this.notice(etag));
     if (this.windowed === project) {
       if (etag !== null && etag === windowOf(this.state())?.etag) return Promise.resolve();
       return this.readWindow(true);

@@ -1,7 +1,12 @@
-import { frontierWindow, item, NOW } from '../testing/fixtures';
+import type { SvcApi } from '@app/client';
+import type { FrontierWindowWire } from '@app/contracts';
+
+import type { Action } from '../state/actions';
+import { reduce } from '../state/reduce';
+import { frontierWindow, item, NOW, project } from '../testing/fixtures';
 import { frontierRowAt, indexOfKey, rowCount } from '../state/selectors';
 import { initialState, State } from '../state/state';
-import { WINDOW_MARGIN, WINDOW_ROWS, wantedWindow } from './frontier-live';
+import { LiveFrontier, WINDOW_MARGIN, WINDOW_ROWS, wantedWindow } from './frontier-live';
 
 // A project too large to hold: the window the screen wants (list, filter, sort, rows around the cursor), and the
 // selectors reading positions in the whole list from the window held.
@@ -78,5 +83,61 @@ describe('the selectors over a window', () => {
     expect(frontierRowAt(s, 'blocked', 0)).toBeNull();
     expect(indexOfKey(s, 'runnable', 'ATL-401')).toBe(400);
     expect(indexOfKey(s, 'runnable', 'ATL-1')).toBe(-1);
+  });
+});
+
+describe(LiveFrontier.name, () => {
+  // a daemon whose first window answers when told to
+  function setup(totals: { runnable: number; blocked: number; frozen: number }) {
+    let answerFirst: (w: FrontierWindowWire) => void = () => undefined;
+    const first = new Promise<FrontierWindowWire>((resolve) => (answerFirst = resolve));
+    const rows = [item(1), item(2)];
+    const api = {
+      frontierWindow: jest
+        .fn()
+        .mockReturnValueOnce(first)
+        .mockResolvedValue(frontierWindow('runnable', rows, { totals, total: totals.runnable })),
+      frontier: jest.fn().mockResolvedValue({ notModified: false, body: { runnable: rows }, etag: '"a"' }),
+      frontierSince: jest.fn().mockResolvedValue({ kind: 'not_modified' }),
+    };
+    let state = reduce(initialState({ project: 'atlas', now: NOW }), {
+      type: 'projects_loaded',
+      projects: [project('atlas')],
+    });
+    const live = new LiveFrontier(
+      api as unknown as SvcApi,
+      () => state,
+      (action: Action) => (state = reduce(state, action)),
+      () => undefined,
+      null,
+      100,
+    );
+    const answer = () => answerFirst(frontierWindow('runnable', rows, { totals, total: totals.runnable }));
+    return { api, live, answer, state: () => state };
+  }
+
+  it('should hold a project above the threshold as windows, a notice before its first screen included', async () => {
+    const { api, live, answer, state } = setup({ runnable: 150, blocked: 0, frozen: 0 });
+    const synced = live.sync();
+    // a change elsewhere before the first screen came: it waits for the first screen to say how the project is held
+    const noticed = live.notice('"b"');
+    answer();
+    await Promise.all([synced, noticed]);
+    expect(api.frontier).not.toHaveBeenCalled();
+    expect(api.frontierWindow.mock.calls.length).toBeGreaterThanOrEqual(2);
+    expect(rowCount(state(), 'runnable')).toBe(150);
+    expect(live.stats).toMatchObject({ deltas: 0 });
+  });
+
+  it('should read the whole answer of a project at or below the threshold, once', async () => {
+    const { api, live, answer } = setup({ runnable: 100, blocked: 0, frozen: 0 });
+    const synced = live.sync();
+    const noticed = live.notice(null);
+    answer();
+    await Promise.all([synced, noticed]);
+    // the notice asks what changed since the answer read, not for the whole answer a second time
+    expect(api.frontier).toHaveBeenCalledTimes(1);
+    expect(api.frontierSince).toHaveBeenCalledTimes(1);
+    expect(api.frontierWindow).toHaveBeenCalledTimes(1);
   });
 });
