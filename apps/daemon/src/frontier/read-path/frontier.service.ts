@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 
+import { parseFilter } from '@app/contracts';
 import type { FrontierResultWire } from '@app/contracts';
 
 import {
@@ -139,7 +140,7 @@ export class FrontierService {
     const filter = (dto.filter ?? '').trim();
     const [serialized, mine] = await Promise.all([
       this.frontierBody(project, wipCap, actor.id),
-      /(^|\s)@me(\s|$)/i.test(filter) ? this.repository.claimedRefsOf(project.id, actor.id) : null,
+      parseFilter(filter).me ? this.repository.claimedRefsOf(project.id, actor.id) : null,
     ]);
     const query = {
       list: dto.list ?? 'runnable',
