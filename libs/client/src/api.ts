@@ -277,11 +277,6 @@ export class SvcApi {
     };
   }
 
-  // A first screen while the whole answer is on its way; no ETag.
-  frontierFirstItems(q: { project: string; wip_cap?: number | string }, limit: number): Promise<FrontierResultWire> {
-    return this.http.get('v1/charge/frontier', { ...q, limit } as Query);
-  }
-
   // One list of the answer, filtered and sorted, a window of it (a client that does not hold the whole answer).
   frontierWindow(q: FrontierWindowQuery): Promise<FrontierWindowWire> {
     return this.http.get('v1/charge/frontier/window', { ...q, desc: q.desc ? 'true' : undefined } as Query);

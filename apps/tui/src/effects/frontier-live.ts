@@ -83,7 +83,7 @@ export function wantedWindow(state: State, project: string): FrontierWindowQuery
 
 export class LiveFrontier {
   private mirror: FrontierMirror | null = null;
-  // once the full answer (or a delta) is shown, the first items may no longer replace it
+  // once the full answer (or a delta) is shown, the first screen may no longer replace it
   private shown = false;
   private statsTimer: NodeJS.Timeout | null = null;
   // the project held as a window of the answer, the window read last, and whether a change made it stale
@@ -225,7 +225,7 @@ export class LiveFrontier {
     if (this.mirror !== mirror) return;
     const project = mirror.query.project;
     const state = this.state();
-    // a delta applies to the answer shown; after the first items (or anything else) the whole answer goes in
+    // a delta applies to the answer shown; after the first screen (or anything else) the whole answer goes in
     if (change.kind === 'delta' && this.shown && state.frontier === change.previous) {
       carryAnswerCounts(change.previous, change.delta, change.answer);
       this.dispatch({ type: 'frontier_delta', project, frontier: change.answer, delta: change.delta });
