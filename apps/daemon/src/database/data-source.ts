@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parse } from 'pg-connection-string';
 import type { DataSourceOptions } from 'typeorm';
 
-import { PreparingClient } from './prepared-statements';
+import { PipeliningClient } from './pipelined-transactions';
 import { WriterSubscriber } from './writer.subscriber';
 
 // TypeORM's own URL parser drops query parameters such as ?host=/socket/dir, so the URL is parsed here.
@@ -34,14 +34,15 @@ export function dataSourceOptions(url: string, poolSize = 10, prepared = false):
     logging: false,
     // Connecting fails within seconds when the database is away (503). min: 1 keeps a connection open, so `svc restore`
     // sees a running daemon by application_name however idle it is.
-    // The daemon's pool prepares its repeated statements (ADR 0092); the CLI's and the migrations' do not need to.
+    // The daemon's pool prepares its repeated statements (ADR 0092) and sends a transaction's START and COMMIT with its
+    // statements (ADR 0101); the CLI's and the migrations' do not need to.
     extra: {
       max: poolSize,
       min: 1,
       application_name: 'svc-daemon',
       connectionTimeoutMillis: 5000,
       keepAlive: true,
-      ...(prepared ? { Client: PreparingClient } : {}),
+      ...(prepared ? { Client: PipeliningClient } : {}),
     },
   };
 }

@@ -7,6 +7,7 @@ import { STRUCTURED_FIELDS } from '@app/contracts/backlog';
 import { InjectDataSource } from '../common/inject-data-source';
 import { RunRow } from '../deployments/dto/deployments.dto';
 import { affected, ClaimHolderJson, claimHolderColumn, isoUtc, recentCommentsColumns } from '../database/backlog-sql';
+import { lastStatement } from '../database/pipelined-transactions';
 import { namedWriter, writerSetting } from '../database/writer.subscriber';
 import type { RefParts } from '../refs/refs.service';
 import { ItemDetailRow, ItemRow, ProgressRow, SectionRow } from './dto/items.dto';
@@ -299,9 +300,12 @@ export class ItemsRepository {
   ): Promise<ItemDetailRow> {
     const cast = TIMESTAMP_COLUMNS.has(column) ? '::timestamptz' : '';
     const stamp = specStampBy === null ? '' : ', spec_updated_at = now(), spec_updated_by = $3';
-    const rows: ItemDetailRow[] = await manager.query(
-      updatedDetail(`UPDATE items SET ${column} = $2${cast}, updated_at = now()${stamp} WHERE id = $1`),
-      specStampBy === null ? [id, value] : [id, value, specStampBy],
+    // the field edit's last statement: its COMMIT goes with it (ADR 0101), so the service refuses nothing after it
+    const rows: ItemDetailRow[] = await lastStatement(manager, () =>
+      manager.query(
+        updatedDetail(`UPDATE items SET ${column} = $2${cast}, updated_at = now()${stamp} WHERE id = $1`),
+        specStampBy === null ? [id, value] : [id, value, specStampBy],
+      ),
     );
     return rows[0];
   }
