@@ -42,6 +42,12 @@ export const claimTool = defineTool({
         if (outcome.dispatch) {
           // a client that cancels this call never learns of the claim: then it must not stand
           const item = outcome.dispatch.item_id;
+          if (call.signal.aborted) {
+            // given back before this connection's next claim starts: given back after it, the release would undo a
+            // claim that call answered
+            await ctx.api.releaseClaim(session, item).catch(() => undefined);
+            return toolError({ code: 'cancelled', message: 'claim was cancelled; what it did was given back' });
+          }
           call.onCancel(() => ctx.api.releaseClaim(session, item));
           return withJson(claimText(outcome.dispatch), outcome.dispatch);
         }
