@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { DEFAULT_COMMENT_LIMIT, ItemCommentListWire, ItemCommentWire } from '@app/contracts';
 
 import { AuthenticatedActor } from '../auth/actor';
+import { lastStatement } from '../database/pipelined-transactions';
 import { currentWrite, WriterRecord } from '../database/write-context';
 import { EventsService } from '../events/events.service';
 import { ProjectAccessService } from '../projects/project-access.service';
@@ -32,17 +33,20 @@ export class CommentsService {
     const writer = currentWrite()?.writer ?? fallbackWriter(actor);
     const row = await this.repository.transaction(async (manager) => {
       const inserted = await this.repository.insert(manager, item.id, writer, dto.body);
-      await this.events.record(
-        {
-          name: 'ItemCommented',
-          kind: 'workflow',
-          project: item.project,
-          itemRef: item.ref,
-          actorId: actor.id,
-          sessionId: writer.session_id,
-          payload: { comment_id: inserted.id, author: inserted.actor_name, path: inserted.path },
-        },
-        manager,
+      // the comment's event is its transaction's last statement: the COMMIT goes with it (ADR 0101)
+      await lastStatement(manager, () =>
+        this.events.record(
+          {
+            name: 'ItemCommented',
+            kind: 'workflow',
+            project: item.project,
+            itemRef: item.ref,
+            actorId: actor.id,
+            sessionId: writer.session_id,
+            payload: { comment_id: inserted.id, author: inserted.actor_name, path: inserted.path },
+          },
+          manager,
+        ),
       );
       return inserted;
     });

@@ -44,6 +44,11 @@ export class PipeliningClient extends PreparingClient {
     this.commitNext = true;
   }
 
+  // A mark the statement did not take (it failed before it reached the client) is dropped.
+  forgetCommit(): void {
+    this.commitNext = false;
+  }
+
   private route(send: Query, args: Args): unknown {
     const [text, values, callback] = args;
     const plain = typeof text === 'string' && typeof values !== 'function' && callback === undefined;
@@ -57,9 +62,11 @@ export class PipeliningClient extends PreparingClient {
       this.start = text;
       return Promise.resolve(answered('BEGIN'));
     }
-    if (this.start !== null && values === undefined && END.test(text)) {
-      this.start = null;
+    if (values === undefined && END.test(text)) {
+      // a mark no statement took (the statement failed before it was sent) ends here
       this.commitNext = false;
+      if (this.start === null) return send(text, values);
+      this.start = null;
       return Promise.resolve(answered(text));
     }
     const last = this.commitNext;
@@ -111,8 +118,9 @@ export function lastStatement<T>(manager: EntityManager, send: () => Promise<T>)
   const runner = manager.queryRunner as unknown as
     { isTransactionActive: boolean; transactionDepth: number; databaseConnection?: unknown } | undefined;
   const client = runner?.databaseConnection;
-  if (runner?.isTransactionActive && runner.transactionDepth === 1 && client instanceof PipeliningClient) {
-    client.commitWithNext();
+  if (!(runner?.isTransactionActive && runner.transactionDepth === 1 && client instanceof PipeliningClient)) {
+    return send();
   }
-  return send();
+  client.commitWithNext();
+  return send().finally(() => client.forgetCommit());
 }

@@ -18,6 +18,7 @@ import { decideFieldEdit, decideFieldValue, decideResolution, decideStatusMove, 
 
 import { AuthenticatedActor } from '../auth/actor';
 import { CommentsService } from '../comments/comments.service';
+import { lastStatement } from '../database/pipelined-transactions';
 import { haltOf } from '../deployments/dto/deployments.dto';
 import { ItemTarget, ProjectAccessService, projectNotFound, targets } from '../projects/project-access.service';
 import { titleMaxLength } from '../projects/project-policy';
@@ -151,7 +152,7 @@ export class ItemsService {
       // A create straight into a later stage passes that stage's gates like any status write.
       if (status !== definition.initial_stage) {
         const row = (await this.repository.lock(inserted.id, manager))!;
-        await this.moveStatus(row, status, definition, version.version, manager);
+        await this.moveStatus(row, status, definition, version.version, manager, true);
         goesOn = true;
       }
       return { id: inserted.id, answer: goesOn ? null : inserted };
@@ -252,18 +253,20 @@ export class ItemsService {
       const { item, row } = await this.lockTarget(target, manager);
       await this.rulebook.checkClaim(manager, actor, item, 'status', force, row);
       const version = await this.workflows.versionById(row.workflow_version_id, manager);
-      await this.moveStatus(row, status, version.definition, version.version, manager);
+      await this.moveStatus(row, status, version.definition, version.version, manager, true);
       return row.id;
     });
     return this.detail(id);
   }
 
+  // `last`: the move is its transaction's last work, its last statement takes the COMMIT (ADR 0101).
   async moveStatus(
     row: ItemRow,
     status: string,
     definition: WorkflowDefinition,
     version: number,
     manager: EntityManager,
+    last = false,
   ): Promise<void> {
     const move = decideStatusMove(definition.stages, row.status, status);
     if ('refuse' in move) throw stageNotInWorkflow(status, definition, version);
@@ -275,8 +278,13 @@ export class ItemsService {
       definition,
       manager,
     });
+    const ends = (send: () => Promise<unknown>) => (last ? lastStatement(manager, send) : send());
+    if (!move.finishes) {
+      await ends(() => this.repository.updateStatus(row.id, status, manager));
+      return;
+    }
     await this.repository.updateStatus(row.id, status, manager);
-    if (move.finishes) await this.rulebook.releaseFinished(manager, row.id);
+    await ends(() => this.rulebook.releaseFinished(manager, row.id));
   }
 
   // Transfer's import: the file's status must be one the status route's gates pass from `from`; throws the refusal.
@@ -349,11 +357,13 @@ export class ItemsService {
       const version = await this.workflows.versionById(row.workflow_version_id, manager);
       const { status } = resolution;
       await this.moveStatus(row, status, version.definition, version.version, manager);
-      await this.repository.resolve(
-        row.id,
-        { status, resolution: dto.resolution, ref: other?.ref ?? null, comment: dto.resolution_comment ?? null },
-        manager,
-      );
+      const values = {
+        status,
+        resolution: dto.resolution,
+        ref: other?.ref ?? null,
+        comment: dto.resolution_comment ?? null,
+      };
+      await lastStatement(manager, () => this.repository.resolve(row.id, values, manager));
       return row.id;
     });
     return this.detail(id);

@@ -5,7 +5,7 @@ import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/Postgres
 
 import { dataSourceOptions } from '../../src/database/data-source';
 import { lastStatement, PipeliningClient } from '../../src/database/pipelined-transactions';
-import { anonymousWriter, runInWrite } from '../../src/database/write-context';
+import { anonymousWriter, runInWrite, WriteContext } from '../../src/database/write-context';
 import { createMediumDatabase, MediumDatabase } from './setup/medium';
 
 // The daemon's pool (one connection, so every transaction below is on the same client) against a real PostgreSQL:
@@ -81,7 +81,7 @@ describe('a transaction whose START and COMMIT ride with its statements (Pipelin
 
   it('the statements run inside the transaction, with the writer set by START', async () => {
     const writer = { ...anonymousWriter('cli'), actor_id: 7, actor_name: 'pipelined' };
-    const context = { writer, mutation: true, declared: null, passed: new Set<string>() };
+    const context: WriteContext = { writer, mutation: true, declared: null, passed: new Set() };
     const [seen] = await runInWrite(context, () =>
       daemon.transaction((manager) => manager.query(`SELECT current_setting('svc.writer', true) AS writer`, [])),
     );
@@ -143,6 +143,24 @@ describe('a transaction whose START and COMMIT ride with its statements (Pipelin
     expect(await rows()).toEqual([8]);
     await daemon.query(`INSERT INTO ${table} (v) VALUES ($1)`, [10]);
     expect(await rows()).toEqual([8, 10]);
+  });
+
+  it('a last statement that fails before it is sent leaves the transaction and the next ones as they were', async () => {
+    const write = daemon.transaction(async (manager) => {
+      await manager.query(`INSERT INTO ${table} (v) VALUES ($1)`, [14]);
+      await lastStatement(manager, () => Promise.reject(new Error('refused before sending')));
+    });
+    await expect(write).rejects.toThrow('refused before sending');
+    expect(await rows()).toEqual([]);
+    const { writes: made } = await counted(() =>
+      daemon.transaction(async (manager) => {
+        await manager.query(`INSERT INTO ${table} (v) VALUES ($1)`, [15]);
+        await manager.query(`INSERT INTO ${table} (v) VALUES ($1)`, [16]);
+      }),
+    );
+    // START with the first, the second, COMMIT on its own
+    expect(made).toBe(3);
+    expect(await rows()).toEqual([15, 16]);
   });
 
   it('in a nested transaction the last statement does not commit the outer one', async () => {
