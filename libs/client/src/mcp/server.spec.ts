@@ -13,6 +13,10 @@ jest.mock('../event-stream', () => ({
   openFollowingEventStream: jest.fn(),
 }));
 
+async function waitUntil(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((resolve) => setImmediate(resolve));
+}
+
 describe('harnessToken', () => {
   it.each([
     ['Claude Code', 'claude-code'],
@@ -91,6 +95,83 @@ describe('SvcMcpSession (in memory)', () => {
       '- ATL-4 (planned) [status:done]: ATL-4 must reach done',
       JSON.stringify(refusal),
     ]);
+    await mcp.close();
+    await client.close();
+  });
+
+  it('should give a claim cancelled while it ran back before the connection’s next claim starts', async () => {
+    const order: string[] = [];
+    let answerFirst!: () => void;
+    const firstAnswered = new Promise<void>((resolve) => (answerFirst = resolve));
+    let dispatches = 0;
+    const claimed = (item_id: string) => ({
+      dispatched: true,
+      item_id,
+      project: 'atl',
+      adapter: 'conduct',
+      entrypoint: `/svc conduct ${item_id}`,
+      session_id: 7,
+      wip_slot: true,
+      claim: { claimed_at: '2026-01-01T00:00:00Z', expires_at: '2026-01-01T01:00:00Z' },
+      decision: { item_id, adapter: 'conduct', dispatched: true, reason: 'dispatched', project: 'atl' },
+      event_id: '9',
+    });
+    const api = {
+      registerSession: jest.fn().mockResolvedValue(session),
+      endSession: jest.fn().mockResolvedValue({}),
+      explain: jest.fn().mockResolvedValue({ item_id: 'ATL-6', project: 'atl', bucket: 'runnable', summary: [] }),
+      schedule: jest.fn().mockResolvedValue({
+        session_id: 7,
+        lane: 'primary',
+        scope: ['atl'],
+        steps: [
+          {
+            position: 1,
+            item_id: 'ATL-6',
+            title: 'Parser',
+            project: 'atl',
+            status: 'planned',
+            priority: 'high',
+            adapter: 'conduct',
+            lane: 'primary',
+            next_step: { stage: 'planned', adapter: 'conduct', entrypoint: '/svc conduct ATL-6' },
+            entrypoint: '/svc conduct ATL-6',
+            wait: false,
+            wip_slot: true,
+            claimed_by_session: false,
+            unblocks_count: 0,
+            downstream_depth: 0,
+          },
+        ],
+        projects: [],
+        runnable_elsewhere: null,
+      }),
+      dispatch: jest.fn(async ({ item_id }: { item_id: string }) => {
+        dispatches += 1;
+        order.push(`claim ${dispatches}`);
+        if (dispatches === 1) await firstAnswered;
+        return claimed(item_id);
+      }),
+      // a release that takes a while, as one over HTTP does: time for a second claim to overtake it
+      releaseClaim: jest.fn(async () => {
+        for (let turn = 0; turn < 50; turn++) await new Promise((resolve) => setImmediate(resolve));
+        order.push('released');
+        return {};
+      }),
+    };
+    const { mcp, client } = await connect(api);
+    const controller = new AbortController();
+    const first = client
+      .callTool({ name: 'claim', arguments: { item: 'ATL-6' } }, undefined, { signal: controller.signal })
+      .catch(() => 'cancelled');
+    await waitUntil(() => dispatches === 1);
+    controller.abort();
+    const second = client.callTool({ name: 'claim', arguments: { item: 'ATL-6' } }) as Promise<CallToolResult>;
+    answerFirst();
+    expect(await first).toBe('cancelled');
+    expect((await second).isError).toBeFalsy();
+    // the cancelled call's claim went back before the second claim was made, so the second one stands
+    expect(order).toEqual(['claim 1', 'released', 'claim 2']);
     await mcp.close();
     await client.close();
   });
