@@ -4,7 +4,7 @@ import type { EntityManager } from 'typeorm';
 import { PreparingClient } from './prepared-statements';
 
 // A short transaction's START TRANSACTION and COMMIT ride with its statements (ADR 0101). On these two cores each
-// statement is a socket write that wakes a backend, and a CPU profile of the daemon at 100k items put a fifth of its
+// statement is a socket write that wakes a backend, and a CPU profile of the daemon at 100k items put a quarter of its
 // thread in `writev` under 32 writers: a priority write made five round trips, two of them a START and a COMMIT that
 // nothing waits for.
 //
@@ -100,7 +100,8 @@ export class PipeliningClient extends PreparingClient {
     return (settled[answerAt] as PromiseFulfilledResult<unknown>).value;
   }
 
-  // A COPY stream or a callback-style query: a START still waiting goes first, queued as `pg` queues.
+  // A COPY stream or a callback-style query: a START still waiting goes first, queued as `pg` queues (its failure is
+  // the connection's, which the query after it meets).
   private flushThen(send: Query, args: Args): unknown {
     if (this.start !== null) {
       const start = this.start;
