@@ -287,6 +287,7 @@ export class SvcMcpSession {
       },
       ensureSession: () => this.ensureSession(),
       projectRequired: () => this.projectRequired(),
+      serialized: (work) => this.serialized(work),
     };
   }
 
@@ -317,25 +318,22 @@ export class SvcMcpSession {
       return toolError({ code: 'not_connected', message: this.options.missingCredential });
     }
     await this.ensureSession().catch(() => undefined);
-    const call = async (): Promise<CallToolResult> => {
-      const undo: (() => Promise<unknown>)[] = [];
-      const result = await tool.definition.run(args as never, this.context, {
-        signal: extra.signal,
-        onCancel: (fn) => undo.push(fn),
-      });
-      const answered = await this.withNotices(result);
-      if (undo.length === 0) return answered;
-      const undoAll = () => Promise.all(undo.map((fn) => fn().catch(() => undefined)));
-      if (extra.signal.aborted) {
-        // cancelled while it ran: the SDK sends no answer, so its effect is given back
-        await undoAll();
-        return toolError({ code: 'cancelled', message: `${name} was cancelled; what it did was given back` });
-      }
-      this.undoByRequest.set(extra.requestId, undoAll);
-      setTimeout(() => this.undoByRequest.delete(extra.requestId), CANCEL_WINDOW_MS).unref();
-      return answered;
-    };
-    return tool.definition.serialized ? this.serialized(call) : call();
+    const undo: (() => Promise<unknown>)[] = [];
+    const result = await tool.definition.run(args as never, this.context, {
+      signal: extra.signal,
+      onCancel: (fn) => undo.push(fn),
+    });
+    const answered = await this.withNotices(result);
+    if (undo.length === 0) return answered;
+    const undoAll = () => Promise.all(undo.map((fn) => fn().catch(() => undefined)));
+    if (extra.signal.aborted) {
+      // cancelled while it ran: the SDK sends no answer, so its effect is given back
+      await undoAll();
+      return toolError({ code: 'cancelled', message: `${name} was cancelled; what it did was given back` });
+    }
+    this.undoByRequest.set(extra.requestId, undoAll);
+    setTimeout(() => this.undoByRequest.delete(extra.requestId), CANCEL_WINDOW_MS).unref();
+    return answered;
   }
 
   // The SDK aborts a running call on notifications/cancelled; a call already answered is undone here, for the client

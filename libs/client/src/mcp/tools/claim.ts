@@ -14,50 +14,56 @@ export const claimTool = defineTool({
   input: { item: optional(ref), project: projectArg, wip_cap: wipCapArg },
   output: dispatchResponseSchema.shape,
   // One claim at a time per connection: two concurrent calls of one agent get two items.
-  serialized: true,
-  run: async (args, ctx, call) => {
-    try {
-      if (call.signal.aborted) return toolError({ code: 'cancelled', message: 'the claim was cancelled' });
-      const session = await ctx.sessionId;
-      const reports: string[] = [];
-      const outcome = await runCharge(
-        ctx.api,
-        {
-          project: args.project ?? null,
-          item: args.item ?? null,
-          wipCap: args.wip_cap ?? ctx.wipCap,
-          session,
-          harness: ctx.harness,
-          model: ctx.model,
-          workspaceProject: ctx.project,
-          skipOwnClaims: true,
-          claimUnoffered: true,
-        },
-        {
-          confirm: () => Promise.resolve(true),
-          report: (line) => reports.push(line.trim()),
-          runDispatcher: () => Promise.resolve(0),
-        },
-      );
-      if (outcome.dispatch) {
-        // a client that cancels this call never learns of the claim: then it must not stand
-        const item = outcome.dispatch.item_id;
-        call.onCancel(() => ctx.api.releaseClaim(session, item));
-        return withJson(claimText(outcome.dispatch), outcome.dispatch);
+  run: (args, ctx, call) =>
+    ctx.serialized(async () => {
+      try {
+        if (call.signal.aborted) return toolError({ code: 'cancelled', message: 'the claim was cancelled' });
+        const session = await ctx.sessionId;
+        const reports: string[] = [];
+        const outcome = await runCharge(
+          ctx.api,
+          {
+            project: args.project ?? null,
+            item: args.item ?? null,
+            wipCap: args.wip_cap ?? ctx.wipCap,
+            session,
+            harness: ctx.harness,
+            model: ctx.model,
+            workspaceProject: ctx.project,
+            skipOwnClaims: true,
+            claimUnoffered: true,
+          },
+          {
+            confirm: () => Promise.resolve(true),
+            report: (line) => reports.push(line.trim()),
+            runDispatcher: () => Promise.resolve(0),
+          },
+        );
+        if (outcome.dispatch) {
+          // a client that cancels this call never learns of the claim: then it must not stand
+          const item = outcome.dispatch.item_id;
+          if (call.signal.aborted) {
+            // given back before this connection's next claim starts: given back after it, the release would undo a
+            // claim that call answered
+            await ctx.api.releaseClaim(session, item).catch(() => undefined);
+            return toolError({ code: 'cancelled', message: 'claim was cancelled; what it did was given back' });
+          }
+          call.onCancel(() => ctx.api.releaseClaim(session, item));
+          return withJson(claimText(outcome.dispatch), outcome.dispatch);
+        }
+        // The daemon's refusal when it gave one, else the flow's decision.
+        const refusal = outcome.error ?? daemonRefusal(outcome.extra.error);
+        const reason = refusal?.code ?? outcome.decision.reason;
+        return toolError({
+          code: reason,
+          message: refusal?.message ?? (reports.join('; ') || reasonMessage(reason)),
+          decision: outcome.decision,
+          ...outcome.extra,
+        });
+      } catch (err) {
+        return toolError(errorBody(err));
       }
-      // The daemon's refusal when it gave one, else the flow's decision.
-      const refusal = outcome.error ?? daemonRefusal(outcome.extra.error);
-      const reason = refusal?.code ?? outcome.decision.reason;
-      return toolError({
-        code: reason,
-        message: refusal?.message ?? (reports.join('; ') || reasonMessage(reason)),
-        decision: outcome.decision,
-        ...outcome.extra,
-      });
-    } catch (err) {
-      return toolError(errorBody(err));
-    }
-  },
+    }),
 });
 
 function daemonRefusal(error: unknown): { code: string; message: string } | null {

@@ -49,6 +49,7 @@ export interface ToolContext {
   readonly sessionId: Promise<number>;
   ensureSession(): Promise<SessionResponse>;
   projectRequired(): SvcHttpError;
+  serialized<T>(work: () => Promise<T>): Promise<T>;
 }
 
 // The server makes input and output strict objects, adds the notices to the output, and validates both sides
@@ -60,9 +61,6 @@ export interface ToolDefinition<S extends Shape = Shape> {
   input: S;
   output: Shape;
   annotations: ToolAnnotations;
-  // One call of it at a time per connection: the server holds the connection's slot through the call and, when the
-  // call was cancelled while it ran, through giving its effect back, so the next call never meets a late undo.
-  serialized?: true;
   run(args: ShapeValue<S>, ctx: ToolContext, call: ToolCall): Promise<CallToolResult>;
 }
 
