@@ -58,6 +58,52 @@ describe('SvcMcpSession (in memory)', () => {
 
   const session = { session_id: 7, harness: 'claude-code', model: 'unknown', lane: 'primary' };
 
+  const claimed = (item_id: string) => ({
+    dispatched: true,
+    item_id,
+    project: 'atl',
+    adapter: 'conduct',
+    entrypoint: `/svc conduct ${item_id}`,
+    session_id: 7,
+    wip_slot: true,
+    claim: { claimed_at: '2026-01-01T00:00:00Z', expires_at: '2026-01-01T01:00:00Z' },
+    decision: { item_id, adapter: 'conduct', dispatched: true, reason: 'dispatched', project: 'atl' },
+    event_id: '9',
+  });
+
+  // one runnable item, ATL-6, in the session's schedule
+  const claimApi = () => ({
+    registerSession: jest.fn().mockResolvedValue(session),
+    endSession: jest.fn().mockResolvedValue({}),
+    explain: jest.fn().mockResolvedValue({ item_id: 'ATL-6', project: 'atl', bucket: 'runnable', summary: [] }),
+    schedule: jest.fn().mockResolvedValue({
+      session_id: 7,
+      lane: 'primary',
+      scope: ['atl'],
+      steps: [
+        {
+          position: 1,
+          item_id: 'ATL-6',
+          title: 'Parser',
+          project: 'atl',
+          status: 'planned',
+          priority: 'high',
+          adapter: 'conduct',
+          lane: 'primary',
+          next_step: { stage: 'planned', adapter: 'conduct', entrypoint: '/svc conduct ATL-6' },
+          entrypoint: '/svc conduct ATL-6',
+          wait: false,
+          wip_slot: true,
+          claimed_by_session: false,
+          unblocks_count: 0,
+          downstream_depth: 0,
+        },
+      ],
+      projects: [],
+      runnable_elsewhere: null,
+    }),
+  });
+
   it('should register the session with the client’s name as harness and end it on close', async () => {
     const api = {
       registerSession: jest.fn().mockResolvedValue(session),
@@ -104,48 +150,8 @@ describe('SvcMcpSession (in memory)', () => {
     let answerFirst!: () => void;
     const firstAnswered = new Promise<void>((resolve) => (answerFirst = resolve));
     let dispatches = 0;
-    const claimed = (item_id: string) => ({
-      dispatched: true,
-      item_id,
-      project: 'atl',
-      adapter: 'conduct',
-      entrypoint: `/svc conduct ${item_id}`,
-      session_id: 7,
-      wip_slot: true,
-      claim: { claimed_at: '2026-01-01T00:00:00Z', expires_at: '2026-01-01T01:00:00Z' },
-      decision: { item_id, adapter: 'conduct', dispatched: true, reason: 'dispatched', project: 'atl' },
-      event_id: '9',
-    });
     const api = {
-      registerSession: jest.fn().mockResolvedValue(session),
-      endSession: jest.fn().mockResolvedValue({}),
-      explain: jest.fn().mockResolvedValue({ item_id: 'ATL-6', project: 'atl', bucket: 'runnable', summary: [] }),
-      schedule: jest.fn().mockResolvedValue({
-        session_id: 7,
-        lane: 'primary',
-        scope: ['atl'],
-        steps: [
-          {
-            position: 1,
-            item_id: 'ATL-6',
-            title: 'Parser',
-            project: 'atl',
-            status: 'planned',
-            priority: 'high',
-            adapter: 'conduct',
-            lane: 'primary',
-            next_step: { stage: 'planned', adapter: 'conduct', entrypoint: '/svc conduct ATL-6' },
-            entrypoint: '/svc conduct ATL-6',
-            wait: false,
-            wip_slot: true,
-            claimed_by_session: false,
-            unblocks_count: 0,
-            downstream_depth: 0,
-          },
-        ],
-        projects: [],
-        runnable_elsewhere: null,
-      }),
+      ...claimApi(),
       dispatch: jest.fn(async ({ item_id }: { item_id: string }) => {
         dispatches += 1;
         order.push(`claim ${dispatches}`);
@@ -172,6 +178,42 @@ describe('SvcMcpSession (in memory)', () => {
     expect((await second).isError).toBeFalsy();
     // the cancelled call's claim went back before the second claim was made, so the second one stands
     expect(order).toEqual(['claim 1', 'released', 'claim 2']);
+    await mcp.close();
+    await client.close();
+  });
+
+  it('should undo only its own claim when a cancellation comes after the item was given back and claimed again', async () => {
+    const order: string[] = [];
+    let dispatches = 0;
+    const api = {
+      ...claimApi(),
+      dispatch: jest.fn(({ item_id }: { item_id: string }) => {
+        dispatches += 1;
+        order.push(`claim ${dispatches}`);
+        return Promise.resolve(claimed(item_id));
+      }),
+      releaseClaim: jest.fn(() => {
+        order.push('released');
+        return Promise.resolve({ released: true, item_id: 'ATL-6', session_id: 7 });
+      }),
+    };
+    const { mcp, client } = await connect(api);
+    const controller = new AbortController();
+    const first = (await client.callTool({ name: 'claim', arguments: { item: 'ATL-6' } }, undefined, {
+      signal: controller.signal,
+    })) as CallToolResult;
+    expect(first.isError).toBeFalsy();
+    expect((await client.callTool({ name: 'release', arguments: { item: 'ATL-6' } })).isError).toBeFalsy();
+    expect(
+      ((await client.callTool({ name: 'claim', arguments: { item: 'ATL-6' } })) as CallToolResult).isError,
+    ).toBeFalsy();
+    // the SDK sends notifications/cancelled for the first call although it was answered long ago
+    controller.abort();
+    // a third claim starts after the cancellation was handled (one connection, one claim at a time)
+    expect(
+      ((await client.callTool({ name: 'claim', arguments: { item: 'ATL-6' } })) as CallToolResult).isError,
+    ).toBeFalsy();
+    expect(order).toEqual(['claim 1', 'released', 'claim 2', 'claim 3']);
     await mcp.close();
     await client.close();
   });

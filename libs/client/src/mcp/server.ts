@@ -94,6 +94,7 @@ export class SvcMcpSession {
   private readonly context: ToolContext;
   private closed = false;
   private claimQueue: Promise<unknown> = Promise.resolve();
+  private readonly claimMarks = new Map<string, object>();
 
   constructor(private readonly options: SvcMcpOptions) {
     this.server = new McpServer(
@@ -288,6 +289,11 @@ export class SvcMcpSession {
       ensureSession: () => this.ensureSession(),
       projectRequired: () => this.projectRequired(),
       serialized: (work) => this.serialized(work),
+      claimTaken: (item) => {
+        const mark = {};
+        this.claimMarks.set(item, mark);
+        return () => this.claimMarks.get(item) === mark;
+      },
     };
   }
 

@@ -48,7 +48,14 @@ export const claimTool = defineTool({
             await ctx.api.releaseClaim(session, item).catch(() => undefined);
             return toolError({ code: 'cancelled', message: 'claim was cancelled; what it did was given back' });
           }
-          call.onCancel(() => ctx.api.releaseClaim(session, item));
+          // A cancellation can arrive after the answer, even after the client gave the item back and claimed it
+          // again (the SDK sends one whenever its signal fires): it undoes this call's claim, never a later one's.
+          const stillThisCalls = ctx.claimTaken(item);
+          call.onCancel(() =>
+            ctx.serialized(async () => {
+              if (stillThisCalls()) await ctx.api.releaseClaim(session, item);
+            }),
+          );
           return withJson(claimText(outcome.dispatch), outcome.dispatch);
         }
         // The daemon's refusal when it gave one, else the flow's decision.

@@ -50,6 +50,9 @@ export interface ToolContext {
   ensureSession(): Promise<SessionResponse>;
   projectRequired(): SvcHttpError;
   serialized<T>(work: () => Promise<T>): Promise<T>;
+  // Marks the item's claim on this connection as the one this call made; the answer says whether it still is (no
+  // later claim of the item on this connection took its place), so that undoing a call gives back only its own claim.
+  claimTaken(item: string): () => boolean;
 }
 
 // The server makes input and output strict objects, adds the notices to the output, and validates both sides
