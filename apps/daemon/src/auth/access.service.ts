@@ -13,6 +13,10 @@ export class AccessService {
     return this.repository.accessibleProjects(actor);
   }
 
+  projectPolicy(actor: AuthenticatedActor, projectId: string): Promise<string | null> {
+    return this.repository.projectPolicy(actor, projectId);
+  }
+
   // Who decides the project's team policies (the WIP cap); the slug names who to ask in a refusal.
   async projectAdministration(
     actor: AuthenticatedActor,

@@ -100,6 +100,18 @@ export class AuthRepository {
     );
   }
 
+  // The project's policy as PostgreSQL writes it (jsonb's text is canonical: the same value, the same text), if the
+  // caller sees the project. null: no such project, or one the caller cannot see.
+  async projectPolicy(actor: AuthenticatedActor, projectId: string): Promise<string | null> {
+    const rows: { policy: string }[] = await this.dataSource.query(
+      `SELECT p.policy::text AS policy
+         FROM projects p
+        WHERE p.id = $4 AND ${accessibleProjectWhere('p', '$1', '$2', '$3')}`,
+      [actor.id, actor.isAdmin, organizationScope(actor), projectId],
+    );
+    return rows[0]?.policy ?? null;
+  }
+
   // A confined credential administers nothing outside its organization. null: no such project.
   async projectAdministration(
     actor: AuthenticatedActor,

@@ -205,10 +205,17 @@ export class ItemsRepository {
 
   // Gap-free: the item takes the project's next sequence in the statement that inserts it. The project's row stays
   // locked until the commit, which serialises concurrent creates, and a rolled-back create rolls its sequence back
-  // with it; taken in the create's last statement, the lock is held for the commit alone. It answers with the item as
-  // inserted and the project's policy (ADR 0097); a create that goes on (a spec stamp, a later start) reads the item
-  // again. Null when the project is gone.
-  async insertNext(item: Omit<NewItem, 'sequence'>, manager: EntityManager): Promise<InsertedItem | null> {
+  // with it. It answers with the item as inserted and the project's policy (ADR 0097); a create that goes on (a spec
+  // stamp, a later start) reads the item again. Null when the project is gone.
+  //
+  // With `seen` (the policy the create checked its title against, as text) the statement inserts only while the
+  // project's policy is still that one, null otherwise; and `last` sends it with the COMMIT (ADR 0101), so that the
+  // project's row is locked for this statement and the commit alone, not for a round trip to the daemon and back.
+  async insertNext(
+    item: Omit<NewItem, 'sequence'>,
+    manager: EntityManager,
+    seen: { policy: string; last: boolean } | null = null,
+  ): Promise<InsertedItem | null> {
     const columns = ['title', 'workflow_id', 'workflow_version_id', 'status', 'source'];
     const params: unknown[] = [
       item.project,
@@ -224,18 +231,21 @@ export class ItemsRepository {
       params.push(item.values[column]);
     }
     const values = columns.map((c, i) => (TIMESTAMP_COLUMNS.has(c) ? `$${i + 2}::timestamptz` : `$${i + 2}`));
-    const rows: InsertedItem[] = await manager.query(
-      `WITH taken AS (
-         UPDATE projects SET next_sequence = next_sequence + 1 WHERE id = $1
-         RETURNING next_sequence - 1 AS sequence, policy
-       ), i AS (
-         INSERT INTO items (project, project_sequence, ${columns.join(', ')})
-         SELECT $1, taken.sequence, ${values.join(', ')} FROM taken
-         RETURNING *
-       )
-       ${DETAIL_SELECT}, (SELECT t.policy FROM taken t) AS project_policy FROM i ${ITEM_JOINS}`,
-      params,
-    );
+    const unchanged = seen === null ? '' : `AND policy::text = $${params.push(seen.policy)}`;
+    const send = (): Promise<InsertedItem[]> =>
+      manager.query(
+        `WITH taken AS (
+           UPDATE projects SET next_sequence = next_sequence + 1 WHERE id = $1 ${unchanged}
+           RETURNING next_sequence - 1 AS sequence, policy
+         ), i AS (
+           INSERT INTO items (project, project_sequence, ${columns.join(', ')})
+           SELECT $1, taken.sequence, ${values.join(', ')} FROM taken
+           RETURNING *
+         )
+         ${DETAIL_SELECT}, (SELECT t.policy FROM taken t) AS project_policy FROM i ${ITEM_JOINS}`,
+        params,
+      );
+    const rows = await (seen?.last ? lastStatement(manager, send) : send());
     return rows[0] ?? null;
   }
 

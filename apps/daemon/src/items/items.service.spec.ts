@@ -8,7 +8,7 @@ import { testActor } from '../auth/test-actor';
 import { CommentsService } from '../comments/comments.service';
 import { DomainError } from '../common/domain-error';
 import { refusal } from '../common/test-refusal';
-import { ProjectAccessService } from '../projects/project-access.service';
+import { projectNotFound, ProjectAccessService } from '../projects/project-access.service';
 import { RulebookService } from '../rulebook/rulebook.service';
 import { itemClaimedElsewhere } from '../rulebook/rulebook.errors';
 import { WorkflowVersionRow } from '../workflows/dto/workflows.dto';
@@ -113,6 +113,7 @@ function makeSut(row: ItemRow = itemRow()) {
       projects: null as string[] | null,
     })),
     assertProject: jest.fn(async () => undefined),
+    projectPolicy: jest.fn(async (): Promise<string> => '{}'),
   };
   const workflows = { versionById: jest.fn(async () => VERSION), current: jest.fn(async () => VERSION) };
   const gates = { check: jest.fn(async () => undefined), checkMergeRecorded: jest.fn(async () => undefined) };
@@ -388,20 +389,42 @@ describe(ItemsService.name, () => {
       expect(repository.insertNext).not.toHaveBeenCalled();
     });
 
-    // ADR 0097: the policy comes with the insert, which the refusal rolls back; nothing after it runs
-    it('should refuse a title past the policy the insert read with 400 title_too_long, and go no further', async () => {
-      const { sut, repository, gates } = makeSut();
-      repository.insertNext.mockResolvedValueOnce({
-        ...itemRow(),
-        sections: [],
-        recent_comments: [],
-        comment_count: 0,
-        project_policy: { title_max_length: 5 },
-      });
+    // the title is checked against the policy read first, and the insert goes only while that policy stands
+    it('should refuse a title past the project’s policy with 400 title_too_long before any transaction', async () => {
+      const { sut, repository, access } = makeSut();
+      access.projectPolicy.mockResolvedValueOnce('{"title_max_length": 5}');
+      const err = await refusal(sut.create(ACTOR, { project: 'prj', title: 'abcdef' }));
+      expect(err).toMatchObject({ code: 'title_too_long', status: 400 });
+      expect(repository.transaction).not.toHaveBeenCalled();
+    });
+
+    it('should send a plain create’s insert with its COMMIT, inserting only while the policy it checked stands', async () => {
+      const { sut, repository } = makeSut();
+      await expect(sut.create(ACTOR, { project: 'prj', title: 't' })).resolves.toMatchObject({ item_id: ITEM.ref });
+      expect(repository.insertNext).toHaveBeenCalledWith(expect.anything(), MANAGER, { policy: '{}', last: true });
+      await sut.create(ACTOR, { project: 'prj', title: 't', spec: 'the spec' });
+      expect(repository.insertNext).toHaveBeenLastCalledWith(expect.anything(), MANAGER, { policy: '{}', last: false });
+    });
+
+    // ADR 0097: then the policy comes with the insert, which the refusal rolls back; nothing after it runs
+    it('should check the policy its insert locked once the policy changed twice under it', async () => {
+      const { sut, repository, gates, access } = makeSut();
+      repository.insertNext
+        .mockResolvedValueOnce(null)
+        .mockResolvedValueOnce(null)
+        .mockResolvedValueOnce({
+          ...itemRow(),
+          sections: [],
+          recent_comments: [],
+          comment_count: 0,
+          project_policy: { title_max_length: 5 },
+        });
       const err = await refusal(
         sut.create(ACTOR, { project: 'prj', title: 'abcdef', status: 'implementing', spec: 'the spec' }),
       );
       expect(err).toMatchObject({ code: 'title_too_long', status: 400 });
+      expect(access.projectPolicy).toHaveBeenCalledTimes(3);
+      expect(repository.insertNext).toHaveBeenLastCalledWith(expect.anything(), MANAGER, null);
       expect(repository.stampSpecUpdated).not.toHaveBeenCalled();
       expect(gates.check).not.toHaveBeenCalled();
       expect(repository.findDetail).not.toHaveBeenCalled();
@@ -416,17 +439,22 @@ describe(ItemsService.name, () => {
     });
 
     it('should refuse with 404 project_not_found when the project is gone at the insert', async () => {
-      const { sut, repository } = makeSut();
+      const { sut, repository, access } = makeSut();
       repository.insertNext.mockResolvedValueOnce(null);
+      access.projectPolicy.mockResolvedValueOnce('{}').mockRejectedValueOnce(projectNotFound('prj'));
       const err = await refusal(sut.create(ACTOR, { project: 'prj', title: 't' }));
       expect(err).toMatchObject({ code: 'project_not_found', status: 404 });
+      expect(repository.insertNext).toHaveBeenCalledTimes(1);
       expect(repository.stampSpecUpdated).not.toHaveBeenCalled();
     });
 
     it('should insert at the initial stage and move a later start through the gates', async () => {
       const { sut, repository, gates } = makeSut();
       await sut.create(ACTOR, { project: 'prj', title: 't', status: 'implementing' });
-      expect(repository.insertNext).toHaveBeenCalledWith(expect.objectContaining({ status: 'idea' }), MANAGER);
+      expect(repository.insertNext).toHaveBeenCalledWith(expect.objectContaining({ status: 'idea' }), MANAGER, {
+        policy: '{}',
+        last: false,
+      });
       expect(gates.check).toHaveBeenCalledWith(expect.objectContaining({ fromStage: 'idea', toStage: 'implementing' }));
       expect(repository.updateStatus).toHaveBeenCalledWith(ITEM.id, 'implementing', MANAGER);
     });

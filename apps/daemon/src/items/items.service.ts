@@ -75,6 +75,10 @@ const FIELD_CATALOGUE: ItemFieldCatalogue = {
   operations: FIELD_OPERATIONS,
 };
 
+// A create checks its title against the policy it read, and inserts while that policy stands; after this many policy
+// changes in between, against the policy its insert locked.
+const CREATE_ATTEMPTS_AGAINST_SEEN_POLICY = 2;
+
 export function assertTitle(title: string, policy: Record<string, unknown>): void {
   const max = titleMaxLength(policy);
   if (title.length > max) throw titleTooLong(title.length, max);
@@ -107,8 +111,26 @@ export class ItemsService {
     return this.repository.insertMany(items, manager);
   }
 
+  // The title is checked against the policy read before the transaction, and the insert takes the project's next
+  // sequence only while that policy stands: a plain create's insert then goes with its COMMIT, and the project's row,
+  // which every create of the project waits for, is locked for that round trip alone. A policy changed in between
+  // (the insert found no row) is read again; after that, the create checks the policy its insert locked.
   async create(actor: AuthenticatedActor, dto: CreateItemDto): Promise<ItemDetailWire> {
-    await this.access.assertProject(actor, dto.project);
+    for (let attempt = 1; ; attempt++) {
+      const policy = await this.access.projectPolicy(actor, dto.project);
+      const seen = attempt <= CREATE_ATTEMPTS_AGAINST_SEEN_POLICY ? policy : null;
+      if (seen !== null) assertTitle(dto.title, JSON.parse(seen) as Record<string, unknown>);
+      const created = await this.insertItem(actor, dto, seen);
+      if (created !== null) return created;
+    }
+  }
+
+  // null: the project's policy is no longer `seen` (nothing was written)
+  private async insertItem(
+    actor: AuthenticatedActor,
+    dto: CreateItemDto,
+    seen: string | null,
+  ): Promise<ItemDetailWire | null> {
     const { id, answer } = await this.repository.transaction(async (manager) => {
       const version = await this.workflows.current(dto.workflow ?? DEFAULT_WORKFLOW, manager);
       const definition = version.definition;
@@ -129,6 +151,8 @@ export class ItemsService {
       if (dto.workflow_posture !== undefined) values.workflow_posture = JSON.stringify(dto.workflow_posture);
       if (STRUCTURED_FIELDS.some((f) => dto[f] !== undefined)) values.spec_updated_by = String(actor.id);
       if (values.blocked === 1 && values.blocked_reason === undefined) values.blocked_reason = 'blocked at creation';
+      const stamps = values.spec_updated_by !== undefined;
+      const moves = status !== definition.initial_stage;
       const inserted = await this.repository.insertNext(
         {
           project: dto.project,
@@ -140,23 +164,23 @@ export class ItemsService {
           values,
         },
         manager,
+        seen === null ? null : { policy: seen, last: !stamps && !moves },
       );
-      if (inserted === null) throw projectNotFound(dto.project);
-      // Against the policy the insert's own statement read (no round trip of its own): a refusal rolls it back.
-      assertTitle(dto.title, inserted.project_policy ?? {});
-      let goesOn = false;
-      if (values.spec_updated_by !== undefined) {
-        await this.repository.stampSpecUpdated(inserted.id, manager);
-        goesOn = true;
+      if (inserted === null) {
+        if (seen !== null) return { id: null, answer: null };
+        throw projectNotFound(dto.project);
       }
+      // Against the policy the insert's own statement read (no round trip of its own): a refusal rolls it back.
+      if (seen === null) assertTitle(dto.title, inserted.project_policy ?? {});
+      if (stamps) await this.repository.stampSpecUpdated(inserted.id, manager);
       // A create straight into a later stage passes that stage's gates like any status write.
-      if (status !== definition.initial_stage) {
+      if (moves) {
         const row = (await this.repository.lock(inserted.id, manager))!;
         await this.moveStatus(row, status, definition, version.version, manager, true);
-        goesOn = true;
       }
-      return { id: inserted.id, answer: goesOn ? null : inserted };
+      return { id: inserted.id, answer: stamps || moves ? null : inserted };
     });
+    if (id === null) return null;
     return answer ? this.toDetail(answer) : this.detail(id);
   }
 

@@ -43,6 +43,14 @@ export class ProjectAccessService {
     return visible === null || projects.every((p) => visible.includes(p));
   }
 
+  // The policy of a project the caller may write to, as text (what a create's insert compares it with); a project
+  // the caller cannot see is not found.
+  async projectPolicy(actor: AuthenticatedActor, project: string): Promise<string> {
+    const policy = await this.access.projectPolicy(actor, project);
+    if (policy === null) throw projectNotFound(project);
+    return policy;
+  }
+
   // An unconfined server admin sees every project but not a missing one: a write would otherwise hit the foreign key.
   async assertProject(actor: AuthenticatedActor, project: string): Promise<void> {
     const accessible = await this.access.accessibleProjects(actor);
