@@ -333,6 +333,22 @@ describe(openFollowingEventStream.name, () => {
     expect(statuses).toEqual(['connecting', 'connecting', 'open', 'reconnecting', 'open']);
     stream.close();
   });
+  // the daemon counts streams per client address (and per actor): at the limit, the replacement is refused with 429
+  // while the old connection stands
+  it('should close the old connection when the limit of streams refuses its replacement, and go on with the new', () => {
+    const { stream, opened, notices, statuses, notice } = fakes();
+    opened[0].options.onStatus?.('open');
+    stream.follow(['b']);
+    const tooMany = new SvcHttpError(429, { code: 'too_many_streams', message: 'one stream per address' });
+    opened[1].options.onStatus?.('reconnecting', { error: tooMany, attempt: 1, retryInMs: 1000 });
+    expect(opened[0].closed).toBe(true);
+    notice(0, 'late');
+    opened[1].options.onStatus?.('open');
+    notice(1, 'new');
+    expect(notices).toEqual(['new']);
+    expect(statuses).toEqual(['connecting', 'open', 'reconnecting', 'open']);
+    stream.close();
+  });
 });
 
 describe(backoffDelay.name, () => {

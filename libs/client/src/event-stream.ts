@@ -203,6 +203,10 @@ export function openEventStream(options: EventStreamOptions): EventStream {
   };
 }
 
+function overStreamLimit(error: unknown): boolean {
+  return error instanceof SvcHttpError && error.status === 429;
+}
+
 function namesField(fields: unknown, name: string): boolean {
   return (
     Array.isArray(fields) &&
@@ -261,6 +265,11 @@ export function openFollowingEventStream(
             // refused for good (the credential): so will the old connection be; say it now
             pending = null;
             report('closed', detail);
+          } else if (status === 'reconnecting' && overStreamLimit(detail?.error)) {
+            // refused because the old connection takes the caller's last stream (a daemon's streams per address or
+            // per actor): it never opens while the old one stands, so break before make; it tries again without it
+            promote(connection);
+            report('reconnecting', detail);
           }
           return;
         }
