@@ -1,6 +1,5 @@
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
 
 import { createProject, workflowVersionId } from '@app/testing';
 
@@ -36,10 +35,7 @@ describe('ItemsRepository.insertNext against the policy a create read', () => {
 
   beforeAll(async () => {
     db = await createMediumDatabase('create-item');
-    const o = db.dataSource.options as PostgresConnectionOptions;
-    const host = o.host?.startsWith('/') ? `?host=${encodeURIComponent(o.host)}` : '';
-    const at = o.host?.startsWith('/') ? 'localhost' : o.host;
-    const url = `postgres://${o.username}:${encodeURIComponent(String(o.password ?? ''))}@${at}:${o.port}/${o.database}${host}`;
+    const url = db.url;
     other = new Client({ connectionString: url });
     await other.connect();
     await createProject(other, { id: 'crt', prefix: 'CRT', policy: { title_max_length: 40 } });

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
-import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
 
 import { dataSourceOptions } from '../../src/database/data-source';
 import { lastStatement, PipeliningClient } from '../../src/database/pipelined-transactions';
@@ -28,10 +27,7 @@ describe('a transaction whose START and COMMIT ride with its statements (Pipelin
 
   beforeAll(async () => {
     db = await createMediumDatabase('pipelined');
-    const o = db.dataSource.options as PostgresConnectionOptions;
-    const host = o.host?.startsWith('/') ? `?host=${encodeURIComponent(o.host)}` : '';
-    const at = o.host?.startsWith('/') ? 'localhost' : o.host;
-    const url = `postgres://${o.username}:${encodeURIComponent(String(o.password ?? ''))}@${at}:${o.port}/${o.database}${host}`;
+    const url = db.url;
     other = new Client({ connectionString: url });
     await other.connect();
     await other.query(`CREATE TABLE ${table}_parent (v int PRIMARY KEY)`);

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
 
 import { dataSourceOptions } from '../../src/database/data-source';
 import { PER_CONNECTION, PreparingClient } from '../../src/database/prepared-statements';
@@ -25,10 +24,7 @@ describe('prepared statements (PreparingClient, ADR 0092)', () => {
 
   beforeAll(async () => {
     db = await createMediumDatabase('prepared');
-    const o = db.dataSource.options as PostgresConnectionOptions;
-    const host = o.host?.startsWith('/') ? `?host=${encodeURIComponent(o.host)}` : '';
-    const at = o.host?.startsWith('/') ? 'localhost' : o.host;
-    url = `postgres://${o.username}:${encodeURIComponent(String(o.password ?? ''))}@${at}:${o.port}/${o.database}${host}`;
+    url = db.url;
   });
 
   afterAll(async () => {

@@ -11,6 +11,8 @@ import { ENV_TEMPLATE_URL } from './global-setup';
 // One migrated database per test file (immich's medium tests): a real DataSource for the repositories under test
 // and a pg client for arranging rows with the libs/testing factories.
 export interface MediumDatabase {
+  // its connection string, for a DataSource of the test's own (the daemon's pipelining client, one connection)
+  url: string;
   dataSource: DataSource;
   client: Client;
   close: () => Promise<void>;
@@ -53,6 +55,7 @@ export async function createMediumDatabase(label: string): Promise<MediumDatabas
   const client = new Client({ connectionString: url });
   await client.connect();
   return {
+    url,
     dataSource,
     client,
     close: async () => {
