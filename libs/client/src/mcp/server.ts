@@ -292,6 +292,10 @@ export class SvcMcpSession {
       claimTaken: (item) => {
         const mark = {};
         this.claimMarks.set(item, mark);
+        // past the window no cancellation undoes the call (callTool): the mark is no longer asked for
+        setTimeout(() => {
+          if (this.claimMarks.get(item) === mark) this.claimMarks.delete(item);
+        }, CANCEL_WINDOW_MS).unref();
         return () => this.claimMarks.get(item) === mark;
       },
     };
