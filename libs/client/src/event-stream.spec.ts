@@ -339,7 +339,10 @@ describe(openFollowingEventStream.name, () => {
     const { stream, opened, notices, statuses, notice } = fakes();
     opened[0].options.onStatus?.('open');
     stream.follow(['b']);
-    const tooMany = new SvcHttpError(429, { code: 'too_many_streams', message: 'one stream per address' });
+    const tooMany = new SvcHttpError(429, {
+      code: 'event_stream_limit_reached',
+      message: 'at most 1 event streams may be open at once for this client address',
+    });
     opened[1].options.onStatus?.('reconnecting', { error: tooMany, attempt: 1, retryInMs: 1000 });
     expect(opened[0].closed).toBe(true);
     notice(0, 'late');

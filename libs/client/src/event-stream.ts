@@ -203,8 +203,9 @@ export function openEventStream(options: EventStreamOptions): EventStream {
   };
 }
 
+// the daemon's refusal of a stream past its streams per actor or per client address (events.errors.ts)
 function overStreamLimit(error: unknown): boolean {
-  return error instanceof SvcHttpError && error.status === 429;
+  return error instanceof SvcHttpError && error.status === 429 && error.body.code === 'event_stream_limit_reached';
 }
 
 function namesField(fields: unknown, name: string): boolean {
