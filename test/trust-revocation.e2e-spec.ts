@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { connect } from 'node:net';
 
 import { DataSource } from 'typeorm';
 
@@ -256,6 +257,47 @@ describe('trust boundaries: revocation and membership (self-host)', () => {
         await Promise.all(streams.map((s) => s.close()));
       }
     });
+  });
+
+  it('should give back the slots of clients that hung up while their streams were being set up', async () => {
+    const tess = await member('tess-hangs-up');
+    // as many clients as the actor's cap send the request and hang up at once: the daemon is still checking each
+    const { hostname, port } = new URL(base);
+    await Promise.all(
+      Array.from(
+        { length: 16 },
+        () =>
+          new Promise<void>((resolve, reject) => {
+            const socket = connect(Number(port), hostname, () => {
+              const request = [
+                'GET /v1/events/stream HTTP/1.1',
+                `host: ${hostname}:${port}`,
+                `authorization: Bearer ${tess.token}`,
+                'accept: text/event-stream',
+                `x-forwarded-for: ${freshClientIp()}`,
+              ];
+              socket.write(`${request.join('\r\n')}\r\n\r\n`, () => socket.destroy());
+            });
+            socket.once('close', () => resolve());
+            socket.once('error', reject);
+          }),
+      ),
+    );
+    // each slot comes back: the whole cap opens again
+    const streams: OpenedStream[] = [];
+    try {
+      await waitFor(
+        async () => {
+          const s = await openStream(base, tess.token, { headers: { 'x-forwarded-for': freshClientIp() } });
+          if (s.status === 200) streams.push(s);
+          else await s.close();
+          return streams.length === 16 ? true : null;
+        },
+        { timeout: 10_000, interval: 50, what: 'the cap of streams open again after the hung-up clients' },
+      );
+    } finally {
+      await Promise.all(streams.map((s) => s.close()));
+    }
   });
 
   it('should refuse the 33rd concurrent stream of one client address whoever opens it, and serve other addresses', async () => {

@@ -149,6 +149,19 @@ describe(EventsService.name, () => {
       expect(err.code).toBe('event_stream_limit_reached');
     });
 
+    it('should give the slot back when the client went away while its standing was checked', async () => {
+      const { sut, repository } = makeSut(STANDING, 1, 5);
+      const gone = connection();
+      // the client aborts during the check: its request is destroyed and its 'close' already emitted
+      repository.standing.mockImplementationOnce(async () => {
+        Object.assign(gone.request.raw, { destroyed: true });
+        gone.close();
+        return STANDING;
+      });
+      await sut.openStream(MEMBER, {}, gone.request, gone.reply);
+      await expect(openStream(sut)).resolves.toBeDefined();
+    });
+
     it('should give the slot back when the client goes away', async () => {
       const { sut } = makeSut(STANDING, 1, 5);
       const first = await openStream(sut);

@@ -10,6 +10,7 @@ import { bearerRequired } from '../auth/auth.errors';
 import { invalidRequest } from '../common/domain-error';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { clientAddress, clientKey, compileTrust, TrustFunction } from '../common/client-identity';
+import { onConnectionClose } from '../common/connection-close';
 import { projectNotFound } from '../projects/projects.errors';
 import {
   DEFAULT_EVENTS_LIMIT,
@@ -233,7 +234,8 @@ export class EventsService {
       close();
     };
     const unregister = this.stream.onClose(close);
-    request.raw.on('close', close);
+    // the client may have gone while the standing check ran: its slot is given back at once
+    onConnectionClose(request.raw, close);
     if (lastEventId !== null)
       await this.replay(
         lastEventId,

@@ -10,6 +10,7 @@ import type { SvcMcpOptions, SvcMcpSession } from '@app/client/mcp';
 
 import { version } from '../../../../package.json';
 import { AuthenticatedActor } from '../auth/actor';
+import { onConnectionClose } from '../common/connection-close';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { EventsService } from '../events/events.service';
 import { StreamLimits } from '../events/stream-limits';
@@ -306,10 +307,12 @@ export class McpHttpService implements OnModuleDestroy {
     body: unknown,
   ): Promise<void> {
     if (req.method === 'GET') {
+      // gone while its session was read: no slot, and no stream for the transport to hold on to
+      if (res.destroyed) return;
       const release = this.streamLimits.acquire(connection.actorId, connection.address);
       connection.openStreams++;
       this.startStreamTouch();
-      res.once('close', () => {
+      onConnectionClose(res, () => {
         release();
         connection.openStreams--;
         connection.lastSeen = Date.now();
