@@ -6,7 +6,7 @@ import { DomainError } from '../common/domain-error';
 import type { EventsService } from '../events/events.service';
 import type { RequestIdentityService } from '../machine-authorization/request-identity';
 import type { McpSessionsRepository } from './mcp-sessions.repository';
-import { McpHttpService } from './mcp-http.service';
+import { followStored, McpHttpService, subscriptionsAsOf } from './mcp-http.service';
 
 // The /mcp refusals decided before any MCP session runs, over mocked collaborators: the origin guard, a request
 // that names no session, a session nobody holds, and the caps' slots given back when no session came of a request.
@@ -123,5 +123,35 @@ describe('McpHttpService (refusals before a session)', () => {
       expect(outcome).toBeUndefined();
     }
     expect(store.open).not.toHaveBeenCalled();
+  });
+});
+
+describe('a session row read against subscriptions made here', () => {
+  const connection = () => ({ subscriptionEdits: 0, savingSubscriptions: 0, mcp: { setSubscriptions: jest.fn() } });
+  const FRONTIER = ['svc://frontier/res'];
+
+  it('should follow what the row says when nothing was subscribed here meanwhile', () => {
+    const c = connection();
+    const asOf = subscriptionsAsOf(c);
+    followStored(c, FRONTIER, asOf);
+    expect(c.mcp.setSubscriptions).toHaveBeenCalledWith(FRONTIER);
+  });
+
+  it('should leave a subscription made here while the row was read (the next touch reads it stored)', () => {
+    const c = connection();
+    const asOf = subscriptionsAsOf(c);
+    c.subscriptionEdits++;
+    followStored(c, [], asOf);
+    expect(c.mcp.setSubscriptions).not.toHaveBeenCalled();
+  });
+
+  it('should not trust a row read while a subscription made here was still being stored', () => {
+    const c = { ...connection(), subscriptionEdits: 1, savingSubscriptions: 1 };
+    const asOf = subscriptionsAsOf(c);
+    c.savingSubscriptions = 0;
+    followStored(c, [], asOf);
+    expect(c.mcp.setSubscriptions).not.toHaveBeenCalled();
+    // a session this replica rebuilds from the row has had no subscription made here
+    expect(subscriptionsAsOf(undefined)).toBe(0);
   });
 });

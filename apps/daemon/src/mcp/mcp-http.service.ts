@@ -57,6 +57,9 @@ interface HttpMcpConnection {
   mcp: SvcMcpSession;
   lastSeen: number;
   openStreams: number;
+  // subscribe and unsubscribe calls made here, and how many of them are still being stored (subscriptionsAsOf)
+  subscriptionEdits: number;
+  savingSubscriptions: number;
   // this replica lets go of the session (restart, idle here while served elsewhere): its executor session goes on
   detaching: boolean;
 }
@@ -111,6 +114,7 @@ export class McpHttpService implements OnModuleDestroy {
     const id = Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader;
     if (id !== undefined) {
       let connection = this.connections.get(id);
+      const asOf = subscriptionsAsOf(connection);
       // Another caller's session answers like a missing one; so does one no replica knows (any more).
       const row =
         connection && connection.actorId !== actor.id ? null : await this.store.touch(id, actor.id, MCP_HTTP_IDLE_MS);
@@ -133,7 +137,7 @@ export class McpHttpService implements OnModuleDestroy {
       }
       connection.lastSeen = Date.now();
       // the replica that holds the GET stream sends the notifications: it follows the session's subscriptions
-      if (req.method === 'GET') connection.mcp.setSubscriptions(row.subscriptions);
+      if (req.method === 'GET') followStored(connection, row.subscriptions, asOf);
       return this.serve(connection, req, res, body);
     }
     if (req.method !== 'POST') {
@@ -229,6 +233,8 @@ export class McpHttpService implements OnModuleDestroy {
       mcp,
       lastSeen: Date.now(),
       openStreams: 0,
+      subscriptionEdits: 0,
+      savingSubscriptions: 0,
       detaching: false,
     };
     this.connections.set(id, connection);
@@ -272,9 +278,18 @@ export class McpHttpService implements OnModuleDestroy {
     else if (state.noticesAfter !== undefined) writes.push(this.store.setNoticesAfter(id, state.noticesAfter));
     if (state.subscribed !== undefined) writes.push(this.store.subscribe(id, state.subscribed, true));
     if (state.unsubscribed !== undefined) writes.push(this.store.subscribe(id, state.unsubscribed, false));
-    void Promise.all(writes).catch((err: unknown) =>
-      this.logger.warn(`MCP session state not stored: ${err instanceof Error ? err.message : String(err)}`),
-    );
+    const edited = state.subscribed !== undefined || state.unsubscribed !== undefined ? this.connections.get(id) : null;
+    if (edited) {
+      edited.subscriptionEdits++;
+      edited.savingSubscriptions++;
+    }
+    void Promise.all(writes)
+      .catch((err: unknown) =>
+        this.logger.warn(`MCP session state not stored: ${err instanceof Error ? err.message : String(err)}`),
+      )
+      .finally(() => {
+        if (edited) edited.savingSubscriptions--;
+      });
   }
 
   // Closed by DELETE or idle: the executor session ends and the row goes; detaching: it goes on elsewhere.
@@ -347,15 +362,16 @@ export class McpHttpService implements OnModuleDestroy {
   private async touchStreams(): Promise<void> {
     const streaming = [...this.connections.values()].filter((c) => c.openStreams > 0);
     if (streaming.length === 0) return;
+    const asOf = streaming.map(subscriptionsAsOf);
     const alive = await this.store.touchMany(
       streaming.map((c) => c.id),
       MCP_HTTP_IDLE_MS,
     );
-    for (const connection of streaming) {
+    streaming.forEach((connection, i) => {
       const subscriptions = alive.get(connection.id);
       if (subscriptions === undefined) this.letGo(connection);
-      else connection.mcp.setSubscriptions(subscriptions);
-    }
+      else followStored(connection, subscriptions, asOf[i]);
+    });
   }
 
   // Shutdown lets go of every session: each goes on through another replica in the same executor session.
@@ -431,4 +447,23 @@ function mcpClient(loopback: string, token: string | null): SvcClient {
   const http = new SvcClient(loopback, token);
   http.headers[CLIENT_HEADER] = 'mcp';
   return http;
+}
+
+// A read of the session's row may set the subscriptions only if none was made here since it began, nor was still
+// being stored when it began: a subscribe takes effect here at once and is stored after, so a row read meanwhile
+// would undo it until the next touch (STREAM_TOUCH_MS). null: the read may miss one.
+type SubscriptionEdits = Pick<HttpMcpConnection, 'subscriptionEdits' | 'savingSubscriptions'>;
+
+export function subscriptionsAsOf(connection: SubscriptionEdits | undefined): number | null {
+  if (connection === undefined) return 0;
+  return connection.savingSubscriptions > 0 ? null : connection.subscriptionEdits;
+}
+
+// Subscriptions made through another replica, followed here; a stale read is left for the next touch.
+export function followStored(
+  connection: SubscriptionEdits & { mcp: Pick<SvcMcpSession, 'setSubscriptions'> },
+  subscriptions: string[],
+  asOf: number | null,
+): void {
+  if (asOf !== null && connection.subscriptionEdits === asOf) connection.mcp.setSubscriptions(subscriptions);
 }
