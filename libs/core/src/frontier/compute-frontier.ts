@@ -196,8 +196,15 @@ export function computeFrontier(input: FrontierInput, memo?: FrontierMemo): Fron
   const remaining = Math.max(0, wipCap - state.wipActive);
   const positionsBefore = state.listPositions;
   const { lists, stamps, positions } = layOutLists(state);
-  // the positions before these are read by no one: the next run writes its own into them
-  state.scratch = { ...state.scratch, positions: positionsBefore === null ? null : positionsBefore.map(roomBehind) };
+  // the positions before these are read by no one: the next run writes its own into them, except a list no edit
+  // reached, whose positions these still are
+  state.scratch = {
+    ...state.scratch,
+    positions:
+      positionsBefore === null
+        ? null
+        : positionsBefore.map((before, b) => (before === positions[b] ? null : roomBehind(before))),
+  };
   state.lists = lists;
   state.listStamps = stamps;
   state.listPositions = positions;

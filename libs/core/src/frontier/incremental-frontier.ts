@@ -478,6 +478,13 @@ export function listsAfterEdits(state: FrontierState, edits: readonly ListEdit[]
       .filter((e) => e.v >= 0 && isCandidate[e.v] === 1 && bucket[e.v] === b)
       .map((e) => e.v)
       .sort((x, y) => compareCandidates(x, y, facts));
+    if (drop.length === 0 && put.length === 0) {
+      // no edit reached this list: the previous one is this one (lists are never changed once laid out)
+      out.lists.push(wasItems as FrontierItem[]);
+      out.stamps.push(wasStamps);
+      out.positions.push(wasPositions);
+      continue;
+    }
     const oldIndex = (f: number): number => {
       let i = f;
       for (const d of drop) {
@@ -506,7 +513,7 @@ export function listsAfterEdits(state: FrontierState, edits: readonly ListEdit[]
     const items = new Array<FrontierItem>(size);
     const stamps = new Float64Array(size);
     const spare = state.scratch.positions?.[b];
-    const positions = spare !== undefined && spare.length >= size ? spare.subarray(0, size) : withRoom(size);
+    const positions = spare != null && spare.length >= size ? spare.subarray(0, size) : withRoom(size);
     let k = 0;
     let i = 0;
     let d = 0;

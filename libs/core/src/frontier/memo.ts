@@ -46,7 +46,7 @@ export interface FrontierState {
   // positions whose list entry may differ from the previous answer's (null: any, or too many to patch the lists)
   edits: readonly ListEdit[] | null;
   // reused by the next run: fresh buffers per write are external memory that brings each GC nearer
-  scratch: { changed: Uint8Array | null; touched: Uint8Array | null; positions: Int32Array[] | null };
+  scratch: { changed: Uint8Array | null; touched: Uint8Array | null; positions: (Int32Array | null)[] | null };
 }
 
 export interface ListEdit {

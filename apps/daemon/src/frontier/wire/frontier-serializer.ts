@@ -350,6 +350,18 @@ function placeList(
   const wasCut = was.cut;
   const wasStamps = stamps === null ? null : was.stamps;
   if (stamps !== null) buffers.stamp.set(stamps);
+  if (items === before && items.length > 0 && changedBlockers === null) {
+    // the list the last body had (the core passes on a list no write reached): its bytes in one range
+    const shift = body.size - wasStart[0];
+    body.copy(wasStart[0], wasEnd[items.length - 1], false);
+    for (let k = 0; k < items.length; k++) {
+      start[k] = wasStart[k] + shift;
+      end[k] = wasEnd[k] + shift;
+    }
+    cut.set(wasCut);
+    placement.reused += items.length;
+    return { items, start, end, cut, stamps: stamps === null ? null : buffers.stamp, buffers };
+  }
   for (let k = 0; k < items.length; k++) {
     const item = items[k];
     const comma = k > 0;
