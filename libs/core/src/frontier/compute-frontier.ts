@@ -4,7 +4,7 @@ import { ChangedPositions, changedInPlace, indexItems } from './item-index';
 import { roomBehind } from './position-buffers';
 import { rankCandidates } from './ranking';
 import { FrontierComputation, FrontierInput, FrontierItem } from './vocabulary';
-import { applyWipCap, DEFAULT_WIP_CAP, ELIGIBLE, WipAdmission, wipClaim } from './wip';
+import { applyWipCap, CLAIM_BITS, CONDUCT_ADAPTER, DEFAULT_WIP_CAP, ELIGIBLE, WipAdmission, wipKindOf } from './wip';
 import { nextStamp, recordListStamps } from './stamps';
 import { alignItems, FrontierMemo, FrontierState } from './memo';
 import { parseTimestamp } from './timestamps';
@@ -115,7 +115,7 @@ function computeAll(
       const output = toFrontierItem(item, v, run);
       outputs[v] = output;
       stamp[v] = nextStamp();
-      wipKind[v] = wipClaim(output);
+      wipKind[v] = wipKindOf(output);
     }
     bucket[v] = bucketOf(item, v, run);
     created[v] = before !== undefined ? previous!.created[p] : parseTimestamp(item.createdAt);
@@ -214,11 +214,16 @@ export function computeFrontier(input: FrontierInput, memo?: FrontierMemo): Fron
   const admission = new WipAdmission(remaining);
   const { wipKind } = state;
   const runnablePositions = positions[RUNNABLE];
+  // the runnable items whose adapter is conduct, less the eligible ones: the count the WIP line shows as held back
+  let conductHeldBack = 0;
   for (let k = 0; k < runnablePositions.length; k++) {
-    const verdict = admission.admit(wipKind[runnablePositions[k]]);
+    const kind = wipKind[runnablePositions[k]];
+    const verdict = admission.admit(kind & CLAIM_BITS);
     if (verdict === ELIGIBLE) {
       eligible.push(lists[RUNNABLE][k]);
       eligibleStamps.push(stamps[RUNNABLE][k]);
+    } else if ((kind & CONDUCT_ADAPTER) !== 0) {
+      conductHeldBack++;
     }
   }
   const [runnable, blocked, frozen] = lists;
@@ -246,6 +251,7 @@ export function computeFrontier(input: FrontierInput, memo?: FrontierMemo): Fron
       blocked: stamps[BLOCKED],
       frozen: stamps[FROZEN],
       conduct_eligible: Float64Array.from(eligibleStamps),
+      conductHeldBack,
     });
   }
   memo?.keep(state);

@@ -4,7 +4,7 @@ import { ChangedPositions, indexItems, ItemIndex, lookupIndex } from './item-ind
 import { withRoom } from './position-buffers';
 import { compareCandidates, placeInOrder, RankFacts } from './ranking';
 import { FrontierInput, FrontierInputItem, FrontierItem } from './vocabulary';
-import { wipClaim } from './wip';
+import { wipKindOf } from './wip';
 import { nextStamp } from './stamps';
 import { alignItems, FrontierState, ListEdit } from './memo';
 import { parseTimestamp } from './timestamps';
@@ -79,7 +79,7 @@ export function computeChanged(
       const output = toFrontierItem(item, v, run);
       outputs[v] = output;
       stamp[v] = nextStamp();
-      wipKind[v] = wipClaim(output);
+      wipKind[v] = wipKindOf(output);
     }
     bucket[v] = bucketOf(item, v, run);
     // a touched item keeps its rank keys: its entry moves only if its output or bucket did
@@ -382,7 +382,7 @@ export function computeReshaped(
       const output = toFrontierItem(item, v, run);
       outputs[v] = output;
       stamp[v] = nextStamp();
-      wipKind[v] = wipClaim(output);
+      wipKind[v] = wipKindOf(output);
     }
     bucket[v] = bucketOf(item, v, run);
     // a changed item's entry is listed above; an unchanged one moves only if its rank keys, output or bucket did

@@ -135,6 +135,12 @@ describe('computeFrontier with a memo', () => {
             const got = computeFrontier(input, memo);
             // jest's matchers only to report a difference: in this loop they were most of the file's time
             if (!isDeepStrictEqual(got, fresh)) expect(got).toEqual(fresh);
+            // the WIP line's held-back count, from the memo's state, is the count over the lists
+            const conduct = (list: readonly FrontierItem[]) => list.filter((i) => i.adapter === 'conduct').length;
+            const heldBack = conduct(got.runnable) - conduct(got.conduct_eligible);
+            if (listStampsOf(got)?.conductHeldBack !== heldBack) {
+              expect(listStampsOf(got)?.conductHeldBack).toBe(heldBack);
+            }
             if (previous !== null) {
               const before = new Map(outputs(previous).map((o) => [o.item_id, o]));
               for (const output of outputs(got)) {
@@ -341,6 +347,12 @@ describe('computeFrontier with a memo', () => {
             const got = computeFrontier(input, memo);
             // jest's matchers only to report a difference: in this loop they were most of the file's time
             if (!isDeepStrictEqual(got, fresh)) expect(got).toEqual(fresh);
+            // the WIP line's held-back count, from the memo's state, is the count over the lists
+            const conduct = (list: readonly FrontierItem[]) => list.filter((i) => i.adapter === 'conduct').length;
+            const heldBack = conduct(got.runnable) - conduct(got.conduct_eligible);
+            if (listStampsOf(got)?.conductHeldBack !== heldBack) {
+              expect(listStampsOf(got)?.conductHeldBack).toBe(heldBack);
+            }
             // the rank order kept for the next run is a fresh run's (the lists patched from it may hide a stale one)
             const kept = memo.take()!;
             const freshMemo = new FrontierMemo();

@@ -15,6 +15,8 @@ export interface ListStamps {
   blocked: Float64Array;
   frozen: Float64Array;
   conduct_eligible: Float64Array;
+  // the runnable items with adapter conduct that are not eligible (read from the memo's state, no item touched)
+  conductHeldBack: number;
 }
 
 const stampsOf = new WeakMap<FrontierComputation, ListStamps>();

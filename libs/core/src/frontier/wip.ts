@@ -27,6 +27,15 @@ export function wipClaim(item: Pick<FrontierItem, 'adapter' | 'status'>): number
   return IN_WIP.has(item.status) ? REENTRY : NEW_START;
 }
 
+// What the memo keeps per candidate for step 9 (`FrontierState.wipKind`): its claim in the low bits, and whether its
+// adapter is `conduct` (the count of those the cap holds back is the WIP line's, read per answer).
+export const CLAIM_BITS = 3;
+export const CONDUCT_ADAPTER = 4;
+
+export function wipKindOf(item: Pick<FrontierItem, 'adapter' | 'status'>): number {
+  return wipClaim(item) | (item.adapter === 'conduct' ? CONDUCT_ADAPTER : 0);
+}
+
 // Step 9: the cap limits new starts only; re-entry is always eligible.
 export const ELIGIBLE = 1;
 export const SUPPRESSED = 2;

@@ -26,6 +26,8 @@ export interface RecordedAnswer {
   wipActive: number;
   refs: RefsAt;
   stamps: readonly Float64Array[] | null;
+  // the WIP line's held-back count, when the computation counted it (ListStamps.conductHeldBack)
+  conductHeldBack: number | null;
   deltas: Map<string, Buffer | null>;
 }
 
@@ -65,6 +67,7 @@ export class FrontierHistory {
       wipActive: computation.wip_active,
       refs,
       stamps: stampLists(listStampsOf(computation)),
+      conductHeldBack: listStampsOf(computation)?.conductHeldBack ?? null,
       deltas: new Map(),
     });
     const rows = lists[0].length + lists[1].length + lists[2].length;

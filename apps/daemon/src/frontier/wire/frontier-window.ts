@@ -38,6 +38,9 @@ export interface WindowSource<R extends ListRow> {
   wipCap: number;
   wipActive: number;
   etag: string;
+  // the runnable conduct items the WIP cap holds back, when the answer's computation counted them (else a pass over
+  // the runnable list finds them: at 1M, 117k rows read a cache miss each, 12 ms an answer)
+  conductHeldBack: number | null;
   refOf(row: R): string;
   adapterOf(row: R): string;
   json(row: R): string;
@@ -52,6 +55,7 @@ export function recordedSource(answer: RecordedAnswer): WindowSource<FrontierIte
     wipCap: answer.wipCap,
     wipActive: answer.wipActive,
     etag: answer.etag,
+    conductHeldBack: answer.conductHeldBack,
     refOf: (item) => item.ref,
     adapterOf: (item) => item.adapter,
     json: (item) => frontierItemJson(item, refOf),
@@ -100,12 +104,13 @@ function eligibilityOf<R extends ListRow>(source: WindowSource<R>): Eligibility 
   let eligibility = eligibilities.get(source.identity);
   if (eligibility === undefined) {
     const refs = new Set<string>();
-    let suppressed = 0;
-    for (const item of source.lists[3]) {
-      refs.add(source.refOf(item));
-      if (source.adapterOf(item) === 'conduct') suppressed--;
+    for (const item of source.lists[3]) refs.add(source.refOf(item));
+    let suppressed = source.conductHeldBack;
+    if (suppressed === null) {
+      suppressed = 0;
+      for (const item of source.lists[3]) if (source.adapterOf(item) === 'conduct') suppressed--;
+      for (const item of source.lists[0]) if (source.adapterOf(item) === 'conduct') suppressed++;
     }
-    for (const item of source.lists[0]) if (source.adapterOf(item) === 'conduct') suppressed++;
     eligibility = { refs, suppressed: Math.max(0, suppressed) };
     eligibilities.set(source.identity, eligibility);
   }
@@ -176,6 +181,7 @@ export function bodySource(body: FrontierResultWire, etag: string): WindowSource
     wipCap: body.wip_cap,
     wipActive: body.wip_active,
     etag,
+    conductHeldBack: null,
     refOf: (row) => row.item_id,
     adapterOf: (row) => row.adapter,
     json: (row) => JSON.stringify(row),
