@@ -67,8 +67,12 @@ export function computeChanged(
     reasons?.forEach((_reason, v) => (touched[v] = 1));
   }
 
-  for (let v = 0; v < n; v++) {
-    if (isCandidate[v] === 0 || (changed[v] === 0 && touched[v] === 0)) {
+  // the changed positions, then the touched ones found a word of the mask at a time (at 1M items a loop over every
+  // position took 4.5 ms a write, for the few a write reaches)
+  const reached = markedPositions(touched, changed, changedList);
+  for (let r = 0; r < reached.length; r++) {
+    const v = reached[r];
+    if (isCandidate[v] === 0) {
       continue;
     }
     const item = items[v];
@@ -93,13 +97,7 @@ export function computeChanged(
 
   // the previous order less the changed and former candidates is still in rank order
   const order = previous.order;
-  let kept = 0;
-  for (let k = 0; k < order.length; k++) {
-    const v = order[k];
-    if (changed[v] === 0) {
-      order[kept++] = v;
-    }
-  }
+  const kept = removeMarked(order, changed, changedList);
   const rankFacts = { items, ids: index.ids, depth: structure.depth, unblocks: structure.unblocks, created };
   return {
     ...previous,
@@ -111,6 +109,52 @@ export function computeChanged(
     edits: edits !== null && edits.length <= EDITS_IN_PLACE ? edits : null,
     scratch: { changed, touched, positions: previous.scratch.positions },
   };
+}
+
+// The positions in `list` (each marked in `mask`), then every other position marked in `touched`, in order: the mask
+// read a 32-bit word at a time, so a run over a million positions that reach a few costs a quarter of the reads.
+function markedPositions(touched: Uint8Array, mask: Uint8Array, list: readonly number[]): number[] {
+  const out = list.slice();
+  const n = touched.length;
+  let v = 0;
+  if (touched.byteOffset % 4 === 0) {
+    const words = new Uint32Array(touched.buffer, touched.byteOffset, n >>> 2);
+    for (let w = 0; w < words.length; w++) {
+      if (words[w] === 0) continue;
+      for (let b = w << 2; b < (w << 2) + 4; b++) if (touched[b] !== 0 && mask[b] === 0) out.push(b);
+    }
+    v = words.length << 2;
+  }
+  for (; v < n; v++) if (touched[v] !== 0 && mask[v] === 0) out.push(v);
+  return out;
+}
+
+// Takes the positions marked in `mask` (listed in `list`) out of `order`, keeping the rest in order; the new length.
+// A few are found by indexOf and the runs between them moved down (at 1M items a pass over every entry took 3.3 ms).
+const FIND_AT_MOST = 8;
+
+function removeMarked(order: Int32Array, mask: Uint8Array, list: readonly number[]): number {
+  if (list.length > FIND_AT_MOST) {
+    let kept = 0;
+    for (let k = 0; k < order.length; k++) {
+      const v = order[k];
+      if (mask[v] === 0) order[kept++] = v;
+    }
+    return kept;
+  }
+  const at: number[] = [];
+  for (const v of list) {
+    const k = order.indexOf(v);
+    if (k >= 0) at.push(k);
+  }
+  at.sort((a, b) => a - b);
+  let write = at.length > 0 ? at[0] : order.length;
+  for (let j = 0; j < at.length; j++) {
+    const to = j + 1 < at.length ? at[j + 1] : order.length;
+    order.copyWithin(write, at[j] + 1, to);
+    write += to - at[j] - 1;
+  }
+  return write;
 }
 
 interface Reshape {
