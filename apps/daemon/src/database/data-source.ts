@@ -4,6 +4,7 @@ import { parse } from 'pg-connection-string';
 import type { DataSourceOptions } from 'typeorm';
 
 import { PipeliningClient } from './pipelined-transactions';
+import { installRowTemplates } from './row-templates';
 import { WriterSubscriber } from './writer.subscriber';
 
 // TypeORM's own URL parser drops query parameters such as ?host=/socket/dir, so the URL is parsed here.
@@ -21,6 +22,7 @@ export function connectionParts(url: string) {
 
 // One definition serves the daemon and the TypeORM CLI: migrations are explicit, never synchronize.
 export function dataSourceOptions(url: string, poolSize = 10, prepared = false): DataSourceOptions {
+  if (prepared) installRowTemplates();
   return {
     type: 'postgres',
     ...connectionParts(url),

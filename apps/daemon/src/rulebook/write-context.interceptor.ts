@@ -33,9 +33,12 @@ export class WriteContextInterceptor implements NestInterceptor {
       declared,
       passed: new Set(),
     };
+    const named = request.actor ? header(request, SESSION_HEADER) : undefined;
     return runInWrite(write, () => {
+      // `handle()` keeps the write's context for the handler, however late it is subscribed
       const handled = next.handle();
-      return from(this.nameSession(write, request)).pipe(mergeMap(() => handled));
+      if (named === undefined || named === '' || !request.actor) return handled;
+      return from(this.nameSession(write, request.actor.id, named)).pipe(mergeMap(() => handled));
     });
   }
 
@@ -56,12 +59,10 @@ export class WriteContextInterceptor implements NestInterceptor {
     };
   }
 
-  private async nameSession(write: WriteContext, request: FastifyRequest & RequestWithActor): Promise<void> {
-    const named = header(request, SESSION_HEADER);
-    if (named === undefined || named === '' || !request.actor) return;
+  private async nameSession(write: WriteContext, actorId: number, named: string): Promise<void> {
     const id = /^[1-9][0-9]{0,9}$/.test(named) ? Number(named) : NaN;
     const session = Number.isSafeInteger(id) ? await this.repository.session(id) : null;
-    if (!session || session.actor_id !== request.actor.id) throw writerSessionNotFound(named);
+    if (!session || session.actor_id !== actorId) throw writerSessionNotFound(named);
     if (session.ended_at !== null && write.mutation) throw writerSessionEnded(id);
     write.writer.session_id = session.id;
     write.writer.harness = session.harness;
