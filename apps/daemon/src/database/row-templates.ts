@@ -50,11 +50,11 @@ function templateOf(fields: readonly FieldDescription[]): Record<string, null> {
 
 function addFields(this: ResultInternals, fields: FieldDescription[], fallback: TypeSource): void {
   this.fields = fields;
-  const types = this._types ?? fallback;
+  const source = this._types ?? fallback;
   if (fields.length > 0) {
     const parsers = new Array<unknown>(fields.length);
     for (let i = 0; i < fields.length; i++) {
-      parsers[i] = types.getTypeParser(fields[i].dataTypeID, fields[i].format || 'text');
+      parsers[i] = source.getTypeParser(fields[i].dataTypeID, fields[i].format || 'text');
     }
     this._parsers = parsers;
   }
