@@ -1,6 +1,6 @@
 import { EdgeResolution } from './edge-resolution';
 import { EdgeStructure } from './edge-structure';
-import { ChangedPositions, indexItems, ItemIndex, lookupIndex } from './item-index';
+import { ChangedPositions, indexItems, ItemIndex, lookupIndex, patchedSince } from './item-index';
 import { withRoom } from './position-buffers';
 import { compareCandidates, placeInOrder, RankFacts } from './ranking';
 import { FrontierInput, FrontierInputItem, FrontierItem } from './vocabulary';
@@ -220,7 +220,9 @@ function grownAtEnd(items: readonly FrontierInputItem[], previous: FrontierState
   if (n < prevN || prevTable === null) {
     return undefined;
   }
-  for (let v = 0; v < prevN; v++) {
+  // recorded patches and growths (the graph cache's) name the positions that changed: no comparison of the rest
+  const patched = patchedSince(items, before);
+  for (let v = 0; patched === null && v < prevN; v++) {
     if (items[v] !== before[v] && items[v].id !== prevIds[v]) {
       return undefined;
     }
@@ -243,12 +245,22 @@ function grownAtEnd(items: readonly FrontierInputItem[], previous: FrontierState
   const mask = new Uint8Array(n);
   const changed: number[] = [];
   const oldOf = new Int32Array(n).fill(-1);
-  for (let v = 0; v < prevN; v++) {
-    oldOf[v] = v;
-    if (items[v] !== before[v]) {
-      mask[v] = 1;
-      changed.push(v);
+  for (let v = 0; v < prevN; v++) oldOf[v] = v;
+  if (patched === null) {
+    for (let v = 0; v < prevN; v++) {
+      if (items[v] !== before[v]) {
+        mask[v] = 1;
+        changed.push(v);
+      }
     }
+  } else {
+    for (const v of patched) {
+      if (v >= 0 && v < prevN && mask[v] === 0 && items[v] !== before[v]) {
+        mask[v] = 1;
+        changed.push(v);
+      }
+    }
+    changed.sort((a, b) => a - b);
   }
   for (let v = prevN; v < n; v++) {
     const id = items[v].id;

@@ -64,7 +64,7 @@ interface ItemsPatch {
 
 const patchOf = new WeakMap<readonly FrontierInputItem[], ItemsPatch>();
 
-// Patches followed back from a run's items to its memo's; past this many a run compares every position.
+// Patches and edits followed back from a run's items to its memo's; past this many a run compares every position.
 const PATCH_CHAIN = 32;
 
 // Same length, same id at every position: the caller keeps that promise and a run trusts it.
@@ -76,22 +76,81 @@ export function recordItemsPatch(
   patchOf.set(items, { base: new WeakRef(base), positions });
 }
 
-function patchedSince(items: readonly FrontierInputItem[], previous: readonly FrontierInputItem[]): number[] | null {
+// An array that is an earlier one less the entries at `removed` (ascending positions), with entries added at its end
+// (none, or any number): the earlier one's other objects, in their order. Held weakly, as a patch's base is.
+interface ArrayEdit {
+  base: WeakRef<readonly unknown[]>;
+  removed: readonly number[];
+}
+
+const editOf = new WeakMap<readonly unknown[], ArrayEdit>();
+
+// `edited` is `base` less the entries at `removed` (ascending), then entries added at its end (`concat`, or the graph
+// cache's removal of a few edges): the caller keeps that promise and a run trusts it, so aligning the two costs no
+// comparison of their entries.
+export function recordEdit<T>(edited: readonly T[], base: readonly T[], removed: readonly number[] = []): void {
+  editOf.set(edited, { base: new WeakRef(base), removed });
+}
+
+// Each entry of `array`'s position in `previous` (-1: added since), through the edits recorded (no patch between);
+// null when they do not lead back to it.
+export function alignedByEdits<T>(array: readonly T[], previous: readonly T[]): Int32Array | null {
+  const chain: { length: number; removed: readonly number[] }[] = [];
+  let current: readonly unknown[] = array;
+  while (current !== previous) {
+    const edit = editOf.get(current);
+    const base = edit?.base.deref();
+    if (edit === undefined || base === undefined || chain.length === PATCH_CHAIN) return null;
+    chain.push({ length: current.length, removed: edit.removed });
+    current = base;
+  }
+  let oldOf = new Int32Array(previous.length);
+  for (let v = 0; v < oldOf.length; v++) oldOf[v] = v;
+  for (let hop = chain.length - 1; hop >= 0; hop--) {
+    const { length, removed } = chain[hop];
+    const next = new Int32Array(length).fill(-1);
+    let from = 0;
+    let to = 0;
+    for (const at of removed) {
+      next.set(oldOf.subarray(from, at), to);
+      to += at - from;
+      from = at + 1;
+    }
+    next.set(oldOf.subarray(from, Math.min(oldOf.length, from + length - to)), to);
+    oldOf = next;
+  }
+  return oldOf;
+}
+
+// The positions patched from `previous` to `items`, through the patches and the edits that only added entries at the
+// end (those patch none; a patch after one may name a position past `previous`'s end), or null when the records do
+// not lead back to it.
+export function patchedSince(
+  items: readonly FrontierInputItem[],
+  previous: readonly FrontierInputItem[],
+): number[] | null {
   const positions: number[] = [];
+  if (items === previous) {
+    return positions;
+  }
   let current = items;
   for (let hop = 0; hop < PATCH_CHAIN; hop++) {
     const patch = patchOf.get(current);
-    const base = patch?.base.deref();
-    if (patch === undefined || base === undefined) {
+    // an edit that removed entries moved the positions after them: a patch's positions say nothing across it
+    const edit = patch === undefined ? editOf.get(current) : undefined;
+    const base = patch !== undefined ? patch.base.deref() : edit?.removed.length === 0 ? edit.base.deref() : undefined;
+    if (base === undefined) {
       return null;
     }
-    for (const v of patch.positions) {
-      positions.push(v);
+    if (patch !== undefined) {
+      for (const v of patch.positions) {
+        positions.push(v);
+      }
     }
     if (base === previous) {
       return positions;
     }
-    current = base;
+    current = base as readonly FrontierInputItem[];
   }
   return null;
 }

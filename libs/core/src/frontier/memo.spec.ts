@@ -9,6 +9,7 @@ import {
   defaultStageAdapter,
   FrontierMemo,
   listStampsOf,
+  recordEdit,
   recordItemsPatch,
 } from './compute-frontier';
 import { alignItems } from './memo';
@@ -280,7 +281,8 @@ describe('computeFrontier with a memo', () => {
         fc.array(fc.array(opArb, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 12 }),
         // facts maps that say which ids they changed (ChangeAwareFacts: the run looks up only those)
         fc.boolean(),
-        // item writes recorded as patches (recordItemsPatch: the run looks only at the positions they name)
+        // item writes recorded as patches and appends as growths (recordItemsPatch, recordEdit: the run looks only at
+        // the positions they name, and aligns an edited array without comparing its entries)
         fc.boolean(),
         (specs, edgeSpecs, factSpecs, batches, aware, patches) => {
           let items: FrontierInputItem[] = specs.map((spec, i) => itemOf(i + 1, spec, 0));
@@ -314,9 +316,14 @@ describe('computeFrontier with a memo', () => {
                 if (op.kind === 'drop facts') facts.delete(op.id);
                 if (op.kind !== 'same facts') factIds.push(op.id);
               } else if (op.kind === 'edge') {
+                const base = edges;
                 edges = [...edges, { blocker: op.blocker, dependent: op.dependent, satisfaction: op.satisfaction }];
+                if (patches) recordEdit(edges, base);
               } else if (op.kind === 'unedge' && edges.length > 0) {
-                edges = edges.filter((_e, k) => k !== op.at % edges.length);
+                const base = edges;
+                const gone = op.at % edges.length;
+                edges = edges.filter((_e, k) => k !== gone);
+                if (patches) recordEdit(edges, base, [gone]);
               } else if (op.kind === 'replace edge' && edges.length > 0) {
                 const k = op.at % edges.length;
                 edges = edges.slice();
@@ -328,11 +335,16 @@ describe('computeFrontier with a memo', () => {
                 items = items.filter((_item, k) => k !== at);
               } else if (op.kind === 'add') {
                 const added = nextId++;
+                const base = items;
+                const baseEdges = edges;
                 items = [...items, itemOf(added, op.spec, 0)];
                 if (op.blocker !== null)
                   edges = [...edges, { blocker: op.blocker, dependent: added, satisfaction: 'status:done' }];
                 if (op.dependent !== null)
                   edges = [...edges, { blocker: added, dependent: op.dependent, satisfaction: 'fact:merged' }];
+                // the graph cache's growth, recorded as it records it
+                if (patches) recordEdit(items, base);
+                if (patches && edges !== baseEdges) recordEdit(edges, baseEdges);
               } else if (op.kind === 'reinsert' && removed.length > 0) {
                 const back = removed.splice(op.at % removed.length, 1)[0];
                 const place = items.findIndex((item) => item.id > back);

@@ -1,6 +1,6 @@
 import type { EdgeResolution } from './edge-resolution';
 import type { EdgeStructure } from './edge-structure';
-import type { ItemIndex } from './item-index';
+import { alignedByEdits, ItemIndex } from './item-index';
 import { FrontierInputItem, FrontierItem } from './vocabulary';
 
 // Lets a run after a small write cost little more than the write: unchanged outputs come back as the same object
@@ -59,7 +59,13 @@ const RESYNC_AFTER = 16;
 const LOOK_AHEAD = 8;
 
 // Both runs are usually in the same id order with a few changes: a short look-ahead finds most, a map the rest.
+// An array recorded as the previous one edited (`recordEdit`: entries removed, others added at the end) is aligned
+// from the records, without comparing its entries.
 export function alignItems<T>(items: readonly T[], previous: readonly T[]): Int32Array {
+  const recorded = previous.length === 0 ? null : alignedByEdits(items, previous);
+  if (recorded !== null) {
+    return recorded;
+  }
   const n = items.length;
   const aligned = new Int32Array(n).fill(-1);
   if (previous.length === 0) {

@@ -6,6 +6,7 @@ import {
   FrontierEdge,
   FrontierInputItem,
   isTerminalStatus,
+  recordEdit,
   recordItemsPatch,
 } from '@app/core';
 
@@ -349,13 +350,17 @@ export function growProjectGraph(
     if (!(edge.id! > lastEdge)) throw new Error(`growProjectGraph: edge ${edge.id} does not come after the edges`);
     lastEdge = edge.id!;
   }
-  // concat, not spread: a copy of 100k entries in half the time (Node 20)
+  // concat, not spread: a copy of 100k entries in half the time (Node 20). Recorded as edits of the arrays before, so
+  // the next run aligns them without comparing their entries (recordEdit).
   const items = previous.items.concat(added);
   const allEdges = previous.edges.concat(edges);
   const activation =
     previous.activation.length === previous.edges.length && edges.every((e) => e.g === 'activation')
       ? allEdges
       : previous.activation.concat(edges.filter((e) => e.g === 'activation'));
+  recordEdit(items, previous.items);
+  recordEdit(allEdges, previous.edges);
+  if (activation !== allEdges) recordEdit(activation, previous.activation);
   if (reuse !== undefined && reuse.items === previous.items) reuse.grew(items, rows, addedFacts);
   // the positions so far are still right; older versions never look up the new ones
   const positions = previous.positions;
@@ -477,6 +482,7 @@ export function shrinkProjectGraph(
   let edges: EdgeRow[];
   if (removedAt !== null) {
     edges = withoutPositions(previous.edges, removedAt);
+    recordEdit(edges, previous.edges, removedAt);
     for (const k of removedAt) {
       const { blocker } = previous.edges[k];
       if (previous.blockerProjects.has(blocker)) reconsidered.add(blocker);
@@ -491,12 +497,14 @@ export function shrinkProjectGraph(
   }
   const named = new Set<number>();
   if (reconsidered.size > 0) for (const edge of edges) if (reconsidered.has(edge.blocker)) named.add(edge.blocker);
-  const activation =
-    previous.activation === previous.edges
-      ? edges
-      : onlyEdges
-        ? withoutPositions(previous.activation, edgePositions(previous.activation, removedEdges))
-        : previous.activation.filter((e) => !goes(e));
+  let activation: FrontierEdge[] = edges;
+  if (previous.activation !== previous.edges && onlyEdges) {
+    const activationAt = edgePositions(previous.activation, removedEdges);
+    activation = withoutPositions(previous.activation, activationAt);
+    recordEdit(activation, previous.activation, activationAt);
+  } else if (previous.activation !== previous.edges) {
+    activation = previous.activation.filter((e) => !goes(e));
+  }
   const { base, top, gone } = factLayers(previous.facts);
   let blockerProjects = previous.blockerProjects;
   const own = () =>
