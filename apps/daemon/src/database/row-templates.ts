@@ -32,7 +32,7 @@ interface ResultInternals {
 }
 
 // a bound on the templates kept: the daemon's statements are a few hundred at most
-export const TEMPLATES_KEPT = 1024;
+const TEMPLATES_KEPT = 1024;
 
 const templates = new Map<string, Record<string, null>>();
 

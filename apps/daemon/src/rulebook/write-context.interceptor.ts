@@ -33,12 +33,13 @@ export class WriteContextInterceptor implements NestInterceptor {
       declared,
       passed: new Set(),
     };
-    const named = request.actor ? header(request, SESSION_HEADER) : undefined;
+    const actor = request.actor;
+    const named = actor ? header(request, SESSION_HEADER) : undefined;
     return runInWrite(write, () => {
       // `handle()` keeps the write's context for the handler, however late it is subscribed
       const handled = next.handle();
-      if (named === undefined || named === '' || !request.actor) return handled;
-      return from(this.nameSession(write, request.actor.id, named)).pipe(mergeMap(() => handled));
+      if (!actor || !named) return handled;
+      return from(this.nameSession(write, actor.id, named)).pipe(mergeMap(() => handled));
     });
   }
 

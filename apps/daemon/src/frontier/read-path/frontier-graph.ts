@@ -498,12 +498,13 @@ export function shrinkProjectGraph(
   const named = new Set<number>();
   if (reconsidered.size > 0) for (const edge of edges) if (reconsidered.has(edge.blocker)) named.add(edge.blocker);
   let activation: FrontierEdge[] = edges;
-  if (previous.activation !== previous.edges && onlyEdges) {
-    const activationAt = edgePositions(previous.activation, removedEdges);
-    activation = withoutPositions(previous.activation, activationAt);
-    recordEdit(activation, previous.activation, activationAt);
-  } else if (previous.activation !== previous.edges) {
-    activation = previous.activation.filter((e) => !goes(e));
+  if (previous.activation !== previous.edges) {
+    const activationAt = onlyEdges ? edgePositions(previous.activation, removedEdges) : null;
+    activation =
+      activationAt === null
+        ? previous.activation.filter((e) => !goes(e))
+        : withoutPositions(previous.activation, activationAt);
+    if (activationAt !== null) recordEdit(activation, previous.activation, activationAt);
   }
   const { base, top, gone } = factLayers(previous.facts);
   let blockerProjects = previous.blockerProjects;
