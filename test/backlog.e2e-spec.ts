@@ -568,11 +568,17 @@ describe('backlog (projects, workflows, items, dependencies, gates, epics, recor
     });
 
     it('should refuse bad satisfaction forms, self edges and unknown refs', async () => {
+      const edges = await count('item_dependencies');
+      const records = await count("change_records WHERE object = 'dependency'");
+      // a form the table takes but no stage of the blocker's workflow: the edge is inserted with the read of its
+      // ends (ADR 0106), then refused; the refusal rolls the insert and its write record back
       expect(
         await refused('items', 'dependency', 'add', 'OPS-8', 'OPS-9', '--satisfaction', 'status:shipped'),
       ).toMatchObject({
         code: 'invalid_satisfaction',
       });
+      expect(await count('item_dependencies')).toBe(edges);
+      expect(await count("change_records WHERE object = 'dependency'")).toBe(records);
       expect(
         await refused('items', 'dependency', 'add', 'OPS-8', 'OPS-9', '--satisfaction', 'fact:landed'),
       ).toMatchObject({

@@ -20,6 +20,15 @@ const EDGE_JOINS = `
     JOIN projects dp ON dp.id = di.project
     LEFT JOIN items bi ON bi.id = d.blocking_item_id
     LEFT JOIN projects bp ON bp.id = bi.project`;
+// An edge's two ends ($1 the dependent, $2 the blocker): the dependent's organization, whether the blocker's is another,
+// and the blocker's pinned workflow stages in order. No row when either item is gone.
+const EDGE_ENDS = `
+  SELECT dp.organization_id AS organization, dp.organization_id IS DISTINCT FROM bp.organization_id AS crosses,
+         ARRAY(SELECT s.value ->> 'id' FROM jsonb_array_elements(v.definition -> 'stages') WITH ORDINALITY s
+                ORDER BY s.ordinality) AS blocker_stages
+    FROM items di JOIN projects dp ON dp.id = di.project,
+         items bi JOIN projects bp ON bp.id = bi.project JOIN workflow_versions v ON v.id = bi.workflow_version_id
+   WHERE di.id = $1::integer AND bi.id = $2::integer`;
 export const EDGE_SELECT = `SELECT ${EDGE_COLUMNS} FROM item_dependencies d ${EDGE_JOINS}`;
 
 export interface NewEdge {
@@ -32,6 +41,12 @@ export interface NewEdge {
   rationale: string;
   evidenceJson: string;
   createdAt?: string | null;
+}
+
+export interface EdgeEnds {
+  organization: number | null;
+  crosses: boolean;
+  blockerStages: string[];
 }
 
 export interface BlockerItemRow {
@@ -146,28 +161,49 @@ export class DependenciesRepository {
     );
   }
 
-  // The edge as a read of it answers (EDGE_SELECT's columns), or null when it was already there.
-  async insert(edge: NewEdge, manager: EntityManager): Promise<EdgeRow | null> {
-    const rows: EdgeRow[] = await manager.query(
-      `WITH d AS (
-         INSERT INTO item_dependencies (dependent_item_id, blocking_item_id, gate_point, satisfaction, source,
-                                        session_id, rationale, evidence_json, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, COALESCE($9::timestamptz, now()))
-         ON CONFLICT (dependent_item_id, blocking_item_id, gate_point) DO NOTHING RETURNING *)
-       SELECT ${EDGE_COLUMNS} FROM d ${EDGE_JOINS}`,
-      [
-        edge.dependent,
-        edge.blocker,
-        edge.gatePoint,
-        edge.satisfaction,
-        edge.source,
-        edge.sessionId,
-        edge.rationale,
-        edge.evidenceJson,
-        edge.createdAt ?? null,
-      ],
-    );
-    return rows[0] ?? null;
+  // addIn's first round trip (ADR 0106): what an addition checks, in one read (EDGE_ENDS: the dependent's organization,
+  // whose activation lock it takes, whether the blocker is in another, and the blocker's stages), and the edge inserted
+  // in the same statement when both are in one organization and `storable` (edgeStorable: the table's CHECK would
+  // refuse it otherwise). The caller checks the stage form against `blockerStages` after it and throws to refuse,
+  // which rolls the insert back with its transaction. `ends` null: an item is gone; `added` null: nothing inserted
+  // (an item gone, two organizations, not storable, or the edge already there); else the row as a read answers it.
+  async insertAtEnds(
+    edge: NewEdge,
+    storable: boolean,
+    manager: EntityManager,
+  ): Promise<{ ends: EdgeEnds | null; added: EdgeRow | null }> {
+    const rows: (EdgeRow & { organization: number | null; crosses: boolean; blocker_stages: string[] })[] =
+      await manager.query(
+        `WITH e AS (${EDGE_ENDS}),
+         d AS (
+           INSERT INTO item_dependencies (dependent_item_id, blocking_item_id, gate_point, satisfaction, source,
+                                          session_id, rationale, evidence_json, created_at)
+           SELECT $1::integer, $2::integer, $3::text, $4::text, $5::text, $6::integer, $7::text, $8::text,
+                  COALESCE($9::timestamptz, now())
+             FROM e WHERE NOT e.crosses AND $10::boolean
+           ON CONFLICT (dependent_item_id, blocking_item_id, gate_point) DO NOTHING RETURNING *)
+         SELECT e.organization, e.crosses, e.blocker_stages, x.*
+           FROM e LEFT JOIN (SELECT ${EDGE_COLUMNS} FROM d ${EDGE_JOINS}) x ON true`,
+        [
+          edge.dependent,
+          edge.blocker,
+          edge.gatePoint,
+          edge.satisfaction,
+          edge.source,
+          edge.sessionId,
+          edge.rationale,
+          edge.evidenceJson,
+          edge.createdAt ?? null,
+          storable,
+        ],
+      );
+    const row = rows[0];
+    if (!row) return { ends: null, added: null };
+    const { organization, crosses, blocker_stages: blockerStages, ...added } = row;
+    return {
+      ends: { organization, crosses, blockerStages },
+      added: added.dependent_item_id === null ? null : (added as EdgeRow),
+    };
   }
 
   async insertMany(edges: readonly NewEdge[], manager: EntityManager): Promise<number> {
@@ -295,27 +331,6 @@ export class DependenciesRepository {
       [pairs.map((p) => p.dependent), pairs.map((p) => p.blocker)],
     );
     return rows.length === 0 ? null : rows[0].n - 1;
-  }
-
-  // What an addition checks before it inserts, in one read: the dependent's organization (whose activation lock it
-  // takes), whether the blocker is in another, and the blocker's stages (a status form must name one). null: either
-  // item is gone.
-  async edgeEnds(
-    dependent: number,
-    blocker: number,
-    manager: EntityManager,
-  ): Promise<{ organization: number | null; crosses: boolean; blockerStages: string[] } | null> {
-    const rows: { organization: number | null; crosses: boolean; blocker_stages: string[] }[] = await manager.query(
-      `SELECT dp.organization_id AS organization, dp.organization_id IS DISTINCT FROM bp.organization_id AS crosses,
-              ARRAY(SELECT s.value ->> 'id' FROM jsonb_array_elements(v.definition -> 'stages') WITH ORDINALITY s
-                     ORDER BY s.ordinality) AS blocker_stages
-         FROM items di JOIN projects dp ON dp.id = di.project,
-              items bi JOIN projects bp ON bp.id = bi.project JOIN workflow_versions v ON v.id = bi.workflow_version_id
-        WHERE di.id = $1 AND bi.id = $2`,
-      [dependent, blocker],
-    );
-    const row = rows[0];
-    return row ? { organization: row.organization, crosses: row.crosses, blockerStages: row.blocker_stages } : null;
   }
 
   // The one loader of delivery facts: runs owned by the carried item's own project; a succeeded run that needed an

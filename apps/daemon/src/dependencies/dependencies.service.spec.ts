@@ -43,14 +43,23 @@ const STORED = {
   created_at: '2025-03-01T12:00:00.000Z',
 };
 
+interface Ends {
+  organization: number | null;
+  crosses: boolean;
+  blockerStages: string[];
+}
+const ENDS: Ends = { organization: 9, crosses: false, blockerStages: [...STAGES] };
+
 function makeSut() {
   const repository = {
     transaction: jest.fn(async <T>(work: (manager: EntityManager) => Promise<T>) => work(MANAGER)),
-    edgeEnds: jest.fn(async () => ({ organization: 9 as number | null, crosses: false, blockerStages: STAGES })),
+    insertAtEnds: jest.fn(async (): Promise<{ ends: Ends | null; added: typeof STORED | null }> => ({
+      ends: ENDS,
+      added: STORED,
+    })),
     firstCrossingOrganization: jest.fn(async (): Promise<number | null> => null),
     lockActivationGraph: jest.fn(async () => undefined),
     activationPairs: jest.fn(async () => []),
-    insert: jest.fn(async (): Promise<typeof STORED | null> => STORED),
     insertMany: jest.fn(async (edges: readonly unknown[]) => edges.length),
     find: jest.fn(async () => STORED),
     edgesOf: jest.fn(async () => []),
@@ -110,8 +119,9 @@ describe(DependenciesService.name, () => {
     it('should insert an edge that breaks no rule', async () => {
       const { sut, repository } = makeSut();
       await expect(sut.addIn(edge(), MANAGER)).resolves.toBe(STORED);
-      expect(repository.insert).toHaveBeenCalledWith(
+      expect(repository.insertAtEnds).toHaveBeenCalledWith(
         expect.objectContaining({ dependent: 1, blocker: 2, satisfaction: 'status:done', evidenceJson: '{}' }),
+        true,
         MANAGER,
       );
     });
@@ -121,41 +131,40 @@ describe(DependenciesService.name, () => {
       const error = await refusal(sut.addIn(edge({ blocker: A }), MANAGER));
       expect(error.code).toBe('self_dependency');
       expect(error.message).toBe('ATL-1 cannot depend on itself');
-      expect(repository.edgeEnds).not.toHaveBeenCalled();
-      expect(repository.insert).not.toHaveBeenCalled();
+      expect(repository.insertAtEnds).not.toHaveBeenCalled();
     });
 
     it('should refuse an edge across two organizations, naming both items', async () => {
       const { sut, repository } = makeSut();
-      repository.edgeEnds.mockResolvedValueOnce({ organization: 9, crosses: true, blockerStages: STAGES });
+      // the statement inserts nothing across organizations
+      repository.insertAtEnds.mockResolvedValueOnce({ ends: { ...ENDS, crosses: true }, added: null });
       const error = await refusal(sut.addIn(edge(), MANAGER));
       expect(error.code).toBe('dependency_crosses_organization');
       expect(error.status).toBe(409);
       expect(error.extra).toEqual({ dependent: 'ATL-1', blocker: 'ATL-2' });
-      expect(repository.insert).not.toHaveBeenCalled();
     });
 
     it("should refuse a status form naming no stage of the blocker's workflow", async () => {
-      const { sut, repository } = makeSut();
+      const { sut, graphs } = makeSut();
       const error = await refusal(sut.addIn(edge({ satisfaction: 'status:released' }), MANAGER));
       expect(error.code).toBe('invalid_satisfaction');
       expect(error.message).toContain("released is not a stage of ATL-2's workflow");
-      expect(repository.insert).not.toHaveBeenCalled();
+      // thrown inside the transaction, which rolls the insert back; no cycle check
+      expect(graphs.cycleIfAdded).not.toHaveBeenCalled();
     });
 
     it("should read the blocker's stages with the two organizations, and no delivery facts", async () => {
       const { sut, repository, facts } = makeSut();
       await sut.addIn(edge(), MANAGER);
-      expect(repository.edgeEnds).toHaveBeenCalledWith(1, 2, MANAGER);
+      expect(repository.insertAtEnds).toHaveBeenCalledTimes(1);
       expect(facts.facts).not.toHaveBeenCalled();
     });
 
     it('should answer item_not_found and insert nothing when an item is gone before the check', async () => {
       const { sut, repository } = makeSut();
-      repository.edgeEnds.mockResolvedValueOnce(null as never);
+      repository.insertAtEnds.mockResolvedValueOnce({ ends: null, added: null });
       const error = await refusal(sut.addIn(edge(), MANAGER));
       expect(error.code).toBe('item_not_found');
-      expect(repository.insert).not.toHaveBeenCalled();
     });
 
     it('should refuse evidence past the limit as invalid_value', async () => {
@@ -165,7 +174,8 @@ describe(DependenciesService.name, () => {
       );
       expect(error.code).toBe('invalid_value');
       expect(error.extra).toEqual({ field: 'evidence' });
-      expect(repository.insert).not.toHaveBeenCalled();
+      // not storable: the statement reads the ends and inserts nothing
+      expect(repository.insertAtEnds).toHaveBeenCalledWith(expect.anything(), false, MANAGER);
     });
 
     it('should refuse an activation edge that closes a cycle, naming the cycle by refs', async () => {
@@ -179,14 +189,14 @@ describe(DependenciesService.name, () => {
       expect(error.extra).toEqual({ cycle: ['ATL-2', 'ATL-3', '#99', 'ATL-1'] });
       expect(error.message).toBe('ATL-1 waiting on ATL-2 would close an activation cycle: ATL-2 → ATL-3 → #99 → ATL-1');
       // inserted first, under no lock (the check takes the dependent's organization's); the refusal rolls it back
-      expect(repository.insert.mock.invocationCallOrder[0]).toBeLessThan(
+      expect(repository.insertAtEnds.mock.invocationCallOrder[0]).toBeLessThan(
         graphs.cycleIfAdded.mock.invocationCallOrder[0],
       );
     });
 
     it('should neither lock nor check an edge that is already there', async () => {
       const { sut, repository, graphs } = makeSut();
-      repository.insert.mockResolvedValueOnce(null);
+      repository.insertAtEnds.mockResolvedValueOnce({ ends: ENDS, added: null });
       await expect(sut.addIn(edge(), MANAGER)).resolves.toBeNull();
       expect(graphs.cycleIfAdded).not.toHaveBeenCalled();
     });
@@ -212,8 +222,9 @@ describe(DependenciesService.name, () => {
       const answer = await sut.add(ACTOR, 'ATL-1', { blocker: 'ATL-2' });
       expect(answer.created).toBe(true);
       expect(answer.dependency).toMatchObject({ dependent: 'ATL-1', blocker: 'ATL-2' });
-      expect(repository.insert).toHaveBeenCalledWith(
+      expect(repository.insertAtEnds).toHaveBeenCalledWith(
         expect.objectContaining({ gatePoint: 'activation', source: 'operator' }),
+        true,
         MANAGER,
       );
       expect(repository.find).not.toHaveBeenCalled();
@@ -221,7 +232,7 @@ describe(DependenciesService.name, () => {
 
     it('should answer the stored row, read after, for an edge that was already there', async () => {
       const { sut, repository } = makeSut();
-      repository.insert.mockResolvedValueOnce(null);
+      repository.insertAtEnds.mockResolvedValueOnce({ ends: ENDS, added: null });
       const answer = await sut.add(ACTOR, 'ATL-1', { blocker: 'ATL-2' });
       expect(answer.created).toBe(false);
       expect(repository.find).toHaveBeenCalledWith(1, 2, 'activation');

@@ -4,6 +4,7 @@ import {
   DEFAULT_SATISFACTION,
   DEPENDENCY_EVIDENCE_LIMIT,
   dependencyEdgeRefusal,
+  edgeStorable,
   evaluateSatisfaction,
   GrowingActivationGraph,
   isSelfDependency,
@@ -83,15 +84,21 @@ export class DependenciesService {
     if (isSelfDependency(input.dependent.id, input.blocker.id)) {
       throw selfDependency(input.dependent.ref);
     }
-    const ends = await this.repository.edgeEnds(input.dependent.id, input.blocker.id, manager);
+    // The ends read and the edge inserted in one round trip (ADR 0106): the insert goes ahead of the checks below,
+    // each a refusal that rolls it back; one the table's constraints would refuse is not sent.
+    const edge = newEdge(input);
+    const { ends, added } = await this.repository.insertAtEnds(
+      edge,
+      edgeStorable({ satisfaction: edge.satisfaction, evidenceLength: edge.evidenceJson.length }),
+      manager,
+    );
     if (!ends) throw itemsNotFound([input.dependent.ref, input.blocker.ref]);
     if (ends.crosses) throw dependencyCrossesOrganization(input.dependent.ref, input.blocker.ref);
     notePassed('org_edges');
-    const edge = this.checkedEdge(input, ends.blockerStages);
+    this.checkedEdge(input, ends.blockerStages);
     // Inserted before the organization's lock, so the lock is held for the cycle check and the commit alone (ADR
     // 0096), and taken in the round trip that reads the edges committed before it (ADR 0097): the check leaves this
     // transaction's own edge out, and a refusal rolls the insert back. An edge already there closes nothing new.
-    const added = await this.repository.insert(edge, manager);
     if (added && input.gatePoint === 'activation') {
       const cycle = await this.graphs.cycleIfAdded(manager, ends.organization, input.blocker.id, input.dependent.id);
       if (cycle) await this.refuseCycle(input, cycle, manager);
@@ -136,26 +143,16 @@ export class DependenciesService {
   }
 
   private checkedEdge(input: EdgeInput, blockerStages: readonly string[] | undefined): NewEdge {
-    const evidenceJson = input.evidenceJson ?? JSON.stringify(input.evidence);
+    const edge = newEdge(input);
     const refusal = dependencyEdgeRefusal({
       satisfaction: input.satisfaction,
       blockerRef: input.blocker.ref,
       blockerStages,
-      evidenceLength: evidenceJson.length,
+      evidenceLength: edge.evidenceJson.length,
     });
     if (refusal?.refuse === 'invalid_satisfaction') throw invalidSatisfaction(input.satisfaction, refusal.detail);
     if (refusal?.refuse === 'evidence_too_large') throw evidenceTooLarge(refusal.limit);
-    return {
-      dependent: input.dependent.id,
-      blocker: input.blocker.id,
-      gatePoint: input.gatePoint,
-      satisfaction: input.satisfaction,
-      source: input.source,
-      sessionId: input.sessionId,
-      rationale: input.rationale,
-      evidenceJson,
-      createdAt: input.createdAt,
-    };
+    return edge;
   }
 
   private async refuseCycle(input: EdgeInput, cycle: number[], manager: EntityManager): Promise<never> {
@@ -224,4 +221,19 @@ export class DependenciesService {
     }
     return { removed: true, dependent: dependent.ref, blocker: blocker.ref, gate_point: gate };
   }
+}
+
+// The row an input asks for, unchecked.
+function newEdge(input: EdgeInput): NewEdge {
+  return {
+    dependent: input.dependent.id,
+    blocker: input.blocker.id,
+    gatePoint: input.gatePoint,
+    satisfaction: input.satisfaction,
+    source: input.source,
+    sessionId: input.sessionId,
+    rationale: input.rationale,
+    evidenceJson: input.evidenceJson ?? JSON.stringify(input.evidence),
+    createdAt: input.createdAt,
+  };
 }

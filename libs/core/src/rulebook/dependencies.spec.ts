@@ -1,4 +1,4 @@
-import { DEPENDENCY_EVIDENCE_LIMIT, dependencyEdgeRefusal, isSelfDependency } from './dependencies';
+import { DEPENDENCY_EVIDENCE_LIMIT, dependencyEdgeRefusal, edgeStorable, isSelfDependency } from './dependencies';
 
 const STAGES = ['idea', 'planned', 'implementing', 'done'];
 const edge = (satisfaction: string, evidenceLength = 2, blockerStages: readonly string[] = STAGES) => ({
@@ -65,5 +65,31 @@ describe('dependencyEdgeRefusal', () => {
     expect(dependencyEdgeRefusal(edge('status:released', DEPENDENCY_EVIDENCE_LIMIT + 1))).toMatchObject({
       refuse: 'invalid_satisfaction',
     });
+  });
+});
+
+describe('edgeStorable', () => {
+  const storable = (satisfaction: string, evidenceLength = 2) => edgeStorable({ satisfaction, evidenceLength });
+
+  it("should take any form the column takes, whatever the blocker's stages", () => {
+    expect(storable('status:released')).toBe(true);
+    expect(storable('fact:merged')).toBe(true);
+    expect(storable('fact:deployed:prod-eu.1')).toBe(true);
+  });
+
+  it('should not take a form the kernel or the column refuses, or evidence past the limit', () => {
+    expect(storable('status:')).toBe(false);
+    expect(storable('whenever')).toBe(false);
+    expect(storable('status:Done')).toBe(false);
+    expect(storable('fact:merged', DEPENDENCY_EVIDENCE_LIMIT)).toBe(true);
+    expect(storable('fact:merged', DEPENDENCY_EVIDENCE_LIMIT + 1)).toBe(false);
+  });
+
+  it('should take every edge dependencyEdgeRefusal accepts', () => {
+    const accepted = ['status:done', 'fact:merged', 'fact:deployed:prod', 'status:Done', 'status:', 'whenever']
+      .flatMap((satisfaction) => [2, DEPENDENCY_EVIDENCE_LIMIT + 1].map((length) => edge(satisfaction, length)))
+      .filter((e) => dependencyEdgeRefusal(e) === null);
+    expect(accepted).toHaveLength(3);
+    expect(accepted.map((e) => storable(e.satisfaction, e.evidenceLength))).toEqual([true, true, true]);
   });
 });

@@ -14,6 +14,18 @@ export function isSelfDependency(dependentId: number, blockerId: number): boolea
   return dependentId === blockerId;
 }
 
+// What the table's constraints hold an edge to, before its blocker is read: a satisfaction the kernel parses and the
+// column's CHECK admits, and evidence within the limit. An edge that passes may be inserted ahead of the stage check
+// that dependencyEdgeRefusal adds (the daemon's add does, in the statement that reads its ends; a refusal then rolls
+// the insert back).
+export function edgeStorable(edge: { satisfaction: string; evidenceLength: number }): boolean {
+  return (
+    parseSatisfaction(edge.satisfaction).kind !== 'invalid' &&
+    STORABLE_SATISFACTION.test(edge.satisfaction) &&
+    edge.evidenceLength <= DEPENDENCY_EVIDENCE_LIMIT
+  );
+}
+
 // `blockerStages`: the blocker's pinned workflow stages in order (undefined when not read: no stage is then valid).
 export function dependencyEdgeRefusal(edge: {
   satisfaction: string;
