@@ -95,7 +95,7 @@ export class DependenciesService {
     if (!ends) throw itemsNotFound([input.dependent.ref, input.blocker.ref]);
     if (ends.crosses) throw dependencyCrossesOrganization(input.dependent.ref, input.blocker.ref);
     notePassed('org_edges');
-    this.checkedEdge(input, ends.blockerStages);
+    this.checkEdge(input, edge, ends.blockerStages);
     // Inserted before the organization's lock, so the lock is held for the cycle check and the commit alone (ADR
     // 0096), and taken in the round trip that reads the edges committed before it (ADR 0097): the check leaves this
     // transaction's own edge out, and a refusal rolls the insert back. An edge already there closes nothing new.
@@ -144,15 +144,19 @@ export class DependenciesService {
 
   private checkedEdge(input: EdgeInput, blockerStages: readonly string[] | undefined): NewEdge {
     const edge = newEdge(input);
+    this.checkEdge(input, edge, blockerStages);
+    return edge;
+  }
+
+  private checkEdge(input: EdgeInput, edge: NewEdge, blockerStages: readonly string[] | undefined): void {
     const refusal = dependencyEdgeRefusal({
-      satisfaction: input.satisfaction,
+      satisfaction: edge.satisfaction,
       blockerRef: input.blocker.ref,
       blockerStages,
       evidenceLength: edge.evidenceJson.length,
     });
-    if (refusal?.refuse === 'invalid_satisfaction') throw invalidSatisfaction(input.satisfaction, refusal.detail);
+    if (refusal?.refuse === 'invalid_satisfaction') throw invalidSatisfaction(edge.satisfaction, refusal.detail);
     if (refusal?.refuse === 'evidence_too_large') throw evidenceTooLarge(refusal.limit);
-    return edge;
   }
 
   private async refuseCycle(input: EdgeInput, cycle: number[], manager: EntityManager): Promise<never> {
