@@ -273,12 +273,14 @@ describe('svc backup and svc restore', () => {
   });
 
   it('should refuse to restore into a database a daemon is connected to, even with --force', async () => {
-    const before = tableDigests(await tableRows(db.url));
+    // the running daemon itself touches the volatile tables meanwhile (its replica's heartbeat, a token's last use)
+    const rows = async () => tableDigests(await tableRows(db.url, VOLATILE_TABLES));
+    const before = await rows();
     const file = join(dir, 'live.svcbak');
     const refused = await runSvc(['restore', file, '--force'], { env: { SVC_DATABASE_URL: db.url } });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('daemon_running');
-    expect(tableDigests(await tableRows(db.url))).toEqual(before);
+    expect(await rows()).toEqual(before);
   });
 
   describe('with the daemon stopped', () => {

@@ -6,6 +6,7 @@ import { DependencyEdge, DependencyPair } from '@app/core';
 import { InjectDataSource } from '../common/inject-data-source';
 import { affected, isoUtc } from '../database/backlog-sql';
 import { namedWriter, writerSetting } from '../database/writer.subscriber';
+import type { RefParts } from '../refs/refs.service';
 import { EdgeRow } from './dto/dependencies.dto';
 import { DeliveryRunRow, EnvironmentFactRow } from './dependency-facts.rows';
 
@@ -284,16 +285,39 @@ export class DependenciesRepository {
   }
 
   // One statement outside any transaction that names its writer (namedWriter, ADR 0097): a removal takes no lock.
-  async remove(dependent: number, blocker: number, gatePoint: string): Promise<boolean> {
-    const { count } = affected(
+  // The edge between two items named by their refs (each split by parseRef), removed if both are in projects the
+  // caller sees (`projects`, null: every one), in the statement that finds them (ADR 0106): the two canonical refs,
+  // or null when nothing was removed (no such edge, an item unknown or unseen: the caller tells which apart).
+  async removeByRefs(
+    dependent: RefParts,
+    blocker: RefParts,
+    gatePoint: string,
+    projects: readonly string[] | null,
+  ): Promise<{ dependent: string; blocker: string } | null> {
+    const parameters: unknown[] = [
+      writerSetting(),
+      dependent.prefix,
+      dependent.sequence,
+      blocker.prefix,
+      blocker.sequence,
+      gatePoint,
+    ];
+    const visible =
+      projects === null ? '' : `AND di.project = ANY($${parameters.push(projects)}::text[]) AND bi.project = ANY($7)`;
+    const { rows } = affected(
       await this.dataSource.query(
         `WITH ${namedWriter('$1')}
-         DELETE FROM item_dependencies d USING writer
-          WHERE d.dependent_item_id = $2 AND d.blocking_item_id = $3 AND d.gate_point = $4`,
-        [writerSetting(), dependent, blocker, gatePoint],
+       DELETE FROM item_dependencies d
+        USING writer, items di, projects dp, items bi, projects bp
+        WHERE dp.public_item_prefix = $2 AND di.project = dp.id AND di.project_sequence = $3
+          AND bp.public_item_prefix = $4 AND bi.project = bp.id AND bi.project_sequence = $5
+          AND d.dependent_item_id = di.id AND d.blocking_item_id = bi.id AND d.gate_point = $6 ${visible}
+       RETURNING dp.public_item_prefix || '-' || di.project_sequence AS dependent,
+                 bp.public_item_prefix || '-' || bi.project_sequence AS blocker`,
+        parameters,
       ),
     );
-    return count > 0;
+    return (rows[0] as { dependent: string; blocker: string } | undefined) ?? null;
   }
 
   blockerItems(

@@ -63,7 +63,16 @@ function makeSut() {
     insertMany: jest.fn(async (edges: readonly unknown[]) => edges.length),
     find: jest.fn(async () => STORED),
     edgesOf: jest.fn(async () => []),
-    remove: jest.fn(async () => true),
+    removeByRefs: jest.fn(
+      async (dependent: { prefix: string; sequence: number }, blocker: { prefix: string; sequence: number }) =>
+        ({
+          dependent: `${dependent.prefix}-${dependent.sequence}`,
+          blocker: `${blocker.prefix}-${blocker.sequence}`,
+        }) as {
+          dependent: string;
+          blocker: string;
+        } | null,
+    ),
   };
   const facts = {
     facts: jest.fn(
@@ -88,6 +97,7 @@ function makeSut() {
       return new Map(refs.map((ref) => [ref, all.find((i) => i.ref === ref)!]));
     }),
     resolveItem: jest.fn(async () => A),
+    visibleProjects: jest.fn(async (): Promise<string[] | null> => null),
   };
   const refs = {
     refsOf: jest.fn(
@@ -270,23 +280,46 @@ describe(DependenciesService.name, () => {
   });
 
   describe('remove', () => {
-    it('should answer dependency_not_found when no such edge is stored', async () => {
-      const { sut, repository } = makeSut();
-      repository.remove.mockResolvedValueOnce(false);
-      const error = await refusal(sut.remove(ACTOR, 'ATL-1', 'ATL-2', 'closure'));
-      expect(error.code).toBe('dependency_not_found');
-      expect(error.message).toBe('ATL-1 has no closure dependency on ATL-2');
-    });
-
-    it('should remove at the activation gate when none is named', async () => {
-      const { sut, repository } = makeSut();
-      await expect(sut.remove(ACTOR, 'ATL-1', 'ATL-2', undefined)).resolves.toEqual({
+    it('should find the refs and remove the edge in one statement, resolving nothing', async () => {
+      const { sut, repository, access } = makeSut();
+      access.visibleProjects.mockResolvedValueOnce(['atl']);
+      await expect(sut.remove(ACTOR, 'atl-1', 'ATL-2', undefined)).resolves.toEqual({
         removed: true,
         dependent: 'ATL-1',
         blocker: 'ATL-2',
         gate_point: 'activation',
       });
-      expect(repository.remove).toHaveBeenCalledWith(1, 2, 'activation');
+      expect(repository.removeByRefs).toHaveBeenCalledWith(
+        { prefix: 'ATL', sequence: 1 },
+        { prefix: 'ATL', sequence: 2 },
+        'activation',
+        ['atl'],
+      );
+      expect(access.resolveItems).not.toHaveBeenCalled();
+    });
+
+    it('should answer dependency_not_found, naming both by their refs, when no such edge is stored', async () => {
+      const { sut, repository, access } = makeSut();
+      repository.removeByRefs.mockResolvedValueOnce(null);
+      const error = await refusal(sut.remove(ACTOR, 'ATL-1', 'ATL-2', 'closure'));
+      expect(error.code).toBe('dependency_not_found');
+      expect(error.message).toBe('ATL-1 has no closure dependency on ATL-2');
+      expect(access.resolveItems).toHaveBeenCalledWith(ACTOR, ['ATL-1', 'ATL-2']);
+    });
+
+    it("should answer the resolver's refusal when nothing was removed and a ref is unknown or unseen", async () => {
+      const { sut, repository, access } = makeSut();
+      repository.removeByRefs.mockResolvedValueOnce(null);
+      access.resolveItems.mockRejectedValueOnce(itemNotFound('ATL-2'));
+      expect((await refusal(sut.remove(ACTOR, 'ATL-1', 'ATL-2', undefined))).code).toBe('item_not_found');
+    });
+
+    it('should leave a malformed ref to the resolver, removing nothing', async () => {
+      const { sut, repository, access } = makeSut();
+      access.resolveItems.mockRejectedValueOnce(itemNotFound('not a ref'));
+      expect((await refusal(sut.remove(ACTOR, 'ATL-1', 'not a ref', undefined))).code).toBe('item_not_found');
+      expect(repository.removeByRefs).not.toHaveBeenCalled();
+      expect(access.resolveItems).toHaveBeenCalledWith(ACTOR, ['ATL-1', 'not a ref']);
     });
   });
 });

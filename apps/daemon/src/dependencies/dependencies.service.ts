@@ -18,7 +18,7 @@ import { AuthenticatedActor } from '../auth/actor';
 import { notePassed } from '../database/write-context';
 import { ProjectAccessService } from '../projects/project-access.service';
 import { itemsNotFound } from '../refs/refs.errors';
-import { RefsService } from '../refs/refs.service';
+import { parseRef, REF_PATTERN, RefsService } from '../refs/refs.service';
 import { ActivationGraphCache } from './activation-graph-cache';
 import { DependenciesRepository, NewEdge } from './dependencies.repository';
 import { DependencyFactsService } from './dependency-facts.service';
@@ -216,14 +216,16 @@ export class DependenciesService {
     blockerRef: string,
     gatePoint: string | undefined,
   ): Promise<DependencyRemovedResponse> {
-    const resolved = await this.access.resolveItems(actor, [dependentRef, blockerRef]);
-    const dependent = resolved.get(dependentRef)!;
-    const blocker = resolved.get(blockerRef)!;
     const gate = gatePoint ?? 'activation';
-    if (!(await this.repository.remove(dependent.id, blocker.id, gate))) {
-      throw dependencyNotFound(dependent.ref, gate, blocker.ref);
+    // The refs found and the edge removed in one statement (ADR 0106); only when nothing was removed are the refs
+    // resolved as every route resolves them, for the refusal: a ref malformed, unknown or unseen, else no such edge.
+    if (REF_PATTERN.test(dependentRef) && REF_PATTERN.test(blockerRef)) {
+      const projects = await this.access.visibleProjects(actor);
+      const removed = await this.repository.removeByRefs(parseRef(dependentRef), parseRef(blockerRef), gate, projects);
+      if (removed) return { removed: true, dependent: removed.dependent, blocker: removed.blocker, gate_point: gate };
     }
-    return { removed: true, dependent: dependent.ref, blocker: blocker.ref, gate_point: gate };
+    const resolved = await this.access.resolveItems(actor, [dependentRef, blockerRef]);
+    throw dependencyNotFound(resolved.get(dependentRef)!.ref, gate, resolved.get(blockerRef)!.ref);
   }
 }
 

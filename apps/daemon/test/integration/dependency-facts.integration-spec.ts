@@ -237,6 +237,38 @@ describe(DependencyFactsService.name, () => {
 
   const unsatisfiedOf = (blockers: { blocker: number }[]) => blockers.map((b) => b.blocker).sort((a, b) => a - b);
 
+  // A removal finds both items by their refs in its DELETE (ADR 0106): both must be in projects the caller sees.
+  it('should remove an edge by its refs only when the caller sees both projects', async () => {
+    const repository = new DependenciesRepository(db.dataSource);
+    const [dependent] = await insertItems(db.client, 'atl', [{ title: 'removal dependent' }]);
+    const [blocker] = await insertItems(db.client, 'ops', [{ title: 'removal blocker' }]);
+    await insertEdges(db.client, [{ blocker: blocker.id, dependent: dependent.id }]);
+    const edges = async () =>
+      Number(
+        (
+          await db.client.query<{ n: string }>(
+            'SELECT count(*) AS n FROM item_dependencies WHERE dependent_item_id = $1 AND blocking_item_id = $2',
+            [dependent.id, blocker.id],
+          )
+        ).rows[0].n,
+      );
+    const d = { prefix: 'ATL', sequence: dependent.seq };
+    const b = { prefix: 'OPS', sequence: blocker.seq };
+    // the blocker's project unseen, then the dependent's: nothing removed
+    expect(await repository.removeByRefs(d, b, 'activation', ['atl'])).toBeNull();
+    expect(await repository.removeByRefs(d, b, 'activation', ['ops'])).toBeNull();
+    // another gate: no such edge
+    expect(await repository.removeByRefs(d, b, 'closure', null)).toBeNull();
+    expect(await edges()).toBe(1);
+    expect(await repository.removeByRefs(d, b, 'activation', ['atl', 'ops'])).toEqual({
+      dependent: `ATL-${dependent.seq}`,
+      blocker: `OPS-${blocker.seq}`,
+    });
+    expect(await edges()).toBe(0);
+    // gone: nothing more to remove, for a caller who sees every project either
+    expect(await repository.removeByRefs(d, b, 'activation', null)).toBeNull();
+  });
+
   describe('facts', () => {
     it('should count a succeeded run owned by the blocker project to a registered environment', async () => {
       const { facts } = await gatePath();
