@@ -302,8 +302,8 @@ export class DependenciesRepository {
       blocker.sequence,
       gatePoint,
     ];
-    const visible =
-      projects === null ? '' : `AND di.project = ANY($${parameters.push(projects)}::text[]) AND bi.project = ANY($7)`;
+    const seen = projects === null ? null : `$${parameters.push(projects)}::text[]`;
+    const visible = seen === null ? '' : `AND di.project = ANY(${seen}) AND bi.project = ANY(${seen})`;
     const { rows } = affected(
       await this.dataSource.query(
         `WITH ${namedWriter('$1')}
