@@ -1,5 +1,4 @@
 import { Global, Module } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
 
 import { AccessService } from './access.service';
 import { AuthRepository } from './auth.repository';
@@ -11,13 +10,7 @@ import { WhoAmIController } from './whoami.controller';
 @Global()
 @Module({
   controllers: [WhoAmIController],
-  providers: [
-    AuthRepository,
-    AccessService,
-    BootstrapService,
-    RequestScopeService,
-    { provide: APP_GUARD, useClass: BearerAuthGuard },
-  ],
-  exports: [AccessService, BootstrapService, RequestScopeService],
+  providers: [AuthRepository, AccessService, BootstrapService, RequestScopeService, BearerAuthGuard],
+  exports: [AccessService, BearerAuthGuard, BootstrapService, RequestScopeService],
 })
 export class AuthModule {}

@@ -1,12 +1,16 @@
-import { Global, Module } from '@nestjs/common';
+import { Global, MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
 
 import { RulebookRepository } from './rulebook.repository';
 import { RulebookService } from './rulebook.service';
-import { WriteContextInterceptor } from './write-context.interceptor';
+import { WriteContextGuard, WriteScopeMiddleware } from './write-context.guard';
 
 @Global()
 @Module({
-  providers: [RulebookRepository, RulebookService, WriteContextInterceptor],
-  exports: [RulebookService, WriteContextInterceptor],
+  providers: [RulebookRepository, RulebookService, WriteContextGuard],
+  exports: [RulebookService, WriteContextGuard],
 })
-export class RulebookModule {}
+export class RulebookModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(WriteScopeMiddleware).forRoutes({ path: '*', method: RequestMethod.ALL });
+  }
+}

@@ -1,0 +1,89 @@
+import { CanActivate, ExecutionContext, Injectable, NestMiddleware } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { IncomingMessage } from 'node:http';
+
+import { CLIENT_HEADER, CLIENT_PATHS, SESSION_HEADER, WritePath } from '@app/contracts';
+import type { Rule } from '@app/core';
+
+import { AuthenticatedActor, RequestWithActor } from '../auth/actor';
+import { anonymousWriter, currentWrite, runInWrite, WriteContext, WriterRecord } from '../database/write-context';
+import { writerSessionEnded, writerSessionNotFound } from './rulebook.errors';
+import { RulebookRepository } from './rulebook.repository';
+import { WRITES } from './writes.decorator';
+
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+type Headers = IncomingMessage['headers'];
+
+// Every request runs in a write context of its own, opened here, before Nest's pipeline, with an anonymous writer:
+// whatever a request does runs inside it, however late it is awaited. WriteContextGuard fills it in once the caller
+// is known (ADR 0107: the context was an interceptor's, and Nest wraps each interceptor of every request in an rxjs
+// `defer` over an `AsyncResource.bind`).
+@Injectable()
+export class WriteScopeMiddleware implements NestMiddleware {
+  use(request: IncomingMessage, _response: unknown, next: () => void): void {
+    const write: WriteContext = {
+      writer: anonymousWriter(clientPath(request.headers)),
+      mutation: !READS.has(request.method ?? 'GET'),
+      declared: null,
+      passed: new Set(),
+    };
+    runInWrite(write, next);
+  }
+}
+
+// Who is writing (actor, credential, x-svc-session, x-svc-client), read by the change-record triggers and the claim
+// rule, and the rules the route declared (@Writes). A session named must be the caller's own and live. Runs after
+// BearerAuthGuard (app.module lists the guards in order).
+@Injectable()
+export class WriteContextGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly repository: RulebookRepository,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const write = currentWrite();
+    if (context.getType() !== 'http' || !write) return true;
+    const request = context.switchToHttp().getRequest<IncomingMessage & RequestWithActor>();
+    write.declared = this.reflector.get<Rule[] | undefined>(WRITES, context.getHandler()) ?? null;
+    const actor = request.actor;
+    if (!actor) return true;
+    write.writer = actorWriter(actor, write.writer.path);
+    const named = header(request.headers, SESSION_HEADER);
+    if (named) await this.nameSession(write, actor.id, named);
+    return true;
+  }
+
+  private async nameSession(write: WriteContext, actorId: number, named: string): Promise<void> {
+    const id = /^[1-9][0-9]{0,9}$/.test(named) ? Number(named) : NaN;
+    const session = Number.isSafeInteger(id) ? await this.repository.session(id) : null;
+    if (!session || session.actor_id !== actorId) throw writerSessionNotFound(named);
+    if (session.ended_at !== null && write.mutation) throw writerSessionEnded(id);
+    write.writer.session_id = session.id;
+    write.writer.harness = session.harness;
+  }
+}
+
+function actorWriter(actor: AuthenticatedActor, path: WritePath): WriterRecord {
+  return {
+    actor_id: actor.id,
+    actor_name: actor.name,
+    credential_kind: actor.via,
+    credential_id: actor.credentialId,
+    session_id: null,
+    harness: null,
+    path,
+    forced: false,
+  };
+}
+
+function clientPath(headers: Headers): WritePath {
+  const client = header(headers, CLIENT_HEADER);
+  return CLIENT_PATHS.includes(client as WritePath) ? (client as WritePath) : 'http';
+}
+
+function header(headers: Headers, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
