@@ -118,6 +118,17 @@ describe('input at the edges', () => {
       expect(fieldsOf(query.body)).toEqual(['project']);
     });
 
+    // The global guards run in app.module's order: who calls, then what it sends (ADR 0107).
+    it('should refuse a caller without a credential before checking what it sent', async () => {
+      const res = await fetch(`${daemon.url}/v1/items/SHOP-1/fields/spec`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ value: 'spec\u0000' }),
+      });
+      expect(res.status).toBe(401);
+      expect(((await res.json()) as Json).code).toBe('unauthorized');
+    });
+
     it('should answer the machine-authorization contract code on its routes', async () => {
       const res = await send('POST', '/api/machine/authorizations', { machine_id: 'm\u0000', machine_name: 'x' });
       expect(res.status).toBe(400);
