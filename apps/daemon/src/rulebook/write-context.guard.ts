@@ -1,5 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable, NestMiddleware } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import type { FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 
 import { CLIENT_HEADER, CLIENT_PATHS, SESSION_HEADER, WritePath } from '@app/contracts';
@@ -42,26 +43,27 @@ export class WriteContextGuard implements CanActivate {
     private readonly repository: RulebookRepository,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  // Synchronous unless the request names a session (no promise for Nest to await on every request).
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const write = currentWrite();
     if (context.getType() !== 'http' || !write) return true;
-    const request = context.switchToHttp().getRequest<IncomingMessage & RequestWithActor>();
+    const request = context.switchToHttp().getRequest<FastifyRequest & RequestWithActor>();
     write.declared = this.reflector.get<Rule[] | undefined>(WRITES, context.getHandler()) ?? null;
     const actor = request.actor;
     if (!actor) return true;
     write.writer = actorWriter(actor, write.writer.path);
     const named = header(request.headers, SESSION_HEADER);
-    if (named) await this.nameSession(write, actor.id, named);
-    return true;
+    return named ? this.nameSession(write, actor.id, named) : true;
   }
 
-  private async nameSession(write: WriteContext, actorId: number, named: string): Promise<void> {
+  private async nameSession(write: WriteContext, actorId: number, named: string): Promise<true> {
     const id = /^[1-9][0-9]{0,9}$/.test(named) ? Number(named) : NaN;
     const session = Number.isSafeInteger(id) ? await this.repository.session(id) : null;
     if (!session || session.actor_id !== actorId) throw writerSessionNotFound(named);
     if (session.ended_at !== null && write.mutation) throw writerSessionEnded(id);
     write.writer.session_id = session.id;
     write.writer.harness = session.harness;
+    return true;
   }
 }
 
