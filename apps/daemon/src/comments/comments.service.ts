@@ -76,7 +76,7 @@ export class CommentsService {
   }
 }
 
-// Every request runs in a write context (rulebook/write-context.interceptor.ts); should one not, the caller writes.
+// Every request runs in a write context (rulebook/write-context.guard.ts); should one not, the caller writes.
 function fallbackWriter(actor: AuthenticatedActor): WriterRecord {
   return {
     actor_id: actor.id,
