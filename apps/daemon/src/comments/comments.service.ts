@@ -4,7 +4,7 @@ import { DEFAULT_COMMENT_LIMIT, ItemCommentListWire, ItemCommentWire } from '@ap
 
 import { AuthenticatedActor } from '../auth/actor';
 import { lastStatement } from '../database/pipelined-transactions';
-import { currentWrite, WriterRecord } from '../database/write-context';
+import { actorWriter, currentWrite } from '../database/write-context';
 import { EventsService } from '../events/events.service';
 import { ProjectAccessService } from '../projects/project-access.service';
 import {
@@ -30,7 +30,8 @@ export class CommentsService {
   async add(actor: AuthenticatedActor, ref: string, dto: AddCommentDto): Promise<ItemCommentWire> {
     if (!/\S/.test(dto.body)) throw commentEmpty();
     const item = await this.access.resolveItem(actor, ref);
-    const writer = currentWrite()?.writer ?? fallbackWriter(actor);
+    // every request runs in a write context (rulebook/write-context.guard.ts); should one not, the caller writes
+    const writer = currentWrite()?.writer ?? actorWriter(actor, 'http');
     const row = await this.repository.transaction(async (manager) => {
       const inserted = await this.repository.insert(manager, item.id, writer, dto.body);
       // the comment's event is its transaction's last statement: the COMMIT goes with it (ADR 0101)
@@ -74,18 +75,4 @@ export class CommentsService {
   ): { comments: ItemCommentWire[]; comment_count: number } {
     return { comments: recentCommentRows(recent).map((row) => toCommentResponse(ref, row)), comment_count: count };
   }
-}
-
-// Every request runs in a write context (rulebook/write-context.guard.ts); should one not, the caller writes.
-function fallbackWriter(actor: AuthenticatedActor): WriterRecord {
-  return {
-    actor_id: actor.id,
-    actor_name: actor.name,
-    credential_kind: actor.via,
-    credential_id: actor.credentialId,
-    session_id: null,
-    harness: null,
-    path: 'http',
-    forced: false,
-  };
 }

@@ -46,6 +46,23 @@ export function anonymousWriter(path: WritePath): WriterRecord {
   };
 }
 
+// An authenticated caller as the records name it; the session it names, if any, is filled in after.
+export function actorWriter(
+  actor: { id: number; name: string; via: 'api_token' | 'machine_credential'; credentialId: number },
+  path: WritePath,
+): WriterRecord {
+  return {
+    actor_id: actor.id,
+    actor_name: actor.name,
+    credential_kind: actor.via,
+    credential_id: actor.credentialId,
+    session_id: null,
+    harness: null,
+    path,
+    forced: false,
+  };
+}
+
 // Work the daemon does on its own (a sweep): recorded as path `sweep`, no actor.
 export function runAsDaemon<T>(work: () => Promise<T>): Promise<T> {
   return storage.run({ writer: anonymousWriter('sweep'), mutation: true, declared: null, passed: new Set() }, work);

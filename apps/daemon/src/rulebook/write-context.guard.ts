@@ -6,8 +6,8 @@ import type { IncomingMessage } from 'node:http';
 import { CLIENT_HEADER, CLIENT_PATHS, SESSION_HEADER, WritePath } from '@app/contracts';
 import type { Rule } from '@app/core';
 
-import { AuthenticatedActor, RequestWithActor } from '../auth/actor';
-import { anonymousWriter, currentWrite, runInWrite, WriteContext, WriterRecord } from '../database/write-context';
+import { RequestWithActor } from '../auth/actor';
+import { actorWriter, anonymousWriter, currentWrite, runInWrite, WriteContext } from '../database/write-context';
 import { writerSessionEnded, writerSessionNotFound } from './rulebook.errors';
 import { RulebookRepository } from './rulebook.repository';
 import { WRITES } from './writes.decorator';
@@ -65,19 +65,6 @@ export class WriteContextGuard implements CanActivate {
     write.writer.harness = session.harness;
     return true;
   }
-}
-
-function actorWriter(actor: AuthenticatedActor, path: WritePath): WriterRecord {
-  return {
-    actor_id: actor.id,
-    actor_name: actor.name,
-    credential_kind: actor.via,
-    credential_id: actor.credentialId,
-    session_id: null,
-    harness: null,
-    path,
-    forced: false,
-  };
 }
 
 function clientPath(headers: Headers): WritePath {
