@@ -82,7 +82,7 @@ describe(CommentsService.name, () => {
         path: 'mcp',
         forced: false,
       };
-      const wire = await runInWrite({ writer, mutation: true, declared: null, passed: new Set() }, () =>
+      const wire = await runInWrite({ writer, mutation: true, passed: new Set() }, () =>
         sut.add(ACTOR, 'PRJ-7', { body: 'hello' }),
       );
       expect(repository.insert).toHaveBeenCalledWith(MANAGER, ITEM.id, writer, 'hello');

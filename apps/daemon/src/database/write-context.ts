@@ -15,11 +15,10 @@ export interface WriterRecord {
   forced: boolean;
 }
 
-// One request's or sweep's write: its writer, the rules its route declared (@Writes) and those the rulebook checked.
+// One request's or sweep's write: its writer and the rules the rulebook checked.
 export interface WriteContext {
   writer: WriterRecord;
   mutation: boolean;
-  declared: readonly Rule[] | null;
   passed: Set<Rule>;
 }
 
@@ -65,7 +64,7 @@ export function actorWriter(
 
 // Work the daemon does on its own (a sweep): recorded as path `sweep`, no actor.
 export function runAsDaemon<T>(work: () => Promise<T>): Promise<T> {
-  return storage.run({ writer: anonymousWriter('sweep'), mutation: true, declared: null, passed: new Set() }, work);
+  return storage.run({ writer: anonymousWriter('sweep'), mutation: true, passed: new Set() }, work);
 }
 
 export function notePassed(rule: Rule): void {

@@ -27,7 +27,6 @@ function fakeRunner(startWords = 'START TRANSACTION') {
 const context = (): WriteContext => ({
   writer: { ...anonymousWriter('cli'), actor_id: 7, actor_name: "o'brien \\ admin" },
   mutation: true,
-  declared: null,
   passed: new Set(),
 });
 

@@ -36,7 +36,6 @@ function writeFrom(sessionId: number | null, actorId: number): WriteContext {
   return {
     writer: { ...anonymousWriter('http'), actor_id: actorId, session_id: sessionId },
     mutation: true,
-    declared: ['claim'],
     passed: new Set(),
   };
 }

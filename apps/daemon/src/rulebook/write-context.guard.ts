@@ -1,16 +1,13 @@
 import { CanActivate, ExecutionContext, Injectable, NestMiddleware } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 
 import { CLIENT_HEADER, CLIENT_PATHS, SESSION_HEADER, WritePath } from '@app/contracts';
-import type { Rule } from '@app/core';
 
 import { RequestWithActor } from '../auth/actor';
 import { actorWriter, anonymousWriter, currentWrite, runInWrite, WriteContext } from '../database/write-context';
 import { writerSessionEnded, writerSessionNotFound } from './rulebook.errors';
 import { RulebookRepository } from './rulebook.repository';
-import { WRITES } from './writes.decorator';
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -26,7 +23,6 @@ export class WriteScopeMiddleware implements NestMiddleware {
     const write: WriteContext = {
       writer: anonymousWriter(clientPath(request.headers)),
       mutation: !READS.has(request.method ?? 'GET'),
-      declared: null,
       passed: new Set(),
     };
     runInWrite(write, next);
@@ -34,21 +30,17 @@ export class WriteScopeMiddleware implements NestMiddleware {
 }
 
 // Who is writing (actor, credential, x-svc-session, x-svc-client), read by the change-record triggers and the claim
-// rule, and the rules the route declared (@Writes). A session named must be the caller's own and live. Runs after
-// BearerAuthGuard (app.module lists the guards in order).
+// rule. A session named must be the caller's own and live. Runs after BearerAuthGuard (app.module lists the guards in
+// order).
 @Injectable()
 export class WriteContextGuard implements CanActivate {
-  constructor(
-    private readonly reflector: Reflector,
-    private readonly repository: RulebookRepository,
-  ) {}
+  constructor(private readonly repository: RulebookRepository) {}
 
   // Synchronous unless the request names a session (no promise for Nest to await on every request).
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const write = currentWrite();
     if (context.getType() !== 'http' || !write) return true;
     const request = context.switchToHttp().getRequest<FastifyRequest & RequestWithActor>();
-    write.declared = this.reflector.get<Rule[] | undefined>(WRITES, context.getHandler()) ?? null;
     const actor = request.actor;
     if (!actor) return true;
     write.writer = actorWriter(actor, write.writer.path);
