@@ -62,6 +62,49 @@ describe(listDelta.name, () => {
     expect(result[500]).toBe(base[501]);
   });
 
+  // the fewest edits: every row not kept by a longest common subsequence of unchanged rows, and no more
+  const fewest = (base: Row[], next: Row[]) => {
+    const longest = Array.from({ length: base.length + 1 }, () => new Int32Array(next.length + 1));
+    for (let b = base.length - 1; b >= 0; b--) {
+      for (let k = next.length - 1; k >= 0; k--) {
+        longest[b][k] = same(base[b], next[k])
+          ? longest[b + 1][k + 1] + 1
+          : Math.max(longest[b + 1][k], longest[b][k + 1]);
+      }
+    }
+    return base.length + next.length - 2 * longest[0][0];
+  };
+
+  it('should drop and put no more rows than a longest common subsequence leaves', () => {
+    const list = fc.uniqueArray(fc.record({ item_id: fc.nat(40), v: fc.nat(2) }), {
+      selector: (r) => r.item_id,
+      maxLength: 30,
+    });
+    fc.assert(
+      fc.property(list, list, (base, next) => {
+        const { drop, put } = apply(base, next);
+        expect(drop.length + put.length).toBe(fewest(base, next));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  // past 64 edits Myers' walk gives way to the longest increasing subsequence: still exact, still the fewest
+  it('should lead to the next list with the fewest edits when a write moved many rows', () => {
+    fc.assert(
+      fc.property(fc.array(fc.nat(399), { minLength: 40, maxLength: 120 }), fc.nat(2), (moves, change) => {
+        const base = Array.from({ length: 400 }, (_, k) => ({ item_id: k, v: 0 }));
+        const next = [...base];
+        for (const at of moves) next.push(next.splice(at, 1)[0]);
+        next[moves[0]] = { ...next[moves[0]], v: 1 + change };
+        const { result, drop, put } = apply(base, next);
+        expect(result).toEqual(next);
+        expect(drop.length + put.length).toBe(fewest(base, next));
+      }),
+      { numRuns: 40 },
+    );
+  });
+
   it('should find a longest increasing subsequence', () => {
     expect(longestIncreasing([3, 1, 2, 5, 4, 6]).map((i) => [3, 1, 2, 5, 4, 6][i])).toHaveLength(4);
     expect(longestIncreasing([])).toEqual([]);

@@ -142,7 +142,10 @@ export function frontierDeltaJson(from: RecordedAnswer, to: RecordedAnswer, limi
 }
 
 // Unchanged items in a longest run of kept relative order stay. Prefix and suffix are found from `stamps`
-// without reading the items (a cache miss each at scale), the rest by a longest increasing subsequence.
+// without reading the items (a cache miss each at scale). The rest: a write moves a few items, and its middle spans
+// from the first to the last of them (an item that leaves the top of 50k blocked and one placed near the end), so it
+// is first walked by Myers' diff, O((n + m) · edits) comparisons mostly of stamps (ADR 0109); past a few edits, by a
+// longest increasing subsequence of the kept items' base positions, O(n log n) with every item read.
 export function listDelta<T extends { item_id: number }>(
   base: readonly T[],
   next: readonly T[],
@@ -166,9 +169,93 @@ export function listDelta<T extends { item_id: number }>(
   }
   const baseEnd = base.length - suffix;
   const nextEnd = next.length - suffix;
+  if (prefix === baseEnd && prefix === nextEnd) return { drop: [], put: [] };
+  const kept = (b: number, k: number): boolean =>
+    (stamps !== undefined && stamps.base[b] === stamps.next[k]) ||
+    (base[b].item_id === next[k].item_id && same(base[b], next[k]));
+  return fewEdits(prefix, baseEnd, nextEnd, kept) ?? byLongestIncreasing(base, next, same, prefix, baseEnd, nextEnd);
+}
+
+// Edits beyond which a middle is left to the longest increasing subsequence, and the comparisons (per entry of the
+// middle) after which it is: many edits cost Myers' walk (edits × length) more than the subsequence.
+const MYERS_MAX_EDITS = 64;
+const MYERS_WORK_PER_ENTRY = 4;
+
+// Myers' greedy diff of base[from, baseEnd) against next[from, nextEnd): the fewest drops and puts, where an entry
+// kept is one `kept(b, k)` says is unchanged. Item ids are unique in a list, so this is a longest common
+// subsequence of unchanged items, the same length as the longest increasing subsequence finds. null: too many edits.
+function fewEdits(
+  from: number,
+  baseEnd: number,
+  nextEnd: number,
+  kept: (b: number, k: number) => boolean,
+): { drop: number[]; put: number[] } | null {
+  const n = baseEnd - from;
+  const m = nextEnd - from;
+  const most = Math.min(MYERS_MAX_EDITS, n + m);
+  const offset = most + 1;
+  // furthest[offset + k]: the furthest base position reached on diagonal k (base position − next position)
+  const furthest = new Int32Array(2 * most + 3);
+  const trace: Int32Array[] = [];
+  let budget = MYERS_WORK_PER_ENTRY * (n + m) + 1024;
+  for (let d = 0; d <= most; d++) {
+    trace.push(furthest.slice());
+    for (let k = -d; k <= d; k += 2) {
+      const down = k === -d || (k !== d && furthest[offset + k - 1] < furthest[offset + k + 1]);
+      let x = down ? furthest[offset + k + 1] : furthest[offset + k - 1] + 1;
+      let y = x - k;
+      const start = x;
+      while (x < n && y < m && kept(from + x, from + y)) {
+        x++;
+        y++;
+      }
+      budget -= x - start + 1;
+      furthest[offset + k] = x;
+      if (x >= n && y >= m) return editsOf(trace, d, n, m, from, offset);
+    }
+    if (budget < 0) return null;
+  }
+  return null;
+}
+
+// Back from (n, m) through the furthest points each round started from: a step down is a put, a step right a drop.
+function editsOf(
+  trace: readonly Int32Array[],
+  edits: number,
+  n: number,
+  m: number,
+  from: number,
+  offset: number,
+): { drop: number[]; put: number[] } {
   const drop: number[] = [];
   const put: number[] = [];
-  if (prefix === baseEnd && prefix === nextEnd) return { drop, put };
+  let x = n;
+  let y = m;
+  for (let d = edits; d > 0; d--) {
+    const furthest = trace[d];
+    const k = x - y;
+    const down = k === -d || (k !== d && furthest[offset + k - 1] < furthest[offset + k + 1]);
+    const previousK = down ? k + 1 : k - 1;
+    const previousX = furthest[offset + previousK];
+    const previousY = previousX - previousK;
+    if (down) put.push(from + previousY);
+    else drop.push(from + previousX);
+    x = previousX;
+    y = previousY;
+  }
+  return { drop: drop.reverse(), put: put.reverse() };
+}
+
+function byLongestIncreasing<T extends { item_id: number }>(
+  base: readonly T[],
+  next: readonly T[],
+  same: (a: T, b: T) => boolean,
+  prefix: number,
+  baseEnd: number,
+  nextEnd: number,
+): { drop: number[]; put: number[] } {
+  const drop: number[] = [];
+  const put: number[] = [];
   const where = new Map<number, number>();
   for (let b = prefix; b < baseEnd; b++) where.set(base[b].item_id, b);
   const atNext: number[] = [];
