@@ -1,4 +1,18 @@
-import { DaemonLogger, nestLogLevel, prettyMessage, redactUrl, requestLogLevel, resolveLogFormat } from './logging';
+import { createServer, IncomingMessage, ServerResponse } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+
+import pinoHttp, { Options } from 'pino-http';
+
+import {
+  DaemonLogger,
+  loggerParams,
+  nestLogLevel,
+  prettyMessage,
+  redactUrl,
+  requestLogLevel,
+  resolveLogFormat,
+} from './logging';
 
 describe(redactUrl.name, () => {
   it('should hide a user code in the approval page path', () => {
@@ -104,5 +118,47 @@ describe(prettyMessage.name, () => {
     expect(prettyMessage({ msg: 'first boot', context: 'BootstrapService' }, 'msg')).toBe(
       '[BootstrapService] first boot',
     );
+  });
+});
+
+describe(loggerParams.name, () => {
+  // a real request through pino-http with the daemon's options: what its lines hold
+  const linesOf = async (
+    handle: (req: IncomingMessage & { log: { info: (o: object, m: string) => void } }) => void,
+  ) => {
+    const lines: Record<string, unknown>[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    const logger = pinoHttp(loggerParams('info').pinoHttp as Options, sink);
+    const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      (req as { id?: string }).id = 'r1';
+      logger(req, res);
+      handle(req as never);
+      res.end('ok');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      await fetch(`http://127.0.0.1:${port}/v1/items?token=q`, { headers: { authorization: 'Bearer svc_secret' } });
+      for (let k = 0; k < 100 && lines.length < 2; k++) await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      server.close();
+    }
+    return lines;
+  };
+
+  it('should redact secrets in a line logged during a request and bind it to the request id alone', async () => {
+    const lines = await linesOf((req) => req.log.info({ token: 'svc_t', nested: { password: 'p' } }, 'inside'));
+    const inside = lines.find((line) => line.msg === 'inside');
+    expect(inside).toMatchObject({ reqId: 'r1', token: '[redacted]', nested: { password: '[redacted]' } });
+    expect(inside).toHaveProperty('pid');
+    expect(inside).not.toHaveProperty('req');
+    const access = lines.find((line) => line.msg === 'request completed');
+    expect(access).toMatchObject({ method: 'GET', status: 200 });
+    expect(JSON.stringify(lines)).not.toContain('svc_secret');
   });
 });

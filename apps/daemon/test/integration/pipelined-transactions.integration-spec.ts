@@ -76,7 +76,7 @@ describe('a transaction whose START and COMMIT ride with its statements (Pipelin
   });
 
   it('the statements run inside the transaction, with the writer set by START', async () => {
-    const writer = { ...anonymousWriter('cli'), actor_id: 7, actor_name: 'pipelined' };
+    const writer = { ...anonymousWriter('cli'), actor_id: 7, actor_name: 'pipe\'lined \\ " ünï' };
     const context: WriteContext = { writer, mutation: true, passed: new Set() };
     const [seen] = await runInWrite(context, () =>
       daemon.transaction((manager) => manager.query(`SELECT current_setting('svc.writer', true) AS writer`, [])),
