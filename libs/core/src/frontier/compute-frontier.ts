@@ -28,7 +28,7 @@ export { compareRank, priorityRank, rankDifference } from './ranking';
 export { createRefResolver } from './ref-resolver';
 export { alignItems, FrontierMemo } from './memo';
 export { factsChangedSince, listStampsOf } from './stamps';
-export { recordEdit, recordItemsPatch } from './item-index';
+export { recordedEdit, recordEdit, recordItemsPatch } from './item-index';
 export type { ChangeAwareFacts, ListStamps } from './stamps';
 export { referenceFrontier } from './reference-frontier';
 export { applyWipCap, CONDUCT_ADAPTERS, DEFAULT_WIP_CAP, isWipStatus, takesWipSlot, WIP_STATUSES } from './wip';

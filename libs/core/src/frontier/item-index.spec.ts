@@ -1,4 +1,12 @@
-import { alignedByEdits, changedInPlace, indexItems, patchedSince, recordEdit, recordItemsPatch } from './item-index';
+import {
+  alignedByEdits,
+  changedInPlace,
+  indexItems,
+  patchedSince,
+  recordedEdit,
+  recordEdit,
+  recordItemsPatch,
+} from './item-index';
 import { FrontierInputItem } from './vocabulary';
 
 const item = (id: number, title = `item ${id}`) => ({ id, title }) as FrontierInputItem;
@@ -63,6 +71,14 @@ describe('recorded edits (recordEdit)', () => {
     const positions = alignedByEdits(array, previous);
     return positions === null ? null : [...positions];
   };
+
+  it('should name the base and the removed positions recorded for an array, and nothing for another', () => {
+    const edited = base.filter((entry) => entry.id !== 3).concat([item(9)]);
+    recordEdit(edited, base, [2]);
+    expect(recordedEdit(edited)).toEqual({ base, removed: [2] });
+    expect(recordedEdit(edited)?.base).toBe(base);
+    expect(recordedEdit(base)).toBeUndefined();
+  });
 
   it('should align through removals and growths to the array they came from, and not elsewhere', () => {
     const grown = base.concat([item(6)]);

@@ -92,6 +92,13 @@ export function recordEdit<T>(edited: readonly T[], base: readonly T[], removed:
   editOf.set(edited, { base: new WeakRef(base), removed });
 }
 
+// The edit recorded for `array` (its base, still alive, and the positions removed from it); undefined if none.
+export function recordedEdit<T>(array: readonly T[]): { base: readonly T[]; removed: readonly number[] } | undefined {
+  const edit = editOf.get(array);
+  const base = edit?.base.deref() as readonly T[] | undefined;
+  return edit === undefined || base === undefined ? undefined : { base, removed: edit.removed };
+}
+
 // Each entry of `array`'s position in `previous` (-1: added since), through the edits recorded (no patch between);
 // null when they do not lead back to it.
 export function alignedByEdits<T>(array: readonly T[], previous: readonly T[]): Int32Array | null {
