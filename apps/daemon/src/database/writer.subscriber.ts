@@ -6,9 +6,10 @@ const START = 'START TRANSACTION';
 
 // A string literal in escape syntax: quotes and backslashes doubled. pg's escapeLiteral builds it a character at a
 // time, a string per character of the writer's JSON (about 5 KB of garbage a write).
-export function literal(value: string): string {
+function literal(value: string): string {
   return `E'${value.replace(/['\\]/g, '$&$&')}'`;
 }
+
 const pendingWriter = new WeakMap<QueryRunner, string>();
 const joined = new WeakSet<QueryRunner>();
 
