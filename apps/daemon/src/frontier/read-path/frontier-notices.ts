@@ -29,9 +29,11 @@ export interface Pace {
   maxMs: number;
 }
 
-// FrontierNotices' pace: at 100k items under 8 mixed writers, a notice within about 100 ms (p50) and 1.7 times the
-// writes of no pause (ADR 0094's measurements).
-export const NOTICE_PACE: Pace = { ratio: 2, maxMs: 50 };
+// FrontierNotices' pace (ADR 0094, retuned by ADR 0110): a computation of 10 ms or more waits 60 ms, so the notice's
+// latency goes to a fixed pause and a cheaper computation leaves the thread to the writes (at 100k items under 8
+// mixed writers: a notice p50 of 65–69 ms, and about a tenth more writes than a pause of twice the computation, which
+// held the computations at a third of the thread whatever they cost). A small project's runs still wait little.
+export const NOTICE_PACE: Pace = { ratio: 6, maxMs: 60 };
 
 // Per key, one run at a time: touches during a run make exactly one more run after it (paced, above); touches before
 // a run starts join it. Runs start on the next turn (setImmediate: the notices of one commit arrive together). A key
