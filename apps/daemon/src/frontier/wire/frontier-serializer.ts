@@ -554,13 +554,13 @@ export class FrontierSerializer {
     const table = this.sparePieces.fit(count);
     const { start: pieceStart, end: pieceStop, digests } = table;
     // piece i runs from the cut before it to its own (the last one to the body's end)
-    let i = 0;
+    let piece = 0;
     for (let l = 0; l < lists.length; l++) {
       const { end, cut } = lists[l];
-      pieceStop[i++] = listStarts[l];
-      for (let k = 0; k < end.length; k++) if (cut[k] === 1 || k === end.length - 1) pieceStop[i++] = end[k];
+      pieceStop[piece++] = listStarts[l];
+      for (let k = 0; k < end.length; k++) if (cut[k] === 1 || k === end.length - 1) pieceStop[piece++] = end[k];
     }
-    pieceStop[i] = size;
+    pieceStop[piece] = size;
     const before = this.pieces;
     const ranges = pieces.filter((p): p is Range => p instanceof Range);
     let r = 0;
