@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -501,7 +501,19 @@ interface Options {
   followEach: boolean;
 }
 
-async function measure(server: EmbeddedServer, n: number, options: Options): Promise<PhaseResult[]> {
+// What a measured size leaves for pgbench: its database, loaded and written, and the admin token's hash.
+interface Measured {
+  database: string;
+  items: number;
+  tokenHash: string;
+}
+
+async function measure(
+  server: EmbeddedServer,
+  n: number,
+  options: Options,
+  measured: Measured[],
+): Promise<PhaseResult[]> {
   const database = `bench_writes_${n}_${Date.now().toString(36)}`;
   await server.createDatabase(database);
   const url = server.connection.url(database);
@@ -614,6 +626,11 @@ async function measure(server: EmbeddedServer, n: number, options: Options): Pro
         `${cold.equal ? '=' : '≠'} a cold daemon's (${cold.bytes} bytes, ETag ${cold.etag_equal ? '=' : '≠'})`,
     );
     for (const r of results) r.kept_equals_cold = cold.equal && cold.etag_equal;
+    measured.push({
+      database,
+      items: n,
+      tokenHash: createHash('sha256').update(env.SVC_BOOTSTRAP_TOKEN).digest('hex'),
+    });
     return results;
   } finally {
     await stopAll();
@@ -624,14 +641,19 @@ async function measure(server: EmbeddedServer, n: number, options: Options): Pro
 }
 
 export interface PgbenchResult {
-  script: 'pgbench -N' | 'update + pg_notify';
+  script: 'pgbench -N' | 'update + pg_notify' | 'svc priority write';
   clients: number;
   tps: number;
 }
 
-// pgbench on the same server: `-N` (the TPC-B-like transaction without the branch and teller updates), and one
-// primary-key update with a pg_notify in each transaction.
-async function pgbench(server: EmbeddedServer, seconds: number, clients: number[]): Promise<PgbenchResult[]> {
+// pgbench on the same server: `-N` (the TPC-B-like transaction without the branch and teller updates), one
+// primary-key update with a pg_notify in each transaction, and a svc priority write's own statements.
+async function pgbench(
+  server: EmbeddedServer,
+  seconds: number,
+  clients: number[],
+  svc: Measured | undefined,
+): Promise<PgbenchResult[]> {
   const database = 'bench_pgbench';
   await server.createDatabase(database);
   const { socketDir, port } = server.connection;
@@ -668,6 +690,25 @@ async function pgbench(server: EmbeddedServer, seconds: number, clients: number[
         const tps = Number(/tps = ([0-9.]+)/.exec(stdout)?.[1] ?? NaN);
         note(`${script} ×${c}: ${round(tps)} tps`);
         results.push({ script, clients: c, tps: round(tps) });
+      }
+    }
+    // a svc priority write's statements on the largest database measured, without the daemon: PostgreSQL's ceiling
+    // for the writes/s above (bench/writes/pgbench/priority-write.sql)
+    if (svc) {
+      for (const c of clients) {
+        const { stdout } = await run(
+          'pgbench',
+          [
+            ...base,
+            ...['-M', 'prepared', '-c', String(c), '-j', String(Math.min(c, 2)), '-T', String(seconds), '-n'],
+            ...['-D', `token_hash=${svc.tokenHash}`, '-D', `items=${svc.items}`],
+            ...['-f', join(__dirname, 'pgbench', 'priority-write.sql'), svc.database],
+          ],
+          { env },
+        );
+        const tps = Number(/tps = ([0-9.]+)/.exec(stdout)?.[1] ?? NaN);
+        note(`svc priority write ×${c} (${svc.items} items, no daemon): ${round(tps)} tps`);
+        results.push({ script: 'svc priority write', clients: c, tps: round(tps) });
       }
     }
   } finally {
@@ -743,8 +784,10 @@ async function main(): Promise<void> {
   const phases: PhaseResult[] = [];
   let pg: PgbenchResult[] = [];
   try {
-    for (const n of options.sizes) phases.push(...(await measure(server, n, options)));
-    if (!args.includes('--no-pgbench')) pg = await pgbench(server, Math.min(options.seconds, 10), options.writers);
+    const measured: Measured[] = [];
+    for (const n of options.sizes) phases.push(...(await measure(server, n, options, measured)));
+    if (!args.includes('--no-pgbench'))
+      pg = await pgbench(server, Math.min(options.seconds, 10), options.writers, measured.at(-1));
   } finally {
     await server.stop();
     cleanups.delete(stopServer);
