@@ -692,7 +692,7 @@ async function pgbench(
         results.push({ script, clients: c, tps: round(tps) });
       }
     }
-    // a svc priority write's statements on the largest database measured, without the daemon: PostgreSQL's ceiling
+    // a svc priority write's statements on the last size's database, without the daemon: PostgreSQL's ceiling
     // for the writes/s above (bench/writes/pgbench/priority-write.sql)
     if (svc) {
       for (const c of clients) {
